@@ -1,0 +1,47 @@
+import { createHandler } from '../../shared/http/handler';
+import { CatalogService } from '../../shared/domain/catalog/catalog-service';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { getStore } from '../../shared/persistence/store';
+
+const catalog = new CatalogService(new CatalogRepository(getStore()));
+const success = { success: true } as const;
+
+export const handler = createHandler('catalog', {
+  'GET /v2/sources': async ({ principal }) => ({ sources: await catalog.listSources(principal.workspaceId) }),
+  'POST /v2/sources': async ({ principal, body }) => ({ source: await catalog.createSource(principal.workspaceId, body) }),
+  'GET /v2/sources/{id}': async ({ principal, params }) => ({ source: await catalog.getSource(principal.workspaceId, params.id) }),
+  'PATCH /v2/sources/{id}': async ({ principal, params, body }) => ({
+    source: await catalog.patchSource(principal.workspaceId, params.id, body),
+  }),
+  'DELETE /v2/sources/{id}': async ({ principal, params }) => {
+    await catalog.deleteSource(principal.workspaceId, params.id);
+    return success;
+  },
+
+  'GET /v2/destinations': async ({ principal }) => ({ destinations: await catalog.listDestinations(principal.workspaceId) }),
+  'POST /v2/destinations': async ({ principal, body }) => ({
+    destination: await catalog.createDestination(principal.workspaceId, body),
+  }),
+  'GET /v2/destinations/{id}': async ({ principal, params }) => ({
+    destination: await catalog.getDestination(principal.workspaceId, params.id),
+  }),
+  'PATCH /v2/destinations/{id}': async ({ principal, params, body }) => ({
+    destination: await catalog.patchDestination(principal.workspaceId, params.id, body),
+  }),
+  'DELETE /v2/destinations/{id}': async ({ principal, params }) => {
+    await catalog.deleteDestination(principal.workspaceId, params.id);
+    return success;
+  },
+
+  'GET /v2/connections': async ({ principal }) => ({ connections: await catalog.listConnections(principal.workspaceId) }),
+  'POST /v2/connections': async ({ principal, body }) => ({
+    connection: await catalog.createConnection(principal.workspaceId, body),
+  }),
+  'GET /v2/connections/{id}': async ({ principal, params }) => ({
+    connection: await catalog.getConnection(principal.workspaceId, params.id),
+  }),
+  'DELETE /v2/connections/{id}': async ({ principal, params }) => {
+    await catalog.deleteConnection(principal.workspaceId, params.id);
+    return success;
+  },
+});

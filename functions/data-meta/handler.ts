@@ -1,0 +1,5 @@
+import { createHandler } from '../../shared/http/handler';
+
+export const handler = createHandler('dataMeta', {
+  'GET /health': async () => ({ status: 'ok' as const }),
+});

@@ -1,0 +1,69 @@
+/**
+ * Every Lambda of Weir: endpoint groups, authorizers and stream consumers. The CDK stacks create one
+ * function per entry, the local runtime loads the same files. Paths are relative to the repository root.
+ */
+export type Plane = 'control' | 'data';
+
+export const ENDPOINT_FUNCTIONS = {
+  controlMeta: { plane: 'control', entry: 'functions/control-meta/handler.ts', usesSandbox: false },
+  catalog: { plane: 'control', entry: 'functions/catalog/handler.ts', usesSandbox: false },
+  dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
+} as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean }>;
+
+export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
+
+/**
+ * Authorizers. `account` takes Basic `email:token` or Bearer `token` (areas A and C), `bearer` only Bearer
+ * (area B and the /v2 catalog), `admin` the data plane's admin user and password (area D).
+ */
+export const AUTHORIZERS = {
+  account: { plane: 'control', entry: 'functions/authorizers/account.ts' },
+  bearer: { plane: 'control', entry: 'functions/authorizers/bearer.ts' },
+  admin: { plane: 'data', entry: 'functions/authorizers/admin.ts' },
+} as const satisfies Record<string, { plane: Plane; entry: string }>;
+
+export type AuthorizerName = keyof typeof AUTHORIZERS;
+
+/**
+ * Stream consumers: each receives the table's stream records that match its filter (the same filter object
+ * becomes the Lambda event-source FilterCriteria in CDK and is applied by the local poller).
+ */
+export interface StreamConsumer {
+  entry: string;
+  /** DynamoDB Streams event pattern, as Lambda FilterCriteria take it. */
+  filter: Record<string, unknown>;
+  batchSize: number;
+  retryAttempts: number;
+}
+
+export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {};
+
+/** Per-plane API settings, shared by API Gateway (gateway responses) and the local gateway. */
+export const PLANES = {
+  control: {
+    description: 'Weir control plane',
+    defaultPort: 3000,
+    portVariable: 'PORT',
+    /** What a refused authorizer answers; `$context.authorizer.error` is the authorizer's reason. */
+    refused: {
+      statusCode: 401,
+      contentType: 'application/json',
+      template: '{"error":"$context.authorizer.error"}',
+      headers: { 'WWW-Authenticate': 'Basic realm="weir"' },
+    },
+  },
+  data: {
+    description: 'Weir data plane',
+    defaultPort: 8080,
+    portVariable: 'DATA_PLANE_PORT',
+    refused: {
+      statusCode: 400,
+      contentType: 'text/plain; charset=utf-8',
+      template: '$context.authorizer.error',
+      headers: {},
+    },
+  },
+} as const;
+
+/** Largest request body a handler accepts (API Gateway's own limit is 10 MB). */
+export const MAX_BODY_BYTES = 1024 * 1024;

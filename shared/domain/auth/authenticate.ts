@@ -1,0 +1,101 @@
+import { UnauthorizedError } from '../errors';
+import { hashSecret, matchesHash, sameSecret } from './tokens';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { WorkspaceRepository } from '../../persistence/workspace-repository';
+
+/** Who is calling: the authorizers pass this on to the handlers as the request's authorizer context. */
+export interface Principal {
+  workspaceId: string;
+  email: string;
+  tokenId: string;
+}
+
+export type CredentialScheme = 'basic' | 'bearer';
+
+/** The texts clients see; the reference product answers bad credentials with exactly this. */
+export const INVALID_AUTHORIZATION = 'Invalid Authorization Header';
+
+export type ParsedAuthorization =
+  | { scheme: 'basic'; user: string; password: string }
+  | { scheme: 'bearer'; token: string };
+
+/** Splits an Authorization header; throws UnauthorizedError naming what is wrong with its shape. */
+export function parseAuthorization(header: string | undefined): ParsedAuthorization {
+  if (!header?.trim()) throw new UnauthorizedError('Authorization header is missing');
+  const [scheme = '', ...rest] = header.trim().split(/\s+/);
+  const value = rest.join(' ');
+  switch (scheme.toLowerCase()) {
+    case 'basic': {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (!value || colon < 0) throw new UnauthorizedError(INVALID_AUTHORIZATION);
+      return { scheme: 'basic', user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+    }
+    case 'bearer':
+      if (!value) throw new UnauthorizedError(INVALID_AUTHORIZATION);
+      return { scheme: 'bearer', token: value };
+    default:
+      throw new UnauthorizedError(`Authorization scheme ${scheme} is not supported; use Basic or Bearer`);
+  }
+}
+
+/**
+ * Personal-access-token authentication. Basic carries `email:token` and the email must be the token's owner;
+ * Bearer carries the token alone. Revoked and unknown tokens are refused alike.
+ */
+export async function authenticateToken(
+  header: string | undefined,
+  accepted: readonly CredentialScheme[],
+  workspaces: WorkspaceRepository,
+): Promise<Principal> {
+  const credentials = parseAuthorization(header);
+  if (!accepted.includes(credentials.scheme)) {
+    throw new UnauthorizedError(`Authorization scheme ${credentials.scheme} is not accepted here; use ${accepted.join(' or ')}`);
+  }
+  const token = credentials.scheme === 'basic' ? credentials.password : credentials.token;
+  const record = token ? await workspaces.findToken(hashSecret(token)) : undefined;
+  const tokenMatches = record !== undefined && matchesHash(token, record.tokenHash);
+  const emailMatches =
+    credentials.scheme === 'bearer' ||
+    (record !== undefined && sameSecret(credentials.user.trim().toLowerCase(), record.email));
+  if (!record || !tokenMatches || !emailMatches || record.revokedAt) {
+    throw new UnauthorizedError(INVALID_AUTHORIZATION);
+  }
+  return { workspaceId: record.workspaceId, email: record.email, tokenId: record.tokenId };
+}
+
+/** The data plane's admin Basic credentials (area D). */
+export function authenticateAdmin(header: string | undefined, admin: { user: string; password: string }): void {
+  const credentials = parseAuthorization(header);
+  if (
+    credentials.scheme !== 'basic' ||
+    !sameSecret(credentials.user, admin.user) ||
+    !sameSecret(credentials.password, admin.password)
+  ) {
+    throw new UnauthorizedError(INVALID_AUTHORIZATION);
+  }
+}
+
+/**
+ * Ingestion: the source write key as the Basic user name (empty password), or a `writeKey` field in the
+ * body. Runs in the ingestion handler rather than an API Gateway authorizer, because authorizers never see
+ * the body. A disabled source is refused like an unknown one.
+ */
+export async function authenticateWriteKey(
+  header: string | undefined,
+  bodyWriteKey: unknown,
+  catalog: Pick<CatalogRepository, 'findWriteKey' | 'getSource'>,
+): Promise<{ workspaceId: string; sourceId: string }> {
+  let writeKey = typeof bodyWriteKey === 'string' ? bodyWriteKey : undefined;
+  if (header?.trim()) {
+    const credentials = parseAuthorization(header);
+    if (credentials.scheme !== 'basic') throw new UnauthorizedError(INVALID_AUTHORIZATION);
+    writeKey = credentials.user;
+  }
+  if (!writeKey) throw new UnauthorizedError('Failed to read writeKey from header or body');
+  const found = await catalog.findWriteKey(writeKey);
+  const source = found && (await catalog.getSource(found.workspaceId, found.sourceId));
+  if (!found || !source || !sameSecret(writeKey, source.writeKey)) throw new UnauthorizedError('Invalid write key');
+  if (!source.enabled) throw new UnauthorizedError('Source is disabled');
+  return found;
+}

@@ -1,0 +1,107 @@
+import type { z } from 'zod';
+import { DESTINATION_DEFINITIONS } from '../destinations/definitions';
+import { NotFoundError, ValidationError } from '../errors';
+import { newId, newSecret, now } from '../../persistence/ids';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import {
+  Destination,
+  Source,
+  type Connection,
+  type ConnectionCreate,
+  type DestinationCreate,
+  type DestinationPatch,
+  type SourceCreate,
+  type SourcePatch,
+} from './schemas';
+
+/** Use cases of the catalog. Every call is scoped to the caller's workspace; other workspaces' ids are 404. */
+export class CatalogService {
+  constructor(private readonly repo: CatalogRepository) {}
+
+  listSources = (workspaceId: string) => this.repo.listSources(workspaceId);
+
+  async getSource(workspaceId: string, id: string): Promise<Source> {
+    return (await this.repo.getSource(workspaceId, id)) ?? notFound('source', id);
+  }
+
+  async createSource(workspaceId: string, input: z.output<typeof SourceCreate>): Promise<Source> {
+    const at = now();
+    const source: Source = { id: newId(), ...input, writeKey: newSecret(20), createdAt: at, updatedAt: at };
+    await this.repo.createSource(workspaceId, source);
+    return source;
+  }
+
+  async patchSource(workspaceId: string, id: string, patch: z.output<typeof SourcePatch>): Promise<Source> {
+    return Source.parse(await this.repo.update('source', workspaceId, id, { ...patch, updatedAt: now() }));
+  }
+
+  deleteSource = (workspaceId: string, id: string) => this.repo.delete('source', workspaceId, id);
+
+  listDestinations = (workspaceId: string) => this.repo.listDestinations(workspaceId);
+
+  async getDestination(workspaceId: string, id: string): Promise<Destination> {
+    return (await this.repo.getDestination(workspaceId, id)) ?? notFound('destination', id);
+  }
+
+  async createDestination(workspaceId: string, input: z.output<typeof DestinationCreate>): Promise<Destination> {
+    const at = now();
+    const destination: Destination = {
+      id: newId(),
+      ...input,
+      config: validateDestinationConfig(input.type, input.config),
+      createdAt: at,
+      updatedAt: at,
+    };
+    await this.repo.createDestination(workspaceId, destination);
+    return destination;
+  }
+
+  async patchDestination(
+    workspaceId: string,
+    id: string,
+    patch: z.output<typeof DestinationPatch>,
+  ): Promise<Destination> {
+    const changes: Record<string, unknown> = { ...patch, updatedAt: now() };
+    if (patch.config) {
+      const current = await this.getDestination(workspaceId, id);
+      changes.config = validateDestinationConfig(current.type, { ...current.config, ...patch.config });
+    }
+    return Destination.parse(await this.repo.update('destination', workspaceId, id, changes));
+  }
+
+  deleteDestination = (workspaceId: string, id: string) => this.repo.delete('destination', workspaceId, id);
+
+  listConnections = (workspaceId: string) => this.repo.listConnections(workspaceId);
+
+  async getConnection(workspaceId: string, id: string): Promise<Connection> {
+    return (await this.repo.getConnection(workspaceId, id)) ?? notFound('connection', id);
+  }
+
+  async createConnection(workspaceId: string, input: z.output<typeof ConnectionCreate>): Promise<Connection> {
+    const connection: Connection = { id: newId(), ...input, createdAt: now() };
+    await this.repo.createConnection(workspaceId, connection);
+    return connection;
+  }
+
+  deleteConnection = (workspaceId: string, id: string) => this.repo.deleteConnection(workspaceId, id);
+}
+
+function notFound(what: string, id: string): never {
+  throw NotFoundError.of(what, id);
+}
+
+/** Checks a configuration against its destination definition; errors name the offending field. */
+export function validateDestinationConfig(type: string, config: Record<string, unknown>): Record<string, unknown> {
+  const definition = DESTINATION_DEFINITIONS[type];
+  if (!definition) {
+    throw new ValidationError(`type: unknown destination type ${type}; known types: ${Object.keys(DESTINATION_DEFINITIONS).join(', ')}`);
+  }
+  const result = definition.config.safeParse(config);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = ['config', ...(issue?.path ?? [])].join('.');
+    const unknownKeys = issue?.code === 'unrecognized_keys' ? `: unknown ${issue.keys.join(', ')}` : '';
+    throw new ValidationError(`${path}: ${issue?.message ?? 'invalid'}${unknownKeys}`);
+  }
+  return result.data;
+}

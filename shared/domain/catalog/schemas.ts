@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
+const Name = z.string().trim().min(1, 'must not be empty').max(200);
+const Id = z.string().min(1).max(64);
+const Timestamps = { createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() };
+
+export const Source = z.object({
+  id: Id,
+  name: z.string(),
+  type: z.string(),
+  writeKey: z.string(),
+  enabled: z.boolean(),
+  ...Timestamps,
+});
+export type Source = z.infer<typeof Source>;
+
+export const SourceCreate = z.strictObject({
+  name: Name,
+  type: z.string().trim().min(1).max(64).default('HTTP').describe('SDK or channel, free text such as HTTP, node, javascript'),
+  enabled: z.boolean().default(true),
+});
+
+export const SourcePatch = z
+  .strictObject({ name: Name.optional(), enabled: z.boolean().optional() })
+  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled');
+
+export const Destination = z.object({
+  id: Id,
+  name: z.string(),
+  type: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  enabled: z.boolean(),
+  transformationId: z.string().optional(),
+  ...Timestamps,
+});
+export type Destination = z.infer<typeof Destination>;
+
+export const DestinationCreate = z.strictObject({
+  name: Name,
+  type: z.string().min(1).describe('a destination-definition name, such as WEBHOOK'),
+  config: z.record(z.string(), z.unknown()).default({}),
+  enabled: z.boolean().default(true),
+});
+
+export const DestinationPatch = z
+  .strictObject({
+    name: Name.optional(),
+    enabled: z.boolean().optional(),
+    config: z.record(z.string(), z.unknown()).optional().describe('keys given replace the stored ones'),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, config');
+
+export const Connection = z.object({
+  id: Id,
+  sourceId: Id,
+  destinationId: Id,
+  createdAt: z.iso.datetime(),
+});
+export type Connection = z.infer<typeof Connection>;
+
+export const ConnectionCreate = z.strictObject({ sourceId: Id, destinationId: Id });
+
+export const IdParams = z.object({ id: Id });
+export const Success = z.object({ success: z.literal(true) });

@@ -1,0 +1,24 @@
+/**
+ * Domain errors. Services throw these; shared/http/error-mapping.ts is the one place that turns them into
+ * HTTP responses. `details` maps a field path to what is wrong with it.
+ */
+export class DomainError extends Error {
+  constructor(
+    message: string,
+    readonly details?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends DomainError {}
+export class UnauthorizedError extends DomainError {}
+export class NotFoundError extends DomainError {
+  static of(what: string, id: string): NotFoundError {
+    return new NotFoundError(`${what} with id ${id} not found`);
+  }
+}
+export class ConflictError extends DomainError {}
+export class PayloadTooLargeError extends DomainError {}
+export class RateLimitedError extends DomainError {}

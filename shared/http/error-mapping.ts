@@ -1,0 +1,43 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import {
+  ConflictError,
+  DomainError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
+  ValidationError,
+} from '../domain/errors';
+import { HttpReply } from './reply';
+import type { Plane } from '../contract/functions';
+
+/** The one mapping from domain errors to HTTP status codes. */
+const STATUS = new Map<new (...args: never[]) => DomainError, number>([
+  [ValidationError, 400],
+  [UnauthorizedError, 401],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [PayloadTooLargeError, 413],
+  [RateLimitedError, 429],
+]);
+
+export function statusOf(error: DomainError): number {
+  for (const [type, status] of STATUS) if (error instanceof type) return status;
+  return 400;
+}
+
+/**
+ * Turns any error into a response. The control plane answers JSON `{error, details?}`; the data plane plain
+ * text, as the clients of its field expect. Unexpected errors are logged and answer 500 without details.
+ */
+export function errorToResult(error: unknown, plane: Plane): APIGatewayProxyResult {
+  if (error instanceof DomainError) {
+    const status = statusOf(error);
+    if (plane === 'data') return HttpReply.text(status, error.message).toResult();
+    return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }) }).toResult();
+  }
+  console.error('unexpected error', error);
+  return plane === 'data'
+    ? HttpReply.text(500, 'Internal server error').toResult()
+    : new HttpReply(500, { error: 'internal error' }).toResult();
+}

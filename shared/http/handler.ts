@@ -1,0 +1,73 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
+import { ROUTES, routeKey, type Route, type RouteKey } from '../contract/routes';
+import type { Principal } from '../domain/auth/authenticate';
+import { NotFoundError, UnauthorizedError } from '../domain/errors';
+import { readJsonBody } from './body';
+import { errorToResult } from './error-mapping';
+import { HttpReply } from './reply';
+import { validate } from './validation';
+
+/** Authorizers that establish a workspace principal (the others only let the request through). */
+const TOKEN_AUTHORIZERS: ReadonlySet<string> = new Set(['account', 'bearer']);
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Field<R, K extends string> = R extends Record<K, infer S> ? S : undefined;
+
+export interface ActionInput<R extends Route> {
+  params: Parsed<Field<R, 'params'>>;
+  query: Parsed<Field<R, 'query'>>;
+  body: Parsed<Field<R, 'body'>>;
+  /** The caller, as the route's authorizer established it. */
+  principal: R['auth'] extends 'none' | 'admin' ? undefined : Principal;
+  event: APIGatewayProxyEvent;
+}
+
+type ResponseOf<R extends Route> = Field<R, 'response'> extends z.ZodType ? z.input<Field<R, 'response'>> : unknown;
+export type Action<R extends Route> = (input: ActionInput<R>) => Promise<ResponseOf<R> | HttpReply>;
+export type Actions<F extends FunctionName> = { [R in Extract<Route, { fn: F }> as RouteKey<R>]: Action<R> };
+type ActionsByFunction = { [F in FunctionName]: Actions<F> };
+
+/** Reads the principal an authorizer passed on (API Gateway stringifies every context value). */
+function principalOf(event: APIGatewayProxyEvent): Principal {
+  const context = event.requestContext?.authorizer ?? {};
+  const { workspaceId, email, tokenId } = context as Record<string, unknown>;
+  if (typeof workspaceId !== 'string' || !workspaceId) throw new UnauthorizedError('request was not authorized');
+  return { workspaceId, email: String(email ?? ''), tokenId: String(tokenId ?? '') };
+}
+
+/**
+ * The Lambda handler of one endpoint group: middy stack (header normalisation, error mapping) around a
+ * dispatch on `${httpMethod} ${resource}` (API Gateway has already matched the template). Params, query and
+ * body are validated against the route manifest before the action runs.
+ */
+export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByFunction[F]) {
+  const plane = ENDPOINT_FUNCTIONS[fn].plane;
+  const routes = new Map<string, Route>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
+
+  const dispatch = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const key = `${event.httpMethod} ${event.resource}`;
+    const route = routes.get(key);
+    const action = (actions as Record<string, Action<Route>>)[key];
+    if (!route || !action) throw new NotFoundError(`no route ${key}`);
+    const spec = route as Partial<Record<'params' | 'query' | 'body', z.ZodType>> & Route;
+    const input = {
+      params: spec.params ? validate(spec.params, event.pathParameters ?? {}, 'path') : undefined,
+      query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
+      body: spec.body ? validate(spec.body, readJsonBody(event) ?? {}, 'body') : undefined,
+      principal: TOKEN_AUTHORIZERS.has(route.auth) ? principalOf(event) : undefined,
+      event,
+    } as ActionInput<Route>;
+    const result = await action(input);
+    if (result instanceof HttpReply) return result.toResult();
+    return new HttpReply('status' in route ? route.status : 200, result).toResult();
+  };
+
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(httpHeaderNormalizer())
+    .use({ onError: (request) => void (request.response = errorToResult(request.error, plane)) })
+    .handler(dispatch);
+}

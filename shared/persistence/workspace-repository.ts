@@ -1,0 +1,122 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys';
+import { isConditionFailure, queryAll, type Store } from './store';
+import { ConflictError, NotFoundError } from '../domain/errors';
+import type { IssuedToken } from '../domain/auth/tokens';
+
+export interface WorkspaceRecord {
+  workspaceId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface TokenRecord {
+  tokenId: string;
+  workspaceId: string;
+  email: string;
+  tokenHash: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** Workspaces, their users and personal access tokens. */
+export class WorkspaceRepository {
+  constructor(private readonly store: Store) {}
+
+  /** Creates a workspace with its first user and token in one transaction. */
+  async createWorkspace(workspace: WorkspaceRecord, email: string, token: IssuedToken): Promise<void> {
+    const { workspaceId, createdAt } = workspace;
+    await this.store.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.store.table,
+              Item: { ...keys.workspace(workspaceId), ...keys.allWorkspaces, gsi1sk: workspaceId, ...workspace },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: this.store.table,
+              Item: { ...keys.user(workspaceId, email), workspaceId, email, createdAt },
+            },
+          },
+          { Put: { TableName: this.store.table, Item: this.tokenItem(workspaceId, email, token, createdAt) } },
+        ],
+      }),
+    );
+  }
+
+  async getWorkspace(workspaceId: string): Promise<WorkspaceRecord | undefined> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.workspace(workspaceId) }),
+    );
+    return Item && { workspaceId: Item.workspaceId, name: Item.name, createdAt: Item.createdAt };
+  }
+
+  async hasUser(workspaceId: string, email: string): Promise<boolean> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.user(workspaceId, email) }),
+    );
+    return Boolean(Item);
+  }
+
+  async addToken(workspaceId: string, email: string, token: IssuedToken, createdAt: string): Promise<void> {
+    if (!(await this.hasUser(workspaceId, email))) {
+      throw new NotFoundError(`user ${email} not found in workspace ${workspaceId}`);
+    }
+    await this.store.doc.send(
+      new PutCommand({
+        TableName: this.store.table,
+        Item: this.tokenItem(workspaceId, email, token, createdAt),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.token(tokenHash), ConsistentRead: true }),
+    );
+    return Item as TokenRecord | undefined;
+  }
+
+  async listTokens(workspaceId: string): Promise<TokenRecord[]> {
+    return queryAll<TokenRecord>(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.tokensOfWorkspace(workspaceId).gsi1pk },
+    });
+  }
+
+  async revokeToken(token: TokenRecord, revokedAt: string): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: keys.token(token.tokenHash),
+          UpdateExpression: 'SET revokedAt = :at',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':at': revokedAt },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      throw new ConflictError(`token ${token.tokenId} is already revoked`);
+    }
+  }
+
+  private tokenItem(workspaceId: string, email: string, token: IssuedToken, createdAt: string) {
+    return {
+      ...keys.token(token.tokenHash),
+      ...keys.tokensOfWorkspace(workspaceId),
+      gsi1sk: token.tokenId,
+      tokenId: token.tokenId,
+      workspaceId,
+      email,
+      tokenHash: token.tokenHash,
+      createdAt,
+    };
+  }
+}
