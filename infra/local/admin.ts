@@ -1,0 +1,91 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Command, CommanderError } from 'commander';
+import { DomainError } from '../../shared/domain/errors';
+import { createToken, createWorkspace, revokeToken } from '../../shared/domain/auth/workspaces';
+import { createStore } from '../../shared/persistence/store';
+import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { readRuntimeInfo } from './settings';
+
+/**
+ * `npm run --silent admin -- <command>`: workspace and token administration, straight on the table.
+ * Target: --endpoint/--table, else AWS_ENDPOINT_URL_DYNAMODB/WEIR_TABLE, else the running local instance
+ * (.weir/runtime.json), else a deployed table through the AWS credentials of the environment.
+ * Every command prints one JSON line.
+ */
+interface Target {
+  endpoint?: string;
+  table?: string;
+}
+
+function repository(target: Target): WorkspaceRepository {
+  const running = readRuntimeInfo();
+  const endpoint = target.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB ?? (target.table ? undefined : running?.dynamoEndpoint);
+  const table = target.table ?? process.env.WEIR_TABLE ?? running?.tableName;
+  if (!table) throw new DomainError('no table: start Weir with `npm start`, or pass --table (and --endpoint)');
+  const local = endpoint?.startsWith('http://127.0.0.1') || endpoint?.startsWith('http://localhost');
+  const client = new DynamoDBClient({
+    ...(endpoint && { endpoint }),
+    ...(local && { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  });
+  return new WorkspaceRepository(createStore({ client, table }));
+}
+
+const print = (value: unknown) => console.log(JSON.stringify(value));
+
+const program = new Command('admin')
+  .description('Weir administration: workspaces and personal access tokens')
+  .option('--endpoint <url>', 'DynamoDB endpoint (default: the running local instance)')
+  .option('--table <name>', 'table name (default: the running local instance)')
+  .showHelpAfterError()
+  .exitOverride();
+
+const workspace = program.command('workspace').description('workspaces');
+workspace
+  .command('create')
+  .description('create a workspace with a user and a first token')
+  .requiredOption('--name <name>', 'workspace name')
+  .requiredOption('--email <email>', "the user's email (Basic auth user name)")
+  .action(async (options: { name: string; email: string }) => {
+    print(await createWorkspace(repository(program.opts<Target>()), options));
+  });
+
+const token = program.command('token').description('personal access tokens');
+token
+  .command('create')
+  .description('issue another token for a user of a workspace')
+  .requiredOption('--workspace <id>', 'workspace id')
+  .requiredOption('--email <email>', "the user's email")
+  .action(async (options: { workspace: string; email: string }) => {
+    print(await createToken(repository(program.opts<Target>()), { workspaceId: options.workspace, email: options.email }));
+  });
+token
+  .command('revoke')
+  .description('revoke a token, given its value, or its id and workspace')
+  .option('--token <token>', 'the token value')
+  .option('--id <tokenId>', 'the token id')
+  .option('--workspace <id>', 'workspace id (with --id)')
+  .action(async (options: { token?: string; id?: string; workspace?: string }) => {
+    const repo = repository(program.opts<Target>());
+    if (options.token) return print({ ...(await revokeToken(repo, { token: options.token })), revoked: true });
+    if (options.id && options.workspace) {
+      return print({ ...(await revokeToken(repo, { tokenId: options.id, workspaceId: options.workspace })), revoked: true });
+    }
+    throw new DomainError('give --token, or --id with --workspace');
+  });
+token
+  .command('list')
+  .description("list a workspace's tokens (ids and owners, never values)")
+  .requiredOption('--workspace <id>', 'workspace id')
+  .action(async (options: { workspace: string }) => {
+    const tokens = await repository(program.opts<Target>()).listTokens(options.workspace);
+    print(tokens.map(({ tokenId, email, createdAt, revokedAt }) => ({ tokenId, email, createdAt, revokedAt })));
+  });
+
+program.parseAsync(process.argv).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof CommanderError) process.exit(error.exitCode);
+    console.error(`admin: ${(error as Error).message}`);
+    process.exit(error instanceof DomainError ? 2 : 1);
+  },
+);

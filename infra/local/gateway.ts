@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, type AuthorizerName, type Plane } from '../../shared/contract/functions';
+import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
+
+/**
+ * The local API Gateway: turns HTTP requests into REST API (payload v1) events, runs the route's REQUEST
+ * authorizer exactly as API Gateway does (Deny → the plane's refused response, context passed on
+ * stringified), and calls the very handler module that Lambda runs. Routes come from the route manifest.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const STAGE = 'local';
+/** API Gateway's own payload limit. */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+const modules = new Map<string, Handler>();
+function load(entry: string): Handler {
+  let handler = modules.get(entry);
+  if (!handler) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handler = (require(path.join(ROOT, entry)) as { handler: Handler }).handler;
+    modules.set(entry, handler);
+  }
+  return handler;
+}
+
+interface CompiledRoute {
+  route: RouteDefinition;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), names };
+}
+
+function lambdaContext(functionName: string): Context {
+  const started = Date.now();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, 29_000 - (Date.now() - started)),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** API Gateway's body representation: text as is, anything that is not valid UTF-8 (gzip…) as base64. */
+function encodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: boolean } {
+  if (bytes.length === 0) return { body: null, isBase64Encoded: false };
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text, isBase64Encoded: false } : { body: bytes.toString('base64'), isBase64Encoded: true };
+}
+
+async function readRequest(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, result: { statusCode: number; headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]>; body: string; isBase64Encoded?: boolean }) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(result.headers ?? {})) headers[key] = String(value);
+  for (const [key, values] of Object.entries(result.multiValueHeaders ?? {})) headers[key] = values.map(String);
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+const jsonMessage = (statusCode: number, message: string | null) => ({
+  statusCode,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ message }),
+});
+
+/** The plane's answer to a Deny, with `$context.authorizer.error` filled in as API Gateway does. */
+function refused(plane: Plane, error: string) {
+  const spec = PLANES[plane].refused;
+  const value = spec.contentType.startsWith('application/json') ? JSON.stringify(error).slice(1, -1) : error;
+  return {
+    statusCode: spec.statusCode,
+    headers: { 'Content-Type': spec.contentType, ...spec.headers },
+    body: spec.template.replace('$context.authorizer.error', value),
+  };
+}
+
+/** The authorizer context as API Gateway hands it on: strings, numbers and booleans only, stringified. */
+function flattenContext(context: APIGatewayAuthorizerResult['context'], principalId: string) {
+  const flat: Record<string, string> = { principalId };
+  for (const [key, value] of Object.entries(context ?? {})) {
+    if (value !== null && typeof value === 'object') throw new Error(`authorizer context value ${key} is an object`);
+    flat[key] = String(value);
+  }
+  return flat;
+}
+
+export function createGateway(plane: Plane): Server {
+  const routes = (ROUTES as readonly RouteDefinition[])
+    .filter((route) => ENDPOINT_FUNCTIONS[route.fn].plane === plane)
+    .map(compile);
+
+  return createServer((req, res) => {
+    handle(req).then(
+      (result) => send(res, result),
+      (error: unknown) => {
+        console.error(`[${plane}] gateway error`, error);
+        send(res, jsonMessage(500, 'Internal server error'));
+      },
+    );
+  });
+
+  async function handle(req: IncomingMessage) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    const candidates = routes
+      .map((compiled) => ({ compiled, match: compiled.pattern.exec(url.pathname) }))
+      .filter((c) => c.match);
+    const found = candidates.find((c) => c.compiled.route.method === method);
+    if (!found?.match) {
+      // API Gateway answers 403 "Missing Authentication Token" here; a clear 404/405 helps more locally.
+      return candidates.length > 0
+        ? jsonMessage(405, `Method ${method} is not allowed on ${url.pathname}`)
+        : jsonMessage(404, `No route ${method} ${url.pathname}`);
+    }
+    const { route, names } = found.compiled;
+    const bytes = await readRequest(req);
+    if (!bytes) return jsonMessage(413, 'Request Too Long');
+
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const [name, value] = [req.rawHeaders[i] ?? '', req.rawHeaders[i + 1] ?? ''];
+      headers[name] = value;
+      (multiValueHeaders[name] ??= []).push(value);
+    }
+    const query: Record<string, string> = {};
+    const multiQuery: Record<string, string[]> = {};
+    for (const [key, value] of url.searchParams) {
+      query[key] = value;
+      (multiQuery[key] ??= []).push(value);
+    }
+    const pathParameters: Record<string, string> = {};
+    names.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found.match?.[i + 1] ?? '')));
+    const hasQuery = Object.keys(query).length > 0;
+    const requestContext = {
+      accountId: '000000000000',
+      apiId: `weir-${plane}`,
+      resourceId: route.path,
+      resourcePath: route.path,
+      httpMethod: method,
+      path: `/${STAGE}${url.pathname}`,
+      stage: STAGE,
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      protocol: 'HTTP/1.1',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null },
+      authorizer: undefined as Record<string, string> | undefined,
+    };
+    const common = {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: hasQuery ? query : null,
+      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+      pathParameters: names.length > 0 ? pathParameters : null,
+      stageVariables: null,
+    };
+
+    if (route.auth !== 'none') {
+      const authorizer = AUTHORIZERS[route.auth as AuthorizerName];
+      const authEvent = {
+        type: 'REQUEST',
+        methodArn: `arn:aws:execute-api:local:000000000000:${requestContext.apiId}/${STAGE}/${method}${route.path}`,
+        ...common,
+        requestContext,
+      } as unknown as APIGatewayRequestAuthorizerEvent;
+      let decision: APIGatewayAuthorizerResult;
+      try {
+        decision = (await load(authorizer.entry)(authEvent, lambdaContext(route.auth))) as APIGatewayAuthorizerResult;
+      } catch (error) {
+        if ((error as Error).message === 'Unauthorized') return jsonMessage(401, 'Unauthorized');
+        console.error(`[${plane}] authorizer ${route.auth} failed`, error);
+        return jsonMessage(500, null);
+      }
+      const effect = decision?.policyDocument?.Statement?.[0]?.Effect;
+      if (!decision?.principalId || !effect) return jsonMessage(500, null);
+      if (effect !== 'Allow') return refused(plane, String(decision.context?.error ?? 'Forbidden'));
+      requestContext.authorizer = flattenContext(decision.context, decision.principalId);
+    }
+
+    const event = { ...common, requestContext, ...encodeBody(bytes) } as unknown as APIGatewayProxyEvent;
+    const result = (await load(ENDPOINT_FUNCTIONS[route.fn].entry)(event, lambdaContext(route.fn))) as APIGatewayProxyResult;
+    if (!result || typeof result.statusCode !== 'number' || (result.body !== undefined && typeof result.body !== 'string')) {
+      console.error(`[${plane}] ${route.fn} returned a malformed proxy result`, result);
+      return jsonMessage(502, 'Internal server error');
+    }
+    return { ...result, body: result.body ?? '' };
+  }
+}

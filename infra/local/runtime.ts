@@ -1,0 +1,132 @@
+import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import path from 'node:path';
+import { STREAM_CONSUMERS } from '../../shared/contract/functions';
+import { TABLE } from '../../shared/contract/table';
+import { ensureBootstrapWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
+import { createStore } from '../../shared/persistence/store';
+import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { createGateway } from './gateway';
+import { startStreamPoller, type PollerConsumer, type StreamPoller } from './stream-poller';
+import { ensureTable } from './table';
+
+/**
+ * The whole service on one machine: DynamoDB Local (or a given endpoint), the table, the bootstrap
+ * workspace, both planes' gateways and the stream poller. Used by `npm start` and by the tests.
+ */
+export interface RuntimeOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  controlPort: number;
+  dataPort: number;
+  /** Use this DynamoDB endpoint instead of starting DynamoDB Local. */
+  dynamoEndpoint?: string;
+  /** Where DynamoDB Local persists; undefined keeps everything in memory. */
+  dataDir?: string;
+  tableName?: string;
+  bootstrap?: { email: string; token: string };
+  admin: { user: string; password: string };
+  /** Stream consumers; default: the registry in shared/contract/functions.ts. */
+  consumers?: PollerConsumer[];
+  checkpointFile?: string;
+}
+
+export interface LocalRuntime {
+  controlUrl: string;
+  dataUrl: string;
+  dynamoEndpoint: string;
+  tableName: string;
+  bootstrap?: WorkspaceCredentials;
+  poller: StreamPoller;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function registryConsumers(): PollerConsumer[] {
+  return Object.entries(STREAM_CONSUMERS).map(([name, consumer]) => ({
+    name,
+    filter: consumer.filter,
+    batchSize: consumer.batchSize,
+    retryAttempts: consumer.retryAttempts,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handler: (event) => (require(path.join(ROOT, consumer.entry)) as { handler: PollerConsumer['handler'] }).handler(event),
+  }));
+}
+
+async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  return `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
+}
+
+export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalRuntime> {
+  const host = options.host ?? '127.0.0.1';
+  const tableName = options.tableName ?? TABLE.localName;
+  let dynamo: DynamoDbLocal | undefined;
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch((error) => console.error('[weir] stop failed', error));
+    stops.length = 0;
+  };
+
+  try {
+    if (!options.dynamoEndpoint) {
+      dynamo = await startDynamoDbLocal({ dataDir: options.dataDir });
+      stops.push(() => dynamo?.stop() ?? Promise.resolve());
+    }
+    const dynamoEndpoint = options.dynamoEndpoint ?? dynamo?.endpoint ?? '';
+
+    // The handlers read their configuration from the environment, exactly as in Lambda.
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamoEndpoint;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB_STREAMS = dynamoEndpoint;
+    process.env.AWS_REGION ??= 'local';
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    process.env.WEIR_TABLE = tableName;
+    process.env.WEIR_ADMIN_USER = options.admin.user;
+    process.env.WEIR_ADMIN_PASSWORD = options.admin.password;
+
+    const client = new DynamoDBClient({ endpoint: dynamoEndpoint });
+    stops.push(async () => client.destroy());
+    const streamArn = await ensureTable(client, tableName);
+    const bootstrap = options.bootstrap
+      ? await ensureBootstrapWorkspace(new WorkspaceRepository(createStore({ client, table: tableName })), options.bootstrap)
+      : undefined;
+
+    const streams = new DynamoDBStreamsClient({ endpoint: dynamoEndpoint });
+    const poller = startStreamPoller({
+      client: streams,
+      streamArn,
+      consumers: options.consumers ?? registryConsumers(),
+      checkpointFile: options.checkpointFile,
+    });
+    stops.push(async () => {
+      await poller.stop();
+      streams.destroy();
+    });
+
+    const control = createGateway('control');
+    const data = createGateway('data');
+    for (const server of [control, data]) {
+      stops.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      );
+    }
+    const controlUrl = await listen(control, host, options.controlPort);
+    const dataUrl = await listen(data, host, options.dataPort);
+    return { controlUrl, dataUrl, dynamoEndpoint, tableName, bootstrap, poller, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

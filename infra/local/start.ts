@@ -1,0 +1,55 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { startLocalRuntime } from './runtime';
+import { CREDENTIALS_FILE, RUNTIME_FILE, resolveSettings, writeRuntimeInfo } from './settings';
+
+/** `npm start`: the whole service on this machine (DESIGN.md §2, "contract of the local runtime"). */
+async function main() {
+  const settings = resolveSettings();
+  const runtime = await startLocalRuntime({
+    controlPort: settings.controlPort,
+    dataPort: settings.dataPort,
+    dataDir: settings.dataDir,
+    bootstrap: settings.bootstrap,
+    admin: settings.admin,
+    checkpointFile: settings.dataDir && path.join(settings.dataDir, 'stream-checkpoints.json'),
+  });
+  writeRuntimeInfo({
+    dynamoEndpoint: runtime.dynamoEndpoint,
+    tableName: runtime.tableName,
+    controlUrl: runtime.controlUrl,
+    dataUrl: runtime.dataUrl,
+    pid: process.pid,
+  });
+
+  const lines = [
+    `Weir is running`,
+    `  control plane  ${runtime.controlUrl}`,
+    `  data plane     ${runtime.dataUrl}`,
+    `  storage        ${settings.dataDir ?? 'in memory (WEIR_IN_MEMORY=1)'}`,
+    `  workspace      ${runtime.bootstrap?.workspaceId}  (${settings.bootstrap.email})`,
+  ];
+  if (settings.generated.includes('bootstrap')) lines.push(`  token          ${settings.bootstrap.token}   (generated, kept in ${CREDENTIALS_FILE})`);
+  if (settings.generated.includes('admin')) {
+    lines.push(`  data-plane admin  ${settings.admin.user} / ${settings.admin.password}   (generated, kept in ${CREDENTIALS_FILE})`);
+  }
+  if (!settings.generated.includes('bootstrap') && !process.env.WEIR_BOOTSTRAP_TOKEN) lines.push(`  credentials    ${CREDENTIALS_FILE}`);
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping Weir`);
+    await runtime.stop();
+    rmSync(RUNTIME_FILE, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`weir: failed to start: ${(error as Error).message}`);
+  process.exit(1);
+});

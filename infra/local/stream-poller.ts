@@ -1,0 +1,173 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { matchesPattern } from './event-filter';
+
+/**
+ * Feeds the table's stream into the stream consumers the way a Lambda event source mapping does: records
+ * in Lambda's shape, the consumer's filter applied, batches of `batchSize`, partial batch failures retried
+ * from the first failed record up to `retryAttempts` times, then skipped. Checkpoints persist across
+ * restarts when a checkpoint file is given.
+ */
+export interface PollerConsumer {
+  name: string;
+  filter: Record<string, unknown>;
+  batchSize: number;
+  retryAttempts: number;
+  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+}
+
+export interface StreamPoller {
+  stop(): Promise<void>;
+  /** Resolves once every record written so far has been offered to the consumers. */
+  drain(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** GetRecords returns SDK shapes; Lambda hands consumers epoch seconds and the stream ARN. */
+function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
+  const created = record.dynamodb?.ApproximateCreationDateTime;
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName as DynamoDBRecord['eventName'],
+    eventVersion: record.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(record.dynamodb as DynamoDBRecord['dynamodb']),
+      ApproximateCreationDateTime: created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
+    },
+  };
+}
+
+export function startStreamPoller(options: {
+  client: DynamoDBStreamsClient;
+  streamArn: string;
+  consumers: PollerConsumer[];
+  checkpointFile?: string;
+  intervalMs?: number;
+}): StreamPoller {
+  const { client, streamArn, consumers, checkpointFile, intervalMs = 200 } = options;
+  const checkpoints: Record<string, string> =
+    checkpointFile && existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
+  const iterators = new Map<string, string | undefined>();
+  const closed = new Set<string>();
+  let running = true;
+  /** Waiters of drain(): each resolves after an idle round that started after it was called. */
+  let idleWaiters: { after: number; resolve: () => void }[] = [];
+  let round = 0;
+
+  async function shards(): Promise<string[]> {
+    const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    return (StreamDescription?.Shards ?? []).map((s) => s.ShardId ?? '').filter(Boolean);
+  }
+
+  async function iteratorFor(shardId: string): Promise<string | undefined> {
+    const after = checkpoints[shardId];
+    const { ShardIterator } = await client.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+      }),
+    );
+    return ShardIterator;
+  }
+
+  async function deliver(consumer: PollerConsumer, records: DynamoDBRecord[]) {
+    for (let start = 0; start < records.length; start += consumer.batchSize) {
+      let batch = records.slice(start, start + consumer.batchSize);
+      for (let attempt = 0; batch.length > 0; attempt++) {
+        let failedFrom = -1;
+        try {
+          const response = await consumer.handler({ Records: batch });
+          const failures = response?.batchItemFailures ?? [];
+          if (failures.length > 0) {
+            const failedIds = new Set(failures.map((f) => f.itemIdentifier));
+            failedFrom = batch.findIndex((r) => failedIds.has(r.dynamodb?.SequenceNumber ?? ''));
+            if (failedFrom < 0) failedFrom = 0;
+          }
+        } catch (error) {
+          console.error(`[streams] consumer ${consumer.name} threw`, error);
+          failedFrom = 0;
+        }
+        if (failedFrom < 0) break;
+        if (attempt >= consumer.retryAttempts) {
+          console.error(`[streams] consumer ${consumer.name} gave up on ${batch.length - failedFrom} record(s)`);
+          break;
+        }
+        batch = batch.slice(failedFrom);
+      }
+    }
+  }
+
+  async function pollOnce(): Promise<boolean> {
+    let sawRecords = false;
+    for (const shardId of await shards()) {
+      if (closed.has(shardId)) continue;
+      if (!iterators.has(shardId)) iterators.set(shardId, await iteratorFor(shardId));
+      const iterator = iterators.get(shardId);
+      if (!iterator) continue;
+      let result;
+      try {
+        result = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      } catch (error) {
+        if ((error as Error).name === 'ExpiredIteratorException') {
+          iterators.delete(shardId);
+          continue;
+        }
+        throw error;
+      }
+      const records = (result.Records ?? []).map((r) => toLambdaRecord(r, streamArn));
+      if (records.length > 0) {
+        sawRecords = true;
+        for (const consumer of consumers) {
+          const matching = records.filter((r) => matchesPattern(consumer.filter, r));
+          if (matching.length > 0) await deliver(consumer, matching);
+        }
+        const last = records.at(-1)?.dynamodb?.SequenceNumber;
+        if (last) checkpoints[shardId] = last;
+        if (checkpointFile) writeFileSync(checkpointFile, JSON.stringify(checkpoints));
+      }
+      if (result.NextShardIterator) iterators.set(shardId, result.NextShardIterator);
+      else closed.add(shardId);
+    }
+    return sawRecords;
+  }
+
+  const loop = (async () => {
+    while (running) {
+      const started = ++round;
+      let idle = false;
+      try {
+        idle = !(await pollOnce());
+      } catch (error) {
+        console.error('[streams] poll failed', error);
+      }
+      if (idle) {
+        idleWaiters.filter((w) => w.after < started).forEach((w) => w.resolve());
+        idleWaiters = idleWaiters.filter((w) => w.after >= started);
+        if (running) await sleep(intervalMs);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      idleWaiters.forEach((w) => w.resolve());
+    },
+    drain() {
+      return new Promise((resolve) => idleWaiters.push({ after: round, resolve }));
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
+
+/** One DynamoDB Local (in memory) for the whole run; each test file makes its own table in it. */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.WEIR_TEST_DYNAMODB_ENDPOINT) return;
+  const dynamo = await startDynamoDbLocal();
+  (globalThis as { weirDynamo?: DynamoDbLocal }).weirDynamo = dynamo;
+  process.env.WEIR_TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
+}

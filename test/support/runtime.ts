@@ -1,0 +1,81 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { startLocalRuntime, type LocalRuntime, type RuntimeOptions } from '../../infra/local/runtime';
+import { createWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
+import { createStore, type Store } from '../../shared/persistence/store';
+import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+
+export const ADMIN = { user: 'weir-admin', password: 'admin-secret-for-tests' };
+
+export interface TestRuntime extends LocalRuntime {
+  store: Store;
+  workspaces: WorkspaceRepository;
+  /** A fresh workspace with its user and token. */
+  newWorkspace(name?: string): Promise<WorkspaceCredentials>;
+}
+
+/**
+ * The local runtime in this test process, on free ports, against the run's DynamoDB Local with a table of
+ * its own, so test files never see each other's data.
+ */
+export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): Promise<TestRuntime> {
+  const dynamoEndpoint = process.env.WEIR_TEST_DYNAMODB_ENDPOINT;
+  if (!dynamoEndpoint) throw new Error('WEIR_TEST_DYNAMODB_ENDPOINT is not set (jest globalSetup starts DynamoDB Local)');
+  const runtime = await startLocalRuntime({
+    controlPort: 0,
+    dataPort: 0,
+    dynamoEndpoint,
+    tableName: `weir-test-${randomUUID()}`,
+    admin: ADMIN,
+    ...options,
+  });
+  const client = new DynamoDBClient({ endpoint: dynamoEndpoint });
+  const store = createStore({ client, table: runtime.tableName });
+  const workspaces = new WorkspaceRepository(store);
+  return {
+    ...runtime,
+    store,
+    workspaces,
+    newWorkspace: (name = 'test workspace') =>
+      createWorkspace(workspaces, { name, email: `user-${randomUUID().slice(0, 8)}@example.com` }),
+    stop: async () => {
+      client.destroy();
+      await runtime.stop();
+    },
+  };
+}
+
+export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const bearer = (token: string) => `Bearer ${token}`;
+
+export interface Answer<T = unknown> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+/** A small HTTP client: JSON in, JSON (or text) out. */
+export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  base: string,
+  method: string,
+  path: string,
+  options: { auth?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) headers.Authorization = options.auth;
+  let body: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(`${base}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // plain-text answers stay text
+  }
+  return { status: response.status, body: parsed as T, text, headers: response.headers };
+}
