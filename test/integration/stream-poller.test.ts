@@ -1,0 +1,110 @@
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startStreamPoller, type PollerConsumer } from '../../infra/local/stream-poller';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let streamArn: string;
+const endpoint = () => process.env.WEIR_TEST_DYNAMODB_ENDPOINT as string;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({ consumers: [] });
+  const client = new DynamoDBClient({ endpoint: endpoint() });
+  streamArn = (await client.send(new DescribeTableCommand({ TableName: rt.tableName }))).Table?.LatestStreamArn as string;
+  client.destroy();
+});
+afterAll(() => rt.stop());
+
+const put = (pk: string, sk: string) => rt.store.doc.send(new PutCommand({ TableName: rt.tableName, Item: { pk, sk } }));
+const keysOf = (records: DynamoDBRecord[]) => records.map((r) => `${r.dynamodb?.Keys?.pk?.S}/${r.dynamodb?.Keys?.sk?.S}`);
+
+function consumer(overrides: Partial<PollerConsumer> & Pick<PollerConsumer, 'handler'>): PollerConsumer {
+  return { name: 'test', filter: {}, batchSize: 10, retryAttempts: 2, ...overrides };
+}
+
+describe('the local stream poller', () => {
+  it("hands consumers the records that match their filter, in Lambda's shape", async () => {
+    const seen: DynamoDBRecord[] = [];
+    const client = new DynamoDBStreamsClient({ endpoint: endpoint() });
+    const poller = startStreamPoller({
+      client,
+      streamArn,
+      intervalMs: 50,
+      consumers: [
+        consumer({
+          filter: { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'WANTED#' }] } } } },
+          handler: async (event) => void seen.push(...event.Records),
+        }),
+      ],
+    });
+    await put('P1', 'WANTED#1');
+    await put('P1', 'OTHER#1');
+    await put('P1', 'WANTED#2');
+    await poller.drain();
+    await poller.stop();
+    client.destroy();
+    expect(keysOf(seen)).toEqual(['P1/WANTED#1', 'P1/WANTED#2']);
+    expect(seen[0]).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', eventSourceARN: streamArn });
+    expect(typeof seen[0]?.dynamodb?.ApproximateCreationDateTime).toBe('number');
+  });
+
+  it('retries a batch from its first failed record, then gives up after retryAttempts', async () => {
+    const attempts: string[][] = [];
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const client = new DynamoDBStreamsClient({ endpoint: endpoint() });
+    const checkpointFile = path.join(mkdtempSync(path.join(tmpdir(), 'weir-')), 'checkpoints.json');
+    const poller = startStreamPoller({
+      client,
+      streamArn,
+      intervalMs: 50,
+      checkpointFile,
+      consumers: [
+        consumer({
+          filter: { dynamodb: { Keys: { pk: { S: ['RETRY'] } } } },
+          retryAttempts: 2,
+          handler: async (event) => {
+            attempts.push(keysOf(event.Records));
+            const failed = event.Records.find((r) => r.dynamodb?.Keys?.sk?.S === 'B');
+            return { batchItemFailures: failed ? [{ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' }] : [] };
+          },
+        }),
+      ],
+    });
+    // One transaction, so the three records reach the poller in one read.
+    await rt.store.doc.send(
+      new TransactWriteCommand({
+        TransactItems: ['A', 'B', 'C'].map((sk) => ({ Put: { TableName: rt.tableName, Item: { pk: 'RETRY', sk } } })),
+      }),
+    );
+    await poller.drain();
+    await poller.stop();
+
+    expect(attempts).toEqual([
+      ['RETRY/A', 'RETRY/B', 'RETRY/C'],
+      ['RETRY/B', 'RETRY/C'],
+      ['RETRY/B', 'RETRY/C'],
+    ]);
+    expect(logged).toHaveBeenCalledWith('[streams] consumer test gave up on 2 record(s)');
+    logged.mockRestore();
+
+    // A restarted poller resumes after its checkpoint: nothing is delivered twice.
+    const again: string[] = [];
+    const resumed = startStreamPoller({
+      client,
+      streamArn,
+      intervalMs: 50,
+      checkpointFile,
+      consumers: [consumer({ handler: async (event) => void again.push(...keysOf(event.Records)) })],
+    });
+    await put('RETRY', 'D');
+    await resumed.drain();
+    await resumed.stop();
+    client.destroy();
+    expect(again).toEqual(['RETRY/D']);
+  });
+});
