@@ -47,6 +47,9 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A wrapper such as `npm start` may die of a signal without passing it on; never outlive it.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void shutdown('parent exited'), 500).unref();
 }
 
 main().catch((error: unknown) => {
