@@ -69,7 +69,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
         await client.send(new ListTablesCommand({}));
         break;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within 30 s: ${(error as Error).message}`);
+        if (Date.now() > deadline) {
+          throw new Error(`DynamoDB Local did not answer within 30 s: ${(error as Error).message}`, { cause: error });
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

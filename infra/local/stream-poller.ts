@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type {
+  DynamoDBStreamsClient} from '@aws-sdk/client-dynamodb-streams';
 import {
   DescribeStreamCommand,
-  DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type _Record,

@@ -24,7 +24,7 @@ interface Started {
 
 async function start(env: NodeJS.ProcessEnv): Promise<Started> {
   const [controlPort, dataPort] = [await freePort(), await freePort()];
-  const fullEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
   delete fullEnv.AWS_ENDPOINT_URL_DYNAMODB;
   delete fullEnv.WEIR_TABLE;
   // Its own process group, so the test can see every process it leaves.

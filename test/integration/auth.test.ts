@@ -4,7 +4,8 @@ import { authenticateWriteKey } from '../../shared/domain/auth/authenticate';
 import { createToken, revokeToken } from '../../shared/domain/auth/workspaces';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { authorizerEvent } from '../support/events';
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { AUTHORIZERS } from '../../shared/contract/functions';
+import { ADMIN, basic, bearer, call, loadHandler, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
 
@@ -16,9 +17,9 @@ let admin: Authorizer;
 beforeAll(async () => {
   rt = await startTestRuntime();
   // The authorizer modules read the table from the environment the runtime has just set, as in Lambda.
-  account = (await import('../../functions/authorizers/account')).handler;
-  bearerOnly = (await import('../../functions/authorizers/bearer')).handler;
-  admin = (await import('../../functions/authorizers/admin')).handler;
+  account = loadHandler(AUTHORIZERS.account.entry);
+  bearerOnly = loadHandler(AUTHORIZERS.bearer.entry);
+  admin = loadHandler(AUTHORIZERS.admin.entry);
 });
 afterAll(() => rt.stop());
 
@@ -104,12 +105,13 @@ describe('the bearer authorizer', () => {
 describe('the data-plane admin authorizer', () => {
   it('accepts the configured admin user and password and refuses anything else', async () => {
     expect(effect(await admin(authorizerEvent({ Authorization: basic(ADMIN.user, ADMIN.password) })))).toBe('Allow');
-    for (const headers of [
+    const refusals: Record<string, string>[] = [
       { Authorization: basic(ADMIN.user, 'wrong') },
       { Authorization: basic('someone', ADMIN.password) },
       { Authorization: bearer(ADMIN.password) },
       {},
-    ]) {
+    ];
+    for (const headers of refusals) {
       const result = await admin(authorizerEvent(headers));
       expect(effect(result)).toBe('Deny');
       expect(typeof result.context?.error).toBe('string');

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { startLocalRuntime, type LocalRuntime, type RuntimeOptions } from '../../infra/local/runtime';
 import { createWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { createStore, type Store } from '../../shared/persistence/store';
@@ -78,4 +79,14 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
     // plain-text answers stay text
   }
   return { status: response.status, body: parsed as T, text, headers: response.headers };
+}
+
+/**
+ * A function's handler, loaded from its manifest entry the way the local gateway loads it. Load it after the
+ * runtime has started: like a Lambda, the module reads its configuration from the environment.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function loadHandler<T = (...args: any[]) => Promise<any>>(entry: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(path.join(__dirname, '../..', entry)) as { handler: T }).handler;
 }

@@ -1,6 +1,7 @@
 import { buildOpenApi } from '../../shared/contract/openapi';
 import { ENDPOINT_FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES } from '../../shared/contract/routes';
+import { loadHandler } from '../support/runtime';
 
 describe('the OpenAPI document', () => {
   it('describes every route of the manifest on its plane, with request and response schemas', () => {
@@ -20,7 +21,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served at /openapi.json', async () => {
-    const { handler } = await import('../../functions/control-meta/handler');
+    const handler = loadHandler(ENDPOINT_FUNCTIONS.controlMeta.entry);
     const result = await handler(
       { httpMethod: 'GET', resource: '/openapi.json', path: '/openapi.json', headers: { Host: 'api.example.com' }, body: null } as never,
       {} as never,
