@@ -93,6 +93,25 @@ describe('npm start', () => {
       expect((await call(started.control, 'GET', '/v2/sources', { auth: bearer(second.token ?? '') })).status).toBe(200);
 
       await expect(admin(started.env, 'workspace', 'create', '--name', 'x', '--email', 'not-an-email')).rejects.toThrow(/email/);
+
+      // The README's curl examples, as written (only the ports and the credentials folder differ here).
+      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const example = /## Try it[\s\S]*?```bash\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      const script = example
+        .replaceAll('127.0.0.1:3000', started.control.slice('http://'.length))
+        .replaceAll('127.0.0.1:8080', started.data.slice('http://'.length))
+        .replaceAll('./.weir/', `${home}/`);
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.split('\n').join('\necho\n')], { cwd: ROOT });
+      const answers = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      expect(answers).toEqual([
+        { status: 'ok' },
+        expect.arrayContaining([expect.objectContaining({ name: 'WEBHOOK' })]),
+        { source: expect.objectContaining({ name: 'Website', writeKey: expect.any(String) }) },
+        { destination: expect.objectContaining({ name: 'Hook', type: 'WEBHOOK' }) },
+        { sources: expect.arrayContaining([expect.objectContaining({ name: 'Website' })]) },
+        expect.objectContaining({ error: 'body.name: Invalid input: expected string, received number' }),
+        { status: 'ok' },
+      ]);
     } finally {
       await stop(started);
     }
