@@ -46,12 +46,15 @@ let prod: SynthesizedStage;
 const prodOutdir = mkdtempSync(path.join(tmpdir(), 'weir-cdk-'));
 let prodApp: Promise<{ status: number | null; stderr: string }>;
 
+/** Synthesis takes seconds, more on a busy machine. */
+const SYNTH_TIMEOUT_MS = 120_000;
+
 beforeAll(() => {
   // Started first so the separate process synthesizes while this one does.
   prodApp = runApp({ stage: 'prod', 'aws:cdk:bundling-stacks': [] }, prodOutdir);
   dev = synthStage('dev');
   prod = synthStage('prod');
-});
+}, SYNTH_TIMEOUT_MS);
 
 afterAll(() => rmSync(prodOutdir, { recursive: true, force: true }));
 
@@ -314,7 +317,7 @@ describe('synthesis', () => {
     };
     const table = Object.values(state.Resources).find((r) => r.Type === 'AWS::DynamoDB::GlobalTable');
     expect(table?.DeletionPolicy).toBe('Retain');
-  });
+  }, SYNTH_TIMEOUT_MS);
 
   test('an unknown stage name shape is refused', () => {
     expect(() => stageConfig('Prod Stage')).toThrow(/stage/);

@@ -20,4 +20,4 @@ test('a STREAM_CONSUMERS entry becomes a filtered, retried stream consumer with 
   const entries = Object.entries(STREAM_CONSUMERS);
   expect(entries).toHaveLength(1);
   for (const [name, consumer] of entries) expectStreamConsumerWired(dev.stacks, dev.planes.control, name, consumer);
-});
+}, 120_000);

@@ -1,0 +1,195 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AuthorizationType,
+  type CfnAuthorizer,
+  EndpointType,
+  LambdaIntegration,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, type Plane } from '../../shared/contract/functions';
+import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
+import type { StageConfig } from './stage';
+import { pascalCase, weirFunction } from './weir-function';
+
+/**
+ * Request bodies API Gateway must pass through as bytes (base64) rather than re-encode as UTF-8 text, which
+ * would corrupt gzip. The data plane adds form-urlencoded because SDKs send gzip bodies under that label;
+ * handlers decode base64 and sniff gzip whatever the type says. A catch-all type is avoided: API Gateway
+ * would then treat every request and response as binary.
+ */
+export const BINARY_MEDIA_TYPES: Record<Plane, string[]> = {
+  control: ['application/gzip', 'application/x-gzip'],
+  data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded'],
+};
+
+/**
+ * Body of UNAUTHORIZED, which API Gateway answers without an authorizer decision (so there is no
+ * `$context.authorizer.error`): with no identity source it only happens when an authorizer fails with
+ * "Unauthorized".
+ */
+export const UNAUTHORIZED_MESSAGE = 'Authorization header is missing or invalid';
+
+const AUTHORIZER_ERROR = '$context.authorizer.error';
+
+/** Gateway response header values are mapping expressions: a literal must be single-quoted. */
+const literal = (value: string) => `'${value}'`;
+
+/** Templates by media type: the plane's own, plus application/json so a client asking for JSON gets the same body. */
+function templatesFor(contentType: string, template: string): Record<string, string> {
+  const mediaType = contentType.split(';')[0]!.trim();
+  return { 'application/json': template, [mediaType]: template };
+}
+
+export interface PlaneApiProps {
+  plane: Plane;
+  stage: StageConfig;
+  table: ITableV2;
+  /** Extra environment for every function of this plane. */
+  environment?: Record<string, string>;
+}
+
+/**
+ * One plane's REST API (payload v1), built from the contracts: a function per ENDPOINT_FUNCTIONS and
+ * AUTHORIZERS entry of the plane, and a method per ROUTES entry, so a new route, function or authorizer
+ * needs no change here.
+ */
+export class PlaneApi extends Construct {
+  readonly api: RestApi;
+  /** Endpoint functions by their contract name. */
+  readonly functions: Record<string, NodejsFunction> = {};
+  /** Authorizer functions by their contract name. */
+  readonly authorizerFunctions: Record<string, NodejsFunction> = {};
+  /** API Gateway authorizers by contract name, for those that guard at least one route. */
+  readonly authorizers: Record<string, RequestAuthorizer> = {};
+
+  constructor(scope: Construct, id: string, props: PlaneApiProps) {
+    super(scope, id);
+    const { plane, stage, table } = props;
+    const environment = { WEIR_TABLE: table.tableName, ...props.environment };
+    const throttling = stage.throttling[plane];
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `weir-${stage.name}-${plane}`,
+      description: PLANES[plane].description,
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: BINARY_MEDIA_TYPES[plane],
+      // The account-wide logging role is a singleton; two stacks each creating it would fight over it.
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: stage.name,
+        throttlingRateLimit: throttling.rateLimit,
+        throttlingBurstLimit: throttling.burstLimit,
+      },
+    });
+    this.addGatewayResponses(plane);
+
+    for (const [name, spec] of Object.entries(ENDPOINT_FUNCTIONS)) {
+      if (spec.plane !== plane) continue;
+      const fn = weirFunction(this, `${pascalCase(name)}Function`, {
+        entry: spec.entry,
+        description: `Weir ${stage.name} ${plane} plane: ${name}`,
+        stage,
+        environment,
+        usesSandbox: spec.usesSandbox,
+      });
+      table.grantReadWriteData(fn);
+      this.functions[name] = fn;
+    }
+
+    for (const [name, spec] of Object.entries(AUTHORIZERS)) {
+      if (spec.plane !== plane) continue;
+      const fn = weirFunction(this, `${pascalCase(name)}AuthorizerFunction`, {
+        entry: spec.entry,
+        description: `Weir ${stage.name} ${plane} plane: ${name} authorizer`,
+        stage,
+        environment,
+        memorySize: 256,
+        timeout: Duration.seconds(5),
+      });
+      table.grantReadData(fn);
+      this.authorizerFunctions[name] = fn;
+    }
+
+    this.addRoutes(plane);
+  }
+
+  private addGatewayResponses(plane: Plane): void {
+    const { refused } = PLANES[plane];
+    const responseHeaders: Record<string, string> = { 'Content-Type': literal(refused.contentType) };
+    for (const [header, value] of Object.entries(refused.headers)) responseHeaders[header] = literal(value);
+
+    // An authorizer's explicit Deny: its context carries the reason.
+    this.api.addGatewayResponse('AccessDenied', {
+      type: ResponseType.ACCESS_DENIED,
+      statusCode: String(refused.statusCode),
+      responseHeaders,
+      templates: templatesFor(refused.contentType, refused.template),
+    });
+    this.api.addGatewayResponse('Unauthorized', {
+      type: ResponseType.UNAUTHORIZED,
+      statusCode: String(refused.statusCode),
+      responseHeaders,
+      templates: templatesFor(refused.contentType, refused.template.split(AUTHORIZER_ERROR).join(UNAUTHORIZED_MESSAGE)),
+    });
+
+    if (plane === 'control') {
+      // Everything else API Gateway answers itself (unknown route, throttling, integration failure) keeps the
+      // control plane's `{"error": ...}` shape; messageString is already a quoted JSON string.
+      const json = { 'Content-Type': literal('application/json') };
+      const body = { 'application/json': '{"error":$context.error.messageString}' };
+      this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, responseHeaders: json, templates: body });
+      this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, responseHeaders: json, templates: body });
+    }
+  }
+
+  private addRoutes(plane: Plane): void {
+    // One integration per function, with one API-wide invoke permission instead of one per method: a function
+    // serving many routes would otherwise outgrow the Lambda resource-policy size limit.
+    const integrations = new Map<string, LambdaIntegration>();
+    const routes: readonly RouteDefinition[] = ROUTES;
+
+    for (const route of routes) {
+      if (ENDPOINT_FUNCTIONS[route.fn].plane !== plane) continue;
+      const fn = this.functions[route.fn]!;
+      let integration = integrations.get(route.fn);
+      if (!integration) {
+        integration = new LambdaIntegration(fn, { scopePermissionToMethod: false });
+        integrations.set(route.fn, integration);
+      }
+      const resource = this.api.root.resourceForPath(route.path);
+      if (route.auth === 'none') {
+        resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
+      } else {
+        if (AUTHORIZERS[route.auth].plane !== plane) {
+          throw new Error(`route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`);
+        }
+        resource.addMethod(route.method, integration, {
+          authorizationType: AuthorizationType.CUSTOM,
+          authorizer: this.authorizerFor(route.auth),
+        });
+      }
+    }
+  }
+
+  /** Created on first use: API Gateway rejects an authorizer that no method refers to. */
+  private authorizerFor(name: string): RequestAuthorizer {
+    const existing = this.authorizers[name];
+    if (existing) return existing;
+    const authorizer = new RequestAuthorizer(this, `${pascalCase(name)}Authorizer`, {
+      handler: this.authorizerFunctions[name]!,
+      // A cached decision would be replayed for other requests, and without caching no identity source is
+      // required, so API Gateway invokes the authorizer even when credentials are missing and it can say why.
+      resultsCacheTtl: Duration.seconds(0),
+      identitySources: [],
+    });
+    // CDK renders an empty list as IdentitySource "", which is not "absent".
+    (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
+    this.authorizers[name] = authorizer;
+    return authorizer;
+  }
+}

@@ -1,0 +1,41 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { TABLE } from '../../shared/contract/table';
+import type { StageConfig } from './stage';
+
+export interface StateStackProps extends StackProps {
+  stage: StageConfig;
+}
+
+/**
+ * The stateful part of a stage: the single table. Kept apart from the API stacks so those can be replaced or
+ * torn down freely while the data (retained in production) stays put.
+ */
+export class StateStack extends Stack {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: StateStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: TABLE.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      })),
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      dynamoStream: StreamViewType[TABLE.stream],
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      billing: Billing.onDemand(),
+      deletionProtection: stage.isProduction,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    // The admin CLI and operators find the stage's table here.
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+  }
+}

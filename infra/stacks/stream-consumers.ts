@@ -1,0 +1,64 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { STREAM_CONSUMERS } from '../../shared/contract/functions';
+import type { StageConfig } from './stage';
+import { pascalCase, weirFunction } from './weir-function';
+
+export interface StreamConsumersProps {
+  stage: StageConfig;
+  table: ITableV2;
+}
+
+/**
+ * One function per STREAM_CONSUMERS entry, fed by the table's stream through the entry's filter. Consumers
+ * report partial batch failures; a batch that still fails after its retries is recorded on a queue instead
+ * of blocking the shard.
+ */
+export class StreamConsumers extends Construct {
+  /** Consumer functions by their contract name. */
+  readonly functions: Record<string, NodejsFunction> = {};
+  /** Where each consumer's undeliverable batches are recorded. */
+  readonly failureQueues: Record<string, Queue> = {};
+
+  constructor(scope: Construct, id: string, props: StreamConsumersProps) {
+    super(scope, id);
+    const { stage, table } = props;
+
+    for (const [name, consumer] of Object.entries(STREAM_CONSUMERS)) {
+      const fn = weirFunction(this, `${pascalCase(name)}Function`, {
+        entry: consumer.entry,
+        description: `Weir ${stage.name} stream consumer: ${name}`,
+        stage,
+        environment: { WEIR_TABLE: table.tableName },
+        timeout: Duration.seconds(60),
+      });
+      table.grantReadWriteData(fn);
+
+      const failures = new Queue(this, `${pascalCase(name)}Failures`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: stage.removalPolicy,
+      });
+      // Also grants the function read access to the stream.
+      fn.addEventSource(
+        new DynamoEventSource(table, {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: consumer.batchSize,
+          retryAttempts: consumer.retryAttempts,
+          bisectBatchOnError: true,
+          reportBatchItemFailures: true,
+          filters: [FilterCriteria.filter(consumer.filter)],
+          onFailure: new SqsDlq(failures),
+        }),
+      );
+      this.functions[name] = fn;
+      this.failureQueues[name] = failures;
+    }
+  }
+}

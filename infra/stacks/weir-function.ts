@@ -1,0 +1,95 @@
+import * as path from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE } from '../../shared/sandbox/worker-entry';
+import type { StageConfig } from './stage';
+
+/** Contract entries are relative to the repository root, which is also the bundling project root. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+export const RUNTIME = Runtime.NODEJS_22_X;
+const ESBUILD_TARGET = 'node22';
+/** The Lambda Node.js runtime ships AWS SDK v3, so bundling it would only add size and cold-start time. */
+const EXTERNAL_MODULES = ['@aws-sdk/*'];
+
+/** The sandbox's own wall-clock deadline is 4 s; the function must outlive it to report the timeout itself. */
+const SANDBOX_TIMEOUT = Duration.seconds(15);
+/** QuickJS gets a fresh capped WebAssembly memory per invocation; memory also buys CPU on Lambda. */
+const SANDBOX_MEMORY_MB = 1024;
+
+export interface WeirFunctionProps {
+  /** Handler file, relative to the repository root; it exports `handler`. */
+  entry: string;
+  description: string;
+  stage: StageConfig;
+  environment?: Record<string, string>;
+  memorySize?: number;
+  timeout?: Duration;
+  /** Also bundle the sandbox worker next to the handler (endpoint functions that run user code). */
+  usesSandbox?: boolean;
+}
+
+/** Construct ids from contract names (`catalog` → `Catalog`), so logical ids read like the manifest. */
+export const pascalCase = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Bundles the sandbox worker with the same esbuild and settings as the handler, under the name the sandbox
+ * looks for beside its bundle (shared/sandbox/worker-entry.ts). A shell command because command hooks run
+ * in the bundling shell; `npx --no-install` is how CDK itself runs the local esbuild.
+ */
+function bundleSandboxWorker(inputDir: string, outputDir: string): string[] {
+  return [
+    [
+      'npx --no-install esbuild',
+      shellQuote(path.join(inputDir, path.relative(REPO_ROOT, SANDBOX_WORKER_SOURCE))),
+      '--bundle --platform=node --format=cjs --minify --sourcemap',
+      `--target=${ESBUILD_TARGET}`,
+      ...EXTERNAL_MODULES.map((m) => shellQuote(`--external:${m}`)),
+      shellQuote(`--outfile=${path.join(outputDir, SANDBOX_WORKER_BUNDLE_NAME)}`),
+    ].join(' '),
+  ];
+}
+
+/**
+ * A Lambda function of Weir: one handler file bundled by the locally installed esbuild (never Docker, so
+ * synth works offline), ARM, with its own log group so retention and removal follow the stage.
+ */
+export function weirFunction(scope: Construct, id: string, props: WeirFunctionProps): NodejsFunction {
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    retention: props.stage.logRetention,
+    removalPolicy: props.stage.removalPolicy,
+  });
+  return new NodejsFunction(scope, id, {
+    entry: path.join(REPO_ROOT, props.entry),
+    handler: 'handler',
+    description: props.description,
+    runtime: RUNTIME,
+    architecture: Architecture.ARM_64,
+    memorySize: props.usesSandbox ? Math.max(SANDBOX_MEMORY_MB, props.memorySize ?? 0) : (props.memorySize ?? 512),
+    timeout: props.usesSandbox ? SANDBOX_TIMEOUT : (props.timeout ?? Duration.seconds(10)),
+    projectRoot: REPO_ROOT,
+    depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+    logGroup,
+    environment: {
+      // Stack traces from the minified bundle point at the TypeScript sources.
+      NODE_OPTIONS: '--enable-source-maps',
+      ...props.environment,
+    },
+    bundling: {
+      format: OutputFormat.CJS,
+      target: ESBUILD_TARGET,
+      minify: true,
+      sourceMap: true,
+      externalModules: EXTERNAL_MODULES,
+      forceDockerBundling: false,
+      commandHooks: props.usesSandbox
+        ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling: bundleSandboxWorker }
+        : undefined,
+    },
+  });
+}
