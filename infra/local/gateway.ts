@@ -125,9 +125,11 @@ function flattenContext(context: APIGatewayAuthorizerResult['context'], principa
 }
 
 export function createGateway(plane: Plane): Server {
+  // Static segments win over path parameters, as in API Gateway (/transformations/publish vs /transformations/{id}).
   const routes = (ROUTES as readonly RouteDefinition[])
     .filter((route) => ENDPOINT_FUNCTIONS[route.fn].plane === plane)
-    .map(compile);
+    .map(compile)
+    .sort((a, b) => a.names.length - b.names.length);
 
   return createServer((req, res) => {
     handle(req).then(
