@@ -13,6 +13,22 @@ import {
   Success,
 } from '../domain/catalog/schemas';
 import { DestinationDefinitionView } from '../domain/destinations/definitions';
+import {
+  Library,
+  LibraryCreate,
+  LibraryUpdate,
+  LibraryVersion,
+  LibraryVersionListed,
+  PublishQuery,
+  PublishRequest,
+  SuiteRequest,
+  Transformation,
+  TransformationCreate,
+  TransformationUpdate,
+  TransformationVersion,
+  VersionParams,
+  VersionsQuery,
+} from '../domain/transformations/schemas';
 
 /**
  * The route manifest: the one place a route is described. API Gateway (infra/stacks), the local gateway
@@ -77,6 +93,26 @@ export const ROUTES = [
   route({ method: 'POST', path: '/v2/connections', fn: 'catalog', auth: 'bearer', summary: 'Connect a source to a destination', body: ConnectionCreate, response: z.object({ connection: Connection }), status: 201 }),
   route({ method: 'GET', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Get a connection', params: IdParams, response: z.object({ connection: Connection }) }),
   route({ method: 'DELETE', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Delete a connection', params: IdParams, response: Success }),
+
+  // --- control plane: transformations and libraries (Basic email:token or Bearer) ------------------------
+  route({ method: 'POST', path: '/transformations', fn: 'transformations', auth: 'account', summary: 'Create a transformation (publish via query or body)', query: PublishQuery, body: TransformationCreate, response: Transformation }),
+  route({ method: 'GET', path: '/transformations', fn: 'transformations', auth: 'account', summary: 'List transformations, drafts included', response: z.object({ transformations: z.array(Transformation) }) }),
+  route({ method: 'GET', path: '/transformations/{id}', fn: 'transformations', auth: 'account', summary: 'Get a transformation (its latest revision)', params: IdParams, response: Transformation }),
+  route({ method: 'POST', path: '/transformations/{id}', fn: 'transformations', auth: 'account', summary: 'Update a transformation: a new revision', params: IdParams, query: PublishQuery, body: TransformationUpdate, response: Transformation }),
+  route({ method: 'DELETE', path: '/transformations/{id}', fn: 'transformations', auth: 'account', summary: 'Delete a transformation no destination uses', params: IdParams, response: Success }),
+  route({ method: 'GET', path: '/transformations/{id}/versions', fn: 'transformations', auth: 'account', summary: 'List revisions', params: IdParams, query: VersionsQuery, response: z.object({ TransformationVersions: z.array(TransformationVersion) }) }),
+  route({ method: 'GET', path: '/transformations/{id}/versions/{versionId}', fn: 'transformations', auth: 'account', summary: 'Get one revision', params: VersionParams, response: TransformationVersion }),
+  route({ method: 'POST', path: '/libraries', fn: 'transformations', auth: 'account', summary: 'Create a library (publish via query or body)', query: PublishQuery, body: LibraryCreate, response: Library }),
+  route({ method: 'GET', path: '/libraries', fn: 'transformations', auth: 'account', summary: 'List libraries', response: z.object({ libraries: z.array(Library) }) }),
+  route({ method: 'GET', path: '/libraries/{id}', fn: 'transformations', auth: 'account', summary: 'Get a library (its latest revision)', params: IdParams, response: Library }),
+  route({ method: 'POST', path: '/libraries/{id}', fn: 'transformations', auth: 'account', summary: 'Update a library: a new revision', params: IdParams, query: PublishQuery, body: LibraryUpdate, response: Library }),
+  route({ method: 'DELETE', path: '/libraries/{id}', fn: 'transformations', auth: 'account', summary: 'Delete a library no transformation imports', params: IdParams, response: Success }),
+  route({ method: 'GET', path: '/libraries/{id}/versions', fn: 'transformations', auth: 'account', summary: 'List revisions', params: IdParams, query: VersionsQuery, response: z.object({ libraryVersions: z.array(LibraryVersionListed) }) }),
+  route({ method: 'GET', path: '/libraries/{id}/versions/{versionId}', fn: 'transformations', auth: 'account', summary: 'Get one revision', params: VersionParams, response: LibraryVersion }),
+  route({ method: 'POST', path: '/transformations/libraries/publish', fn: 'transformations', auth: 'account', summary: 'Test, then publish revisions all together (400 with results when a test fails)', body: PublishRequest, response: z.object({ published: z.literal(true) }) }),
+  route({ method: 'POST', path: '/transformations/libraries/test', fn: 'transformations', auth: 'account', summary: 'Test revisions on their testInput (or the default events)', body: PublishRequest, response: z.object({ result: z.object({ successTestResults: z.array(z.unknown()), failedTestResults: z.array(z.unknown()) }) }) }),
+  route({ method: 'POST', path: '/transformations/publish', fn: 'transformations', auth: 'account', summary: 'Run test suites, then publish (200 with published:false when a test fails)', body: SuiteRequest, response: z.object({ published: z.boolean(), validationOutput: z.unknown() }) }),
+  route({ method: 'POST', path: '/transformations/tests/run', fn: 'transformations', auth: 'account', summary: 'Run test suites with expected outputs', body: SuiteRequest, response: z.object({ pass: z.boolean(), message: z.string().optional(), validationOutput: z.unknown() }) }),
 
   // --- data plane --------------------------------------------------------------------------------------
   route({ method: 'GET', path: '/health', fn: 'dataMeta', auth: 'none', summary: 'Liveness', response: Health }),

@@ -6,6 +6,8 @@ export class DomainError extends Error {
   constructor(
     message: string,
     readonly details?: Record<string, string>,
+    /** Further fields of the error body, e.g. the per-revision results of a refused publish. */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = new.target.name;

@@ -34,7 +34,7 @@ export function errorToResult(error: unknown, plane: Plane): APIGatewayProxyResu
   if (error instanceof DomainError) {
     const status = statusOf(error);
     if (plane === 'data') return HttpReply.text(status, error.message).toResult();
-    return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }) }).toResult();
+    return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }).toResult();
   }
   console.error('unexpected error', error);
   return plane === 'data'

@@ -1,11 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryPrefix, type Store } from './store';
+import { cancellationCodes, isConditionFailure, queryPrefix, type Store, type TransactItem } from './store';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
 
 type Resource = 'source' | 'destination';
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /** Sources, destinations and connections of a workspace. Items are parsed with the domain's zod schemas. */
 export class CatalogRepository {
@@ -158,6 +157,33 @@ export class CatalogRepository {
     await this.transact(this.connectionDeletes(workspaceId, connection));
   }
 
+  /**
+   * The items that make `transformationId` the transformation of each destination in `connect` (each must
+   * exist and be free or already its own) and release those in `disconnect`.
+   */
+  transformationConnectionItems(workspaceId: string, transformationId: string, connect: string[], disconnect: string[]): TransactItem[] {
+    return [
+      ...connect.map<TransactItem>((id) => ({
+        Update: {
+          TableName: this.store.table,
+          Key: keys.destination(workspaceId, id),
+          UpdateExpression: 'SET transformationId = :t',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)',
+          ExpressionAttributeValues: { ':t': transformationId },
+        },
+      })),
+      ...disconnect.map<TransactItem>((id) => ({
+        Update: {
+          TableName: this.store.table,
+          Key: keys.destination(workspaceId, id),
+          UpdateExpression: 'REMOVE transformationId',
+          ConditionExpression: 'transformationId = :t',
+          ExpressionAttributeValues: { ':t': transformationId },
+        },
+      })),
+    ];
+  }
+
   // --- helpers -------------------------------------------------------------------------------------------
 
   private key(resource: Resource, workspaceId: string, id: string) {
@@ -183,11 +209,5 @@ export class CatalogRepository {
   private async transact(TransactItems: TransactItem[]): Promise<void> {
     await this.store.doc.send(new TransactWriteCommand({ TransactItems }));
   }
-}
-
-/** The per-item codes of a cancelled transaction (the SDK puts them on the error object). */
-function cancellationCodes(error: unknown): (string | undefined)[] {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((r) => r.Code);
 }
 

@@ -5,6 +5,9 @@
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 
+export type CodeKind = 'transformation' | 'library';
+const CODE_PREFIX: Record<CodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
+
 export const keys = {
   workspace: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'WORKSPACE' }),
   user: (workspaceId: string, email: string) => ({ pk: ws(workspaceId), sk: `USER#${email}` }),
@@ -27,5 +30,19 @@ export const keys = {
     pk: ws(workspaceId),
     sk: `CONNPAIR#${sourceId}#${destinationId}`,
   }),
+  /** Transformations and libraries: a head item (the working copy) in the workspace partition… */
+  code: (kind: CodeKind, workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `${CODE_PREFIX[kind]}${id}` }),
+  codePrefix: (kind: CodeKind) => CODE_PREFIX[kind],
+  /** …immutable revisions in a partition of their own, ordered by their time-sortable version id… */
+  revision: (kind: CodeKind, workspaceId: string, id: string, versionId: string) => ({
+    pk: `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
+    sk: `REV#${versionId}`,
+  }),
+  revisionPartition: (kind: CodeKind, workspaceId: string, id: string) => `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
+  revisionPrefix: 'REV#',
+  /** …found by version id alone through gsi1… */
+  versionLookup: (workspaceId: string, versionId: string) => ({ gsi1pk: `${ws(workspaceId)}#VERSIONS`, gsi1sk: versionId }),
+  /** …and a guard that keeps transformation names and library import names unique in a workspace. */
+  codeName: (kind: CodeKind, workspaceId: string, name: string) => ({ pk: ws(workspaceId), sk: `NAME#${CODE_PREFIX[kind]}${name}` }),
   workspacePartition: ws,
 } as const;

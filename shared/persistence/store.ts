@@ -1,5 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../contract/table';
 
 /** A document client bound to one table. The SDK reads AWS_ENDPOINT_URL_DYNAMODB, so no local-only code. */
@@ -47,3 +52,12 @@ export const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error &&
   (error.name === 'ConditionalCheckFailedException' ||
     (error.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(error.message)));
+
+/** One item of a TransactWriteItems call; repositories build them so use cases can combine them. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The per-item codes of a cancelled transaction (the SDK puts them on the error object). */
+export function cancellationCodes(error: unknown): (string | undefined)[] {
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.map((r) => r.Code);
+}

@@ -1,0 +1,429 @@
+import type { z } from 'zod';
+import { newId, now } from '../../persistence/ids';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CodeHead, CodeKind, CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import { cancellationCodes, isConditionFailure, type TransactItem } from '../../persistence/store';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { importedModules, importNameOf } from './imports';
+import type {
+  Library,
+  LibraryCreate,
+  LibraryUpdate,
+  LibraryVersion,
+  Transformation,
+  TransformationCreate,
+  TransformationUpdate,
+  TransformationVersion,
+  VersionsQuery,
+} from './schemas';
+import { defaultEvents, parseTestInput, type LibraryChoice, type RunOutcome, type TransformationTester } from './testing';
+
+/** How often an update re-reads the head after losing a race with a concurrent update. */
+const MAX_ATTEMPTS = 25;
+const LABEL: Record<CodeKind, string> = { transformation: 'transformation', library: 'library' };
+
+/** Refused publish: 400 with `published:false` and what failed, nothing saved. */
+export class PublishRefusedError extends ValidationError {
+  constructor(message: string, results: unknown) {
+    super(message, undefined, { published: false, results });
+  }
+}
+
+const transformationVersion = (r: CodeRevision): TransformationVersion => ({
+  id: r.id,
+  versionId: r.versionId,
+  name: r.name,
+  description: r.description,
+  code: r.code,
+  codeVersion: '1',
+  language: r.language,
+  imports: r.imports ?? [],
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
+
+const libraryVersion = (r: CodeRevision): LibraryVersion => ({
+  id: r.id,
+  versionId: r.versionId,
+  name: r.name,
+  description: r.description,
+  code: r.code,
+  language: r.language,
+  importName: r.importName ?? '',
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
+
+type Publish = { publish: boolean };
+
+/**
+ * Transformations and libraries: every change is a new immutable revision; publishing (on create, on
+ * update, or through the publish operation) moves the published pointer after the code passed its tests.
+ */
+export class CodeService {
+  constructor(
+    private readonly code: CodeRepository,
+    private readonly catalog: CatalogRepository,
+    private readonly tester: TransformationTester,
+  ) {}
+
+  // --- transformations -----------------------------------------------------------------------------------
+
+  async listTransformations(workspaceId: string): Promise<Transformation[]> {
+    const [heads, destinations] = await Promise.all([
+      this.code.listHeads('transformation', workspaceId),
+      this.catalog.listDestinations(workspaceId),
+    ]);
+    return heads.map((head) => this.transformationOf(head, destinations));
+  }
+
+  async getTransformation(workspaceId: string, id: string): Promise<Transformation> {
+    const head = await this.head('transformation', workspaceId, id);
+    return this.transformationOf(head, await this.catalog.listDestinations(workspaceId));
+  }
+
+  async createTransformation(
+    workspaceId: string,
+    input: z.output<typeof TransformationCreate> & Publish,
+  ): Promise<Transformation> {
+    if (input.destinationIds && !input.publish) {
+      throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
+    }
+    const at = now();
+    const revision: CodeRevision = {
+      id: newId(),
+      versionId: newId(),
+      name: input.name,
+      description: input.description,
+      code: input.code,
+      codeVersion: '1',
+      language: input.language,
+      imports: importedModules(input.code),
+      createdAt: at,
+      updatedAt: at,
+    };
+    const head: CodeHead = {
+      ...revision,
+      workspaceId,
+      publishedVersionId: input.publish ? revision.versionId : null,
+      ...(input.publish && { publishedImports: revision.imports }),
+      ...(input.externalId !== undefined && { externalId: input.externalId }),
+    };
+    const connections = input.publish
+      ? await this.connectionItems(workspaceId, revision.id, input.destinationIds ?? [])
+      : [];
+    if (input.publish) await this.assertPasses(workspaceId, revision, input.events);
+    const items = [...this.code.createItems('transformation', head, revision, revision.name), ...connections];
+    try {
+      await this.code.transact(items);
+    } catch (error) {
+      throw this.writeConflict(error, items, 'transformation', revision.name);
+    }
+    const created = this.transformationOf(head, input.publish ? await this.catalog.listDestinations(workspaceId) : []);
+    if (!input.publish) delete created.destinations;
+    return created;
+  }
+
+  async updateTransformation(
+    workspaceId: string,
+    id: string,
+    input: z.output<typeof TransformationUpdate> & Publish,
+  ): Promise<Transformation> {
+    if (input.destinationIds && !input.publish) {
+      throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
+    }
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.head('transformation', workspaceId, id);
+      const code = input.code ?? current.code;
+      const revision: CodeRevision = {
+        id,
+        versionId: newId(),
+        name: input.name ?? current.name,
+        description: input.description ?? current.description,
+        code,
+        codeVersion: '1',
+        language: input.language ?? current.language,
+        imports: importedModules(code),
+        createdAt: now(),
+        updatedAt: now(),
+      };
+      const head: CodeHead = {
+        ...current,
+        ...revision,
+        createdAt: current.createdAt,
+        ...(input.publish && { publishedVersionId: revision.versionId, publishedImports: revision.imports }),
+        ...(input.externalId !== undefined && { externalId: input.externalId }),
+      };
+      const connections =
+        input.publish && input.destinationIds ? await this.connectionItems(workspaceId, id, input.destinationIds) : [];
+      if (input.publish) await this.assertPasses(workspaceId, revision, input.events);
+      const items = [
+        ...this.code.appendItems('transformation', head, revision, current.versionId, { from: current.name, to: head.name }),
+        ...connections,
+      ];
+      try {
+        await this.code.transact(items);
+        const updated = this.transformationOf(head, []);
+        delete updated.destinations;
+        return updated;
+      } catch (error) {
+        if (this.lostRace(error) && attempt < MAX_ATTEMPTS) continue;
+        throw this.writeConflict(error, items, 'transformation', head.name);
+      }
+    }
+  }
+
+  async deleteTransformation(workspaceId: string, id: string): Promise<void> {
+    const head = await this.head('transformation', workspaceId, id);
+    const connected = (await this.catalog.listDestinations(workspaceId)).filter((d) => d.transformationId === id);
+    if (connected.length > 0) {
+      const names = connected.map((d) => `${d.name} (${d.id})`).join(', ');
+      throw new ConflictError(
+        `transformation ${id} is connected to destination(s) ${names}; disconnect them first (update it with publish and destinationIds: [])`,
+      );
+    }
+    try {
+      await this.code.transact(this.code.deleteItems('transformation', head, head.name));
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`transformation ${id} changed while it was being deleted; try again`);
+      throw error;
+    }
+  }
+
+  async listTransformationVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
+    await this.head('transformation', workspaceId, id);
+    const revisions = await this.code.listRevisions('transformation', workspaceId, id, {
+      limit: query.count,
+      descending: query.orderBy === 'DESC',
+    });
+    return revisions.map(transformationVersion);
+  }
+
+  async getTransformationVersion(workspaceId: string, id: string, versionId: string): Promise<TransformationVersion> {
+    return transformationVersion(await this.revision('transformation', workspaceId, id, versionId));
+  }
+
+  // --- libraries -----------------------------------------------------------------------------------------
+
+  async listLibraries(workspaceId: string): Promise<Library[]> {
+    return (await this.code.listHeads('library', workspaceId)).map(libraryOf);
+  }
+
+  async getLibrary(workspaceId: string, id: string): Promise<Library> {
+    return libraryOf(await this.head('library', workspaceId, id));
+  }
+
+  async createLibrary(workspaceId: string, input: z.output<typeof LibraryCreate> & Publish): Promise<Library> {
+    const importName = importNameOf(input.name);
+    if (!importName) throw new ValidationError('name: must contain letters or digits, to make an import name');
+    if (input.importName !== undefined && input.importName !== importName) {
+      throw new ValidationError(`importName: must be ${importName}, the camelCase of the name`);
+    }
+    const at = now();
+    const revision: CodeRevision = {
+      id: newId(),
+      versionId: newId(),
+      name: input.name,
+      description: input.description,
+      code: input.code,
+      language: input.language,
+      importName,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const head: CodeHead = {
+      ...revision,
+      workspaceId,
+      publishedVersionId: input.publish ? revision.versionId : null,
+      ...(input.externalId !== undefined && { externalId: input.externalId }),
+    };
+    if (input.publish) await this.assertLibraryPasses(workspaceId, revision);
+    const items = this.code.createItems('library', head, revision, importName);
+    try {
+      await this.code.transact(items);
+    } catch (error) {
+      throw this.writeConflict(error, items, 'library', importName);
+    }
+    return libraryOf(head);
+  }
+
+  async updateLibrary(workspaceId: string, id: string, input: z.output<typeof LibraryUpdate> & Publish): Promise<Library> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.head('library', workspaceId, id);
+      if (input.importName !== undefined && input.importName !== current.importName) {
+        throw new ValidationError(`importName: cannot change; this library is imported as ${current.importName}`);
+      }
+      const revision: CodeRevision = {
+        id,
+        versionId: newId(),
+        name: input.name ?? current.name,
+        description: input.description ?? current.description,
+        code: input.code ?? current.code,
+        language: input.language ?? current.language,
+        importName: current.importName,
+        createdAt: now(),
+        updatedAt: now(),
+      };
+      const head: CodeHead = {
+        ...current,
+        ...revision,
+        createdAt: current.createdAt,
+        ...(input.publish && { publishedVersionId: revision.versionId }),
+        ...(input.externalId !== undefined && { externalId: input.externalId }),
+      };
+      if (input.publish) await this.assertLibraryPasses(workspaceId, revision);
+      try {
+        await this.code.transact(this.code.appendItems('library', head, revision, current.versionId));
+        return libraryOf(head);
+      } catch (error) {
+        if (this.lostRace(error) && attempt < MAX_ATTEMPTS) continue;
+        throw error;
+      }
+    }
+  }
+
+  async deleteLibrary(workspaceId: string, id: string): Promise<void> {
+    const head = await this.head('library', workspaceId, id);
+    const importers = (await this.code.listHeads('transformation', workspaceId)).filter(
+      (t) => t.imports?.includes(head.importName ?? '') || t.publishedImports?.includes(head.importName ?? ''),
+    );
+    if (importers.length > 0) {
+      const names = importers.map((t) => `${t.name} (${t.id})`).join(', ');
+      throw new ConflictError(`library ${id} is imported as ${head.importName} by transformation(s) ${names}`);
+    }
+    try {
+      await this.code.transact(this.code.deleteItems('library', head, head.importName ?? ''));
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError(`library ${id} changed while it was being deleted; try again`);
+      throw error;
+    }
+  }
+
+  async listLibraryVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
+    const head = await this.head('library', workspaceId, id);
+    const revisions = await this.code.listRevisions('library', workspaceId, id, {
+      limit: query.count,
+      descending: query.orderBy === 'DESC',
+    });
+    return revisions.map((r) => ({ ...libraryVersion(r), isPublished: r.versionId === head.publishedVersionId }));
+  }
+
+  async getLibraryVersion(workspaceId: string, id: string, versionId: string): Promise<LibraryVersion> {
+    return libraryVersion(await this.revision('library', workspaceId, id, versionId));
+  }
+
+  // --- helpers -------------------------------------------------------------------------------------------
+
+  private async head(kind: CodeKind, workspaceId: string, id: string): Promise<CodeHead> {
+    const head = await this.code.getHead(kind, workspaceId, id);
+    if (!head) throw NotFoundError.of(LABEL[kind], id);
+    return head;
+  }
+
+  private async revision(kind: CodeKind, workspaceId: string, id: string, versionId: string): Promise<CodeRevision> {
+    await this.head(kind, workspaceId, id);
+    const revision = await this.code.getRevision(kind, workspaceId, id, versionId);
+    if (!revision) throw new NotFoundError(`version ${versionId} of ${LABEL[kind]} ${id} not found`);
+    return revision;
+  }
+
+  private transformationOf(head: CodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
+    return {
+      ...transformationVersion(head),
+      workspaceId: head.workspaceId,
+      publishedVersionId: head.publishedVersionId,
+      ...(head.externalId !== undefined && { externalId: head.externalId }),
+      destinations: destinations
+        .filter((d) => d.transformationId === head.id)
+        .map(({ id, name, enabled }) => ({ id, name, enabled })),
+    };
+  }
+
+  /** Checks the destinations to connect (clear 404/409 first; the transaction's conditions then guard races). */
+  private async connectionItems(workspaceId: string, transformationId: string, destinationIds: string[]): Promise<TransactItem[]> {
+    const destinations = await this.catalog.listDestinations(workspaceId);
+    const wanted = [...new Set(destinationIds)];
+    for (const id of wanted) {
+      const destination = destinations.find((d) => d.id === id);
+      if (!destination) throw NotFoundError.of('destination', id);
+      if (destination.transformationId && destination.transformationId !== transformationId) {
+        throw new ConflictError(`destination ${id} is already connected to transformation ${destination.transformationId}`);
+      }
+    }
+    const release = destinations
+      .filter((d) => d.transformationId === transformationId && !wanted.includes(d.id))
+      .map((d) => d.id);
+    return this.catalog.transformationConnectionItems(workspaceId, transformationId, wanted, release);
+  }
+
+  private async assertPasses(workspaceId: string, revision: CodeRevision, events?: Record<string, unknown>[]) {
+    const input = events ? parseTestInput(events, 'events') : defaultEvents();
+    const outcome = await this.tester.run(workspaceId, revision, input);
+    if (!outcome.pass) {
+      throw new PublishRefusedError(`transformation ${revision.name} failed its test, nothing was saved: ${firstError(outcome)}`, [
+        { versionId: revision.versionId, name: revision.name, pass: false, errors: outcome.errors },
+      ]);
+    }
+  }
+
+  /** A library publishes only if it evaluates and every transformation whose published revision imports it still passes. */
+  private async assertLibraryPasses(workspaceId: string, revision: CodeRevision) {
+    const failure = await this.tester.checkLibrary(revision);
+    if (failure) {
+      throw new PublishRefusedError(`library ${revision.name} failed to load, nothing was saved: ${failure}`, [
+        { versionId: revision.versionId, name: revision.name, pass: false, errors: [{ message: failure }] },
+      ]);
+    }
+    const chosen: LibraryChoice = new Map([[revision.importName ?? '', revision]]);
+    const results = [];
+    for (const head of await this.code.listHeads('transformation', workspaceId)) {
+      if (!head.publishedVersionId || !head.publishedImports?.includes(revision.importName ?? '')) continue;
+      const published = await this.code.getRevision('transformation', workspaceId, head.id, head.publishedVersionId);
+      if (!published) continue;
+      const outcome = await this.tester.run(workspaceId, published, defaultEvents(), chosen);
+      if (!outcome.pass) results.push({ versionId: published.versionId, name: published.name, pass: false, errors: outcome.errors });
+    }
+    if (results.length > 0) {
+      throw new PublishRefusedError(
+        `library ${revision.name} breaks transformation(s) ${results.map((r) => r.name).join(', ')}, nothing was saved`,
+        results,
+      );
+    }
+  }
+
+  private lostRace(error: unknown): boolean {
+    // Item 1 of an append is the head guarded by its expected versionId.
+    return isConditionFailure(error) && cancellationCodes(error)[1] === 'ConditionalCheckFailed';
+  }
+
+  /** Names the condition that refused a write: the name guard or a destination connection. */
+  private writeConflict(error: unknown, items: TransactItem[], kind: CodeKind, uniqueName: string): unknown {
+    if (!isConditionFailure(error)) return error;
+    const failed = cancellationCodes(error)
+      .map((code, i) => (code === 'ConditionalCheckFailed' ? items[i] : undefined))
+      .filter(Boolean);
+    const key = (failed[0]?.Put?.Item?.sk ?? failed[0]?.Update?.Key?.sk ?? '') as string;
+    if (key.startsWith('NAME#')) {
+      return new ConflictError(
+        kind === 'library'
+          ? `a library with import name ${uniqueName} already exists`
+          : `a transformation named ${uniqueName} already exists`,
+      );
+    }
+    if (key.startsWith('DESTINATION#')) {
+      return new ConflictError(`destination ${key.slice('DESTINATION#'.length)} was deleted or connected to another transformation meanwhile`);
+    }
+    return new ConflictError(`${LABEL[kind]} changed concurrently; try again`);
+  }
+}
+
+function libraryOf(head: CodeHead): Library {
+  return {
+    ...libraryVersion(head),
+    workspaceId: head.workspaceId,
+    publishedVersionId: head.publishedVersionId,
+    ...(head.externalId !== undefined && { externalId: head.externalId }),
+  };
+}
+
+const firstError = (outcome: RunOutcome) => outcome.failure ?? outcome.errors[0]?.message ?? 'failed';

@@ -1,0 +1,313 @@
+import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import { isConditionFailure, type TransactItem } from '../../persistence/store';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { PublishRefusedError } from './code-service';
+import type { PublishRequest, SuiteRequest } from './schemas';
+import {
+  defaultEvents,
+  matchesExpected,
+  parseTestInput,
+  type EventError,
+  type LibraryChoice,
+  type TransformationTester,
+} from './testing';
+
+/** One test of a suite: events in, optionally the exact output expected. */
+export interface TestDefinition {
+  id: string;
+  name: string;
+  description?: string;
+  input: Record<string, unknown>[];
+  expectedOutput?: unknown[];
+}
+
+export interface TestRun {
+  id: string;
+  name: string;
+  description?: string;
+  status: 'pass' | 'fail' | 'error';
+  actualOutput: Record<string, unknown>[];
+  errors: EventError[];
+  logs: string[];
+}
+
+export interface TransformationResult {
+  id: string;
+  name: string;
+  versionId: string;
+  externalId?: string;
+  imports: string[];
+  pass: boolean;
+  /** False for transformations re-tested only because they import a library being published. */
+  requested: boolean;
+  tests: TestRun[];
+}
+
+export interface LibraryResult {
+  id: string;
+  name: string;
+  handleName: string;
+  versionId: string;
+  externalId?: string;
+  pass: boolean;
+  message?: string;
+}
+
+export interface Evaluation {
+  pass: boolean;
+  transformations: TransformationResult[];
+  libraries: LibraryResult[];
+}
+
+interface Target {
+  revision: CodeRevision;
+  suite: TestDefinition[];
+  requested: boolean;
+  externalId?: string;
+}
+
+const defaultSuite = (): TestDefinition[] => [{ id: 'default', name: 'default events', input: defaultEvents() }];
+
+/**
+ * The publish operation and the test runs clients make before it. Requested transformation revisions run
+ * their tests; requested library revisions must load and every transformation whose published revision
+ * imports one of them is re-tested with it on the default events. Publishing is all or nothing.
+ */
+export class PublishService {
+  constructor(
+    private readonly code: CodeRepository,
+    private readonly tester: TransformationTester,
+  ) {}
+
+  // --- the documented publish and the GitHub Action's test call -------------------------------------------
+
+  async publish(workspaceId: string, request: PublishRequest): Promise<{ published: true }> {
+    const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
+    if (!evaluation.pass) {
+      throw new PublishRefusedError('publish refused: some revisions failed their tests, nothing was published', {
+        transformations: evaluation.transformations,
+        libraries: evaluation.libraries,
+      });
+    }
+    await this.commit(workspaceId, evaluation);
+    return { published: true };
+  }
+
+  /** The Action's shape: successTestResults carry bare output events, failedTestResults the errors. */
+  async test(workspaceId: string, request: PublishRequest) {
+    const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
+    const successTestResults = [];
+    const failedTestResults = [];
+    for (const t of evaluation.transformations) {
+      const run = t.tests[0];
+      const base = { id: t.id, name: t.name, transformerVersionID: t.versionId };
+      if (t.pass) {
+        successTestResults.push({ ...base, result: { output: { transformedEvents: run?.actualOutput ?? [] }, logs: run?.logs ?? [] } });
+      } else {
+        failedTestResults.push({ ...base, result: (run?.errors ?? []).map((e) => e.message).join('\n') });
+      }
+    }
+    for (const l of evaluation.libraries) {
+      if (!l.pass) failedTestResults.push({ id: l.id, name: l.name, libraryVersionID: l.versionId, result: l.message ?? 'failed' });
+    }
+    return { result: { successTestResults, failedTestResults } };
+  }
+
+  // --- rudder-cli: test suites with expected outputs ----------------------------------------------------------
+
+  async runSuites(workspaceId: string, request: SuiteRequest) {
+    const evaluation = await this.evaluate(workspaceId, this.suitesOfRequest(request));
+    return {
+      pass: evaluation.pass,
+      ...(!evaluation.pass && { message: 'some tests did not pass' }),
+      validationOutput: validationOutput(evaluation),
+    };
+  }
+
+  /** Answers 200 with `published:false` and the validation output when a test fails (the CLI's contract). */
+  async publishSuites(workspaceId: string, request: SuiteRequest) {
+    const evaluation = await this.evaluate(workspaceId, this.suitesOfRequest(request));
+    if (evaluation.pass) await this.commit(workspaceId, evaluation);
+    return { published: evaluation.pass, validationOutput: validationOutput(evaluation) };
+  }
+
+  // --- evaluation ------------------------------------------------------------------------------------------
+
+  private suitesOfTestInputs(request: PublishRequest) {
+    return {
+      transformations: (request.transformations ?? []).map((t, i) => ({
+        versionId: t.versionId,
+        suite: (): TestDefinition[] => [
+          {
+            id: 'testInput',
+            name: 'testInput',
+            input: t.testInput === undefined ? defaultEvents() : parseTestInput(t.testInput, `transformations.${i}.testInput`),
+          },
+        ],
+      })),
+      libraries: request.libraries ?? [],
+    };
+  }
+
+  private suitesOfRequest(request: SuiteRequest) {
+    return {
+      transformations: (request.transformations ?? []).map((t) => ({
+        versionId: t.versionId,
+        suite: (): TestDefinition[] => (t.testSuite?.length ? t.testSuite : defaultSuite()),
+      })),
+      libraries: request.libraries ?? [],
+    };
+  }
+
+  private async evaluate(
+    workspaceId: string,
+    request: { transformations: { versionId: string; suite: () => TestDefinition[] }[]; libraries: { versionId: string }[] },
+  ): Promise<Evaluation> {
+    // Validate the whole request (inputs, versions) before running anything.
+    const suites = request.transformations.map((t) => t.suite());
+    const transformationRevisions = await Promise.all(
+      request.transformations.map((t, i) => this.resolve(workspaceId, t.versionId, 'transformation', `transformations.${i}.versionId`)),
+    );
+    const libraryRevisions = await Promise.all(
+      request.libraries.map((l, i) => this.resolve(workspaceId, l.versionId, 'library', `libraries.${i}.versionId`)),
+    );
+    assertOnePerResource(transformationRevisions, 'transformations');
+    assertOnePerResource(libraryRevisions, 'libraries');
+
+    const chosen: LibraryChoice = new Map(libraryRevisions.map((r) => [r.importName ?? '', r]));
+    const heads = new Map((await this.code.listHeads('transformation', workspaceId)).map((h) => [h.id, h]));
+    const targets: Target[] = transformationRevisions.map((revision, i) => ({
+      revision,
+      suite: suites[i] ?? defaultSuite(),
+      requested: true,
+      externalId: heads.get(revision.id)?.externalId,
+    }));
+    for (const head of heads.values()) {
+      const importsChosen = head.publishedImports?.some((name) => chosen.has(name));
+      if (!head.publishedVersionId || !importsChosen || targets.some((t) => t.revision.id === head.id)) continue;
+      const published = await this.code.getRevision('transformation', workspaceId, head.id, head.publishedVersionId);
+      if (published) targets.push({ revision: published, suite: defaultSuite(), requested: false, externalId: head.externalId });
+    }
+
+    const libraryHeads = new Map((await this.code.listHeads('library', workspaceId)).map((h) => [h.id, h]));
+    const libraries: LibraryResult[] = [];
+    for (const revision of libraryRevisions) {
+      const message = await this.tester.checkLibrary(revision);
+      libraries.push({
+        id: revision.id,
+        name: revision.name,
+        handleName: revision.importName ?? '',
+        versionId: revision.versionId,
+        externalId: libraryHeads.get(revision.id)?.externalId,
+        pass: message === undefined,
+        ...(message !== undefined && { message }),
+      });
+    }
+
+    const transformations: TransformationResult[] = [];
+    for (const target of targets) {
+      const tests: TestRun[] = [];
+      for (const test of target.suite) {
+        const outcome = await this.tester.run(workspaceId, target.revision, test.input, chosen);
+        const matches = matchesExpected(outcome.transformedEvents, test.expectedOutput);
+        const errors = matches
+          ? outcome.errors
+          : [...outcome.errors, { message: 'output does not match expectedOutput' }];
+        tests.push({
+          id: test.id,
+          name: test.name,
+          ...(test.description !== undefined && { description: test.description }),
+          status: outcome.errors.length > 0 ? 'error' : matches ? 'pass' : 'fail',
+          actualOutput: outcome.transformedEvents,
+          errors,
+          logs: outcome.logs,
+        });
+      }
+      transformations.push({
+        id: target.revision.id,
+        name: target.revision.name,
+        versionId: target.revision.versionId,
+        ...(target.externalId !== undefined && { externalId: target.externalId }),
+        imports: target.revision.imports ?? [],
+        pass: tests.every((t) => t.status === 'pass'),
+        requested: target.requested,
+        tests,
+      });
+    }
+    return {
+      pass: transformations.every((t) => t.pass) && libraries.every((l) => l.pass),
+      transformations,
+      libraries,
+    };
+  }
+
+  /** Moves every published pointer of the evaluation's requested revisions in one transaction. */
+  private async commit(workspaceId: string, evaluation: Evaluation): Promise<void> {
+    const items: TransactItem[] = [
+      ...evaluation.transformations
+        .filter((t) => t.requested)
+        .map((t) => this.code.publishItem('transformation', workspaceId, t.id, t.versionId, t.imports)),
+      ...evaluation.libraries.map((l) => this.code.publishItem('library', workspaceId, l.id, l.versionId)),
+    ];
+    if (items.length === 0) return;
+    try {
+      await this.code.transact(items);
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ConflictError('a transformation or library was deleted while publishing; nothing was published');
+      throw error;
+    }
+  }
+
+  private async resolve(workspaceId: string, versionId: string, kind: 'transformation' | 'library', field: string) {
+    const found = await this.code.findRevision(workspaceId, versionId);
+    if (!found) throw new NotFoundError(`${field}: ${kind} version ${versionId} not found`);
+    if (found.kind !== kind) throw new ValidationError(`${field}: ${versionId} is a ${found.kind} version, not a ${kind} version`);
+    if (!(await this.code.getHead(kind, workspaceId, found.revision.id))) {
+      throw new NotFoundError(`${field}: the ${kind} of version ${versionId} was deleted`);
+    }
+    return found.revision;
+  }
+}
+
+function assertOnePerResource(revisions: CodeRevision[], field: string) {
+  const seen = new Map<string, string>();
+  for (const r of revisions) {
+    const other = seen.get(r.id);
+    if (other) throw new ValidationError(`${field}: versions ${other} and ${r.versionId} belong to the same ${r.id}; publish one`);
+    seen.set(r.id, r.versionId);
+  }
+}
+
+function validationOutput(evaluation: Evaluation) {
+  return {
+    transformations: evaluation.transformations.map((t) => ({
+      id: t.id,
+      ...(t.externalId !== undefined && { externalId: t.externalId }),
+      name: t.name,
+      versionId: t.versionId,
+      imports: t.imports,
+      pass: t.pass,
+      testResult: {
+        status: t.tests.some((r) => r.status === 'error') ? 'error' : t.pass ? 'pass' : 'fail',
+        results: t.tests.map((r) => ({
+          id: r.id,
+          name: r.name,
+          ...(r.description !== undefined && { description: r.description }),
+          status: r.status,
+          actualOutput: r.actualOutput,
+          ...(r.errors.length > 0 && { errors: r.errors }),
+        })),
+      },
+      ...(!t.pass && { message: t.tests.flatMap((r) => r.errors.map((e) => e.message))[0] ?? 'tests failed' }),
+    })),
+    libraries: evaluation.libraries.map((l) => ({
+      id: l.id,
+      ...(l.externalId !== undefined && { externalId: l.externalId }),
+      name: l.name,
+      handleName: l.handleName,
+      versionId: l.versionId,
+      pass: l.pass,
+      ...(l.message !== undefined && { message: l.message }),
+    })),
+  };
+}

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+
+/**
+ * Transformations and libraries (SPEC §2.1–2.4, §4.A). Request bodies accept exactly the fields that the
+ * clients of this field send (the GitHub Action, rudder-cli, the documented curl examples) and refuse
+ * anything else, so a typo such as `cdoe` is an error rather than a silent no-op.
+ */
+const Name = z.string().trim().min(1, 'must not be empty').max(200);
+const Language = z
+  .string()
+  .default('javascript')
+  .refine((l) => l === 'javascript', 'only javascript is supported');
+const CodeVersion = z
+  .union([z.literal('1'), z.literal(1)])
+  .transform(() => '1' as const)
+  .describe('always 1');
+const SampleEvents = z.array(z.record(z.string(), z.unknown())).describe('sample events used to test the code');
+/** `publish` as a body field; the query parameter of the same name is read as well. */
+const Publish = z.boolean().optional();
+const ExternalId = z.string().max(200).optional();
+
+export const TransformationCreate = z.strictObject({
+  name: Name,
+  description: z.string().max(10_000).default(''),
+  code: z.string().max(1_000_000).default(''),
+  codeVersion: CodeVersion.optional(),
+  language: Language,
+  publish: Publish,
+  destinationIds: z.array(z.string().min(1)).optional().describe('allowed only with publish'),
+  events: SampleEvents.optional(),
+  externalId: ExternalId,
+});
+
+export const TransformationUpdate = z.strictObject({
+  name: Name.optional(),
+  description: z.string().max(10_000).optional(),
+  code: z.string().max(1_000_000).optional(),
+  codeVersion: CodeVersion.optional(),
+  language: Language.optional(),
+  publish: Publish,
+  destinationIds: z.array(z.string().min(1)).optional().describe('with publish: the destinations to connect, replacing the current ones'),
+  events: SampleEvents.optional(),
+  externalId: ExternalId,
+});
+
+export const LibraryCreate = z.strictObject({
+  name: Name,
+  description: z.string().max(10_000).default(''),
+  code: z.string().max(1_000_000).default(''),
+  language: Language,
+  importName: z.string().optional().describe('must equal the camelCase of the name when given'),
+  publish: Publish,
+  externalId: ExternalId,
+});
+
+export const LibraryUpdate = z.strictObject({
+  name: Name.optional(),
+  description: z.string().max(10_000).optional(),
+  code: z.string().max(1_000_000).optional(),
+  language: Language.optional(),
+  importName: z.string().optional(),
+  publish: Publish,
+  externalId: ExternalId,
+});
+
+export const PublishQuery = z.object({
+  publish: z.enum(['true', 'false'], { error: 'publish must be true or false' }).optional(),
+});
+
+export const VersionsQuery = z.object({
+  count: z.coerce.number({ error: 'count must be a number' }).int('count must be an integer').min(1).max(1000).default(5),
+  orderBy: z
+    .string()
+    .transform((o) => o.toUpperCase())
+    .pipe(z.enum(['ASC', 'DESC'], { error: 'orderBy must be ASC or DESC' }))
+    .default('ASC'),
+});
+
+export const IdParams = z.object({ id: z.string().min(1).max(64) });
+export const VersionParams = z.object({ id: z.string().min(1).max(64), versionId: z.string().min(1).max(64) });
+
+/** One immutable revision of a transformation (SPEC §2.2). */
+export const TransformationVersion = z.object({
+  id: z.string(),
+  versionId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  code: z.string(),
+  codeVersion: z.literal('1'),
+  language: z.string(),
+  imports: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type TransformationVersion = z.infer<typeof TransformationVersion>;
+
+export const ConnectedDestination = z.object({ id: z.string(), name: z.string(), enabled: z.boolean() });
+
+export const Transformation = TransformationVersion.extend({
+  workspaceId: z.string(),
+  publishedVersionId: z.string().nullable(),
+  externalId: z.string().optional(),
+  destinations: z.array(ConnectedDestination).optional(),
+});
+export type Transformation = z.infer<typeof Transformation>;
+
+export const LibraryVersion = z.object({
+  id: z.string(),
+  versionId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  code: z.string(),
+  language: z.string(),
+  importName: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type LibraryVersion = z.infer<typeof LibraryVersion>;
+
+export const Library = LibraryVersion.extend({
+  workspaceId: z.string(),
+  publishedVersionId: z.string().nullable(),
+  externalId: z.string().optional(),
+});
+export type Library = z.infer<typeof Library>;
+
+export const LibraryVersionListed = LibraryVersion.extend({ isPublished: z.boolean() });
+
+// --- publish and test -------------------------------------------------------------------------------------
+
+/** `testInput`: a JSON array of events, or a string holding one (the docs say string, the Action sends an array). */
+const TestInput = z.union([z.array(z.record(z.string(), z.unknown())), z.string()]);
+
+export const PublishRequest = z
+  .strictObject({
+    transformations: z.array(z.strictObject({ versionId: z.string().min(1), testInput: TestInput.optional() })).optional(),
+    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).optional(),
+    commitId: z.string().optional(),
+  })
+  .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
+
+const TestDefinition = z.strictObject({
+  id: z.string().min(1),
+  name: z.string(),
+  description: z.string().optional(),
+  input: z.array(z.record(z.string(), z.unknown())),
+  expectedOutput: z.array(z.unknown()).optional(),
+});
+
+export const SuiteRequest = z
+  .strictObject({
+    transformations: z.array(z.strictObject({ versionId: z.string().min(1), testSuite: z.array(TestDefinition).optional() })).optional(),
+    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).optional(),
+  })
+  .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
+export type SuiteRequest = z.infer<typeof SuiteRequest>;
+export type PublishRequest = z.infer<typeof PublishRequest>;

@@ -1,0 +1,122 @@
+import { isDeepStrictEqual } from 'node:util';
+import { runTransformation, SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
+import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import { ValidationError } from '../errors';
+import { DEFAULT_EVENTS } from './default-events';
+
+/** Library revisions chosen for a test run, by import name; they win over the published ones. */
+export type LibraryChoice = Map<string, CodeRevision>;
+
+export interface EventError {
+  message: string;
+  event?: unknown;
+  eventIndex?: number;
+}
+
+/** The outcome of running one transformation revision on a set of events. */
+export interface RunOutcome {
+  pass: boolean;
+  /** Output events, bare (no metadata wrappers); dropped events are absent. */
+  transformedEvents: Record<string, unknown>[];
+  errors: EventError[];
+  logs: string[];
+  /** Set when the whole invocation failed (compile, import, contract, limits). */
+  failure?: string;
+}
+
+/** Sample events from `testInput`: a JSON array, or a string holding one. */
+export function parseTestInput(input: unknown, field: string): Record<string, unknown>[] {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      throw new ValidationError(`${field}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  if (!Array.isArray(value) || value.some((e) => e === null || typeof e !== 'object' || Array.isArray(e))) {
+    throw new ValidationError(`${field}: must be a JSON array of event objects`);
+  }
+  return value as Record<string, unknown>[];
+}
+
+export const defaultEvents = (): Record<string, unknown>[] => structuredClone(DEFAULT_EVENTS);
+
+/**
+ * Runs transformation revisions in the sandbox against the libraries they import: the chosen revisions
+ * first, else each library's published revision. An import that resolves to neither fails the run with
+ * the engine's "Module not found" error.
+ */
+export class TransformationTester {
+  constructor(private readonly code: CodeRepository) {}
+
+  async librariesFor(workspaceId: string, imports: string[], chosen: LibraryChoice): Promise<SandboxLibrary[]> {
+    const wanted = new Set(imports);
+    if (wanted.size === 0) return [];
+    const heads = await this.code.listHeads('library', workspaceId);
+    const libraries: SandboxLibrary[] = [];
+    for (const importName of wanted) {
+      let revision = chosen.get(importName);
+      const head = heads.find((h) => h.importName === importName);
+      if (!revision && head?.publishedVersionId) {
+        revision = await this.code.getRevision('library', workspaceId, head.id, head.publishedVersionId);
+      }
+      if (revision) libraries.push({ importName, name: revision.name, code: revision.code });
+    }
+    return libraries;
+  }
+
+  async run(
+    workspaceId: string,
+    revision: CodeRevision,
+    events: Record<string, unknown>[],
+    chosen: LibraryChoice = new Map(),
+  ): Promise<RunOutcome> {
+    const metadata = events.map((message) => ({
+      workspaceId,
+      transformationId: revision.id,
+      transformationVersionId: revision.versionId,
+      messageId: message.messageId,
+      eventName: message.event,
+      eventType: message.type,
+    }));
+    try {
+      const result = await runTransformation({
+        code: revision.code,
+        name: revision.name,
+        libraries: await this.librariesFor(workspaceId, revision.imports ?? [], chosen),
+        events: events.map((message, i) => ({ message, metadata: metadata[i] })),
+        testMode: true,
+      });
+      const transformedEvents: Record<string, unknown>[] = [];
+      const errors: EventError[] = [];
+      for (const entry of result.transformedEvents) {
+        if ('error' in entry) {
+          const eventIndex = metadata.indexOf(entry.metadata as (typeof metadata)[number]);
+          errors.push({ message: entry.error, ...(eventIndex >= 0 && { eventIndex, event: events[eventIndex] }) });
+        } else {
+          transformedEvents.push(entry.transformedEvent);
+        }
+      }
+      return { pass: errors.length === 0, transformedEvents, errors, logs: result.logs };
+    } catch (error) {
+      if (!(error instanceof SandboxError)) throw error;
+      return { pass: false, transformedEvents: [], errors: [{ message: error.message }], logs: [], failure: error.message };
+    }
+  }
+
+  /** A library revision compiles and evaluates on its own; the error text when it does not. */
+  async checkLibrary(revision: CodeRevision): Promise<string | undefined> {
+    try {
+      await checkLibrary({ importName: revision.importName ?? '', name: revision.name, code: revision.code });
+      return undefined;
+    } catch (error) {
+      if (error instanceof SandboxError) return error.message;
+      throw error;
+    }
+  }
+}
+
+/** Compares a run's output with the expected output of a test definition. */
+export const matchesExpected = (actual: unknown[], expected: unknown[] | undefined): boolean =>
+  expected === undefined || isDeepStrictEqual(actual, expected);

@@ -1,0 +1,297 @@
+import { shutdownSandbox } from '../../shared/sandbox';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
+
+let rt: TestRuntime;
+beforeAll(async () => (rt = await startTestRuntime()));
+afterAll(async () => {
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+/** The GitHub Action authenticates with Basic email:token; rudder-cli with Bearer. Both are used below. */
+const client = (ws: WorkspaceCredentials, scheme: 'basic' | 'bearer' = 'basic') => {
+  const auth = scheme === 'basic' ? basic(ws.email, ws.token) : bearer(ws.token);
+  return {
+    get: (path: string) => call(rt.controlUrl, 'GET', path, { auth }),
+    post: (path: string, body?: unknown) => call(rt.controlUrl, 'POST', path, { auth, body: body ?? {} }),
+    del: (path: string) => call(rt.controlUrl, 'DELETE', path, { auth }),
+  };
+};
+
+const IDENTITY = 'export function transformEvent(event, metadata) {\n  return event;\n}';
+const TAGGER = `import { tag } from "tagLib";
+export function transformEvent(event) {
+  return { ...event, tagged: tag(event.event ?? event.type) };
+}`;
+const THROWS = 'export function transformEvent(event) {\n  throw new Error("Manual Error");\n}';
+
+describe('transformations', () => {
+  it('are created as drafts by default, listed with drafts, and read back', async () => {
+    const api = client(await rt.newWorkspace());
+    const created = await api.post('/transformations', { name: 'Drafty', description: 'd', code: IDENTITY });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      name: 'Drafty',
+      description: 'd',
+      code: IDENTITY,
+      codeVersion: '1',
+      language: 'javascript',
+      publishedVersionId: null,
+    });
+    expect(created.body.destinations).toBeUndefined();
+    const listed = await api.get('/transformations');
+    expect(listed.body.transformations.map((t: { id: string }) => t.id)).toEqual([created.body.id]);
+    const got = await api.get(`/transformations/${created.body.id}`);
+    expect(got.body).toMatchObject({ id: created.body.id, versionId: created.body.versionId, destinations: [] });
+  });
+
+  it('get a new immutable revision on every update, listed with count and orderBy', async () => {
+    const api = client(await rt.newWorkspace());
+    const { id, versionId: v1 } = (await api.post('/transformations', { name: 'Rev', code: IDENTITY })).body;
+    // The Action updates with POST and no name.
+    const second = await api.post(`/transformations/${id}?publish=false`, { description: 'second', code: IDENTITY, language: 'javascript' });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ id, name: 'Rev', description: 'second' });
+    expect(second.body.versionId).not.toBe(v1);
+    expect(second.body.destinations).toBeUndefined();
+    const third = (await api.post(`/transformations/${id}`, { name: 'Renamed' })).body;
+
+    const asc = await api.get(`/transformations/${id}/versions`);
+    expect(asc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([v1, second.body.versionId, third.versionId]);
+    const desc = await api.get(`/transformations/${id}/versions?count=2&orderBy=DESC`);
+    expect(desc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([third.versionId, second.body.versionId]);
+
+    const first = await api.get(`/transformations/${id}/versions/${v1}`);
+    expect(first.body).toMatchObject({ id, versionId: v1, name: 'Rev', description: '', code: IDENTITY, codeVersion: '1' });
+    expect((await api.get(`/transformations/${id}`)).body).toMatchObject({ name: 'Renamed', description: 'second' });
+  });
+
+  it('keep names unique in a workspace', async () => {
+    const api = client(await rt.newWorkspace());
+    await api.post('/transformations', { name: 'Same', code: IDENTITY });
+    const again = await api.post('/transformations', { name: 'Same', code: IDENTITY });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('a transformation named Same already exists');
+  });
+
+  it('connect destinations only when published, and cannot be deleted while connected', async () => {
+    const ws = await rt.newWorkspace();
+    const api = client(ws);
+    const destination = (
+      await call(rt.controlUrl, 'POST', '/v2/destinations', {
+        auth: bearer(ws.token),
+        body: { name: 'Hook', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } },
+      })
+    ).body.destination;
+
+    const draft = await api.post('/transformations', { name: 'T', code: IDENTITY, destinationIds: [destination.id] });
+    expect(draft.status).toBe(400);
+    expect(draft.body.error).toBe('destinationIds: destinations can be connected only when publish is true');
+
+    const published = await api.post('/transformations?publish=true', { name: 'T', code: IDENTITY, destinationIds: [destination.id] });
+    expect(published.status).toBe(200);
+    expect(published.body.publishedVersionId).toBe(published.body.versionId);
+    expect(published.body.destinations).toEqual([{ id: destination.id, name: 'Hook', enabled: true }]);
+
+    const refused = await api.del(`/transformations/${published.body.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toContain(`connected to destination(s) Hook (${destination.id})`);
+
+    await api.post(`/transformations/${published.body.id}`, { publish: true, destinationIds: [] });
+    expect((await api.del(`/transformations/${published.body.id}`)).body).toEqual({ success: true });
+    expect((await api.get(`/transformations/${published.body.id}`)).status).toBe(404);
+  });
+
+  it('refuse bad input clearly', async () => {
+    const api = client(await rt.newWorkspace());
+    const { id } = (await api.post('/transformations', { name: 'Ok', code: IDENTITY })).body;
+    const cases: [() => ReturnType<typeof api.get>, RegExp][] = [
+      [() => api.post('/transformations', { name: 'x', language: 'pythonfaas' }), /^body\.language: only javascript is supported/],
+      [() => api.post('/transformations', { name: 'x', cdoe: '' }), /^body\.cdoe: unknown field/],
+      [() => api.post('/transformations?publish=yes', { name: 'x' }), /^query\.publish: publish must be true or false/],
+      [() => api.post('/transformations?publish=true', { name: 'x', publish: false }), /^publish: the query parameter says true/],
+      [() => api.get(`/transformations/${id}/versions?count=abc`), /^query\.count: count must be a number/],
+      [() => api.get(`/transformations/${id}/versions?orderBy=UP`), /^query\.orderBy: orderBy must be ASC or DESC/],
+      [() => api.post('/transformations/libraries/publish', {}), /give at least one of transformations or libraries/],
+    ];
+    for (const [request, message] of cases) {
+      const answer = await request();
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatch(message);
+    }
+    expect((await api.get('/transformations')).body.transformations).toHaveLength(1);
+  });
+});
+
+describe('libraries', () => {
+  it('get a stable camelCase import name and list versions with isPublished', async () => {
+    const api = client(await rt.newWorkspace());
+    const created = await api.post('/libraries', { name: 'User Defined Library4', code: 'export const x = 1;' });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ name: 'User Defined Library4', importName: 'userDefinedLibrary4', publishedVersionId: null });
+    const { id, versionId } = created.body;
+    const renamed = await api.post(`/libraries/${id}?publish=true`, { name: 'Other Name', code: 'export const x = 2;' });
+    expect(renamed.body).toMatchObject({ name: 'Other Name', importName: 'userDefinedLibrary4' });
+    const versions = (await api.get(`/libraries/${id}/versions`)).body.libraryVersions;
+    expect(versions.map((v: { versionId: string; isPublished: boolean }) => [v.versionId, v.isPublished])).toEqual([
+      [versionId, false],
+      [renamed.body.versionId, true],
+    ]);
+    const wrongImport = await api.post('/libraries', { name: 'Foo Bar', importName: 'foo_bar' });
+    expect(wrongImport.body.error).toBe('importName: must be fooBar, the camelCase of the name');
+    const clash = await api.post('/libraries', { name: 'user-defined library 4' });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error).toBe('a library with import name userDefinedLibrary4 already exists');
+  });
+});
+
+describe('the GitHub Action flow', () => {
+  it('creates drafts, tests them together, and publishes them', async () => {
+    const ws = await rt.newWorkspace();
+    const api = client(ws);
+    const library = (await api.post('/libraries?publish=false', { name: 'Tag Lib', description: '', code: 'export function tag(x) { return "#" + x; }', language: 'javascript' })).body;
+    const transformation = (await api.post('/transformations?publish=false', { name: 'Tagger', description: '', code: TAGGER, language: 'javascript' })).body;
+    expect(transformation.imports).toEqual(['tagLib']);
+    const broken = (await api.post('/transformations?publish=false', { name: 'Broken', code: THROWS })).body;
+
+    const testInput = [{ type: 'track', event: 'Order Completed', messageId: 'm1' }, { type: 'identify', messageId: 'm2' }];
+    const tested = await api.post('/transformations/libraries/test', {
+      transformations: [
+        { versionId: transformation.versionId, testInput },
+        { versionId: broken.versionId, testInput: JSON.stringify(testInput) },
+      ],
+      libraries: [{ versionId: library.versionId }],
+    });
+    expect(tested.status).toBe(200);
+    expect(tested.body.result.successTestResults).toEqual([
+      {
+        id: transformation.id,
+        name: 'Tagger',
+        transformerVersionID: transformation.versionId,
+        result: {
+          output: {
+            transformedEvents: [
+              { ...testInput[0], tagged: '#Order Completed' },
+              { ...testInput[1], tagged: '#identify' },
+            ],
+          },
+          logs: [],
+        },
+      },
+    ]);
+    expect(tested.body.result.failedTestResults).toEqual([
+      {
+        id: broken.id,
+        name: 'Broken',
+        transformerVersionID: broken.versionId,
+        result: 'Error: Manual Error\n    at transformEvent (Broken:2:18)\nError: Manual Error\n    at transformEvent (Broken:2:18)',
+      },
+    ]);
+
+    const refused = await api.post('/transformations/libraries/publish', {
+      transformations: [{ versionId: transformation.versionId, testInput }, { versionId: broken.versionId }],
+      libraries: [{ versionId: library.versionId }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.published).toBe(false);
+    expect(refused.body.results.transformations.find((t: { id: string }) => t.id === broken.id).pass).toBe(false);
+    expect((await api.get(`/transformations/${transformation.id}`)).body.publishedVersionId).toBeNull();
+    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBeNull();
+
+    const published = await api.post('/transformations/libraries/publish', {
+      transformations: [{ versionId: transformation.versionId, testInput }],
+      libraries: [{ versionId: library.versionId }],
+      commitId: 'abc123',
+    });
+    expect(published.status).toBe(200);
+    expect(published.body).toEqual({ published: true });
+    expect((await api.get(`/transformations/${transformation.id}`)).body.publishedVersionId).toBe(transformation.versionId);
+    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBe(library.versionId);
+  });
+
+  it('re-tests the importers of a library, and refuses a library revision that breaks one', async () => {
+    const api = client(await rt.newWorkspace());
+    const library = (await api.post('/libraries?publish=true', { name: 'Tag Lib', code: 'export function tag(x) { return "#" + x; }' })).body;
+    const transformation = (await api.post('/transformations?publish=true', { name: 'Tagger', code: TAGGER })).body;
+    expect(transformation.publishedVersionId).toBe(transformation.versionId);
+
+    const bad = (await api.post(`/libraries/${library.id}`, { code: 'export function tag(x) { return x.missing.field; }' })).body;
+    const tested = await api.post('/transformations/libraries/test', { libraries: [{ versionId: bad.versionId }] });
+    expect(tested.body.result.failedTestResults).toEqual([
+      expect.objectContaining({ id: transformation.id, transformerVersionID: transformation.versionId, result: expect.stringContaining('TypeError') }),
+    ]);
+    const refused = await api.post('/transformations/libraries/publish', { libraries: [{ versionId: bad.versionId }] });
+    expect(refused.status).toBe(400);
+    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBe(library.versionId);
+
+    const refusedUpdate = await api.post(`/libraries/${library.id}?publish=true`, { code: 'export function tag() { throw new Error("no"); }' });
+    expect(refusedUpdate.status).toBe(400);
+    expect(refusedUpdate.body).toMatchObject({ published: false, error: expect.stringContaining('breaks transformation(s) Tagger') });
+
+    const imported = await api.del(`/libraries/${library.id}`);
+    expect(imported.status).toBe(409);
+    expect(imported.body.error).toBe(`library ${library.id} is imported as tagLib by transformation(s) Tagger (${transformation.id})`);
+  });
+});
+
+describe('the rudder-cli flow', () => {
+  it('runs test suites with expected outputs, then publishes', async () => {
+    const api = client(await rt.newWorkspace(), 'bearer');
+    const t = (await api.post('/transformations?publish=false', { name: 'Upper', code: 'export function transformEvent(e) { return { ...e, event: String(e.event).toUpperCase() }; }', externalId: 'upper' })).body;
+    const suite = (expected: unknown[]) => [{ id: 'case-1', name: 'uppercases', input: [{ type: 'track', event: 'a' }], expectedOutput: expected }];
+
+    const failing = await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: suite([{ type: 'track', event: 'a' }]) }] });
+    expect(failing.status).toBe(200);
+    expect(failing.body.pass).toBe(false);
+    expect(failing.body.validationOutput.transformations[0]).toMatchObject({
+      id: t.id,
+      externalId: 'upper',
+      versionId: t.versionId,
+      pass: false,
+      testResult: { status: 'fail', results: [{ id: 'case-1', status: 'fail', actualOutput: [{ type: 'track', event: 'A' }] }] },
+    });
+    const notPublished = await api.post('/transformations/publish', { transformations: [{ versionId: t.versionId, testSuite: suite([]) }] });
+    expect(notPublished.status).toBe(200);
+    expect(notPublished.body.published).toBe(false);
+
+    const good = suite([{ type: 'track', event: 'A' }]);
+    expect((await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: good }] })).body.pass).toBe(true);
+    const published = await api.post('/transformations/publish', { transformations: [{ versionId: t.versionId, testSuite: good }] });
+    expect(published.body.published).toBe(true);
+    expect((await api.get(`/transformations/${t.id}`)).body.publishedVersionId).toBe(t.versionId);
+  });
+});
+
+describe('concurrency and isolation', () => {
+  it('keeps every one of many simultaneous updates as its own revision; only publish moves the pointer', async () => {
+    const api = client(await rt.newWorkspace());
+    const created = (await api.post('/transformations?publish=true', { name: 'Busy', code: IDENTITY })).body;
+    const updates = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.post(`/transformations/${created.id}`, { description: `update ${i}` })),
+    );
+    expect(updates.map((u) => u.status)).toEqual(Array(8).fill(200));
+    const versions = (await api.get(`/transformations/${created.id}/versions?count=100`)).body.TransformationVersions;
+    expect(versions).toHaveLength(9);
+    expect(new Set(versions.map((v: { versionId: string }) => v.versionId)).size).toBe(9);
+    expect(new Set(versions.map((v: { description: string }) => v.description))).toEqual(new Set(['', ...updates.map((u) => u.body.description)]));
+    expect((await api.get(`/transformations/${created.id}`)).body.publishedVersionId).toBe(created.versionId);
+  });
+
+  it("answers another workspace's transformations, libraries and versions as not found", async () => {
+    const a = client(await rt.newWorkspace());
+    const b = client(await rt.newWorkspace());
+    const t = (await a.post('/transformations', { name: 'Mine', code: IDENTITY })).body;
+    const l = (await a.post('/libraries', { name: 'Mine', code: 'export const x = 1;' })).body;
+    expect((await b.get(`/transformations/${t.id}`)).status).toBe(404);
+    expect((await b.get(`/transformations/${t.id}/versions/${t.versionId}`)).status).toBe(404);
+    expect((await b.get(`/libraries/${l.id}`)).status).toBe(404);
+    expect((await b.post(`/transformations/${t.id}`, { code: '' })).status).toBe(404);
+    expect((await b.del(`/libraries/${l.id}`)).status).toBe(404);
+    const publish = await b.post('/transformations/libraries/publish', { transformations: [{ versionId: t.versionId }] });
+    expect(publish.status).toBe(404);
+    expect(publish.body.error).toBe(`transformations.0.versionId: transformation version ${t.versionId} not found`);
+    expect((await b.get('/transformations')).body.transformations).toEqual([]);
+    expect((await a.get(`/transformations/${t.id}`)).body.publishedVersionId).toBeNull();
+  });
+});
