@@ -84,7 +84,7 @@ describe('transformEvent', () => {
     expect(result.transformedEvents).toHaveLength(3);
     expect(result.transformedEvents[0]).toEqual({ transformedEvent: events[0]!.message, metadata: events[0]!.metadata });
     expect(result.transformedEvents[1]).toEqual({
-      error: 'Error: Manual Error\n    at transformEvent (base transformation:2:38)',
+      error: 'Error: Manual Error\n    at transformEvent (base transformation:2:37)',
       metadata: events[1]!.metadata,
     });
     expect(result.transformedEvents[2]).toEqual({ transformedEvent: events[2]!.message, metadata: events[2]!.metadata });
@@ -108,7 +108,7 @@ describe('transformEvent', () => {
     });
     const [entry] = result.transformedEvents;
     expect(entry).toEqual({
-      error: "ReferenceError: 'z2' is not defined\n    at add (library jsLib1:2:14)\n    at transformEvent (My Transformation:3:13)",
+      error: "ReferenceError: 'z2' is not defined\n    at add (library jsLib1:2:14)\n    at transformEvent (My Transformation:3:3)",
       metadata: events[0]!.metadata,
     });
   });
@@ -160,7 +160,7 @@ describe('transformBatch', () => {
   it('a throw is a single error entry with empty metadata', async () => {
     const result = await run('export function transformBatch(events) {\n  throw new Error("batch broke");\n}');
     expect(result.transformedEvents).toEqual([
-      { error: 'Error: batch broke\n    at transformBatch (base transformation:2:24)', metadata: {} },
+      { error: 'Error: batch broke\n    at transformBatch (base transformation:2:18)', metadata: {} },
     ]);
   });
 
@@ -327,7 +327,7 @@ describe('globals', () => {
         WebAssembly: 'undefined',
         console: 'undefined',
         globals: [],
-        ctorEscape: 'undefined',
+        ctorEscape: "ReferenceError: 'process' is not defined",
       },
       metadata: events[0]!.metadata,
     });

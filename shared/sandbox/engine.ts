@@ -1,0 +1,504 @@
+import RELEASE_SYNC from '@jitl/quickjs-singlefile-cjs-release-sync';
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import type { SandboxErrorKind } from './errors';
+import { GUEST_FETCH_TIMEOUT_MS, performGuestFetch } from './guest-fetch';
+import type { GuestFetchResult } from './guest-fetch';
+import { GUEST_RUNTIME_FILENAME, GUEST_RUNTIME_SOURCE } from './guest-runtime';
+import { DEFAULT_LIMITS, limitMessages } from './limits';
+import type { SandboxLimits } from './limits';
+import type { EngineCheckJob, EngineOutcome, EngineRunJob, SandboxLibrary } from './protocol';
+
+const WASM_PAGE_BYTES = 64 * 1024;
+// The prebuilt module declares a 16 MiB minimum for its imported memory.
+const INITIAL_PAGES = 256;
+// Linear memory never shrinks: an instance that grew past this is replaced rather than reused.
+const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
+const LIBRARY_PREFIX = 'library ';
+// Normalised name for an import that matches no library; can never collide with a real module name.
+const UNRESOLVED_PREFIX = '\u0000unresolved:';
+
+// The project compiles without DOM typings, so the bit of the WebAssembly API used here is declared.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(delta: number): number;
+}
+const { Memory: WasmMemoryConstructor } = (
+  globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory } }
+).WebAssembly;
+
+/** One QuickJS WebAssembly instance with a hard-capped linear memory. Runtimes inside it are per invocation. */
+class WasmInstance {
+  /** Set when the linear memory could not grow: QuickJS is out of memory, whatever the guest does about it. */
+  memoryExhausted = false;
+
+  private constructor(
+    readonly module: QuickJSWASMModule,
+    readonly memory: WasmMemory,
+    readonly maxBytes: number,
+  ) {}
+
+  static async create(maxBytes: number, onExhausted?: () => void): Promise<WasmInstance> {
+    const memory = new WasmMemoryConstructor({ initial: INITIAL_PAGES, maximum: maxBytes / WASM_PAGE_BYTES });
+    // Filled in once the module exists; grow() may already run while it is being instantiated.
+    const created: { instance?: WasmInstance; exhaustedEarly?: boolean } = {};
+    // Emscripten grows the heap through this object's grow(); a throw means the cap was reached.
+    // Latched for the invocation (reset when one starts): a guest that catches the resulting
+    // "out of memory" and retries is then interrupted at its next interrupt check.
+    const grow = memory.grow.bind(memory);
+    memory.grow = (delta: number): number => {
+      try {
+        return grow(delta);
+      } catch (err) {
+        const { instance } = created;
+        if (!instance) created.exhaustedEarly = true;
+        else if (!instance.memoryExhausted) {
+          instance.memoryExhausted = true;
+          onExhausted?.();
+        }
+        throw err;
+      }
+    };
+    const silent = (): void => undefined;
+    const module = await newQuickJSWASMModuleFromVariant(
+      newVariant(RELEASE_SYNC, {
+        wasmMemory: memory as never,
+        // Emscripten prints aborts to stderr; failures are reported through outcomes instead.
+        emscriptenModule: { print: silent, printErr: silent } as object,
+      }),
+    );
+    const instance = new WasmInstance(module, memory, maxBytes);
+    instance.memoryExhausted = created.exhaustedEarly === true;
+    created.instance = instance;
+    return instance;
+  }
+
+  get bytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+}
+
+/**
+ * A runtime + context that no invocation has touched yet, with the guest runtime script installed.
+ * It is created between invocations so that the next one does not wait for it, and it serves exactly
+ * one invocation.
+ */
+interface Sandbox {
+  instance: WasmInstance;
+  rt: QuickJSRuntime;
+  ctx: QuickJSContext;
+  /** The guest runtime's `setup(testMode, logLimit)`. */
+  setup: QuickJSHandle;
+  /** JSON.parse as it was before user code ran; builds fetch results inside the sandbox. */
+  parse: QuickJSHandle;
+  deadline: number;
+  /** Set when the interrupt handler stopped the guest; the guest cannot hide it from the host. */
+  interrupted: boolean;
+  limits: SandboxLimits;
+  allowlist: string;
+  hostCalls: Set<QuickJSDeferredPromise>;
+  abort: AbortController;
+  closed: boolean;
+  wake?: () => void;
+  /** First import specifier that matched no library. */
+  unresolvedImport?: string;
+}
+
+/** A guest exception surfaced to the host (error handle owned by the holder). */
+class GuestThrow {
+  constructor(readonly handle: QuickJSHandle) {}
+}
+
+/** A failure decided by the host (import resolution, limits, protocol). */
+class HostFailure {
+  constructor(
+    readonly kind: SandboxErrorKind,
+    readonly message: string,
+  ) {}
+}
+
+function errorText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return String(value);
+  const { name, message, stack } = value as { name?: unknown; message?: unknown; stack?: unknown };
+  if (typeof message !== 'string' && typeof name !== 'string') {
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  const head = message ? `${String(name ?? 'Error')}: ${String(message)}` : String(name ?? 'Error');
+  const frames = typeof stack === 'string' ? stack.replace(/\n+$/, '') : '';
+  return frames ? `${head}\n${frames}` : head;
+}
+
+/**
+ * Runs user transformations in QuickJS. Every invocation gets its own fresh runtime and context; the
+ * WebAssembly instance underneath is reused only while it stays small and no limit was hit. Meant to
+ * run inside a worker thread, where the pool's watchdog can terminate a runaway native call.
+ *
+ * Call `tidy()` after each invocation (after its result was sent): it releases the used sandbox and
+ * prepares the next one, so neither cost is on the next caller's clock.
+ */
+export class QuickJsEngine {
+  /**
+   * `onMemoryExhausted` is called (synchronously, from inside the guest's allocation) the first time an
+   * invocation hits the memory cap, so a supervisor can stop a guest that then stalls in native code.
+   */
+  constructor(private readonly options: { onMemoryExhausted?: () => void } = {}) {}
+
+  private instance?: WasmInstance;
+  private next?: Sandbox;
+  private used?: { sandbox: Sandbox; healthy: boolean };
+
+  /** True when the instance must be replaced, which takes a few milliseconds. */
+  get needsFreshInstance(): boolean {
+    return !this.instance || (this.used !== undefined && !this.used.healthy) || this.instance.bytes > RECYCLE_ABOVE_BYTES;
+  }
+
+  /** Releases the last invocation's sandbox and prepares a pristine one for the next invocation. */
+  async tidy(maxBytes: number = this.instance?.maxBytes ?? DEFAULT_LIMITS.memoryBytes): Promise<void> {
+    const used = this.used;
+    this.used = undefined;
+    if (used && !(used.healthy && this.release(used.sandbox))) this.dropInstance();
+    if (this.instance && (this.instance.bytes > RECYCLE_ABOVE_BYTES || this.instance.maxBytes !== maxBytes)) {
+      this.dropInstance();
+    }
+    if (!this.instance) this.instance = await WasmInstance.create(maxBytes, this.options.onMemoryExhausted);
+    this.next ??= this.createSandbox(this.instance);
+  }
+
+  async run(job: EngineRunJob): Promise<EngineOutcome> {
+    return this.invoke(job.limits, job.allowlist, job.libraries, job.testMode, async (sb) => {
+      const logLimit = sb.ctx.newNumber(job.limits.outputBytes);
+      const configured = sb.ctx.callFunction(sb.setup, sb.ctx.undefined, job.testMode ? sb.ctx.true : sb.ctx.false, logLimit);
+      logLimit.dispose();
+      if (configured.error) throw new GuestThrow(configured.error);
+      const run = configured.value;
+      try {
+        const ns = await this.evaluateModule(sb, job.code, job.name);
+        const input = sb.ctx.newString(job.input);
+        const called = sb.ctx.callFunction(run, sb.ctx.undefined, ns, input);
+        input.dispose();
+        ns.dispose();
+        if (called.error) throw new GuestThrow(called.error);
+        return this.readOutput(sb, await this.settle(sb, called.value));
+      } finally {
+        run.dispose();
+      }
+    });
+  }
+
+  async check(job: EngineCheckJob): Promise<EngineOutcome> {
+    return this.invoke(job.limits, job.allowlist, [job.library], false, async (sb) => {
+      const ns = await this.evaluateModule(sb, job.library.code, `${LIBRARY_PREFIX}${job.library.importName}`);
+      ns.dispose();
+      return 'true';
+    });
+  }
+
+  private dropInstance(): void {
+    // Nothing inside is disposed: after a limit hit the heap may be inconsistent, and the
+    // garbage collector reclaims the whole instance anyway.
+    this.instance = undefined;
+    this.next = undefined;
+  }
+
+  private async sandboxFor(limits: SandboxLimits): Promise<Sandbox> {
+    if (this.used) await this.tidy(limits.memoryBytes);
+    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes);
+    const sandbox = this.next ?? this.createSandbox(this.instance!);
+    this.next = undefined;
+    return sandbox;
+  }
+
+  private createSandbox(instance: WasmInstance): Sandbox {
+    const rt = instance.module.newRuntime();
+    const ctx = rt.newContext();
+    const installed = ctx.evalCode(GUEST_RUNTIME_SOURCE, GUEST_RUNTIME_FILENAME);
+    const setup = ctx.unwrapResult(installed);
+    const parse = ctx.getProp(ctx.global, 'JSON').consume((json) => ctx.getProp(json, 'parse'));
+    const sb: Sandbox = {
+      instance,
+      rt,
+      ctx,
+      setup,
+      parse,
+      deadline: Number.POSITIVE_INFINITY,
+      interrupted: false,
+      limits: DEFAULT_LIMITS,
+      allowlist: '',
+      hostCalls: new Set(),
+      abort: new AbortController(),
+      closed: false,
+    };
+    rt.setInterruptHandler(() => {
+      if (!instance.memoryExhausted && performance.now() <= sb.deadline) return false;
+      sb.interrupted = true;
+      return true;
+    });
+    for (const name of ['fetch', 'fetchV2'] as const) {
+      ctx.newFunction(name, (url, options) => this.hostFetch(sb, name, url, options)).consume((fn) => ctx.setProp(ctx.global, name, fn));
+    }
+    return sb;
+  }
+
+  /** Disposes a sandbox that ended normally; false when that failed and the instance must go. */
+  private release(sb: Sandbox): boolean {
+    try {
+      for (const deferred of sb.hostCalls) deferred.dispose();
+      sb.hostCalls.clear();
+      sb.setup.dispose();
+      sb.parse.dispose();
+      sb.ctx.dispose();
+      sb.rt.dispose();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async invoke(
+    limits: SandboxLimits,
+    allowlist: string,
+    libraries: SandboxLibrary[],
+    testMode: boolean,
+    body: (sb: Sandbox) => Promise<string>,
+  ): Promise<EngineOutcome> {
+    let sb: Sandbox;
+    try {
+      sb = await this.sandboxFor(limits);
+    } catch (err) {
+      this.dropInstance();
+      return { ok: false, kind: 'runtime', message: `the sandbox could not start: ${(err as Error).message}` };
+    }
+    const { instance } = sb;
+    instance.memoryExhausted = false;
+    sb.limits = limits;
+    sb.allowlist = allowlist;
+    sb.deadline = performance.now() + limits.deadlineMs;
+    let outcome: EngineOutcome;
+    let healthy: boolean;
+    try {
+      sb.rt.setMaxStackSize(limits.stackBytes);
+      this.installModuleLoader(sb, libraries);
+      const output = await body(sb);
+      // An interruption can surface as an ordinary rejection inside async code; it still ends the invocation.
+      if (instance.memoryExhausted) outcome = { ok: false, kind: 'memory', message: limitMessages.memory(limits) };
+      else if (sb.interrupted) outcome = { ok: false, kind: 'timeout', message: limitMessages.timeout(limits) };
+      else outcome = { ok: true, output };
+      healthy = outcome.ok;
+    } catch (err) {
+      outcome = this.failure(err, sb);
+      // An ordinary guest exception leaves QuickJS consistent; a limit hit or a host-side fault may not.
+      const limitHit = !outcome.ok && (outcome.kind === 'timeout' || outcome.kind === 'memory');
+      healthy = (err instanceof GuestThrow || err instanceof HostFailure) && !limitHit;
+    }
+    sb.closed = true;
+    sb.deadline = Number.NEGATIVE_INFINITY;
+    sb.abort.abort();
+    this.used = { sandbox: sb, healthy };
+    return outcome;
+  }
+
+  private failure(err: unknown, sb: Sandbox): EngineOutcome {
+    const { limits } = sb;
+    if (sb.instance.memoryExhausted) return { ok: false, kind: 'memory', message: limitMessages.memory(limits) };
+    if (err instanceof HostFailure) return { ok: false, kind: err.kind, message: err.message };
+    if (sb.interrupted) {
+      if (err instanceof GuestThrow && err.handle.alive) err.handle.dispose();
+      return { ok: false, kind: 'timeout', message: limitMessages.timeout(limits) };
+    }
+    if (err instanceof GuestThrow) {
+      let dumped: unknown;
+      try {
+        dumped = sb.ctx.dump(err.handle);
+      } catch {
+        dumped = 'unreadable error';
+      } finally {
+        if (err.handle.alive) err.handle.dispose();
+      }
+      const { name, message } = (dumped ?? {}) as { name?: unknown; message?: unknown };
+      if (name === 'InternalError' && message === 'interrupted') {
+        return { ok: false, kind: 'timeout', message: limitMessages.timeout(limits) };
+      }
+      if (name === 'InternalError' && message === 'out of memory') {
+        return { ok: false, kind: 'memory', message: limitMessages.memory(limits) };
+      }
+      if (message === 'stack overflow' && (name === 'InternalError' || name === 'SyntaxError')) {
+        return { ok: false, kind: 'memory', message: limitMessages.stack(limits) };
+      }
+      return { ok: false, kind: name === 'SyntaxError' ? 'compile' : 'runtime', message: errorText(dumped) };
+    }
+    // Exceptions from the WebAssembly side itself: the host stack ran out inside a deep native
+    // recursion, or the instance aborted. The instance is discarded either way.
+    const e = err as Error;
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      return { ok: false, kind: 'memory', message: limitMessages.stack(limits) };
+    }
+    return { ok: false, kind: 'runtime', message: `sandbox engine failure: ${e?.message ?? String(err)}` };
+  }
+
+  private installModuleLoader(sb: Sandbox, libraries: SandboxLibrary[]): void {
+    const byImportName = new Map(libraries.map((lib) => [lib.importName, lib]));
+    sb.rt.setModuleLoader(
+      (moduleName) => {
+        if (moduleName.startsWith(LIBRARY_PREFIX)) {
+          const lib = byImportName.get(moduleName.slice(LIBRARY_PREFIX.length));
+          if (lib) return lib.code;
+        }
+        const spec = moduleName.startsWith(UNRESOLVED_PREFIX) ? moduleName.slice(UNRESOLVED_PREFIX.length) : moduleName;
+        sb.unresolvedImport ??= spec;
+        return { error: new Error(`import from ${spec} failed. Module not found.`) };
+      },
+      (_base, requested) => {
+        if (byImportName.has(requested)) return `${LIBRARY_PREFIX}${requested}`;
+        sb.unresolvedImport ??= requested;
+        return `${UNRESOLVED_PREFIX}${requested}`;
+      },
+    );
+  }
+
+  /** `fetch`/`fetchV2` inside the sandbox: a guest promise settled when the guarded host request ends. */
+  private hostFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', urlHandle?: QuickJSHandle, optionsHandle?: QuickJSHandle): QuickJSHandle {
+    const { ctx } = sb;
+    let url = '';
+    let options: unknown = {};
+    if (urlHandle && ctx.typeof(urlHandle) !== 'undefined') {
+      url = ctx.typeof(urlHandle) === 'string' ? ctx.getString(urlHandle) : String(ctx.dump(urlHandle));
+      if (ctx.typeof(urlHandle) === 'object' && url === 'null') url = '';
+    }
+    if (optionsHandle && ctx.typeof(optionsHandle) === 'object') options = ctx.dump(optionsHandle);
+    const deferred = ctx.newPromise();
+    sb.hostCalls.add(deferred);
+    // Slightly past the deadline, so a request that cannot finish in time fails the invocation as a
+    // timeout rather than resolving "ERROR" a moment before it; the abort signal ends it at close.
+    const timeoutMs = Math.max(1, Math.min(GUEST_FETCH_TIMEOUT_MS, sb.deadline - performance.now() + 100));
+    void performGuestFetch(url, options, timeoutMs, sb.abort.signal, sb.allowlist).then((result) => {
+      if (sb.closed) return;
+      sb.hostCalls.delete(deferred);
+      try {
+        this.settleFetch(sb, name, deferred, result);
+      } catch {
+        // The sandbox is failing (e.g. interrupted); the pump reports why.
+      }
+      deferred.dispose();
+      sb.wake?.();
+    });
+    return deferred.handle;
+  }
+
+  private settleFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', deferred: QuickJSDeferredPromise, result: GuestFetchResult): void {
+    const { ctx } = sb;
+    const guestJson = (json: string): QuickJSHandle =>
+      ctx.newString(json).consume((text) => ctx.unwrapResult(ctx.callFunction(sb.parse, ctx.undefined, text)));
+    let body: unknown;
+    let parsed = false;
+    if (result.ok) {
+      try {
+        body = JSON.parse(result.bodyText);
+        parsed = true;
+      } catch {
+        body = result.bodyText;
+      }
+    }
+    if (name === 'fetch') {
+      // fetch never rejects: anything short of a JSON body is the string "ERROR".
+      const value = result.ok && parsed ? guestJson(result.bodyText) : ctx.newString('ERROR');
+      deferred.resolve(value);
+      value.dispose();
+      return;
+    }
+    if (result.ok) {
+      const value = guestJson(JSON.stringify({ url: result.url, status: result.status, headers: result.headers, body }));
+      deferred.resolve(value);
+      value.dispose();
+      return;
+    }
+    const failure = ctx.newObject();
+    ctx.newString(result.message).consume((message) => ctx.setProp(failure, 'message', message));
+    deferred.reject(failure);
+    failure.dispose();
+  }
+
+  private async evaluateModule(sb: Sandbox, code: string, filename: string): Promise<QuickJSHandle> {
+    const evaluated = sb.ctx.evalCode(code, filename, { type: 'module' });
+    if (evaluated.error) {
+      if (sb.unresolvedImport !== undefined) {
+        evaluated.error.dispose();
+        throw new HostFailure('import', `import from ${sb.unresolvedImport} failed. Module not found.`);
+      }
+      throw new GuestThrow(evaluated.error);
+    }
+    return this.settle(sb, evaluated.value);
+  }
+
+  /**
+   * Drives a guest value to completion: runs pending jobs and waits for host calls (fetch) until the
+   * promise settles, the deadline passes, or nothing is left that could settle it. Takes ownership of
+   * `handle`; returns an owned handle to the fulfilled value.
+   */
+  private async settle(sb: Sandbox, handle: QuickJSHandle): Promise<QuickJSHandle> {
+    const { ctx, rt } = sb;
+    for (;;) {
+      const state = ctx.getPromiseState(handle);
+      if (state.type === 'fulfilled') {
+        if (state.notAPromise) return handle;
+        handle.dispose();
+        return state.value;
+      }
+      if (state.type === 'rejected') {
+        handle.dispose();
+        throw new GuestThrow(state.error);
+      }
+      if (rt.hasPendingJob()) {
+        const jobs = rt.executePendingJobs();
+        if (jobs.error) {
+          handle.dispose();
+          throw new GuestThrow(jobs.error);
+        }
+        continue;
+      }
+      const remaining = sb.deadline - performance.now();
+      if (sb.hostCalls.size === 0 || remaining <= 0) {
+        handle.dispose();
+        if (remaining <= 0) throw new HostFailure('timeout', limitMessages.timeout(sb.limits));
+        throw new HostFailure('runtime', 'the transformation returned a promise that never settles');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining + 1);
+        sb.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      sb.wake = undefined;
+    }
+  }
+
+  /** Reads the guest's result string, refusing it before copying when it is over the output limit. */
+  private readOutput(sb: Sandbox, handle: QuickJSHandle): string {
+    const { ctx, limits } = sb;
+    try {
+      if (ctx.typeof(handle) !== 'string') {
+        throw new HostFailure('contract', 'the transformation produced a result the sandbox cannot read');
+      }
+      const length = ctx.getProp(handle, 'length').consume((h) => ctx.getNumber(h));
+      // UTF-8 needs at least one byte per UTF-16 unit, so the length alone can prove an overflow.
+      if (length > limits.outputBytes) throw new HostFailure('output', limitMessages.output(limits));
+      const output = ctx.getString(handle);
+      if (Buffer.byteLength(output, 'utf8') > limits.outputBytes) {
+        throw new HostFailure('output', limitMessages.output(limits));
+      }
+      return output;
+    } finally {
+      handle.dispose();
+    }
+  }
+}

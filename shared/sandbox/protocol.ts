@@ -1,0 +1,41 @@
+import type { SandboxErrorKind } from './errors';
+import type { SandboxLimits } from './limits';
+
+export interface SandboxLibrary {
+  importName: string;
+  name: string;
+  code: string;
+}
+
+/** One invocation as the engine sees it; `input` is the JSON text of the events array. */
+export interface EngineRunJob {
+  code: string;
+  name: string;
+  libraries: SandboxLibrary[];
+  input: string;
+  testMode: boolean;
+  limits: SandboxLimits;
+  /** Raw `WEIR_OUTBOUND_ALLOWLIST` value, read by the caller at call time. */
+  allowlist: string;
+}
+
+export interface EngineCheckJob {
+  library: SandboxLibrary;
+  limits: SandboxLimits;
+  allowlist: string;
+}
+
+export type EngineOutcome =
+  | { ok: true; output: string }
+  | { ok: false; kind: SandboxErrorKind; message: string };
+
+export type WorkerRequest =
+  | ({ id: number; op: 'run' } & EngineRunJob)
+  | ({ id: number; op: 'check' } & EngineCheckJob);
+
+export type WorkerMessage =
+  | { op: 'ready' }
+  | { op: 'startup-failed'; message: string }
+  /** Sent from inside a running invocation the moment it hits the memory cap. */
+  | { op: 'memory-exhausted' }
+  | ({ op: 'reply'; id: number; recycling: boolean } & EngineOutcome);
