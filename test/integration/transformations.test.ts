@@ -295,3 +295,24 @@ describe('concurrency and isolation', () => {
     expect((await a.get(`/transformations/${t.id}`)).body.publishedVersionId).toBeNull();
   });
 });
+
+describe('hostile code over HTTP', () => {
+  it('stops a runaway transformation with a clear error, and the next workspace is served normally', async () => {
+    const attacker = client(await rt.newWorkspace());
+    const spin = (await attacker.post('/transformations', { name: 'Spin', code: 'export function transformEvent(e) { while (true) {} }' })).body;
+    const started = Date.now();
+    const tested = await attacker.post('/transformations/libraries/test', { transformations: [{ versionId: spin.versionId }] });
+    expect(Date.now() - started).toBeLessThan(4000 + 2000);
+    expect(tested.status).toBe(200);
+    expect(tested.body.result.failedTestResults).toEqual([
+      expect.objectContaining({ id: spin.id, result: expect.stringMatching(/deadline of 4000 ms/) }),
+    ]);
+    const published = await attacker.post('/transformations/libraries/publish', { transformations: [{ versionId: spin.versionId }] });
+    expect(published.status).toBe(400);
+
+    const other = client(await rt.newWorkspace());
+    const fine = (await other.post('/transformations', { name: 'Fine', code: IDENTITY })).body;
+    const ok = await other.post('/transformations/libraries/test', { transformations: [{ versionId: fine.versionId, testInput: [{ type: 'track' }] }] });
+    expect(ok.body.result.successTestResults[0].result.output.transformedEvents).toEqual([{ type: 'track' }]);
+  });
+});
