@@ -7,6 +7,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { decodePlainJson, encodePlainJson } from './bjson';
 import type { SandboxErrorKind } from './errors';
 import { GUEST_FETCH_TIMEOUT_MS, performGuestFetch } from './guest-fetch';
 import type { GuestFetchResult } from './guest-fetch';
@@ -32,6 +33,18 @@ interface WasmMemory {
 const { Memory: WasmMemoryConstructor } = (
   globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory } }
 ).WebAssembly;
+
+/** A message with every kind of value and key the host encoder writes. */
+const BINARY_PROBE: Record<string, unknown> = {
+  messageId: 'probe',
+  s: 'plain',
+  e: '',
+  w: 'wide \u20ac \ud83d\ude00 \ud800',
+  l: '\u00e9\u00ff\u0000"\\\n',
+  n: [0, -0, 1, -1, 63, 64, -65, 2147483647, -2147483648, 2147483648, 0.5, -1e-7, 1e21, 1.7976931348623157e308],
+  o: { t: true, f: false, z: null, nested: { a: [[], {}, [null]] }, '7': 'index', '4294967295': 'not an index' },
+};
+Object.defineProperty(BINARY_PROBE, '__proto__', { value: { own: 1 }, enumerable: true, writable: true, configurable: true });
 
 /** One QuickJS WebAssembly instance with a hard-capped linear memory. Runtimes inside it are per invocation. */
 class WasmInstance {
@@ -123,6 +136,24 @@ class HostFailure {
   ) {}
 }
 
+interface ContextInternals {
+  ffi: { QTS_ResolveException(ctx: number, value: number): number };
+  ctx: { value: number };
+  memory: { heapValueHandle(ptr: number): QuickJSHandle };
+}
+
+/**
+ * encodeBinaryJSON/decodeBinaryJSON hand back QuickJS's exception marker instead of throwing. This
+ * disposes such a handle and returns the pending exception, or returns undefined for a real value.
+ */
+function takeException(ctx: QuickJSContext, handle: QuickJSHandle): QuickJSHandle | undefined {
+  const internals = ctx as unknown as ContextInternals;
+  const errorPtr = internals.ffi.QTS_ResolveException(internals.ctx.value, handle.value as unknown as number);
+  if (!errorPtr) return undefined;
+  handle.dispose();
+  return internals.memory.heapValueHandle(errorPtr);
+}
+
 function errorText(value: unknown): string {
   if (value === null || typeof value !== 'object') return String(value);
   const { name, message, stack } = value as { name?: unknown; message?: unknown; stack?: unknown };
@@ -154,6 +185,8 @@ export class QuickJsEngine {
   constructor(private readonly options: { onMemoryExhausted?: () => void } = {}) {}
 
   private instance?: WasmInstance;
+  /** Cleared when this QuickJS build failed the binary-format probe; binary input is then sent as JSON text. */
+  private binaryInput = true;
   private next?: Sandbox;
   private used?: { sandbox: Sandbox; healthy: boolean };
 
@@ -183,7 +216,12 @@ export class QuickJsEngine {
       const run = configured.value;
       try {
         const ns = await this.evaluateModule(sb, job.code, job.name);
-        const input = sb.ctx.newString(job.input);
+        const input =
+          typeof job.input !== 'string'
+            ? this.binaryInput
+              ? this.inputDecoder(sb, job.input)
+              : sb.ctx.newString(JSON.stringify(decodePlainJson(job.input)))
+            : sb.ctx.newString(job.input);
         const called = sb.ctx.callFunction(run, sb.ctx.undefined, ns, input);
         input.dispose();
         ns.dispose();
@@ -195,11 +233,54 @@ export class QuickJsEngine {
     });
   }
 
+  /**
+   * Checks that this QuickJS build reads the host's binary encoding as the JSON it stands for (the
+   * format is version-specific); if not, later binary inputs are converted to JSON text instead.
+   */
+  async probeBinaryInput(): Promise<boolean> {
+    const events = [BINARY_PROBE];
+    const outcome = await this.run({
+      code: 'export function transformBatch(events) { return [{ events }]; }',
+      name: 'binary probe',
+      libraries: [],
+      input: encodePlainJson([{ message: BINARY_PROBE, metadata: {} }])!,
+      testMode: false,
+      limits: DEFAULT_LIMITS,
+      allowlist: '',
+    });
+    let read: unknown;
+    try {
+      read = outcome.ok ? (JSON.parse(outcome.output) as { r: [[number, { events: unknown }]] }).r[0][1].events : undefined;
+    } catch {
+      read = undefined;
+    }
+    this.binaryInput = JSON.stringify(read) === JSON.stringify(events);
+    await this.tidy();
+    return this.binaryInput;
+  }
+
   async check(job: EngineCheckJob): Promise<EngineOutcome> {
     return this.invoke(job.limits, job.allowlist, [job.library], false, async (sb) => {
       const ns = await this.evaluateModule(sb, job.library.code, `${LIBRARY_PREFIX}${job.library.importName}`);
       ns.dispose();
       return 'true';
+    });
+  }
+
+  /**
+   * A guest function that decodes the binary events when the guest runtime asks for them, i.e. at the
+   * point where it would have parsed the JSON text, so errors surface in the same order as before.
+   */
+  private inputDecoder(sb: Sandbox, bytes: Uint8Array): QuickJSHandle {
+    const { ctx } = sb;
+    return ctx.newFunction('input', () => {
+      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      const buffer = ctx.newArrayBuffer(whole ? bytes.buffer : bytes.slice().buffer);
+      const decoded = ctx.decodeBinaryJSON(buffer);
+      buffer.dispose();
+      const error = takeException(ctx, decoded);
+      if (error) throw error;
+      return decoded;
     });
   }
 

@@ -11,7 +11,8 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
 
 /**
  * Script evaluated in every fresh context before any user code. It defines `log` and evaluates to
- * `setup(testMode, logLimit)`, which returns `run(namespace, inputJson)`. `run` applies the
+ * `setup(testMode, logLimit)`, which returns `run(namespace, input)`; input is the events' JSON text or
+ * a host function that returns them already decoded. `run` applies the
  * transformEvent/transformBatch contract and returns one JSON string, synchronously or as a promise:
  *   {"c": "<found names>"}                             not exactly one entry point is exported
  *   {"e": entry, "r": [row...], "l": [log...], "x": 0|1}  x = 1 when logs overflowed the limit
@@ -60,7 +61,7 @@ function run(ns, input) {
   }
   if (count != 1) return S({ c: found });
   k = found;
-  var fn = ns[k], ev = P(input), n = ev.length, ids = Object.create(null), out = [];
+  var fn = ns[k], ev = typeof input == 'string' ? P(input) : input(), n = ev.length, ids = Object.create(null), out = [];
   for (i = 0; i < n; i++) ids[ev[i].message.messageId] = i;
   function at(e) { if (!e) return -1; var j = ids[e.messageId]; return j === undefined ? -1 : j; }
   function meta(e) { var j = at(e); return j < 0 ? {} : ev[j].metadata || {}; }

@@ -108,7 +108,9 @@ export class SandboxPool {
     pooled.worker.ref();
     pooled.watchdog = setTimeout(() => this.onWatchdog(pooled), job.limits.deadlineMs + WATCHDOG_GRACE_MS);
     const message: WorkerRequest = { id: job.id, ...job.request };
-    pooled.worker.postMessage(message);
+    // Binary input is handed over rather than copied.
+    const input = message.op === 'run' ? message.input : undefined;
+    pooled.worker.postMessage(message, typeof input === 'object' ? [input.buffer as ArrayBuffer] : []);
   }
 
   private onMessage(pooled: PooledWorker, message: WorkerMessage): void {

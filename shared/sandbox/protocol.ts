@@ -7,12 +7,15 @@ export interface SandboxLibrary {
   code: string;
 }
 
-/** One invocation as the engine sees it; `input` is the JSON text of the events array. */
+/**
+ * One invocation as the engine sees it. `input` is the events array in QuickJS's binary object format
+ * (see bjson.ts), or its JSON text when the host could not encode it as plain data.
+ */
 export interface EngineRunJob {
   code: string;
   name: string;
   libraries: SandboxLibrary[];
-  input: string;
+  input: string | Uint8Array;
   testMode: boolean;
   limits: SandboxLimits;
   /** Raw `WEIR_OUTBOUND_ALLOWLIST` value, read by the caller at call time. */

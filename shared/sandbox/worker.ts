@@ -28,6 +28,7 @@ async function warmUp(): Promise<void> {
     allowlist: '',
   });
   await engine.tidy(DEFAULT_LIMITS.memoryBytes);
+  await engine.probeBinaryInput();
 }
 
 async function ready(preparation: Promise<void>): Promise<void> {
