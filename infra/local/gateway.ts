@@ -8,7 +8,14 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, type AuthorizerName, type Plane } from '../../shared/contract/functions';
+import {
+  AUTHORIZERS,
+  ENDPOINT_FUNCTIONS,
+  PLANES,
+  UNAUTHORIZED_MESSAGE,
+  type AuthorizerName,
+  type Plane,
+} from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 
 /**
@@ -97,10 +104,14 @@ function send(res: ServerResponse, result: { statusCode: number; headers?: Recor
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-const jsonMessage = (statusCode: number, message: string | null) => ({
+/**
+ * An answer API Gateway gives itself (no route, bad request, failed integration). The control plane's
+ * DEFAULT_4XX/5XX gateway responses keep its `{"error"}` shape; the data plane keeps API Gateway's own.
+ */
+const gatewayAnswer = (plane: Plane, statusCode: number, message: string) => ({
   statusCode,
   headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ message }),
+  body: JSON.stringify(plane === 'control' ? { error: message } : { message }),
 });
 
 /** The plane's answer to a Deny, with `$context.authorizer.error` filled in as API Gateway does. */
@@ -136,7 +147,7 @@ export function createGateway(plane: Plane): Server {
       (result) => send(res, result),
       (error: unknown) => {
         console.error(`[${plane}] gateway error`, error);
-        send(res, jsonMessage(500, 'Internal server error'));
+        send(res, gatewayAnswer(plane, 500, 'Internal server error'));
       },
     );
   });
@@ -151,12 +162,12 @@ export function createGateway(plane: Plane): Server {
     if (!found?.match) {
       // API Gateway answers 403 "Missing Authentication Token" here; a clear 404/405 helps more locally.
       return candidates.length > 0
-        ? jsonMessage(405, `Method ${method} is not allowed on ${url.pathname}`)
-        : jsonMessage(404, `No route ${method} ${url.pathname}`);
+        ? gatewayAnswer(plane, 405, `Method ${method} is not allowed on ${url.pathname}`)
+        : gatewayAnswer(plane, 404, `No route ${method} ${url.pathname}`);
     }
     const { route, names } = found.compiled;
     const bytes = await readRequest(req);
-    if (!bytes) return jsonMessage(413, 'Request Too Long');
+    if (!bytes) return gatewayAnswer(plane, 413, 'Request Too Long');
 
     const headers: Record<string, string> = {};
     const multiValueHeaders: Record<string, string[]> = {};
@@ -172,7 +183,11 @@ export function createGateway(plane: Plane): Server {
       (multiQuery[key] ??= []).push(value);
     }
     const pathParameters: Record<string, string> = {};
-    names.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found.match?.[i + 1] ?? '')));
+    try {
+      names.forEach((name, i) => (pathParameters[name] = decodeURIComponent(found.match?.[i + 1] ?? '')));
+    } catch {
+      return gatewayAnswer(plane, 400, `Malformed percent-encoding in ${url.pathname}`);
+    }
     const hasQuery = Object.keys(query).length > 0;
     const requestContext = {
       accountId: '000000000000',
@@ -212,12 +227,12 @@ export function createGateway(plane: Plane): Server {
       try {
         decision = (await load(authorizer.entry)(authEvent, lambdaContext(route.auth))) as APIGatewayAuthorizerResult;
       } catch (error) {
-        if ((error as Error).message === 'Unauthorized') return jsonMessage(401, 'Unauthorized');
+        if ((error as Error).message === 'Unauthorized') return refused(plane, UNAUTHORIZED_MESSAGE);
         console.error(`[${plane}] authorizer ${route.auth} failed`, error);
-        return jsonMessage(500, null);
+        return gatewayAnswer(plane, 500, 'Internal server error');
       }
       const effect = decision?.policyDocument?.Statement?.[0]?.Effect;
-      if (!decision?.principalId || !effect) return jsonMessage(500, null);
+      if (!decision?.principalId || !effect) return gatewayAnswer(plane, 500, 'Internal server error');
       if (effect !== 'Allow') return refused(plane, String(decision.context?.error ?? 'Forbidden'));
       requestContext.authorizer = flattenContext(decision.context, decision.principalId);
     }
@@ -226,7 +241,7 @@ export function createGateway(plane: Plane): Server {
     const result = (await load(ENDPOINT_FUNCTIONS[route.fn].entry)(event, lambdaContext(route.fn))) as APIGatewayProxyResult;
     if (!result || typeof result.statusCode !== 'number' || (result.body !== undefined && typeof result.body !== 'string')) {
       console.error(`[${plane}] ${route.fn} returned a malformed proxy result`, result);
-      return jsonMessage(502, 'Internal server error');
+      return gatewayAnswer(plane, 502, 'Internal server error');
     }
     return { ...result, body: result.body ?? '' };
   }

@@ -11,7 +11,7 @@ import {
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
-import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, type Plane } from '../../shared/contract/functions';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import type { StageConfig } from './stage';
 import { pascalCase, weirFunction } from './weir-function';
@@ -27,12 +27,6 @@ export const BINARY_MEDIA_TYPES: Record<Plane, string[]> = {
   data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded'],
 };
 
-/**
- * Body of UNAUTHORIZED, which API Gateway answers without an authorizer decision (so there is no
- * `$context.authorizer.error`): with no identity source it only happens when an authorizer fails with
- * "Unauthorized".
- */
-export const UNAUTHORIZED_MESSAGE = 'Authorization header is missing or invalid';
 
 const AUTHORIZER_ERROR = '$context.authorizer.error';
 

@@ -66,5 +66,11 @@ export const PLANES = {
   },
 } as const;
 
+/**
+ * What API Gateway answers when an authorizer fails with "Unauthorized" (UNAUTHORIZED gateway response):
+ * there is no authorizer decision then, so no `$context.authorizer.error` to show.
+ */
+export const UNAUTHORIZED_MESSAGE = 'Authorization header is missing or invalid';
+
 /** Largest request body a handler accepts (API Gateway's own limit is 10 MB). */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -172,3 +172,18 @@ describe('service metadata', () => {
     expect((await call(rt.dataUrl, 'GET', '/health')).body).toEqual({ status: 'ok' });
   });
 });
+
+describe('the local gateway', () => {
+  it('answers unknown routes, wrong methods and malformed paths with a clear 4xx', async () => {
+    const ws = await rt.newWorkspace();
+    const unknown = await call(rt.controlUrl, 'GET', '/v2/nothing-here', { auth: bearer(ws.token) });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'No route GET /v2/nothing-here' });
+    expect((await call(rt.dataUrl, 'GET', '/nothing')).body).toEqual({ message: 'No route GET /nothing' });
+    const method = await call(rt.controlUrl, 'PUT', '/v2/sources', { auth: bearer(ws.token) });
+    expect(method.status).toBe(405);
+    const malformed = await call(rt.controlUrl, 'GET', '/v2/sources/%E0%A4%A', { auth: bearer(ws.token) });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatch(/^Malformed percent-encoding/);
+  });
+});
