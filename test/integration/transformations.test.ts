@@ -114,6 +114,18 @@ describe('transformations', () => {
       [() => api.get(`/transformations/${id}/versions?count=abc`), /^query\.count: count must be a number/],
       [() => api.get(`/transformations/${id}/versions?orderBy=UP`), /^query\.orderBy: orderBy must be ASC or DESC/],
       [() => api.post('/transformations/libraries/publish', {}), /give at least one of transformations or libraries/],
+      [
+        () => api.post('/transformations/libraries/test', { transformations: [{ versionId: 'x', testInput: '[{"type":' }] }),
+        /^transformations\.0\.testInput: not valid JSON/,
+      ],
+      [
+        () => api.post('/transformations/libraries/test', { transformations: [{ versionId: 'x', testInput: JSON.stringify(Array(1001).fill({})) }] }),
+        /^transformations\.0\.testInput: at most 1000 events/,
+      ],
+      [
+        () => api.post('/transformations/libraries/publish', { transformations: Array.from({ length: 41 }, (_, i) => ({ versionId: `v${i}` })) }),
+        /^body\.transformations: /,
+      ],
     ];
     for (const [request, message] of cases) {
       const answer = await request();

@@ -55,6 +55,13 @@ const libraryVersion = (r: CodeRevision): LibraryVersion => ({
 });
 
 type Publish = { publish: boolean };
+type Content = Omit<CodeRevision, 'id' | 'versionId' | 'createdAt' | 'updatedAt'>;
+
+/** A new revision of `id` holding `content`, stamped now. */
+function revisionOf(id: string, content: Content): CodeRevision {
+  const at = now();
+  return { id, versionId: newId(), ...content, createdAt: at, updatedAt: at };
+}
 
 /**
  * Transformations and libraries: every change is a new immutable revision; publishing (on create, on
@@ -89,19 +96,14 @@ export class CodeService {
     if (input.destinationIds && !input.publish) {
       throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
     }
-    const at = now();
-    const revision: CodeRevision = {
-      id: newId(),
-      versionId: newId(),
+    const revision = revisionOf(newId(), {
       name: input.name,
       description: input.description,
       code: input.code,
       codeVersion: '1',
       language: input.language,
       imports: importedModules(input.code),
-      createdAt: at,
-      updatedAt: at,
-    };
+    });
     const head: CodeHead = {
       ...revision,
       workspaceId,
@@ -135,18 +137,14 @@ export class CodeService {
     for (let attempt = 1; ; attempt++) {
       const current = await this.head('transformation', workspaceId, id);
       const code = input.code ?? current.code;
-      const revision: CodeRevision = {
-        id,
-        versionId: newId(),
+      const revision = revisionOf(id, {
         name: input.name ?? current.name,
         description: input.description ?? current.description,
         code,
         codeVersion: '1',
         language: input.language ?? current.language,
         imports: importedModules(code),
-        createdAt: now(),
-        updatedAt: now(),
-      };
+      });
       const head: CodeHead = {
         ...current,
         ...revision,
@@ -219,18 +217,13 @@ export class CodeService {
     if (input.importName !== undefined && input.importName !== importName) {
       throw new ValidationError(`importName: must be ${importName}, the camelCase of the name`);
     }
-    const at = now();
-    const revision: CodeRevision = {
-      id: newId(),
-      versionId: newId(),
+    const revision = revisionOf(newId(), {
       name: input.name,
       description: input.description,
       code: input.code,
       language: input.language,
       importName,
-      createdAt: at,
-      updatedAt: at,
-    };
+    });
     const head: CodeHead = {
       ...revision,
       workspaceId,
@@ -253,17 +246,13 @@ export class CodeService {
       if (input.importName !== undefined && input.importName !== current.importName) {
         throw new ValidationError(`importName: cannot change; this library is imported as ${current.importName}`);
       }
-      const revision: CodeRevision = {
-        id,
-        versionId: newId(),
+      const revision = revisionOf(id, {
         name: input.name ?? current.name,
         description: input.description ?? current.description,
         code: input.code ?? current.code,
         language: input.language ?? current.language,
         importName: current.importName,
-        createdAt: now(),
-        updatedAt: now(),
-      };
+      });
       const head: CodeHead = {
         ...current,
         ...revision,

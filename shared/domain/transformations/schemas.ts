@@ -14,7 +14,14 @@ const CodeVersion = z
   .union([z.literal('1'), z.literal(1)])
   .transform(() => '1' as const)
   .describe('always 1');
-const SampleEvents = z.array(z.record(z.string(), z.unknown())).describe('sample events used to test the code');
+/** Caps keep one request's sandbox work and its transaction (DynamoDB: 100 items) bounded. */
+export const MAX_SAMPLE_EVENTS = 1000;
+const MAX_REVISIONS_PER_REQUEST = 40;
+const MAX_DESTINATIONS = 40;
+const SampleEvents = z
+  .array(z.record(z.string(), z.unknown()))
+  .max(MAX_SAMPLE_EVENTS)
+  .describe('sample events used to test the code');
 /** `publish` as a body field; the query parameter of the same name is read as well. */
 const Publish = z.boolean().optional();
 const ExternalId = z.string().max(200).optional();
@@ -26,7 +33,7 @@ export const TransformationCreate = z.strictObject({
   codeVersion: CodeVersion.optional(),
   language: Language,
   publish: Publish,
-  destinationIds: z.array(z.string().min(1)).optional().describe('allowed only with publish'),
+  destinationIds: z.array(z.string().min(1)).max(MAX_DESTINATIONS).optional().describe('allowed only with publish'),
   events: SampleEvents.optional(),
   externalId: ExternalId,
 });
@@ -38,7 +45,11 @@ export const TransformationUpdate = z.strictObject({
   codeVersion: CodeVersion.optional(),
   language: Language.optional(),
   publish: Publish,
-  destinationIds: z.array(z.string().min(1)).optional().describe('with publish: the destinations to connect, replacing the current ones'),
+  destinationIds: z
+    .array(z.string().min(1))
+    .max(MAX_DESTINATIONS)
+    .optional()
+    .describe('with publish: the destinations to connect, replacing the current ones'),
   events: SampleEvents.optional(),
   externalId: ExternalId,
 });
@@ -129,12 +140,15 @@ export const LibraryVersionListed = LibraryVersion.extend({ isPublished: z.boole
 // --- publish and test -------------------------------------------------------------------------------------
 
 /** `testInput`: a JSON array of events, or a string holding one (the docs say string, the Action sends an array). */
-const TestInput = z.union([z.array(z.record(z.string(), z.unknown())), z.string()]);
+const TestInput = z.union([z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS), z.string()]);
 
 export const PublishRequest = z
   .strictObject({
-    transformations: z.array(z.strictObject({ versionId: z.string().min(1), testInput: TestInput.optional() })).optional(),
-    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).optional(),
+    transformations: z
+      .array(z.strictObject({ versionId: z.string().min(1), testInput: TestInput.optional() }))
+      .max(MAX_REVISIONS_PER_REQUEST)
+      .optional(),
+    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).max(MAX_REVISIONS_PER_REQUEST).optional(),
     commitId: z.string().optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
@@ -143,14 +157,17 @@ const TestDefinition = z.strictObject({
   id: z.string().min(1),
   name: z.string(),
   description: z.string().optional(),
-  input: z.array(z.record(z.string(), z.unknown())),
+  input: z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS),
   expectedOutput: z.array(z.unknown()).optional(),
 });
 
 export const SuiteRequest = z
   .strictObject({
-    transformations: z.array(z.strictObject({ versionId: z.string().min(1), testSuite: z.array(TestDefinition).optional() })).optional(),
-    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).optional(),
+    transformations: z
+      .array(z.strictObject({ versionId: z.string().min(1), testSuite: z.array(TestDefinition).max(20).optional() }))
+      .max(MAX_REVISIONS_PER_REQUEST)
+      .optional(),
+    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).max(MAX_REVISIONS_PER_REQUEST).optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
 export type SuiteRequest = z.infer<typeof SuiteRequest>;

@@ -3,6 +3,7 @@ import { runTransformation, SandboxError, checkLibrary, type SandboxLibrary } fr
 import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
 import { ValidationError } from '../errors';
 import { DEFAULT_EVENTS } from './default-events';
+import { MAX_SAMPLE_EVENTS } from './schemas';
 
 /** Library revisions chosen for a test run, by import name; they win over the published ones. */
 export type LibraryChoice = Map<string, CodeRevision>;
@@ -37,6 +38,7 @@ export function parseTestInput(input: unknown, field: string): Record<string, un
   if (!Array.isArray(value) || value.some((e) => e === null || typeof e !== 'object' || Array.isArray(e))) {
     throw new ValidationError(`${field}: must be a JSON array of event objects`);
   }
+  if (value.length > MAX_SAMPLE_EVENTS) throw new ValidationError(`${field}: at most ${MAX_SAMPLE_EVENTS} events`);
   return value as Record<string, unknown>[];
 }
 
