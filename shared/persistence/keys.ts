@@ -11,12 +11,9 @@ const CODE_PREFIX: Record<CodeKind, string> = { transformation: 'TRANSFORMATION#
 export const keys = {
   workspace: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'WORKSPACE' }),
   user: (workspaceId: string, email: string) => ({ pk: ws(workspaceId), sk: `USER#${email}` }),
-  userPrefix: 'USER#',
   /** Token items are found by the hash of the presented token; listed per workspace via gsi1. */
   token: (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
   tokensOfWorkspace: (workspaceId: string) => ({ gsi1pk: `${ws(workspaceId)}#TOKENS` }),
-  /** Workspaces are listed (admin CLI) through gsi1 as well. */
-  allWorkspaces: { gsi1pk: 'WORKSPACES' },
 
   source: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `SOURCE#${id}` }),
   sourcePrefix: 'SOURCE#',

@@ -32,7 +32,7 @@ export class WorkspaceRepository {
           {
             Put: {
               TableName: this.store.table,
-              Item: { ...keys.workspace(workspaceId), ...keys.allWorkspaces, gsi1sk: workspaceId, ...workspace },
+              Item: { ...keys.workspace(workspaceId), ...workspace },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -46,13 +46,6 @@ export class WorkspaceRepository {
         ],
       }),
     );
-  }
-
-  async getWorkspace(workspaceId: string): Promise<WorkspaceRecord | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.workspace(workspaceId) }),
-    );
-    return Item && { workspaceId: Item.workspaceId, name: Item.name, createdAt: Item.createdAt };
   }
 
   async hasUser(workspaceId: string, email: string): Promise<boolean> {
