@@ -7,7 +7,8 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
-import { decodePlainJson, encodePlainJson } from './bjson';
+import { decodePlainJson, encodePlainJson, readOutcome, scanEncodedJson } from './bjson';
+import type { JsonScan } from './bjson';
 import type { SandboxErrorKind } from './errors';
 import { GUEST_FETCH_TIMEOUT_MS, performGuestFetch } from './guest-fetch';
 import type { GuestFetchResult } from './guest-fetch';
@@ -24,6 +25,8 @@ const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
 const LIBRARY_PREFIX = 'library ';
 // Normalised name for an import that matches no library; can never collide with a real module name.
 const UNRESOLVED_PREFIX = '\u0000unresolved:';
+// Results nested deeper than this are returned as JSON text, which the host parses without recursion.
+const MAX_RESULT_DEPTH = 256;
 
 // The project compiles without DOM typings, so the bit of the WebAssembly API used here is declared.
 interface WasmMemory {
@@ -45,6 +48,14 @@ const BINARY_PROBE: Record<string, unknown> = {
   o: { t: true, f: false, z: null, nested: { a: [[], {}, [null]] }, '7': 'index', '4294967295': 'not an index' },
 };
 Object.defineProperty(BINARY_PROBE, '__proto__', { value: { own: 1 }, enumerable: true, writable: true, configurable: true });
+
+/** A guest expression for a result with every kind of value JSON writes specially. */
+const BINARY_RESULT_PROBE = String.raw`{
+  messageId: 'probe', s: 'plain', e: '', w: 'wide \u20ac \ud83d\ude00 \ud800 \udc00', l: '\u00e9\u00ff\u0000\u001f\u007f"\\\n\b\u2028',
+  n: [0, -0, 1, -1, 63, -65, 2147483647, -2147483648, 2147483648, 0.5, -1e-7, 1e21, 5e-324, NaN, Infinity, -Infinity],
+  u: undefined, h: [1, , undefined, 3], o: { z: null, t: true, f: false, 7: 'i', '4294967295': 'k', b: 'later', 2: 'j', nested: { a: [[], {}] } },
+  ['__proto__']: { own: 1 }
+}`;
 
 /** One QuickJS WebAssembly instance with a hard-capped linear memory. Runtimes inside it are per invocation. */
 class WasmInstance {
@@ -106,8 +117,16 @@ interface Sandbox {
   instance: WasmInstance;
   rt: QuickJSRuntime;
   ctx: QuickJSContext;
-  /** The guest runtime's `setup(testMode, logLimit)`. */
+  /** The guest runtime's `setup(testMode, logLimit, emit)`. */
   setup: QuickJSHandle;
+  /** The guest runtime's `check(value, program, keys)`, the guard for binary results. */
+  check: QuickJSHandle;
+  /** Host function offered the result object before the guest stringifies it. */
+  emit?: QuickJSHandle;
+  /** The result in binary form, when the host took it that way. */
+  binaryResult?: Uint8Array;
+  /** The result was taken in binary form and its JSON is over the output limit. */
+  resultTooLarge?: boolean;
   /** JSON.parse as it was before user code ran; builds fetch results inside the sandbox. */
   parse: QuickJSHandle;
   deadline: number;
@@ -187,6 +206,8 @@ export class QuickJsEngine {
   private instance?: WasmInstance;
   /** Cleared when this QuickJS build failed the binary-format probe; binary input is then sent as JSON text. */
   private binaryInput = true;
+  /** Cleared when binary results did not read back as their JSON text; results are then JSON text. */
+  private binaryOutput = true;
   private next?: Sandbox;
   private used?: { sandbox: Sandbox; healthy: boolean };
 
@@ -210,7 +231,8 @@ export class QuickJsEngine {
   async run(job: EngineRunJob): Promise<EngineOutcome> {
     return this.invoke(job.limits, job.allowlist, job.libraries, job.testMode, async (sb) => {
       const logLimit = sb.ctx.newNumber(job.limits.outputBytes);
-      const configured = sb.ctx.callFunction(sb.setup, sb.ctx.undefined, job.testMode ? sb.ctx.true : sb.ctx.false, logLimit);
+      const emit = this.binaryOutput && sb.emit ? sb.emit : sb.ctx.undefined;
+      const configured = sb.ctx.callFunction(sb.setup, sb.ctx.undefined, job.testMode ? sb.ctx.true : sb.ctx.false, logLimit, emit);
       logLimit.dispose();
       if (configured.error) throw new GuestThrow(configured.error);
       const run = configured.value;
@@ -250,13 +272,45 @@ export class QuickJsEngine {
     });
     let read: unknown;
     try {
-      read = outcome.ok ? (JSON.parse(outcome.output) as { r: [[number, { events: unknown }]] }).r[0][1].events : undefined;
+      read = outcome.ok ? (readOutcome(outcome.output) as { r: [[number, { events: unknown }]] }).r[0][1].events : undefined;
     } catch {
       read = undefined;
     }
     this.binaryInput = JSON.stringify(read) === JSON.stringify(events);
     await this.tidy();
     return this.binaryInput;
+  }
+
+  /**
+   * Checks that results this build hands over in binary form read back exactly as their JSON text
+   * (and are taken that way at all); if not, results stay JSON text.
+   */
+  async probeBinaryOutput(): Promise<boolean> {
+    const job: EngineRunJob = {
+      code: `export function transformBatch(events) { return [${BINARY_RESULT_PROBE}]; }`,
+      name: 'binary result probe',
+      libraries: [],
+      input: JSON.stringify([{ message: { messageId: 'probe' } }]),
+      testMode: false,
+      limits: DEFAULT_LIMITS,
+      allowlist: '',
+    };
+    const asText = async (binary: boolean): Promise<string | undefined> => {
+      this.binaryOutput = binary;
+      const outcome = await this.run(job);
+      await this.tidy();
+      // The binary run must really have produced binary output, and the text run text.
+      if (!outcome.ok || (typeof outcome.output === 'string') === binary) return undefined;
+      try {
+        return JSON.stringify(readOutcome(outcome.output));
+      } catch {
+        return undefined;
+      }
+    };
+    const text = await asText(false);
+    const binary = await asText(true);
+    this.binaryOutput = text !== undefined && binary === text;
+    return this.binaryOutput;
   }
 
   async check(job: EngineCheckJob): Promise<EngineOutcome> {
@@ -303,13 +357,14 @@ export class QuickJsEngine {
     const rt = instance.module.newRuntime();
     const ctx = rt.newContext();
     const installed = ctx.evalCode(GUEST_RUNTIME_SOURCE, GUEST_RUNTIME_FILENAME);
-    const setup = ctx.unwrapResult(installed);
+    const [setup, check] = ctx.unwrapResult(installed).consume((pair) => [ctx.getProp(pair, 0), ctx.getProp(pair, 1)]);
     const parse = ctx.getProp(ctx.global, 'JSON').consume((json) => ctx.getProp(json, 'parse'));
     const sb: Sandbox = {
       instance,
       rt,
       ctx,
       setup,
+      check,
       parse,
       deadline: Number.POSITIVE_INFINITY,
       interrupted: false,
@@ -324,6 +379,7 @@ export class QuickJsEngine {
       sb.interrupted = true;
       return true;
     });
+    sb.emit = ctx.newFunction('emit', (value) => (value && this.takeBinaryResult(sb, value) ? ctx.true : ctx.false));
     for (const name of ['fetch', 'fetchV2'] as const) {
       ctx.newFunction(name, (url, options) => this.hostFetch(sb, name, url, options)).consume((fn) => ctx.setProp(ctx.global, name, fn));
     }
@@ -336,6 +392,8 @@ export class QuickJsEngine {
       for (const deferred of sb.hostCalls) deferred.dispose();
       sb.hostCalls.clear();
       sb.setup.dispose();
+      sb.check.dispose();
+      sb.emit?.dispose();
       sb.parse.dispose();
       sb.ctx.dispose();
       sb.rt.dispose();
@@ -350,7 +408,7 @@ export class QuickJsEngine {
     allowlist: string,
     libraries: SandboxLibrary[],
     testMode: boolean,
-    body: (sb: Sandbox) => Promise<string>,
+    body: (sb: Sandbox) => Promise<string | Uint8Array>,
   ): Promise<EngineOutcome> {
     let sb: Sandbox;
     try {
@@ -563,10 +621,71 @@ export class QuickJsEngine {
     }
   }
 
-  /** Reads the guest's result string, refusing it before copying when it is over the output limit. */
-  private readOutput(sb: Sandbox, handle: QuickJSHandle): string {
+  /**
+   * Takes the guest's result object in QuickJS's binary format when that is exactly its JSON: the
+   * encoder refuses accessors, functions, symbols and exotic objects without running guest code, the
+   * scan refuses values JSON would write differently, and the guest check refuses toJSON methods.
+   * Whatever is refused is stringified by the guest as before, so JSON's behaviour and errors stay the
+   * same. The output limit applies to the exact JSON size, before anything is copied out.
+   */
+  private takeBinaryResult(sb: Sandbox, value: QuickJSHandle): boolean {
+    const { ctx } = sb;
+    try {
+      const encoded = ctx.encodeBinaryJSON(value);
+      const error = takeException(ctx, encoded);
+      if (error) {
+        error.dispose();
+        return false;
+      }
+      try {
+        const bytes = ctx.getArrayBuffer(encoded);
+        try {
+          const scan = scanEncodedJson(bytes.value, MAX_RESULT_DEPTH);
+          if (!scan || !this.checkInGuest(sb, value, scan)) return false;
+          if (scan.jsonBytes > sb.limits.outputBytes) sb.resultTooLarge = true;
+          else sb.binaryResult = bytes.value.slice();
+          return true;
+        } finally {
+          bytes.dispose();
+        }
+      } finally {
+        encoded.dispose();
+      }
+    } catch {
+      // A host-side failure only costs the fast path.
+      return false;
+    }
+  }
+
+  private checkInGuest(sb: Sandbox, value: QuickJSHandle, scan: JsonScan): boolean {
+    const { ctx } = sb;
+    const keyBytes = encodePlainJson(scan.keys);
+    if (!keyBytes) return false;
+    const keys = ctx.newArrayBuffer(keyBytes.buffer).consume((buffer) => ctx.decodeBinaryJSON(buffer));
+    const failed = takeException(ctx, keys);
+    if (failed) {
+      failed.dispose();
+      return false;
+    }
+    const program = ctx.newArrayBuffer(scan.program.slice().buffer);
+    const checked = ctx.callFunction(sb.check, ctx.undefined, value, program, keys);
+    program.dispose();
+    keys.dispose();
+    if (checked.error) {
+      checked.error.dispose();
+      return false;
+    }
+    return checked.value.consume((h) => ctx.getNumber(h)) === 1;
+  }
+
+  /** Reads the guest's result, refusing it before copying when it is over the output limit. */
+  private readOutput(sb: Sandbox, handle: QuickJSHandle): string | Uint8Array {
     const { ctx, limits } = sb;
     try {
+      if (ctx.typeof(handle) === 'number' && (sb.binaryResult || sb.resultTooLarge)) {
+        if (sb.resultTooLarge) throw new HostFailure('output', limitMessages.output(limits));
+        return sb.binaryResult!;
+      }
       if (ctx.typeof(handle) !== 'string') {
         throw new HostFailure('contract', 'the transformation produced a result the sandbox cannot read');
       }

@@ -11,14 +11,19 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
 
 /**
  * Script evaluated in every fresh context before any user code. It defines `log` and evaluates to
- * `setup(testMode, logLimit)`, which returns `run(namespace, input)`; input is the events' JSON text or
- * a host function that returns them already decoded. `run` applies the
+ * `[setup, check]`. `setup(testMode, logLimit, emit)` returns `run(namespace, input)`; input is the
+ * events' JSON text or a host function that returns them already decoded. `run` applies the
  * transformEvent/transformBatch contract and returns one JSON string, synchronously or as a promise:
  *   {"c": "<found names>"}                             not exactly one entry point is exported
  *   {"e": entry, "r": [row...], "l": [log...], "x": 0|1}  x = 1 when logs overflowed the limit
  * A row is [metadataIndex, event] or [metadataIndex, 0, error], where error is a CONTRACT_ERRORS code,
  * a [String(err), err.stack] pair or a plain text; metadataIndex points at the input event whose
  * metadata the output carries (-1 = {}), so metadata never travels back through JSON.
+ * When `emit` is given, the result object is first offered to it, at the moment it would have been
+ * stringified; if the host took it in binary form, `run` returns 0 instead of the string.
+ * `check(value, program, keys)` is the host's guard for that binary form (see JsonScan in bjson.ts): it
+ * is true when JSON.stringify would find no toJSON on any object of the value, and no array hole could
+ * read an index property of the shared prototypes.
  *
  * It is compiled for every context and QuickJS compiles at roughly 0.15 ms per KB, which is why it is
  * terse and why fetch/fetchV2 are host functions and error texts are assembled on the host.
@@ -27,7 +32,8 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
  */
 export const GUEST_RUNTIME_SOURCE = String.raw`(function () {
 var T = false, L = 0, S = JSON.stringify, P = JSON.parse, O = Function.prototype.call.bind(Object.prototype.toString), A = Array.isArray,
-  R = Promise.resolve.bind(Promise), W = Promise.all.bind(Promise), logs = [], size = 0, x = 0;
+  R = Promise.resolve.bind(Promise), W = Promise.all.bind(Promise), logs = [], size = 0, x = 0, E,
+  N = Object.getOwnPropertyNames, I = Int32Array, AP = Array.prototype, OP = Object.prototype;
 Object.defineProperty(globalThis, 'log', { writable: true, configurable: true, value: function log() {
   if (!T) return;
   var s = 'Log:';
@@ -65,7 +71,7 @@ function run(ns, input) {
   for (i = 0; i < n; i++) ids[ev[i].message.messageId] = i;
   function at(e) { if (!e) return -1; var j = ids[e.messageId]; return j === undefined ? -1 : j; }
   function meta(e) { var j = at(e); return j < 0 ? {} : ev[j].metadata || {}; }
-  function fin(rows) { return S({ e: k, r: rows, l: logs, x: x }); }
+  function fin(rows) { var o = { e: k, r: rows, l: logs, x: x }; return E && E(o) ? 0 : S(o); }
   function bad(i, j, e) { if (limit(e)) throw e; out[i] = [[j, 0, err(e)]]; }
   function then(r) { return r && (typeof r == 'object' || typeof r == 'function') && typeof r.then == 'function'; }
   if (k == 'transformEvent') {
@@ -113,5 +119,22 @@ function run(ns, input) {
   } catch (e) { return failed(e); }
   return batch(r);
 }
-return function setup(testMode, logLimit) { T = testMode; L = logLimit; return run; };
+function check(v, buf, K) {
+  var P = new I(buf), pc = 0;
+  function ix(p) { var a = N(p); for (var i = 0; i < a.length; i++) if ('' + (a[i] >>> 0) === a[i] && a[i] != '4294967295') return 1; return 0; }
+  // depth-first without recursion: calls cost more than the check itself
+  function c(o) {
+    var so = [], sn = [], d = 0, n = P[pc++], j;
+    if ('toJSON' in o) return 0;
+    for (;;) {
+      if (n > 0) {
+        j = P[pc++]; so[d] = o; sn[d++] = n - 1; o = o[j < 0 ? K[~j] : j];
+        if ('toJSON' in o) return 0;
+        n = P[pc++];
+      } else if (d) { o = so[--d]; n = sn[d]; } else return 1;
+    }
+  }
+  return !ix(AP) && !ix(OP) && c(v) ? 1 : 0;
+}
+return [function setup(testMode, logLimit, emit) { T = testMode; L = logLimit; E = emit; return run; }, check];
 })()`;

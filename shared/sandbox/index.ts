@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { OUTBOUND_ALLOWLIST_ENV } from '../outbound/allowlist';
 import { SandboxError } from './errors';
-import { encodePlainJson } from './bjson';
+import { encodePlainJson, readOutcome } from './bjson';
 import { CONTRACT_ERRORS } from './guest-runtime';
 import { limitMessages, resolveLimits } from './limits';
 import type { SandboxLimits } from './limits';
@@ -50,7 +50,7 @@ function sandboxPool(): SandboxPool {
   return pool;
 }
 
-function unwrap(outcome: EngineOutcome): string {
+function unwrap(outcome: EngineOutcome): string | Uint8Array {
   if (!outcome.ok) throw new SandboxError(outcome.kind, outcome.message);
   return outcome.output;
 }
@@ -86,11 +86,11 @@ function eventErrorText(error: unknown, entry: string): string {
   return String(error);
 }
 
-/** Turns the guest's result text into entries, attaching each output's metadata from the input events. */
-function decodeResult(output: string, events: SandboxEvent[], limits: SandboxLimits): SandboxResult {
+/** Turns the guest's result into entries, attaching each output's metadata from the input events. */
+function decodeResult(output: string | Uint8Array, events: SandboxEvent[], limits: SandboxLimits): SandboxResult {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(output);
+    parsed = readOutcome(output);
   } catch {
     throw tampered();
   }

@@ -29,7 +29,8 @@ export interface EngineCheckJob {
 }
 
 export type EngineOutcome =
-  | { ok: true; output: string }
+  /** output: the result as JSON text, or in QuickJS's binary format when that is exactly the same value. */
+  | { ok: true; output: string | Uint8Array }
   | { ok: false; kind: SandboxErrorKind; message: string };
 
 export type WorkerRequest =

@@ -10,7 +10,9 @@ const port = parentPort;
 if (!port) throw new Error('the sandbox worker must run in a worker thread');
 
 function post(message: WorkerMessage): void {
-  port!.postMessage(message);
+  // A binary result is handed over rather than copied.
+  const output = message.op === 'reply' && message.ok ? message.output : undefined;
+  port!.postMessage(message, typeof output === 'object' ? [output.buffer as ArrayBuffer] : []);
 }
 
 const engine = new QuickJsEngine({ onMemoryExhausted: () => post({ op: 'memory-exhausted' }) });
@@ -29,6 +31,7 @@ async function warmUp(): Promise<void> {
   });
   await engine.tidy(DEFAULT_LIMITS.memoryBytes);
   await engine.probeBinaryInput();
+  await engine.probeBinaryOutput();
 }
 
 async function ready(preparation: Promise<void>): Promise<void> {
