@@ -3,6 +3,10 @@ import path from 'node:path';
 import { newTokenValue } from '../../shared/domain/auth/tokens';
 import { newSecret } from '../../shared/persistence/ids';
 
+// Node 20 is the project's development runtime (Lambda runs Node 22); the SDK's notice about its coming
+// end of support would otherwise open every local run.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 /** The local runtime's settings (README "Configuration"); everything has a default. */
 export const WEIR_HOME = path.resolve(process.env.WEIR_HOME ?? '.weir');
 export const CREDENTIALS_FILE = path.join(WEIR_HOME, 'credentials.json');
