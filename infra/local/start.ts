@@ -22,18 +22,18 @@ async function main() {
     pid: process.pid,
   });
 
-  const lines = [
-    `Weir is running`,
-    `  control plane  ${runtime.controlUrl}`,
-    `  data plane     ${runtime.dataUrl}`,
-    `  storage        ${settings.dataDir ?? 'in memory (WEIR_IN_MEMORY=1)'}`,
-    `  workspace      ${runtime.bootstrap?.workspaceId}  (${settings.bootstrap.email})`,
+  const rows: [string, string][] = [
+    ['control plane', runtime.controlUrl],
+    ['data plane', runtime.dataUrl],
+    ['storage', settings.dataDir ?? 'in memory (WEIR_IN_MEMORY=1)'],
+    ['workspace', `${runtime.bootstrap?.workspaceId}  (${settings.bootstrap.email})`],
   ];
-  if (settings.generated.includes('bootstrap')) lines.push(`  token          ${settings.bootstrap.token}   (generated, kept in ${CREDENTIALS_FILE})`);
+  if (settings.generated.includes('bootstrap')) rows.push(['token', `${settings.bootstrap.token}   (generated, kept in ${CREDENTIALS_FILE})`]);
   if (settings.generated.includes('admin')) {
-    lines.push(`  data-plane admin  ${settings.admin.user} / ${settings.admin.password}   (generated, kept in ${CREDENTIALS_FILE})`);
+    rows.push(['data-plane admin', `${settings.admin.user} / ${settings.admin.password}   (generated, kept in ${CREDENTIALS_FILE})`]);
   }
-  if (!settings.generated.includes('bootstrap') && !process.env.WEIR_BOOTSTRAP_TOKEN) lines.push(`  credentials    ${CREDENTIALS_FILE}`);
+  if (!settings.generated.includes('bootstrap') && !process.env.WEIR_BOOTSTRAP_TOKEN) rows.push(['credentials', CREDENTIALS_FILE]);
+  const lines = ['Weir is running', ...rows.map(([label, value]) => `  ${label.padEnd(18)}${value}`)];
   console.log(lines.join('\n'));
 
   let stopping = false;
