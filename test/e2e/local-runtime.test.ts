@@ -110,6 +110,8 @@ describe('npm start', () => {
         { destination: expect.objectContaining({ name: 'Hook', type: 'WEBHOOK' }) },
         { sources: expect.arrayContaining([expect.objectContaining({ name: 'Website' })]) },
         expect.objectContaining({ error: 'body.name: Invalid input: expected string, received number' }),
+        expect.objectContaining({ name: 'Tagger', publishedVersionId: expect.any(String), codeVersion: '1' }),
+        { transformations: [expect.objectContaining({ name: 'Tagger' })] },
         { status: 'ok' },
       ]);
     } finally {
