@@ -12,7 +12,7 @@ import type { JsonScan } from './bjson';
 import type { SandboxErrorKind } from './errors';
 import { GUEST_FETCH_TIMEOUT_MS, performGuestFetch } from './guest-fetch';
 import type { GuestFetchResult } from './guest-fetch';
-import { GUEST_RUNTIME_FILENAME, GUEST_RUNTIME_SOURCE } from './guest-runtime';
+import { GUEST_CHECK_SOURCE, GUEST_RUNTIME_FILENAME, GUEST_RUNTIME_SOURCE } from './guest-runtime';
 import { DEFAULT_LIMITS, limitMessages } from './limits';
 import type { SandboxLimits } from './limits';
 import type { EngineCheckJob, EngineOutcome, EngineRunJob, SandboxLibrary } from './protocol';
@@ -27,6 +27,12 @@ const LIBRARY_PREFIX = 'library ';
 const UNRESOLVED_PREFIX = '\u0000unresolved:';
 // Results nested deeper than this are returned as JSON text, which the host parses without recursion.
 const MAX_RESULT_DEPTH = 256;
+/**
+ * Encoded results smaller than this go as JSON text: below it, scanning, checking and decoding the
+ * binary form cost more than the guest's JSON.stringify and the host's JSON.parse save (measured
+ * crossover around 4 KB, i.e. a handful of typical events).
+ */
+export const BINARY_RESULT_MIN_BYTES = 4096;
 
 // The project compiles without DOM typings, so the bit of the WebAssembly API used here is declared.
 interface WasmMemory {
@@ -119,8 +125,10 @@ interface Sandbox {
   ctx: QuickJSContext;
   /** The guest runtime's `setup(testMode, logLimit, emit)`. */
   setup: QuickJSHandle;
-  /** The guest runtime's `check(value, program, keys)`, the guard for binary results. */
-  check: QuickJSHandle;
+  /** Intrinsics the guest runtime captured for the binary-result check. */
+  intrinsics: QuickJSHandle;
+  /** The guard for binary results (see GUEST_CHECK_SOURCE), compiled when first needed. */
+  check?: QuickJSHandle;
   /** Host function offered the result object before the guest stringifies it. */
   emit?: QuickJSHandle;
   /** The result in binary form, when the host took it that way. */
@@ -201,7 +209,11 @@ export class QuickJsEngine {
    * `onMemoryExhausted` is called (synchronously, from inside the guest's allocation) the first time an
    * invocation hits the memory cap, so a supervisor can stop a guest that then stalls in native code.
    */
-  constructor(private readonly options: { onMemoryExhausted?: () => void } = {}) {}
+  constructor(private readonly options: { onMemoryExhausted?: () => void; binaryResultMinBytes?: number } = {}) {
+    this.binaryResultMinBytes = options.binaryResultMinBytes ?? BINARY_RESULT_MIN_BYTES;
+  }
+
+  private binaryResultMinBytes: number;
 
   private instance?: WasmInstance;
   /** Cleared when this QuickJS build failed the binary-format probe; binary input is then sent as JSON text. */
@@ -297,7 +309,15 @@ export class QuickJsEngine {
     };
     const asText = async (binary: boolean): Promise<string | undefined> => {
       this.binaryOutput = binary;
-      const outcome = await this.run(job);
+      // The probe's result is small; it must take the binary path all the same.
+      const minBytes = this.binaryResultMinBytes;
+      this.binaryResultMinBytes = 0;
+      let outcome: EngineOutcome;
+      try {
+        outcome = await this.run(job);
+      } finally {
+        this.binaryResultMinBytes = minBytes;
+      }
       await this.tidy();
       // The binary run must really have produced binary output, and the text run text.
       if (!outcome.ok || (typeof outcome.output === 'string') === binary) return undefined;
@@ -357,14 +377,14 @@ export class QuickJsEngine {
     const rt = instance.module.newRuntime();
     const ctx = rt.newContext();
     const installed = ctx.evalCode(GUEST_RUNTIME_SOURCE, GUEST_RUNTIME_FILENAME);
-    const [setup, check] = ctx.unwrapResult(installed).consume((pair) => [ctx.getProp(pair, 0), ctx.getProp(pair, 1)]);
+    const [setup, intrinsics] = ctx.unwrapResult(installed).consume((pair) => [ctx.getProp(pair, 0), ctx.getProp(pair, 1)]);
     const parse = ctx.getProp(ctx.global, 'JSON').consume((json) => ctx.getProp(json, 'parse'));
     const sb: Sandbox = {
       instance,
       rt,
       ctx,
       setup,
-      check,
+      intrinsics,
       parse,
       deadline: Number.POSITIVE_INFINITY,
       interrupted: false,
@@ -392,7 +412,8 @@ export class QuickJsEngine {
       for (const deferred of sb.hostCalls) deferred.dispose();
       sb.hostCalls.clear();
       sb.setup.dispose();
-      sb.check.dispose();
+      sb.intrinsics.dispose();
+      sb.check?.dispose();
       sb.emit?.dispose();
       sb.parse.dispose();
       sb.ctx.dispose();
@@ -626,7 +647,8 @@ export class QuickJsEngine {
    * encoder refuses accessors, functions, symbols and exotic objects without running guest code, the
    * scan refuses values JSON would write differently, and the guest check refuses toJSON methods.
    * Whatever is refused is stringified by the guest as before, so JSON's behaviour and errors stay the
-   * same. The output limit applies to the exact JSON size, before anything is copied out.
+   * same. The output limit applies to the exact JSON size, before anything is copied out. Encoded
+   * results under `binaryResultMinBytes` are refused at once: for them, JSON text is faster.
    */
   private takeBinaryResult(sb: Sandbox, value: QuickJSHandle): boolean {
     const { ctx } = sb;
@@ -640,6 +662,7 @@ export class QuickJsEngine {
       try {
         const bytes = ctx.getArrayBuffer(encoded);
         try {
+          if (bytes.value.byteLength < this.binaryResultMinBytes) return false;
           const scan = scanEncodedJson(bytes.value, MAX_RESULT_DEPTH);
           if (!scan || !this.checkInGuest(sb, value, scan)) return false;
           if (scan.jsonBytes > sb.limits.outputBytes) sb.resultTooLarge = true;
@@ -659,6 +682,19 @@ export class QuickJsEngine {
 
   private checkInGuest(sb: Sandbox, value: QuickJSHandle, scan: JsonScan): boolean {
     const { ctx } = sb;
+    if (!sb.check) {
+      const compiled = ctx.evalCode(GUEST_CHECK_SOURCE, GUEST_RUNTIME_FILENAME);
+      if (compiled.error) {
+        compiled.error.dispose();
+        return false;
+      }
+      const made = compiled.value.consume((factory) => ctx.callFunction(factory, ctx.undefined, sb.intrinsics));
+      if (made.error) {
+        made.error.dispose();
+        return false;
+      }
+      sb.check = made.value;
+    }
     const keyBytes = encodePlainJson(scan.keys);
     if (!keyBytes) return false;
     const keys = ctx.newArrayBuffer(keyBytes.buffer).consume((buffer) => ctx.decodeBinaryJSON(buffer));

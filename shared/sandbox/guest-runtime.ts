@@ -11,7 +11,7 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
 
 /**
  * Script evaluated in every fresh context before any user code. It defines `log` and evaluates to
- * `[setup, check]`. `setup(testMode, logLimit, emit)` returns `run(namespace, input)`; input is the
+ * `[setup, intrinsics]`. `setup(testMode, logLimit, emit)` returns `run(namespace, input)`; input is the
  * events' JSON text or a host function that returns them already decoded. `run` applies the
  * transformEvent/transformBatch contract and returns one JSON string, synchronously or as a promise:
  *   {"c": "<found names>"}                             not exactly one entry point is exported
@@ -21,9 +21,7 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
  * metadata the output carries (-1 = {}), so metadata never travels back through JSON.
  * When `emit` is given, the result object is first offered to it, at the moment it would have been
  * stringified; if the host took it in binary form, `run` returns 0 instead of the string.
- * `check(value, program, keys)` is the host's guard for that binary form (see JsonScan in bjson.ts): it
- * is true when JSON.stringify would find no toJSON on any object of the value, and no array hole could
- * read an index property of the shared prototypes.
+ * `intrinsics` are captured for GUEST_CHECK_SOURCE, which is compiled only when a result is offered.
  *
  * It is compiled for every context and QuickJS compiles at roughly 0.15 ms per KB, which is why it is
  * terse and why fetch/fetchV2 are host functions and error texts are assembled on the host.
@@ -119,7 +117,19 @@ function run(ns, input) {
   } catch (e) { return failed(e); }
   return batch(r);
 }
-function check(v, buf, K) {
+return [function setup(testMode, logLimit, emit) { T = testMode; L = logLimit; E = emit; return run; }, [I, N, AP, OP]];
+})()`;
+
+/**
+ * Evaluates to a factory that takes the runtime's `intrinsics` and returns `check(value, program, keys)`,
+ * the host's guard for binary results (see JsonScan in bjson.ts): true when JSON.stringify would find no
+ * toJSON on any object of the value, and no array hole could read an index property of the shared
+ * prototypes. Compiled on demand, since most results are too small to be offered in binary form; it
+ * reads no globals, so user code that ran before cannot change what it does.
+ */
+export const GUEST_CHECK_SOURCE = String.raw`(function (k) {
+var I = k[0], N = k[1], AP = k[2], OP = k[3];
+return function check(v, buf, K) {
   var P = new I(buf), pc = 0;
   function ix(p) { var a = N(p); for (var i = 0; i < a.length; i++) if ('' + (a[i] >>> 0) === a[i] && a[i] != '4294967295') return 1; return 0; }
   // depth-first without recursion: calls cost more than the check itself
@@ -135,6 +145,5 @@ function check(v, buf, K) {
     }
   }
   return !ix(AP) && !ix(OP) && c(v) ? 1 : 0;
-}
-return [function setup(testMode, logLimit, emit) { T = testMode; L = logLimit; E = emit; return run; }, check];
-})()`;
+};
+})`;

@@ -1,5 +1,5 @@
 import { readOutcome } from '../../shared/sandbox/bjson';
-import { QuickJsEngine } from '../../shared/sandbox/engine';
+import { BINARY_RESULT_MIN_BYTES, QuickJsEngine } from '../../shared/sandbox/engine';
 import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
 import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
 import type { EngineOutcome } from '../../shared/sandbox/protocol';
@@ -57,8 +57,10 @@ describe('results of every shape are what JSON text gives', () => {
 });
 
 describe('the engine with binary results', () => {
-  const binary = new QuickJsEngine();
+  // Offers every result to the binary path, however small, so each shape exercises it.
+  const binary = new QuickJsEngine({ binaryResultMinBytes: 0 });
   const text = new QuickJsEngine();
+  const defaults = new QuickJsEngine();
   const limits = DEFAULT_LIMITS;
   const job = (code: string, outputBytes = limits.outputBytes) => ({
     code,
@@ -78,8 +80,25 @@ describe('the engine with binary results', () => {
   beforeAll(async () => {
     await binary.tidy();
     await text.tidy();
+    await defaults.tidy();
     await expect(binary.probeBinaryOutput()).resolves.toBe(true);
+    // The probe forces the binary path even though its result is below the default threshold.
+    await expect(defaults.probeBinaryOutput()).resolves.toBe(true);
     (text as unknown as { binaryOutput: boolean }).binaryOutput = false;
+  });
+
+  it.each([
+    ['a small result', 1, 'text'],
+    ['a result below the threshold', Math.floor(BINARY_RESULT_MIN_BYTES / 64), 'text'],
+    ['a result above the threshold', Math.ceil(BINARY_RESULT_MIN_BYTES / 4), 'binary'],
+  ] as const)('by default, %s goes as %s with the same value', async (_name, rows, path) => {
+    const code = `export function transformBatch() { return Array.from({ length: ${rows} }, (_, i) => ({ i, s: 'abcdefgh' })); }`;
+    const fromText = await run(text, code);
+    const fromDefaults = await run(defaults, code);
+    expect(fromDefaults.ok && (typeof fromDefaults.output === 'string' ? 'text' : 'binary')).toBe(path);
+    if (!fromText.ok || !fromDefaults.ok) throw new Error('expected results');
+    expect(typeof fromText.output).toBe('string');
+    expect(JSON.stringify(readOutcome(fromDefaults.output))).toBe(fromText.output);
   });
 
   it.each(cases)('%s: same value from both paths, over the expected one', async (_name, path, expression) => {
@@ -101,6 +120,17 @@ describe('the engine with binary results', () => {
     const fromText = await run(text, transformation(expression));
     const fromBinary = await run(binary, transformation(expression));
     expect(fromBinary).toEqual(fromText);
+  });
+
+  it('the binary check, compiled after user code ran, ignores globals that code replaced', async () => {
+    const code = transformation(
+      `(() => { globalThis.Int32Array = function () { throw new Error('replaced'); }; Object.getOwnPropertyNames = () => []; return { a: [1, { b: [2] }] }; })()`,
+    );
+    const fromText = await run(text, code);
+    const fromBinary = await run(binary, code);
+    expect(fromBinary.ok && typeof fromBinary.output).toBe('object');
+    if (!fromText.ok || !fromBinary.ok) throw new Error('expected results');
+    expect(JSON.stringify(readOutcome(fromBinary.output))).toBe(fromText.output);
   });
 
   it('logs and error rows travel the same way', async () => {
