@@ -9,6 +9,11 @@ import { sandboxWorkerLaunch } from './worker-entry';
 export const WATCHDOG_GRACE_MS = 25;
 /** Time a worker that reported memory exhaustion gets to report the failure itself before it is stopped. */
 export const MEMORY_GRACE_MS = 50;
+/**
+ * Time past the deadline a worker gets to get ready again after an invocation (a new instance, or a
+ * snapshot, whose module evaluation runs under the invocation's deadline) before it is replaced.
+ */
+export const PREPARE_GRACE_MS = 2000;
 const MAX_STARTUP_FAILURES = 3;
 
 type JobRequest = ({ op: 'run' } & EngineRunJob) | ({ op: 'check' } & EngineCheckJob);
@@ -116,6 +121,7 @@ export class SandboxPool {
   private onMessage(pooled: PooledWorker, message: WorkerMessage): void {
     if (pooled.retired) return;
     if (message.op === 'ready') {
+      clearTimeout(pooled.watchdog);
       pooled.ready = true;
       this.startupFailures = 0;
       this.pump();
@@ -142,7 +148,13 @@ export class SandboxPool {
     if (!job || job.id !== message.id) return;
     clearTimeout(pooled.watchdog);
     pooled.job = undefined;
-    if (message.recycling) pooled.ready = false;
+    if (message.recycling) {
+      pooled.ready = false;
+      // Preparing the next sandbox runs guest code too; a stall there must not hold the worker forever.
+      pooled.watchdog = setTimeout(() => this.onWatchdog(pooled), job.limits.deadlineMs + PREPARE_GRACE_MS);
+      // Queued work keeps the process alive through the worker; this timer alone must not.
+      pooled.watchdog.unref();
+    }
     const { op: _op, id: _id, recycling: _recycling, ...outcome } = message;
     job.resolve(outcome);
     this.pump();

@@ -50,7 +50,8 @@ async function handle(request: WorkerRequest): Promise<void> {
   } catch (err) {
     outcome = { ok: false, kind: 'runtime', message: `sandbox engine failure: ${(err as Error).message}` };
   }
-  // A replacement instance takes milliseconds; the pool holds further work until this worker is ready.
+  // A replacement instance or a new snapshot takes milliseconds; the pool holds further work until this
+  // worker is ready.
   const recycling = engine.needsFreshInstance;
   post({ op: 'reply', id: request.id, recycling, ...outcome });
   // Releasing this sandbox and preparing the next one happen after the reply, off the caller's clock.
