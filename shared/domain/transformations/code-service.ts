@@ -16,7 +16,7 @@ import type {
   TransformationVersion,
   VersionsQuery,
 } from './schemas';
-import { defaultEvents, parseTestInput, type LibraryChoice, type RunOutcome, type TransformationTester } from './testing';
+import { defaultEvents, parseTestInput, type RunOutcome, type TransformationTester } from './testing';
 
 /** How often an update re-reads the head after losing a race with a concurrent update. */
 const MAX_ATTEMPTS = 25;
@@ -363,13 +363,13 @@ export class CodeService {
         { versionId: revision.versionId, name: revision.name, pass: false, errors: [{ message: failure }] },
       ]);
     }
-    const chosen: LibraryChoice = new Map([[revision.importName ?? '', revision]]);
+    const libraries = this.tester.resolver(workspaceId, new Map([[revision.importName ?? '', revision]]));
     const results = [];
     for (const head of await this.code.listHeads('transformation', workspaceId)) {
       if (!head.publishedVersionId || !head.publishedImports?.includes(revision.importName ?? '')) continue;
       const published = await this.code.getRevision('transformation', workspaceId, head.id, head.publishedVersionId);
       if (!published) continue;
-      const outcome = await this.tester.run(workspaceId, published, defaultEvents(), chosen);
+      const outcome = await this.tester.run(workspaceId, published, defaultEvents(), libraries);
       if (!outcome.pass) results.push({ versionId: published.versionId, name: published.name, pass: false, errors: outcome.errors });
     }
     if (results.length > 0) {

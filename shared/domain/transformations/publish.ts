@@ -175,6 +175,7 @@ export class PublishService {
     assertOnePerResource(libraryRevisions, 'libraries');
 
     const chosen: LibraryChoice = new Map(libraryRevisions.map((r) => [r.importName ?? '', r]));
+    const libraryResolver = this.tester.resolver(workspaceId, chosen);
     const heads = new Map((await this.code.listHeads('transformation', workspaceId)).map((h) => [h.id, h]));
     const targets: Target[] = transformationRevisions.map((revision, i) => ({
       revision,
@@ -208,7 +209,7 @@ export class PublishService {
     for (const target of targets) {
       const tests: TestRun[] = [];
       for (const test of target.suite) {
-        const outcome = await this.tester.run(workspaceId, target.revision, test.input, chosen);
+        const outcome = await this.tester.run(workspaceId, target.revision, test.input, libraryResolver);
         const matches = matchesExpected(outcome.transformedEvents, test.expectedOutput);
         const errors = matches
           ? outcome.errors

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { runTransformation, SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
-import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import type { CodeHead, CodeRepository, CodeRevision } from '../../persistence/code-repository';
 import { ValidationError } from '../errors';
 import { DEFAULT_EVENTS } from './default-events';
 import { MAX_SAMPLE_EVENTS } from './schemas';
@@ -45,34 +45,61 @@ export function parseTestInput(input: unknown, field: string): Record<string, un
 export const defaultEvents = (): Record<string, unknown>[] => structuredClone(DEFAULT_EVENTS);
 
 /**
- * Runs transformation revisions in the sandbox against the libraries they import: the chosen revisions
- * first, else each library's published revision. An import that resolves to neither fails the run with
- * the engine's "Module not found" error.
+ * Finds the library revisions a transformation imports: the chosen revisions first, else each library's
+ * published revision. Lookups are cached, so one request that runs many tests reads each library once.
+ */
+export class LibraryResolver {
+  private heads?: Promise<CodeHead[]>;
+  private readonly published = new Map<string, Promise<CodeRevision | undefined>>();
+
+  constructor(
+    private readonly code: CodeRepository,
+    private readonly workspaceId: string,
+    private readonly chosen: LibraryChoice = new Map(),
+  ) {}
+
+  async librariesFor(imports: string[]): Promise<SandboxLibrary[]> {
+    const libraries: SandboxLibrary[] = [];
+    for (const importName of new Set(imports)) {
+      const revision = this.chosen.get(importName) ?? (await this.publishedRevision(importName));
+      if (revision) libraries.push({ importName, name: revision.name, code: revision.code });
+    }
+    return libraries;
+  }
+
+  private publishedRevision(importName: string): Promise<CodeRevision | undefined> {
+    let revision = this.published.get(importName);
+    if (!revision) {
+      revision = (async () => {
+        this.heads ??= this.code.listHeads('library', this.workspaceId);
+        const head = (await this.heads).find((h) => h.importName === importName);
+        return head?.publishedVersionId
+          ? this.code.getRevision('library', this.workspaceId, head.id, head.publishedVersionId)
+          : undefined;
+      })();
+      this.published.set(importName, revision);
+    }
+    return revision;
+  }
+}
+
+/**
+ * Runs transformation revisions in the sandbox against the libraries they import. An import that resolves
+ * to no library fails the run with the engine's "Module not found" error.
  */
 export class TransformationTester {
   constructor(private readonly code: CodeRepository) {}
 
-  async librariesFor(workspaceId: string, imports: string[], chosen: LibraryChoice): Promise<SandboxLibrary[]> {
-    const wanted = new Set(imports);
-    if (wanted.size === 0) return [];
-    const heads = await this.code.listHeads('library', workspaceId);
-    const libraries: SandboxLibrary[] = [];
-    for (const importName of wanted) {
-      let revision = chosen.get(importName);
-      const head = heads.find((h) => h.importName === importName);
-      if (!revision && head?.publishedVersionId) {
-        revision = await this.code.getRevision('library', workspaceId, head.id, head.publishedVersionId);
-      }
-      if (revision) libraries.push({ importName, name: revision.name, code: revision.code });
-    }
-    return libraries;
+  /** A resolver for one request: `chosen` library revisions win over the published ones. */
+  resolver(workspaceId: string, chosen?: LibraryChoice): LibraryResolver {
+    return new LibraryResolver(this.code, workspaceId, chosen);
   }
 
   async run(
     workspaceId: string,
     revision: CodeRevision,
     events: Record<string, unknown>[],
-    chosen: LibraryChoice = new Map(),
+    libraries: LibraryResolver = this.resolver(workspaceId),
   ): Promise<RunOutcome> {
     const metadata = events.map((message) => ({
       workspaceId,
@@ -86,7 +113,7 @@ export class TransformationTester {
       const result = await runTransformation({
         code: revision.code,
         name: revision.name,
-        libraries: await this.librariesFor(workspaceId, revision.imports ?? [], chosen),
+        libraries: await libraries.librariesFor(revision.imports ?? []),
         events: events.map((message, i) => ({ message, metadata: metadata[i] })),
         testMode: true,
       });
