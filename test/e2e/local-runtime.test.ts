@@ -88,6 +88,13 @@ describe('npm start', () => {
       expect(listed.body).toEqual({ sources: [] });
 
       const second = await admin(started.env, 'token', 'create', '--workspace', created.workspaceId ?? '', '--email', 'ops@acme.test');
+      const third = await admin(started.env, 'token', 'create', '--workspace', created.workspaceId ?? '', '--email', 'ops@acme.test');
+      const tokens = (await admin(started.env, 'token', 'list', '--workspace', created.workspaceId ?? '')) as unknown as { tokenId: string }[];
+      expect(tokens).toHaveLength(3);
+      expect(tokens.map((t) => t.tokenId)).toEqual(expect.arrayContaining([second.tokenId, third.tokenId]));
+      expect(JSON.stringify(tokens)).not.toContain(second.token);
+      await admin(started.env, 'token', 'revoke', '--id', third.tokenId ?? '', '--workspace', created.workspaceId ?? '');
+      expect((await call(started.control, 'GET', '/v2/sources', { auth: bearer(third.token ?? '') })).status).toBe(401);
       await admin(started.env, 'token', 'revoke', '--token', created.token ?? '');
       expect((await call(started.control, 'GET', '/v2/sources', { auth: bearer(created.token ?? '') })).status).toBe(401);
       expect((await call(started.control, 'GET', '/v2/sources', { auth: bearer(second.token ?? '') })).status).toBe(200);

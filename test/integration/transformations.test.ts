@@ -67,6 +67,19 @@ describe('transformations', () => {
     expect((await api.get(`/transformations/${id}`)).body).toMatchObject({ name: 'Renamed', description: 'second' });
   });
 
+  it('are not saved when published on create with code that fails its test', async () => {
+    const api = client(await rt.newWorkspace());
+    const refused = await api.post('/transformations?publish=true', { name: 'Bad', code: THROWS, events: [{ type: 'track' }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      published: false,
+      error: expect.stringContaining('transformation Bad failed its test, nothing was saved: Error: Manual Error'),
+    });
+    expect((await api.get('/transformations')).body.transformations).toEqual([]);
+    // The name is still free.
+    expect((await api.post('/transformations', { name: 'Bad', code: THROWS })).status).toBe(200);
+  });
+
   it('keep names unique in a workspace', async () => {
     const api = client(await rt.newWorkspace());
     await api.post('/transformations', { name: 'Same', code: IDENTITY });
@@ -150,6 +163,9 @@ describe('libraries', () => {
       [versionId, false],
       [renamed.body.versionId, true],
     ]);
+    const changedImport = await api.post(`/libraries/${id}`, { importName: 'otherName' });
+    expect(changedImport.status).toBe(400);
+    expect(changedImport.body.error).toBe('importName: cannot change; this library is imported as userDefinedLibrary4');
     const wrongImport = await api.post('/libraries', { name: 'Foo Bar', importName: 'foo_bar' });
     expect(wrongImport.body.error).toBe('importName: must be fooBar, the camelCase of the name');
     const clash = await api.post('/libraries', { name: 'user-defined library 4' });
