@@ -8,9 +8,8 @@ import { CodeRepository } from '../../shared/persistence/code-repository';
 import { getStore } from '../../shared/persistence/store';
 
 const code = new CodeRepository(getStore());
-const tester = new TransformationTester(code);
-const service = new CodeService(code, new CatalogRepository(getStore()), tester);
-const publishing = new PublishService(code, tester);
+const publishing = new PublishService(code, new TransformationTester(code));
+const service = new CodeService(code, new CatalogRepository(getStore()), publishing);
 const success = { success: true } as const;
 
 /** `publish` may come as a query parameter or a body field; both at once must agree. */

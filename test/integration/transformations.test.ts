@@ -73,7 +73,7 @@ describe('transformations', () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({
       published: false,
-      error: expect.stringContaining('transformation Bad failed its test, nothing was saved: Error: Manual Error'),
+      error: expect.stringContaining('publish refused, nothing was saved: transformation Bad fails: Error: Manual Error'),
     });
     expect((await api.get('/transformations')).body.transformations).toEqual([]);
     // The name is still free.
@@ -174,6 +174,16 @@ describe('libraries', () => {
   });
 });
 
+describe('publishing a library on create', () => {
+  it('refuses code that does not load, saving nothing', async () => {
+    const api = client(await rt.newWorkspace());
+    const refused = await api.post('/libraries?publish=true', { name: 'Broken Lib', code: 'export const = ;' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/^publish refused, nothing was saved: library Broken Lib does not load: SyntaxError/);
+    expect((await api.get('/libraries')).body.libraries).toEqual([]);
+  });
+});
+
 describe('the GitHub Action flow', () => {
   it('creates drafts, tests them together, and publishes them', async () => {
     const ws = await rt.newWorkspace();
@@ -223,6 +233,7 @@ describe('the GitHub Action flow', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.published).toBe(false);
+    expect(refused.body.error).toMatch(/^publish refused, nothing was published: transformation Broken fails: Error: Manual Error/);
     expect(refused.body.results.transformations.find((t: { id: string }) => t.id === broken.id).pass).toBe(false);
     expect((await api.get(`/transformations/${transformation.id}`)).body.publishedVersionId).toBeNull();
     expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBeNull();
@@ -255,7 +266,10 @@ describe('the GitHub Action flow', () => {
 
     const refusedUpdate = await api.post(`/libraries/${library.id}?publish=true`, { code: 'export function tag() { throw new Error("no"); }' });
     expect(refusedUpdate.status).toBe(400);
-    expect(refusedUpdate.body).toMatchObject({ published: false, error: expect.stringContaining('breaks transformation(s) Tagger') });
+    expect(refusedUpdate.body).toMatchObject({
+      published: false,
+      error: expect.stringContaining('transformation Tagger (it imports a library being published) fails: Error: no'),
+    });
 
     const imported = await api.del(`/libraries/${library.id}`);
     expect(imported.status).toBe(409);

@@ -16,18 +16,11 @@ import type {
   TransformationVersion,
   VersionsQuery,
 } from './schemas';
-import { defaultEvents, parseTestInput, type RunOutcome, type TransformationTester } from './testing';
+import type { PublishService } from './publish';
 
 /** How often an update re-reads the head after losing a race with a concurrent update. */
 const MAX_ATTEMPTS = 25;
 const LABEL: Record<CodeKind, string> = { transformation: 'transformation', library: 'library' };
-
-/** Refused publish: 400 with `published:false` and what failed, nothing saved. */
-export class PublishRefusedError extends ValidationError {
-  constructor(message: string, results: unknown) {
-    super(message, undefined, { published: false, results });
-  }
-}
 
 const transformationVersion = (r: CodeRevision): TransformationVersion => ({
   id: r.id,
@@ -71,7 +64,7 @@ export class CodeService {
   constructor(
     private readonly code: CodeRepository,
     private readonly catalog: CatalogRepository,
-    private readonly tester: TransformationTester,
+    private readonly publishing: PublishService,
   ) {}
 
   // --- transformations -----------------------------------------------------------------------------------
@@ -114,7 +107,7 @@ export class CodeService {
     const connections = input.publish
       ? await this.connectionItems(workspaceId, revision.id, input.destinationIds ?? [])
       : [];
-    if (input.publish) await this.assertPasses(workspaceId, revision, input.events);
+    if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
     const items = [...this.code.createItems('transformation', head, revision, revision.name), ...connections];
     try {
       await this.code.transact(items);
@@ -154,7 +147,7 @@ export class CodeService {
       };
       const connections =
         input.publish && input.destinationIds ? await this.connectionItems(workspaceId, id, input.destinationIds) : [];
-      if (input.publish) await this.assertPasses(workspaceId, revision, input.events);
+      if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
       const items = [
         ...this.code.appendItems('transformation', head, revision, current.versionId, { from: current.name, to: head.name }),
         ...connections,
@@ -230,7 +223,7 @@ export class CodeService {
       publishedVersionId: input.publish ? revision.versionId : null,
       ...(input.externalId !== undefined && { externalId: input.externalId }),
     };
-    if (input.publish) await this.assertLibraryPasses(workspaceId, revision);
+    if (input.publish) await this.publishing.assertPublishable(workspaceId, [], [revision]);
     const items = this.code.createItems('library', head, revision, importName);
     try {
       await this.code.transact(items);
@@ -260,7 +253,7 @@ export class CodeService {
         ...(input.publish && { publishedVersionId: revision.versionId }),
         ...(input.externalId !== undefined && { externalId: input.externalId }),
       };
-      if (input.publish) await this.assertLibraryPasses(workspaceId, revision);
+      if (input.publish) await this.publishing.assertPublishable(workspaceId, [], [revision]);
       try {
         await this.code.transact(this.code.appendItems('library', head, revision, current.versionId));
         return libraryOf(head);
@@ -345,41 +338,6 @@ export class CodeService {
     return this.catalog.transformationConnectionItems(workspaceId, transformationId, wanted, release);
   }
 
-  private async assertPasses(workspaceId: string, revision: CodeRevision, events?: Record<string, unknown>[]) {
-    const input = events ? parseTestInput(events, 'events') : defaultEvents();
-    const outcome = await this.tester.run(workspaceId, revision, input);
-    if (!outcome.pass) {
-      throw new PublishRefusedError(`transformation ${revision.name} failed its test, nothing was saved: ${firstError(outcome)}`, [
-        { versionId: revision.versionId, name: revision.name, pass: false, errors: outcome.errors },
-      ]);
-    }
-  }
-
-  /** A library publishes only if it evaluates and every transformation whose published revision imports it still passes. */
-  private async assertLibraryPasses(workspaceId: string, revision: CodeRevision) {
-    const failure = await this.tester.checkLibrary(revision);
-    if (failure) {
-      throw new PublishRefusedError(`library ${revision.name} failed to load, nothing was saved: ${failure}`, [
-        { versionId: revision.versionId, name: revision.name, pass: false, errors: [{ message: failure }] },
-      ]);
-    }
-    const libraries = this.tester.resolver(workspaceId, new Map([[revision.importName ?? '', revision]]));
-    const results = [];
-    for (const head of await this.code.listHeads('transformation', workspaceId)) {
-      if (!head.publishedVersionId || !head.publishedImports?.includes(revision.importName ?? '')) continue;
-      const published = await this.code.getRevision('transformation', workspaceId, head.id, head.publishedVersionId);
-      if (!published) continue;
-      const outcome = await this.tester.run(workspaceId, published, defaultEvents(), libraries);
-      if (!outcome.pass) results.push({ versionId: published.versionId, name: published.name, pass: false, errors: outcome.errors });
-    }
-    if (results.length > 0) {
-      throw new PublishRefusedError(
-        `library ${revision.name} breaks transformation(s) ${results.map((r) => r.name).join(', ')}, nothing was saved`,
-        results,
-      );
-    }
-  }
-
   private lostRace(error: unknown): boolean {
     // Item 1 of an append is the head guarded by its expected versionId.
     return isConditionFailure(error) && cancellationCodes(error)[1] === 'ConditionalCheckFailed';
@@ -415,4 +373,3 @@ function libraryOf(head: CodeHead): Library {
   };
 }
 
-const firstError = (outcome: RunOutcome) => outcome.failure ?? outcome.errors[0]?.message ?? 'failed';

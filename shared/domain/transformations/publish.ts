@@ -1,7 +1,6 @@
 import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
 import { isConditionFailure, type TransactItem } from '../../persistence/store';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { PublishRefusedError } from './code-service';
 import type { PublishRequest, SuiteRequest } from './schemas';
 import {
   defaultEvents,
@@ -83,14 +82,22 @@ export class PublishService {
 
   async publish(workspaceId: string, request: PublishRequest): Promise<{ published: true }> {
     const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
-    if (!evaluation.pass) {
-      throw new PublishRefusedError('publish refused: some revisions failed their tests, nothing was published', {
-        transformations: evaluation.transformations,
-        libraries: evaluation.libraries,
-      });
-    }
+    assertPassed(evaluation, 'nothing was published');
     await this.commit(workspaceId, evaluation);
     return { published: true };
+  }
+
+  /** For publishing on create or update: refuses (400) unless these not yet saved revisions would publish. */
+  async assertPublishable(
+    workspaceId: string,
+    requested: { revision: CodeRevision; events?: Record<string, unknown>[] }[],
+    libraryRevisions: CodeRevision[],
+  ): Promise<void> {
+    const targets = requested.map(({ revision, events }) => ({
+      revision,
+      suite: events ? [{ id: 'events', name: 'events', input: parseTestInput(events, 'events') }] : defaultSuite(),
+    }));
+    assertPassed(await this.evaluateRevisions(workspaceId, targets, libraryRevisions), 'nothing was saved');
   }
 
   /** The Action's shape: successTestResults carry bare output events, failedTestResults the errors. */
@@ -173,13 +180,30 @@ export class PublishService {
     );
     assertOnePerResource(transformationRevisions, 'transformations');
     assertOnePerResource(libraryRevisions, 'libraries');
+    return this.evaluateRevisions(
+      workspaceId,
+      transformationRevisions.map((revision, i) => ({ revision, suite: suites[i] ?? defaultSuite() })),
+      libraryRevisions,
+    );
+  }
 
+  /**
+   * What publishing these revisions would take, in one place for every way of publishing: each
+   * transformation revision runs its suite with the given library revisions (else the published ones);
+   * each library revision must load on its own, and every transformation whose published revision imports
+   * one of them is re-tested with it on the default events.
+   */
+  async evaluateRevisions(
+    workspaceId: string,
+    requested: { revision: CodeRevision; suite: TestDefinition[] }[],
+    libraryRevisions: CodeRevision[],
+  ): Promise<Evaluation> {
     const chosen: LibraryChoice = new Map(libraryRevisions.map((r) => [r.importName ?? '', r]));
     const libraryResolver = this.tester.resolver(workspaceId, chosen);
     const heads = new Map((await this.code.listHeads('transformation', workspaceId)).map((h) => [h.id, h]));
-    const targets: Target[] = transformationRevisions.map((revision, i) => ({
+    const targets: Target[] = requested.map(({ revision, suite }) => ({
       revision,
-      suite: suites[i] ?? defaultSuite(),
+      suite,
       requested: true,
       externalId: heads.get(revision.id)?.externalId,
     }));
@@ -268,6 +292,30 @@ export class PublishService {
     }
     return found.revision;
   }
+}
+
+/** Refused publish: 400 with `published:false`, a message naming what failed, and the results. */
+export class PublishRefusedError extends ValidationError {
+  constructor(message: string, results: unknown) {
+    super(message, undefined, { published: false, results });
+  }
+}
+
+function assertPassed(evaluation: Evaluation, consequence: string): void {
+  if (evaluation.pass) return;
+  const failures = [
+    ...evaluation.libraries.filter((l) => !l.pass).map((l) => `library ${l.name} does not load: ${l.message ?? 'failed'}`),
+    ...evaluation.transformations
+      .filter((t) => !t.pass)
+      .map((t) => {
+        const why = t.tests.flatMap((r) => r.errors.map((e) => e.message))[0] ?? 'failed';
+        return `transformation ${t.name}${t.requested ? '' : ' (it imports a library being published)'} fails: ${why}`;
+      }),
+  ];
+  throw new PublishRefusedError(`publish refused, ${consequence}: ${failures.join('; ')}`, {
+    transformations: evaluation.transformations,
+    libraries: evaluation.libraries,
+  });
 }
 
 function assertOnePerResource(revisions: CodeRevision[], field: string) {
