@@ -87,7 +87,6 @@ export const VersionsQuery = z.object({
     .default('ASC'),
 });
 
-export const IdParams = z.object({ id: z.string().min(1).max(64) });
 export const VersionParams = z.object({ id: z.string().min(1).max(64), versionId: z.string().min(1).max(64) });
 
 /** One immutable revision of a transformation (SPEC §2.2). */
