@@ -1,5 +1,5 @@
 import { buildOpenApi } from '../../shared/contract/openapi';
-import { listDestinationDefinitions } from '../../shared/domain/destinations/definitions';
+import { listDestinationDefinitions } from '../../shared/destinations/registry';
 import { createHandler } from '../../shared/http/handler';
 
 export const handler = createHandler('controlMeta', {

@@ -12,7 +12,7 @@ import {
   SourcePatch,
   Success,
 } from '../domain/catalog/schemas';
-import { DestinationDefinitionView } from '../domain/destinations/definitions';
+import { DestinationDefinitionView } from '../destinations/registry';
 import {
   Library,
   LibraryCreate,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { DESTINATION_DEFINITIONS } from '../destinations/definitions';
-import { NotFoundError, ValidationError } from '../errors';
+import { validateDestinationConfig } from '../../destinations/registry';
+import { NotFoundError } from '../errors';
 import { newId, newSecret, now } from '../../persistence/ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import {
@@ -88,20 +88,4 @@ export class CatalogService {
 
 function notFound(what: string, id: string): never {
   throw NotFoundError.of(what, id);
-}
-
-/** Checks a configuration against its destination definition; errors name the offending field. */
-export function validateDestinationConfig(type: string, config: Record<string, unknown>): Record<string, unknown> {
-  const definition = DESTINATION_DEFINITIONS[type];
-  if (!definition) {
-    throw new ValidationError(`type: unknown destination type ${type}; known types: ${Object.keys(DESTINATION_DEFINITIONS).join(', ')}`);
-  }
-  const result = definition.config.safeParse(config);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = ['config', ...(issue?.path ?? [])].join('.');
-    const unknownKeys = issue?.code === 'unrecognized_keys' ? `: unknown ${issue.keys.join(', ')}` : '';
-    throw new ValidationError(`${path}: ${issue?.message ?? 'invalid'}${unknownKeys}`);
-  }
-  return result.data;
 }

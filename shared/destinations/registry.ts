@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { ValidationError } from '../domain/errors';
+import { bigQueryStream, googleSheets, kafka, redis, s3 } from './server-delivered';
+import type { DestinationType } from './types';
+import { webhook } from './webhook';
+
+/**
+ * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
+ * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
+ */
+const TYPES: DestinationType[] = [webhook, redis, s3, kafka, googleSheets, bigQueryStream];
+
+export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
+
+export const destinationType = (name: string): DestinationType | undefined => DESTINATION_TYPES.get(name);
+
+export const supportsTest = (type: DestinationType) => type.delivery === 'http' && type.transform !== undefined;
+export const supportsDeletion = (type: DestinationType) => type.deleteUsers !== undefined;
+
+export const DestinationDefinitionView = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  defaultConfig: z.array(z.string()).describe('configuration variable names, usable in destinationConfig'),
+  supportsTest: z.boolean().describe('the test interface can transform and send to it'),
+  supportsDeletion: z.boolean().describe('suppress_with_delete regulations can delete users there'),
+});
+
+export const listDestinationDefinitions = (): z.infer<typeof DestinationDefinitionView>[] =>
+  [...DESTINATION_TYPES.values()].map((type) => ({
+    name: type.name,
+    displayName: type.displayName,
+    defaultConfig: Object.keys(type.config.shape),
+    supportsTest: supportsTest(type),
+    supportsDeletion: supportsDeletion(type),
+  }));
+
+/**
+ * Checks a configuration against its type; the error names the offending field under `field` (`config`
+ * in the catalog, `destinationConfig` in the test interface).
+ */
+export function validateDestinationConfig(typeName: string, config: Record<string, unknown>, field = 'config'): Record<string, unknown> {
+  const type = destinationType(typeName);
+  if (!type) {
+    throw new ValidationError(`type: unknown destination type ${typeName}; known types: ${[...DESTINATION_TYPES.keys()].join(', ')}`);
+  }
+  const result = type.config.safeParse(config);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = [field, ...(issue?.path ?? []).map(String)].join('.');
+    const unknownKeys = issue?.code === 'unrecognized_keys' ? `: unknown ${issue.keys.join(', ')}` : '';
+    throw new ValidationError(`${path}: ${issue?.message ?? 'invalid'}${unknownKeys}`);
+  }
+  return result.data as Record<string, unknown>;
+}

@@ -1,0 +1,86 @@
+import type { z } from 'zod';
+
+/**
+ * The contract of a destination type. Each type lives in a folder of its own under shared/destinations and
+ * exports one `DestinationType`; registry.ts lists them. The test interface, live delivery and user deletion
+ * all go through these objects, so a type behaves the same wherever it is used.
+ */
+
+/** One outgoing request, the shape SPEC §2.7 shows in `dest_transformed_payload`. */
+export interface DestinationRequest {
+  version: '1';
+  type: 'REST';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  endpoint: string;
+  headers: Record<string, string>;
+  params: Record<string, string>;
+  body: {
+    JSON: Record<string, unknown>;
+    JSON_ARRAY: Record<string, unknown>;
+    XML: Record<string, unknown>;
+    FORM: Record<string, unknown>;
+  };
+  files: Record<string, unknown>;
+  /** The anonymousId the request is about, as the reference shows it (absent when the event has none). */
+  userId?: string;
+}
+
+/** An event as the pipeline carries it (identify, track, page, screen, group, alias). */
+export type Message = Record<string, unknown>;
+
+/** What a destination answered to one request, as the test interface and delivery report it. */
+export interface DeliveryResult {
+  /** HTTP status; where no answer came, the status a gateway would give (see http-client.ts). */
+  status: number;
+  /** JSON body when the answer is JSON, text for text/xml answers, otherwise "". */
+  response: unknown;
+  /** Set when no HTTP answer was received (refused address, time-out, network failure). */
+  error?: string;
+  /** Whether sending the same request again later may succeed (5xx, 429, 408, time-outs, network). */
+  retryable: boolean;
+}
+
+/** The user a deletion is about: userId always, other identifiers where the regulation gave them. */
+export interface DeletionUser {
+  userId: string;
+  email?: string;
+  phone?: string;
+  [identifier: string]: string | undefined;
+}
+
+/**
+ * How a vendor's user deletion ended. `unsupported` and `not_found` are final answers that need no retry;
+ * `failed` with `retryable` true is worth another attempt later.
+ */
+export type DeletionOutcome =
+  | { status: 'completed'; detail?: string }
+  | { status: 'unsupported' | 'not_found'; reason: string }
+  | { status: 'failed'; error: string; retryable: boolean };
+
+/** The HTTP client a deletion call sends with (the one of http-client.ts, or a test's). */
+export type RequestSender = (request: DestinationRequest) => Promise<DeliveryResult>;
+
+/** What a deletion call may use; server-delivered types (Redis) bring their own client instead. */
+export interface DeletionIO {
+  send: RequestSender;
+}
+
+export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
+  /** The definition name stored on a destination, e.g. WEBHOOK. */
+  name: string;
+  displayName: string;
+  /** The configuration's zod schema; its keys are the `defaultConfig` of GET /destination-definitions. */
+  config: Schema;
+  /**
+   * `http`: Weir sends the requests that `transform` builds (test interface and live delivery).
+   * `server`: the data plane's own server delivers it (SPEC §4.C rule 9); the test interface refuses it.
+   */
+  delivery: 'http' | 'server';
+  /** Pure: one event and a validated config → the request(s) to send. Throws DestinationError. */
+  transform?(message: Message, config: z.output<Schema>): DestinationRequest[];
+  /** Deletes the users' data at the vendor (one call for all of them where the vendor allows it). */
+  deleteUsers?(users: DeletionUser[], config: z.output<Schema>, io: DeletionIO): Promise<DeletionOutcome>;
+}
+
+/** Helps each type keep its config's type when it is declared. */
+export const defineDestination = <S extends z.ZodObject>(type: DestinationType<S>): DestinationType<S> => type;
