@@ -8,6 +8,7 @@ export const ENDPOINT_FUNCTIONS = {
   controlMeta: { plane: 'control', entry: 'functions/control-meta/handler.ts', usesSandbox: false },
   catalog: { plane: 'control', entry: 'functions/catalog/handler.ts', usesSandbox: false },
   transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true },
+  testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean }>;
 

@@ -14,6 +14,13 @@ import {
 } from '../domain/catalog/schemas';
 import { DestinationDefinitionView } from '../destinations/registry';
 import {
+  DestinationTestResult,
+  ForceQuery,
+  SourceTestResult,
+  TestDestinationBody,
+  TestSourceBody,
+} from '../domain/test-interface/schemas';
+import {
   Library,
   LibraryCreate,
   LibraryUpdate,
@@ -113,6 +120,30 @@ export const ROUTES = [
   route({ method: 'POST', path: '/transformations/libraries/test', fn: 'transformations', auth: 'account', summary: 'Test revisions on their testInput (or the default events)', body: PublishRequest, response: z.object({ result: z.object({ successTestResults: z.array(z.unknown()), failedTestResults: z.array(z.unknown()) }) }) }),
   route({ method: 'POST', path: '/transformations/publish', fn: 'transformations', auth: 'account', summary: 'Run test suites, then publish (200 with published:false when a test fails)', body: SuiteRequest, response: z.object({ published: z.boolean(), validationOutput: z.unknown() }) }),
   route({ method: 'POST', path: '/transformations/tests/run', fn: 'transformations', auth: 'account', summary: 'Run test suites with expected outputs', body: SuiteRequest, response: z.object({ pass: z.boolean(), message: z.string().optional(), validationOutput: z.unknown() }) }),
+
+  // --- control plane: test interface (Basic email:token or Bearer) -------------------------------------------
+  route({
+    method: 'POST',
+    path: '/v0/testDestination/{destination_id}',
+    fn: 'testInterface',
+    auth: 'account',
+    summary: "Push a sample event through one destination's stages (user transformation, destination transform, send)",
+    params: z.object({ destination_id: z.string().min(1).max(64) }),
+    query: ForceQuery,
+    body: TestDestinationBody,
+    response: DestinationTestResult,
+  }),
+  route({
+    method: 'POST',
+    path: '/v0/testSource/{source_id}',
+    fn: 'testInterface',
+    auth: 'account',
+    summary: 'Push a sample event through every destination connected to a source',
+    params: z.object({ source_id: z.string().min(1).max(64) }),
+    query: ForceQuery,
+    body: TestSourceBody,
+    response: SourceTestResult,
+  }),
 
   // --- data plane --------------------------------------------------------------------------------------
   route({ method: 'GET', path: '/health', fn: 'dataMeta', auth: 'none', summary: 'Liveness', response: Health }),

@@ -6,6 +6,13 @@ import type { DeliveryResult, DestinationRequest } from './types';
 /** Every destination request Weir sends names itself. */
 export const USER_AGENT = 'Weir';
 export const DESTINATION_TIMEOUT_MS = 10_000;
+/** Overrides the time-out of every destination request (milliseconds). */
+export const DESTINATION_TIMEOUT_ENV = 'WEIR_DESTINATION_TIMEOUT_MS';
+
+function defaultTimeout(): number {
+  const configured = Number(process.env[DESTINATION_TIMEOUT_ENV]);
+  return Number.isInteger(configured) && configured > 0 ? configured : DESTINATION_TIMEOUT_MS;
+}
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export interface SendOptions {
@@ -71,7 +78,7 @@ export async function sendRequest(request: DestinationRequest, options: SendOpti
       url,
       { method: request.method, headers, body },
       {
-        timeoutMs: options.timeoutMs ?? DESTINATION_TIMEOUT_MS,
+        timeoutMs: options.timeoutMs ?? defaultTimeout(),
         maxResponseBytes: MAX_RESPONSE_BYTES,
         allowlist: options.allowlist,
         maxRedirects: 5,

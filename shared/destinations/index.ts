@@ -1,0 +1,23 @@
+import { DestinationError } from './errors';
+import type { DestinationRequest, DestinationType, Message } from './types';
+
+export { sendRequest, isRetryableStatus, USER_AGENT, DESTINATION_TIMEOUT_MS } from './http-client';
+export { destinationType, validateDestinationConfig, supportsTest, supportsDeletion, listDestinationDefinitions } from './registry';
+export { DestinationError } from './errors';
+export type * from './types';
+
+export type BuildOutcome = { ok: true; requests: DestinationRequest[] } | { ok: false; error: string };
+
+/**
+ * The destination-transform stage: one event → the requests to send, or the reason it cannot be sent.
+ * Never throws, so the test interface and delivery treat every type alike.
+ */
+export function buildRequests(type: DestinationType, message: Message, config: Record<string, unknown>): BuildOutcome {
+  if (!type.transform) return { ok: false, error: `destination type ${type.name} is delivered by the data plane's own server` };
+  try {
+    return { ok: true, requests: type.transform(message, config) };
+  } catch (error) {
+    if (!(error instanceof DestinationError)) console.error(`destination transform ${type.name} failed`, error);
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}

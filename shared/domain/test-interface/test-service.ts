@@ -1,0 +1,194 @@
+import type { z } from 'zod';
+import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CodeRepository } from '../../persistence/code-repository';
+import { runTransformation, SandboxError } from '../../sandbox';
+import type { Destination } from '../catalog/schemas';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
+import { publishedTransformation } from '../transformations/published';
+import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
+import { SUPPORTED_TYPES, TEXTS } from './texts';
+
+type Stages = Required<z.output<typeof Stage>>;
+
+/** A test message is one event; the data plane refuses events over this size too. */
+export const MAX_TEST_MESSAGE_BYTES = 32 * 1024;
+
+export interface TestOptions {
+  stage?: z.output<typeof Stage>;
+  force: boolean;
+}
+
+/** The reference's error bodies carry `message`; Weir's carry `error`. A test-interface refusal has both. */
+const refusal = (text: string) => new ValidationError(text, undefined, { message: text });
+
+/**
+ * The test interface (SPEC §4.C): one sample event pushed through the stages of one destination's pipeline
+ * (its published user transformation in the sandbox, the destination transform, the send), each stage
+ * shown as it happened. It runs the same destination code as live delivery.
+ */
+export class PipelineTestService {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly code: CodeRepository,
+  ) {}
+
+  async testDestination(
+    workspaceId: string,
+    destinationId: string,
+    message: Message,
+    options: TestOptions & { destinationConfig?: Record<string, unknown> },
+  ): Promise<DestinationTestResult> {
+    const stages = resolveStages(options.stage);
+    checkMessage(message);
+    const destination = await this.catalog.getDestination(workspaceId, destinationId);
+    if (!destination) throw NotFoundError.of('destination', destinationId);
+    const type = destinationType(destination.type);
+    if (type?.delivery === 'server') throw refusal(TEXTS.serverDelivered(destination.type));
+    const config = validateDestinationConfig(destination.type, { ...destination.config, ...options.destinationConfig }, 'destinationConfig');
+    return this.runFor(workspaceId, destination, config, message, stages, options.force);
+  }
+
+  async testSource(
+    workspaceId: string,
+    sourceId: string,
+    message: Message,
+    options: TestOptions,
+  ): Promise<DestinationTestResult[] | { message: string }> {
+    const stages = resolveStages(options.stage);
+    checkMessage(message);
+    const source = await this.catalog.getSource(workspaceId, sourceId);
+    if (!source) throw NotFoundError.of('source', sourceId);
+    if (!source.enabled && !options.force) return { message: TEXTS.sourceDisabled(sourceId) };
+    const connected = new Set(
+      (await this.catalog.listConnections(workspaceId)).filter((c) => c.sourceId === sourceId).map((c) => c.destinationId),
+    );
+    const destinations = (await this.catalog.listDestinations(workspaceId)).filter((d) => connected.has(d.id));
+    if (destinations.length === 0) throw refusal(TEXTS.notConnected(sourceId));
+    return Promise.all(
+      destinations.map((destination) => {
+        if (destinationType(destination.type)?.delivery === 'server') {
+          return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
+        }
+        return this.runFor(workspaceId, destination, destination.config, message, stages, options.force);
+      }),
+    );
+  }
+
+  private async runFor(
+    workspaceId: string,
+    destination: Destination,
+    config: Record<string, unknown>,
+    message: Message,
+    stages: Stages,
+    force: boolean,
+  ): Promise<DestinationTestResult> {
+    if (!destination.enabled && !force) {
+      return { destinationId: destination.id, destinationName: destination.name, error: TEXTS.destinationDisabled(destination.id) };
+    }
+    const userStage = stages.user_transform
+      ? await this.userTransform(workspaceId, destination, message)
+      : [{ event: message } as UserStageOutcome];
+    const data = await Promise.all(userStage.map((outcome) => destinationStages(destination, config, outcome, stages)));
+    return { ...identity(destination), data };
+  }
+
+  /** The destination's published transformation on the message: one outcome per output event. */
+  private async userTransform(workspaceId: string, destination: Destination, message: Message): Promise<UserStageOutcome[]> {
+    const published = await publishedTransformation(this.code, workspaceId, destination.transformationId);
+    if (!published) return [{ event: message, shown: { error: TEXTS.transformationNotFound } }];
+    const { revision, libraries } = published;
+    try {
+      const result = await runTransformation({
+        code: revision.code,
+        name: revision.name,
+        libraries,
+        events: [
+          {
+            message,
+            metadata: {
+              workspaceId,
+              destinationId: destination.id,
+              destinationType: destination.type,
+              transformationId: revision.id,
+              transformationVersionId: revision.versionId,
+              messageId: message.messageId,
+              eventName: message.event,
+              eventType: message.type,
+            },
+          },
+        ],
+      });
+      if (result.transformedEvents.length === 0) return [{ filtered: true }];
+      return result.transformedEvents.map((entry) =>
+        'error' in entry ? { failed: entry.error } : { event: entry.transformedEvent, shown: entry.transformedEvent },
+      );
+    } catch (error) {
+      if (error instanceof SandboxError) return [{ failed: error.message }];
+      throw error;
+    }
+  }
+}
+
+/** What the user-transformation stage made of the message (or one of its outputs). */
+type UserStageOutcome =
+  | { event: Message; shown?: unknown }
+  | { failed: string }
+  | { filtered: true };
+
+/** The destination-transform and send stages for one event the user stage let through. */
+async function destinationStages(
+  destination: Destination,
+  config: Record<string, unknown>,
+  outcome: UserStageOutcome,
+  stages: Stages,
+): Promise<TestDataEntry> {
+  if ('filtered' in outcome) return { user_transformed_payload: { filtered: true, message: TEXTS.filtered } };
+  if ('failed' in outcome) {
+    return {
+      user_transformed_payload: { error: outcome.failed },
+      ...(stages.dest_transform && { dest_transformed_payload: { error: TEXTS.userStageAborted } }),
+      ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
+    };
+  }
+  const entry: TestDataEntry = stages.user_transform ? { user_transformed_payload: outcome.shown } : {};
+  if (!stages.dest_transform) return entry;
+  const type = destinationType(destination.type);
+  const built = type ? buildRequests(type, outcome.event, config) : { ok: false as const, error: `unknown destination type ${destination.type}` };
+  if (!built.ok) {
+    return {
+      ...entry,
+      dest_transformed_payload: { error: built.error },
+      ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
+    };
+  }
+  entry.dest_transformed_payload = built.requests as unknown as Record<string, unknown>[];
+  if (!stages.send_to_destination) return entry;
+  const results = await Promise.all(built.requests.map((request) => sendRequest(request)));
+  entry.destination_response = results.map((r) => (r.error ? { error: r.error } : r.response));
+  entry.destination_response_status = results.map((r) => r.status);
+  return entry;
+}
+
+const identity = (destination: Destination) => ({
+  destinationId: destination.id,
+  destination: destination.type,
+  destinationName: destination.name,
+});
+
+/** Stage omitted: every stage runs (the documented sample omits it). Given: only the stages set true. */
+function resolveStages(stage: z.output<typeof Stage> | undefined): Stages {
+  const stages = stage
+    ? { user_transform: stage.user_transform === true, dest_transform: stage.dest_transform === true, send_to_destination: stage.send_to_destination === true }
+    : { user_transform: true, dest_transform: true, send_to_destination: true };
+  if (stages.send_to_destination && !stages.dest_transform) throw new ValidationError(TEXTS.sendNeedsDestTransform);
+  return stages;
+}
+
+function checkMessage(message: Message): void {
+  if (Buffer.byteLength(JSON.stringify(message)) > MAX_TEST_MESSAGE_BYTES) {
+    throw new PayloadTooLargeError(`message: larger than ${MAX_TEST_MESSAGE_BYTES} bytes`);
+  }
+  if (typeof message.type !== 'string') throw refusal(TEXTS.typeMissing);
+  if (!SUPPORTED_TYPES.has(message.type)) throw refusal(TEXTS.typeUnsupported);
+}
