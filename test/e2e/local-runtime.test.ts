@@ -119,6 +119,15 @@ describe('npm start', () => {
         expect.objectContaining({ error: 'body.name: Invalid input: expected string, received number' }),
         expect.objectContaining({ name: 'Tagger', publishedVersionId: expect.any(String), codeVersion: '1' }),
         { transformations: [expect.objectContaining({ name: 'Tagger' })] },
+        expect.objectContaining({
+          destinationName: 'Preview',
+          data: [
+            {
+              user_transformed_payload: { error: 'Transformation VersionID not found' },
+              dest_transformed_payload: [expect.objectContaining({ method: 'POST', endpoint: 'https://example.com/preview' })],
+            },
+          ],
+        }),
         { status: 'ok' },
       ]);
     } finally {
