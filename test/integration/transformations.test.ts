@@ -224,6 +224,13 @@ describe('the GitHub Action flow', () => {
         name: 'Broken',
         transformerVersionID: broken.versionId,
         result: 'Error: Manual Error\n    at transformEvent (Broken:2:18)\nError: Manual Error\n    at transformEvent (Broken:2:18)',
+        transformedEvents: [],
+        errors: testInput.map((event, eventIndex) => ({
+          message: 'Error: Manual Error\n    at transformEvent (Broken:2:18)',
+          messageId: event.messageId,
+          eventIndex,
+          event,
+        })),
       },
     ]);
 
@@ -356,5 +363,124 @@ describe('hostile code over HTTP', () => {
     const fine = (await other.post('/transformations', { name: 'Fine', code: IDENTITY })).body;
     const ok = await other.post('/transformations/libraries/test', { transformations: [{ versionId: fine.versionId, testInput: [{ type: 'track' }] }] });
     expect(ok.body.result.successTestResults[0].result.output.transformedEvents).toEqual([{ type: 'track' }]);
+  });
+});
+
+describe('a failed test result', () => {
+  // Throws for the middle one of three events: the two others must still show their outputs.
+  const PICKY = `export function transformEvent(event) {
+  if (event.event === 'bad') throw new Error('bad event');
+  return { ...event, checked: true };
+}`;
+  const input = [
+    { type: 'track', event: 'first', messageId: 'm-1' },
+    { type: 'track', event: 'bad', messageId: 'm-2' },
+    { type: 'track', event: 'third', messageId: 'm-3' },
+  ];
+  /** The stack names the transformation as its file. */
+  const messageOf = (name: string) => `Error: bad event\n    at transformEvent (${name}:2:45)`;
+  const message = messageOf('Picky');
+  const transformedEvents = [
+    { ...input[0], checked: true },
+    { ...input[2], checked: true },
+  ];
+  const errorsOf = (name: string) => [{ message: messageOf(name), messageId: 'm-2', eventIndex: 1, event: input[1] }];
+  const errors = errorsOf('Picky');
+  /** One test of a refused publish's `results`; the suite built from testInput or events is named by its id. */
+  const testRun = (id: string, transformation = 'Picky') => ({
+    id,
+    name: id,
+    status: 'error',
+    transformedEvents,
+    actualOutput: transformedEvents,
+    errors: errorsOf(transformation),
+    logs: [],
+  });
+
+  it('keeps the outputs of the passing events and names the failing one on /transformations/libraries/test', async () => {
+    const api = client(await rt.newWorkspace());
+    const t = (await api.post('/transformations', { name: 'Picky', code: PICKY })).body;
+    const tested = await api.post('/transformations/libraries/test', { transformations: [{ versionId: t.versionId, testInput: input }] });
+    expect(tested.status).toBe(200);
+    expect(tested.body.result).toEqual({
+      successTestResults: [],
+      failedTestResults: [{ id: t.id, name: 'Picky', transformerVersionID: t.versionId, result: message, transformedEvents, errors }],
+    });
+  });
+
+  it('does so in the 400 of a refused publish, on /transformations/libraries/publish and on create and update', async () => {
+    const api = client(await rt.newWorkspace());
+    const t = (await api.post('/transformations', { name: 'Picky', code: PICKY })).body;
+    const results = (tests: unknown[], versionId: unknown = t.versionId) => ({
+      transformations: [{ id: t.id, name: 'Picky', versionId, imports: [], pass: false, requested: true, tests }],
+      libraries: [],
+    });
+
+    const refused = await api.post('/transformations/libraries/publish', { transformations: [{ versionId: t.versionId, testInput: input }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error: `publish refused, nothing was published: transformation Picky fails: ${message}`,
+      published: false,
+      results: results([testRun('testInput')]),
+    });
+
+    // The refused revision of an update is never saved, so its versionId is nowhere else to compare with.
+    const onUpdate = await api.post(`/transformations/${t.id}?publish=true`, { events: input });
+    expect(onUpdate.status).toBe(400);
+    expect(onUpdate.body.results).toEqual(results([testRun('events')], expect.any(String)));
+
+    const onCreate = await api.post('/transformations?publish=true', { name: 'Picky Too', code: PICKY, events: input });
+    expect(onCreate.status).toBe(400);
+    expect(onCreate.body.results.transformations[0].tests).toEqual([testRun('events', 'Picky Too')]);
+    expect((await api.get('/transformations')).body.transformations).toHaveLength(1);
+  });
+
+  it('does so in the validationOutput of /transformations/tests/run and /transformations/publish', async () => {
+    const api = client(await rt.newWorkspace(), 'bearer');
+    const t = (await api.post('/transformations', { name: 'Picky', code: PICKY })).body;
+    const body = { transformations: [{ versionId: t.versionId, testSuite: [{ id: 'case-1', name: 'three events', input }] }] };
+    const validationOutput = {
+      transformations: [
+        {
+          id: t.id,
+          name: 'Picky',
+          versionId: t.versionId,
+          imports: [],
+          pass: false,
+          testResult: {
+            status: 'error',
+            results: [{ id: 'case-1', name: 'three events', status: 'error', actualOutput: transformedEvents, transformedEvents, errors }],
+          },
+          message,
+        },
+      ],
+      libraries: [],
+    };
+
+    const run = await api.post('/transformations/tests/run', body);
+    expect(run.status).toBe(200);
+    expect(run.body).toEqual({ pass: false, message: 'some tests did not pass', validationOutput });
+
+    const publish = await api.post('/transformations/publish', body);
+    expect(publish.status).toBe(200);
+    expect(publish.body).toEqual({ published: false, validationOutput });
+    expect((await api.get(`/transformations/${t.id}`)).body.publishedVersionId).toBeNull();
+  });
+
+  it('leaves out the messageId of an event that has none, and keeps its index', async () => {
+    const api = client(await rt.newWorkspace());
+    const t = (await api.post('/transformations', { name: 'Picky', code: PICKY })).body;
+    const anonymous = [{ type: 'track', event: 'first' }, { type: 'track', event: 'bad' }];
+    const tested = await api.post('/transformations/libraries/test', { transformations: [{ versionId: t.versionId, testInput: anonymous }] });
+    expect(tested.body.result.failedTestResults).toEqual([
+      {
+        id: t.id,
+        name: 'Picky',
+        transformerVersionID: t.versionId,
+        result: message,
+        transformedEvents: [{ type: 'track', event: 'first', checked: true }],
+        errors: [{ message, eventIndex: 1, event: anonymous[1] }],
+      },
+    ]);
   });
 });

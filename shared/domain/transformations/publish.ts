@@ -25,6 +25,9 @@ export interface TestRun {
   name: string;
   description?: string;
   status: 'pass' | 'fail' | 'error';
+  /** The outputs of the events that passed, kept when other events fail. */
+  transformedEvents: Record<string, unknown>[];
+  /** The same outputs under the name rudder-cli reads. */
   actualOutput: Record<string, unknown>[];
   errors: EventError[];
   logs: string[];
@@ -100,7 +103,10 @@ export class PublishService {
     assertPassed(await this.evaluateRevisions(workspaceId, targets, libraryRevisions), 'nothing was saved');
   }
 
-  /** The Action's shape: successTestResults carry bare output events, failedTestResults the errors. */
+  /**
+   * The Action's shape: successTestResults carry bare output events. failedTestResults keep `result` (the
+   * error text the Action shows) and add what the passing events became and each error with its event.
+   */
   async test(workspaceId: string, request: PublishRequest) {
     const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
     const successTestResults = [];
@@ -109,9 +115,15 @@ export class PublishService {
       const run = t.tests[0];
       const base = { id: t.id, name: t.name, transformerVersionID: t.versionId };
       if (t.pass) {
-        successTestResults.push({ ...base, result: { output: { transformedEvents: run?.actualOutput ?? [] }, logs: run?.logs ?? [] } });
+        successTestResults.push({ ...base, result: { output: { transformedEvents: run?.transformedEvents ?? [] }, logs: run?.logs ?? [] } });
       } else {
-        failedTestResults.push({ ...base, result: (run?.errors ?? []).map((e) => e.message).join('\n') });
+        const errors = run?.errors ?? [];
+        failedTestResults.push({
+          ...base,
+          result: errors.map((e) => e.message).join('\n'),
+          transformedEvents: run?.transformedEvents ?? [],
+          errors,
+        });
       }
     }
     for (const l of evaluation.libraries) {
@@ -243,6 +255,7 @@ export class PublishService {
           name: test.name,
           ...(test.description !== undefined && { description: test.description }),
           status: outcome.errors.length > 0 ? 'error' : matches ? 'pass' : 'fail',
+          transformedEvents: outcome.transformedEvents,
           actualOutput: outcome.transformedEvents,
           errors,
           logs: outcome.logs,
@@ -344,6 +357,7 @@ function validationOutput(evaluation: Evaluation) {
           ...(r.description !== undefined && { description: r.description }),
           status: r.status,
           actualOutput: r.actualOutput,
+          transformedEvents: r.transformedEvents,
           ...(r.errors.length > 0 && { errors: r.errors }),
         })),
       },

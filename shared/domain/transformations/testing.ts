@@ -8,16 +8,22 @@ import { MAX_SAMPLE_EVENTS } from './schemas';
 /** Library revisions chosen for a test run, by import name; they win over the published ones. */
 export type LibraryChoice = Map<string, CodeRevision>;
 
+/**
+ * One error of a test run. An error caused by one input event names it by `messageId` (when the event has
+ * one) and by `eventIndex`, its position in the input, since sample events may share a messageId; errors
+ * of the whole run (compile, import, limits, a throwing transformBatch) carry only the message.
+ */
 export interface EventError {
   message: string;
-  event?: unknown;
+  messageId?: string | number;
   eventIndex?: number;
+  event?: unknown;
 }
 
 /** The outcome of running one transformation revision on a set of events. */
 export interface RunOutcome {
   pass: boolean;
-  /** Output events, bare (no metadata wrappers); dropped events are absent. */
+  /** Output events of the events that passed, bare (no metadata wrappers); dropped events are absent. */
   transformedEvents: Record<string, unknown>[];
   errors: EventError[];
   logs: string[];
@@ -121,8 +127,8 @@ export class TransformationTester {
       const errors: EventError[] = [];
       for (const entry of result.transformedEvents) {
         if ('error' in entry) {
-          const eventIndex = metadata.indexOf(entry.metadata as (typeof metadata)[number]);
-          errors.push({ message: entry.error, ...(eventIndex >= 0 && { eventIndex, event: events[eventIndex] }) });
+          // The sandbox hands back the metadata object of the input event the entry came from.
+          errors.push(eventError(entry.error, events, metadata.indexOf(entry.metadata as (typeof metadata)[number])));
         } else {
           transformedEvents.push(entry.transformedEvent);
         }
@@ -144,6 +150,14 @@ export class TransformationTester {
       throw error;
     }
   }
+}
+
+function eventError(message: string, events: Record<string, unknown>[], eventIndex: number): EventError {
+  const event = events[eventIndex];
+  if (!event) return { message };
+  const { messageId } = event;
+  const traceable = typeof messageId === 'string' || typeof messageId === 'number';
+  return { message, ...(traceable && { messageId }), eventIndex, event };
 }
 
 /** Compares a run's output with the expected output of a test definition. */
