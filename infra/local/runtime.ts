@@ -9,6 +9,7 @@ import { createStore } from '../../shared/persistence/store';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createGateway } from './gateway';
+import { startLocalScheduler, type LocalScheduler } from './scheduler';
 import { startStreamPoller, type PollerConsumer, type StreamPoller } from './stream-poller';
 import { ensureTable } from './table';
 
@@ -31,6 +32,8 @@ export interface RuntimeOptions {
   /** Stream consumers; default: the registry in shared/contract/functions.ts. */
   consumers?: PollerConsumer[];
   checkpointFile?: string;
+  /** How often scheduled functions run locally; default WEIR_SCHEDULER_INTERVAL_MS or 5 s. */
+  schedulerIntervalMs?: number;
 }
 
 export interface LocalRuntime {
@@ -40,6 +43,7 @@ export interface LocalRuntime {
   tableName: string;
   bootstrap?: WorkspaceCredentials;
   poller: StreamPoller;
+  scheduler: LocalScheduler;
   stop(): Promise<void>;
 }
 
@@ -111,6 +115,9 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       streams.destroy();
     });
 
+    const scheduler = startLocalScheduler(options.schedulerIntervalMs ?? (Number(process.env.WEIR_SCHEDULER_INTERVAL_MS) || 5000));
+    stops.push(() => scheduler.stop());
+
     const control = createGateway('control');
     const data = createGateway('data');
     for (const server of [control, data]) {
@@ -124,7 +131,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     }
     const controlUrl = await listen(control, host, options.controlPort);
     const dataUrl = await listen(data, host, options.dataPort);
-    return { controlUrl, dataUrl, dynamoEndpoint, tableName, bootstrap, poller, stop };
+    return { controlUrl, dataUrl, dynamoEndpoint, tableName, bootstrap, poller, scheduler, stop };
   } catch (error) {
     await stop();
     throw error;

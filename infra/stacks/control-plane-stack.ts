@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
+import { ScheduledFunctions } from './scheduled-functions';
 import { StreamConsumers } from './stream-consumers';
 
 export interface ControlPlaneStackProps extends StackProps {
@@ -11,17 +12,19 @@ export interface ControlPlaneStackProps extends StackProps {
 }
 
 /**
- * The control plane's API, and the table's stream consumers: they act on what the control plane configures
- * (regulations, connections), so they deploy with it.
+ * The control plane's API, the table's stream consumers and the scheduled functions: they act on what the
+ * control plane configures (regulations, connections), so they deploy with it.
  */
 export class ControlPlaneStack extends Stack {
   readonly plane: PlaneApi;
   readonly streamConsumers: StreamConsumers;
+  readonly scheduledFunctions: ScheduledFunctions;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
     this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', stage: props.stage, table: props.table });
     this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', { stage: props.stage, table: props.table });
+    this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', { stage: props.stage, table: props.table });
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
   }
 }

@@ -36,6 +36,7 @@ export class StreamConsumers extends Construct {
         stage,
         environment: { WEIR_TABLE: table.tableName },
         timeout: Duration.seconds(60),
+        usesSandbox: consumer.usesSandbox,
       });
       table.grantReadWriteData(fn);
 

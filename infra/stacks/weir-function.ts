@@ -71,7 +71,10 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: props.usesSandbox ? Math.max(SANDBOX_MEMORY_MB, props.memorySize ?? 0) : (props.memorySize ?? 512),
-    timeout: props.usesSandbox ? SANDBOX_TIMEOUT : (props.timeout ?? Duration.seconds(10)),
+    // Sandbox functions outlive the sandbox's deadline; a longer time-out asked for (stream consumers) wins.
+    timeout: props.usesSandbox
+      ? Duration.seconds(Math.max(SANDBOX_TIMEOUT.toSeconds(), props.timeout?.toSeconds() ?? 0))
+      : (props.timeout ?? Duration.seconds(10)),
     projectRoot: REPO_ROOT,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     logGroup,

@@ -9,7 +9,10 @@ export const ENDPOINT_FUNCTIONS = {
   catalog: { plane: 'control', entry: 'functions/catalog/handler.ts', usesSandbox: false },
   transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true },
   testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true },
+  regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
+  monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
+  ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean }>;
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
@@ -36,9 +39,41 @@ export interface StreamConsumer {
   filter: Record<string, unknown>;
   batchSize: number;
   retryAttempts: number;
+  /** Runs user code: gets the sandbox's memory, time-out and worker bundle. */
+  usesSandbox?: boolean;
 }
 
-export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {};
+export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
+  regulationProcessor: {
+    entry: 'functions/regulation-processor/handler.ts',
+    filter: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } },
+    batchSize: 25,
+    retryAttempts: 5,
+  },
+  /** Accepted events on their way to destinations; schema capture (area D) takes the same records. */
+  delivery: {
+    entry: 'functions/delivery/handler.ts',
+    filter: { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ingest'] } } } },
+    batchSize: 10,
+    retryAttempts: 10,
+    usesSandbox: true,
+  },
+};
+
+/**
+ * Functions that run on a schedule: in AWS an EventBridge rule at `everySeconds` (at least a minute), locally
+ * the runtime's timer (WEIR_SCHEDULER_INTERVAL_MS, default 5 s, so local retries are prompt).
+ */
+export interface ScheduledFunction {
+  entry: string;
+  everySeconds: number;
+  usesSandbox?: boolean;
+}
+
+export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
+  deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60 },
+  deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true },
+};
 
 /** Per-plane API settings, shared by API Gateway (gateway responses) and the local gateway. */
 export const PLANES = {

@@ -13,6 +13,16 @@ import {
   Success,
 } from '../domain/catalog/schemas';
 import { DestinationDefinitionView } from '../destinations/registry';
+import { IngestParams, MAX_REQUEST_BYTES, SingleEventBody } from '../domain/ingestion/schemas';
+import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
+import {
+  Regulation,
+  RegulationCreate,
+  RegulationDetail,
+  RegulationIdParams,
+  RegulationListQuery,
+  RegulationPage,
+} from '../domain/regulations/schemas';
 import {
   DestinationTestResult,
   ForceQuery,
@@ -55,6 +65,8 @@ export interface RouteDefinition {
   response?: z.ZodType;
   /** Status of a successful answer (default 200). */
   status?: number;
+  /** Largest body this route reads, in bytes (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 const route = <const R extends RouteDefinition>(r: R) => r;
@@ -100,6 +112,26 @@ export const ROUTES = [
   route({ method: 'POST', path: '/v2/connections', fn: 'catalog', auth: 'bearer', summary: 'Connect a source to a destination', body: ConnectionCreate, response: z.object({ connection: Connection }), status: 201 }),
   route({ method: 'GET', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Get a connection', params: IdParams, response: z.object({ connection: Connection }) }),
   route({ method: 'DELETE', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Delete a connection', params: IdParams, response: Success }),
+
+  // --- control plane: what the pipeline did (Bearer) -------------------------------------------------------
+  route({ method: 'GET', path: '/v2/destinations/{id}/outcomes', fn: 'monitoring', auth: 'bearer', summary: 'Delivered, retrying, aborted, filtered and suppressed event counts of a destination, with its last errors', params: IdParams, response: Outcomes }),
+  route({ method: 'GET', path: '/v2/sources/{id}/live-events', fn: 'monitoring', auth: 'bearer', summary: 'The events a source received in the last day, newest first (suppressed events never appear)', params: IdParams, query: LiveEventsQuery, response: LiveEventsPage }),
+  route({ method: 'GET', path: '/v2/destinations/{id}/live-events', fn: 'monitoring', auth: 'bearer', summary: 'What was recently sent to a destination and what it answered, newest first', params: IdParams, query: LiveEventsQuery, response: LiveEventsPage }),
+
+  // --- control plane: data regulations (Bearer) ------------------------------------------------------------
+  route({
+    method: 'POST',
+    path: '/v2/regulations',
+    fn: 'regulations',
+    auth: 'bearer',
+    summary: 'Suppress users (and delete them at destinations): one regulation per user; 201 "Created", or JSON with Accept: application/json; Idempotency-Key honoured',
+    body: RegulationCreate,
+    response: z.array(Regulation),
+    status: 201,
+  }),
+  route({ method: 'GET', path: '/v2/regulations', fn: 'regulations', auth: 'bearer', summary: 'List regulations in creation order, a page at a time', query: RegulationListQuery, response: RegulationPage }),
+  route({ method: 'GET', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'A regulation with its status and, for deletions, each destination\'s job', params: RegulationIdParams, response: RegulationDetail }),
+  route({ method: 'DELETE', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'Cancel a regulation: suppression lifted at once, waiting deletions stopped (idempotent)', params: RegulationIdParams, response: Regulation }),
 
   // --- control plane: transformations and libraries (Basic email:token or Bearer) ------------------------
   route({ method: 'POST', path: '/transformations', fn: 'transformations', auth: 'account', summary: 'Create a transformation (publish via query or body)', query: PublishQuery, body: TransformationCreate, response: Transformation }),
@@ -147,6 +179,18 @@ export const ROUTES = [
 
   // --- data plane --------------------------------------------------------------------------------------
   route({ method: 'GET', path: '/health', fn: 'dataMeta', auth: 'none', summary: 'Liveness', response: Health }),
+  route({
+    method: 'POST',
+    path: '/v1/{type}',
+    fn: 'ingest',
+    auth: 'none',
+    summary:
+      'Ingest an event (identify, track, page, screen, group, alias) or a batch {batch:[...]}: write key as the Basic user name or a writeKey field; gzip and JSON whatever the content type; 200 OK',
+    params: IngestParams,
+    body: SingleEventBody,
+    response: z.literal('OK'),
+    maxBodyBytes: MAX_REQUEST_BYTES,
+  }),
 ] as const;
 
 export type Route = (typeof ROUTES)[number];

@@ -24,3 +24,5 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {}
 export class PayloadTooLargeError extends DomainError {}
 export class RateLimitedError extends DomainError {}
+/** A dependency (the store) cannot take the request now; clients retry. */
+export class ServiceUnavailableError extends DomainError {}

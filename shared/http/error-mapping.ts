@@ -5,6 +5,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  ServiceUnavailableError,
   UnauthorizedError,
   ValidationError,
 } from '../domain/errors';
@@ -19,6 +20,7 @@ const STATUS = new Map<new (...args: never[]) => DomainError, number>([
   [ConflictError, 409],
   [PayloadTooLargeError, 413],
   [RateLimitedError, 429],
+  [ServiceUnavailableError, 503],
 ]);
 
 export function statusOf(error: DomainError): number {

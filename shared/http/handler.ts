@@ -3,7 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
-import { ROUTES, routeKey, type Route, type RouteKey } from '../contract/routes';
+import { ROUTES, routeKey, type Route, type RouteDefinition, type RouteKey } from '../contract/routes';
 import type { Principal } from '../domain/auth/authenticate';
 import { NotFoundError, UnauthorizedError } from '../domain/errors';
 import { readJsonBody } from './body';
@@ -57,7 +57,7 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     const input = {
       params: spec.params ? validate(spec.params, event.pathParameters ?? {}, 'path') : undefined,
       query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
-      body: spec.body ? validate(spec.body, readJsonBody(event) ?? {}, 'body') : undefined,
+      body: spec.body ? validate(spec.body, readJsonBody(event, (route as RouteDefinition).maxBodyBytes) ?? {}, 'body') : undefined,
       principal: TOKEN_AUTHORIZERS.has(route.auth) ? principalOf(event) : undefined,
       event,
     } as ActionInput<Route>;

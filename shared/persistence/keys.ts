@@ -41,5 +41,55 @@ export const keys = {
   versionLookup: (workspaceId: string, versionId: string) => ({ gsi1pk: `${ws(workspaceId)}#VERSIONS`, gsi1sk: versionId }),
   /** …and a guard that keeps transformation names and library import names unique in a workspace. */
   codeName: (kind: CodeKind, workspaceId: string, name: string) => ({ pk: ws(workspaceId), sk: `NAME#${CODE_PREFIX[kind]}${name}` }),
+  /** Regulations: one item per user regulation, in creation order (UUIDv7 ids)… */
+  regulation: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `REG#${id}` }),
+  regulationPrefix: 'REG#',
+  /**
+   * …one suppression item per regulated user, holding one attribute per regulation in force, read by
+   * ingestion with one BatchGet per request…
+   */
+  suppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
+  /** …the deletion jobs of a regulation, one per destination, in a partition of their own… */
+  deletionJob: (workspaceId: string, regulationId: string, destinationId: string) => ({
+    pk: `${ws(workspaceId)}#REG#${regulationId}`,
+    sk: `JOB#${destinationId}`,
+  }),
+  deletionJobPartition: (workspaceId: string, regulationId: string) => `${ws(workspaceId)}#REG#${regulationId}`,
+  /**
+   * …and the jobs due for an attempt, across workspaces, on gsi1 (the scheduler must find them; the item
+   * itself stays in its workspace's partition). The attributes are removed once a job is final.
+   */
+  dueDeletionJobs: 'DELETIONJOBS#DUE',
+  /** A listing's cursor: random, kept under the workspace, so it cannot be forged or used by another. */
+  listCursor: (workspaceId: string, cursor: string) => ({ pk: ws(workspaceId), sk: `CURSOR#${cursor}` }),
+  /** What a create with an Idempotency-Key made, so its retry makes nothing new. */
+  idempotency: (workspaceId: string, scope: string, key: string) => ({ pk: ws(workspaceId), sk: `IDEMPOTENCY#${scope}#${key}` }),
+  /**
+   * Accepted events: one item per ingestion request (split only at the item size limit), in a partition per
+   * source; the table's stream hands them to delivery, TTL removes them.
+   */
+  ingest: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    sk: `${requestId}#${part}`,
+  }),
+  /**
+   * Delivery of one ingest item to one destination: claimed before the first send, its progress (input
+   * events fully handled) advanced after each, so a redelivered record or a restart resends nothing.
+   */
+  deliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`,
+    sk: `${requestId}#${part}`,
+  }),
+  /** A parked delivery of one message's output to one destination, retried when due (one per output). */
+  deliveryRetry: (workspaceId: string, destinationId: string, messageId: string, output: number) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`,
+    sk: `${messageId}#${output}`,
+  }),
+  /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
+  deliveryAttention: 'DELIVERY#DUE',
+  /** Outcome counters and last errors of a destination. */
+  destinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
+  /** Counters of a source (suppressed events so far). */
+  sourceStats: (workspaceId: string, sourceId: string) => ({ pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` }),
   workspacePartition: ws,
 } as const;

@@ -6,7 +6,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { BINARY_MEDIA_TYPES } from '../../infra/stacks/plane-api';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/contract/functions';
 import { stageConfig } from '../../infra/stacks';
-import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { TABLE } from '../../shared/contract/table';
 import { expectStreamConsumerWired } from './stream-consumer-assertions';
@@ -223,7 +223,10 @@ describe('Lambda functions', () => {
   test('every function runs nodejs22.x on ARM and knows the table', () => {
     const functions = allFunctions(dev);
     expect(functions).toHaveLength(
-      Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length,
+      Object.keys(ENDPOINT_FUNCTIONS).length +
+        Object.keys(AUTHORIZERS).length +
+        Object.keys(STREAM_CONSUMERS).length +
+        Object.keys(SCHEDULED_FUNCTIONS).length,
     );
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });

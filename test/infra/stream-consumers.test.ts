@@ -1,23 +1,28 @@
-import { STREAM_CONSUMERS } from '../../shared/contract/functions';
+import { SCHEDULED_FUNCTIONS, STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { expectStreamConsumerWired } from './stream-consumer-assertions';
-import { synthStage } from './synth';
+import { logicalId, resourcesOf, synthStage } from './synth';
 
-// The manifest has no consumer yet; a stand-in proves that adding one is enough to get it deployed.
-jest.mock('../../shared/contract/functions', () => ({
-  ...jest.requireActual('../../shared/contract/functions'),
-  STREAM_CONSUMERS: {
-    regulationProcessor: {
-      entry: 'functions/data-meta/handler.ts',
-      filter: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { type: { S: ['regulation'] } } } },
-      batchSize: 25,
-      retryAttempts: 3,
-    },
-  },
-}));
+const dev = synthStage('dev');
 
-test('a STREAM_CONSUMERS entry becomes a filtered, retried stream consumer with an on-failure queue', () => {
-  const dev = synthStage('dev');
+test('every STREAM_CONSUMERS entry becomes a filtered, retried stream consumer with an on-failure queue', () => {
   const entries = Object.entries(STREAM_CONSUMERS);
-  expect(entries).toHaveLength(1);
+  expect(entries.length).toBeGreaterThan(0);
   for (const [name, consumer] of entries) expectStreamConsumerWired(dev.stacks, dev.planes.control, name, consumer);
+}, 120_000);
+
+test('every SCHEDULED_FUNCTIONS entry runs on an EventBridge rate of at least a minute, with table access', () => {
+  const rules = Object.values(resourcesOf(dev.planes.control, 'AWS::Events::Rule'));
+  for (const [name, scheduled] of Object.entries(SCHEDULED_FUNCTIONS)) {
+    const fn = dev.stacks.control.scheduledFunctions.functions[name]!;
+    const fnId = logicalId(fn);
+    const rule = rules.find((r) => JSON.stringify(r.Properties!.Targets).includes(fnId));
+    const minutes = Math.max(1, Math.round(scheduled.everySeconds / 60));
+    expect(rule?.Properties).toMatchObject({ ScheduleExpression: `rate(${minutes} minute${minutes === 1 ? '' : 's'})`, State: 'ENABLED' });
+    const roleId = logicalId(fn.role!);
+    const policies = Object.values(resourcesOf(dev.planes.control, 'AWS::IAM::Policy')).filter(
+      (p) => JSON.stringify(p.Properties!.Roles) === JSON.stringify([{ Ref: roleId }]),
+    );
+    const actions = JSON.stringify(policies.map((p) => p.Properties!.PolicyDocument));
+    for (const action of ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']) expect(actions).toContain(action);
+  }
 }, 120_000);

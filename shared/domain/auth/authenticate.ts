@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '../errors';
+import { NotFoundError, UnauthorizedError } from '../errors';
 import { hashSecret, matchesHash, sameSecret } from './tokens';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { WorkspaceRepository } from '../../persistence/workspace-repository';
@@ -79,7 +79,7 @@ export function authenticateAdmin(header: string | undefined, admin: { user: str
 /**
  * Ingestion: the source write key as the Basic user name (empty password), or a `writeKey` field in the
  * body. Runs in the ingestion handler rather than an API Gateway authorizer, because authorizers never see
- * the body. A disabled source is refused like an unknown one.
+ * the body. A disabled source is a 404.
  */
 export async function authenticateWriteKey(
   header: string | undefined,
@@ -96,6 +96,7 @@ export async function authenticateWriteKey(
   const found = await catalog.findWriteKey(writeKey);
   const source = found && (await catalog.getSource(found.workspaceId, found.sourceId));
   if (!found || !source || !sameSecret(writeKey, source.writeKey)) throw new UnauthorizedError('Invalid write key');
-  if (!source.enabled) throw new UnauthorizedError('Source is disabled');
+  // The field's SDKs and servers answer 404 for a disabled source (401 would read as a wrong key).
+  if (!source.enabled) throw new NotFoundError('Source is disabled');
   return found;
 }

@@ -1,0 +1,19 @@
+import { regulationsOver } from '../../shared/domain/regulations/wiring';
+import { headerOf } from '../../shared/http/authorizer';
+import { createHandler } from '../../shared/http/handler';
+import { HttpReply } from '../../shared/http/reply';
+import { getStore } from '../../shared/persistence/store';
+
+const { service } = regulationsOver(getStore());
+
+export const handler = createHandler('regulations', {
+  /** 201 with the text Created (the spec), or the created regulations for clients that accept JSON. */
+  'POST /v2/regulations': async ({ principal, body, event }) => {
+    const created = await service.create(principal.workspaceId, body, headerOf(event.headers, 'idempotency-key'));
+    const accept = headerOf(event.headers, 'accept') ?? '';
+    return /application\/json/i.test(accept) ? new HttpReply(201, created) : HttpReply.text(201, 'Created');
+  },
+  'GET /v2/regulations': async ({ principal, query }) => service.list(principal.workspaceId, query),
+  'GET /v2/regulations/{id}': async ({ principal, params }) => service.get(principal.workspaceId, params.id),
+  'DELETE /v2/regulations/{id}': async ({ principal, params }) => service.cancel(principal.workspaceId, params.id),
+});

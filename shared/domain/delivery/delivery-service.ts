@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { buildRequests, destinationType, sendRequest, type DestinationRequest, type Message } from '../../destinations';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CodeRepository } from '../../persistence/code-repository';
+import type { BatchRef, DeliveryRepository, DeliverySample, OutcomeCounts, OutcomeError, ParkedDelivery } from '../../persistence/delivery-repository';
+import type { IngestRepository } from '../../persistence/ingest-repository';
+import type { Destination } from '../catalog/schemas';
+import { transformForDelivery } from './user-transform';
+
+/**
+ * Retries of failed deliveries, the reference's defaults: wait min(10 s × 2^(n-1), 5 min) after the n-th
+ * failure; abort once at least 3 attempts failed and 3 hours passed since the first failure.
+ */
+export interface DeliveryPolicy {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  minAttempts: number;
+  retryWindowMs: number;
+  /** How long an attempt owns a batch or a retry before another may take it over. */
+  leaseMs: number;
+}
+
+export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryPolicy {
+  const number = (name: string, fallback: number) => {
+    const value = Number(env[name]);
+    return Number.isFinite(value) && value > 0 ? value : fallback;
+  };
+  const baseDelayMs = number('WEIR_DELIVERY_RETRY_BASE_MS', 10_000);
+  return {
+    baseDelayMs,
+    maxDelayMs: baseDelayMs * 30,
+    minAttempts: 3,
+    retryWindowMs: number('WEIR_DELIVERY_RETRY_WINDOW_MS', 3 * 3600_000),
+    leaseMs: 60_000,
+  };
+}
+
+/** How many delivered events of a batch are kept as samples for the live-events view. */
+const SAMPLES_PER_BATCH = 20;
+const iso = (ms: number) => new Date(ms).toISOString();
+const succeeded = (status: number) => status >= 200 && status < 300;
+
+/**
+ * Live delivery: for each enabled destination connected to the source, the published transformation (one
+ * sandbox invocation per batch), the destination transform and the send, the same code the test interface
+ * runs. Progress is recorded per event, so a redelivered record or a restart resends nothing; a failed send
+ * is parked as its own item and retried when due, so it never holds up other events or destinations.
+ */
+export class DeliveryService {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly code: CodeRepository,
+    private readonly ingest: IngestRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
+  ) {}
+
+  /** One stored ingest part, to every destination that should receive it. */
+  async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
+    const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
+    await Promise.all(destinations.map((destination) => this.deliverBatch({ ...part, destinationId: destination.id }, destination, part.events)));
+  }
+
+  private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
+    const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
+    const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
+    return destinations.filter((d) => d.enabled && connected.has(d.id));
+  }
+
+  private async deliverBatch(ref: BatchRef, destination: Destination, events: Message[]): Promise<void> {
+    const owner = randomUUID();
+    const progress = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
+    if (progress === undefined || progress >= events.length) {
+      if (progress !== undefined) await this.deliveries.finishBatch(ref, owner, progress, [], iso(Date.now()));
+      return;
+    }
+    const pending = events.slice(progress);
+    const outcomes = await transformForDelivery(this.code, ref.workspaceId, destination, pending);
+    const counts: Required<OutcomeCounts> = { delivered: 0, filtered: 0, aborted: 0, retrying: 0 };
+    const errors: OutcomeError[] = [];
+    const samples: DeliverySample[] = [];
+    const sample = (s: DeliverySample) => void (samples.length < SAMPLES_PER_BATCH && samples.push(s));
+    /** After a destination fails to answer, the rest of the batch is parked unsent: it would only wait too. */
+    let destinationDown: { status: number; error: string } | undefined;
+    const type = destinationType(destination.type);
+
+    for (let i = 0; i < pending.length; i++) {
+      const event = pending[i]!;
+      const messageId = String(event.messageId);
+      const outcome = outcomes[i]!;
+      if ('filtered' in outcome) {
+        counts.filtered++;
+        sample({ messageId, outcome: 'filtered' });
+      } else if ('error' in outcome) {
+        counts.aborted++;
+        errors.push({ at: iso(Date.now()), messageId, error: outcome.error });
+        sample({ messageId, outcome: 'aborted', error: outcome.error });
+      } else {
+        for (const [output, message] of outcome.outputs.entries()) {
+          const built = type ? buildRequests(type, message, destination.config) : { ok: false as const, error: `unknown destination type ${destination.type}` };
+          if (!built.ok) {
+            counts.aborted++;
+            errors.push({ at: iso(Date.now()), messageId, error: built.error });
+            sample({ messageId, outcome: 'aborted', error: built.error });
+            continue;
+          }
+          const sent = await this.sendAll(built.requests, destinationDown);
+          if (sent.delivered) {
+            counts.delivered++;
+            sample({ messageId, outcome: 'delivered', request: built.requests.at(-1), status: sent.status, response: sent.response });
+          } else if (sent.retryable) {
+            destinationDown ??= { status: sent.status, error: sent.error };
+            const parked = await this.deliveries.park({
+              workspaceId: ref.workspaceId,
+              sourceId: ref.sourceId,
+              destinationId: destination.id,
+              messageId,
+              output,
+              requests: built.requests.slice(sent.sentCount),
+              attempts: 1,
+              firstFailedAt: iso(Date.now()),
+              lastError: sent.error,
+              lastStatus: sent.status,
+              status: 'waiting',
+              dueAt: iso(Date.now() + this.delay(1)),
+            });
+            if (parked) counts.retrying++;
+            errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
+            sample({ messageId, outcome: 'retrying', request: built.requests[sent.sentCount], status: sent.status, error: sent.error });
+          } else {
+            counts.aborted++;
+            errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
+            sample({ messageId, outcome: 'aborted', request: built.requests[sent.sentCount], status: sent.status, response: sent.response, error: sent.error });
+          }
+        }
+      }
+      // Each handled event is recorded before the next is sent: a restart resumes after it.
+      if (!(await this.deliveries.checkpoint(ref, owner, progress + i + 1, iso(Date.now() + this.policy.leaseMs)))) return;
+    }
+    await this.deliveries.finishBatch(ref, owner, events.length, samples, iso(Date.now()));
+    await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, errors, iso(Date.now()));
+  }
+
+  /** Sends a message's requests in order; stops at the first that fails. */
+  private async sendAll(requests: DestinationRequest[], down?: { status: number; error: string }) {
+    if (down) return { delivered: false, retryable: true, sentCount: 0, status: down.status, error: `not sent: the destination failed earlier in this batch (${down.error})`, response: undefined };
+    let last = { status: 0, response: undefined as unknown };
+    for (let j = 0; j < requests.length; j++) {
+      const result = await sendRequest(requests[j]!);
+      if (!succeeded(result.status)) {
+        const error = result.error ?? `destination answered ${result.status}: ${typeof result.response === 'string' ? result.response : JSON.stringify(result.response)}`.slice(0, 500);
+        return { delivered: false, retryable: result.retryable, sentCount: j, status: result.status, error, response: result.response };
+      }
+      last = { status: result.status, response: result.response };
+    }
+    return { delivered: true, retryable: false, sentCount: requests.length, status: last.status, error: '', response: last.response };
+  }
+
+  private delay(failures: number): number {
+    return Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
+  }
+
+  /**
+   * The scheduler's round: batches whose delivery was interrupted (lease run out) resume after their last
+   * recorded event; parked deliveries that are due get their next attempt.
+   */
+  async runDue(limit = 100): Promise<number> {
+    const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
+    let ran = 0;
+    for (const item of items) {
+      if (item.entity === 'deliveryBatch') {
+        const ref = item as unknown as BatchRef;
+        const [events, destination] = await Promise.all([
+          this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
+          this.catalog.getDestination(ref.workspaceId, ref.destinationId),
+        ]);
+        if (events && destination) {
+          await this.deliverBatch(ref, destination, events);
+          ran++;
+        }
+      } else if (item.entity === 'deliveryRetry' && (await this.retry(item as unknown as ParkedDelivery))) {
+        ran++;
+      }
+    }
+    return ran;
+  }
+
+  /** One more attempt of a parked delivery, if this caller wins it. */
+  private async retry(parked: ParkedDelivery): Promise<boolean> {
+    const claimed = await this.deliveries.claimRetry(parked, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
+    if (!claimed) return false;
+    const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
+    const at = iso(Date.now());
+    const finish = async (status: 'delivered' | 'aborted', requests: DestinationRequest[], lastError?: string, lastStatus?: number) => {
+      await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus });
+      const error = status === 'aborted' ? [{ at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' }] : [];
+      await this.deliveries.addOutcomes(claimed.workspaceId, claimed.destinationId, { retrying: -1, [status]: 1 }, error, at);
+    };
+    if (!destination || !destination.enabled) {
+      await finish('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
+      return true;
+    }
+    const sent = await this.sendAll(claimed.requests);
+    if (sent.delivered) await finish('delivered', []);
+    else {
+      const attempts = claimed.attempts + 1;
+      const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
+      const remaining = claimed.requests.slice(sent.sentCount);
+      if (!sent.retryable || expired) await finish('aborted', remaining, sent.error, sent.status);
+      else {
+        await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: remaining, lastError: sent.error, lastStatus: sent.status, dueAt: iso(Date.now() + this.delay(attempts)) });
+      }
+    }
+    return true;
+  }
+}

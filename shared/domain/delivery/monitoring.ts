@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { DeliveryRepository } from '../../persistence/delivery-repository';
+import type { IngestRepository } from '../../persistence/ingest-repository';
+import { NotFoundError, ValidationError } from '../errors';
+
+/** Live events are kept this long for the debugger view (the items themselves live longer, for delivery). */
+export const LIVE_EVENTS_MAX_AGE_MS = 24 * 3600_000;
+
+export const LiveEventsQuery = z.object({
+  limit: z.coerce.number({ error: 'limit must be a number' }).int().min(1).max(200).default(50),
+  after_cursor: z.string().max(200).optional(),
+});
+
+export const Outcomes = z.object({
+  destinationId: z.string(),
+  delivered: z.number().int(),
+  retrying: z.number().int().describe('events parked for a retry right now'),
+  aborted: z.number().int(),
+  filtered: z.number().int().describe('events the transformation dropped'),
+  suppressed: z.number().int().describe("events of suppressed users, counted at the destination's sources"),
+  lastErrors: z.array(z.object({ at: z.string(), messageId: z.string(), status: z.number().optional(), error: z.string() })),
+  updatedAt: z.string().optional(),
+});
+
+export const LiveEventsPage = z.object({
+  events: z.array(z.record(z.string(), z.unknown())),
+  paging: z.object({ next: z.string().optional() }),
+});
+
+const encodeCursor = (sk: string) => Buffer.from(sk).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9A-Z]{26}#\d+$/.test(sk)) throw new ValidationError('after_cursor: not a cursor of this listing; take it from paging.next');
+  return sk;
+}
+
+/** What the pipeline did: outcome counters per destination, and the live events of sources and destinations. */
+export class MonitoringService {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly ingest: IngestRepository,
+    private readonly deliveries: DeliveryRepository,
+  ) {}
+
+  async outcomes(workspaceId: string, destinationId: string): Promise<z.input<typeof Outcomes>> {
+    if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
+    const sources = (await this.catalog.listConnections(workspaceId)).filter((c) => c.destinationId === destinationId).map((c) => c.sourceId);
+    const [stats, ...sourceStats] = await Promise.all([
+      this.deliveries.outcomes(workspaceId, destinationId),
+      ...sources.map((id) => this.ingest.sourceStats(workspaceId, id)),
+    ]);
+    const count = (name: string) => Number((stats as Record<string, unknown> | undefined)?.[name] ?? 0);
+    return {
+      destinationId,
+      delivered: count('delivered'),
+      retrying: count('retrying'),
+      aborted: count('aborted'),
+      filtered: count('filtered'),
+      suppressed: sourceStats.reduce((sum, s) => sum + s.suppressed, 0),
+      lastErrors: ((stats?.lastErrors as z.input<typeof Outcomes>['lastErrors'] | undefined) ?? []).slice().reverse(),
+      ...(stats?.updatedAt !== undefined && { updatedAt: String(stats.updatedAt) }),
+    };
+  }
+
+  /**
+   * The events a source received, newest first, as stored (suppressed events never are), at most a day old.
+   * A page holds whole requests, so it may run a little over `limit`.
+   */
+  async sourceEvents(workspaceId: string, sourceId: string, query: z.output<typeof LiveEventsQuery>) {
+    if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);
+    const oldest = new Date(Date.now() - LIVE_EVENTS_MAX_AGE_MS).toISOString();
+    const events: Record<string, unknown>[] = [];
+    let before = query.after_cursor === undefined ? undefined : decodeCursor(query.after_cursor);
+    let more = true;
+    while (events.length < query.limit && more) {
+      const page = await this.ingest.recent(workspaceId, sourceId, 10, before);
+      more = page.more;
+      for (const [i, part] of page.parts.entries()) {
+        if (part.receivedAt < oldest) {
+          more = false;
+          break;
+        }
+        events.push(...part.events.slice().reverse());
+        before = part.sk;
+        if (events.length >= query.limit) {
+          more ||= i < page.parts.length - 1;
+          break;
+        }
+      }
+    }
+    const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
+    return { events, paging: next ? { next } : {} };
+  }
+
+  /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */
+  async destinationEvents(workspaceId: string, destinationId: string, query: z.output<typeof LiveEventsQuery>) {
+    if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
+    const oldest = new Date(Date.now() - LIVE_EVENTS_MAX_AGE_MS).toISOString();
+    const batches = await this.deliveries.recentBatches(workspaceId, destinationId, 50);
+    const events = batches
+      .filter((b) => Array.isArray(b.samples) && String(b.finishedAt ?? '') >= oldest)
+      .flatMap((b) => (b.samples as Record<string, unknown>[]).slice().reverse().map((s) => ({ ...s, at: b.finishedAt })))
+      .slice(0, query.limit);
+    return { events, paging: {} };
+  }
+}

@@ -1,0 +1,62 @@
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import { newId } from '../../persistence/ids';
+import type { IngestRepository } from '../../persistence/ingest-repository';
+import { authenticateWriteKey } from '../auth/authenticate';
+import { ValidationError } from '../errors';
+import type { SuppressionIndex } from '../regulations/suppression-index';
+import { normaliseUserId } from '../regulations/suppression-index';
+import { acceptEvent, type IngestedEvent } from './events';
+import { BatchBody, type EventType } from './schemas';
+
+export interface IngestRequest {
+  /** The path's type: one of the six, or batch. */
+  type: EventType | 'batch';
+  body: Record<string, unknown>;
+  authorization?: string;
+  ip?: string;
+}
+
+export interface IngestResult {
+  accepted: number;
+  suppressed: number;
+}
+
+/**
+ * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request), drop the
+ * events of suppressed users (one index read per request), and store the rest durably (one write per
+ * request) before answering. The table's stream takes them on to delivery and to schema capture.
+ */
+export class IngestService {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly suppression: SuppressionIndex,
+    private readonly ingest: IngestRepository,
+  ) {}
+
+  async accept(request: IngestRequest): Promise<IngestResult> {
+    const { workspaceId, sourceId } = await authenticateWriteKey(request.authorization, request.body.writeKey, this.catalog);
+    const receivedAt = new Date().toISOString();
+    let events: IngestedEvent[];
+    if (request.type === 'batch') {
+      const parsed = BatchBody.safeParse(request.body);
+      if (!parsed.success) throw new ValidationError(`body.batch: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      events = parsed.data.batch.map((raw, i) => acceptEvent(raw, i, { receivedAt, ip: request.ip }));
+    } else {
+      const { writeKey: _writeKey, ...event } = request.body;
+      events = [acceptEvent(event, 0, { type: request.type, receivedAt, ip: request.ip })];
+    }
+    const suppressedUsers = await this.suppression.suppressedUsers(workspaceId, sourceId, events.map((e) => e.userId));
+    const kept = events.filter((event) => {
+      const userId = normaliseUserId(event.userId);
+      return userId === undefined || !suppressedUsers.has(userId);
+    });
+    const suppressed = events.length - kept.length;
+    if (kept.length > 0) await this.ingest.write({ workspaceId, sourceId, requestId: newId(), receivedAt, events: kept });
+    if (suppressed > 0) {
+      await this.ingest.countSuppressed(workspaceId, sourceId, suppressed, receivedAt).catch((error: unknown) => {
+        console.error('suppressed-event count failed', error);
+      });
+    }
+    return { accepted: kept.length, suppressed };
+  }
+}

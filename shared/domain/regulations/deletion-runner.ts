@@ -1,0 +1,122 @@
+import { destinationType, sendRequest } from '../../destinations';
+import type { DeletionOutcome } from '../../destinations';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { DeletionJob, DeletionJobRepository } from '../../persistence/deletion-job-repository';
+import type { RegulationRepository } from '../../persistence/regulation-repository';
+import type { Regulation } from './schemas';
+
+/** Retry schedule of failed deletions; WEIR_DELETION_RETRY_BASE_MS shortens it (tests, local runs). */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** How long an attempt owns its job; past it, the attempt is presumed lost and the job runs again. */
+  leaseMs: number;
+}
+
+export function retryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): RetryPolicy {
+  const base = Number(env.WEIR_DELETION_RETRY_BASE_MS);
+  const baseDelayMs = Number.isFinite(base) && base > 0 ? base : 60_000;
+  // 60 s, 2 min, 4 min, 8 min between the five attempts; the cap (an hour by default) bounds longer schedules.
+  return { maxAttempts: 5, baseDelayMs, maxDelayMs: baseDelayMs * 60, leaseMs: 5 * 60_000 };
+}
+
+/** Attempt n failed: wait base × 2^(n-1), at most maxDelay. */
+export const retryDelay = (policy: RetryPolicy, attempts: number) =>
+  Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Runs deletion jobs: one per (regulation, destination). Creating them is idempotent, each attempt is claimed
+ * with a conditional write (so a replayed record or a second scheduler never calls the vendor twice), and
+ * every outcome is recorded against the attempt that made it.
+ */
+export class DeletionRunner {
+  constructor(
+    private readonly regulations: RegulationRepository,
+    private readonly jobs: DeletionJobRepository,
+    private readonly catalog: CatalogRepository,
+    private readonly policy: RetryPolicy = retryPolicyFromEnv(),
+  ) {}
+
+  /** The jobs of a new suppress_with_delete regulation, created once, then attempted at once. */
+  async start(regulation: Regulation): Promise<void> {
+    const at = new Date().toISOString();
+    const destinations = new Map((await this.catalog.listDestinations(regulation.workspaceId)).map((d) => [d.id, d]));
+    const created: DeletionJob[] = [];
+    for (const destinationId of regulation.destinationIds ?? []) {
+      const job: DeletionJob = {
+        workspaceId: regulation.workspaceId,
+        regulationId: regulation.id,
+        destinationId,
+        destinationType: destinations.get(destinationId)?.type ?? 'unknown',
+        status: regulation.canceled ? 'canceled' : 'pending',
+        attempts: 0,
+        dueAt: at,
+        createdAt: at,
+        updatedAt: at,
+        ...(regulation.canceled && { finishedAt: at }),
+      };
+      if (await this.jobs.createIfAbsent(job)) created.push(job);
+    }
+    await Promise.all(created.filter((job) => job.status === 'pending').map((job) => this.attempt(job)));
+  }
+
+  /** Attempts every job that is due (or whose attempt was lost); returns how many ran. */
+  async runDue(limit = 100): Promise<number> {
+    const due = await this.jobs.due(new Date().toISOString(), limit);
+    const ran = await Promise.all(due.map((job) => this.attempt(job)));
+    return ran.filter(Boolean).length;
+  }
+
+  /** One attempt, if this caller wins the claim. */
+  async attempt(job: DeletionJob): Promise<boolean> {
+    const started = Date.now();
+    const claimed = await this.jobs.claim(job, iso(started), iso(started + this.policy.leaseMs));
+    if (!claimed) return false;
+    const outcome = await this.delete(claimed);
+    const at = new Date().toISOString();
+    switch (outcome.status) {
+      case 'completed':
+        await this.jobs.record(claimed, { status: 'completed', at, ...(outcome.detail && { reason: outcome.detail }) });
+        break;
+      case 'not_found':
+      case 'unsupported':
+        await this.jobs.record(claimed, { status: outcome.status, at, reason: outcome.reason });
+        break;
+      case 'failed': {
+        const final = !outcome.retryable || claimed.attempts >= this.policy.maxAttempts;
+        await this.jobs.record(claimed, {
+          status: final ? 'aborted' : 'failed',
+          at,
+          lastError: outcome.error,
+          ...(!final && { dueAt: iso(Date.now() + retryDelay(this.policy, claimed.attempts)) }),
+        });
+      }
+    }
+    return true;
+  }
+
+  /** Calls the destination type's deleter for the regulation's user. Never throws. */
+  private async delete(job: DeletionJob): Promise<DeletionOutcome> {
+    try {
+      const [regulation, destination] = await Promise.all([
+        this.regulations.getRegulation(job.workspaceId, job.regulationId),
+        this.catalog.getDestination(job.workspaceId, job.destinationId),
+      ]);
+      if (!regulation) return { status: 'failed', error: 'the regulation no longer exists', retryable: false };
+      if (!destination) return { status: 'failed', error: 'the destination no longer exists', retryable: false };
+      const type = destinationType(destination.type);
+      if (!type?.deleteUsers) return { status: 'unsupported', reason: `destination type ${destination.type} cannot delete users` };
+      const user = { ...regulation.attributes, userId: regulation.attributes.userId! };
+      return await type.deleteUsers([user], destination.config as never, { send: (request) => sendRequest(request) });
+    } catch (error) {
+      console.error('deletion attempt failed', error);
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error), retryable: true };
+    }
+  }
+
+  /** Cancels what still waits (the regulation was canceled). */
+  cancel = (regulation: Regulation) => this.jobs.cancelWaiting(regulation.workspaceId, regulation.id, new Date().toISOString());
+}

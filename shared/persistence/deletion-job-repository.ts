@@ -1,0 +1,197 @@
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { keys } from './keys';
+import { isConditionFailure, queryAll, type Store } from './store';
+import { JOB_STATUSES } from '../domain/regulations/schemas';
+
+export const DeletionJob = z.object({
+  workspaceId: z.string(),
+  regulationId: z.string(),
+  destinationId: z.string(),
+  destinationType: z.string(),
+  status: z.enum(JOB_STATUSES),
+  attempts: z.number().int(),
+  lastError: z.string().optional(),
+  reason: z.string().optional(),
+  /** When the next attempt may start (pending and failed jobs). */
+  dueAt: z.string().optional(),
+  /** Until when a running attempt owns the job; past it, the attempt is presumed lost and the job re-run. */
+  leaseUntil: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().optional(),
+});
+export type DeletionJob = z.infer<typeof DeletionJob>;
+
+/** The due-index entry: sorted by the time the job needs attention, then unique per job. */
+const dueKey = (at: string, job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destinationId'>) => ({
+  gsi1pk: keys.dueDeletionJobs,
+  gsi1sk: `${at}#${job.workspaceId}#${job.regulationId}#${job.destinationId}`,
+});
+
+const jobKey = (job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destinationId'>) =>
+  keys.deletionJob(job.workspaceId, job.regulationId, job.destinationId);
+
+/**
+ * Deletion jobs: one per (regulation, destination). Every state change is a conditional write, so a replayed
+ * stream record, a second scheduler run or a stale attempt can never run a job twice or overwrite a newer state.
+ */
+export class DeletionJobRepository {
+  constructor(private readonly store: Store) {}
+
+  /** Creates the job unless it exists; true when this call created it. */
+  async createIfAbsent(job: DeletionJob): Promise<boolean> {
+    try {
+      await this.store.doc.send(
+        new PutCommand({
+          TableName: this.store.table,
+          Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...dueKey(job.dueAt ?? job.createdAt, job) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async list(workspaceId: string, regulationId: string): Promise<DeletionJob[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.deletionJobPartition(workspaceId, regulationId) },
+      ConsistentRead: true,
+    });
+    return items.map((item) => DeletionJob.parse(item));
+  }
+
+  /** Jobs whose next attempt is due, or whose running attempt's lease has run out, oldest first. */
+  async due(now: string, limit: number): Promise<DeletionJob[]> {
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
+        ExpressionAttributeValues: { ':due': keys.dueDeletionJobs, ':bound': `${now}#~` },
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => DeletionJob.parse(item));
+  }
+
+  /**
+   * Takes the job for one attempt: only when it is due (or its last attempt's lease ran out) and its
+   * regulation is not canceled, checked in the same transaction. Returns the job as claimed, or undefined.
+   */
+  async claim(job: DeletionJob, now: string, leaseUntil: string): Promise<DeletionJob | undefined> {
+    try {
+      await this.store.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.store.table,
+                Key: keys.regulation(job.workspaceId, job.regulationId),
+                ConditionExpression: 'canceled = :false',
+                ExpressionAttributeValues: { ':false': false },
+              },
+            },
+            {
+              Update: {
+                TableName: this.store.table,
+                Key: jobKey(job),
+                UpdateExpression:
+                  'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
+                ConditionExpression:
+                  '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':running': 'running',
+                  ':pending': 'pending',
+                  ':failed': 'failed',
+                  ':one': 1,
+                  ':lease': leaseUntil,
+                  ':now': now,
+                  ':dueSk': dueKey(leaseUntil, job).gsi1sk,
+                },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+    return { ...job, status: 'running', attempts: job.attempts + 1, leaseUntil, dueAt: undefined, updatedAt: now };
+  }
+
+  /**
+   * Records how the claimed attempt ended. `dueAt` set: the job waits for another attempt; otherwise it is
+   * final and leaves the due index. Refused (false) when the attempt no longer owns the job.
+   */
+  async record(
+    claimed: DeletionJob,
+    outcome: { status: DeletionJob['status']; at: string; lastError?: string; reason?: string; dueAt?: string },
+  ): Promise<boolean> {
+    const sets = ['#status = :status', 'updatedAt = :at'];
+    const removes = ['leaseUntil'];
+    const values: Record<string, unknown> = { ':status': outcome.status, ':at': outcome.at, ':running': 'running', ':attempts': claimed.attempts };
+    if (outcome.lastError !== undefined) {
+      sets.push('lastError = :error');
+      values[':error'] = outcome.lastError;
+    }
+    if (outcome.reason !== undefined) {
+      sets.push('reason = :reason');
+      values[':reason'] = outcome.reason;
+    }
+    if (outcome.dueAt) {
+      sets.push('dueAt = :due', 'gsi1sk = :dueSk');
+      values[':due'] = outcome.dueAt;
+      values[':dueSk'] = dueKey(outcome.dueAt, claimed).gsi1sk;
+    } else {
+      sets.push('finishedAt = :at');
+      removes.push('gsi1pk', 'gsi1sk');
+    }
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: jobKey(claimed),
+          UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+          ConditionExpression: '#status = :running AND attempts = :attempts',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Cancels the jobs of a regulation that are waiting; running and finished jobs keep their course. */
+  async cancelWaiting(workspaceId: string, regulationId: string, at: string): Promise<number> {
+    let canceled = 0;
+    for (const job of await this.list(workspaceId, regulationId)) {
+      if (job.status !== 'pending' && job.status !== 'failed') continue;
+      try {
+        await this.store.doc.send(
+          new UpdateCommand({
+            TableName: this.store.table,
+            Key: jobKey(job),
+            UpdateExpression: 'SET #status = :canceled, updatedAt = :at, finishedAt = :at REMOVE dueAt, gsi1pk, gsi1sk',
+            ConditionExpression: '#status IN (:pending, :failed)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':canceled': 'canceled', ':at': at, ':pending': 'pending', ':failed': 'failed' },
+          }),
+        );
+        canceled++;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return canceled;
+  }
+}

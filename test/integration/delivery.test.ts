@@ -1,0 +1,211 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { keys } from '../../shared/persistence/keys';
+import { queryAll } from '../../shared/persistence/store';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+process.env.WEIR_DELIVERY_RETRY_WINDOW_MS = '150';
+let rt: TestRuntime;
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await hook.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+beforeEach(() => (hook.received.length = 0));
+
+/** A workspace with a source connected to one webhook destination per path given. */
+async function pipeline(...paths: string[]) {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const destinations: string[] = [];
+  for (const path of paths) {
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    destinations.push(d.id);
+  }
+  return {
+    ws,
+    api,
+    source,
+    destinations,
+    track: (body: Record<string, unknown>, type = 'track') =>
+      call(rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
+    batch: (batch: Record<string, unknown>[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
+    publish: async (code: string) => {
+      const created = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
+        auth: basic(ws.email, ws.token),
+        body: { name: `T${Math.random()}`, code, destinationIds: destinations },
+      });
+      expect(created.status).toBe(200);
+      return created.body.id as string;
+    },
+    outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${destinations[i]}/outcomes`)).body,
+  };
+}
+
+/** Hands everything written so far to the consumers, then runs the scheduler until nothing is due. */
+async function flow(rounds = 1) {
+  await rt.poller.drain();
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rt.scheduler.runNow();
+  }
+}
+
+const at = (path: string) => hook.received.filter((r) => r.path === path);
+
+describe('delivery', () => {
+  it('delivers track and identify events once each, and counts them', async () => {
+    const p = await pipeline('/a');
+    expect((await p.track({ userId: 'u1', event: 'Signed Up', messageId: 'm-1' })).status).toBe(200);
+    expect((await p.track({ userId: 'u1', traits: { email: 'a@x.io' }, messageId: 'm-2' }, 'identify')).status).toBe(200);
+    await flow();
+    expect(at('/a').map((r) => [(r.json as { type: string }).type, (r.json as { messageId: string }).messageId])).toEqual([['track', 'm-1'], ['identify', 'm-2']]);
+    expect(await p.outcomes()).toEqual({ destinationId: p.destinations[0], delivered: 2, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, lastErrors: [], updatedAt: expect.any(String) });
+  });
+
+  it('applies the published transformation live, and a later publish to the events after it', async () => {
+    const p = await pipeline('/t');
+    const id = await p.publish('export function transformEvent(e) { return { ...e, v: 1 }; }');
+    await p.track({ userId: 'u', event: 'first' });
+    await flow();
+    await call(rt.controlUrl, 'POST', `/transformations/${id}?publish=true`, {
+      auth: basic(p.ws.email, p.ws.token),
+      body: { code: 'export function transformEvent(e) { if (e.event === "drop") return null; return { ...e, v: 2 }; }' },
+    });
+    await p.batch([{ type: 'track', userId: 'u', event: 'second' }, { type: 'track', userId: 'u', event: 'drop' }]);
+    await flow();
+    expect(at('/t').map((r) => [(r.json as { event: string }).event, (r.json as { v: number }).v])).toEqual([['first', 1], ['second', 2]]);
+    expect(await p.outcomes()).toMatchObject({ delivered: 2, filtered: 1 });
+  });
+
+  it('parks a 500 and delivers on the 200 that follows, once; a 400 is not retried', async () => {
+    const p = await pipeline('/flaky', '/refusing');
+    let calls = 0;
+    hook.on('/flaky', (req, res) => json(++calls === 1 ? 500 : 200, {})(req, res));
+    hook.on('/refusing', json(400, { error: 'bad field' }));
+    await p.track({ userId: 'u', event: 'once', messageId: 'm-once' });
+    await rt.poller.drain();
+    expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 1 });
+    await flow(3);
+    expect(at('/flaky').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-once', 'm-once']);
+    expect(await p.outcomes(0)).toMatchObject({ delivered: 1, retrying: 0, aborted: 0 });
+    expect(at('/refusing')).toHaveLength(1);
+    expect(await p.outcomes(1)).toMatchObject({
+      delivered: 0,
+      retrying: 0,
+      aborted: 1,
+      lastErrors: [{ at: expect.any(String), messageId: 'm-once', status: 400, error: 'destination answered 400: {"error":"bad field"}' }],
+    });
+  });
+
+  it("aborts a dead destination's events after the bounded retries, without holding up another destination", async () => {
+    const p = await pipeline('/dead', '/alive');
+    hook.on('/dead', json(503, {}));
+    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await rt.poller.drain();
+    expect(at('/alive')).toHaveLength(3);
+    // The first failure parks the rest of the batch unsent: a dead destination costs one time-out, not three.
+    expect(at('/dead')).toHaveLength(1);
+    await flow(8);
+    const outcome = await p.outcomes(0);
+    expect(outcome).toMatchObject({ delivered: 0, retrying: 0, aborted: 3 });
+    expect(outcome.lastErrors[0].error).toMatch(/503/);
+    // e1 was sent on the first pass and then retried; e2 and e3 were parked unsent and retried: each at least twice.
+    const sends = (event: string) => at('/dead').filter((r) => (r.json as { event: string }).event === event).length;
+    expect([sends('e1') >= 3, sends('e2') >= 2, sends('e3') >= 2]).toEqual([true, true, true]);
+  });
+
+  it('sends nothing twice when a stream record is delivered again', async () => {
+    const p = await pipeline('/dup');
+    await p.batch([{ type: 'track', userId: 'u', event: 'a' }, { type: 'track', userId: 'u', event: 'b' }]);
+    await flow();
+    expect(at('/dup')).toHaveLength(2);
+    const [item] = await queryAll(rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
+    });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+    const record = { eventID: 'x', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    expect(await handler({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
+    await flow();
+    expect(at('/dup')).toHaveLength(2);
+  });
+
+  it('resumes an interrupted batch after its last recorded event when the lease runs out', async () => {
+    const p = await pipeline(); // no connection: the stream consumer leaves this batch alone
+    await p.batch([1, 2, 3, 4].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await rt.poller.drain();
+    const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })).body.destination.id;
+    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: destination, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    // A consumer claimed the batch, handled two events, and died; its lease runs out 50 ms later.
+    const deliveries = new DeliveryRepository(rt.store);
+    const now = Date.now();
+    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date(now).toISOString(), new Date(now + 50).toISOString())).toBe(0);
+    expect(await deliveries.checkpoint(ref, 'dead-owner', 2, new Date(now + 50).toISOString())).toBe(true);
+    await rt.scheduler.runNow();
+    expect(at('/resume')).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await rt.scheduler.runNow();
+    expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
+    await rt.scheduler.runNow();
+    expect(at('/resume')).toHaveLength(2);
+  });
+});
+
+describe('live events and outcomes', () => {
+  it('show what a source received newest first, never suppressed events, and what a destination was sent', async () => {
+    const p = await pipeline('/live');
+    await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'hidden' }] });
+    await p.batch([{ type: 'track', userId: 'shown', event: 'one' }, { type: 'track', userId: 'hidden', event: 'secret' }]);
+    await p.track({ userId: 'shown', event: 'two' });
+    await flow();
+    const live = await p.api('GET', `/v2/sources/${p.source.id}/live-events`);
+    expect(live.status).toBe(200);
+    expect(live.body.events.map((e: { event: string }) => e.event)).toEqual(['two', 'one']);
+    expect(JSON.stringify(live.body)).not.toContain('secret');
+    const paged = await p.api('GET', `/v2/sources/${p.source.id}/live-events?limit=1`);
+    expect(paged.body.events.map((e: { event: string }) => e.event)).toEqual(['two']);
+    const rest = await p.api('GET', paged.body.paging.next);
+    expect(rest.body.events.map((e: { event: string }) => e.event)).toEqual(['one']);
+    const sent = await p.api('GET', `/v2/destinations/${p.destinations[0]}/live-events`);
+    expect(sent.body.events.map((e: { outcome: string; status: number; request: { body: { JSON: { event: string } } } }) => [e.outcome, e.status, e.request.body.JSON.event])).toEqual([
+      ['delivered', 200, 'two'],
+      ['delivered', 200, 'one'],
+    ]);
+    expect((await p.outcomes()).suppressed).toBe(1);
+    const other = await pipeline();
+    expect((await other.api('GET', `/v2/sources/${p.source.id}/live-events`)).status).toBe(404);
+    expect((await other.api('GET', `/v2/destinations/${p.destinations[0]}/outcomes`)).status).toBe(404);
+    expect((await p.api('GET', `/v2/sources/${p.source.id}/live-events?after_cursor=forged`)).status).toBe(400);
+  });
+
+  it('sends nothing to a disabled destination', async () => {
+    const p = await pipeline('/off', '/on');
+    await p.api('PATCH', `/v2/destinations/${p.destinations[0]}`, { enabled: false });
+    await p.track({ userId: 'u', event: 'x' });
+    await flow();
+    expect(at('/off')).toEqual([]);
+    expect(at('/on')).toHaveLength(1);
+  });
+});
