@@ -14,7 +14,8 @@ describe('the OpenAPI document', () => {
       for (const route of routes) {
         const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
         if ('body' in route) expect(operation.requestBody.content['application/json'].schema.type).toBe('object');
-        if ('params' in route) expect(operation.parameters.map((p: { name: string }) => p.name)).toContain('id');
+        const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        if ('params' in route) expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(pathParams));
         expect(operation.security).toEqual(route.auth === 'none' ? [] : expect.any(Array));
       }
     }
