@@ -109,7 +109,10 @@ describe('npm start', () => {
         .replaceAll('127.0.0.1:8080', started.data.slice('http://'.length))
         .replaceAll('./.weir/', `${home}/`);
       const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.split('\n').join('\necho\n')], { cwd: ROOT });
-      const answers = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const answers = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (line === 'OK' ? line : JSON.parse(line)));
       expect(answers).toEqual([
         { status: 'ok' },
         expect.arrayContaining([expect.objectContaining({ name: 'WEBHOOK' })]),
@@ -128,6 +131,7 @@ describe('npm start', () => {
             },
           ],
         }),
+        'OK',
         { status: 'ok' },
       ]);
     } finally {
