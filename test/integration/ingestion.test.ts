@@ -141,6 +141,25 @@ describe('POST /v1/*', () => {
     expect((await s.stored()).flatMap((x) => x.events.map((e) => e.event ?? null))).toContain('back');
   });
 
+  it('costs two store calls per request once the write key is known: the suppression read and the write', async () => {
+    const s = await source();
+    const service = new IngestService(new CatalogRepository(rt.store), new SuppressionIndex(new RegulationRepository(rt.store)), new IngestRepository(rt.store));
+    const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
+    await service.accept({ type: 'batch', body, authorization: s.auth });
+    const calls: string[] = [];
+    const count = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      calls.push(String(context.commandName));
+      return next(args);
+    };
+    rt.store.doc.middlewareStack.add(count as never, { step: 'initialize', name: 'countCalls' });
+    try {
+      await service.accept({ type: 'batch', body, authorization: s.auth });
+    } finally {
+      rt.store.doc.middlewareStack.remove('countCalls');
+    }
+    expect(calls).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
+  });
+
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
     const service = new IngestService(new CatalogRepository(rt.store), new SuppressionIndex(new RegulationRepository(rt.store)), new IngestRepository(rt.store));

@@ -1,0 +1,138 @@
+import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { startLocalRuntime } from '../infra/local/runtime';
+import { createWorkspace } from '../shared/domain/auth/workspaces';
+import { keys } from '../shared/persistence/keys';
+import { createStore } from '../shared/persistence/store';
+import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
+import { shutdownSandbox } from '../shared/sandbox';
+
+// Data-plane benchmark: ingestion over HTTP through the local data plane (auth, validation, suppression
+// index, one write per request) beside the raw DynamoDB Local write rate of the same events, packed the same
+// way, written directly in the same run; then ingest→destination latency to a local HTTP destination.
+
+const BATCH = 100;
+const CONCURRENCY = 4;
+const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS) || 5000;
+
+function makeBatch(seed: number): Record<string, unknown>[] {
+  return Array.from({ length: BATCH }, (_, i) => ({
+    type: i % 5 === 0 ? 'identify' : 'track',
+    userId: `user-${(seed * BATCH + i) % 5000}`,
+    anonymousId: `anon-${seed}-${i}`,
+    event: 'Product Viewed',
+    messageId: `bench-${seed}-${i}`,
+    timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+    properties: { product_id: `p-${i}`, price: (i * 3.7) % 100, currency: 'EUR', category: 'shoes', tags: ['a', 'b', 'c'] },
+    context: { library: { name: 'analytics-node', version: '3.0.0' }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+  }));
+}
+
+/** Runs `task` with CONCURRENCY workers until the budget is spent; returns events per second. */
+async function rateOf(task: (seed: number) => Promise<void>): Promise<number> {
+  let seed = 0;
+  let done = 0;
+  const deadline = Date.now() + BUDGET_MS;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        await task(seed++);
+        done += BATCH;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+async function main(): Promise<void> {
+  process.env.WEIR_OUTBOUND_ALLOWLIST = '127.0.0.1';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const received = new Map<string, number>();
+  const hook = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messageId: string };
+      received.set(body.messageId, at);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
+
+  const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' }, schedulerIntervalMs: 1000 });
+  const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
+  const store = createStore({ client, table: rt.tableName });
+  try {
+    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
+    const control = (method: string, path: string, body: unknown) =>
+      fetch(`${rt.controlUrl}${path}`, { method, headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(
+        (r) => r.json() as Promise<Record<string, Record<string, string>>>,
+      );
+    const unconnected = (await control('POST', '/v2/sources', { name: 'throughput' })).source!;
+    const auth = `Basic ${Buffer.from(`${unconnected.writeKey}:`).toString('base64')}`;
+    const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify({ batch: makeBatch(i) }));
+    const packed = Array.from({ length: 64 }, (_, i) => gzipSync(JSON.stringify(makeBatch(i))));
+
+    // Warm both paths, then measure them one after the other in this process.
+    const ingest = async (seed: number) => {
+      const res = await fetch(`${rt.dataUrl}/v1/batch`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: bodies[seed % 64] });
+      if (res.status !== 200) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    };
+    const raw = async (seed: number) => {
+      await store.doc.send(
+        new PutCommand({
+          TableName: store.table,
+          Item: { ...keys.ingest(ws.workspaceId, 'raw', `raw-${seed}`, 0), entity: 'raw', payload: packed[seed % 64], expiresAt: 0 },
+        }),
+      );
+    };
+    for (let i = 0; i < 8; i++) await Promise.all([ingest(i), raw(i)]);
+    const rawRate = await rateOf(raw);
+    const ingestRate = await rateOf(ingest);
+    await rt.poller.drain();
+
+    // Latency: one event per request, at a steady pace, to a connected webhook.
+    const source = (await control('POST', '/v2/sources', { name: 'latency' })).source!;
+    const destination = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: hookUrl } })).destination!;
+    await control('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+    const sourceAuth = `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`;
+    const sentAt = new Map<string, number>();
+    for (let i = 0; i < 200; i++) {
+      const messageId = `latency-${i}`;
+      sentAt.set(messageId, performance.now());
+      await fetch(`${rt.dataUrl}/v1/track`, {
+        method: 'POST',
+        headers: { Authorization: sourceAuth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ userId: `u${i}`, event: 'Latency', messageId }),
+      }).then((r) => r.arrayBuffer());
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    const deadline = Date.now() + 20_000;
+    while (received.size < sentAt.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const latencies = [...sentAt].filter(([id]) => received.has(id)).map(([id, at]) => received.get(id)! - at).sort((a, b) => a - b);
+
+    console.log(`\nData plane (${CONCURRENCY} concurrent clients, batches of ${BATCH} events, ${BUDGET_MS} ms each)`);
+    console.log(`  ingestion over HTTP:        ${Math.round(ingestRate).toLocaleString('en-US')} events/s`);
+    console.log(`  raw DynamoDB Local writes:  ${Math.round(rawRate).toLocaleString('en-US')} events/s (same events, same packing)`);
+    console.log(`ingestion/raw-store ratio: ${(ingestRate / rawRate).toFixed(2)}`);
+    console.log(`  ingest→destination latency: p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms (${latencies.length}/${sentAt.size} delivered; the local stream poller polls every 200 ms)`);
+  } finally {
+    client.destroy();
+    await rt.stop();
+    await shutdownSandbox();
+    hook.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
