@@ -83,8 +83,10 @@ export function startStreamPoller(options: {
     return ShardIterator;
   }
 
-  async function deliver(consumer: PollerConsumer, records: DynamoDBRecord[]) {
+  /** Hands records to a consumer batch by batch; false when stopping cut it short (nothing is checkpointed then). */
+  async function deliver(consumer: PollerConsumer, records: DynamoDBRecord[]): Promise<boolean> {
     for (let start = 0; start < records.length; start += consumer.batchSize) {
+      if (!running) return false;
       let batch = records.slice(start, start + consumer.batchSize);
       for (let attempt = 0; batch.length > 0; attempt++) {
         let failedFrom = -1;
@@ -108,6 +110,7 @@ export function startStreamPoller(options: {
         batch = batch.slice(failedFrom);
       }
     }
+    return true;
   }
 
   async function pollOnce(): Promise<boolean> {
@@ -132,7 +135,9 @@ export function startStreamPoller(options: {
         sawRecords = true;
         for (const consumer of consumers) {
           const matching = records.filter((r) => matchesPattern(consumer.filter, r));
-          if (matching.length > 0) await deliver(consumer, matching);
+          // Stopped mid-way: no checkpoint, so the next start hands these records over again; consumers are
+          // idempotent, so what was done is skipped and the rest is done.
+          if (matching.length > 0 && !(await deliver(consumer, matching))) return sawRecords;
         }
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last) checkpoints[shardId] = last;

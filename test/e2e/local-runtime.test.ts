@@ -1,9 +1,9 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { start, stop } from '../support/npm-start';
 import { basic, bearer, call } from '../support/runtime';
 
 /**
@@ -13,55 +13,6 @@ import { basic, bearer, call } from '../support/runtime';
 jest.setTimeout(120_000);
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
-
-interface Started {
-  child: ChildProcess;
-  control: string;
-  data: string;
-  env: NodeJS.ProcessEnv;
-  output: () => string;
-}
-
-async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const [controlPort, dataPort] = [await freePort(), await freePort()];
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
-  delete fullEnv.AWS_ENDPOINT_URL_DYNAMODB;
-  delete fullEnv.WEIR_TABLE;
-  // Its own process group, so the test can see every process it leaves.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env: fullEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const control = `http://127.0.0.1:${controlPort}`;
-  const data = `http://127.0.0.1:${dataPort}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ok = await Promise.all([control, data].map((url) => fetch(`${url}/health`).then((r) => r.ok, () => false)));
-    if (ok.every(Boolean)) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within 30 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return { child, control, data, env: fullEnv, output: () => output };
-}
-
-function processesOfGroup(pgid: number): string[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' }).split('\n').filter((l) => l.trim());
-  } catch {
-    return []; // ps exits 1 when the group is empty
-  }
-}
-
-/** SIGTERM goes to npm alone (as a supervisor sends it); SIGINT to the whole group, as Ctrl-C in a terminal does. */
-async function stop(started: Started, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<void> {
-  const pgid = started.child.pid as number;
-  const exited = new Promise((resolve) => started.child.once('exit', resolve));
-  process.kill(signal === 'SIGINT' ? -pgid : pgid, signal);
-  await exited;
-  const deadline = Date.now() + 10_000;
-  while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  expect(processesOfGroup(pgid)).toEqual([]);
-}
 
 const admin = async (env: NodeJS.ProcessEnv, ...args: string[]) => {
   const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: ROOT, env });
