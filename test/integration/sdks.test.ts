@@ -1,0 +1,80 @@
+import RudderAnalytics from '@rudderstack/rudder-sdk-node';
+import { Analytics as SegmentAnalytics } from '@segment/analytics-node';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * The field's real Node SDKs, unchanged, pointed at the local data plane: the RudderStack SDK sends gzip
+ * labelled form-urlencoded with the write key in Basic auth, Segment's plain JSON with it in the body too.
+ * Their track and identify events reach a local HTTP destination exactly once.
+ */
+let rt: TestRuntime;
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  rt = await startTestRuntime();
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  await hook.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+async function connectedSource(path: string) {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, p: string, body?: unknown) => call(rt.controlUrl, method, p, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'node service' })).body.source;
+  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+  return source as { id: string; writeKey: string };
+}
+
+/** Waits until the destination has `count` requests on `path` (or 15 s), then a moment more for duplicates. */
+async function receivedOn(path: string, count: number) {
+  const deadline = Date.now() + 15_000;
+  while (hook.received.filter((r) => r.path === path).length < count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await rt.poller.drain();
+  return hook.received.filter((r) => r.path === path).map((r) => r.json as Record<string, unknown>);
+}
+
+test('@rudderstack/rudder-sdk-node delivers track and identify exactly once', async () => {
+  const source = await connectedSource('/rudder');
+  const errors: unknown[] = [];
+  const client = new RudderAnalytics(source.writeKey, { dataPlaneUrl: rt.dataUrl, flushAt: 10, logLevel: 'error', errorHandler: (e) => errors.push(e) });
+  client.identify({ userId: 'ada', traits: { email: 'ada@example.com', plan: 'pro' } });
+  client.track({ userId: 'ada', event: 'Order Completed', properties: { revenue: 42 } });
+  await client.flush();
+  const received = await receivedOn('/rudder', 2);
+  expect(errors).toEqual([]);
+  expect(received.map((e) => [e.type, e.userId, e.event ?? null])).toEqual([
+    ['identify', 'ada', null],
+    ['track', 'ada', 'Order Completed'],
+  ]);
+  expect(received[0]).toMatchObject({ traits: { email: 'ada@example.com', plan: 'pro' }, context: { library: { name: 'analytics-node' } } });
+  expect(received[1]).toMatchObject({ properties: { revenue: 42 }, messageId: expect.any(String), receivedAt: expect.any(String) });
+  expect(new Set(received.map((e) => e.messageId)).size).toBe(2);
+});
+
+test('@segment/analytics-node delivers track and identify exactly once', async () => {
+  const source = await connectedSource('/segment');
+  const analytics = new SegmentAnalytics({ writeKey: source.writeKey, host: rt.dataUrl, flushAt: 10, maxRetries: 1 });
+  const errors: unknown[] = [];
+  analytics.on('error', (e) => errors.push(e));
+  analytics.identify({ userId: 'grace', traits: { email: 'grace@example.com' } });
+  analytics.track({ userId: 'grace', event: 'Report Viewed', properties: { pages: 3 } });
+  await analytics.closeAndFlush({ timeout: 10_000 });
+  const received = await receivedOn('/segment', 2);
+  expect(errors).toEqual([]);
+  expect(received.map((e) => [e.type, e.userId, e.event ?? null])).toEqual([
+    ['identify', 'grace', null],
+    ['track', 'grace', 'Report Viewed'],
+  ]);
+  expect(received[0]).toMatchObject({ traits: { email: 'grace@example.com' }, context: { library: { name: '@segment/analytics-node' } } });
+  expect(new Set(received.map((e) => e.messageId)).size).toBe(2);
+});
