@@ -85,6 +85,18 @@ describe('npm start', () => {
         'OK',
         { status: 'ok' },
       ]);
+
+      // The README's SDK example, as written, with the write key of the bootstrap source.
+      const sdkExample = /From an SDK[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      const sdk = await run('node', ['-e', sdkExample.replaceAll('127.0.0.1:8080', started.data.slice('http://'.length))], {
+        cwd: ROOT,
+        env: { ...started.env, WRITE_KEY: mine.body.source.writeKey },
+      });
+      expect(sdk.stdout.trim()).toBe('flushed');
+      const live = await call(started.control, 'GET', `/v2/sources/${mine.body.source.id}/live-events`, { auth: bearer(credentials.bootstrap.token) });
+      expect(live.body.events).toContainEqual(
+        expect.objectContaining({ type: 'track', userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' }, context: expect.objectContaining({ library: expect.objectContaining({ name: 'analytics-node' }) }) }),
+      );
     } finally {
       await stop(started);
     }
