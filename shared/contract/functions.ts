@@ -43,6 +43,13 @@ export interface StreamConsumer {
   usesSandbox?: boolean;
 }
 
+/**
+ * The stream records of accepted events (one per stored ingestion item). Delivery consumes them; schema
+ * capture (area D) is the next consumer of the same records: this filter is its seam, and
+ * `unpackEvents(item.payload)` (shared/persistence/ingest-repository.ts) gives it the events.
+ */
+export const ACCEPTED_EVENTS_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ingest'] } } } };
+
 export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
   regulationProcessor: {
     entry: 'functions/regulation-processor/handler.ts',
@@ -50,10 +57,10 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
     batchSize: 25,
     retryAttempts: 5,
   },
-  /** Accepted events on their way to destinations; schema capture (area D) takes the same records. */
+  /** Accepted events on their way to destinations. */
   delivery: {
     entry: 'functions/delivery/handler.ts',
-    filter: { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ingest'] } } } },
+    filter: ACCEPTED_EVENTS_FILTER,
     batchSize: 10,
     retryAttempts: 10,
     usesSandbox: true,
