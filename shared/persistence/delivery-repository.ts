@@ -216,7 +216,15 @@ export class DeliveryRepository {
   /** Records the claimed attempt's end: delivered, aborted, or waiting again until `dueAt`. */
   async recordRetry(
     claimed: ParkedDelivery,
-    outcome: { status: 'delivered' | 'aborted' | 'waiting'; requests: DestinationRequest[]; lastError?: string; lastStatus?: number; dueAt?: string },
+    outcome: {
+      status: 'delivered' | 'aborted' | 'waiting';
+      requests: DestinationRequest[];
+      lastError?: string;
+      lastStatus?: number;
+      dueAt?: string;
+      /** False when nothing was sent (the destination was known to be down): the attempt does not count. */
+      countAttempt?: boolean;
+    },
   ): Promise<boolean> {
     const waiting = outcome.status === 'waiting';
     try {
@@ -231,7 +239,7 @@ export class DeliveryRepository {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':status': outcome.status,
-            ':one': 1,
+            ':one': outcome.countAttempt === false ? 0 : 1,
             ':requests': outcome.requests,
             ':error': outcome.lastError ?? claimed.lastError,
             ':code': outcome.lastStatus ?? claimed.lastStatus,

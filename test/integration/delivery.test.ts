@@ -134,6 +134,19 @@ describe('delivery', () => {
     expect([sends('e1') >= 3, sends('e2') >= 2, sends('e3') >= 2]).toEqual([true, true, true]);
   });
 
+  it('probes a dead destination once per scheduler round rather than sending every parked event', async () => {
+    const p = await pipeline('/down');
+    hook.on('/down', json(503, {}));
+    await p.batch([1, 2, 3, 4, 5].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await rt.poller.drain();
+    expect(at('/down')).toHaveLength(1);
+    expect(await p.outcomes()).toMatchObject({ retrying: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await rt.scheduler.runNow();
+    expect(at('/down')).toHaveLength(2);
+    expect((await p.outcomes()).retrying).toBe(5);
+  });
+
   it('sends nothing twice when a stream record is delivered again', async () => {
     const p = await pipeline('/dup');
     await p.batch([{ type: 'track', userId: 'u', event: 'a' }, { type: 'track', userId: 'u', event: 'b' }]);
@@ -158,14 +171,14 @@ describe('delivery', () => {
     const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })).body.destination.id;
     const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: destination, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
-    // A consumer claimed the batch, handled two events, and died; its lease runs out 50 ms later.
+    // A consumer claimed the batch, handled two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rt.store);
-    const now = Date.now();
-    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date(now).toISOString(), new Date(now + 50).toISOString())).toBe(0);
-    expect(await deliveries.checkpoint(ref, 'dead-owner', 2, new Date(now + 50).toISOString())).toBe(true);
+    const leaseEnds = Date.now() + 1500;
+    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toBe(0);
+    expect(await deliveries.checkpoint(ref, 'dead-owner', 2, new Date(leaseEnds).toISOString())).toBe(true);
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, leaseEnds - Date.now() + 20));
     await rt.scheduler.runNow();
     expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
     await rt.scheduler.runNow();

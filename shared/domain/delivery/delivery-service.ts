@@ -47,6 +47,12 @@ const succeeded = (status: number) => status >= 200 && status < 300;
  * is parked as its own item and retried when due, so it never holds up other events or destinations.
  */
 export class DeliveryService {
+  /**
+   * Destinations that just failed to answer, per process: until `until`, their events are parked unsent,
+   * so a dead destination costs one time-out per period, not one per event, record or retry.
+   */
+  private readonly circuit = new Map<string, { until: number; status: number; error: string }>();
+
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly code: CodeRepository,
@@ -80,9 +86,9 @@ export class DeliveryService {
     const errors: OutcomeError[] = [];
     const samples: DeliverySample[] = [];
     const sample = (s: DeliverySample) => void (samples.length < SAMPLES_PER_BATCH && samples.push(s));
-    /** After a destination fails to answer, the rest of the batch is parked unsent: it would only wait too. */
-    let destinationDown: { status: number; error: string } | undefined;
     const type = destinationType(destination.type);
+    /** Within one batch the destination stays down once it failed, however long the circuit's period. */
+    let downInBatch: { status: number; error: string } | undefined;
 
     for (let i = 0; i < pending.length; i++) {
       const event = pending[i]!;
@@ -104,12 +110,15 @@ export class DeliveryService {
             sample({ messageId, outcome: 'aborted', error: built.error });
             continue;
           }
-          const sent = await this.sendAll(built.requests, destinationDown);
+          const sent = await this.sendAll(built.requests, downInBatch ?? this.downState(destination.id));
           if (sent.delivered) {
             counts.delivered++;
             sample({ messageId, outcome: 'delivered', request: built.requests.at(-1), status: sent.status, response: sent.response });
           } else if (sent.retryable) {
-            destinationDown ??= { status: sent.status, error: sent.error };
+            if (!sent.skipped) {
+              this.markDown(destination.id, sent.status, sent.error);
+              downInBatch = { status: sent.status, error: sent.error };
+            }
             const parked = await this.deliveries.park({
               workspaceId: ref.workspaceId,
               sourceId: ref.sourceId,
@@ -141,19 +150,33 @@ export class DeliveryService {
     await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, errors, iso(Date.now()));
   }
 
-  /** Sends a message's requests in order; stops at the first that fails. */
+  private downState(destinationId: string) {
+    const down = this.circuit.get(destinationId);
+    if (down && down.until > Date.now()) return down;
+    this.circuit.delete(destinationId);
+    return undefined;
+  }
+
+  private markDown(destinationId: string, status: number, error: string): void {
+    this.circuit.set(destinationId, { until: Date.now() + this.policy.baseDelayMs, status, error });
+  }
+
+  /** Sends a message's requests in order; stops at the first that fails. Sends nothing to a destination that is down. */
   private async sendAll(requests: DestinationRequest[], down?: { status: number; error: string }) {
-    if (down) return { delivered: false, retryable: true, sentCount: 0, status: down.status, error: `not sent: the destination failed earlier in this batch (${down.error})`, response: undefined };
+    if (down) {
+      const error = `not sent: the destination failed moments ago (${down.error})`;
+      return { delivered: false, retryable: true, skipped: true, sentCount: 0, status: down.status, error, response: undefined };
+    }
     let last = { status: 0, response: undefined as unknown };
     for (let j = 0; j < requests.length; j++) {
       const result = await sendRequest(requests[j]!);
       if (!succeeded(result.status)) {
         const error = result.error ?? `destination answered ${result.status}: ${typeof result.response === 'string' ? result.response : JSON.stringify(result.response)}`.slice(0, 500);
-        return { delivered: false, retryable: result.retryable, sentCount: j, status: result.status, error, response: result.response };
+        return { delivered: false, retryable: result.retryable, skipped: false, sentCount: j, status: result.status, error, response: result.response };
       }
       last = { status: result.status, response: result.response };
     }
-    return { delivered: true, retryable: false, sentCount: requests.length, status: last.status, error: '', response: last.response };
+    return { delivered: true, retryable: false, skipped: false, sentCount: requests.length, status: last.status, error: '', response: last.response };
   }
 
   private delay(failures: number): number {
@@ -166,27 +189,39 @@ export class DeliveryService {
    */
   async runDue(limit = 100): Promise<number> {
     const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
-    let ran = 0;
+    // One queue per destination, all destinations at once: a slow one never holds up another.
+    const byDestination = new Map<string, Record<string, unknown>[]>();
     for (const item of items) {
-      if (item.entity === 'deliveryBatch') {
-        const ref = item as unknown as BatchRef;
-        const [events, destination] = await Promise.all([
-          this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
-          this.catalog.getDestination(ref.workspaceId, ref.destinationId),
-        ]);
-        if (events && destination) {
-          await this.deliverBatch(ref, destination, events);
-          ran++;
-        }
-      } else if (item.entity === 'deliveryRetry' && (await this.retry(item as unknown as ParkedDelivery))) {
-        ran++;
-      }
+      const id = String(item.destinationId);
+      byDestination.set(id, [...(byDestination.get(id) ?? []), item]);
     }
-    return ran;
+    const ran = await Promise.all(
+      [...byDestination.values()].map(async (queue) => {
+        // Within one round a destination that failed stays down for the rest of its queue.
+        const round: { down?: { status: number; error: string } } = {};
+        let count = 0;
+        for (const item of queue) if (await this.attend(item, round)) count++;
+        return count;
+      }),
+    );
+    return ran.reduce((a, b) => a + b, 0);
+  }
+
+  private async attend(item: Record<string, unknown>, round: { down?: { status: number; error: string } }): Promise<boolean> {
+    if (item.entity === 'deliveryRetry') return this.retry(item as unknown as ParkedDelivery, round);
+    if (item.entity !== 'deliveryBatch') return false;
+    const ref = item as unknown as BatchRef;
+    const [events, destination] = await Promise.all([
+      this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
+      this.catalog.getDestination(ref.workspaceId, ref.destinationId),
+    ]);
+    if (!events || !destination) return false;
+    await this.deliverBatch(ref, destination, events);
+    return true;
   }
 
   /** One more attempt of a parked delivery, if this caller wins it. */
-  private async retry(parked: ParkedDelivery): Promise<boolean> {
+  private async retry(parked: ParkedDelivery, round: { down?: { status: number; error: string } }): Promise<boolean> {
     const claimed = await this.deliveries.claimRetry(parked, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
@@ -200,9 +235,18 @@ export class DeliveryService {
       await finish('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const sent = await this.sendAll(claimed.requests);
-    if (sent.delivered) await finish('delivered', []);
-    else {
+    const sent = await this.sendAll(claimed.requests, round.down ?? this.downState(claimed.destinationId));
+    if (sent.delivered) {
+      this.circuit.delete(claimed.destinationId);
+      await finish('delivered', []);
+    } else if (sent.skipped) {
+      // Not an attempt: the destination is down; wait for the next probe to tell.
+      await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt: iso(Date.now() + this.delay(claimed.attempts)), countAttempt: false });
+    } else {
+      if (sent.retryable) {
+        this.markDown(claimed.destinationId, sent.status, sent.error);
+        round.down = { status: sent.status, error: sent.error };
+      }
       const attempts = claimed.attempts + 1;
       const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
       const remaining = claimed.requests.slice(sent.sentCount);
