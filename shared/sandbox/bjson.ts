@@ -4,7 +4,7 @@
  *
  * The format is specific to the pinned QuickJS build (bellard 2025-09-13, BC_VERSION 5). The engine
  * checks at start-up that the build still reads and writes what this file expects, and falls back to
- * JSON text otherwise (see `BJSON_PROBE`).
+ * JSON text otherwise (see `BINARY_PROBE` in engine.ts).
  *
  * Layout: u8 version, leb128 atom count, the atoms as strings, then one value. A string is
  * leb128(length << 1 | wide) followed by latin-1 bytes or UTF-16LE units. A property key is
