@@ -29,6 +29,8 @@ export interface RuntimeOptions {
   tableName?: string;
   bootstrap?: { email: string; token: string };
   admin: { user: string; password: string };
+  /** Wraps the workspaces' credential data keys (base64, 32 bytes); in AWS a KMS key does. */
+  credentialsKey?: string;
   /** Stream consumers; default: the registry in shared/contract/functions.ts. */
   consumers?: PollerConsumer[];
   checkpointFile?: string;
@@ -95,6 +97,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     process.env.WEIR_TABLE = tableName;
     process.env.WEIR_ADMIN_USER = options.admin.user;
     process.env.WEIR_ADMIN_PASSWORD = options.admin.password;
+    if (options.credentialsKey) process.env.WEIR_CREDENTIALS_KEY = options.credentialsKey;
 
     const client = new DynamoDBClient({ endpoint: dynamoEndpoint });
     stops.push(async () => client.destroy());

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newTokenValue } from '../../shared/domain/auth/tokens';
@@ -24,6 +25,8 @@ export interface RuntimeInfo {
 interface StoredCredentials {
   bootstrap?: { email: string; token: string };
   admin?: { user: string; password: string };
+  /** The key that wraps workspaces' credential data keys (base64, 32 bytes). */
+  credentialsKey?: string;
 }
 
 function port(name: string, fallback: number): number {
@@ -49,13 +52,16 @@ export function resolveSettings() {
   const admin = envAdmin
     ? { user: process.env.WEIR_ADMIN_USER as string, password: process.env.WEIR_ADMIN_PASSWORD as string }
     : (stored.admin ?? (generated.push('admin'), { user: 'admin', password: newSecret(18) }));
+  const envKey = process.env.WEIR_CREDENTIALS_KEY;
+  const credentialsKey = envKey ?? stored.credentialsKey ?? (generated.push('credentialsKey'), randomBytes(32).toString('base64'));
   if (generated.length > 0) {
     mkdirSync(WEIR_HOME, { recursive: true });
-    writeFileSync(
-      CREDENTIALS_FILE,
-      JSON.stringify({ bootstrap: envBootstrap ? stored.bootstrap : bootstrap, admin: envAdmin ? stored.admin : admin }, null, 2),
-      { mode: 0o600 },
-    );
+    const kept: StoredCredentials = {
+      bootstrap: envBootstrap ? stored.bootstrap : bootstrap,
+      admin: envAdmin ? stored.admin : admin,
+      credentialsKey: envKey ? stored.credentialsKey : credentialsKey,
+    };
+    writeFileSync(CREDENTIALS_FILE, JSON.stringify(kept, null, 2), { mode: 0o600 });
   }
   const inMemory = process.env.WEIR_IN_MEMORY === '1' || process.env.WEIR_IN_MEMORY === 'true';
   return {
@@ -64,6 +70,7 @@ export function resolveSettings() {
     dataDir: inMemory ? undefined : path.resolve(process.env.WEIR_DATA_DIR ?? path.join(WEIR_HOME, 'data')),
     bootstrap,
     admin,
+    credentialsKey,
     generated,
   };
 }

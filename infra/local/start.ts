@@ -12,6 +12,7 @@ async function main() {
     dataDir: settings.dataDir,
     bootstrap: settings.bootstrap,
     admin: settings.admin,
+    credentialsKey: settings.credentialsKey,
     checkpointFile: settings.dataDir && path.join(settings.dataDir, 'stream-checkpoints.json'),
   });
   writeRuntimeInfo({

@@ -11,6 +11,7 @@ export const ENDPOINT_FUNCTIONS = {
   testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true },
   regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
   monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
+  credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean }>;

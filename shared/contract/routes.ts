@@ -15,6 +15,7 @@ import {
 import { DestinationDefinitionView } from '../destinations/registry';
 import { IngestParams, MAX_REQUEST_BYTES, SingleEventBody } from '../domain/ingestion/schemas';
 import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
+import { CredentialKeyParams, CredentialPut, CredentialView } from '../domain/credentials/schemas';
 import {
   Regulation,
   RegulationCreate,
@@ -152,6 +153,11 @@ export const ROUTES = [
   route({ method: 'POST', path: '/transformations/libraries/test', fn: 'transformations', auth: 'account', summary: 'Test revisions on their testInput (or the default events)', body: PublishRequest, response: z.object({ result: z.object({ successTestResults: z.array(z.unknown()), failedTestResults: z.array(z.unknown()) }) }) }),
   route({ method: 'POST', path: '/transformations/publish', fn: 'transformations', auth: 'account', summary: 'Run test suites, then publish (200 with published:false when a test fails)', body: SuiteRequest, response: z.object({ published: z.boolean(), validationOutput: z.unknown() }) }),
   route({ method: 'POST', path: '/transformations/tests/run', fn: 'transformations', auth: 'account', summary: 'Run test suites with expected outputs', body: SuiteRequest, response: z.object({ pass: z.boolean(), message: z.string().optional(), validationOutput: z.unknown() }) }),
+
+  // --- control plane: credentials for transformations (Basic email:token or Bearer) ------------------------
+  route({ method: 'GET', path: '/credentials', fn: 'credentials', auth: 'account', summary: "List credentials: keys, isSecret and times, and the values of those that are not secret", response: z.object({ credentials: z.array(CredentialView) }) }),
+  route({ method: 'PUT', path: '/credentials/{key}', fn: 'credentials', auth: 'account', summary: 'Create or replace a credential that transformations read with getCredential(key); a secret is never shown again', params: CredentialKeyParams, body: CredentialPut, response: z.object({ credential: CredentialView }) }),
+  route({ method: 'DELETE', path: '/credentials/{key}', fn: 'credentials', auth: 'account', summary: 'Delete a credential', params: CredentialKeyParams, response: Success }),
 
   // --- control plane: test interface (Basic email:token or Bearer) -------------------------------------------
   route({

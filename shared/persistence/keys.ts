@@ -89,6 +89,10 @@ export const keys = {
   deliveryAttention: 'DELIVERY#DUE',
   /** Outcome counters and last errors of a destination. */
   destinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
+  /** Credentials for transformations: each value sealed with the workspace's data key, kept wrapped beside them. */
+  credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
+  credentialPrefix: 'CREDENTIAL#',
+  credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),
   /** Counters of a source (suppressed events so far). */
   sourceStats: (workspaceId: string, sourceId: string) => ({ pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` }),
   workspacePartition: ws,

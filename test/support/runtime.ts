@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startLocalRuntime, type LocalRuntime, type RuntimeOptions } from '../../infra/local/runtime';
 import { createWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
@@ -28,6 +28,7 @@ export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): P
     dynamoEndpoint,
     tableName: `weir-test-${randomUUID()}`,
     admin: ADMIN,
+    credentialsKey: randomBytes(32).toString('base64'),
     ...options,
   });
   const client = new DynamoDBClient({ endpoint: dynamoEndpoint });

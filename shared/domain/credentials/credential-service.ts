@@ -1,0 +1,107 @@
+import type { CredentialRepository, StoredCredential } from '../../persistence/credential-repository';
+import { now } from '../../persistence/ids';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { keyWrapperFromEnv, open, seal, type KeyWrapper } from './envelope';
+import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView } from './schemas';
+
+/** Unwrapped data keys stay in the process this long: one unwrap (a KMS call in AWS) per workspace and period. */
+const DATA_KEY_CACHE_MS = 5 * 60_000;
+
+/** What one sandbox invocation may read, and the values that must never show in what it returns. */
+export interface InvocationCredentials {
+  values: Record<string, string>;
+  secrets: string[];
+}
+
+const aad = (workspaceId: string, key: string) => `credential:${workspaceId}:${key}`;
+
+/**
+ * Credentials for transformations: written once, readable by user code through getCredential, and for
+ * secrets never shown again by any API. Values are sealed with the workspace's data key (envelope
+ * encryption, see envelope.ts).
+ */
+export class CredentialService {
+  private readonly dataKeys = new Map<string, { key: Buffer; until: number }>();
+
+  constructor(
+    private readonly repo: CredentialRepository,
+    private readonly wrapper: KeyWrapper | undefined = keyWrapperFromEnv(),
+  ) {}
+
+  private requireWrapper(): KeyWrapper {
+    if (!this.wrapper) throw new ServiceUnavailableError('credentials cannot be kept: no encryption key is configured (WEIR_KMS_KEY_ID or WEIR_CREDENTIALS_KEY)');
+    return this.wrapper;
+  }
+
+  private async dataKey(workspaceId: string, create: boolean): Promise<Buffer | undefined> {
+    const cached = this.dataKeys.get(workspaceId);
+    if (cached && cached.until > Date.now()) return cached.key;
+    const wrapper = this.requireWrapper();
+    let stored = await this.repo.getDataKey(workspaceId);
+    if (!stored) {
+      if (!create) return undefined;
+      const made = await wrapper.newDataKey(workspaceId);
+      if (!(await this.repo.createDataKey(workspaceId, made.wrapped, wrapper.ref))) stored = await this.repo.getDataKey(workspaceId);
+      else stored = { wrapped: made.wrapped, ref: wrapper.ref };
+    }
+    const key = await wrapper.unwrap(workspaceId, stored!.wrapped);
+    this.dataKeys.set(workspaceId, { key, until: Date.now() + DATA_KEY_CACHE_MS });
+    return key;
+  }
+
+  async put(workspaceId: string, key: string, input: { value: string; isSecret: boolean }): Promise<CredentialView> {
+    const existing = await this.repo.list(workspaceId);
+    if (!existing.some((c) => c.key === key) && existing.length >= MAX_CREDENTIALS_PER_WORKSPACE) {
+      throw new ValidationError(`key: a workspace holds at most ${MAX_CREDENTIALS_PER_WORKSPACE} credentials`);
+    }
+    const dataKey = (await this.dataKey(workspaceId, true))!;
+    const stored = await this.repo.put(workspaceId, {
+      key,
+      isSecret: input.isSecret,
+      ...seal(dataKey, Buffer.from(input.value, 'utf8'), aad(workspaceId, key)),
+      updatedAt: now(),
+    });
+    return this.view(workspaceId, stored, dataKey);
+  }
+
+  async list(workspaceId: string): Promise<CredentialView[]> {
+    const stored = await this.repo.list(workspaceId);
+    if (stored.length === 0) return [];
+    const dataKey = stored.some((c) => !c.isSecret) ? await this.dataKey(workspaceId, false) : undefined;
+    return stored.map((c) => this.view(workspaceId, c, dataKey));
+  }
+
+  async delete(workspaceId: string, key: string): Promise<void> {
+    if (!(await this.repo.delete(workspaceId, key))) throw NotFoundError.of('credential', key);
+  }
+
+  /** Everything getCredential may return in one invocation: the stored values, then the call's own over them. */
+  async forInvocation(workspaceId: string, overrides: CredentialOverrides = []): Promise<InvocationCredentials> {
+    const values: Record<string, string> = {};
+    const secretKeys = new Set<string>();
+    const stored = await this.repo.list(workspaceId);
+    if (stored.length > 0) {
+      const dataKey = (await this.dataKey(workspaceId, false))!;
+      for (const c of stored) {
+        values[c.key] = open(dataKey, c, aad(workspaceId, c.key)).toString('utf8');
+        if (c.isSecret) secretKeys.add(c.key);
+      }
+    }
+    for (const c of overrides) {
+      values[c.key] = c.value;
+      if (c.isSecret) secretKeys.add(c.key);
+      else secretKeys.delete(c.key);
+    }
+    return { values, secrets: [...secretKeys].map((k) => values[k]!).filter((v) => v.length > 0) };
+  }
+
+  private view(workspaceId: string, c: StoredCredential, dataKey: Buffer | undefined): CredentialView {
+    return {
+      key: c.key,
+      isSecret: c.isSecret,
+      ...(!c.isSecret && dataKey && { value: open(dataKey, c, aad(workspaceId, c.key)).toString('utf8') }),
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Credentials for transformations: `getCredential(key)` reads them in the sandbox. */
+export const CREDENTIAL_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+export const MAX_CREDENTIAL_BYTES = 16 * 1024;
+export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
+
+export const CredentialKeyParams = z.object({
+  key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
+});
+
+export const CredentialPut = z.strictObject({
+  value: z.string({ error: 'value must be a string' }).refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`),
+  isSecret: z.boolean({ error: 'isSecret must be true or false' }).default(true).describe('secret values are never shown again once written'),
+});
+
+export const CredentialView = z.object({
+  key: z.string(),
+  isSecret: z.boolean(),
+  value: z.string().optional().describe('only for credentials that are not secret'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type CredentialView = z.infer<typeof CredentialView>;
+
+/** Per-call credentials of a test request: `[{key, value, isSecret?}]` as the reference engine takes them, or `{key: value}`. */
+export const CredentialOverrides = z
+  .union([
+    z.array(z.object({ key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier'), value: z.string(), isSecret: z.boolean().optional() })).max(200),
+    z.record(z.string().regex(CREDENTIAL_KEY, 'keys must be identifiers'), z.string()),
+  ])
+  .describe('credentials for this call only, over the stored ones')
+  .transform((given) =>
+    Array.isArray(given)
+      ? given.map((c) => ({ key: c.key, value: c.value, isSecret: c.isSecret ?? true }))
+      : Object.entries(given).map(([key, value]) => ({ key, value, isSecret: true })),
+  );
+export type CredentialOverrides = z.output<typeof CredentialOverrides>;
