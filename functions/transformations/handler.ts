@@ -1,3 +1,4 @@
+import { CredentialService } from '../../shared/domain/credentials/credential-service';
 import { ValidationError } from '../../shared/domain/errors';
 import { CodeService } from '../../shared/domain/transformations/code-service';
 import { PublishService } from '../../shared/domain/transformations/publish';
@@ -5,10 +6,12 @@ import { TransformationTester } from '../../shared/domain/transformations/testin
 import { createHandler } from '../../shared/http/handler';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { CodeRepository } from '../../shared/persistence/code-repository';
+import { CredentialRepository } from '../../shared/persistence/credential-repository';
 import { getStore } from '../../shared/persistence/store';
 
 const code = new CodeRepository(getStore());
-const publishing = new PublishService(code, new TransformationTester(code));
+const credentials = new CredentialService(new CredentialRepository(getStore()));
+const publishing = new PublishService(code, new TransformationTester(code, credentials));
 const service = new CodeService(code, new CatalogRepository(getStore()), publishing);
 const success = { success: true } as const;
 

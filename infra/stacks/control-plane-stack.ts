@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
@@ -9,6 +10,7 @@ import { StreamConsumers } from './stream-consumers';
 export interface ControlPlaneStackProps extends StackProps {
   stage: StageConfig;
   table: ITableV2;
+  credentialsKey: IKey;
 }
 
 /**
@@ -22,9 +24,10 @@ export class ControlPlaneStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
-    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', stage: props.stage, table: props.table });
-    this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', { stage: props.stage, table: props.table });
-    this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', { stage: props.stage, table: props.table });
+    const shared = { stage: props.stage, table: props.table, credentialsKey: props.credentialsKey };
+    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared });
+    this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', shared);
+    this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', shared);
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
   }
 }

@@ -28,6 +28,7 @@ export function createWeirStacks(app: App, stage: StageConfig): WeirStacks {
   const control = new ControlPlaneStack(app, `${prefix}-Control`, {
     stage,
     table: state.table,
+    credentialsKey: state.credentialsKey,
     tags,
     description: `Weir ${stage.name}: control plane`,
   });

@@ -9,11 +9,13 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import type { StageConfig } from './stage';
+import { grantCredentials } from './credentials-key';
 import { pascalCase, weirFunction } from './weir-function';
 
 /**
@@ -43,6 +45,8 @@ export interface PlaneApiProps {
   plane: Plane;
   stage: StageConfig;
   table: ITableV2;
+  /** The credentials key; functions whose contract asks for credentials access are granted it. */
+  credentialsKey?: IKey;
   /** Extra environment for every function of this plane. */
   environment?: Record<string, string>;
 }
@@ -92,6 +96,7 @@ export class PlaneApi extends Construct {
         usesSandbox: spec.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      grantCredentials(fn, props.credentialsKey, 'credentials' in spec ? spec.credentials : undefined);
       this.functions[name] = fn;
     }
 

@@ -1,16 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { SCHEDULED_FUNCTIONS } from '../../shared/contract/functions';
 import type { StageConfig } from './stage';
+import { grantCredentials } from './credentials-key';
 import { pascalCase, weirFunction } from './weir-function';
 
 export interface ScheduledFunctionsProps {
   stage: StageConfig;
   table: ITableV2;
+  credentialsKey?: IKey;
 }
 
 /** One function per SCHEDULED_FUNCTIONS entry, run by an EventBridge rule at its rate. */
@@ -31,6 +34,7 @@ export class ScheduledFunctions extends Construct {
         usesSandbox: scheduled.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      grantCredentials(fn, props.credentialsKey, scheduled.credentials);
       // EventBridge schedules go down to a minute.
       const rate = Duration.seconds(Math.max(60, scheduled.everySeconds));
       this.rules[name] = new Rule(this, `${pascalCase(name)}Schedule`, {

@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/contract/table';
 import type { StageConfig } from './stage';
@@ -9,11 +10,13 @@ export interface StateStackProps extends StackProps {
 }
 
 /**
- * The stateful part of a stage: the single table. Kept apart from the API stacks so those can be replaced or
+ * The stateful part of a stage: the single table and the key that protects credentials. Kept apart from the API stacks so those can be replaced or
  * torn down freely while the data (retained in production) stays put.
  */
 export class StateStack extends Stack {
   readonly table: TableV2;
+  /** Wraps each workspace's credentials data key (envelope encryption of transformation credentials). */
+  readonly credentialsKey: Key;
 
   constructor(scope: Construct, id: string, props: StateStackProps) {
     super(scope, id, props);
@@ -32,6 +35,12 @@ export class StateStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       billing: Billing.onDemand(),
       deletionProtection: stage.isProduction,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    this.credentialsKey = new Key(this, 'CredentialsKey', {
+      description: `Weir ${stage.name}: wraps the data keys of transformation credentials`,
+      enableKeyRotation: true,
       removalPolicy: stage.removalPolicy,
     });
 

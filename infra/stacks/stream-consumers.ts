@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -7,11 +8,13 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import type { StageConfig } from './stage';
+import { grantCredentials } from './credentials-key';
 import { pascalCase, weirFunction } from './weir-function';
 
 export interface StreamConsumersProps {
   stage: StageConfig;
   table: ITableV2;
+  credentialsKey?: IKey;
 }
 
 /**
@@ -39,6 +42,7 @@ export class StreamConsumers extends Construct {
         usesSandbox: consumer.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      grantCredentials(fn, props.credentialsKey, consumer.credentials);
 
       const failures = new Queue(this, `${pascalCase(name)}Failures`, {
         retentionPeriod: Duration.days(14),

@@ -4,17 +4,23 @@
  */
 export type Plane = 'control' | 'data';
 
+/**
+ * What a function may do with the credentials key (KMS in AWS): `read` unwraps data keys to decrypt values
+ * for getCredential; `write` also makes data keys. Functions without it get no rights on the key at all.
+ */
+export type CredentialsAccess = 'read' | 'write';
+
 export const ENDPOINT_FUNCTIONS = {
   controlMeta: { plane: 'control', entry: 'functions/control-meta/handler.ts', usesSandbox: false },
   catalog: { plane: 'control', entry: 'functions/catalog/handler.ts', usesSandbox: false },
-  transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true },
-  testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true },
+  transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true, credentials: 'read' },
+  testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true, credentials: 'read' },
   regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
   monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
-  credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false },
+  credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
-} as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean }>;
+} as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean; credentials?: CredentialsAccess }>;
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
 
@@ -42,6 +48,7 @@ export interface StreamConsumer {
   retryAttempts: number;
   /** Runs user code: gets the sandbox's memory, time-out and worker bundle. */
   usesSandbox?: boolean;
+  credentials?: CredentialsAccess;
 }
 
 /**
@@ -65,6 +72,7 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
     batchSize: 10,
     retryAttempts: 10,
     usesSandbox: true,
+    credentials: 'read',
   },
 };
 
@@ -76,11 +84,12 @@ export interface ScheduledFunction {
   entry: string;
   everySeconds: number;
   usesSandbox?: boolean;
+  credentials?: CredentialsAccess;
 }
 
 export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
   deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60 },
-  deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true },
+  deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
 };
 
 /** Per-plane API settings, shared by API Gateway (gateway responses) and the local gateway. */

@@ -146,7 +146,7 @@ export class QuickJsEngine {
       this.snapshots.set(snapshot.key, snapshot);
       return this.invoke(
         job.limits,
-        job.allowlist,
+        job,
         job.libraries,
         async (sb) => {
           const input = this.guestInput(sb, job.input);
@@ -160,7 +160,7 @@ export class QuickJsEngine {
     }
     let loadMs = 0;
     let loadCalledHost = true;
-    const outcome = await this.invoke(job.limits, job.allowlist, job.libraries, async (sb) => {
+    const outcome = await this.invoke(job.limits, job, job.libraries, async (sb) => {
       const run = configure(sb, job.limits, job.testMode, this.binaryOutput);
       try {
         const loadStarted = performance.now();
@@ -273,7 +273,7 @@ export class QuickJsEngine {
   }
 
   async check(job: EngineCheckJob): Promise<EngineOutcome> {
-    return this.invoke(job.limits, job.allowlist, [job.library], async (sb) => {
+    return this.invoke(job.limits, job, [job.library], async (sb) => {
       const ns = await evaluateModule(sb, job.library.code, `${LIBRARY_PREFIX}${job.library.importName}`);
       ns.dispose();
       return 'true';
@@ -317,7 +317,7 @@ export class QuickJsEngine {
 
   private async invoke(
     limits: SandboxLimits,
-    allowlist: string,
+    access: { allowlist: string; credentials?: Record<string, string> },
     libraries: SandboxLibrary[],
     body: (sb: Sandbox) => Promise<string | Uint8Array>,
     snapshot?: Snapshot,
@@ -332,7 +332,8 @@ export class QuickJsEngine {
     const { instance } = sb;
     instance.memoryExhausted = false;
     sb.limits = limits;
-    sb.allowlist = allowlist;
+    sb.allowlist = access.allowlist;
+    sb.credentials = access.credentials ?? {};
     sb.deadline = performance.now() + limits.deadlineMs;
     let outcome: EngineOutcome;
     let healthy: boolean;

@@ -4,8 +4,8 @@ import type { GuestFetchResult } from './guest-fetch';
 import { takeException } from './quickjs-internals';
 import type { Sandbox } from './sandbox';
 
-// Host functions the guest calls: `input` (its binary events) and fetch/fetchV2. The result hand-over
-// (`emit`) is in binary-result.ts.
+// Host functions the guest calls: `input` (its binary events), fetch/fetchV2 and getCredential. The result
+// hand-over (`emit`) is in binary-result.ts.
 
 /** The sandbox's `input` host function: decodes the invocation's binary events into the guest. */
 export function decodeInput(sb: Sandbox): QuickJSHandle {
@@ -87,4 +87,22 @@ function settleFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', deferred: QuickJSDe
   ctx.newString(result.message).consume((message) => ctx.setProp(failure, 'message', message));
   deferred.reject(failure);
   failure.dispose();
+}
+
+/**
+ * `getCredential(key)`, the reference's semantics: a null or undefined key throws TypeError "Key should be
+ * valid and defined"; a key that is not a string, or unknown, answers undefined. Values are per invocation
+ * and never part of a snapshot (a module that reads one at load is never snapshotted).
+ */
+export function hostGetCredential(sb: Sandbox, keyHandle?: QuickJSHandle): QuickJSHandle | { error: QuickJSHandle } {
+  const { ctx } = sb;
+  sb.hostCallCount++;
+  if (sb.capturing) throw new Error('getCredential is not available here');
+  const type = keyHandle ? ctx.typeof(keyHandle) : 'undefined';
+  if (type === 'undefined' || (type === 'object' && ctx.dump(keyHandle!) === null)) {
+    return { error: ctx.newError({ name: 'TypeError', message: 'Key should be valid and defined' }) };
+  }
+  if (type !== 'string') return ctx.undefined;
+  const key = ctx.getString(keyHandle!);
+  return Object.hasOwn(sb.credentials, key) ? ctx.newString(sb.credentials[key]!) : ctx.undefined;
 }

@@ -30,6 +30,8 @@ export interface SandboxRequest {
   /** When true, log() calls are collected. */
   testMode?: boolean;
   limits?: Partial<SandboxLimits>;
+  /** What getCredential(key) answers in this invocation. */
+  credentials?: Record<string, string>;
 }
 
 export type TransformedEntry =
@@ -144,6 +146,7 @@ export async function runTransformation(req: SandboxRequest): Promise<SandboxRes
     testMode: req.testMode === true,
     limits,
     allowlist: process.env[OUTBOUND_ALLOWLIST_ENV] ?? '',
+    ...(req.credentials && { credentials: req.credentials }),
   });
   return decodeResult(unwrap(outcome), req.events, limits);
 }

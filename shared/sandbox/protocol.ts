@@ -20,6 +20,8 @@ export interface EngineRunJob {
   limits: SandboxLimits;
   /** Raw `WEIR_OUTBOUND_ALLOWLIST` value, read by the caller at call time. */
   allowlist: string;
+  /** What getCredential(key) answers in this invocation. */
+  credentials?: Record<string, string>;
 }
 
 export interface EngineCheckJob {

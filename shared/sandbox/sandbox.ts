@@ -1,7 +1,7 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { takeBinaryResult } from './binary-result';
 import { GUEST_RUNTIME_FILENAME, GUEST_RUNTIME_SOURCE } from './guest-runtime';
-import { decodeInput, hostFetch } from './host-functions';
+import { decodeInput, hostFetch, hostGetCredential } from './host-functions';
 import { DEFAULT_LIMITS } from './limits';
 import type { SandboxLimits } from './limits';
 import type { WasmInstance } from './wasm-instance';
@@ -34,6 +34,8 @@ export interface Sandbox {
   interrupted: boolean;
   limits: SandboxLimits;
   allowlist: string;
+  /** What getCredential answers in the current invocation. */
+  credentials: Record<string, string>;
   hostCalls: Set<QuickJSDeferredPromise>;
   abort: AbortController;
   wake?: () => void;
@@ -69,6 +71,7 @@ export function createSandbox(instance: WasmInstance, binaryResultMinBytes: () =
     interrupted: false,
     limits: DEFAULT_LIMITS,
     allowlist: '',
+    credentials: {},
     hostCalls: new Set(),
     abort: new AbortController(),
     decoder: ctx.undefined,
@@ -85,6 +88,7 @@ export function createSandbox(instance: WasmInstance, binaryResultMinBytes: () =
   for (const name of ['fetch', 'fetchV2'] as const) {
     ctx.newFunction(name, (url, options) => hostFetch(sb, name, url, options)).consume((fn) => ctx.setProp(ctx.global, name, fn));
   }
+  ctx.newFunction('getCredential', (key) => hostGetCredential(sb, key)).consume((fn) => ctx.setProp(ctx.global, 'getCredential', fn));
   return sb;
 }
 
@@ -120,5 +124,6 @@ export function resetInvocation(sb: Sandbox): void {
   sb.pendingInput = undefined;
   sb.hostCallCount = 0;
   sb.capturing = false;
+  sb.credentials = {};
   sb.instance.memoryExhausted = false;
 }

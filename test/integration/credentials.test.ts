@@ -91,3 +91,70 @@ describe('credentials', () => {
     expect((await mine('GET', '/credentials')).body.credentials.map((c: { value: string }) => c.value)).toEqual(['mine']);
   });
 });
+
+describe('getCredential in transformations', () => {
+  const USES = `export function transformEvent(event) {
+  log('key is ' + getCredential('API_KEY'));
+  return { ...event, key: getCredential('API_KEY'), base: getCredential('BASE'), missing: getCredential('NOPE') === undefined };
+}`;
+
+  async function setUp() {
+    const ws = await rt.newWorkspace();
+    const api = client(ws);
+    await api('PUT', '/credentials/API_KEY', { value: SECRET });
+    await api('PUT', '/credentials/BASE', { value: PLAIN, isSecret: false });
+    return { ws, api };
+  }
+
+  async function testRun(api: ReturnType<typeof client>, code: string) {
+    const created = await api('POST', '/transformations', { name: `T${Math.random()}`, code });
+    const answer = await api('POST', '/transformations/libraries/test', {
+      transformations: [{ versionId: created.body.versionId, testInput: [{ type: 'track', event: 'x', messageId: 'm-1' }] }],
+    });
+    expect(answer.status).toBe(200);
+    return answer.body.result;
+  }
+
+  it('reads stored values in a test call, and shows a secret the code returned or logged as [secret]', async () => {
+    const { api } = await setUp();
+    const result = await testRun(api, USES);
+    expect(result.failedTestResults).toEqual([]);
+    expect(result.successTestResults[0].result).toEqual({
+      output: { transformedEvents: [{ type: 'track', event: 'x', messageId: 'm-1', key: '[secret]', base: PLAIN, missing: true }] },
+      logs: ['Log: key is [secret]'],
+    });
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it('reads them in a publish test, and another workspace never does', async () => {
+    const needsKey = `export function transformEvent(event) {\n  if (getCredential('API_KEY') !== '${SECRET}') throw new Error('no key here');\n  return event;\n}`;
+    const { api } = await setUp();
+    expect((await api('POST', '/transformations?publish=true', { name: 'Keyed', code: needsKey })).status).toBe(200);
+    const other = client(await rt.newWorkspace());
+    const refused = await other('POST', '/transformations?publish=true', { name: 'Keyed', code: needsKey });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('Error: no key here');
+  });
+
+  it('throws the exact error without a key', async () => {
+    const { api } = await setUp();
+    const result = await testRun(api, 'export function transformEvent(event) { return { v: getCredential() }; }');
+    expect(result.failedTestResults[0].result).toMatch(/^TypeError: Key should be valid and defined/);
+  });
+
+  it('takes per-call credentials over the stored ones in the test interface, for that call only', async () => {
+    const { ws, api } = await setUp();
+    const bearerApi = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+    const destination = (await bearerApi('POST', '/v2/destinations', { name: 'h', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })).body.destination;
+    await api('POST', '/transformations?publish=true', { name: 'Keys', code: USES, destinationIds: [destination.id] });
+    const stage = { user_transform: true, dest_transform: false, send_to_destination: false };
+    const message = { type: 'track', event: 'x', anonymousId: 'a' };
+    const overridden = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage, credentials: [{ key: 'BASE', value: 'per-call', isSecret: false }, { key: 'API_KEY', value: 'other-secret-value' }] });
+    expect(overridden.body.data[0].user_transformed_payload).toEqual({ ...message, key: '[secret]', base: 'per-call', missing: true });
+    expect(JSON.stringify(overridden.body)).not.toContain('other-secret-value');
+    const stored = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage });
+    expect(stored.body.data[0].user_transformed_payload).toEqual({ ...message, key: '[secret]', base: PLAIN, missing: true });
+    const badOverride = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage, credentials: [{ key: '1x', value: 'v' }] });
+    expect([badOverride.status, badOverride.body.error]).toEqual([400, 'body.credentials.0.key: key must be an identifier']);
+  });
+});

@@ -186,6 +186,21 @@ describe('delivery', () => {
   });
 });
 
+describe('credentials in live delivery', () => {
+  it('give the transformation the stored value, send it, and never show it in live events', async () => {
+    const p = await pipeline('/keyed');
+    const secret = 'sk_live_delivery_0123456789';
+    await call(rt.controlUrl, 'PUT', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token), body: { value: secret } });
+    await p.publish("export function transformEvent(e) { return { ...e, apiKey: getCredential('API_KEY') }; }");
+    await p.track({ userId: 'u', event: 'keyed' });
+    await flow();
+    expect(at('/keyed').map((r) => (r.json as { apiKey: string }).apiKey)).toEqual([secret]);
+    const sent = await p.api('GET', `/v2/destinations/${p.destinations[0]}/live-events`);
+    expect(sent.body.events[0].request.body.JSON.apiKey).toBe('[secret]');
+    expect(JSON.stringify(sent.body)).not.toContain(secret);
+  });
+});
+
 describe('live events and outcomes', () => {
   it('show what a source received newest first, never suppressed events, and what a destination was sent', async () => {
     const p = await pipeline('/live');

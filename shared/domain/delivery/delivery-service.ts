@@ -5,6 +5,8 @@ import type { CodeRepository } from '../../persistence/code-repository';
 import type { BatchRef, DeliveryRepository, DeliverySample, OutcomeCounts, OutcomeError, ParkedDelivery } from '../../persistence/delivery-repository';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
+import type { CredentialService } from '../credentials/credential-service';
+import { redact } from '../credentials/redact';
 import { transformForDelivery } from './user-transform';
 
 /**
@@ -58,6 +60,7 @@ export class DeliveryService {
     private readonly code: CodeRepository,
     private readonly ingest: IngestRepository,
     private readonly deliveries: DeliveryRepository,
+    private readonly credentials: CredentialService,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
@@ -81,7 +84,9 @@ export class DeliveryService {
       return;
     }
     const pending = events.slice(progress);
-    const outcomes = await transformForDelivery(this.code, ref.workspaceId, destination, pending);
+    const { outcomes, secrets } = await transformForDelivery(this.code, ref.workspaceId, destination, pending, () =>
+      this.credentials.forInvocation(ref.workspaceId),
+    );
     const counts: Required<OutcomeCounts> = { delivered: 0, filtered: 0, aborted: 0, retrying: 0 };
     const errors: OutcomeError[] = [];
     const samples: DeliverySample[] = [];
@@ -146,8 +151,9 @@ export class DeliveryService {
       // Each handled event is recorded before the next is sent: a restart resumes after it.
       if (!(await this.deliveries.checkpoint(ref, owner, progress + i + 1, iso(Date.now() + this.policy.leaseMs)))) return;
     }
-    await this.deliveries.finishBatch(ref, owner, events.length, samples, iso(Date.now()));
-    await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, errors, iso(Date.now()));
+    // What is kept for people to read never shows a secret the transformation let out.
+    await this.deliveries.finishBatch(ref, owner, events.length, redact(samples, secrets), iso(Date.now()));
+    await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, redact(errors, secrets), iso(Date.now()));
   }
 
   private downState(destinationId: string) {

@@ -1,5 +1,6 @@
 import type { Message } from '../../destinations';
 import type { CodeRepository } from '../../persistence/code-repository';
+import type { InvocationCredentials } from '../credentials/credential-service';
 import { runTransformation, SandboxError } from '../../sandbox';
 import type { Destination } from '../catalog/schemas';
 import { publishedTransformation } from '../transformations/published';
@@ -17,9 +18,11 @@ export async function transformForDelivery(
   workspaceId: string,
   destination: Destination,
   events: Message[],
-): Promise<EventOutcome[]> {
+  credentialsOf: () => Promise<InvocationCredentials>,
+): Promise<{ outcomes: EventOutcome[]; secrets: string[] }> {
   const published = await publishedTransformation(code, workspaceId, destination.transformationId);
-  if (!published) return events.map((event) => ({ outputs: [event] }));
+  if (!published) return { outcomes: events.map((event) => ({ outputs: [event] })), secrets: [] };
+  const credentials = await credentialsOf();
   const metadata = events.map((event) => ({
     workspaceId,
     sourceId: event.sourceId,
@@ -38,10 +41,11 @@ export async function transformForDelivery(
       name: published.revision.name,
       libraries: published.libraries,
       events: events.map((message, i) => ({ message, metadata: metadata[i] })),
+      credentials: credentials.values,
     });
   } catch (error) {
     if (!(error instanceof SandboxError)) throw error;
-    return events.map(() => ({ error: `transformation failed: ${error.message}` }));
+    return { outcomes: events.map(() => ({ error: `transformation failed: ${error.message}` })), secrets: credentials.secrets };
   }
   const outputs: Message[][] = events.map(() => []);
   const errors: (string | undefined)[] = events.map(() => undefined);
@@ -52,8 +56,9 @@ export async function transformForDelivery(
     if ('error' in entry) errors[index] ??= entry.error;
     else outputs[index]!.push(entry.transformedEvent);
   }
-  return events.map((_, i) => {
+  const outcomes = events.map((_, i): EventOutcome => {
     if (errors[i] !== undefined) return { error: `transformation failed: ${errors[i]}` };
     return outputs[i]!.length > 0 ? { outputs: outputs[i]! } : { filtered: true as const };
   });
+  return { outcomes, secrets: credentials.secrets };
 }

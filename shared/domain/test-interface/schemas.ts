@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CredentialOverrides } from '../credentials/schemas';
 
 /** The test interface (SPEC §2.7, §4.C): request bodies and results. */
 const Flag = z.boolean({ error: 'must be true or false' }).optional();
@@ -18,12 +19,14 @@ export const TestDestinationBody = z.strictObject({
     .record(z.string(), z.unknown(), { error: 'destinationConfig must be an object' })
     .optional()
     .describe('merged over the stored configuration for this call only'),
+  credentials: CredentialOverrides.optional(),
 });
 
 export const TestSourceBody = z.strictObject({
   stage: Stage.optional(),
   message: Message,
   destinationConfig: z.never({ error: 'is accepted only by /v0/testDestination/{destination_id}' }).optional(),
+  credentials: CredentialOverrides.optional(),
 });
 
 export const ForceQuery = z.object({

@@ -4,6 +4,9 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { CodeRepository } from '../../persistence/code-repository';
 import { runTransformation, SandboxError } from '../../sandbox';
 import type { Destination } from '../catalog/schemas';
+import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
+import { redact } from '../credentials/redact';
+import type { CredentialOverrides } from '../credentials/schemas';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { publishedTransformation } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
@@ -17,6 +20,8 @@ export const MAX_TEST_MESSAGE_BYTES = 32 * 1024;
 export interface TestOptions {
   stage?: z.output<typeof Stage>;
   force: boolean;
+  /** Credentials for this call only, over the stored ones. */
+  credentials?: CredentialOverrides;
 }
 
 /** The reference's error bodies carry `message`; Weir's carry `error`. A test-interface refusal has both. */
@@ -31,6 +36,7 @@ export class PipelineTestService {
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly code: CodeRepository,
+    private readonly credentials: CredentialService,
   ) {}
 
   async testDestination(
@@ -46,7 +52,8 @@ export class PipelineTestService {
     const type = destinationType(destination.type);
     if (type?.delivery === 'server') throw refusal(TEXTS.serverDelivered(destination.type));
     const config = validateDestinationConfig(destination.type, { ...destination.config, ...options.destinationConfig }, 'destinationConfig');
-    return this.runFor(workspaceId, destination, config, message, stages, options.force);
+    const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
+    return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials), credentials.secrets);
   }
 
   async testSource(
@@ -65,14 +72,16 @@ export class PipelineTestService {
     );
     const destinations = (await this.catalog.listDestinations(workspaceId)).filter((d) => connected.has(d.id));
     if (destinations.length === 0) throw refusal(TEXTS.notConnected(sourceId));
-    return Promise.all(
+    const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
+    const results = await Promise.all(
       destinations.map((destination) => {
         if (destinationType(destination.type)?.delivery === 'server') {
           return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
         }
-        return this.runFor(workspaceId, destination, destination.config, message, stages, options.force);
+        return this.runFor(workspaceId, destination, destination.config, message, stages, options.force, credentials);
       }),
     );
+    return redact(results, credentials.secrets);
   }
 
   private async runFor(
@@ -82,19 +91,25 @@ export class PipelineTestService {
     message: Message,
     stages: Stages,
     force: boolean,
+    credentials: InvocationCredentials,
   ): Promise<DestinationTestResult> {
     if (!destination.enabled && !force) {
       return { destinationId: destination.id, destinationName: destination.name, error: TEXTS.destinationDisabled(destination.id) };
     }
     const userStage = stages.user_transform
-      ? await this.userTransform(workspaceId, destination, message)
+      ? await this.userTransform(workspaceId, destination, message, credentials)
       : [{ event: message } as UserStageOutcome];
     const data = await Promise.all(userStage.map((outcome) => destinationStages(destination, config, outcome, stages)));
     return { ...identity(destination), data };
   }
 
   /** The destination's published transformation on the message: one outcome per output event. */
-  private async userTransform(workspaceId: string, destination: Destination, message: Message): Promise<UserStageOutcome[]> {
+  private async userTransform(
+    workspaceId: string,
+    destination: Destination,
+    message: Message,
+    credentials: InvocationCredentials,
+  ): Promise<UserStageOutcome[]> {
     const published = await publishedTransformation(this.code, workspaceId, destination.transformationId);
     if (!published) return [{ event: message, shown: { error: TEXTS.transformationNotFound } }];
     const { revision, libraries } = published;
@@ -103,6 +118,7 @@ export class PipelineTestService {
         code: revision.code,
         name: revision.name,
         libraries,
+        credentials: credentials.values,
         events: [
           {
             message,

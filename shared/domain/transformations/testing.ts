@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { runTransformation, SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
 import type { CodeHead, CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import type { CredentialService } from '../credentials/credential-service';
+import { redact } from '../credentials/redact';
 import { ValidationError } from '../errors';
 import { DEFAULT_EVENTS } from './default-events';
 import { MAX_SAMPLE_EVENTS } from './schemas';
@@ -94,7 +96,11 @@ export class LibraryResolver {
  * to no library fails the run with the engine's "Module not found" error.
  */
 export class TransformationTester {
-  constructor(private readonly code: CodeRepository) {}
+  constructor(
+    private readonly code: CodeRepository,
+    /** The workspace's credentials for getCredential; test runs see the same values as live traffic. */
+    private readonly credentials?: CredentialService,
+  ) {}
 
   /** A resolver for one request: `chosen` library revisions win over the published ones. */
   resolver(workspaceId: string, chosen?: LibraryChoice): LibraryResolver {
@@ -115,6 +121,7 @@ export class TransformationTester {
       eventName: message.event,
       eventType: message.type,
     }));
+    const credentials = await this.credentials?.forInvocation(workspaceId);
     try {
       const result = await runTransformation({
         code: revision.code,
@@ -122,6 +129,7 @@ export class TransformationTester {
         libraries: await libraries.librariesFor(revision.imports ?? []),
         events: events.map((message, i) => ({ message, metadata: metadata[i] })),
         testMode: true,
+        ...(credentials && { credentials: credentials.values }),
       });
       const transformedEvents: Record<string, unknown>[] = [];
       const errors: EventError[] = [];
@@ -133,10 +141,11 @@ export class TransformationTester {
           transformedEvents.push(entry.transformedEvent);
         }
       }
-      return { pass: errors.length === 0, transformedEvents, errors, logs: result.logs };
+      return redact({ pass: errors.length === 0, transformedEvents, errors, logs: result.logs }, credentials?.secrets ?? []);
     } catch (error) {
       if (!(error instanceof SandboxError)) throw error;
-      return { pass: false, transformedEvents: [], errors: [{ message: error.message }], logs: [], failure: error.message };
+      const message = redact(error.message, credentials?.secrets ?? []);
+      return { pass: false, transformedEvents: [], errors: [{ message }], logs: [], failure: message };
     }
   }
 
