@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { instrumentationError } from '../errors';
+import { anonymousIdOf, eventTime, firstOf, get, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
+
+/**
+ * Amplitude: events through the HTTP V2 API, user deletion through the User Privacy API.
+ * Docs: amplitude.com/docs/apis/analytics/http-v2, amplitude.com/docs/apis/analytics/user-privacy.
+ */
+const HOSTS = {
+  standard: { events: 'https://api2.amplitude.com', privacy: 'https://amplitude.com' },
+  EU: { events: 'https://api.eu.amplitude.com', privacy: 'https://analytics.eu.amplitude.com' },
+} as const;
+
+const AmplitudeConfig = z.strictObject({
+  apiKey: z.string().min(1, 'apiKey is required'),
+  apiSecret: z.string().optional().describe('the secret key; needed to delete users'),
+  residencyServer: z.enum(['standard', 'EU']).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces both API hosts (proxies, tests)'),
+});
+type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
+
+const hosts = (config: AmplitudeConfig) =>
+  config.baseUrl ? { events: trimBase(config.baseUrl), privacy: trimBase(config.baseUrl) } : HOSTS[config.residencyServer ?? 'standard'];
+
+/** HTTP V2 "Keys for the event argument": the device and library fields taken from the event's context. */
+function deviceFields(message: Message): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    platform: firstOf(message, 'context.device.type', 'channel'),
+    os_name: get(message, 'context.os.name'),
+    os_version: get(message, 'context.os.version'),
+    device_brand: get(message, 'context.device.manufacturer'),
+    device_model: get(message, 'context.device.model'),
+    carrier: get(message, 'context.network.carrier'),
+    app_version: get(message, 'context.app.version'),
+    language: get(message, 'context.locale'),
+    ip: firstOf(message, 'context.ip', 'request_ip'),
+    library: 'weir',
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+}
+
+/** One Amplitude event for one message (HTTP V2 "Upload request body parameters"). */
+function amplitudeEvent(message: Message): Record<string, unknown> {
+  const userId = userIdOf(message);
+  const deviceId = anonymousIdOf(message);
+  // HTTP V2: user_id or device_id is required.
+  if (!userId && !deviceId) throw instrumentationError('Amplitude needs a userId or an anonymousId (user_id or device_id)');
+  const base: Record<string, unknown> = {
+    ...(userId && { user_id: userId }),
+    ...(deviceId && { device_id: deviceId }),
+    ...(eventTime(message) && { time: eventTime(message)!.getTime() }),
+    // insert_id lets Amplitude drop a retried event it already has.
+    ...(typeof message.messageId === 'string' && { insert_id: message.messageId }),
+    ...deviceFields(message),
+  };
+  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  switch (message.type) {
+    case 'identify':
+      // Identify: "$identify" with user_properties operations ($set), as the HTTP V2 docs allow.
+      return { ...base, event_type: '$identify', user_properties: { $set: traitsOf(message) } };
+    case 'track': {
+      if (typeof message.event !== 'string' || message.event === '') throw instrumentationError('a track event needs an event name');
+      const traits = traitsOf(message);
+      return { ...base, event_type: message.event, event_properties: propertiesOf(message), ...(Object.keys(traits).length > 0 && { user_properties: traits }) };
+    }
+    case 'page':
+      return { ...base, event_type: name ? `Viewed ${name} Page` : 'Viewed Page', event_properties: { ...propertiesOf(message), ...(name && { name }) } };
+    case 'screen':
+      return { ...base, event_type: name ? `Viewed ${name} Screen` : 'Viewed Screen', event_properties: { ...propertiesOf(message), ...(name && { name }) } };
+    case 'group': {
+      // Groups: the event's "groups" field maps a group type to the group's id.
+      const groupId = firstOf(message, 'groupId');
+      if (groupId === undefined) throw instrumentationError('a group event needs a groupId');
+      const traits = isRecord(message.traits) ? message.traits : {};
+      const groupType = typeof traits.groupType === 'string' && traits.groupType !== '' ? traits.groupType : 'group';
+      return { ...base, event_type: '$identify', groups: { [groupType]: String(groupId) }, user_properties: { $set: { [groupType]: String(groupId) } } };
+    }
+    default:
+      throw instrumentationError(`message type ${String(message.type)} is not supported by Amplitude (alias: map users with Amplitude's User Mapping API instead)`);
+  }
+}
+
+function deletionOutcome(status: number, response: unknown, error?: string): DeletionOutcome {
+  if (status >= 200 && status < 300) return { status: 'completed' };
+  const detail = error ?? (typeof response === 'string' ? response : JSON.stringify(response));
+  if (status === 404) return { status: 'not_found', reason: `Amplitude answered 404: ${detail}` };
+  return { status: 'failed', error: `Amplitude answered ${status}: ${detail}`, retryable: status >= 500 || status === 429 || status === 408 };
+}
+
+export const amplitude = defineDestination({
+  name: 'AM',
+  displayName: 'Amplitude',
+  config: AmplitudeConfig,
+  delivery: 'http',
+  transform(message, config) {
+    // HTTP V2 API: POST /2/httpapi, JSON {api_key, events}.
+    return [
+      restRequest({
+        method: 'POST',
+        endpoint: `${hosts(config).events}/2/httpapi`,
+        headers: { 'Content-Type': 'application/json', Accept: '*/*' },
+        json: { api_key: config.apiKey, events: [amplitudeEvent(message)] },
+        userId: message.anonymousId,
+      }),
+    ];
+  },
+  async deleteUsers(users, config, io) {
+    if (!config.apiSecret) return { status: 'failed', error: 'apiSecret is required to delete users', retryable: false };
+    // User Privacy API: POST /api/2/deletions/users, Basic api key:secret key, up to 100 ids per request.
+    for (let i = 0; i < users.length; i += 100) {
+      const request: DestinationRequest = restRequest({
+        method: 'POST',
+        endpoint: `${hosts(config).privacy}/api/2/deletions/users`,
+        headers: {
+          'Content-Type': 'application/json',
+          Authorization: `Basic ${Buffer.from(`${config.apiKey}:${config.apiSecret}`).toString('base64')}`,
+        },
+        json: { user_ids: users.slice(i, i + 100).map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
+      });
+      const result = await io.send(request);
+      const outcome = deletionOutcome(result.status, result.response, result.error);
+      if (outcome.status !== 'completed') return outcome;
+    }
+    return { status: 'completed' };
+  },
+});
