@@ -104,10 +104,11 @@ describe('Amplitude user deletion (User Privacy API)', () => {
     expect(vendor.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('KEY:SECRET').toString('base64')}`);
   });
 
-  it('maps the answers: 404 not found, 5xx and 429 retryable, other 4xx final, with what Amplitude said', async () => {
+  it('maps the answers: 404 not found, 405/501 unsupported, 5xx and 429 retryable, other 4xx final, with what Amplitude said', async () => {
     const cfg = config({ apiSecret: 'SECRET', baseUrl: vendor.url });
     const cases: [number, unknown][] = [
       [404, { status: 'not_found', reason: 'Amplitude answered 404: {"error":"x"}' }],
+      [501, { status: 'unsupported', reason: 'Amplitude answered 501: {"error":"x"}' }],
       [500, { status: 'failed', retryable: true, error: 'Amplitude answered 500: {"error":"x"}' }],
       [429, { status: 'failed', retryable: true, error: 'Amplitude answered 429: {"error":"x"}' }],
       [400, { status: 'failed', retryable: false, error: 'Amplitude answered 400: {"error":"x"}' }],

@@ -361,6 +361,19 @@ describe('deletion', () => {
     expect(amplitudeCalls()).toHaveLength(1);
   });
 
+  it('ends at once as unsupported when the vendor says it cannot delete', async () => {
+    const w = await workspace();
+    const am = await w.amplitude();
+    vendor.on('/', json(501, { error: 'deletion is not available for this project' }));
+    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
+    const detail = await settle(w, created.id);
+    expect(detail.status).toBe('failed');
+    expect(detail.jobs).toEqual([
+      expect.objectContaining({ status: 'unsupported', attempts: 1, reason: 'Amplitude answered 501: {"error":"deletion is not available for this project"}' }),
+    ]);
+    expect(amplitudeCalls()).toHaveLength(1);
+  });
+
   it('stops waiting jobs when the regulation is canceled; no attempt starts after the cancel returns', async () => {
     const w = await workspace();
     const am = await w.amplitude();

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
+import { deletionOutcome } from '../deletion';
+import { defineDestination, type DestinationRequest, type Message } from '../types';
 
 /**
  * Amplitude: events through the HTTP V2 API, user deletion through the User Privacy API.
@@ -82,13 +83,6 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
   }
 }
 
-function deletionOutcome(status: number, response: unknown, error?: string): DeletionOutcome {
-  if (status >= 200 && status < 300) return { status: 'completed' };
-  const detail = error ?? (typeof response === 'string' ? response : JSON.stringify(response));
-  if (status === 404) return { status: 'not_found', reason: `Amplitude answered 404: ${detail}` };
-  return { status: 'failed', error: `Amplitude answered ${status}: ${detail}`, retryable: status >= 500 || status === 429 || status === 408 };
-}
-
 export const amplitude = defineDestination({
   name: 'AM',
   displayName: 'Amplitude',
@@ -119,8 +113,7 @@ export const amplitude = defineDestination({
         },
         json: { user_ids: users.slice(i, i + 100).map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
       });
-      const result = await io.send(request);
-      const outcome = deletionOutcome(result.status, result.response, result.error);
+      const outcome = deletionOutcome('Amplitude', await io.send(request));
       if (outcome.status !== 'completed') return outcome;
     }
     return { status: 'completed' };

@@ -1,0 +1,17 @@
+import { isRetryableStatus } from './http-client';
+import type { DeletionOutcome, DeliveryResult } from './types';
+
+/**
+ * How a vendor's answer to a deletion request ends the job, the same for every vendor: 2xx deleted; 404 the
+ * vendor does not know the user; 405 or 501 it cannot delete (both final, with the reason); 5xx, 429, 408 and
+ * no answer worth retrying; any other 4xx final. The error carries what the vendor said.
+ */
+export function deletionOutcome(vendor: string, result: DeliveryResult): DeletionOutcome {
+  const { status } = result;
+  if (status >= 200 && status < 300) return { status: 'completed' };
+  const said = result.error ?? (typeof result.response === 'string' ? result.response : JSON.stringify(result.response));
+  const text = `${vendor} answered ${status}: ${said}`.slice(0, 1000);
+  if (status === 404) return { status: 'not_found', reason: text };
+  if (status === 405 || status === 501) return { status: 'unsupported', reason: text };
+  return { status: 'failed', error: text, retryable: result.error !== undefined ? result.retryable : isRetryableStatus(status) };
+}
