@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { deletionOutcome } from '../deletion';
+import { instrumentationError } from '../errors';
+import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type DestinationRequest, type Message } from '../types';
+
+/**
+ * Mixpanel: events through the Ingestion API (/import with the project secret, else /track), user profiles
+ * through /engage, group profiles through /groups, user deletion through the GDPR API v3.
+ * Docs: docs.mixpanel.com/reference (Ingestion API: Import Events, Track Events, User Profiles, Group Profiles,
+ * Identities; GDPR API: Create a Deletion Task).
+ */
+const HOSTS = {
+  // Ingestion API servers are api / api-eu / api-in; the GDPR API is served by the app hosts.
+  us: { api: 'https://api.mixpanel.com', app: 'https://mixpanel.com' },
+  eu: { api: 'https://api-eu.mixpanel.com', app: 'https://eu.mixpanel.com' },
+  in: { api: 'https://api-in.mixpanel.com', app: 'https://in.mixpanel.com' },
+} as const;
+
+const MixpanelConfig = z.strictObject({
+  token: z.string().min(1, 'token is required'),
+  apiSecret: z.string().optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
+  dataResidency: z.enum(['us', 'eu', 'in']).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces both API hosts (proxies, tests)'),
+  gdprApiToken: z.string().optional().describe('GDPR API OAuth token; needed to delete users'),
+});
+type MixpanelConfig = z.output<typeof MixpanelConfig>;
+
+const hosts = (config: MixpanelConfig) =>
+  config.baseUrl ? { api: trimBase(config.baseUrl), app: trimBase(config.baseUrl) } : HOSTS[config.dataResidency ?? 'us'];
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+const compact = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+
+function idsOf(message: Message) {
+  const userId = userIdOf(message);
+  const anonymousId = anonymousIdOf(message);
+  const distinctId = userId ?? anonymousId;
+  if (!distinctId) throw instrumentationError(`Mixpanel needs a userId or an anonymousId on the ${String(message.type)} event (distinct_id)`);
+  return { userId, anonymousId, distinctId };
+}
+
+/**
+ * Import Events, "properties.$insert_id": at most 36 letters, digits or "-". A messageId of another form is
+ * replaced by the first 36 characters of a hash, the docs' own advice for events without a usable id.
+ */
+function insertId(message: Message, ...parts: unknown[]): string {
+  const id = typeof message.messageId === 'string' ? message.messageId : '';
+  if (/^[A-Za-z0-9-]{1,36}$/.test(id)) return id;
+  return createHash('sha256').update([id, ...parts].map(String).join('|')).digest('hex').slice(0, 36);
+}
+
+/** Default Properties (docs "Default Properties") from the event's context; `ip` drives GeoIP (Import Events). */
+const contextProperties = (message: Message) =>
+  compact({
+    ip: firstOf(message, 'context.ip', 'request_ip'),
+    $os: firstOf(message, 'context.os.name'),
+    $current_url: firstOf(message, 'context.page.url'),
+    $referrer: firstOf(message, 'context.page.referrer'),
+  });
+
+/** One event object: properties carry token, distinct_id, time (ms) and $insert_id (Import/Track Events). */
+function mixpanelEvent(message: Message, config: MixpanelConfig, name: string, properties: Record<string, unknown>) {
+  const { userId, anonymousId, distinctId } = idsOf(message);
+  const time = eventTime(message)?.getTime();
+  return {
+    event: name,
+    properties: {
+      ...contextProperties(message),
+      ...properties,
+      token: config.token,
+      distinct_id: distinctId,
+      ...(time !== undefined && { time }),
+      $insert_id: insertId(message, name, distinctId, time),
+      // Identifying Users (Simplified), "Server-side Identity Management": $device_id and $user_id on the
+      // same event link the anonymous and the known user.
+      ...(anonymousId && { $device_id: anonymousId }),
+      ...(userId && { $user_id: userId }),
+    },
+  };
+}
+
+const post = (endpoint: string, batch: unknown[], message: Message, headers: Record<string, string> = JSON_HEADERS, params?: Record<string, string>) =>
+  restRequest({ method: 'POST', endpoint, headers, params, jsonArray: { batch }, userId: message.anonymousId });
+
+/**
+ * Import Events authenticates with the project secret as the Basic user name and an empty password; without a
+ * secret, Track Events takes the same event objects with the token inside them.
+ */
+function eventRequest(message: Message, config: MixpanelConfig, event: Record<string, unknown>): DestinationRequest {
+  const { api } = hosts(config);
+  if (!config.apiSecret) return post(`${api}/track`, [event], message);
+  const auth = `Basic ${Buffer.from(`${config.apiSecret}:`).toString('base64')}`;
+  return post(`${api}/import`, [event], message, { ...JSON_HEADERS, Authorization: auth }, { strict: '1' });
+}
+
+/** Reserved Profile Properties: Mixpanel shows these in its reports under their $ names. */
+const RESERVED: Record<string, string> = {
+  email: '$email',
+  phone: '$phone',
+  name: '$name',
+  firstName: '$first_name',
+  lastName: '$last_name',
+  avatar: '$avatar',
+};
+const profileProperties = (traits: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(traits).map(([key, value]) => [RESERVED[key] ?? key, value]));
+
+/** User Profiles "Set Property" on /engage; with both ids, Identities "Create Identity" ($identify) on /track. */
+function identify(message: Message, config: MixpanelConfig): DestinationRequest[] {
+  const { userId, anonymousId, distinctId } = idsOf(message);
+  const { api } = hosts(config);
+  const profile = { $token: config.token, $distinct_id: distinctId, $set: profileProperties(traitsOf(message)) };
+  const requests = [post(`${api}/engage`, [profile], message)];
+  if (userId && anonymousId && userId !== anonymousId) {
+    // Needed by projects on Original ID Merge; Simplified ID Merge links the two through $device_id/$user_id.
+    const properties = { token: config.token, distinct_id: userId, $identified_id: userId, $anon_id: anonymousId, $device_id: anonymousId, $user_id: userId };
+    requests.push(post(`${api}/track`, [{ event: '$identify', properties }], message));
+  }
+  return requests;
+}
+
+/** Identities "Create Alias": distinct_id is the existing id (previousId), alias the new one (userId). */
+function alias(message: Message, config: MixpanelConfig): DestinationRequest[] {
+  const previousId = idText(message.previousId);
+  const userId = userIdOf(message);
+  if (!previousId || !userId) throw instrumentationError('a Mixpanel alias needs both previousId and userId');
+  const properties = { token: config.token, distinct_id: previousId, alias: userId };
+  return [post(`${hosts(config).api}/track`, [{ event: '$create_alias', properties }], message)];
+}
+
+/**
+ * Group Profiles "Update Property" ($set on /groups) for the group's traits, and User Profiles "Union To List
+ * Property" so the user's profile lists the group under its group key. The group key is traits.groupType
+ * (default "group"); it must match a group key set up in the Mixpanel project.
+ */
+function group(message: Message, config: MixpanelConfig): DestinationRequest[] {
+  const { distinctId } = idsOf(message);
+  const groupId = idText(message.groupId);
+  if (!groupId) throw instrumentationError('a Mixpanel group event needs a groupId');
+  const { groupType, ...traits } = isRecord(message.traits) ? message.traits : {};
+  const groupKey = typeof groupType === 'string' && groupType !== '' ? groupType : 'group';
+  const { api } = hosts(config);
+  const requests: DestinationRequest[] = [];
+  if (Object.keys(traits).length > 0) {
+    requests.push(post(`${api}/groups`, [{ $token: config.token, $group_key: groupKey, $group_id: groupId, $set: traits }], message));
+  }
+  requests.push(post(`${api}/engage`, [{ $token: config.token, $distinct_id: distinctId, $union: { [groupKey]: [groupId] } }], message));
+  return requests;
+}
+
+/**
+ * Pages and screens become "Viewed <name> Page|Screen" ("Viewed Page|Screen" without a name), the naming the
+ * common analytics integrations use, so one user's pages read alike across destinations.
+ */
+function view(message: Message, config: MixpanelConfig, kind: 'Page' | 'Screen'): DestinationRequest[] {
+  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  const properties = { ...propertiesOf(message), ...(name && { name }) };
+  return [eventRequest(message, config, mixpanelEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties))];
+}
+
+export const mixpanel = defineDestination({
+  name: 'MP',
+  displayName: 'Mixpanel',
+  config: MixpanelConfig,
+  delivery: 'http',
+  transform(message, config) {
+    switch (message.type) {
+      case 'track': {
+        if (typeof message.event !== 'string' || message.event === '') throw instrumentationError('a track event needs an event name');
+        return [eventRequest(message, config, mixpanelEvent(message, config, message.event, propertiesOf(message)))];
+      }
+      case 'page':
+        return view(message, config, 'Page');
+      case 'screen':
+        return view(message, config, 'Screen');
+      case 'identify':
+        return identify(message, config);
+      case 'alias':
+        return alias(message, config);
+      case 'group':
+        return group(message, config);
+      default:
+        throw instrumentationError(`message type ${String(message.type)} is not supported by Mixpanel`);
+    }
+  },
+  async deleteUsers(users, config, io) {
+    if (!config.gdprApiToken) return { status: 'failed', error: 'gdprApiToken is required to delete users', retryable: false };
+    // GDPR API v3 "Create a Deletion Task": POST /api/app/data-deletions/v3.0/?token=, Bearer OAuth token.
+    // The docs allow 2000 distinct ids per retrieval request; deletions are sent in batches of that size too.
+    for (let i = 0; i < users.length; i += 2000) {
+      const request = restRequest({
+        method: 'POST',
+        endpoint: `${hosts(config).app}/api/app/data-deletions/v3.0/`,
+        headers: { ...JSON_HEADERS, Authorization: `Bearer ${config.gdprApiToken}` },
+        params: { token: config.token },
+        json: { distinct_ids: users.slice(i, i + 2000).map((u) => u.userId), compliance_type: 'GDPR' },
+      });
+      const outcome = deletionOutcome('Mixpanel', await io.send(request));
+      if (outcome.status !== 'completed') return outcome;
+    }
+    return { status: 'completed' };
+  },
+});
