@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../domain/errors';
 import { amplitude } from './amplitude';
-import { bigQueryStream, googleSheets, kafka, redis, s3 } from './server-delivered';
+import { mixpanel } from './mixpanel';
+import { posthog } from './posthog';
+import { redis } from './redis';
+import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -9,7 +12,7 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, redis, s3, kafka, googleSheets, bigQueryStream];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 

@@ -7,19 +7,6 @@ import { defineDestination } from '../types';
  */
 const Secret = z.string().min(1);
 
-export const redis = defineDestination({
-  name: 'REDIS',
-  displayName: 'Redis',
-  delivery: 'server',
-  config: z.strictObject({
-    address: z.string().regex(/^[^\s:]+:\d{1,5}$/, 'address must be host:port'),
-    password: z.string().optional(),
-    database: z.number().int().min(0).max(15).optional(),
-    secure: z.boolean().optional(),
-    prefix: z.string().max(100).optional().describe('prepended to every key'),
-  }),
-});
-
 export const s3 = defineDestination({
   name: 'S3',
   displayName: 'Amazon S3',
