@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { regulationsOver } from '../../shared/domain/regulations/wiring';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { startRedisServer } from '../support/redis-server';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /** SPEC §4.B over HTTP; deletion against a local server playing the vendor; suppression through its module. */
@@ -404,6 +406,28 @@ describe('deletion', () => {
     expect(detail.jobs.map((j: { destinationId: string; status: string }) => [j.destinationId, j.status]).sort()).toEqual(
       [[am1, 'completed'], [am2, 'completed']].sort(),
     );
+  });
+
+  it("deletes at a real Redis the user's key and nothing else", async () => {
+    const server = await startRedisServer();
+    const data = new Redis({ host: server.host, port: server.port, lazyConnect: true });
+    try {
+      await data.connect();
+      await data.hset('user:gone', { email: 'g@x.io', plan: 'pro' });
+      await data.hset('user:kept', { email: 'k@x.io' });
+      await data.set('other:gone', 'stays');
+      const w = await workspace();
+      const cache = await w.destination('REDIS', { address: server.address });
+      const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [cache], users: [{ userId: 'gone' }] })).body;
+      const detail = await settle(w, created.id);
+      expect(detail).toMatchObject({ status: 'completed', jobs: [{ destinationId: cache, destinationType: 'REDIS', status: 'completed', attempts: 1 }] });
+      expect(await data.exists('user:gone')).toBe(0);
+      expect(await data.hgetall('user:kept')).toEqual({ email: 'k@x.io' });
+      expect(await data.get('other:gone')).toBe('stays');
+    } finally {
+      data.disconnect();
+      await server.stop();
+    }
   });
 
   it('leaves the same jobs and the same vendor calls when a stream record is replayed', async () => {
