@@ -13,7 +13,7 @@ export type BuildOutcome = { ok: true; requests: DestinationRequest[] } | { ok: 
  * Never throws, so the test interface and delivery treat every type alike.
  */
 export function buildRequests(type: DestinationType, message: Message, config: Record<string, unknown>): BuildOutcome {
-  if (!type.transform) return { ok: false, error: `destination type ${type.name} is delivered by the data plane's own server` };
+  if (!type.transform) return { ok: false, error: `destination type ${type.name} is not delivered yet` };
   try {
     return { ok: true, requests: type.transform(message, config) };
   } catch (error) {

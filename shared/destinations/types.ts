@@ -78,6 +78,8 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   delivery: 'http' | 'server';
   /** Pure: one event and a validated config → the request(s) to send. Throws DestinationError. */
   transform?(message: Message, config: z.output<Schema>): DestinationRequest[];
+  /** Server-delivered types: delivers one event itself (there is no HTTP request to show). */
+  deliver?(message: Message, config: z.output<Schema>): Promise<DeliveryResult>;
   /** Deletes the users' data at the vendor (one call for all of them where the vendor allows it). */
   deleteUsers?(users: DeletionUser[], config: z.output<Schema>, io: DeletionIO): Promise<DeletionOutcome>;
 }

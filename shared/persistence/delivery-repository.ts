@@ -34,6 +34,8 @@ export interface ParkedDelivery {
   output: number;
   /** The requests still to send for this message, the failed one first. */
   requests: DestinationRequest[];
+  /** For a server-delivered type: the event itself, delivered again as a whole. */
+  message?: Record<string, unknown>;
   attempts: number;
   firstFailedAt: string;
   lastError: string;

@@ -1,5 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import Redis from 'ioredis';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { freePort } from '../../infra/local/dynamodb-local';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -8,6 +10,7 @@ import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/store';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
@@ -183,6 +186,62 @@ describe('delivery', () => {
     expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
     await rt.scheduler.runNow();
     expect(at('/resume')).toHaveLength(2);
+  });
+});
+
+describe('server-delivered types', () => {
+  it("keep an identify's traits in Redis as the hash user:<userId>, and abort types not delivered yet with a clear error", async () => {
+    const server = await startRedisServer();
+    const data = new Redis({ host: server.host, port: server.port, lazyConnect: true });
+    try {
+      await data.connect();
+      const p = await pipeline();
+      const create = async (body: Record<string, unknown>) => {
+        const d = (await p.api('POST', '/v2/destinations', body)).body.destination;
+        await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d.id });
+        return d.id as string;
+      };
+      const cache = await create({ name: 'cache', type: 'REDIS', config: { address: server.address, prefix: 'app:' } });
+      const bucket = await create({ name: 'bucket', type: 'S3', config: { bucketName: 'events' } });
+      await p.batch([
+        { type: 'identify', userId: 'ada', traits: { email: 'ada@example.com', plan: 'pro', address: { city: 'London' } } },
+        { type: 'track', userId: 'ada', event: 'Clicked' },
+      ]);
+      await rt.poller.drain();
+      expect(await data.hgetall('app:user:ada')).toEqual({ email: 'ada@example.com', plan: 'pro', 'address.city': 'London' });
+      expect(await data.keys('*')).toEqual(['app:user:ada']);
+      expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 2, aborted: 0 });
+      const s3 = (await p.api('GET', `/v2/destinations/${bucket}/outcomes`)).body;
+      expect(s3).toMatchObject({ delivered: 0, aborted: 2 });
+      expect(s3.lastErrors[0].error).toBe('destination type S3 is not delivered yet');
+    } finally {
+      data.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe('server-delivered retries', () => {
+  it('park an identify when Redis cannot be reached and store it once it can', async () => {
+    const server = await startRedisServer();
+    const data = new Redis({ host: server.host, port: server.port, lazyConnect: true });
+    try {
+      await data.connect();
+      const p = await pipeline();
+      const nobody = `127.0.0.1:${await freePort()}`;
+      const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body.destination.id;
+      await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: cache });
+      await p.track({ userId: 'grace', traits: { plan: 'team' } }, 'identify');
+      await rt.poller.drain();
+      expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 1 });
+      await p.api('PATCH', `/v2/destinations/${cache}`, { config: { address: server.address } });
+      await flow(3);
+      expect(await data.hgetall('user:grace')).toEqual({ plan: 'team' });
+      expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 1, retrying: 0 });
+    } finally {
+      data.disconnect();
+      await server.stop();
+    }
   });
 });
 

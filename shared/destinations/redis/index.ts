@@ -1,25 +1,16 @@
-import net from 'node:net';
-import Redis from 'ioredis';
 import { z } from 'zod';
-import { allowlistFromEnv } from '../../outbound/allowlist';
-import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
-import { defineDestination, type DeletionOutcome } from '../types';
+import { flatten, traitsOf, userIdOf } from '../message';
+import { defineDestination, type DeliveryResult } from '../types';
+import { withRedis } from './connection';
 
-/**
- * Redis: events are delivered by the data plane's own server (SPEC §4.C rule 9). User deletion removes each
- * user's hash, `<prefix>user:<userId>`, as the reference's Redis deleter does (`DEL user:<userId>`), and
- * nothing else.
- */
-const TIMEOUT_MS = 5_000;
 /** Keys per DEL, so a large job never becomes one huge command. */
 const KEYS_PER_DEL = 500;
 
-// Replies that refuse the request or the credentials themselves: sending the same again cannot succeed.
-// Anything else (refused connection, time-out, LOADING, READONLY during a fail-over) may pass later.
-const FINAL_REPLY = /^(ERR|NOAUTH|WRONGPASS|NOPERM)\b/;
-
-const failed = (error: string, retryable: boolean): DeletionOutcome => ({ status: 'failed', error, retryable });
-
+/**
+ * Redis: delivered by the data plane's own server (SPEC §4.C rule 9), not through HTTP. A user's traits live
+ * in the hash `<prefix>user:<userId>`; user deletion removes that hash, as the reference's Redis deleter does
+ * (`DEL user:<userId>`), and nothing else.
+ */
 export const redis = defineDestination({
   name: 'REDIS',
   displayName: 'Redis',
@@ -32,58 +23,26 @@ export const redis = defineDestination({
     prefix: z.string().max(100).optional().describe('prepended to every key'),
   }),
   async deleteUsers(users, config) {
-    const at = config.address.lastIndexOf(':');
-    const host = config.address.slice(0, at);
-    const port = Number(config.address.slice(at + 1));
-    // Only a host name or IPv4 literal, so the host vetted below is exactly the one configured.
-    if (!/^[\w.-]+$/.test(host) || port < 1 || port > 65535) return failed(`invalid Redis address ${config.address}`, false);
-
-    // The address is user-aimed: the SSRF guard vets it (it reads http URLs) and the client connects to the
-    // address it vetted, not the name, so DNS cannot answer differently in between.
-    let target;
-    try {
-      target = await vetUrl(parseOutboundUrl(`http://${host}:${port}`), allowlistFromEnv());
-    } catch (error) {
-      if (!(error instanceof OutboundError)) throw error;
-      return failed(error.message, error.code === 'unresolvable');
-    }
-
-    const client = new Redis({
-      host: target.address,
-      family: target.family,
-      port,
-      password: config.password,
-      db: config.database ?? 0,
-      // Certificates name the host, not the address connected to (and SNI takes no IP literal).
-      tls: config.secure ? { servername: net.isIP(target.host) ? undefined : target.host } : undefined,
-      // DEL needs nothing from RESP3, and RESP2 is what every Redis speaks.
-      protocol: 2,
-      connectTimeout: TIMEOUT_MS,
-      commandTimeout: TIMEOUT_MS,
-      // No INFO ready check or CLIENT SETINFO: each is one more command that could wait out the time-out.
-      enableReadyCheck: false,
-      disableClientInfo: true,
-      // One attempt: retrying is the regulation worker's job.
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    // The client reports connection and handshake failures here; connect() itself only says "closed".
-    let reported: Error | undefined;
-    client.on('error', (error: Error) => (reported ??= error));
-    try {
-      await client.connect();
-      // A refused SELECT is only reported, and the client would go on in database 0: stop instead.
-      if (reported) throw reported;
-      const keys = users.map((user) => `${config.prefix ?? ''}user:${user.userId}`);
+    const keys = users.map((user) => `${config.prefix ?? ''}user:${user.userId}`);
+    const done = await withRedis(config, async (client) => {
       for (let i = 0; i < keys.length; i += KEYS_PER_DEL) await client.del(...keys.slice(i, i + KEYS_PER_DEL));
-      return { status: 'completed' };
-    } catch (error) {
-      const cause = reported ?? (error as Error);
-      return failed(`Redis at ${config.address}: ${cause.message}`, !FINAL_REPLY.test(cause.message));
-    } finally {
-      // Once ended the client has let go already; disconnecting again would leave a 2 s timer behind.
-      if (client.status !== 'end') client.disconnect();
-    }
+    });
+    return done.ok ? { status: 'completed' } : { status: 'failed', error: done.error, retryable: done.retryable };
+  },
+  /**
+   * Live delivery: an identify's traits become the fields of the hash `<prefix>user:<userId>` (nested values
+   * flattened to dotted fields, as text), the layout the deleter removes. Other types carry no traits to keep.
+   */
+  async deliver(message, config): Promise<DeliveryResult> {
+    if (message.type !== 'identify') return { status: 204, response: { stored: false, reason: 'only identify events are stored in Redis' }, retryable: false };
+    const userId = userIdOf(message);
+    if (!userId) return { status: 400, response: '', error: 'an identify needs a userId to be stored in Redis', retryable: false };
+    const fields = flatten(traitsOf(message));
+    const key = `${config.prefix ?? ''}user:${userId}`;
+    if (Object.keys(fields).length === 0) return { status: 204, response: { stored: false, key, reason: 'no traits' }, retryable: false };
+    const done = await withRedis(config, (client) => client.hset(key, fields));
+    return done.ok
+      ? { status: 200, response: { stored: true, key, fields: Object.keys(fields).length }, retryable: false }
+      : { status: done.retryable ? 503 : 400, response: '', error: done.error, retryable: done.retryable };
   },
 });

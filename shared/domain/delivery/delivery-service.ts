@@ -108,14 +108,19 @@ export class DeliveryService {
         sample({ messageId, outcome: 'aborted', error: outcome.error });
       } else {
         for (const [output, message] of outcome.outputs.entries()) {
-          const built = type ? buildRequests(type, message, destination.config) : { ok: false as const, error: `unknown destination type ${destination.type}` };
+          const built = !type
+            ? { ok: false as const, error: `unknown destination type ${destination.type}` }
+            : type.deliver
+              ? { ok: true as const, requests: [] }
+              : buildRequests(type, message, destination.config);
           if (!built.ok) {
             counts.aborted++;
             errors.push({ at: iso(Date.now()), messageId, error: built.error });
             sample({ messageId, outcome: 'aborted', error: built.error });
             continue;
           }
-          const sent = await this.sendAll(built.requests, downInBatch ?? this.downState(destination.id));
+          const down = downInBatch ?? this.downState(destination.id);
+          const sent = type?.deliver ? await this.deliverServer(destination, message, down) : await this.sendAll(built.requests, down);
           if (sent.delivered) {
             counts.delivered++;
             sample({ messageId, outcome: 'delivered', request: built.requests.at(-1), status: sent.status, response: sent.response });
@@ -131,6 +136,7 @@ export class DeliveryService {
               messageId,
               output,
               requests: built.requests.slice(sent.sentCount),
+              ...(type?.deliver && { message }),
               attempts: 1,
               firstFailedAt: iso(Date.now()),
               lastError: sent.error,
@@ -154,6 +160,14 @@ export class DeliveryService {
     // What is kept for people to read never shows a secret the transformation let out.
     await this.deliveries.finishBatch(ref, owner, events.length, redact(samples, secrets), iso(Date.now()));
     await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, redact(errors, secrets), iso(Date.now()));
+  }
+
+  /** A server-delivered type's own delivery of one event, read like a send. Sends nothing to a destination that is down. */
+  private async deliverServer(destination: Destination, message: Message, down?: { status: number; error: string }) {
+    if (down) return this.sendAll([], down);
+    const result = await destinationType(destination.type)!.deliver!(message, destination.config);
+    const ok = succeeded(result.status);
+    return { delivered: ok, retryable: !ok && result.retryable, skipped: false, sentCount: 0, status: result.status, error: result.error ?? '', response: result.response };
   }
 
   private downState(destinationId: string) {
@@ -241,7 +255,8 @@ export class DeliveryService {
       await finish('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const sent = await this.sendAll(claimed.requests, round.down ?? this.downState(claimed.destinationId));
+    const down = round.down ?? this.downState(claimed.destinationId);
+    const sent = claimed.message ? await this.deliverServer(destination, claimed.message, down) : await this.sendAll(claimed.requests, down);
     if (sent.delivered) {
       this.circuit.delete(claimed.destinationId);
       await finish('delivered', []);
