@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import { deletionOutcome } from '../deletion';
+import { instrumentationError } from '../errors';
+import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type DestinationRequest, type Message } from '../types';
+
+/**
+ * Braze: profiles, custom events and purchases through the REST API's /users/track, alias through /users/merge,
+ * user deletion through /users/delete. Docs: braze.com/docs/api/endpoints/user_data ("POST: Track users",
+ * "POST: Merge users", "POST: Delete users"), braze.com/docs/api/objects_filters ("User attributes object",
+ * "Event object", "Purchase object").
+ */
+
+// "API and SDK endpoints" (braze.com/docs/user_guide/administrative/access_braze/sdk_endpoints): REST endpoint per instance.
+const INSTANCES = {
+  'US-01': 'https://rest.iad-01.braze.com',
+  'US-02': 'https://rest.iad-02.braze.com',
+  'US-03': 'https://rest.iad-03.braze.com',
+  'US-04': 'https://rest.iad-04.braze.com',
+  'US-05': 'https://rest.iad-05.braze.com',
+  'US-06': 'https://rest.iad-06.braze.com',
+  'US-07': 'https://rest.iad-07.braze.com',
+  'US-08': 'https://rest.iad-08.braze.com',
+  'US-10': 'https://rest.us-10.braze.com',
+  'EU-01': 'https://rest.fra-01.braze.eu',
+  'EU-02': 'https://rest.fra-02.braze.eu',
+  'AU-01': 'https://rest.au-01.braze.com',
+} as const;
+type Instance = keyof typeof INSTANCES;
+
+const BrazeConfig = z
+  .strictObject({
+    restApiKey: z.string().min(1, 'restApiKey is required'),
+    appKey: z.string().optional().describe('app identifier, sent as app_id with events and purchases'),
+    dataCenter: z.enum(Object.keys(INSTANCES) as [Instance, ...Instance[]]).optional().describe('the Braze instance, e.g. US-01 or EU-01'),
+    restEndpoint: z.url({ protocol: /^https?$/, error: 'restEndpoint must be an http(s) URL' }).optional().describe('replaces the instance REST endpoint (proxies, tests)'),
+  })
+  .refine((c) => c.dataCenter !== undefined || c.restEndpoint !== undefined, { message: 'dataCenter or restEndpoint is required', path: ['dataCenter'] });
+type BrazeConfig = z.output<typeof BrazeConfig>;
+
+const baseOf = (config: BrazeConfig) => trimBase(config.restEndpoint ?? INSTANCES[config.dataCenter!]);
+
+/** Every request body is JSON with the REST API key as a bearer token ("Request body" of each endpoint). */
+const post = (config: BrazeConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
+  restRequest({
+    method: 'POST',
+    endpoint: `${baseOf(config)}${path}`,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.restApiKey}` },
+    json,
+    userId,
+  });
+
+/** The alias label anonymous users get; their alias name is the anonymousId. */
+const ANONYMOUS_ALIAS_LABEL = 'weir_anon_id';
+
+/**
+ * Who an attributes, event or purchase object is about: external_id, else a user alias. Braze only creates an
+ * alias-only profile through /users/track when `_update_existing_only` is false (Event object, "Update existing
+ * profiles only").
+ */
+function userRef(message: Message): Record<string, unknown> {
+  const userId = userIdOf(message);
+  if (userId) return { external_id: userId };
+  const anonymousId = anonymousIdOf(message);
+  if (anonymousId) return { user_alias: { alias_name: anonymousId, alias_label: ANONYMOUS_ALIAS_LABEL }, _update_existing_only: false };
+  throw instrumentationError(`Braze needs a userId (external_id) or an anonymousId (user alias) on the ${String(message.type)} event`);
+}
+
+const compact = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+
+// User attributes object, "Braze user profile fields": gender is one of M, F, O, N, P.
+const GENDERS: Record<string, string> = { m: 'M', male: 'M', f: 'F', female: 'F', o: 'O', other: 'O', n: 'N', 'not applicable': 'N', p: 'P', 'prefer not to say': 'P' };
+
+/** dob is "YYYY-MM-DD" (Braze user profile fields). */
+function dateOfBirth(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString().slice(0, 10);
+}
+
+/** Traits the profile fields take; every other trait stays a custom attribute. */
+const PROFILE_TRAITS = new Set(['email', 'firstName', 'first_name', 'lastName', 'last_name', 'phone', 'gender', 'birthday', 'dob', 'address', 'country', 'city', 'avatar', 'language', 'userId', 'anonymousId']);
+
+/** User attributes object: Braze user profile fields from the traits, custom attributes for the rest. */
+function attributesOf(traits: Record<string, unknown>): Record<string, unknown> {
+  const custom = Object.fromEntries(Object.entries(traits).filter(([key]) => !PROFILE_TRAITS.has(key)));
+  const gender = typeof traits.gender === 'string' ? (GENDERS[traits.gender.trim().toLowerCase()] ?? traits.gender) : undefined;
+  const address = isRecord(traits.address) ? traits.address : {};
+  return {
+    ...custom,
+    ...compact({
+      email: traits.email,
+      first_name: traits.firstName ?? traits.first_name,
+      last_name: traits.lastName ?? traits.last_name,
+      phone: traits.phone,
+      gender,
+      dob: dateOfBirth(traits.birthday ?? traits.dob),
+      country: address.country ?? traits.country,
+      home_city: address.city ?? traits.city,
+      image_url: traits.avatar,
+      language: traits.language,
+    }),
+  };
+}
+
+/** Event properties: names are non-empty, at most 255 characters, without a leading "$" (Event object). */
+const eventProperties = (properties: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(properties).filter(([key]) => key !== '' && key.length <= 255 && !key.startsWith('$')));
+
+// Event object: "time" is required; Braze itself takes the present for a time in the future, and an event without
+// any time (the pipeline always sets receivedAt) gets the present too.
+const timeOf = (message: Message) => (eventTime(message) ?? new Date()).toISOString();
+
+const appId = (config: BrazeConfig) => (config.appKey ? { app_id: config.appKey } : {});
+
+function customEvent(message: Message, config: BrazeConfig, name: string, properties: Record<string, unknown>) {
+  return { ...userRef(message), ...appId(config), name, time: timeOf(message), properties: eventProperties(properties) };
+}
+
+/** Purchase object: one per product; product_id, currency, price and time are required. */
+function purchases(message: Message, config: BrazeConfig, products: unknown[]) {
+  const properties = propertiesOf(message);
+  const currency = typeof properties.currency === 'string' && properties.currency !== '' ? properties.currency.toUpperCase() : 'USD';
+  return products.map((item, i) => {
+    const product = isRecord(item) ? item : {};
+    const productId = firstOf(product, 'product_id', 'sku', 'name', 'id');
+    const price = Number(product.price);
+    if (productId === undefined || product.price === undefined || product.price === null || !Number.isFinite(price)) {
+      throw instrumentationError(`Order Completed product ${i} needs a product_id (or sku or name) and a numeric price for a Braze purchase`);
+    }
+    const { product_id: _id, sku: _sku, price: _price, quantity, currency: _currency, ...rest } = product;
+    return {
+      ...userRef(message),
+      ...appId(config),
+      product_id: String(productId),
+      currency,
+      price,
+      ...(typeof quantity === 'number' && { quantity }),
+      time: timeOf(message),
+      properties: eventProperties({ ...rest, ...(properties.order_id !== undefined && { order_id: properties.order_id }) }),
+    };
+  });
+}
+
+function transformMessage(message: Message, config: BrazeConfig): DestinationRequest {
+  const anonymousId = message.anonymousId;
+  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  switch (message.type) {
+    case 'identify':
+      // "POST: Track users", attributes: one User attributes object.
+      return post(config, '/users/track', { attributes: [{ ...attributesOf(traitsOf(message)), ...userRef(message) }] }, anonymousId);
+    case 'track': {
+      const event = typeof message.event === 'string' ? message.event.trim() : '';
+      if (event === '') throw instrumentationError('a track event needs an event name');
+      const products = propertiesOf(message).products;
+      // Purchase object: an order's products are purchases, the way Braze counts revenue.
+      if (event === 'Order Completed' && Array.isArray(products) && products.length > 0) {
+        return post(config, '/users/track', { purchases: purchases(message, config, products) }, anonymousId);
+      }
+      // "POST: Track users", events: one Event object named after the track.
+      return post(config, '/users/track', { events: [customEvent(message, config, event, propertiesOf(message))] }, anonymousId);
+    }
+    case 'page':
+    case 'screen': {
+      // Event object: views become custom events, "Viewed <name> Page|Screen", with the name kept as a property.
+      const kind = message.type === 'page' ? 'Page' : 'Screen';
+      const properties = { ...propertiesOf(message), ...(name && { name }) };
+      return post(config, '/users/track', { events: [customEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties)] }, anonymousId);
+    }
+    case 'group': {
+      const groupId = firstOf(message, 'groupId');
+      if (groupId === undefined) throw instrumentationError('a group event needs a groupId');
+      // User attributes object, "Arrays": the group joins the array custom attribute group_ids ({"add": [...]}).
+      return post(config, '/users/track', { attributes: [{ group_ids: { add: [String(groupId)] }, ...userRef(message) }] }, anonymousId);
+    }
+    case 'alias': {
+      const userId = userIdOf(message);
+      const previousId = firstOf(message, 'previousId');
+      if (!userId || (typeof previousId !== 'string' && typeof previousId !== 'number')) {
+        throw instrumentationError('a Braze alias needs a userId and a previousId (users merged by external_id)');
+      }
+      // "POST: Merge users": the previous user is merged into the new one; both by external_id, as the endpoint requires.
+      return post(
+        config,
+        '/users/merge',
+        { merge_updates: [{ identifier_to_merge: { external_id: String(previousId) }, identifier_to_keep: { external_id: userId } }] },
+        anonymousId,
+      );
+    }
+    default:
+      throw instrumentationError(`message type ${String(message.type)} is not supported by Braze`);
+  }
+}
+
+/** "POST: Delete users": up to 50 external_ids per request. */
+const BRAZE_DELETE_BATCH = 50;
+
+export const braze = defineDestination({
+  name: 'BRAZE',
+  displayName: 'Braze',
+  config: BrazeConfig,
+  delivery: 'http',
+  transform: (message, config) => [transformMessage(message, config)],
+  async deleteUsers(users, config, io) {
+    for (let i = 0; i < users.length; i += BRAZE_DELETE_BATCH) {
+      const externalIds = users.slice(i, i + BRAZE_DELETE_BATCH).map((u) => u.userId);
+      const outcome = deletionOutcome('Braze', await io.send(post(config, '/users/delete', { external_ids: externalIds })));
+      if (outcome.status !== 'completed') return outcome;
+    }
+    return { status: 'completed' };
+  },
+});

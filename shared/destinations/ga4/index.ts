@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { configurationError, instrumentationError } from '../errors';
+import { eventTime, firstOf, flatten, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type Message } from '../types';
+import { ecommerceEvent } from './ecommerce';
+import { LIMITS, paramName, paramValue, userPropertyName } from './names';
+
+/**
+ * Google Analytics 4 through the Measurement Protocol. Docs: developers.google.com/analytics/devguides/collection/
+ * protocol/ga4 ("Send Measurement Protocol events": request format and "Limitations"; "Measurement Protocol
+ * reference": JSON POST body and "Reserved names"; "Send user properties"; "Validate events"; events reference).
+ *
+ * No user deletion: GA4 deletes a user's data only through the User Deletion API of the Admin API, which needs an
+ * OAuth service account with edit access to the property; the Measurement Protocol's api_secret cannot do it.
+ */
+const Ga4Config = z
+  .strictObject({
+    apiSecret: z.string().min(1, 'apiSecret is required'),
+    measurementId: z.string().optional().describe('web data stream measurement ID (G-...); required for gtag'),
+    firebaseAppId: z.string().optional().describe('Firebase App ID of an app data stream; required for firebase'),
+    typesOfClient: z.enum(['gtag', 'firebase']).optional().describe('web stream (gtag, the default) or app stream (firebase)'),
+    debugMode: z.boolean().optional().describe('send to the /debug/mp/collect validation server instead'),
+    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces https://www.google-analytics.com (EU endpoint, proxies, tests)'),
+  })
+  .refine((c) => (c.typesOfClient ?? 'gtag') !== 'gtag' || !!c.measurementId, { message: 'measurementId is required for gtag', path: ['measurementId'] })
+  .refine((c) => c.typesOfClient !== 'firebase' || !!c.firebaseAppId, { message: 'firebaseAppId is required for firebase', path: ['firebaseAppId'] });
+type Ga4Config = z.output<typeof Ga4Config>;
+
+const DEFAULT_BASE = 'https://www.google-analytics.com';
+
+/** Custom event params: top-level numbers, booleans and strings as they are, nested values flattened to text. */
+function customParams(properties: Record<string, unknown>): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    if (value === null || value === undefined) continue;
+    const leaves = typeof value === 'object' ? flatten(value, key) : { [key]: value };
+    for (const [name, leaf] of Object.entries(leaves)) {
+      const cleaned = paramName(name);
+      if (cleaned && !(cleaned in params)) params[cleaned] = paramValue(cleaned, leaf);
+    }
+  }
+  return params;
+}
+
+/** "Limitations": at most 25 params per event; the mapped ones come first, so they are the ones kept. */
+const limitParams = (params: Record<string, unknown>) => Object.fromEntries(Object.entries(params).slice(0, LIMITS.paramsPerEvent));
+
+const without = (record: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
+
+// "Reserved names": ad_impression, in_app_purchase and screen_view are only allowed for app streams.
+const APP_ONLY_EVENTS = new Set(['ad_impression', 'in_app_purchase', 'screen_view']);
+
+/** An event name as GA4 takes it: snake_case, starting with a letter, [A-Za-z0-9_] only, at most 40 characters. */
+function ga4EventName(name: string): string {
+  const snake = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase()
+    .replace(/^[^a-z]+/, '')
+    .replace(/_+$/, '')
+    .slice(0, LIMITS.nameLength)
+    .replace(/_+$/, '');
+  if (snake === '') throw instrumentationError(`event name "${name}" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])`);
+  return snake;
+}
+
+// Measurement Protocol reference, "Reserved names": event names that can't be sent (and the SDKs' reserved prefixes).
+const RESERVED_EVENTS = new Set([
+  'ad_activeview', 'ad_click', 'ad_exposure', 'ad_query', 'ad_reward', 'adunit_exposure', 'app_clear_data', 'app_exception',
+  'app_install', 'app_remove', 'app_store_refund', 'app_update', 'app_upgrade', 'dynamic_link_app_open', 'dynamic_link_app_update',
+  'dynamic_link_first_open', 'error', 'firebase_campaign', 'firebase_in_app_message_action', 'firebase_in_app_message_dismiss',
+  'firebase_in_app_message_impression', 'first_open', 'first_visit', 'notification_dismiss', 'notification_foreground',
+  'notification_open', 'notification_receive', 'notification_send', 'os_update', 'session_start', 'user_engagement',
+]);
+
+function checkEventName(name: string, config: Ga4Config, original: string): string {
+  if (RESERVED_EVENTS.has(name) || /^(firebase_|google_|ga_)/.test(name)) {
+    throw instrumentationError(`event name "${original}" becomes "${name}", a name GA4 reserves`);
+  }
+  if (APP_ONLY_EVENTS.has(name) && (config.typesOfClient ?? 'gtag') === 'gtag') {
+    throw instrumentationError(`GA4 takes ${name} only from app streams (typesOfClient firebase)`);
+  }
+  return name;
+}
+
+/** "Send user properties": each trait as {value}; names at most 24 characters, values at most 36, not reserved. */
+function userProperties(traits: Record<string, unknown>): Record<string, { value: unknown }> {
+  const out: Record<string, { value: unknown }> = {};
+  for (const [key, value] of Object.entries(traits)) {
+    const name = userPropertyName(key);
+    if (!name || Object.keys(out).length >= LIMITS.userProperties) continue;
+    if (typeof value === 'number' || typeof value === 'boolean') out[name] = { value };
+    else if (typeof value === 'string') out[name] = { value: value.slice(0, LIMITS.userPropertyValueLength) };
+  }
+  return out;
+}
+
+/** The GA4 event of a message (name and params) and any user properties it sets. */
+function ga4Event(message: Message, config: Ga4Config): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
+  const properties = propertiesOf(message);
+  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  switch (message.type) {
+    case 'track': {
+      const event = typeof message.event === 'string' ? message.event.trim() : '';
+      if (event === '') throw instrumentationError('a track event needs an event name');
+      // Events reference, recommended (ecommerce) events: the event spec's names map onto them.
+      const ecommerce = ecommerceEvent(event, properties);
+      if (ecommerce) return { name: ecommerce.name, params: limitParams({ ...ecommerce.params, ...customParams(ecommerce.rest) }) };
+      return { name: checkEventName(ga4EventName(event), config, event), params: limitParams(customParams(properties)) };
+    }
+    case 'page': {
+      // Events reference, page_view: page_location, page_title, page_referrer.
+      const page = {
+        page_location: firstOf(message, 'properties.url', 'context.page.url'),
+        page_title: firstOf(message, 'properties.title', 'context.page.title') ?? name,
+        page_referrer: firstOf(message, 'properties.referrer', 'context.page.referrer'),
+      };
+      const params = Object.fromEntries(Object.entries(page).filter(([, v]) => v !== undefined).map(([k, v]) => [k, paramValue(k, v)]));
+      return { name: 'page_view', params: limitParams({ ...params, ...customParams(without(properties, ['url', 'title', 'referrer'])) }) };
+    }
+    case 'screen':
+      // screen_view (screen_name) is reserved for app streams ("Reserved names").
+      return { name: checkEventName('screen_view', config, 'screen_view'), params: limitParams({ ...(name && { screen_name: paramValue('screen_name', name) }), ...customParams(properties) }) };
+    case 'group': {
+      // Events reference, join_group: group_id.
+      const groupId = firstOf(message, 'groupId');
+      if (groupId === undefined) throw instrumentationError('a group event needs a groupId');
+      return { name: 'join_group', params: { group_id: paramValue('group_id', String(groupId)) } };
+    }
+    case 'identify': {
+      // The body needs one event; "identify" (a custom name, not reserved) carries the user properties.
+      const props = userProperties(traitsOf(message));
+      if (Object.keys(props).length === 0) throw instrumentationError('an identify event for GA4 needs traits to send as user properties');
+      return { name: 'identify', params: {}, userProperties: props };
+    }
+    case 'alias':
+      throw instrumentationError('GA4 has no alias: users are linked by client_id and user_id on each event');
+    default:
+      throw instrumentationError(`message type ${String(message.type)} is not supported by GA4`);
+  }
+}
+
+export const ga4 = defineDestination({
+  name: 'GA4',
+  displayName: 'Google Analytics 4',
+  config: Ga4Config,
+  delivery: 'http',
+  transform(message, config) {
+    // Query parameters: firebase_app_id for app streams, measurement_id for web streams, and api_secret.
+    const firebase = config.typesOfClient === 'firebase';
+    const streamId = firebase ? config.firebaseAppId : config.measurementId;
+    if (!streamId) throw configurationError(firebase ? 'firebaseAppId is required for firebase' : 'measurementId is required for gtag');
+    // client_id (web) or app_instance_id (app): the integrations.GA4 override, else the anonymousId.
+    const clientId = firstOf(message, firebase ? 'integrations.GA4.appInstanceId' : 'integrations.GA4.clientId', 'anonymousId');
+    if (typeof clientId !== 'string' && typeof clientId !== 'number') {
+      throw instrumentationError(`GA4 needs an anonymousId (or integrations.GA4.${firebase ? 'appInstanceId' : 'clientId'}) as ${firebase ? 'app_instance_id' : 'client_id'}`);
+    }
+    const { name, params, userProperties: props } = ga4Event(message, config);
+    const userId = userIdOf(message);
+    const time = eventTime(message);
+    const body = {
+      [firebase ? 'app_instance_id' : 'client_id']: String(clientId),
+      ...(userId && { user_id: userId }),
+      // JSON POST body: timestamp_micros, unix microseconds.
+      ...(time && { timestamp_micros: time.getTime() * 1000 }),
+      ...(props && { user_properties: props }),
+      events: [{ name, params }],
+    };
+    const path = config.debugMode ? '/debug/mp/collect' : '/mp/collect';
+    return [
+      restRequest({
+        method: 'POST',
+        endpoint: `${trimBase(config.baseUrl ?? DEFAULT_BASE)}${path}`,
+        headers: { 'Content-Type': 'application/json' },
+        params: { [firebase ? 'firebase_app_id' : 'measurement_id']: streamId, api_secret: config.apiSecret },
+        json: body,
+        userId: message.anonymousId,
+      }),
+    ];
+  },
+});
