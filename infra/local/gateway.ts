@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type {
   APIGatewayAuthorizerResult,
@@ -27,6 +28,8 @@ const ROOT = path.resolve(__dirname, '../..');
 const STAGE = 'local';
 /** API Gateway's own payload limit. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/** How much of a body is read before answering: a client still sending when we close gets a reset, not the answer. */
+const DRAIN_BYTES = 4 * MAX_REQUEST_BYTES;
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const modules = new Map<string, Handler>();
@@ -85,21 +88,36 @@ function encodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: bool
   return Buffer.from(text, 'utf8').equals(bytes) ? { body: text, isBase64Encoded: false } : { body: bytes.toString('base64'), isBase64Encoded: true };
 }
 
-async function readRequest(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/** The body kept; `size` counts the bytes dropped too. */
+type Received = { bytes: Buffer; size: number };
+
+/**
+ * Read before any answer, 404 and 405 included, and past MAX_REQUEST_BYTES read and dropped; past DRAIN_BYTES
+ * it resolves early and keeps dropping. Not `for await`: leaving it early detaches the socket mid-body.
+ */
+function readRequest(req: IncomingMessage): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve({ bytes: Buffer.concat(chunks), size });
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
+      if (size > DRAIN_BYTES) done();
+    });
+    req.on('end', done);
+    req.on('error', reject);
+  });
 }
 
-function send(res: ServerResponse, result: { statusCode: number; headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]>; body: string; isBase64Encoded?: boolean }) {
+type Answer = { statusCode: number; headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]>; body: string; isBase64Encoded?: boolean };
+
+function send(res: ServerResponse, result: Answer, close: boolean) {
   const headers: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(result.headers ?? {})) headers[key] = String(value);
   for (const [key, values] of Object.entries(result.multiValueHeaders ?? {})) headers[key] = values.map(String);
+  if (close) headers.Connection = 'close';
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
@@ -113,6 +131,13 @@ const gatewayAnswer = (plane: Plane, statusCode: number, message: string) => ({
   headers: { 'Content-Type': 'application/json' },
   body: JSON.stringify(plane === 'control' ? { error: message } : { message }),
 });
+
+/** Node answers these bare (no body); the gateway gives the plane's JSON instead. Anything else is a 400. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timed out'],
+  HPE_HEADER_OVERFLOW: [431, 'Request headers are too large'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Chunk extensions are too large'],
+};
 
 /** The plane's answer to a Deny, with `$context.authorizer.error` filled in as API Gateway does. */
 function refused(plane: Plane, error: string) {
@@ -135,24 +160,61 @@ function flattenContext(context: APIGatewayAuthorizerResult['context'], principa
   return flat;
 }
 
-export function createGateway(plane: Plane): Server {
+/** `options` (Node's server timeouts) is for tests; the defaults are Node's. */
+export function createGateway(plane: Plane, options: ServerOptions = {}): Server {
   // Static segments win over path parameters, as in API Gateway (/transformations/publish vs /transformations/{id}).
   const routes = (ROUTES as readonly RouteDefinition[])
     .filter((route) => ENDPOINT_FUNCTIONS[route.fn].plane === plane)
     .map(compile)
     .sort((a, b) => a.names.length - b.names.length);
 
-  return createServer((req, res) => {
-    handle(req).then(
-      (result) => send(res, result),
-      (error: unknown) => {
-        console.error(`[${plane}] gateway error`, error);
-        send(res, gatewayAnswer(plane, 500, 'Internal server error'));
-      },
+  const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
+  const refusing = new WeakSet<Duplex>();
+
+  const server = createServer(options, (req, res) => {
+    inFlight.set(req.socket, { req, res });
+    readRequest(req).then(
+      // Over the limit, the connection closes: the client may not have stopped sending.
+      (body) =>
+        handle(req, body).then(
+          (result) => send(res, result, body.size > MAX_REQUEST_BYTES),
+          (error: unknown) => {
+            console.error(`[${plane}] gateway error`, error);
+            send(res, gatewayAnswer(plane, 500, 'Internal server error'), body.size > MAX_REQUEST_BYTES);
+          },
+        ),
+      () => res.destroy(), // the client left mid-body
     );
   });
 
-  async function handle(req: IncomingMessage) {
+  // Bytes that do not parse, or a request not received within Node's timeouts.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (refusing.has(socket)) return;
+    refusing.add(socket);
+    const current = inFlight.get(socket);
+    const pending = current && !current.res.writableFinished;
+    // A complete request before the bad bytes gets its answer first, and ends the connection: node:http sends
+    // a GET or DELETE body without Content-Length unframed, so `{}` arrives as a malformed next request.
+    if (pending && current.req.complete) {
+      if (!current.res.headersSent) current.res.setHeader('Connection', 'close');
+      current.res.once('close', () => refuse(socket, error));
+    } else if (pending && current.res.headersSent) socket.destroy();
+    else refuse(socket, error);
+  });
+
+  function refuse(socket: Duplex, error: NodeJS.ErrnoException) {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Malformed HTTP request'];
+    const { body } = gatewayAnswer(plane, status, message);
+    const head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    // end, not destroy: destroying with unread input resets the connection before the client reads the answer.
+    socket.end(head + body);
+    setTimeout(() => socket.destroy(), 2000).unref();
+  }
+
+  return server;
+
+  async function handle(req: IncomingMessage, { bytes, size }: Received): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     const candidates = routes
@@ -166,8 +228,7 @@ export function createGateway(plane: Plane): Server {
         : gatewayAnswer(plane, 404, `No route ${method} ${url.pathname}`);
     }
     const { route, names } = found.compiled;
-    const bytes = await readRequest(req);
-    if (!bytes) return gatewayAnswer(plane, 413, 'Request Too Long');
+    if (size > MAX_REQUEST_BYTES) return gatewayAnswer(plane, 413, 'Request Too Long');
 
     const headers: Record<string, string> = {};
     const multiValueHeaders: Record<string, string[]> = {};
