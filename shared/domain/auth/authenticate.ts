@@ -64,15 +64,22 @@ export async function authenticateToken(
   return { workspaceId: record.workspaceId, email: record.email, tokenId: record.tokenId };
 }
 
-/** The data plane's admin Basic credentials (area D). */
+/** The data plane's admin Basic credentials (area D), refused with the field's own texts. */
 export function authenticateAdmin(header: string | undefined, admin: { user: string; password: string }): void {
-  const credentials = parseAuthorization(header);
+  if (!/^\s*basic\s+\S/i.test(header ?? '')) throw new UnauthorizedError('Basic auth credentials missing');
+  const credentials = (() => {
+    try {
+      return parseAuthorization(header);
+    } catch {
+      throw new UnauthorizedError('Invalid admin credentials');
+    }
+  })();
   if (
     credentials.scheme !== 'basic' ||
     !sameSecret(credentials.user, admin.user) ||
     !sameSecret(credentials.password, admin.password)
   ) {
-    throw new UnauthorizedError(INVALID_AUTHORIZATION);
+    throw new UnauthorizedError('Invalid admin credentials');
   }
 }
 
