@@ -55,6 +55,7 @@ export class StreamConsumers extends Construct {
         new DynamoEventSource(table, {
           startingPosition: StartingPosition.TRIM_HORIZON,
           batchSize: consumer.batchSize,
+          ...(consumer.batchingWindowSeconds && { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }),
           retryAttempts: consumer.retryAttempts,
           bisectBatchOnError: true,
           reportBatchItemFailures: true,

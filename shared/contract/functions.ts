@@ -20,6 +20,7 @@ export const ENDPOINT_FUNCTIONS = {
   credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
+  schemas: { plane: 'data', entry: 'functions/schemas/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean; credentials?: CredentialsAccess }>;
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
@@ -46,16 +47,17 @@ export interface StreamConsumer {
   filter: Record<string, unknown>;
   batchSize: number;
   retryAttempts: number;
+  /**
+   * In AWS, how long records gather before an invocation (Lambda's MaximumBatchingWindowInSeconds): fewer,
+   * fuller batches for a consumer whose cost is per batch. The local poller hands records over at once.
+   */
+  batchingWindowSeconds?: number;
   /** Runs user code: gets the sandbox's memory, time-out and worker bundle. */
   usesSandbox?: boolean;
   credentials?: CredentialsAccess;
 }
 
-/**
- * The stream records of accepted events (one per stored ingestion item). Delivery consumes them; schema
- * capture (area D) is the next consumer of the same records: this filter is its seam, and
- * `unpackEvents(item.payload)` (shared/persistence/ingest-repository.ts) gives it the events.
- */
+/** The stream records of accepted events (one per stored ingestion item): delivery and schema capture read them. */
 export const ACCEPTED_EVENTS_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ingest'] } } } };
 
 export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
@@ -73,6 +75,17 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
     retryAttempts: 10,
     usesSandbox: true,
     credentials: 'read',
+  },
+  /**
+   * Accepted events into event models and versions (area D). Its cost is per batch and model, not per event,
+   * so in AWS it takes large batches gathered for up to 30 s.
+   */
+  schemaCapture: {
+    entry: 'functions/schema-capture/handler.ts',
+    filter: ACCEPTED_EVENTS_FILTER,
+    batchSize: 100,
+    retryAttempts: 10,
+    batchingWindowSeconds: 30,
   },
 };
 

@@ -1,9 +1,11 @@
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
  * partition key begins with its workspace, so no query can cross workspaces. The only keys that do not are
- * credential lookups (token hash, source write key), which exist to find the workspace in the first place.
+ * lookups (token hash, source write key, event model and version ids), which exist to find the workspace in the
+ * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
 export type CodeKind = 'transformation' | 'library';
 const CODE_PREFIX: Record<CodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
@@ -95,5 +97,37 @@ export const keys = {
   credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),
   /** Counters of a source (suppressed events so far). */
   sourceStats: (workspaceId: string, sourceId: string) => ({ pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` }),
+  /**
+   * Event schemas (area D), in a partition per source: per event model a summary item (what listings read;
+   * small) and a sketch item (counts, frequent values, samples; what capture rewrites), and the same pair per
+   * event version. Models are found by their natural key (type, identifier) when capturing…
+   */
+  schemaModel: (workspaceId: string, sourceId: string, eventType: string, identifier: string) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `MODEL#${eventType}#${identifier}`,
+  }),
+  schemaModelPrefix: 'MODEL#',
+  schemaModelSketch: (workspaceId: string, sourceId: string, eventType: string, identifier: string) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `MODELSKETCH#${eventType}#${identifier}`,
+  }),
+  schemaVersion: (workspaceId: string, sourceId: string, eventId: string, hash: string) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `VERSION#${eventId}#${hash}`,
+  }),
+  schemaVersionPrefix: (eventId: string) => `VERSION#${eventId}#`,
+  schemaVersionSketch: (workspaceId: string, sourceId: string, eventId: string, hash: string) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `VERSIONSKETCH#${eventId}#${hash}`,
+  }),
+  /**
+   * …and by their UUIDs through lookups written once at creation (the data plane's admin API names them
+   * without a workspace); model lookups are listed across workspaces on gsi1 in row-number order. Row
+   * numbers come from one counter per kind.
+   */
+  schemaModelLookup: (eventId: string) => ({ pk: `SCHEMAMODEL#${eventId}`, sk: 'SCHEMAMODEL' }),
+  schemaVersionLookup: (versionId: string) => ({ pk: `SCHEMAVERSION#${versionId}`, sk: 'SCHEMAVERSION' }),
+  schemaModels: 'SCHEMAS#MODELS',
+  schemaRowCounter: (kind: 'model' | 'version') => ({ pk: 'SCHEMAS#ROWS', sk: kind.toUpperCase() }),
   workspacePartition: ws,
 } as const;

@@ -1,0 +1,20 @@
+import { SchemaGovernance } from '../../shared/domain/schemas/governance-service';
+import { createHandler } from '../../shared/http/handler';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { SchemaRepository } from '../../shared/persistence/schema-repository';
+import { getStore } from '../../shared/persistence/store';
+
+const store = getStore();
+const governance = new SchemaGovernance(new SchemaRepository(store), new CatalogRepository(store));
+
+/** Area D, the data governance API (admin Basic auth): what schema capture learnt of the events. */
+export const handler = createHandler('schemas', {
+  'GET /schemas/event-models': async ({ query }) => governance.eventModels(query.WriteKey ?? query.writeKey),
+  'GET /schemas/event-versions': async ({ query }) => governance.eventVersions(query.EventID),
+  'GET /schemas/event-model/{EventID}/metadata': async ({ params }) => governance.modelMetadata(params.EventID),
+  'GET /schemas/event-version/{VersionID}/metadata': async ({ params }) => governance.versionMetadata(params.VersionID),
+  'GET /schemas/event-model/{EventID}/key-counts': async ({ params }) => governance.keyCounts(params.EventID),
+  'GET /schemas/event-version/{VersionID}/missing-keys': async ({ params }) => governance.missingKeys(params.VersionID),
+  'GET /schemas/{VersionID}/missing-keys': async ({ params }) => governance.missingKeys(params.VersionID),
+  'GET /schemas/event-model/{EventID}/json-schema': async ({ params }) => governance.jsonSchema(params.EventID),
+});

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Event schemas (area D): an event flattened to dotted key paths, each leaf typed with the reference's type
+ * names. Nested object keys join with `.`, array elements become numeric segments (`properties.items.0.sku`),
+ * empty objects and arrays leave no key, and null leaves are not part of the schema (they are reported apart,
+ * for the JSON Schema export). A literal key containing a dot collides with the nested path it spells; the
+ * later one in the event wins.
+ */
+export type TypeName = 'string' | 'float64' | 'bool';
+
+export interface FlatEvent {
+  /** Non-null leaves: dotted path → value. */
+  leaves: Map<string, string | number | boolean>;
+  /** Paths whose value was null. */
+  nulls: string[];
+  /** Paths that held a non-empty array (their elements are `path.0`, `path.1`, …). */
+  arrays: string[];
+}
+
+export function typeName(value: string | number | boolean): TypeName {
+  if (typeof value === 'string') return 'string';
+  return typeof value === 'number' ? 'float64' : 'bool';
+}
+
+export function flatten(event: Record<string, unknown>): FlatEvent {
+  const flat: FlatEvent = { leaves: new Map(), nulls: [], arrays: [] };
+  const walk = (value: unknown, path: string) => {
+    if (value === null || value === undefined) {
+      if (path) flat.nulls.push(path);
+    } else if (Array.isArray(value)) {
+      if (value.length > 0 && path) flat.arrays.push(path);
+      value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
+    } else if (typeof value === 'object') {
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, path ? `${path}.${key}` : key);
+    } else if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+      flat.leaves.set(path, value);
+    }
+  };
+  walk(event, '');
+  return flat;
+}
+
+/** The schema of one event: dotted key → type name. */
+export function schemaOf(flat: FlatEvent): Record<string, TypeName> {
+  // fromEntries defines own properties, so a key such as `__proto__` is a key like any other.
+  return Object.fromEntries([...flat.leaves].map(([key, value]) => [key, typeName(value)]));
+}
+
+/**
+ * A version's identity: the digest of its sorted `key:type` pairs, so key order and values do not matter,
+ * and a type change or an added or removed key makes another version.
+ */
+export function schemaHash(schema: Record<string, string>): string {
+  const text = JSON.stringify(Object.keys(schema).sort().map((key) => [key, schema[key]]));
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
+
+/** A leaf's value as frequent values show it: strings verbatim, numbers and booleans as JavaScript prints them. */
+export const valueText = (value: string | number | boolean): string => (typeof value === 'string' ? value : String(value));

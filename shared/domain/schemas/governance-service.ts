@@ -1,0 +1,102 @@
+import type { z } from 'zod';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { ModelSummary, SchemaRepository, VersionSummary } from '../../persistence/schema-repository';
+import { NotFoundError, ValidationError } from '../errors';
+import { jsonSchemaOf } from './json-schema';
+import type { EventModel, EventVersion, Metadata } from './schemas';
+import { Sketch } from './sketch';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const sortedKeys = (schema: Record<string, string>) =>
+  Object.fromEntries(Object.entries(schema).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
+  ID: m.id,
+  EventID: m.eventId,
+  WriteKey: m.writeKey,
+  EventType: m.eventType,
+  EventIdentifier: m.eventIdentifier,
+  CreatedAt: m.createdAt,
+  Schema: sortedKeys(m.schema),
+  LastSeen: m.lastSeen,
+  TotalCount: m.total,
+});
+
+export const versionView = (v: VersionSummary): z.input<typeof EventVersion> => ({
+  ID: v.id,
+  VersionID: v.versionId,
+  EventModelID: v.eventId,
+  Schema: sortedKeys(v.schema),
+  FirstSeen: v.firstSeen,
+  LastSeen: v.lastSeen,
+  TotalCount: v.total,
+});
+
+/**
+ * The data governance API (area D) over what schema capture stored. The admin sees every workspace; a
+ * model belongs to the workspace and source of the write key that sent its events. Unknown ids in a path
+ * answer 404; a filter that matches nothing answers an empty list.
+ */
+export class SchemaGovernance {
+  constructor(
+    private readonly repository: SchemaRepository,
+    private readonly catalog: Pick<CatalogRepository, 'findWriteKey'>,
+  ) {}
+
+  async eventModels(writeKey?: string): Promise<z.input<typeof EventModel>[]> {
+    if (writeKey === undefined || writeKey === '') return (await this.repository.allModels()).map(modelView);
+    const source = await this.catalog.findWriteKey(writeKey);
+    if (!source) return [];
+    const models = await this.repository.modelsOfSource(source.workspaceId, source.sourceId);
+    return models.filter((m) => m.writeKey === writeKey).map(modelView);
+  }
+
+  async eventVersions(eventId: string): Promise<z.input<typeof EventVersion>[]> {
+    if (eventId === '') return [];
+    const id = eventId.toLowerCase();
+    if (!UUID.test(id)) throw new ValidationError('query.EventID: EventID must be a UUID');
+    const model = await this.repository.findModel(id);
+    return model ? (await this.repository.versionsOf(model)).map(versionView) : [];
+  }
+
+  async modelMetadata(eventId: string): Promise<z.input<typeof Metadata>> {
+    return (await this.modelSketch(eventId)).sketch.metadata();
+  }
+
+  async versionMetadata(versionId: string): Promise<z.input<typeof Metadata>> {
+    const version = await this.version(versionId);
+    return Sketch.decode((await this.repository.versionSketch(version))?.data).metadata();
+  }
+
+  async keyCounts(eventId: string): Promise<Record<string, number>> {
+    return (await this.modelSketch(eventId)).sketch.keyCountsView();
+  }
+
+  /** Keys of the model's schema that this version's events never have, sorted. */
+  async missingKeys(versionId: string): Promise<string[]> {
+    const version = await this.version(versionId);
+    const model = await this.repository.findModel(version.eventId);
+    if (!model) return [];
+    return Object.keys(model.schema)
+      .filter((key) => !Object.hasOwn(version.schema, key))
+      .sort();
+  }
+
+  async jsonSchema(eventId: string): Promise<Record<string, unknown>> {
+    const { model, sketch } = await this.modelSketch(eventId);
+    return jsonSchemaOf({ EventID: model.eventId, EventType: model.eventType, EventIdentifier: model.eventIdentifier }, sketch);
+  }
+
+  private async modelSketch(eventId: string) {
+    const model = await this.repository.findModel(eventId);
+    if (!model) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
+    return { model, sketch: Sketch.decode((await this.repository.modelSketch(model))?.data) };
+  }
+
+  private async version(versionId: string): Promise<VersionSummary> {
+    const version = await this.repository.findVersion(versionId);
+    if (!version) throw new NotFoundError(`No event version found for VersionID: ${versionId}`);
+    return version;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * Reservoir sampling (Vitter's Algorithm R): after n offers every offered item is in the sample with the
+ * same probability size / n. The first `size` items fill it in arrival order.
+ */
+export const SAMPLE_SIZE = 5;
+
+/** Offers the `seen`-th item (1-based, this one included) to `sample`, in place. */
+export function offer<T>(sample: T[], seen: number, item: T, size = SAMPLE_SIZE, random: () => number = Math.random): void {
+  if (sample.length < size) {
+    sample.push(item);
+    return;
+  }
+  const slot = Math.floor(random() * seen);
+  if (slot < size) sample[slot] = item;
+}

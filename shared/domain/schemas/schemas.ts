@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** Data governance API (SPEC §2.8–2.10, §4.D): the shapes of its parameters and answers. */
+const uuid = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, `${field} must be a UUID`)
+    .transform((id) => id.toLowerCase());
+
+/** `WriteKey` as documented; `writeKey` (as one revision of the docs spells it) is the same filter. */
+export const EventModelsQuery = z.object({ WriteKey: z.string().max(200).optional(), writeKey: z.string().max(200).optional() });
+export const EventVersionsQuery = z.object({
+  EventID: z.string({ error: 'Mandatory field: EventID missing' }),
+});
+export const EventIdParams = z.object({ EventID: uuid('EventID') });
+export const VersionIdParams = z.object({ VersionID: uuid('VersionID') });
+
+const Schema = z.record(z.string(), z.string());
+
+export const EventModel = z.object({
+  ID: z.number().int(),
+  EventID: z.string(),
+  WriteKey: z.string(),
+  EventType: z.string(),
+  EventIdentifier: z.string(),
+  CreatedAt: z.string(),
+  Schema,
+  LastSeen: z.string(),
+  TotalCount: z.number().int(),
+});
+
+export const EventVersion = z.object({
+  ID: z.number().int(),
+  VersionID: z.string(),
+  EventModelID: z.string(),
+  Schema,
+  FirstSeen: z.string(),
+  LastSeen: z.string(),
+  TotalCount: z.number().int(),
+});
+
+export const Metadata = z.object({
+  SampledEvents: z.array(z.record(z.string(), z.unknown())),
+  TotalCount: z.number().int(),
+  FrequentValues: z.record(z.string(), z.array(z.object({ Value: z.string(), Frequency: z.number() }))),
+});
+
+export const KeyCounts = z.record(z.string(), z.number().int());
+export const MissingKeys = z.array(z.string());
+export const JsonSchemaDocument = z.record(z.string(), z.unknown());

@@ -1,0 +1,161 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { typeName, valueText, type FlatEvent } from './flatten';
+import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
+import { offer } from './reservoir';
+
+/**
+ * What schema capture knows of one event model or one event version: counts, the (union) schema, key
+ * counts, frequent values, sampled events. Stored gzipped in one item and rewritten under a revision check,
+ * so concurrent consumers never lose a count; `applied` names the stream records already in it, so a
+ * replayed record is not counted twice.
+ */
+export const LIMITS = {
+  /** Distinct keys a model or version tracks (schema, key counts); keys past it are left out. */
+  keysPerModel: 1000,
+  /** Keys whose values are counted for frequent values, first come. */
+  countedKeys: 300,
+  /** Longer values are counted by their first 200 characters. */
+  valueChars: 200,
+  /** Stream records remembered as applied: well over a stream batch, so a retried batch is recognised. */
+  appliedRecords: 400,
+  /** Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples. */
+  sketchBytes: 300 * 1024,
+} as const;
+
+interface SketchState {
+  total: number;
+  firstSeen?: string;
+  lastSeen?: string;
+  schema: [string, string][];
+  keyCounts: [string, number][];
+  topLevel: [string, number][];
+  arrays: string[];
+  nullable: string[];
+  values: [string, LossyCounterState][];
+  samples: Record<string, unknown>[];
+  applied: string[];
+}
+
+export interface Metadata {
+  SampledEvents: Record<string, unknown>[];
+  TotalCount: number;
+  FrequentValues: Record<string, FrequentValue[]>;
+}
+
+const sortedObject = <V>(entries: Iterable<[string, V]>): Record<string, V> =>
+  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+export class Sketch {
+  total = 0;
+  firstSeen?: string;
+  lastSeen?: string;
+  /** key → type names, comma-separated in first-seen order when the key was seen with several. */
+  readonly schema = new Map<string, string>();
+  /** key → events in which it was present and not null. */
+  readonly keyCounts = new Map<string, number>();
+  /** top-level field → events that had it (any value): what every event has is required in the JSON Schema. */
+  readonly topLevel = new Map<string, number>();
+  readonly arrays = new Set<string>();
+  readonly nullable = new Set<string>();
+  readonly values = new Map<string, LossyCounter>();
+  samples: Record<string, unknown>[] = [];
+  private applied: string[] = [];
+
+  static decode(data: Uint8Array | undefined): Sketch {
+    const sketch = new Sketch();
+    if (!data) return sketch;
+    const state = JSON.parse(gunzipSync(data).toString('utf8')) as SketchState;
+    sketch.total = state.total;
+    sketch.firstSeen = state.firstSeen;
+    sketch.lastSeen = state.lastSeen;
+    state.schema.forEach(([k, v]) => sketch.schema.set(k, v));
+    state.keyCounts.forEach(([k, v]) => sketch.keyCounts.set(k, v));
+    state.topLevel.forEach(([k, v]) => sketch.topLevel.set(k, v));
+    state.arrays.forEach((k) => sketch.arrays.add(k));
+    state.nullable.forEach((k) => sketch.nullable.add(k));
+    state.values.forEach(([k, v]) => sketch.values.set(k, new LossyCounter(v)));
+    sketch.samples = state.samples;
+    sketch.applied = state.applied;
+    return sketch;
+  }
+
+  /** Gzipped state within the size budget: candidate values, then samples, give way when it is exceeded. */
+  encode(): Buffer {
+    let encoded = this.pack();
+    for (let cap = MAX_CANDIDATES / 2; encoded.length > LIMITS.sketchBytes && cap >= 1; cap = Math.floor(cap / 2)) {
+      this.values.forEach((counter) => counter.limit(cap));
+      encoded = this.pack();
+    }
+    while (encoded.length > LIMITS.sketchBytes && this.samples.length > 1) {
+      this.samples.pop();
+      encoded = this.pack();
+    }
+    return encoded;
+  }
+
+  hasApplied(recordId: string): boolean {
+    return this.applied.includes(recordId);
+  }
+
+  markApplied(recordId: string): void {
+    this.applied.push(recordId);
+    if (this.applied.length > LIMITS.appliedRecords) this.applied.splice(0, this.applied.length - LIMITS.appliedRecords);
+  }
+
+  /** Counts one event: `flat` is its flattening, `at` when it was received. */
+  observe(event: Record<string, unknown>, flat: FlatEvent, at: string): void {
+    this.total++;
+    if (!this.firstSeen || at < this.firstSeen) this.firstSeen = at;
+    if (!this.lastSeen || at > this.lastSeen) this.lastSeen = at;
+    for (const [key, value] of flat.leaves) {
+      const type = typeName(value);
+      const known = this.schema.get(key);
+      if (known === undefined) {
+        if (this.schema.size >= LIMITS.keysPerModel) continue;
+        this.schema.set(key, type);
+      } else if (!known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
+      this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
+      let counter = this.values.get(key);
+      if (!counter && this.values.size < LIMITS.countedKeys) this.values.set(key, (counter = new LossyCounter()));
+      counter?.observe(valueText(value).slice(0, LIMITS.valueChars));
+    }
+    for (const key of Object.keys(event)) this.topLevel.set(key, (this.topLevel.get(key) ?? 0) + 1);
+    for (const path of flat.arrays) if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
+    for (const path of flat.nulls) if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
+    offer(this.samples, this.total, event);
+  }
+
+  schemaView(): Record<string, string> {
+    return sortedObject(this.schema);
+  }
+
+  keyCountsView(): Record<string, number> {
+    return sortedObject(this.keyCounts);
+  }
+
+  metadata(): Metadata {
+    const frequent: [string, FrequentValue[]][] = [];
+    for (const [key, counter] of this.values) {
+      const values = counter.frequent();
+      if (values.length > 0) frequent.push([key, values]);
+    }
+    return { SampledEvents: this.samples, TotalCount: this.total, FrequentValues: sortedObject(frequent) };
+  }
+
+  private pack(): Buffer {
+    const state: SketchState = {
+      total: this.total,
+      firstSeen: this.firstSeen,
+      lastSeen: this.lastSeen,
+      schema: [...this.schema],
+      keyCounts: [...this.keyCounts],
+      topLevel: [...this.topLevel],
+      arrays: [...this.arrays],
+      nullable: [...this.nullable],
+      values: [...this.values].map(([key, counter]) => [key, counter.toState()]),
+      samples: this.samples,
+      applied: this.applied,
+    };
+    return gzipSync(JSON.stringify(state));
+  }
+}

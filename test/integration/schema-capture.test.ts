@@ -1,0 +1,155 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
+import { SchemaGovernance } from '../../shared/domain/schemas/governance-service';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { keys } from '../../shared/persistence/keys';
+import { SchemaRepository } from '../../shared/persistence/schema-repository';
+import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * Schema capture against DynamoDB Local, fed stream batches directly: replays, concurrent consumers, the
+ * bounds and their eviction, the summary following its sketch.
+ */
+let rt: TestRuntime;
+beforeAll(async () => (rt = await startTestRuntime()));
+afterAll(async () => rt.stop());
+
+async function setup(limits?: { modelsPerSource: number; versionsPerModel: number }) {
+  const ws = await rt.newWorkspace();
+  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
+  const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
+  const repository = new SchemaRepository(rt.store, limits);
+  const catalog = new CatalogRepository(rt.store);
+  let sequence = 0;
+  return {
+    workspaceId: ws.workspaceId,
+    sourceId,
+    writeKey,
+    repository,
+    newCapture: () => new SchemaCapture(repository, catalog),
+    governance: new SchemaGovernance(repository, catalog),
+    record: (events: Record<string, unknown>[]): AcceptedRecord => ({ recordId: `req-${++sequence}#0`, workspaceId: ws.workspaceId, sourceId, events }),
+  };
+}
+
+const at = (second: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, second)).toISOString();
+const track = (event: string, second: number, properties: Record<string, unknown> = {}) => ({
+  type: 'track',
+  event,
+  userId: 'u1',
+  messageId: `${event}-${second}-${Math.random()}`,
+  receivedAt: at(second),
+  properties,
+});
+
+describe('schema capture', () => {
+  it('counts nothing twice when a stream record is handed over again', async () => {
+    const s = await setup();
+    const capture = s.newCapture();
+    const first = s.record([track('Signed Up', 1), track('Signed Up', 2, { plan: 'pro' })]);
+    const second = s.record([track('Signed Up', 3)]);
+    expect((await capture.capture([first])).size).toBe(0);
+    expect((await capture.capture([first, second])).size).toBe(0);
+    expect((await s.newCapture().capture([second, first])).size).toBe(0);
+    const [model] = await s.governance.eventModels(s.writeKey);
+    expect([model!.TotalCount, model!.LastSeen]).toEqual([3, at(3)]);
+    const versions = await s.governance.eventVersions(model!.EventID);
+    expect(versions.map((v) => [v.TotalCount, v.FirstSeen, v.LastSeen])).toEqual([
+      [2, at(1), at(3)],
+      [1, at(2), at(2)],
+    ]);
+    expect((await s.governance.keyCounts(model!.EventID))['properties.plan']).toBe(1);
+  });
+
+  it('loses no count when consumers write the same model at once', async () => {
+    const s = await setup();
+    const records = Array.from({ length: 24 }, (_, i) => s.record([track('Clicked', i % 60, { i }), track('Clicked', i % 60, { i, n: i })]));
+    const consumers = [s.newCapture(), s.newCapture(), s.newCapture(), s.newCapture()];
+    // As Lambda does: what a consumer reports failed is handed over again, until nothing fails.
+    let pending = records;
+    for (let round = 0; pending.length > 0 && round < 5; round++) {
+      const failed = await Promise.all(pending.map((record, i) => consumers[i % consumers.length]!.capture([record])));
+      pending = pending.filter((_, i) => failed[i]!.size > 0);
+    }
+    expect(pending).toEqual([]);
+    const [model] = await s.governance.eventModels(s.writeKey);
+    expect(model!.TotalCount).toBe(48);
+    expect((await s.governance.eventVersions(model!.EventID)).map((v) => v.TotalCount)).toEqual([24, 24]);
+    const counts = await s.governance.keyCounts(model!.EventID);
+    expect([counts['properties.i'], counts['properties.n']]).toEqual([48, 24]);
+    expect((await s.governance.modelMetadata(model!.EventID)).TotalCount).toBe(48);
+  });
+
+  it("evicts a write key's least recently seen model, with its versions, at the limit", async () => {
+    const s = await setup({ modelsPerSource: 3, versionsPerModel: 20 });
+    const capture = s.newCapture();
+    for (const [name, second] of [['A', 5], ['B', 1], ['C', 3]] as const) await capture.capture([s.record([track(name, second)])]);
+    const before = await s.governance.eventModels(s.writeKey);
+    const evicted = before.find((m) => m.EventIdentifier === 'B')!;
+    const [evictedVersion] = await s.governance.eventVersions(evicted.EventID);
+    await capture.capture([s.record([track('D', 6)])]);
+    const after = await s.governance.eventModels(s.writeKey);
+    expect(after.map((m) => m.EventIdentifier)).toEqual(['A', 'C', 'D']);
+    await expect(s.governance.modelMetadata(evicted.EventID)).rejects.toThrow(`No event model found for EventID: ${evicted.EventID}`);
+    await expect(s.governance.versionMetadata(evictedVersion!.VersionID)).rejects.toThrow('No event version found');
+    expect((await s.governance.eventModels()).map((m) => m.EventID)).not.toContain(evicted.EventID);
+  });
+
+  it("evicts a model's least recently seen version at the limit, keeping the model's counts", async () => {
+    const s = await setup({ modelsPerSource: 200, versionsPerModel: 2 });
+    const capture = s.newCapture();
+    await capture.capture([s.record([track('Paid', 1, { a: 1 })])]);
+    await capture.capture([s.record([track('Paid', 2, { b: 1 })])]);
+    await capture.capture([s.record([track('Paid', 3, { a: 2 })])]);
+    await capture.capture([s.record([track('Paid', 4, { c: 1 })])]);
+    const [model] = await s.governance.eventModels(s.writeKey);
+    const versions = await s.governance.eventVersions(model!.EventID);
+    expect(versions.map((v) => [Object.keys(v.Schema).filter((k) => k.startsWith('properties.')), v.TotalCount])).toEqual([
+      [['properties.a'], 2],
+      [['properties.c'], 1],
+    ]);
+    expect(model!.TotalCount).toBe(4);
+    expect(Object.keys(model!.Schema).filter((k) => k.startsWith('properties.'))).toEqual(['properties.a', 'properties.b', 'properties.c']);
+    expect(await s.governance.missingKeys(versions[1]!.VersionID)).toEqual(['properties.a', 'properties.b']);
+  });
+
+  it('brings back a summary whose write was lost, from its sketch', async () => {
+    const s = await setup();
+    const record = s.record([track('Upgraded', 1), track('Upgraded', 2)]);
+    await s.newCapture().capture([record]);
+    await rt.store.doc.send(
+      new UpdateCommand({
+        TableName: rt.store.table,
+        Key: keys.schemaModel(s.workspaceId, s.sourceId, 'track', 'Upgraded'),
+        UpdateExpression: 'SET #total = :zero, #rev = :zero',
+        ExpressionAttributeNames: { '#total': 'total', '#rev': 'rev' },
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    expect((await s.governance.eventModels(s.writeKey))[0]!.TotalCount).toBe(0);
+    await s.newCapture().capture([record]);
+    expect((await s.governance.eventModels(s.writeKey))[0]!.TotalCount).toBe(2);
+  });
+
+  it('leaves out events it cannot key or that have too many keys', async () => {
+    const s = await setup();
+    const wide = Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`k${i}`, i]));
+    await s.newCapture().capture([
+      s.record([
+        { type: 'track', userId: 'u1', event: 42 },
+        { type: 'track', userId: 'u1', event: 'x'.repeat(201) },
+        track('Wide', 1, wide),
+        { type: 'page', userId: 'u1', name: 'Home' },
+      ]),
+    ]);
+    const models = await s.governance.eventModels(s.writeKey);
+    expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount])).toEqual([['page', '', 1]]);
+  });
+
+  it('keeps nothing for a source that no longer exists', async () => {
+    const s = await setup();
+    const gone = { ...s.record([track('Ghost', 1)]), sourceId: 'no-such-source' };
+    expect((await s.newCapture().capture([gone])).size).toBe(0);
+    expect(await s.repository.modelsOfSource(s.workspaceId, 'no-such-source')).toEqual([]);
+  });
+});
