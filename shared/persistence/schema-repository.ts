@@ -71,8 +71,15 @@ const versionSketchKey = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | '
 
 type Key = { pk: string; sk: string };
 const SUMMARY_FIELDS = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk'];
-const strip = <T>(item: Record<string, unknown>): T =>
-  Object.fromEntries(Object.entries(item).filter(([k]) => !SUMMARY_FIELDS.includes(k))) as T;
+/**
+ * A summary as the API sees it. Schemas are stored as JSON text: their keys come from events, and a key such
+ * as `__proto__` or "" cannot be a key of a DynamoDB map written through the document client.
+ */
+const strip = <T>(item: Record<string, unknown>): T => {
+  const fields = Object.fromEntries(Object.entries(item).filter(([k]) => !SUMMARY_FIELDS.includes(k)));
+  return { ...fields, schema: JSON.parse(String(item.schema ?? '{}')) } as T;
+};
+const stored = (schema: Record<string, string>) => JSON.stringify(schema);
 
 export class SchemaRepository {
   constructor(
@@ -98,7 +105,7 @@ export class SchemaRepository {
    * Undefined when another consumer created it first (the caller reads it again).
    */
   async createModel(ref: ModelRef, writeKey: string, at: string): Promise<ModelSummary | undefined> {
-    const existing = await queryPrefix<ModelSummary>(this.store, modelKey(ref).pk, keys.schemaModelPrefix);
+    const existing = (await queryPrefix(this.store, modelKey(ref).pk, keys.schemaModelPrefix)).map((item) => strip<ModelSummary>(item));
     for (const stale of leastRecentlySeen(existing, existing.length + 1 - this.limits.modelsPerSource)) await this.deleteModel(stale);
     const summary: ModelSummary = {
       ...ref,
@@ -112,7 +119,7 @@ export class SchemaRepository {
       rev: 0,
     };
     const created = await this.createPair(
-      { ...modelKey(ref), entity: 'schemaModel', ...summary },
+      { ...modelKey(ref), entity: 'schemaModel', ...summary, schema: stored(summary.schema) },
       { ...modelSketchKey(ref), entity: 'schemaModelSketch', rev: 0 },
       {
         ...keys.schemaModelLookup(summary.eventId),
@@ -148,7 +155,7 @@ export class SchemaRepository {
       rev: 0,
     };
     const created = await this.createPair(
-      { ...versionKey(summary), entity: 'schemaVersion', ...summary },
+      { ...versionKey(summary), entity: 'schemaVersion', ...summary, schema: stored(summary.schema) },
       { ...versionSketchKey(summary), entity: 'schemaVersionSketch', rev: 0 },
       { ...keys.schemaVersionLookup(summary.versionId), entity: 'schemaVersionLookup', ...modelOf(summary), hash, eventId: summary.eventId },
     );
@@ -161,7 +168,7 @@ export class SchemaRepository {
 
   /** Brings a summary up to its sketch's revision (an older write arriving late changes nothing). */
   updateModelSummary = (ref: ModelRef, rev: number, fields: Pick<ModelSummary, 'schema' | 'lastSeen' | 'total'>) =>
-    this.updateSummary(modelKey(ref), rev, fields);
+    this.updateSummary(modelKey(ref), rev, { ...fields, schema: stored(fields.schema) });
   updateVersionSummary = (v: VersionSummary, rev: number, fields: Pick<VersionSummary, 'firstSeen' | 'lastSeen' | 'total'>) =>
     this.updateSummary(versionKey(v), rev, fields);
 

@@ -146,6 +146,17 @@ describe('schema capture', () => {
     expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount])).toEqual([['page', '', 1]]);
   });
 
+  it('captures events with odd keys: empty, "__proto__", dotted', async () => {
+    const s = await setup();
+    const odd = JSON.parse('{"type":"page","userId":"u1","":"blank","__proto__":"p","properties":{"":1,"a.b":true,"constructor":"c"}}');
+    expect((await s.newCapture().capture([s.record([odd])])).size).toBe(0);
+    const [model] = await s.governance.eventModels(s.writeKey);
+    expect(model!.Schema).toEqual(
+      JSON.parse('{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}'),
+    );
+    expect(Object.keys(await s.governance.keyCounts(model!.EventID))).toContain('__proto__');
+  });
+
   it('keeps nothing for a source that no longer exists', async () => {
     const s = await setup();
     const gone = { ...s.record([track('Ghost', 1)]), sourceId: 'no-such-source' };

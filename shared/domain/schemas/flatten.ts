@@ -33,7 +33,8 @@ export function flatten(event: Record<string, unknown>): FlatEvent {
       value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
     } else if (typeof value === 'object') {
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, path ? `${path}.${key}` : key);
-    } else if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    } else if (path && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+      // A top-level field named "" has no path to show (and could not be a key of the stored schema).
       flat.leaves.set(path, value);
     }
   };
