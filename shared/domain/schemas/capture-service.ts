@@ -100,7 +100,7 @@ export class SchemaCapture {
       async () => {
         const loaded = await this.repository.loadModel(ref);
         if (loaded.summary && loaded.sketch) return { summary: loaded.summary, sketch: loaded.sketch };
-        const created = await this.repository.createModel(ref, writeKey, now());
+        const created = await this.repository.createModel(ref, writeKey, observations[0]!.at);
         return created && { summary: created, sketch: { rev: 0 } };
       },
       observations,
