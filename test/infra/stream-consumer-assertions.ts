@@ -22,6 +22,8 @@ export function expectStreamConsumerWired(stacks: WeirStacks, template: Template
     FunctionResponseTypes: ['ReportBatchItemFailures'],
     FilterCriteria: { Filters: [{ Pattern: JSON.stringify(consumer.filter) }] },
   });
+  // A batching window only where the entry asks for one (schema capture: fewer, fuller batches).
+  expect(mappings[0]!.Properties!.MaximumBatchingWindowInSeconds).toBe(consumer.batchingWindowSeconds);
   expect(refersToArnOf(mappings[0]!.Properties!.DestinationConfig, queueId)).toBe(true);
   expect(JSON.stringify(mappings[0]!.Properties!.EventSourceArn)).toContain('StreamArn');
 

@@ -7,6 +7,7 @@ const dev = synthStage('dev');
 test('every STREAM_CONSUMERS entry becomes a filtered, retried stream consumer with an on-failure queue', () => {
   const entries = Object.entries(STREAM_CONSUMERS);
   expect(entries.length).toBeGreaterThan(0);
+  expect(STREAM_CONSUMERS.schemaCapture?.batchingWindowSeconds).toBeGreaterThan(0);
   for (const [name, consumer] of entries) expectStreamConsumerWired(dev.stacks, dev.planes.control, name, consumer);
 }, 120_000);
 
