@@ -78,12 +78,12 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
   },
   /**
    * Accepted events into event models and versions (area D). Its cost is per batch and model, not per event,
-   * so in AWS it takes large batches gathered for up to 30 s.
+   * so in AWS it takes large batches (Lambda cuts them at its 6 MB payload) gathered for up to 30 s.
    */
   schemaCapture: {
     entry: 'functions/schema-capture/handler.ts',
     filter: ACCEPTED_EVENTS_FILTER,
-    batchSize: 100,
+    batchSize: 200,
     retryAttempts: 10,
     batchingWindowSeconds: 30,
   },

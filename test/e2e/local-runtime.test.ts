@@ -84,6 +84,9 @@ describe('npm start', () => {
         }),
         'OK',
         { status: 'ok' },
+        [expect.objectContaining({ EventType: 'track', EventIdentifier: 'Signed Up', TotalCount: 1, Schema: expect.objectContaining({ 'properties.plan': 'string' }) })],
+        expect.objectContaining({ TotalCount: 1, FrequentValues: expect.objectContaining({ 'properties.plan': [{ Value: 'pro', Frequency: 1 }] }) }),
+        expect.objectContaining({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'track Signed Up' }),
       ]);
 
       // The README's SDK example, as written, with the write key of the bootstrap source.

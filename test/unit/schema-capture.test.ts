@@ -217,6 +217,14 @@ describe('reservoir offer', () => {
 });
 
 describe('Sketch', () => {
+  it('does not count the values of per-event fields (ids and times), but keeps them in schema and key counts', () => {
+    const sketch = new Sketch();
+    const event = { type: 'track', messageId: 'm1', receivedAt: 't', sentAt: 't', timestamp: 't', originalTimestamp: 't', userId: 'u1' };
+    sketch.observe(event, flatten(event), 't');
+    expect(Object.keys(sketch.metadata().FrequentValues)).toEqual(['type', 'userId']);
+    expect(sketch.keyCountsView()).toEqual({ messageId: 1, originalTimestamp: 1, receivedAt: 1, sentAt: 1, timestamp: 1, type: 1, userId: 1 });
+  });
+
   const e1 = { id: '1', amount: 5, v: 1, meta: { x: null } };
   const e2 = { id: 2, amount: null, v: 'x', ok: true };
   const e3 = { id: '3', amount: 7.5, v: 2, ok: false, tags: ['a'] };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { typeName, valueText, type FlatEvent } from './flatten';
 import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
@@ -16,11 +17,21 @@ export const LIMITS = {
   countedKeys: 300,
   /** Longer values are counted by their first 200 characters. */
   valueChars: 200,
-  /** Stream records remembered as applied: well over a stream batch, so a retried batch is recognised. */
+  /**
+   * Stream records remembered as applied (by a 60-bit digest of their id), so a retried batch is
+   * recognised: Lambda retries a batch (at most 200 records, STREAM_CONSUMERS) from its first failed record.
+   */
   appliedRecords: 400,
   /** Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples. */
   sketchBytes: 300 * 1024,
 } as const;
+
+/**
+ * Fields SDKs and ingestion give every event its own value (or its request's): no value of theirs can be
+ * seen in one event in a hundred, yet each would keep a full list of candidates in every sketch write.
+ * They are in schemas, key counts and samples, but not counted for frequent values.
+ */
+export const UNCOUNTED_VALUES: ReadonlySet<string> = new Set(['messageId', 'receivedAt', 'sentAt', 'timestamp', 'originalTimestamp']);
 
 interface SketchState {
   total: number;
@@ -41,6 +52,8 @@ export interface Metadata {
   TotalCount: number;
   FrequentValues: Record<string, FrequentValue[]>;
 }
+
+const digest = (recordId: string) => createHash('sha256').update(recordId).digest('base64url').slice(0, 10);
 
 const sortedObject = <V>(entries: Iterable<[string, V]>): Record<string, V> =>
   Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -94,11 +107,11 @@ export class Sketch {
   }
 
   hasApplied(recordId: string): boolean {
-    return this.applied.includes(recordId);
+    return this.applied.includes(digest(recordId));
   }
 
   markApplied(recordId: string): void {
-    this.applied.push(recordId);
+    this.applied.push(digest(recordId));
     if (this.applied.length > LIMITS.appliedRecords) this.applied.splice(0, this.applied.length - LIMITS.appliedRecords);
   }
 
@@ -115,6 +128,7 @@ export class Sketch {
         this.schema.set(key, type);
       } else if (!known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
       this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
+      if (UNCOUNTED_VALUES.has(key)) continue;
       let counter = this.values.get(key);
       if (!counter && this.values.size < LIMITS.countedKeys) this.values.set(key, (counter = new LossyCounter()));
       counter?.observe(valueText(value).slice(0, LIMITS.valueChars));
