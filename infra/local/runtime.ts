@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { copyFileSync, existsSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import path from 'node:path';
@@ -62,6 +63,16 @@ function registryConsumers(): PollerConsumer[] {
   }));
 }
 
+/**
+ * `checkpoints.json` → `checkpoints.<consumer>.json`. A consumer without its own file yet starts where the
+ * shared file of earlier versions says, so an upgrade replays nothing.
+ */
+function consumerCheckpointFile(shared: string, consumer: string): string {
+  const own = shared.replace(/(\.json)?$/, `.${consumer}.json`);
+  if (!existsSync(own) && existsSync(shared)) copyFileSync(shared, own);
+  return own;
+}
+
 async function listen(server: Server, host: string, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -107,12 +118,20 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       : undefined;
 
     const streams = new DynamoDBStreamsClient({ endpoint: dynamoEndpoint });
-    const poller = startStreamPoller({
-      client: streams,
-      streamArn,
-      consumers: options.consumers ?? registryConsumers(),
-      checkpointFile: options.checkpointFile,
-    });
+    // One poller per consumer, each with its own checkpoints, as each has its own event source mapping in
+    // AWS: a consumer that is slow or failing delays no other.
+    const pollers = (options.consumers ?? registryConsumers()).map((consumer) =>
+      startStreamPoller({
+        client: streams,
+        streamArn,
+        consumers: [consumer],
+        checkpointFile: options.checkpointFile && consumerCheckpointFile(options.checkpointFile, consumer.name),
+      }),
+    );
+    const poller: StreamPoller = {
+      stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))),
+      drain: async () => void (await Promise.all(pollers.map((p) => p.drain()))),
+    };
     stops.push(async () => {
       await poller.stop();
       streams.destroy();

@@ -108,3 +108,32 @@ describe('the local stream poller', () => {
     expect(again).toEqual(['RETRY/D']);
   });
 });
+
+describe('the local runtime', () => {
+  it('feeds each consumer on its own, so one that is slow delays no other', async () => {
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const fastSeen: number[] = [];
+    const runtime = await startTestRuntime({
+      consumers: [
+        consumer({ name: 'slow', handler: () => blocked }),
+        consumer({ name: 'fast', handler: async (event) => void fastSeen.push(...event.Records.map(() => Date.now())) }),
+      ],
+    });
+    const seenBy = async (count: number) => {
+      const since = Date.now();
+      while (fastSeen.length < count && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    try {
+      // The slow consumer is still on the first record when the second is written: the fast one gets both.
+      await runtime.store.doc.send(new PutCommand({ TableName: runtime.tableName, Item: { pk: 'P', sk: '1' } }));
+      await seenBy(1);
+      await runtime.store.doc.send(new PutCommand({ TableName: runtime.tableName, Item: { pk: 'P', sk: '2' } }));
+      await seenBy(2);
+      expect(fastSeen).toHaveLength(2);
+    } finally {
+      release();
+      await runtime.stop();
+    }
+  });
+});
