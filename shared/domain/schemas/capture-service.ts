@@ -29,14 +29,14 @@ export const CAPTURE_LIMITS = {
   conflictAttempts: 10,
 } as const;
 
-interface Observation {
+export interface Observation {
   recordId: string;
   event: Record<string, unknown>;
   flat: FlatEvent;
   at: string;
 }
 
-interface ModelBatch {
+export interface ModelBatch {
   ref: ModelRef;
   observations: Observation[];
 }
@@ -45,6 +45,48 @@ interface ModelBatch {
 export function identifierOf(event: Record<string, unknown>): string | undefined {
   if (event.type !== 'track') return '';
   return typeof event.event === 'string' && event.event.length <= CAPTURE_LIMITS.identifierChars ? event.event : undefined;
+}
+
+/** A stream batch's events, flattened once and grouped by event model, in order of first appearance. */
+export function groupByModel(records: AcceptedRecord[]): ModelBatch[] {
+  const batches = new Map<string, ModelBatch>();
+  for (const record of records) {
+    for (const event of record.events) {
+      const identifier = identifierOf(event);
+      if (typeof event.type !== 'string' || identifier === undefined) continue;
+      const flat = flatten(event);
+      if (flat.leaves.size > CAPTURE_LIMITS.keysPerEvent) continue;
+      const ref = { workspaceId: record.workspaceId, sourceId: record.sourceId, eventType: event.type, eventIdentifier: identifier };
+      const key = JSON.stringify(Object.values(ref));
+      let batch = batches.get(key);
+      if (!batch) batches.set(key, (batch = { ref, observations: [] }));
+      const at = typeof event.receivedAt === 'string' ? event.receivedAt : now();
+      batch.observations.push({ recordId: record.recordId, event, flat, at });
+    }
+  }
+  return [...batches.values()];
+}
+
+/** A model's observations grouped by version: schema digest → its schema and observations. */
+export function groupByVersion(observations: Observation[]): Map<string, { schema: Record<string, string>; observations: Observation[] }> {
+  const versions = new Map<string, { schema: Record<string, string>; observations: Observation[] }>();
+  for (const observation of observations) {
+    const schema = schemaOf(observation.flat);
+    const hash = schemaHash(schema);
+    const version = versions.get(hash) ?? { schema, observations: [] };
+    version.observations.push(observation);
+    versions.set(hash, version);
+  }
+  return versions;
+}
+
+/** A stored sketch with the observations of records it does not hold yet; `fresh` counts them. */
+export function applyTo(data: Uint8Array | undefined, observations: Observation[]): { sketch: Sketch; fresh: number } {
+  const sketch = Sketch.decode(data);
+  const fresh = observations.filter((o) => !sketch.hasApplied(o.recordId));
+  for (const o of fresh) sketch.observe(o.event, o.flat, o.at);
+  new Set(fresh.map((o) => o.recordId)).forEach((id) => sketch.markApplied(id));
+  return { sketch, fresh: fresh.length };
 }
 
 const WRITE_KEY_TTL_MS = 5 * 60_000;
@@ -60,24 +102,9 @@ export class SchemaCapture {
 
   /** Captures the events of `records`; returns the ids of the records that could not be (to retry). */
   async capture(records: AcceptedRecord[]): Promise<Set<string>> {
-    const batches = new Map<string, ModelBatch>();
-    for (const record of records) {
-      for (const event of record.events) {
-        const identifier = identifierOf(event);
-        if (typeof event.type !== 'string' || identifier === undefined) continue;
-        const flat = flatten(event);
-        if (flat.leaves.size > CAPTURE_LIMITS.keysPerEvent) continue;
-        const ref = { workspaceId: record.workspaceId, sourceId: record.sourceId, eventType: event.type, eventIdentifier: identifier };
-        const key = JSON.stringify(Object.values(ref));
-        let batch = batches.get(key);
-        if (!batch) batches.set(key, (batch = { ref, observations: [] }));
-        const at = typeof event.receivedAt === 'string' ? event.receivedAt : now();
-        batch.observations.push({ recordId: record.recordId, event, flat, at });
-      }
-    }
-
+    const batches = groupByModel(records);
     const failed = new Set<string>();
-    const queue = [...batches.values()];
+    const queue = [...batches];
     const worker = async () => {
       for (let batch = queue.shift(); batch; batch = queue.shift()) {
         try {
@@ -108,14 +135,7 @@ export class SchemaCapture {
       (summary, rev, sketch) => this.repository.updateModelSummary(summary, rev, { schema: sketch.schemaView(), lastSeen: sketch.lastSeen ?? summary.lastSeen, total: sketch.total }),
     );
 
-    const versions = new Map<string, { schema: Record<string, string>; observations: Observation[] }>();
-    for (const observation of observations) {
-      const schema = schemaOf(observation.flat);
-      const hash = schemaHash(schema);
-      const version = versions.get(hash) ?? { schema, observations: [] };
-      version.observations.push(observation);
-      versions.set(hash, version);
-    }
+    const versions = groupByVersion(observations);
     for (const [hash, version] of versions) {
       const id = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, eventId: model.eventId, hash };
       const written = await this.apply<VersionSummary>(
@@ -153,12 +173,9 @@ export class SchemaCapture {
       const loaded = await load();
       if (loaded) {
         const { summary, sketch: stored } = loaded;
-        const sketch = Sketch.decode(stored.data);
-        const fresh = observations.filter((o) => !sketch.hasApplied(o.recordId));
+        const { sketch, fresh } = applyTo(stored.data, observations);
         let rev = stored.rev;
-        if (fresh.length > 0) {
-          for (const o of fresh) sketch.observe(o.event, o.flat, o.at);
-          new Set(fresh.map((o) => o.recordId)).forEach((id) => sketch.markApplied(id));
+        if (fresh > 0) {
           if (await save(summary, rev, sketch.encode())) rev++;
           else rev = -1;
         }
