@@ -3,7 +3,7 @@ import { Analytics as SegmentAnalytics } from '@segment/analytics-node';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
  * The field's real Node SDKs, unchanged, pointed at the local data plane: the RudderStack SDK sends gzip
@@ -43,7 +43,7 @@ async function receivedOn(path: string, count: number) {
   return hook.received.filter((r) => r.path === path).map((r) => r.json as Record<string, unknown>);
 }
 
-test('@rudderstack/rudder-sdk-node delivers track and identify exactly once', async () => {
+test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and the data governance API describes them', async () => {
   const source = await connectedSource('/rudder');
   const errors: unknown[] = [];
   const client = new RudderAnalytics(source.writeKey, { dataPlaneUrl: rt.dataUrl, flushAt: 10, logLevel: 'error', errorHandler: (e) => errors.push(e) });
@@ -59,6 +59,15 @@ test('@rudderstack/rudder-sdk-node delivers track and identify exactly once', as
   expect(received[0]).toMatchObject({ traits: { email: 'ada@example.com', plan: 'pro' }, context: { library: { name: 'analytics-node' } } });
   expect(received[1]).toMatchObject({ properties: { revenue: 42 }, messageId: expect.any(String), receivedAt: expect.any(String) });
   expect(new Set(received.map((e) => e.messageId)).size).toBe(2);
+
+  // The same events, as the data governance API describes them.
+  const admin = basic(ADMIN.user, ADMIN.password);
+  const models = (await call(rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${source.writeKey}`, { auth: admin })).body as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const track = models.find((m) => m.EventType === 'track');
+  expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount]).sort()).toEqual([['identify', '', 1], ['track', 'Order Completed', 1]]);
+  expect(track!.Schema).toMatchObject({ 'context.library.name': 'string', 'properties.revenue': 'float64', userId: 'string', messageId: 'string' });
+  const metadata = (await call(rt.dataUrl, 'GET', `/schemas/event-model/${track!.EventID}/metadata`, { auth: admin })).body;
+  expect(metadata.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual([received[1]!.messageId]);
 });
 
 test('@segment/analytics-node delivers track and identify exactly once', async () => {
