@@ -20,6 +20,12 @@ const times = (value: string, n: number) => Array.from({ length: n }, () => valu
 const see = (sketch: Sketch, event: Record<string, unknown>, at: string) => sketch.observe(event, flatten(event), at);
 
 describe('flatten', () => {
+  it('leaves out keys longer than 256 characters', () => {
+    const long = 'k'.repeat(250);
+    const flat = flatten({ a: { [long]: 1, short: 2 }, [`${long}-extra`]: { b: true } });
+    expect([...flat.leaves.keys()]).toEqual([`a.${long}`, 'a.short']);
+  });
+
   it('joins nested object keys with dots and turns arrays of objects into numeric path segments', () => {
     const flat = flatten({ a: { b: 1, c: 'x' }, items: [{ sku: 'A' }, { sku: 'B', qty: 2 }], ok: true });
     expect(Object.fromEntries(flat.leaves)).toEqual({ 'a.b': 1, 'a.c': 'x', 'items.0.sku': 'A', 'items.1.sku': 'B', 'items.1.qty': 2, ok: true });

@@ -5,9 +5,12 @@ import { createHash } from 'node:crypto';
  * names. Nested object keys join with `.`, array elements become numeric segments (`properties.items.0.sku`),
  * empty objects and arrays leave no key, and null leaves are not part of the schema (they are reported apart,
  * for the JSON Schema export). A literal key containing a dot collides with the nested path it spells; the
- * later one in the event wins.
+ * later one in the event wins. Keys longer than MAX_PATH_CHARS are left out.
  */
 export type TypeName = 'string' | 'float64' | 'bool';
+
+/** Longer dotted keys are left out of schemas (1,000 keys of this length still fit a stored item). */
+export const MAX_PATH_CHARS = 256;
 
 export interface FlatEvent {
   /** Non-null leaves: dotted path → value. */
@@ -33,6 +36,8 @@ export function flatten(event: Record<string, unknown>): FlatEvent {
       value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
     } else if (typeof value === 'object') {
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, path ? `${path}.${key}` : key);
+    } else if (path.length > MAX_PATH_CHARS) {
+      // Left out: a stored schema must stay within an item however long the keys events bring.
     } else if (path && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
       // A top-level field named "" has no path to show (and could not be a key of the stored schema).
       flat.leaves.set(path, value);
