@@ -4,17 +4,20 @@ import { regulationsOver } from '../../shared/domain/regulations/wiring';
 import { getStore } from '../../shared/persistence/store';
 import { eachNewImage } from '../../shared/persistence/stream-records';
 
-const { runner } = regulationsOver(getStore());
+const { runner, forgetInSchemas } = regulationsOver(getStore());
 
 /**
  * Regulation stream records (filtered to regulation items): a new suppress_with_delete starts its deletion
- * jobs; a cancel stops the ones still waiting. Both are idempotent, so a redelivered record changes
+ * jobs and removes the user from Weir's event schemas; a cancel stops the jobs still waiting. Both are idempotent, so a redelivered record changes
  * nothing twice. Failed records are reported for retry (partial batch failure).
  */
 export const handler = (event: DynamoDBStreamEvent) =>
   eachNewImage(event, 'regulation processor', async (item, record) => {
     const regulation = Regulation.parse(item);
     if (regulation.regulationType !== 'suppress_with_delete') return;
-    if (record.eventName === 'INSERT') await runner.start(regulation);
+    if (record.eventName === 'INSERT') {
+      await runner.start(regulation);
+      await forgetInSchemas(regulation);
+    }
     else if (record.eventName === 'MODIFY' && regulation.canceled) await runner.cancel(regulation);
   });

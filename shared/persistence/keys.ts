@@ -120,6 +120,7 @@ export const keys = {
     pk: schemaPartition(workspaceId, sourceId),
     sk: `VERSIONSKETCH#${eventId}#${hash}`,
   }),
+  schemaSketchPrefixes: ['MODELSKETCH#', 'VERSIONSKETCH#'],
   /**
    * …and by their UUIDs through lookups written once at creation (the data plane's admin API names them
    * without a workspace); model lookups are listed across workspaces on gsi1 in row-number order. Row

@@ -69,7 +69,7 @@ const versionKey = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventI
 const versionSketchKey = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>) =>
   keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
 
-type Key = { pk: string; sk: string };
+export type Key = { pk: string; sk: string };
 const SUMMARY_FIELDS = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk'];
 /**
  * A summary as the API sees it. Schemas are stored as JSON text: their keys come from events, and a key such
@@ -171,6 +171,20 @@ export class SchemaRepository {
     this.updateSummary(modelKey(ref), rev, { ...fields, schema: stored(fields.schema) });
   updateVersionSummary = (v: VersionSummary, rev: number, fields: Pick<VersionSummary, 'firstSeen' | 'lastSeen' | 'total'>) =>
     this.updateSummary(versionKey(v), rev, fields);
+
+  /** Every model and version sketch of a source, with the key to write each back by (`replaceSketch`). */
+  async sketchesOf(workspaceId: string, sourceId: string): Promise<(StoredSketch & { key: Key })[]> {
+    const pk = keys.schemaModel(workspaceId, sourceId, '', '').pk;
+    const items = (await Promise.all(keys.schemaSketchPrefixes.map((prefix) => queryPrefix(this.store, pk, prefix)))).flat();
+    return items.map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, ...toSketch(item) }));
+  }
+
+  async sketchAt(key: Key): Promise<StoredSketch | undefined> {
+    const item = await this.get(key, true);
+    return item && toSketch(item);
+  }
+
+  replaceSketch = (key: Key, rev: number, data: Uint8Array) => this.saveSketch(key, rev, data);
 
   // --- the API ---------------------------------------------------------------------------------------------
 

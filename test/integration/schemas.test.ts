@@ -237,6 +237,45 @@ describe('data governance API', () => {
   });
 });
 
+describe('data governance API and data regulations', () => {
+  it("removes a deleted user's sampled events and values, keeping the counts", async () => {
+    const s = await newSource();
+    await s.send(['gone', 'stay-1', 'stay-2'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com`, plan: 'pro' } })));
+    const [model] = await modelsOf(s.writeKey, (m) => total(m) === 3);
+    const [version] = (await get(`/schemas/event-versions?EventID=${model.EventID}`)).body;
+    const metadataOf = async () => [
+      (await get(`/schemas/event-model/${model.EventID}/metadata`)).body,
+      (await get(`/schemas/event-version/${version.VersionID}/metadata`)).body,
+    ];
+    for (const metadata of await metadataOf()) {
+      expect(metadata.SampledEvents.map((e: { userId: string }) => e.userId)).toEqual(['gone', 'stay-1', 'stay-2']);
+      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value)).toContain('gone@example.com');
+    }
+    // A deletion needs a destination that can delete; this one is never reached (nothing listens there).
+    const vendor = { apiKey: 'k', apiSecret: 's', baseUrl: 'http://127.0.0.1:9' };
+    await call(rt.controlUrl, 'POST', '/v2/destinations', { auth: bearer(s.workspace.token), body: { name: 'AM', type: 'AM', config: vendor } });
+    const regulated = await call(rt.controlUrl, 'POST', '/v2/regulations', {
+      auth: bearer(s.workspace.token),
+      body: { regulationType: 'suppress_with_delete', users: [{ userId: 'gone', email: 'gone@example.com' }] },
+    });
+    expect(regulated.status).toBe(201);
+    const deadline = Date.now() + 15_000;
+    let after = await metadataOf();
+    while (after.some((m) => m.SampledEvents.length === 3) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await metadataOf();
+    }
+    for (const metadata of after) {
+      expect(metadata.TotalCount).toBe(3);
+      expect(metadata.SampledEvents.map((e: { userId: string }) => e.userId)).toEqual(['stay-1', 'stay-2']);
+      expect(metadata.FrequentValues.userId.map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1', 'stay-2']);
+      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1@example.com', 'stay-2@example.com']);
+      expect(metadata.FrequentValues['traits.plan']).toEqual([{ Value: 'pro', Frequency: 1 }]);
+    }
+    expect((await get(`/schemas/event-model/${model.EventID}/key-counts`)).body['traits.email']).toBe(3);
+  });
+});
+
 describe('data governance API: refusals', () => {
   it('answers 400 with a message when the admin credentials are missing or wrong', async () => {
     const refusals: [string | undefined, string][] = [

@@ -65,6 +65,11 @@ export class LossyCounter {
     }
   }
 
+  /** Drops a value and its count (a user's data deleted); true when it was a candidate. */
+  forget(value: string): boolean {
+    return this.entries.delete(value);
+  }
+
   /** Keeps at most `cap` candidates from now on (the size budget of a stored sketch lowers it). */
   limit(cap: number): void {
     this.cap = Math.max(1, cap);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { normaliseUserId } from '../regulations/suppression-index';
 import { typeName, valueText, type FlatEvent } from './flatten';
 import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
 import { offer } from './reservoir';
@@ -137,6 +138,19 @@ export class Sketch {
     for (const path of flat.arrays) if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
     for (const path of flat.nulls) if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
     offer(this.samples, this.total, event);
+  }
+
+  /**
+   * A deleted user leaves the sketch: the sampled events with their userId, and, under every key, the
+   * candidate values equal to one of their identifiers. Counts stay (they are not personal data).
+   * True when anything changed.
+   */
+  forget(userId: string, identifiers: ReadonlySet<string>): boolean {
+    const kept = this.samples.filter((event) => normaliseUserId(event.userId) !== userId);
+    let changed = kept.length < this.samples.length;
+    this.samples = kept;
+    for (const counter of this.values.values()) for (const value of identifiers) if (counter.forget(value)) changed = true;
+    return changed;
   }
 
   schemaView(): Record<string, string> {
