@@ -287,6 +287,22 @@ describe('live events and outcomes', () => {
     expect((await p.api('GET', `/v2/sources/${p.source.id}/live-events?after_cursor=forged`)).status).toBe(400);
   });
 
+  it('stop showing the events of a user suppressed after they came in, and show them again once lifted', async () => {
+    const p = await pipeline('/live-later');
+    await p.batch([{ type: 'track', userId: 'later', event: 'before' }, { type: 'track', userId: 'other', event: 'kept' }]);
+    await flow();
+    const events = async () => (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
+    expect(await events()).toEqual(['kept', 'before']);
+    const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
+      auth: bearer(p.ws.token),
+      headers: { Accept: 'application/json' },
+      body: { regulationType: 'suppress', users: [{ userId: ' later ' }] },
+    });
+    expect(await events()).toEqual(['kept']);
+    await p.api('DELETE', `/v2/regulations/${created.body[0].id}`);
+    expect(await events()).toEqual(['kept', 'before']);
+  });
+
   it('sends nothing to a disabled destination', async () => {
     const p = await pipeline('/off', '/on');
     await p.api('PATCH', `/v2/destinations/${p.destinations[0]}`, { enabled: false });

@@ -3,6 +3,7 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { DeliveryRepository } from '../../persistence/delivery-repository';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import { NotFoundError, ValidationError } from '../errors';
+import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 
 /** Live events are kept this long for the debugger view (the items themselves live longer, for delivery). */
 export const LIVE_EVENTS_MAX_AGE_MS = 24 * 3600_000;
@@ -41,6 +42,7 @@ export class MonitoringService {
     private readonly catalog: CatalogRepository,
     private readonly ingest: IngestRepository,
     private readonly deliveries: DeliveryRepository,
+    private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
   ) {}
 
   async outcomes(workspaceId: string, destinationId: string): Promise<z.input<typeof Outcomes>> {
@@ -64,7 +66,8 @@ export class MonitoringService {
   }
 
   /**
-   * The events a source received, newest first, as stored (suppressed events never are), at most a day old.
+   * The events a source received, newest first, as stored (suppressed events never are), at most a day old;
+   * the events of users suppressed since are left out.
    * A page holds whole requests, so it may run a little over `limit`.
    */
   async sourceEvents(workspaceId: string, sourceId: string, query: z.output<typeof LiveEventsQuery>) {
@@ -90,7 +93,10 @@ export class MonitoringService {
       }
     }
     const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
-    return { events, paging: next ? { next } : {} };
+    // Users suppressed since their events came in are not shown either (one read round per page).
+    const suppressed = await this.suppression.suppressedUsers(workspaceId, sourceId, events.map((e) => e.userId));
+    const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
+    return { events: shown, paging: next ? { next } : {} };
   }
 
   /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */
