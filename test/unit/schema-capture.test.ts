@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { flatten, schemaHash, schemaOf, valueText } from '../../shared/domain/schemas/flatten';
+import { flatten, schemaHash, schemaOf, valueText, versionOf } from '../../shared/domain/schemas/flatten';
 import { LossyCounter } from '../../shared/domain/schemas/lossy-counter';
 import { offer } from '../../shared/domain/schemas/reservoir';
 import { LIMITS, Sketch } from '../../shared/domain/schemas/sketch';
@@ -80,6 +80,18 @@ describe('schemaHash', () => {
     expect(schemaHash({ a: 'string', b: 'string' })).not.toBe(base);
     expect(schemaHash({ a: 'string', b: 'float64', c: 'bool' })).not.toBe(base);
     expect(schemaHash({ a: 'string' })).not.toBe(base);
+  });
+});
+
+describe('versionOf', () => {
+  it('gives the schema and digest of schemaOf and schemaHash, whatever the key order, and never conflates two key sets', () => {
+    const a = flatten({ x: 1, y: 'a' });
+    const b = flatten({ y: 'b', x: 2 });
+    const tricky = flatten({ 'x:float64,y': 'z' });
+    expect(versionOf(a)).toEqual({ schema: schemaOf(a), hash: schemaHash(schemaOf(a)) });
+    expect(versionOf(b).hash).toBe(versionOf(a).hash);
+    expect(versionOf(tricky)).toEqual({ schema: { 'x:float64,y': 'string' }, hash: schemaHash({ 'x:float64,y': 'string' }) });
+    expect(versionOf(tricky).hash).not.toBe(versionOf(a).hash);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import { now } from '../../persistence/ids';
 import type { ModelRef, SchemaRepository, StoredSketch, VersionSummary } from '../../persistence/schema-repository';
-import { flatten, schemaHash, schemaOf, type FlatEvent } from './flatten';
+import { flatten, versionOf, type FlatEvent } from './flatten';
 import { Sketch } from './sketch';
 
 /**
@@ -71,8 +71,7 @@ export function groupByModel(records: AcceptedRecord[]): ModelBatch[] {
 export function groupByVersion(observations: Observation[]): Map<string, { schema: Record<string, string>; observations: Observation[] }> {
   const versions = new Map<string, { schema: Record<string, string>; observations: Observation[] }>();
   for (const observation of observations) {
-    const schema = schemaOf(observation.flat);
-    const hash = schemaHash(schema);
+    const { schema, hash } = versionOf(observation.flat);
     const version = versions.get(hash) ?? { schema, observations: [] };
     version.observations.push(observation);
     versions.set(hash, version);

@@ -62,5 +62,25 @@ export function schemaHash(schema: Record<string, string>): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
+/**
+ * The schema and version digest of a flattened event. Events of one version nearly always list their keys
+ * in the same order, so the sorting and hashing are done once per key order: the cache is keyed by the
+ * exact (unambiguous) list of keys and types in event order, and bounded.
+ */
+const versionCache = new Map<string, { schema: Record<string, TypeName>; hash: string }>();
+const VERSION_CACHE_SIZE = 1000;
+
+export function versionOf(flat: FlatEvent): { schema: Record<string, TypeName>; hash: string } {
+  const signature = JSON.stringify([...flat.leaves].map(([key, value]) => [key, typeName(value)]));
+  let found = versionCache.get(signature);
+  if (!found) {
+    if (versionCache.size >= VERSION_CACHE_SIZE) versionCache.clear();
+    const schema = schemaOf(flat);
+    found = { schema, hash: schemaHash(schema) };
+    versionCache.set(signature, found);
+  }
+  return found;
+}
+
 /** A leaf's value as frequent values show it: strings verbatim, numbers and booleans as JavaScript prints them. */
 export const valueText = (value: string | number | boolean): string => (typeof value === 'string' ? value : String(value));
