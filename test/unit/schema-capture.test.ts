@@ -334,4 +334,25 @@ describe('Sketch', () => {
     expect(copy.values.get('key0')?.observations).toBe(400);
     expect(copy.values.get('key0')?.size).toBeLessThan(200);
   });
+
+  it('encodes within LIMITS.sketchBytes whatever keys hostile events bring: long, random, null, arrays, top-level', () => {
+    const sketch = new Sketch();
+    const name = () => randomBytes(190).toString('base64').slice(0, 250);
+    for (let i = 0; i < 40; i++) {
+      const properties = Object.fromEntries(Array.from({ length: 30 }, () => [name(), randomBytes(100).toString('hex')]));
+      const nulls = Object.fromEntries(Array.from({ length: 40 }, () => [name(), null]));
+      const lists = Object.fromEntries(Array.from({ length: 20 }, () => [name(), [1]]));
+      const topLevel = Object.fromEntries(Array.from({ length: 10 }, () => [name(), 'x']));
+      const event = { type: 'track', event: 'Hostile', p: properties, n: nulls, l: lists, ...topLevel };
+      expect(Buffer.byteLength(JSON.stringify(event))).toBeLessThanOrEqual(MAX_EVENT_BYTES);
+      see(sketch, event, '2024-01-01T00:00:00.000Z');
+    }
+    expect(sketch.schema.size).toBe(LIMITS.keysPerModel);
+    expect(sketch.topLevel.size).toBe(LIMITS.topLevelFields);
+    const encoded = sketch.encode();
+    expect(encoded.length).toBeLessThanOrEqual(LIMITS.sketchBytes);
+    const copy = Sketch.decode(encoded);
+    expect([copy.total, copy.schema.size, copy.keyCounts.size]).toEqual([40, LIMITS.keysPerModel, LIMITS.keysPerModel]);
+    expect(copy.samples.length).toBeGreaterThanOrEqual(1);
+  });
 });

@@ -29,6 +29,8 @@ export function typeName(value: string | number | boolean): TypeName {
 export function flatten(event: Record<string, unknown>): FlatEvent {
   const flat: FlatEvent = { leaves: new Map(), nulls: [], arrays: [] };
   const walk = (value: unknown, path: string) => {
+    // Left out, with all below it: a stored schema must stay within an item however long the keys events bring.
+    if (path.length > MAX_PATH_CHARS) return;
     if (value === null || value === undefined) {
       if (path) flat.nulls.push(path);
     } else if (Array.isArray(value)) {
@@ -36,8 +38,6 @@ export function flatten(event: Record<string, unknown>): FlatEvent {
       value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
     } else if (typeof value === 'object') {
       for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, path ? `${path}.${key}` : key);
-    } else if (path.length > MAX_PATH_CHARS) {
-      // Left out: a stored schema must stay within an item however long the keys events bring.
     } else if (path && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
       // A top-level field named "" has no path to show (and could not be a key of the stored schema).
       flat.leaves.set(path, value);

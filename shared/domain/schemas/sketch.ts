@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { normaliseUserId } from '../regulations/suppression-index';
-import { typeName, valueText, type FlatEvent } from './flatten';
+import { MAX_PATH_CHARS, typeName, valueText, type FlatEvent } from './flatten';
 import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
 import { offer } from './reservoir';
 
@@ -14,6 +14,8 @@ import { offer } from './reservoir';
 export const LIMITS = {
   /** Distinct keys a model or version tracks (schema, key counts); keys past it are left out. */
   keysPerModel: 1000,
+  /** Top-level fields whose presence is counted (for `required` in the JSON Schema), first come. */
+  topLevelFields: 200,
   /** Keys whose values are counted for frequent values, first come. */
   countedKeys: 300,
   /** Longer values are counted by their first 200 characters. */
@@ -23,7 +25,11 @@ export const LIMITS = {
    * recognised: Lambda retries a batch (at most 200 records, STREAM_CONSUMERS) from its first failed record.
    */
   appliedRecords: 400,
-  /** Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples. */
+  /**
+   * Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples, then no
+   * array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and one
+   * sample always fit.
+   */
   sketchBytes: 300 * 1024,
 } as const;
 
@@ -38,12 +44,13 @@ interface SketchState {
   total: number;
   firstSeen?: string;
   lastSeen?: string;
-  schema: [string, string][];
-  keyCounts: [string, number][];
+  /** key, type names, events with it not null: one list, so a key is stored once. */
+  keys: [string, string, number][];
   topLevel: [string, number][];
   arrays: string[];
   nullable: string[];
-  values: [string, LossyCounterState][];
+  /** Counters by the index of their key in `keys` (counted keys are always known keys), so no key is stored twice. */
+  values: [number, LossyCounterState][];
   samples: Record<string, unknown>[];
   applied: string[];
 }
@@ -82,12 +89,17 @@ export class Sketch {
     sketch.total = state.total;
     sketch.firstSeen = state.firstSeen;
     sketch.lastSeen = state.lastSeen;
-    state.schema.forEach(([k, v]) => sketch.schema.set(k, v));
-    state.keyCounts.forEach(([k, v]) => sketch.keyCounts.set(k, v));
+    for (const [key, types, count] of state.keys) {
+      sketch.schema.set(key, types);
+      sketch.keyCounts.set(key, count);
+    }
     state.topLevel.forEach(([k, v]) => sketch.topLevel.set(k, v));
     state.arrays.forEach((k) => sketch.arrays.add(k));
     state.nullable.forEach((k) => sketch.nullable.add(k));
-    state.values.forEach(([k, v]) => sketch.values.set(k, new LossyCounter(v)));
+    for (const [index, counter] of state.values) {
+      const key = state.keys[index]?.[0];
+      if (key !== undefined) sketch.values.set(key, new LossyCounter(counter));
+    }
     sketch.samples = state.samples;
     sketch.applied = state.applied;
     return sketch;
@@ -102,6 +114,14 @@ export class Sketch {
     }
     while (encoded.length > LIMITS.sketchBytes && this.samples.length > 1) {
       this.samples.pop();
+      encoded = this.pack();
+    }
+    // Last, the JSON Schema's detail (which paths were arrays or null), then the value counters: keys,
+    // counts and a sample always fit.
+    const lastResorts = [() => (this.arrays.clear(), this.nullable.clear()), () => this.values.clear()];
+    for (const giveWay of lastResorts) {
+      if (encoded.length <= LIMITS.sketchBytes) break;
+      giveWay();
       encoded = this.pack();
     }
     return encoded;
@@ -134,7 +154,11 @@ export class Sketch {
       if (!counter && this.values.size < LIMITS.countedKeys) this.values.set(key, (counter = new LossyCounter()));
       counter?.observe(valueText(value).slice(0, LIMITS.valueChars));
     }
-    for (const key of Object.keys(event)) this.topLevel.set(key, (this.topLevel.get(key) ?? 0) + 1);
+    for (const key of Object.keys(event)) {
+      const seen = this.topLevel.get(key);
+      if (seen !== undefined) this.topLevel.set(key, seen + 1);
+      else if (this.topLevel.size < LIMITS.topLevelFields && key.length <= MAX_PATH_CHARS) this.topLevel.set(key, 1);
+    }
     for (const path of flat.arrays) if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
     for (const path of flat.nulls) if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
     offer(this.samples, this.total, event);
@@ -171,16 +195,16 @@ export class Sketch {
   }
 
   private pack(): Buffer {
+    const index = new Map([...this.schema.keys()].map((key, i) => [key, i]));
     const state: SketchState = {
       total: this.total,
       firstSeen: this.firstSeen,
       lastSeen: this.lastSeen,
-      schema: [...this.schema],
-      keyCounts: [...this.keyCounts],
+      keys: [...this.schema].map(([key, types]) => [key, types, this.keyCounts.get(key) ?? 0]),
       topLevel: [...this.topLevel],
       arrays: [...this.arrays],
       nullable: [...this.nullable],
-      values: [...this.values].map(([key, counter]) => [key, counter.toState()]),
+      values: [...this.values].map(([key, counter]) => [index.get(key)!, counter.toState()]),
       samples: this.samples,
       applied: this.applied,
     };
