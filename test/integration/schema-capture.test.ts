@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
 import { SchemaGovernance } from '../../shared/domain/schemas/governance-service';
@@ -155,6 +156,22 @@ describe('schema capture', () => {
       JSON.parse('{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}'),
     );
     expect(Object.keys(await s.governance.keyCounts(model!.EventID))).toContain('__proto__');
+  });
+
+  it('stores a model whatever keys its events bring: a thousand long random ones', async () => {
+    const s = await setup();
+    const name = () => randomBytes(190).toString('base64').slice(0, 240); // properties.<name>: 251 characters
+    const events = Array.from({ length: 40 }, () =>
+      track('Hostile', 1, {
+        ...Object.fromEntries(Array.from({ length: 30 }, () => [name(), randomBytes(100).toString('hex')])),
+        ...Object.fromEntries(Array.from({ length: 30 }, () => [name(), null])),
+      }),
+    );
+    const failed = await s.newCapture().capture(events.map((event) => s.record([event])));
+    expect(failed.size).toBe(0);
+    const [model] = await s.governance.eventModels(s.writeKey);
+    expect([model!.TotalCount, Object.keys(model!.Schema).length]).toEqual([40, 1000]);
+    expect((await s.governance.modelMetadata(model!.EventID)).TotalCount).toBe(40);
   });
 
   it('keeps nothing for a source that no longer exists', async () => {
