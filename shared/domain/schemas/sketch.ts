@@ -105,7 +105,7 @@ export class Sketch {
     return sketch;
   }
 
-  /** Gzipped state within the size budget: candidate values, then samples, give way when it is exceeded. */
+  /** Gzipped state within the size budget (LIMITS.sketchBytes says what gives way, in which order). */
   encode(): Buffer {
     let encoded = this.pack();
     for (let cap = MAX_CANDIDATES / 2; encoded.length > LIMITS.sketchBytes && cap >= 1; cap = Math.floor(cap / 2)) {
