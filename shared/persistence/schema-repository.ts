@@ -49,6 +49,8 @@ export interface VersionSummary {
   rev: number;
 }
 
+export type VersionRef = Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>;
+
 /** A sketch as stored: its revision and its gzipped state (none before the first events). */
 export interface StoredSketch {
   rev: number;
@@ -64,9 +66,9 @@ export const SCHEMA_LIMITS = {
 
 const modelKey = (ref: ModelRef) => keys.schemaModel(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
 const modelSketchKey = (ref: ModelRef) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
-const versionKey = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>) =>
+const versionKey = (v: VersionRef) =>
   keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
-const versionSketchKey = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>) =>
+const versionSketchKey = (v: VersionRef) =>
   keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
 
 export type Key = { pk: string; sk: string };
@@ -95,7 +97,7 @@ export class SchemaRepository {
     return { summary: summary && strip<ModelSummary>(summary), sketch: sketch && toSketch(sketch) };
   }
 
-  async loadVersion(v: Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>) {
+  async loadVersion(v: VersionRef) {
     const [summary, sketch] = await this.getBoth(versionKey(v), versionSketchKey(v));
     return { summary: summary && strip<VersionSummary>(summary), sketch: sketch && toSketch(sketch) };
   }
@@ -188,17 +190,31 @@ export class SchemaRepository {
 
   // --- the API ---------------------------------------------------------------------------------------------
 
-  async findModel(eventId: string): Promise<ModelSummary | undefined> {
+  /** Where a model lives, from its lookup: enough to reach its sketch or versions. */
+  async modelRef(eventId: string): Promise<(ModelRef & { eventId: string }) | undefined> {
     const lookup = await this.get(keys.schemaModelLookup(eventId));
     if (!lookup) return undefined;
-    const summary = await this.get(modelKey(lookup as unknown as ModelRef));
+    const { workspaceId, sourceId, eventType, eventIdentifier } = lookup as unknown as ModelRef;
+    return { workspaceId, sourceId, eventType, eventIdentifier, eventId };
+  }
+
+  /** Where a version lives, from its lookup. */
+  async versionRef(versionId: string): Promise<VersionRef | undefined> {
+    const lookup = await this.get(keys.schemaVersionLookup(versionId));
+    if (!lookup) return undefined;
+    const { workspaceId, sourceId, eventId, hash } = lookup as unknown as VersionRef;
+    return { workspaceId, sourceId, eventId, hash };
+  }
+
+  async findModel(eventId: string): Promise<ModelSummary | undefined> {
+    const ref = await this.modelRef(eventId);
+    const summary = ref && (await this.get(modelKey(ref)));
     return summary && strip<ModelSummary>(summary);
   }
 
   async findVersion(versionId: string): Promise<VersionSummary | undefined> {
-    const lookup = await this.get(keys.schemaVersionLookup(versionId));
-    if (!lookup) return undefined;
-    const summary = await this.get(versionKey(lookup as unknown as VersionSummary));
+    const ref = await this.versionRef(versionId);
+    const summary = ref && (await this.get(versionKey(ref)));
     return summary && strip<VersionSummary>(summary);
   }
 
@@ -207,7 +223,7 @@ export class SchemaRepository {
     return item && toSketch(item);
   }
 
-  async versionSketch(v: VersionSummary): Promise<StoredSketch | undefined> {
+  async versionSketch(v: VersionRef): Promise<StoredSketch | undefined> {
     const item = await this.get(versionSketchKey(v));
     return item && toSketch(item);
   }

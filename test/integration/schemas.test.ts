@@ -123,6 +123,7 @@ describe('data governance API', () => {
     ]);
     expect(new Set(versions.map((v) => v.VersionID)).size).toBe(3);
     expect(versions[0].ID < versions[1].ID && versions[1].ID < versions[2].ID).toBe(true);
+    for (const version of versions) expect(Object.keys(version.Schema)).toEqual(Object.keys(version.Schema).sort());
   });
 
   it('shows frequent values seen at least once in every hundred events, and hides rarer ones', async () => {

@@ -47,10 +47,16 @@ export function flatten(event: Record<string, unknown>): FlatEvent {
   return flat;
 }
 
-/** The schema of one event: dotted key → type name. */
+/**
+ * An object of `entries` in key order (as every schema, count and value map of the API is shown).
+ * fromEntries defines own properties, so a key such as `__proto__` is a key like any other.
+ */
+export const sortedObject = <V>(entries: Iterable<[string, V]>): Record<string, V> =>
+  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/** The schema of one event: dotted key → type name, in key order. */
 export function schemaOf(flat: FlatEvent): Record<string, TypeName> {
-  // fromEntries defines own properties, so a key such as `__proto__` is a key like any other.
-  return Object.fromEntries([...flat.leaves].map(([key, value]) => [key, typeName(value)]));
+  return sortedObject([...flat.leaves].map(([key, value]) => [key, typeName(value)]));
 }
 
 /**

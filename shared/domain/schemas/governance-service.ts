@@ -1,15 +1,10 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { ModelSummary, SchemaRepository, VersionSummary } from '../../persistence/schema-repository';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
 import type { EventModel, EventVersion, Metadata } from './schemas';
 import { Sketch } from './sketch';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-const sortedKeys = (schema: Record<string, string>) =>
-  Object.fromEntries(Object.entries(schema).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
   ID: m.id,
@@ -18,7 +13,7 @@ export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
   EventType: m.eventType,
   EventIdentifier: m.eventIdentifier,
   CreatedAt: m.createdAt,
-  Schema: sortedKeys(m.schema),
+  Schema: m.schema,
   LastSeen: m.lastSeen,
   TotalCount: m.total,
 });
@@ -27,7 +22,7 @@ export const versionView = (v: VersionSummary): z.input<typeof EventVersion> => 
   ID: v.id,
   VersionID: v.versionId,
   EventModelID: v.eventId,
-  Schema: sortedKeys(v.schema),
+  Schema: v.schema,
   FirstSeen: v.firstSeen,
   LastSeen: v.lastSeen,
   TotalCount: v.total,
@@ -53,10 +48,7 @@ export class SchemaGovernance {
   }
 
   async eventVersions(eventId: string): Promise<z.input<typeof EventVersion>[]> {
-    if (eventId === '') return [];
-    const id = eventId.toLowerCase();
-    if (!UUID.test(id)) throw new ValidationError('query.EventID: EventID must be a UUID');
-    const model = await this.repository.findModel(id);
+    const model = eventId === '' ? undefined : await this.repository.modelRef(eventId);
     return model ? (await this.repository.versionsOf(model)).map(versionView) : [];
   }
 
@@ -65,7 +57,8 @@ export class SchemaGovernance {
   }
 
   async versionMetadata(versionId: string): Promise<z.input<typeof Metadata>> {
-    const version = await this.version(versionId);
+    const version = await this.repository.versionRef(versionId);
+    if (!version) throw versionNotFound(versionId);
     return Sketch.decode((await this.repository.versionSketch(version))?.data).metadata();
   }
 
@@ -75,7 +68,8 @@ export class SchemaGovernance {
 
   /** Keys of the model's schema that this version's events never have, sorted. */
   async missingKeys(versionId: string): Promise<string[]> {
-    const version = await this.version(versionId);
+    const version = await this.repository.findVersion(versionId);
+    if (!version) throw versionNotFound(versionId);
     const model = await this.repository.findModel(version.eventId);
     if (!model) return [];
     return Object.keys(model.schema)
@@ -88,15 +82,12 @@ export class SchemaGovernance {
     return jsonSchemaOf({ EventID: model.eventId, EventType: model.eventType, EventIdentifier: model.eventIdentifier }, sketch);
   }
 
+  /** The model's sketch, found through its lookup alone (the summary is not needed). */
   private async modelSketch(eventId: string) {
-    const model = await this.repository.findModel(eventId);
+    const model = await this.repository.modelRef(eventId);
     if (!model) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
     return { model, sketch: Sketch.decode((await this.repository.modelSketch(model))?.data) };
   }
-
-  private async version(versionId: string): Promise<VersionSummary> {
-    const version = await this.repository.findVersion(versionId);
-    if (!version) throw new NotFoundError(`No event version found for VersionID: ${versionId}`);
-    return version;
-  }
 }
+
+const versionNotFound = (versionId: string) => new NotFoundError(`No event version found for VersionID: ${versionId}`);

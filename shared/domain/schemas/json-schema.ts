@@ -1,3 +1,4 @@
+import { sortedObject } from './flatten';
 import type { Sketch } from './sketch';
 
 /**
@@ -59,7 +60,6 @@ function merge(a: Node, b: Node): Node {
   return merged;
 }
 
-const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function render(node: Node): Record<string, unknown> {
   const types = TYPE_ORDER.filter((type) => node.types.has(type));
@@ -74,7 +74,7 @@ function render(node: Node): Record<string, unknown> {
     if (isArray && isIndex(segment)) items = items ? merge(items, sub) : sub;
     else properties.push([segment, render(sub)]);
   }
-  if (properties.length > 0) schema.push(['properties', Object.fromEntries(properties.sort(byKey))]);
+  if (properties.length > 0) schema.push(['properties', sortedObject(properties)]);
   if (items) schema.push(['items', render(items)]);
   return Object.fromEntries(schema);
 }

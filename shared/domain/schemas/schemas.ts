@@ -1,16 +1,21 @@
 import { z } from 'zod';
 
 /** Data governance API (SPEC §2.8–2.10, §4.D): the shapes of its parameters and answers. */
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const uuid = (field: string) =>
   z
     .string({ error: `${field} is required` })
-    .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, `${field} must be a UUID`)
+    .regex(UUID, `${field} must be a UUID`)
     .transform((id) => id.toLowerCase());
 
 /** `WriteKey` as documented; `writeKey` (as one revision of the docs spells it) is the same filter. */
 export const EventModelsQuery = z.object({ WriteKey: z.string().max(200).optional(), writeKey: z.string().max(200).optional() });
+/** EventID is mandatory; an empty one is a filter that matches nothing. */
 export const EventVersionsQuery = z.object({
-  EventID: z.string({ error: 'Mandatory field: EventID missing' }),
+  EventID: z
+    .string({ error: 'Mandatory field: EventID missing' })
+    .refine((id) => id === '' || UUID.test(id), 'EventID must be a UUID')
+    .transform((id) => id.toLowerCase()),
 });
 export const EventIdParams = z.object({ EventID: uuid('EventID') });
 export const VersionIdParams = z.object({ VersionID: uuid('VersionID') });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { normaliseUserId } from '../regulations/suppression-index';
-import { MAX_PATH_CHARS, typeName, valueText, type FlatEvent } from './flatten';
+import { MAX_PATH_CHARS, sortedObject, typeName, valueText, type FlatEvent } from './flatten';
 import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
 import { offer } from './reservoir';
 
@@ -62,9 +62,6 @@ export interface Metadata {
 }
 
 const digest = (recordId: string) => createHash('sha256').update(recordId).digest('base64url').slice(0, 10);
-
-const sortedObject = <V>(entries: Iterable<[string, V]>): Record<string, V> =>
-  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 export class Sketch {
   total = 0;
