@@ -1,11 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { SchemaRepository } from '../../shared/persistence/schema-repository';
 import { getStore } from '../../shared/persistence/store';
+import { newImageOf } from '../../shared/persistence/stream-records';
 
 const store = getStore();
 const capture = new SchemaCapture(new SchemaRepository(store), new CatalogRepository(store));
@@ -19,11 +18,10 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const records: (AcceptedRecord & { sequence: string })[] = [];
   const unreadable: string[] = [];
   for (const record of event.Records) {
-    const image = record.dynamodb?.NewImage;
     const sequence = record.dynamodb?.SequenceNumber ?? '';
-    if (!image) continue;
     try {
-      const item = unmarshall(image as Record<string, AttributeValue>);
+      const item = newImageOf(record);
+      if (!item) continue;
       records.push({
         sequence,
         recordId: `${String(item.requestId)}#${Number(item.part)}`,

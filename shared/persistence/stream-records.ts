@@ -2,6 +2,12 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 
+/** A record's new image as a plain item (undefined for a record without one, such as a removal). */
+export function newImageOf(record: DynamoDBRecord): Record<string, unknown> | undefined {
+  const image = record.dynamodb?.NewImage;
+  return image && unmarshall(image as Record<string, AttributeValue>);
+}
+
 /**
  * A stream consumer's loop: each record's new image, as a plain item, to `handle`, one record after the
  * other; a record that throws is reported as a batch item failure (Lambda retries from it), and logged.
@@ -13,10 +19,9 @@ export async function eachNewImage(
 ): Promise<DynamoDBBatchResponse> {
   const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
-    const image = record.dynamodb?.NewImage;
-    if (!image) continue;
+    if (!record.dynamodb?.NewImage) continue;
     try {
-      await handle(unmarshall(image as Record<string, AttributeValue>), record);
+      await handle(newImageOf(record)!, record);
     } catch (error) {
       console.error(`${name}: record ${record.eventID} failed`, error);
       batchItemFailures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
