@@ -133,16 +133,12 @@ export function startStreamPoller(options: {
       const records = (result.Records ?? []).map((r) => toLambdaRecord(r, streamArn));
       if (records.length > 0) {
         sawRecords = true;
-        // Consumers run side by side, as their event source mappings do in AWS: a slow one delays no other.
-        const completed = await Promise.all(
-          consumers.map((consumer) => {
-            const matching = records.filter((r) => matchesPattern(consumer.filter, r));
-            return matching.length > 0 ? deliver(consumer, matching) : true;
-          }),
-        );
-        // Stopped mid-way: no checkpoint, so the next start hands these records over again; consumers are
-        // idempotent, so what was done is skipped and the rest is done.
-        if (completed.includes(false)) return sawRecords;
+        for (const consumer of consumers) {
+          const matching = records.filter((r) => matchesPattern(consumer.filter, r));
+          // Stopped mid-way: no checkpoint, so the next start hands these records over again; consumers are
+          // idempotent, so what was done is skipped and the rest is done.
+          if (matching.length > 0 && !(await deliver(consumer, matching))) return sawRecords;
+        }
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last) checkpoints[shardId] = last;
         if (checkpointFile) writeFileSync(checkpointFile, JSON.stringify(checkpoints));
