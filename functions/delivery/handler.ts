@@ -2,7 +2,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { deliveryOver } from '../../shared/domain/delivery/wiring';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { getStore } from '../../shared/persistence/store';
-import { eachNewImage } from '../../shared/persistence/stream-records';
+import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
 
 const delivery = deliveryOver(getStore());
 

@@ -2,7 +2,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
 import { regulationsOver } from '../../shared/domain/regulations/wiring';
 import { getStore } from '../../shared/persistence/store';
-import { eachNewImage } from '../../shared/persistence/stream-records';
+import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
 
 const { runner, forgetInSchemas } = regulationsOver(getStore());
 
@@ -12,7 +12,7 @@ const { runner, forgetInSchemas } = regulationsOver(getStore());
  * nothing twice. Failed records are reported for retry (partial batch failure).
  */
 export const handler = (event: DynamoDBStreamEvent) =>
-  eachNewImage(event, 'regulation processor', async (item, record) => {
+  eachNewImage(event, 'regulationProcessor', async (item, record) => {
     const regulation = Regulation.parse(item);
     if (regulation.regulationType !== 'suppress_with_delete') return;
     if (record.eventName === 'INSERT') {

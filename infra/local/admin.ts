@@ -2,7 +2,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Command, CommanderError } from 'commander';
 import { DomainError } from '../../shared/domain/errors';
 import { createToken, createWorkspace, revokeToken } from '../../shared/domain/auth/workspaces';
-import { createStore } from '../../shared/persistence/store';
+import { ParkedRecords } from '../../shared/domain/streams/parked-records';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
+import { createStore, type Store } from '../../shared/persistence/store';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { readRuntimeInfo } from './settings';
 
@@ -17,7 +19,7 @@ interface Target {
   table?: string;
 }
 
-function repository(target: Target): WorkspaceRepository {
+function storeOf(target: Target): Store {
   const running = readRuntimeInfo();
   const endpoint = target.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB ?? (target.table ? undefined : running?.dynamoEndpoint);
   const table = target.table ?? process.env.WEIR_TABLE ?? running?.tableName;
@@ -27,13 +29,16 @@ function repository(target: Target): WorkspaceRepository {
     ...(endpoint && { endpoint }),
     ...(local && { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
-  return new WorkspaceRepository(createStore({ client, table }));
+  return createStore({ client, table });
 }
+
+const repository = (target: Target) => new WorkspaceRepository(storeOf(target));
+const parkedRecords = (target: Target) => new ParkedRecords(new ParkedRecordRepository(storeOf(target)));
 
 const print = (value: unknown) => console.log(JSON.stringify(value));
 
 const program = new Command('admin')
-  .description('Weir administration: workspaces and personal access tokens')
+  .description('Weir administration: workspaces, personal access tokens and parked stream records')
   .option('--endpoint <url>', 'DynamoDB endpoint (default: the running local instance)')
   .option('--table <name>', 'table name (default: the running local instance)')
   .showHelpAfterError()
@@ -79,6 +84,24 @@ token
   .action(async (options: { workspace: string }) => {
     const tokens = await repository(program.opts<Target>()).listTokens(options.workspace);
     print(tokens.map(({ tokenId, email, createdAt, revokedAt }) => ({ tokenId, email, createdAt, revokedAt })));
+  });
+
+const parked = program.command('parked').description('stream records a consumer could not handle, parked with their error');
+parked
+  .command('list')
+  .description('list parked records, next due first')
+  .option('--limit <n>', 'at most this many', '100')
+  .action(async (options: { limit: string }) => {
+    print(await parkedRecords(program.opts<Target>()).list(Math.max(1, Math.min(1000, Number(options.limit) || 100))));
+  });
+parked
+  .command('replay')
+  .description('hand a parked record to its consumer again now')
+  .requiredOption('--id <id>', 'the id `parked list` shows')
+  .action(async (options: { id: string }) => {
+    const replayed = await parkedRecords(program.opts<Target>()).replay(options.id);
+    if (!replayed) throw new DomainError(`no parked record with id ${options.id}`);
+    print(replayed);
   });
 
 program.parseAsync(process.argv).then(

@@ -30,9 +30,15 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const port = options.port ?? (await freePort());
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // Ctrl-C signals the whole process group: the store must outlive the stream consumers that still write to
+  // it, so it ignores SIGINT and SIGTERM (the JVM keeps an inherited ignore) and stop() ends it, last, with
+  // SIGHUP. SIGKILL still ends it with the group.
   const child = spawn(
-    'java',
+    'sh',
     [
+      '-c',
+      `trap '' INT TERM; exec "$0" "$@"`,
+      'java',
       `-Djava.library.path=${path.join(emulator, 'DynamoDBLocal_lib')}`,
       '-jar',
       path.join(emulator, 'DynamoDBLocal.jar'),
@@ -52,7 +58,7 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const endpoint = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
+    child.kill('SIGHUP');
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);

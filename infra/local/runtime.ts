@@ -55,9 +55,8 @@ const ROOT = path.resolve(__dirname, '../..');
 function registryConsumers(): PollerConsumer[] {
   return Object.entries(STREAM_CONSUMERS).map(([name, consumer]) => ({
     name,
-    filter: consumer.filter,
+    filters: consumer.filters,
     batchSize: consumer.batchSize,
-    retryAttempts: consumer.retryAttempts,
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     handler: (event) => (require(path.join(ROOT, consumer.entry)) as { handler: PollerConsumer['handler'] }).handler(event),
   }));
@@ -71,6 +70,23 @@ function consumerCheckpointFile(shared: string, consumer: string): string {
   const own = shared.replace(/(\.json)?$/, `.${consumer}.json`);
   if (!existsSync(own) && existsSync(shared)) copyFileSync(shared, own);
   return own;
+}
+
+/** How long a stop waits for requests in flight before it cuts their connections. */
+const DRAIN_MS = 10_000;
+
+function closeGracefully(server: Server, drainMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+    // A keep-alive connection turns idle once its answer is out: close those as they come.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearTimeout(cut);
+      clearInterval(idle);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 async function listen(server: Server, host: string, port: number): Promise<string> {
@@ -142,15 +158,10 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
 
     const control = createGateway('control');
     const data = createGateway('data');
-    for (const server of [control, data]) {
-      stops.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      );
-    }
+    // Stopping closes the data plane first (ingestion), then the control plane: each stops accepting, lets
+    // the requests in flight get their answer (an acknowledged event is stored), and cuts what is left after
+    // the drain time. Then the scheduler, the consumers, and the store last.
+    for (const server of [control, data]) stops.push(() => closeGracefully(server, DRAIN_MS));
     const controlUrl = await listen(control, host, options.controlPort);
     const dataUrl = await listen(data, host, options.dataPort);
     return { controlUrl, dataUrl, dynamoEndpoint, tableName, bootstrap, poller, scheduler, stop };

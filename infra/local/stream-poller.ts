@@ -8,19 +8,21 @@ import {
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { componentLogger } from '../../shared/ops/logger';
 import { matchesPattern } from './event-filter';
+
+const log = componentLogger('streams');
 
 /**
  * Feeds the table's stream into the stream consumers the way a Lambda event source mapping does: records
- * in Lambda's shape, the consumer's filter applied, batches of `batchSize`, partial batch failures retried
- * from the first failed record up to `retryAttempts` times, then skipped. Checkpoints persist across
- * restarts when a checkpoint file is given.
+ * in Lambda's shape, the consumer's filters applied, batches of `batchSize`, partial batch failures retried
+ * from the first failed record until they succeed (as a mapping with unlimited retries does). Checkpoints
+ * persist across restarts when a checkpoint file is given, and never pass a record not fully handled.
  */
 export interface PollerConsumer {
   name: string;
-  filter: Record<string, unknown>;
+  filters: Record<string, unknown>[];
   batchSize: number;
-  retryAttempts: number;
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
 }
 
@@ -30,7 +32,8 @@ export interface StreamPoller {
   drain(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** 100 ms, 200 ms, 400 ms … at most 5 s between attempts while the store (or a consumer) is failing. */
+const backoff = (failures: number) => Math.min(5_000, 100 * 2 ** Math.max(0, failures - 1));
 
 /** GetRecords returns SDK shapes; Lambda hands consumers epoch seconds and the stream ARN. */
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
@@ -65,6 +68,16 @@ export function startStreamPoller(options: {
   /** Waiters of drain(): each resolves after an idle round that started after it was called. */
   let idleWaiters: { after: number; resolve: () => void }[] = [];
   let round = 0;
+  let wake: (() => void) | undefined;
+  /** A pause that stop() cuts short. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 
   async function shards(): Promise<string[]> {
     const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: streamArn }));
@@ -83,31 +96,31 @@ export function startStreamPoller(options: {
     return ShardIterator;
   }
 
-  /** Hands records to a consumer batch by batch; false when stopping cut it short (nothing is checkpointed then). */
+  /**
+   * Hands records to a consumer batch by batch; false when stopping cut it short (nothing is checkpointed
+   * then). A batch that fails is handed over again from its first failed record, with a growing pause, for
+   * as long as it takes: a record is never skipped. A record that fails for itself is parked by the
+   * consumer's own loop (see shared/streams), so what keeps failing here is the store, and waiting is right.
+   */
   async function deliver(consumer: PollerConsumer, records: DynamoDBRecord[]): Promise<boolean> {
     for (let start = 0; start < records.length; start += consumer.batchSize) {
-      if (!running) return false;
       let batch = records.slice(start, start + consumer.batchSize);
-      for (let attempt = 0; batch.length > 0; attempt++) {
+      for (let failures = 0; batch.length > 0; ) {
+        if (!running) return false;
         let failedFrom = -1;
         try {
           const response = await consumer.handler({ Records: batch });
-          const failures = response?.batchItemFailures ?? [];
-          if (failures.length > 0) {
-            const failedIds = new Set(failures.map((f) => f.itemIdentifier));
-            failedFrom = batch.findIndex((r) => failedIds.has(r.dynamodb?.SequenceNumber ?? ''));
-            if (failedFrom < 0) failedFrom = 0;
-          }
+          const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+          if (failed.size > 0) failedFrom = Math.max(0, batch.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? '')));
         } catch (error) {
-          console.error(`[streams] consumer ${consumer.name} threw`, error);
+          log.error('consumer threw', { consumer: consumer.name, error });
           failedFrom = 0;
         }
         if (failedFrom < 0) break;
-        if (attempt >= consumer.retryAttempts) {
-          console.error(`[streams] consumer ${consumer.name} gave up on ${batch.length - failedFrom} record(s)`);
-          break;
-        }
         batch = batch.slice(failedFrom);
+        failures++;
+        log.warn('records handed over again after a pause', { consumer: consumer.name, records: batch.length, failures });
+        await pause(backoff(failures));
       }
     }
     return true;
@@ -134,7 +147,7 @@ export function startStreamPoller(options: {
       if (records.length > 0) {
         sawRecords = true;
         for (const consumer of consumers) {
-          const matching = records.filter((r) => matchesPattern(consumer.filter, r));
+          const matching = records.filter((r) => consumer.filters.some((pattern) => matchesPattern(pattern, r)));
           // Stopped mid-way: no checkpoint, so the next start hands these records over again; consumers are
           // idempotent, so what was done is skipped and the rest is done.
           if (matching.length > 0 && !(await deliver(consumer, matching))) return sawRecords;
@@ -150,18 +163,24 @@ export function startStreamPoller(options: {
   }
 
   const loop = (async () => {
+    let failures = 0;
     while (running) {
       const started = ++round;
-      let idle = false;
+      let idle: boolean;
       try {
         idle = !(await pollOnce());
+        failures = 0;
       } catch (error) {
-        console.error('[streams] poll failed', error);
+        // The store is away: read nothing, skip nothing, and ask again after a growing pause.
+        failures++;
+        log.warn('stream read failed', { failures, error });
+        if (running) await pause(backoff(failures));
+        continue;
       }
       if (idle) {
         idleWaiters.filter((w) => w.after < started).forEach((w) => w.resolve());
         idleWaiters = idleWaiters.filter((w) => w.after >= started);
-        if (running) await sleep(intervalMs);
+        if (running) await pause(intervalMs);
       }
     }
   })();
@@ -169,6 +188,7 @@ export function startStreamPoller(options: {
   return {
     async stop() {
       running = false;
+      wake?.();
       await loop;
       idleWaiters.forEach((w) => w.resolve());
     },

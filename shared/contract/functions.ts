@@ -21,6 +21,7 @@ export const ENDPOINT_FUNCTIONS = {
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
   schemas: { plane: 'data', entry: 'functions/schemas/handler.ts', usesSandbox: false },
+  parkedRecords: { plane: 'data', entry: 'functions/parked-records/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean; credentials?: CredentialsAccess }>;
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
@@ -43,10 +44,14 @@ export type AuthorizerName = keyof typeof AUTHORIZERS;
  */
 export interface StreamConsumer {
   entry: string;
-  /** DynamoDB Streams event pattern, as Lambda FilterCriteria take it. */
-  filter: Record<string, unknown>;
+  /** DynamoDB Streams event patterns, as Lambda FilterCriteria take them: a record matching any is handed over. */
+  filters: Record<string, unknown>[];
+  /**
+   * Records per invocation. A batch that fails is handed over again from its first failed record until it
+   * succeeds (unlimited retries): a consumer parks a record that fails for itself (shared/domain/streams), so
+   * what fails here is the store, and nothing may be skipped.
+   */
   batchSize: number;
-  retryAttempts: number;
   /**
    * In AWS, how long records gather before an invocation (Lambda's MaximumBatchingWindowInSeconds): fewer,
    * fuller batches for a consumer whose cost is per batch. The local poller hands records over at once.
@@ -60,19 +65,23 @@ export interface StreamConsumer {
 /** The stream records of accepted events (one per stored ingestion item): delivery and schema capture read them. */
 export const ACCEPTED_EVENTS_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { entity: { S: ['ingest'] } } } };
 
+/** A parked record of this consumer put to replay (by the scheduler or an operator) comes back to it. */
+export const parkedRecordFilter = (consumer: string) => ({
+  eventName: ['MODIFY'],
+  dynamodb: { NewImage: { entity: { S: ['parkedRecord'] }, consumer: { S: [consumer] }, status: { S: ['replaying'] } } },
+});
+
 export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
   regulationProcessor: {
     entry: 'functions/regulation-processor/handler.ts',
-    filter: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } },
+    filters: [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } }, parkedRecordFilter('regulationProcessor')],
     batchSize: 25,
-    retryAttempts: 5,
   },
   /** Accepted events on their way to destinations. */
   delivery: {
     entry: 'functions/delivery/handler.ts',
-    filter: ACCEPTED_EVENTS_FILTER,
+    filters: [ACCEPTED_EVENTS_FILTER, parkedRecordFilter('delivery')],
     batchSize: 10,
-    retryAttempts: 10,
     usesSandbox: true,
     credentials: 'read',
   },
@@ -82,9 +91,8 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
    */
   schemaCapture: {
     entry: 'functions/schema-capture/handler.ts',
-    filter: ACCEPTED_EVENTS_FILTER,
+    filters: [ACCEPTED_EVENTS_FILTER, parkedRecordFilter('schemaCapture')],
     batchSize: 200,
-    retryAttempts: 10,
     batchingWindowSeconds: 30,
   },
 };
@@ -103,6 +111,8 @@ export interface ScheduledFunction {
 export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
   deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60 },
   deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
+  /** Parked stream records that are due go back to their consumer (through the stream). */
+  parkedRecordsScheduler: { entry: 'functions/parked-records-scheduler/handler.ts', everySeconds: 60 },
 };
 
 /** Per-plane API settings, shared by API Gateway (gateway responses) and the local gateway. */

@@ -27,6 +27,7 @@ import {
   VersionIdParams,
 } from '../domain/schemas/schemas';
 import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
+import { ParkedRecordIdParams, ParkedRecordView, ParkedRecordsQuery } from '../domain/streams/schemas';
 import { CredentialKeyParams, CredentialPut, CredentialView } from '../domain/credentials/schemas';
 import {
   Regulation,
@@ -219,6 +220,10 @@ export const ROUTES = [
   route({ method: 'GET', path: '/schemas/event-version/{VersionID}/missing-keys', fn: 'schemas', auth: 'admin', summary: "Keys of the model's schema that this version's events lack", params: VersionIdParams, response: MissingKeys }),
   route({ method: 'GET', path: '/schemas/{VersionID}/missing-keys', fn: 'schemas', auth: 'admin', summary: 'The same, at the short path of the published example', params: VersionIdParams, response: MissingKeys }),
   route({ method: 'GET', path: '/schemas/event-model/{EventID}/json-schema', fn: 'schemas', auth: 'admin', summary: 'The event model as a JSON Schema (draft 2020-12) its events validate against', params: EventIdParams, response: JsonSchemaDocument }),
+
+  // --- data plane: operations (admin Basic) -----------------------------------------------------------------
+  route({ method: 'GET', path: '/admin/parked-records', fn: 'parkedRecords', auth: 'admin', summary: 'Stream records a consumer could not handle after its attempts, parked with their error, by due time', query: ParkedRecordsQuery, response: z.array(ParkedRecordView) }),
+  route({ method: 'POST', path: '/admin/parked-records/{id}/replay', fn: 'parkedRecords', auth: 'admin', summary: 'Hand a parked record to its consumer again now', params: ParkedRecordIdParams, response: ParkedRecordView, status: 202 }),
 ] as const;
 
 export type Route = (typeof ROUTES)[number];

@@ -17,10 +17,10 @@ export function expectStreamConsumerWired(stacks: WeirStacks, template: Template
   expect(mappings[0]!.Properties).toMatchObject({
     StartingPosition: 'TRIM_HORIZON',
     BatchSize: consumer.batchSize,
-    MaximumRetryAttempts: consumer.retryAttempts,
+    MaximumRetryAttempts: -1,
     BisectBatchOnFunctionError: true,
     FunctionResponseTypes: ['ReportBatchItemFailures'],
-    FilterCriteria: { Filters: [{ Pattern: JSON.stringify(consumer.filter) }] },
+    FilterCriteria: { Filters: consumer.filters.map((pattern) => ({ Pattern: JSON.stringify(pattern) })) },
   });
   // A batching window only where the entry asks for one (schema capture: fewer, fuller batches).
   expect(mappings[0]!.Properties!.MaximumBatchingWindowInSeconds).toBe(consumer.batchingWindowSeconds);

@@ -24,7 +24,7 @@ const put = (pk: string, sk: string) => rt.store.doc.send(new PutCommand({ Table
 const keysOf = (records: DynamoDBRecord[]) => records.map((r) => `${r.dynamodb?.Keys?.pk?.S}/${r.dynamodb?.Keys?.sk?.S}`);
 
 function consumer(overrides: Partial<PollerConsumer> & Pick<PollerConsumer, 'handler'>): PollerConsumer {
-  return { name: 'test', filter: {}, batchSize: 10, retryAttempts: 2, ...overrides };
+  return { name: 'test', filters: [{}], batchSize: 10, ...overrides };
 }
 
 describe('the local stream poller', () => {
@@ -37,7 +37,7 @@ describe('the local stream poller', () => {
       intervalMs: 50,
       consumers: [
         consumer({
-          filter: { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'WANTED#' }] } } } },
+          filters: [{ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'WANTED#' }] } } } }, { dynamodb: { Keys: { sk: { S: ['ALSO'] } } } }],
           handler: async (event) => void seen.push(...event.Records),
         }),
       ],
@@ -45,36 +45,30 @@ describe('the local stream poller', () => {
     await put('P1', 'WANTED#1');
     await put('P1', 'OTHER#1');
     await put('P1', 'WANTED#2');
+    await put('P1', 'ALSO');
     await poller.drain();
     await poller.stop();
     client.destroy();
-    expect(keysOf(seen)).toEqual(['P1/WANTED#1', 'P1/WANTED#2']);
+    expect(keysOf(seen)).toEqual(['P1/WANTED#1', 'P1/WANTED#2', 'P1/ALSO']);
     expect(seen[0]).toMatchObject({ eventName: 'INSERT', eventSource: 'aws:dynamodb', eventSourceARN: streamArn });
     expect(typeof seen[0]?.dynamodb?.ApproximateCreationDateTime).toBe('number');
   });
 
-  it('retries a batch from its first failed record, then gives up after retryAttempts', async () => {
+  it('hands a failing batch over again from its first failed record until it succeeds, and never checkpoints past it', async () => {
     const attempts: string[][] = [];
-    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    let failB = 3;
     const client = new DynamoDBStreamsClient({ endpoint: endpoint() });
     const checkpointFile = path.join(mkdtempSync(path.join(tmpdir(), 'weir-')), 'checkpoints.json');
-    const poller = startStreamPoller({
-      client,
-      streamArn,
-      intervalMs: 50,
-      checkpointFile,
-      consumers: [
-        consumer({
-          filter: { dynamodb: { Keys: { pk: { S: ['RETRY'] } } } },
-          retryAttempts: 2,
-          handler: async (event) => {
-            attempts.push(keysOf(event.Records));
-            const failed = event.Records.find((r) => r.dynamodb?.Keys?.sk?.S === 'B');
-            return { batchItemFailures: failed ? [{ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' }] : [] };
-          },
-        }),
-      ],
+    const failing = consumer({
+      filters: [{ dynamodb: { Keys: { pk: { S: ['RETRY'] } } } }],
+      handler: async (event) => {
+        attempts.push(keysOf(event.Records));
+        const failed = event.Records.find((r) => r.dynamodb?.Keys?.sk?.S === 'B');
+        if (!failed || failB-- <= 0) return { batchItemFailures: [] };
+        return { batchItemFailures: [{ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' }] };
+      },
     });
+    const poller = startStreamPoller({ client, streamArn, intervalMs: 50, checkpointFile, consumers: [failing] });
     // One transaction, so the three records reach the poller in one read.
     await rt.store.doc.send(
       new TransactWriteCommand({
@@ -83,16 +77,28 @@ describe('the local stream poller', () => {
     );
     await poller.drain();
     await poller.stop();
-
+    // More failures than any fixed retry count would allow: still handed over, never skipped.
     expect(attempts).toEqual([
       ['RETRY/A', 'RETRY/B', 'RETRY/C'],
       ['RETRY/B', 'RETRY/C'],
       ['RETRY/B', 'RETRY/C'],
+      ['RETRY/B', 'RETRY/C'],
     ]);
-    expect(logged).toHaveBeenCalledWith('[streams] consumer test gave up on 2 record(s)');
-    logged.mockRestore();
 
-    // A restarted poller resumes after its checkpoint: nothing is delivered twice.
+    // A record that fails when the poller stops is not checkpointed: the next start hands it over again.
+    failB = 1_000;
+    const stuck: string[][] = [];
+    const stopping = startStreamPoller({
+      client,
+      streamArn,
+      intervalMs: 50,
+      checkpointFile,
+      consumers: [{ ...failing, handler: async (event) => (stuck.push(keysOf(event.Records)), failing.handler(event)) }],
+    });
+    await rt.store.doc.send(new PutCommand({ TableName: rt.tableName, Item: { pk: 'RETRY', sk: 'B', again: true } }));
+    while (stuck.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await stopping.stop();
+
     const again: string[] = [];
     const resumed = startStreamPoller({
       client,
@@ -105,7 +111,7 @@ describe('the local stream poller', () => {
     await resumed.drain();
     await resumed.stop();
     client.destroy();
-    expect(again).toEqual(['RETRY/D']);
+    expect(again).toEqual(['RETRY/B', 'RETRY/D']);
   });
 });
 

@@ -99,18 +99,17 @@ export class SchemaCapture {
     private readonly catalog: Pick<CatalogRepository, 'getSource'>,
   ) {}
 
-  /** Captures the events of `records`; returns the ids of the records that could not be (to retry). */
-  async capture(records: AcceptedRecord[]): Promise<Set<string>> {
+  /** Captures the events of `records`; returns the ids of the records that could not be (to retry), with why. */
+  async capture(records: AcceptedRecord[]): Promise<Map<string, unknown>> {
     const batches = groupByModel(records);
-    const failed = new Set<string>();
+    const failed = new Map<string, unknown>();
     const queue = [...batches];
     const worker = async () => {
       for (let batch = queue.shift(); batch; batch = queue.shift()) {
         try {
           await this.captureModel(batch);
         } catch (error) {
-          console.error(`schema capture: model ${batch.ref.eventType} "${batch.ref.eventIdentifier}" failed`, error);
-          batch.observations.forEach((o) => failed.add(o.recordId));
+          batch.observations.forEach((o) => failed.set(o.recordId, error));
         }
       }
     };

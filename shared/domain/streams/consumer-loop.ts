@@ -1,0 +1,147 @@
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { componentLogger } from '../../ops/logger';
+import { ParkedRecordRepository, type ParkedRecord } from '../../persistence/parked-record-repository';
+import { getStore } from '../../persistence/store';
+import { newImageOf } from '../../persistence/stream-records';
+import { parkedRetryPolicy } from './parked-records';
+
+const log = componentLogger('streams');
+
+/** One record as a consumer sees it: a new image, either fresh from the stream or a parked one replayed. */
+export interface StreamItem {
+  sequence: string;
+  eventId: string;
+  eventName: string;
+  item: Record<string, unknown>;
+  /** Set when this is a replay of a parked record. */
+  parked?: ParkedRecord;
+}
+
+export interface LoopOptions {
+  parked?: ParkedRecordRepository;
+  /** Attempts in this invocation before a record is parked (default 3). */
+  attempts?: number;
+  /** Pause before the second attempt, doubled for each further one (default 100 ms). */
+  pauseMs?: number;
+}
+
+/** Failed items of one attempt: sequence number → error. */
+export type Failures = Map<string, unknown>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+
+function itemOf(record: DynamoDBRecord): StreamItem | undefined {
+  const image = newImageOf(record);
+  if (!image) return undefined;
+  const sequence = record.dynamodb?.SequenceNumber ?? '';
+  if (image.entity !== 'parkedRecord') return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: image };
+  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...parked } = image;
+  const record_ = parked as unknown as ParkedRecord;
+  return { sequence, eventId: record_.eventId, eventName: record_.eventName, item: record_.image, parked: record_ };
+}
+
+/**
+ * Every stream consumer's loop. Records go to `handleBatch` (which answers the ones that failed); a record
+ * that fails is tried again, with a pause, up to `attempts` times in this invocation. One that still fails is
+ * parked in the table with its content and error, and the batch goes on: a poison record never holds up the
+ * records behind it, and nothing is dropped. Only when parking itself fails (the store is away) is the record
+ * reported as a batch item failure, for the event source to hand over again, for as long as it takes.
+ * Replays of parked records come through the same loop and are released (or rescheduled) here.
+ */
+export async function consumeRecords(
+  event: DynamoDBStreamEvent,
+  consumer: string,
+  handleBatch: (items: StreamItem[]) => Promise<Failures>,
+  options: LoopOptions = {},
+): Promise<DynamoDBBatchResponse> {
+  const parkedRecords = options.parked ?? defaultParked();
+  const attempts = options.attempts ?? 3;
+  const unreadable: Failures = new Map();
+  const items: StreamItem[] = [];
+  for (const record of event.Records) {
+    try {
+      const item = itemOf(record);
+      if (item) items.push(item);
+    } catch (error) {
+      unreadable.set(record.dynamodb?.SequenceNumber ?? '', error);
+    }
+  }
+
+  let pending = items;
+  let failures: Failures = new Map();
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    failures = await handleBatch(pending).catch((error: unknown) => new Map(pending.map((p) => [p.sequence, error])));
+    const failed = pending.filter((p) => failures.has(p.sequence));
+    for (const done of pending.filter((p) => !failures.has(p.sequence) && p.parked)) await settle(() => parkedRecords.release(done.parked!), done, unreadable);
+    pending = failed;
+    if (pending.length === 0 || attempt >= attempts) break;
+    await sleep((options.pauseMs ?? 100) * 2 ** (attempt - 1));
+  }
+
+  const policy = parkedRetryPolicy();
+  for (const item of pending) {
+    const error = message(failures.get(item.sequence));
+    log.warn('record failed; parked for a later replay', { consumer, eventId: item.eventId, workspaceId: item.item.workspaceId, error });
+    if (item.parked) {
+      const due = new Date(Date.now() + policy.delay(item.parked.attempts + 1)).toISOString();
+      await settle(() => parkedRecords.replayFailed(item.parked!, error, due), item, unreadable);
+    } else {
+      const now = new Date().toISOString();
+      await settle(
+        () =>
+          parkedRecords.park({
+            consumer,
+            workspaceId: String(item.item.workspaceId ?? '-'),
+            eventId: item.eventId,
+            sequence: item.sequence,
+            eventName: item.eventName,
+            image: item.item,
+            lastError: error,
+            parkedAt: now,
+            dueAt: new Date(Date.now() + policy.delay(1)).toISOString(),
+          }),
+        item,
+        unreadable,
+      );
+    }
+  }
+  return { batchItemFailures: [...unreadable.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/** A write about a record that must not be lost: when it fails, the record is handed over again. */
+async function settle(write: () => Promise<unknown>, item: StreamItem, failed: Failures): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    log.error('could not record the outcome of a record; it will be handed over again', { eventId: item.eventId, error });
+    failed.set(item.sequence, error);
+  }
+}
+
+let parkedOverDefaultStore: ParkedRecordRepository | undefined;
+const defaultParked = () => (parkedOverDefaultStore ??= new ParkedRecordRepository(getStore()));
+
+/** The loop for consumers that handle one record at a time, in order. */
+export const eachNewImage = (
+  event: DynamoDBStreamEvent,
+  consumer: string,
+  handle: (item: Record<string, unknown>, record: { eventName: string }) => Promise<void>,
+  options?: LoopOptions,
+) =>
+  consumeRecords(
+    event,
+    consumer,
+    async (items) => {
+      const failures: Failures = new Map();
+      for (const item of items) {
+        try {
+          await handle(item.item, { eventName: item.eventName });
+        } catch (error) {
+          failures.set(item.sequence, error);
+        }
+      }
+      return failures;
+    },
+    options,
+  );

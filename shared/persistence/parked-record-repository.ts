@@ -1,0 +1,151 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys';
+import { isConditionFailure, type Store } from './store';
+
+/**
+ * A stream record that a consumer could not handle after its attempts, parked with its content and its last
+ * error: the stream forgets records after 24 hours, and an on-failure queue would hold only their position.
+ * Putting it in `replaying` state changes the item, and that change reaches the same consumer through its
+ * stream filter (`parkedRecordFilter`), which handles the content again and removes the item once done.
+ */
+export interface ParkedRecord {
+  consumer: string;
+  workspaceId: string;
+  /** The stream record's id (eventID): one parked item per record and consumer. */
+  eventId: string;
+  sequence: string;
+  eventName: string;
+  /** The record's new image as a plain item. */
+  image: Record<string, unknown>;
+  lastError: string;
+  /** Failed replays so far (0 when just parked). */
+  attempts: number;
+  parkedAt: string;
+  status: 'waiting' | 'replaying';
+  /** When the scheduler replays it next (waiting), or takes it back if the replay was lost (replaying). */
+  dueAt: string;
+  replays: number;
+}
+
+export type ParkedRef = Pick<ParkedRecord, 'consumer' | 'workspaceId' | 'eventId'>;
+
+const attention = (at: string, r: ParkedRef) => ({ gsi1pk: keys.parkedRecordsDue, gsi1sk: `${at}#${r.consumer}#${r.workspaceId}#${r.eventId}` });
+const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eventId);
+const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) => rest as unknown as ParkedRecord;
+
+export class ParkedRecordRepository {
+  constructor(private readonly store: Store) {}
+
+  /** Parks a record; false when it is parked already (a redelivered record that failed again). */
+  async park(record: Omit<ParkedRecord, 'status' | 'attempts' | 'replays'>): Promise<boolean> {
+    try {
+      await this.store.doc.send(
+        new PutCommand({
+          TableName: this.store.table,
+          Item: { ...key(record), entity: 'parkedRecord', ...record, status: 'waiting', attempts: 0, replays: 0, ...attention(record.dueAt, record) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Puts a parked record in `replaying` state until `leaseUntil`: when due (or `now` for a replay on demand),
+   * or when an earlier replay was lost. Undefined when it is not there or not to be taken.
+   */
+  async startReplay(ref: ParkedRef, now: string, leaseUntil: string, onDemand = false): Promise<ParkedRecord | undefined> {
+    try {
+      const { Attributes } = await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: key(ref),
+          UpdateExpression: 'SET #status = :replaying, dueAt = :lease, replays = replays + :one, gsi1sk = :gsk',
+          ConditionExpression: onDemand
+            ? 'attribute_exists(pk)'
+            : '(#status = :waiting AND dueAt <= :now) OR (#status = :replaying AND dueAt < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':replaying': 'replaying',
+            ':lease': leaseUntil,
+            ':one': 1,
+            ':gsk': attention(leaseUntil, ref).gsi1sk,
+            ...(!onDemand && { ':waiting': 'waiting', ':now': now }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes && strip(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** A replay failed again: waiting until `dueAt`, with its error. False when it changed meanwhile. */
+  async replayFailed(record: ParkedRecord, error: string, dueAt: string): Promise<boolean> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: key(record),
+          UpdateExpression: 'SET #status = :waiting, lastError = :error, attempts = attempts + :one, dueAt = :due, gsi1sk = :gsk',
+          ConditionExpression: '#status = :replaying AND replays = :replays',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':waiting': 'waiting',
+            ':replaying': 'replaying',
+            ':error': error,
+            ':one': 1,
+            ':due': dueAt,
+            ':gsk': attention(dueAt, record).gsi1sk,
+            ':replays': record.replays,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A replay succeeded: the record is handled, and no longer parked. */
+  async release(record: ParkedRecord): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new DeleteCommand({
+          TableName: this.store.table,
+          Key: key(record),
+          ConditionExpression: 'replays = :replays',
+          ExpressionAttributeValues: { ':replays': record.replays },
+        }),
+      );
+    } catch (error) {
+      // Replayed again meanwhile (on demand): that replay finds the work done and releases it.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key(ref), ConsistentRead: true }));
+    return Item && strip(Item);
+  }
+
+  /** Parked records across workspaces, by due time; `before` limits them to those due by then. */
+  async list(limit: number, before = '~'): Promise<ParkedRecord[]> {
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':pk': keys.parkedRecordsDue, ':before': before },
+        Limit: limit,
+      }),
+    );
+    return Items.map(strip);
+  }
+}
