@@ -6,6 +6,7 @@ import path from 'node:path';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { TABLE } from '../../shared/contract/table';
 import { ensureBootstrapWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
+import { deliveryLanes } from '../../shared/domain/delivery/delivery-service';
 import { createStore } from '../../shared/persistence/store';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
@@ -144,16 +145,29 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
         checkpointFile: options.checkpointFile && consumerCheckpointFile(options.checkpointFile, consumer.name),
       }),
     );
+    // Drained means handed over and done: the work consumers gave to delivery lanes has run too.
     const poller: StreamPoller = {
       stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))),
-      drain: async () => void (await Promise.all(pollers.map((p) => p.drain()))),
+      drain: async () => {
+        await Promise.all(pollers.map((p) => p.drain()));
+        await deliveryLanes.idle();
+      },
     };
     stops.push(async () => {
       await poller.stop();
+      // Deliveries in flight finish; those not begun hand their claims back for the next start.
+      await deliveryLanes.stop();
       streams.destroy();
     });
 
-    const scheduler = startLocalScheduler(options.schedulerIntervalMs ?? (Number(process.env.WEIR_SCHEDULER_INTERVAL_MS) || 5000));
+    const timer = startLocalScheduler(options.schedulerIntervalMs ?? (Number(process.env.WEIR_SCHEDULER_INTERVAL_MS) || 5000));
+    const scheduler: LocalScheduler = {
+      ...timer,
+      runNow: async () => {
+        await timer.runNow();
+        await deliveryLanes.idle();
+      },
+    };
     stops.push(() => scheduler.stop());
 
     const control = createGateway('control');

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DestinationRequest } from '../destinations/types';
 import { keys } from './keys';
-import { isConditionFailure, type Store } from './store';
+import { cancellationCodes, isConditionFailure, type Store, type TransactItem } from './store';
 
 /** Delivery records live as long as the events they deliver. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
@@ -13,6 +13,22 @@ export interface BatchRef {
   destinationId: string;
   requestId: string;
   part: number;
+}
+
+/**
+ * How far a batch got: every input event before `progress` is handled, and of event `progress` the first
+ * `output` outputs of its transformation. Each output's outcome is recorded with the position after it.
+ */
+export interface BatchPosition {
+  progress: number;
+  output: number;
+}
+
+/** What a batch's counters hold: the outcomes recorded so far, folded into the destination's at the end. */
+export type BatchCounts = Required<Pick<OutcomeCounts, 'delivered' | 'filtered' | 'aborted'>>;
+
+export interface BatchClaim extends BatchPosition {
+  counts: BatchCounts;
 }
 
 /** What one delivered (or refused) event looked like on the wire, kept for the live-events view. */
@@ -60,33 +76,40 @@ export interface OutcomeError {
   error: string;
 }
 
+const COUNTER: Record<keyof BatchCounts, string> = { delivered: 'nDelivered', filtered: 'nFiltered', aborted: 'nAborted' };
+const batchKey = (b: BatchRef) => keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
+const positionValues = (p: BatchPosition) => ({ ':progress': p.progress, ':output': p.output });
 const attention = (at: string, kind: 'B' | 'R', id: string) => ({ gsi1pk: keys.deliveryAttention, gsi1sk: `${at}#${kind}#${id}` });
 const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
 const retryId = (r: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'messageId' | 'output'>) =>
   `${r.workspaceId}#${r.destinationId}#${r.messageId}#${r.output}`;
 const retryKey = (r: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'messageId' | 'output'>) =>
   keys.deliveryRetry(r.workspaceId, r.destinationId, r.messageId, r.output);
+const leaseValues = (ref: BatchRef, leaseUntil: string) => ({ ':lease': leaseUntil, ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk });
 
-/** Delivery state: batch claims and progress, parked retries, outcome counters. Every change is conditional. */
+/**
+ * Delivery state: batch claims and progress, parked retries, outcome counters. Every change is conditional,
+ * and every counter moves in the same write (or transaction) as the state change it counts.
+ */
 export class DeliveryRepository {
   constructor(private readonly store: Store) {}
 
   /**
    * Claims a batch for `owner` until `leaseUntil`: the first time, or when the last owner's lease ran out.
-   * Returns how many input events are already handled, or undefined when the batch is done or owned.
+   * Returns how far it got, or undefined when the batch is done or owned.
    */
-  async claimBatch(ref: BatchRef, owner: string, now: string, leaseUntil: string): Promise<number | undefined> {
+  async claimBatch(ref: BatchRef, owner: string, now: string, leaseUntil: string): Promise<BatchClaim | undefined> {
     try {
-      const { Attributes } = await this.store.doc.send(
+      const { Attributes = {} } = await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
-          Key: keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part),
+          Key: batchKey(ref),
           UpdateExpression:
             'SET entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, ' +
             '#status = :sending, #owner = :owner, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk, progress = if_not_exists(progress, :zero), ' +
-            'createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
+            '#output = if_not_exists(#output, :zero), createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
           ConditionExpression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner', '#part': 'part' },
+          ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner', '#part': 'part', '#output': 'output' },
           ExpressionAttributeValues: {
             ':entity': 'deliveryBatch',
             ':ws': ref.workspaceId,
@@ -106,43 +129,116 @@ export class DeliveryRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Number(Attributes?.progress ?? 0);
+      const count = (name: string) => Number(Attributes[name] ?? 0);
+      return {
+        progress: count('progress'),
+        output: count('output'),
+        counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
+      };
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
 
-  /** Records that the first `progress` input events are handled, and extends the lease. */
-  async checkpoint(ref: BatchRef, owner: string, progress: number, leaseUntil: string): Promise<boolean> {
-    return this.ownedUpdate(ref, owner, 'SET progress = :progress, leaseUntil = :lease, gsi1sk = :gsk', {
-      ':progress': progress,
-      ':lease': leaseUntil,
-      ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk,
+  /** Extends the owner's lease; false when the batch is no longer its own. */
+  async renewBatch(ref: BatchRef, owner: string, leaseUntil: string): Promise<boolean> {
+    return this.ownedUpdate(ref, owner, 'SET leaseUntil = :lease, gsi1sk = :gsk', leaseValues(ref, leaseUntil));
+  }
+
+  /** Gives a claim back unstarted (a stop): due at once, so the scheduler or the next start takes it. */
+  async releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean> {
+    return this.ownedUpdate(ref, owner, 'SET leaseUntil = :lease, gsi1sk = :gsk', leaseValues(ref, now));
+  }
+
+  /**
+   * Records one output's outcome (or an event handled without outputs) with the position after it, in one
+   * write: what is recorded is never sent again, and is counted once.
+   */
+  async recordOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, outcome?: keyof BatchCounts): Promise<boolean> {
+    return this.ownedUpdate(ref, owner, `SET progress = :progress, #output = :output, leaseUntil = :lease, gsi1sk = :gsk${outcome ? ` ADD ${COUNTER[outcome]} :one` : ''}`, {
+      ...positionValues(after),
+      ...leaseValues(ref, leaseUntil),
+      ...(outcome && { ':one': 1 }),
     });
   }
 
-  async finishBatch(ref: BatchRef, owner: string, progress: number, samples: DeliverySample[], at: string): Promise<boolean> {
-    return this.ownedUpdate(ref, owner, 'SET #status = :done, progress = :progress, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil', {
-      ':done': 'done',
-      ':progress': progress,
-      ':samples': samples,
-      ':at': at,
-    });
+  /**
+   * Parks an output whose send failed and records the position after it, in one transaction with the
+   * destination's `retrying` counter: the parked retry is the only copy that will be sent again.
+   * 'duplicate' when this message is parked already for the destination (the same messageId came twice).
+   */
+  async parkOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, parked: ParkedDelivery): Promise<'parked' | 'duplicate' | 'lost'> {
+    try {
+      await this.store.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.store.table,
+                Item: { ...retryKey(parked), entity: 'deliveryRetry', ...parked, ...attention(parked.dueAt!, 'R', retryId(parked)), expiresAt: ttl() },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            this.ownedUpdateItem(ref, owner, 'SET progress = :progress, #output = :output, leaseUntil = :lease, gsi1sk = :gsk', {
+              ...positionValues(after),
+              ...leaseValues(ref, leaseUntil),
+            }),
+            this.statsItem(ref.workspaceId, ref.destinationId, { retrying: 1 }, [], parked.firstFailedAt),
+          ],
+        }),
+      );
+      return 'parked';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const [retry, batch] = cancellationCodes(error);
+      if (batch === 'ConditionalCheckFailed') return 'lost';
+      if (retry === 'ConditionalCheckFailed') return 'duplicate';
+      throw error;
+    }
+  }
+
+  /**
+   * Finishes a batch and folds its counters into the destination's, in one transaction: a batch is counted
+   * once, whoever finishes it. `counts` are the batch's totals (what its claim said plus what this owner added).
+   */
+  async finishBatch(ref: BatchRef, owner: string, counts: BatchCounts, samples: DeliverySample[], errors: OutcomeError[], at: string): Promise<boolean> {
+    try {
+      await this.store.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            this.ownedUpdateItem(ref, owner, 'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil', {
+              ':done': 'done',
+              ':samples': samples,
+              ':at': at,
+            }),
+            this.statsItem(ref.workspaceId, ref.destinationId, counts, errors, at),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  private ownedUpdateItem(ref: BatchRef, owner: string, expression: string, values: Record<string, unknown>): TransactItem {
+    return {
+      Update: {
+        TableName: this.store.table,
+        Key: batchKey(ref),
+        UpdateExpression: expression,
+        ConditionExpression: '#owner = :owner AND #status = :sending',
+        ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', ...(expression.includes('#output') && { '#output': 'output' }) },
+        ExpressionAttributeValues: { ...values, ':owner': owner, ':sending': 'sending' },
+      },
+    };
   }
 
   private async ownedUpdate(ref: BatchRef, owner: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
     try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part),
-          UpdateExpression: expression,
-          ConditionExpression: '#owner = :owner AND #status = :sending',
-          ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
-          ExpressionAttributeValues: { ...values, ':owner': owner, ':sending': 'sending' },
-        }),
-      );
+      await this.store.doc.send(new UpdateCommand(this.ownedUpdateItem(ref, owner, expression, values).Update!));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -165,29 +261,6 @@ export class DeliveryRepository {
   }
 
   // --- parked retries ----------------------------------------------------------------------------------------
-
-  /** Parks a message's failed delivery; false when that message is parked already for this destination. */
-  async park(parked: ParkedDelivery): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: {
-            ...retryKey(parked),
-            entity: 'deliveryRetry',
-            ...parked,
-            ...attention(parked.dueAt!, 'R', retryId(parked)),
-            expiresAt: ttl(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
 
   /** Takes a due retry (or one whose attempt was lost) for one attempt. */
   async claimRetry(parked: ParkedDelivery, now: string, leaseUntil: string): Promise<ParkedDelivery | undefined> {
@@ -215,7 +288,10 @@ export class DeliveryRepository {
     }
   }
 
-  /** Records the claimed attempt's end: delivered, aborted, or waiting again until `dueAt`. */
+  /**
+   * Records the claimed attempt's end: waiting again until `dueAt`, or final (delivered, aborted), which
+   * moves the message from the destination's `retrying` counter to that outcome in the same transaction.
+   */
   async recordRetry(
     claimed: ParkedDelivery,
     outcome: {
@@ -226,31 +302,40 @@ export class DeliveryRepository {
       dueAt?: string;
       /** False when nothing was sent (the destination was known to be down): the attempt does not count. */
       countAttempt?: boolean;
+      /** For an abort: the error the destination's outcomes show. */
+      error?: OutcomeError;
     },
+    at: string,
   ): Promise<boolean> {
     const waiting = outcome.status === 'waiting';
+    const update: TransactItem = {
+      Update: {
+        TableName: this.store.table,
+        Key: retryKey(claimed),
+        UpdateExpression: waiting
+          ? 'SET #status = :status, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil'
+          : 'SET #status = :status, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code REMOVE leaseUntil, dueAt, gsi1pk, gsi1sk',
+        ConditionExpression: '#status = :sending AND leaseUntil = :lease',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': outcome.status,
+          ':one': outcome.countAttempt === false ? 0 : 1,
+          ':requests': outcome.requests,
+          ':error': outcome.lastError ?? claimed.lastError,
+          ':code': outcome.lastStatus ?? claimed.lastStatus,
+          ':sending': 'sending',
+          ':lease': claimed.leaseUntil,
+          ...(waiting && { ':due': outcome.dueAt, ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed)).gsi1sk }),
+        },
+      },
+    };
     try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: retryKey(claimed),
-          UpdateExpression: waiting
-            ? 'SET #status = :status, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil'
-            : 'SET #status = :status, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code REMOVE leaseUntil, dueAt, gsi1pk, gsi1sk',
-          ConditionExpression: '#status = :sending AND leaseUntil = :lease',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': outcome.status,
-            ':one': outcome.countAttempt === false ? 0 : 1,
-            ':requests': outcome.requests,
-            ':error': outcome.lastError ?? claimed.lastError,
-            ':code': outcome.lastStatus ?? claimed.lastStatus,
-            ':sending': 'sending',
-            ':lease': claimed.leaseUntil,
-            ...(waiting && { ':due': outcome.dueAt, ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed)).gsi1sk }),
-          },
-        }),
-      );
+      if (waiting) await this.store.doc.send(new UpdateCommand(update.Update!));
+      else {
+        const counts = { retrying: -1, [outcome.status]: 1 };
+        const stats = this.statsItem(claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
+        await this.store.doc.send(new TransactWriteCommand({ TransactItems: [update, stats] }));
+      }
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -274,28 +359,31 @@ export class DeliveryRepository {
 
   // --- outcomes --------------------------------------------------------------------------------------------
 
-  /** Adds to a destination's counters (one write per batch, not per event); errors replace the last ones. */
-  async addOutcomes(workspaceId: string, destinationId: string, counts: OutcomeCounts, errors: OutcomeError[], at: string): Promise<void> {
-    const adds = Object.entries(counts).filter(([, n]) => n);
-    if (adds.length === 0 && errors.length === 0) return;
+  /**
+   * An addition to a destination's counters, as a transaction item, so that it is written with the state
+   * change it counts (and so exactly once); errors replace the last ones shown.
+   */
+  private statsItem(workspaceId: string, destinationId: string, counts: OutcomeCounts, errors: OutcomeError[], at: string): TransactItem {
     const values: Record<string, unknown> = { ':at': at };
-    const add = adds.map(([name, n]) => {
-      values[`:${name}`] = n;
-      return `${name} :${name}`;
-    });
+    const add = Object.entries(counts)
+      .filter(([, n]) => n)
+      .map(([name, n]) => {
+        values[`:${name}`] = n;
+        return `${name} :${name}`;
+      });
     const set = ['updatedAt = :at'];
     if (errors.length > 0) {
       set.push('lastErrors = :errors');
       values[':errors'] = errors.slice(-10);
     }
-    await this.store.doc.send(
-      new UpdateCommand({
+    return {
+      Update: {
         TableName: this.store.table,
         Key: keys.destinationStats(workspaceId, destinationId),
         UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
         ExpressionAttributeValues: values,
-      }),
-    );
+      },
+    };
   }
 
   async outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {

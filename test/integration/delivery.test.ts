@@ -9,7 +9,8 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/store';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
+import { json, silent, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -126,28 +127,71 @@ describe('delivery', () => {
     await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
     await rt.poller.drain();
     expect(at('/alive')).toHaveLength(3);
-    // The first failure parks the rest of the batch unsent: a dead destination costs one time-out, not three.
-    expect(at('/dead')).toHaveLength(1);
+    // Answered failures open the circuit only after a streak: each event was sent once.
+    expect(at('/dead')).toHaveLength(3);
+    expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 3, aborted: 0 });
     await flow(8);
     const outcome = await p.outcomes(0);
     expect(outcome).toMatchObject({ delivered: 0, retrying: 0, aborted: 3 });
     expect(outcome.lastErrors[0].error).toMatch(/503/);
-    // e1 was sent on the first pass and then retried; e2 and e3 were parked unsent and retried: each at least twice.
     const sends = (event: string) => at('/dead').filter((r) => (r.json as { event: string }).event === event).length;
-    expect([sends('e1') >= 3, sends('e2') >= 2, sends('e3') >= 2]).toEqual([true, true, true]);
+    expect([sends('e1') >= 2, sends('e2') >= 2, sends('e3') >= 2]).toEqual([true, true, true]);
   });
 
-  it('probes a dead destination once per scheduler round rather than sending every parked event', async () => {
+  it('opens the circuit after a streak of failures, and sends nothing while it is open', async () => {
+    process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
     const p = await pipeline('/down');
     hook.on('/down', json(503, {}));
-    await p.batch([1, 2, 3, 4, 5].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await p.batch([1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
     await rt.poller.drain();
-    expect(at('/down')).toHaveLength(1);
-    expect(await p.outcomes()).toMatchObject({ retrying: 5 });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(at('/down')).toHaveLength(FAILURE_STREAK);
+    expect(await p.outcomes()).toMatchObject({ retrying: 8 });
+    await new Promise((resolve) => setTimeout(resolve, 40));
     await rt.scheduler.runNow();
-    expect(at('/down')).toHaveLength(2);
-    expect((await p.outcomes()).retrying).toBe(5);
+    // Due retries met an open circuit: not sent, and not counted as attempts.
+    expect(at('/down')).toHaveLength(FAILURE_STREAK);
+    expect((await p.outcomes()).retrying).toBe(8);
+    delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
+  });
+
+  it('keeps sending to a destination that fails some requests, and counts each event once', async () => {
+    const p = await pipeline('/flapping');
+    // Every other event fails its first attempt.
+    const seen = new Set<string>();
+    hook.on('/flapping', (req, res) => {
+      const id = (req.json as { messageId: string }).messageId;
+      const first = !seen.has(id);
+      seen.add(id);
+      json(first && Number(id.split('-')[1]) % 2 === 1 ? 503 : 200, {})(req, res);
+    });
+    await p.batch(Array.from({ length: 12 }, (_, n) => ({ type: 'track', userId: 'u', event: `e${n}`, messageId: `flap-${n}` })));
+    await rt.poller.drain();
+    // Every event went out on the first pass: one 503 in two never makes a streak.
+    expect(new Set(at('/flapping').map((r) => (r.json as { messageId: string }).messageId)).size).toBe(12);
+    expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 6 });
+    await flow(3);
+    expect(at('/flapping')).toHaveLength(18);
+    expect(await p.outcomes()).toMatchObject({ delivered: 12, retrying: 0, aborted: 0 });
+  });
+
+  it("opens the circuit on a time-out at once, and a hanging destination's socket holds up no other destination", async () => {
+    process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
+    const p = await pipeline('/hanging', '/healthy');
+    const other = await pipeline('/healthy-other');
+    hook.on('/hanging', silent);
+    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
+    // Both healthy destinations have all their events while the hanging one still holds its first request.
+    const deadline = Date.now() + 5_000;
+    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
+    expect(hook.pending()).toBe(1);
+    await rt.poller.drain();
+    // The time-out opened the circuit: the rest of the batch was parked unsent.
+    expect(at('/hanging')).toHaveLength(1);
+    expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 3 });
+    expect(await p.outcomes(1)).toMatchObject({ delivered: 3, retrying: 0 });
+    delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
   });
 
   it('sends nothing twice when a stream record is delivered again', async () => {
@@ -177,8 +221,8 @@ describe('delivery', () => {
     // A consumer claimed the batch, handled two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rt.store);
     const leaseEnds = Date.now() + 1500;
-    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toBe(0);
-    expect(await deliveries.checkpoint(ref, 'dead-owner', 2, new Date(leaseEnds).toISOString())).toBe(true);
+    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toMatchObject({ progress: 0, output: 0 });
+    expect(await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered')).toBe(true);
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, leaseEnds - Date.now() + 20));

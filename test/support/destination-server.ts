@@ -20,6 +20,8 @@ export interface DestinationServer {
   received: ReceivedRequest[];
   /** Answers requests whose path begins with `prefix` with `responder` (later entries win). */
   on(prefix: string, responder: Responder): void;
+  /** Requests received and not answered yet. */
+  pending(): number;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startDestinationServer(host = '127.0.0.1'): Promise<Destin
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     received,
     on: (prefix, responder) => void responders.push([prefix, responder]),
+    pending: () => [...open].filter((res) => !res.writableEnded).length,
     close: async () => {
       for (const res of open) res.destroy();
       server.closeAllConnections();

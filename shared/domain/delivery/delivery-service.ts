@@ -1,12 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { buildRequests, destinationType, sendRequest, type DestinationRequest, type Message } from '../../destinations';
+import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { CodeRepository } from '../../persistence/code-repository';
-import type { BatchRef, DeliveryRepository, DeliverySample, OutcomeCounts, OutcomeError, ParkedDelivery } from '../../persistence/delivery-repository';
+import type {
+  BatchClaim,
+  BatchCounts,
+  BatchPosition,
+  BatchRef,
+  DeliveryRepository,
+  DeliverySample,
+  OutcomeError,
+  ParkedDelivery,
+} from '../../persistence/delivery-repository';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
+import { Circuit } from './circuit';
+import { DeliveryLanes } from './lanes';
+import { prepare, send, type SendOutcome } from './sender';
 import { transformForDelivery } from './user-transform';
 
 /**
@@ -20,6 +32,10 @@ export interface DeliveryPolicy {
   retryWindowMs: number;
   /** How long an attempt owns a batch or a retry before another may take it over. */
   leaseMs: number;
+  /** How long the stream consumer (or the scheduler) waits for a destination's work before moving on. */
+  laneWaitMs: number;
+  /** How long a destination's circuit stays open before one probe may go. */
+  circuitOpenMs: number;
 }
 
 export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryPolicy {
@@ -34,27 +50,40 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     minAttempts: 3,
     retryWindowMs: number('WEIR_DELIVERY_RETRY_WINDOW_MS', 3 * 3600_000),
     leaseMs: 60_000,
+    laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
+    circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
   };
 }
+
+/**
+ * Per process, shared by every delivery service in it (in the local runtime, the stream consumer's and the
+ * scheduler's): one lane and one circuit per destination.
+ */
+export const deliveryLanes = new DeliveryLanes(() => deliveryPolicyFromEnv().laneWaitMs);
+const circuit = new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs);
 
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
 const iso = (ms: number) => new Date(ms).toISOString();
-const succeeded = (status: number) => status >= 200 && status < 300;
+
+/** What one run of a batch gathers for its finish: totals, and what people will read. */
+interface BatchRun {
+  ref: BatchRef;
+  owner: string;
+  counts: BatchCounts;
+  errors: OutcomeError[];
+  samples: DeliverySample[];
+}
 
 /**
  * Live delivery: for each enabled destination connected to the source, the published transformation (one
  * sandbox invocation per batch), the destination transform and the send, the same code the test interface
- * runs. Progress is recorded per event, so a redelivered record or a restart resends nothing; a failed send
- * is parked as its own item and retried when due, so it never holds up other events or destinations.
+ * runs. Each destination's work runs in its own lane (see lanes.ts), behind its own circuit (circuit.ts).
+ * Every output's outcome is recorded, with its count, before the next is sent, so a redelivered record or a
+ * restart never sends again what was recorded; a failed send is parked as its own item, in the same
+ * transaction, and retried when due, so it never holds up other events or destinations.
  */
 export class DeliveryService {
-  /**
-   * Destinations that just failed to answer, per process: until `until`, their events are parked unsent,
-   * so a dead destination costs one time-out per period, not one per event, record or retry.
-   */
-  private readonly circuit = new Map<string, { until: number; status: number; error: string }>();
-
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly code: CodeRepository,
@@ -64,10 +93,13 @@ export class DeliveryService {
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
-  /** One stored ingest part, to every destination that should receive it. */
+  /**
+   * One stored ingest part, to every destination that should receive it: each (part, destination) is claimed
+   * first (durable: what a crash interrupts is resumed when the lease runs out), then handed to its lane.
+   */
   async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
     const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-    await Promise.all(destinations.map((destination) => this.deliverBatch({ ...part, destinationId: destination.id }, destination, part.events)));
+    await Promise.all(destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)));
   }
 
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
@@ -76,127 +108,109 @@ export class DeliveryService {
     return destinations.filter((d) => d.enabled && connected.has(d.id));
   }
 
-  private async deliverBatch(ref: BatchRef, destination: Destination, events: Message[]): Promise<void> {
+  private async claimAndSubmit(ref: BatchRef, destination: Destination, events: Message[]): Promise<void> {
     const owner = randomUUID();
-    const progress = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
-    if (progress === undefined || progress >= events.length) {
-      if (progress !== undefined) await this.deliveries.finishBatch(ref, owner, progress, [], iso(Date.now()));
-      return;
-    }
-    const pending = events.slice(progress);
+    const claim = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), this.leaseUntil());
+    if (!claim) return;
+    await deliveryLanes.submit(
+      destination.id,
+      {
+        run: () => this.deliverClaimed(ref, destination, events, owner, claim),
+        handBack: async () => void (await this.deliveries.releaseBatch(ref, owner, iso(Date.now()))),
+      },
+      { wait: !circuit.isOpen(destination.id) },
+    );
+  }
+
+  private async deliverClaimed(ref: BatchRef, destination: Destination, events: Message[], owner: string, claim: BatchClaim): Promise<void> {
+    const run: BatchRun = { ref, owner, counts: { ...claim.counts }, errors: [], samples: [] };
+    if (claim.progress >= events.length) return this.finish(run, []);
+    // The claim may have waited in its lane: renewed before the first send, so no one else sends meanwhile.
+    if (!(await this.deliveries.renewBatch(ref, owner, this.leaseUntil()))) return;
+    const pending = events.slice(claim.progress);
     const { outcomes, secrets } = await transformForDelivery(this.code, ref.workspaceId, destination, pending, () =>
       this.credentials.forInvocation(ref.workspaceId),
     );
-    const counts: Required<OutcomeCounts> = { delivered: 0, filtered: 0, aborted: 0, retrying: 0 };
-    const errors: OutcomeError[] = [];
-    const samples: DeliverySample[] = [];
-    const sample = (s: DeliverySample) => void (samples.length < SAMPLES_PER_BATCH && samples.push(s));
-    const type = destinationType(destination.type);
-    /** Within one batch the destination stays down once it failed, however long the circuit's period. */
-    let downInBatch: { status: number; error: string } | undefined;
-
     for (let i = 0; i < pending.length; i++) {
-      const event = pending[i]!;
-      const messageId = String(event.messageId);
+      const index = claim.progress + i;
+      const messageId = String(pending[i]!.messageId);
       const outcome = outcomes[i]!;
+      const next = { progress: index + 1, output: 0 };
       if ('filtered' in outcome) {
-        counts.filtered++;
-        sample({ messageId, outcome: 'filtered' });
+        this.sample(run, { messageId, outcome: 'filtered' });
+        if (!(await this.record(run, next, 'filtered'))) return;
       } else if ('error' in outcome) {
-        counts.aborted++;
-        errors.push({ at: iso(Date.now()), messageId, error: outcome.error });
-        sample({ messageId, outcome: 'aborted', error: outcome.error });
+        run.errors.push({ at: iso(Date.now()), messageId, error: outcome.error });
+        this.sample(run, { messageId, outcome: 'aborted', error: outcome.error });
+        if (!(await this.record(run, next, 'aborted'))) return;
       } else {
-        for (const [output, message] of outcome.outputs.entries()) {
-          const built = !type
-            ? { ok: false as const, error: `unknown destination type ${destination.type}` }
-            : type.deliver
-              ? { ok: true as const, requests: [] }
-              : buildRequests(type, message, destination.config);
-          if (!built.ok) {
-            counts.aborted++;
-            errors.push({ at: iso(Date.now()), messageId, error: built.error });
-            sample({ messageId, outcome: 'aborted', error: built.error });
-            continue;
-          }
-          const down = downInBatch ?? this.downState(destination.id);
-          const sent = type?.deliver ? await this.deliverServer(destination, message, down) : await this.sendAll(built.requests, down);
-          if (sent.delivered) {
-            counts.delivered++;
-            sample({ messageId, outcome: 'delivered', request: built.requests.at(-1), status: sent.status, response: sent.response });
-          } else if (sent.retryable) {
-            if (!sent.skipped) {
-              this.markDown(destination.id, sent.status, sent.error);
-              downInBatch = { status: sent.status, error: sent.error };
-            }
-            const parked = await this.deliveries.park({
-              workspaceId: ref.workspaceId,
-              sourceId: ref.sourceId,
-              destinationId: destination.id,
-              messageId,
-              output,
-              requests: built.requests.slice(sent.sentCount),
-              ...(type?.deliver && { message }),
-              attempts: 1,
-              firstFailedAt: iso(Date.now()),
-              lastError: sent.error,
-              lastStatus: sent.status,
-              status: 'waiting',
-              dueAt: iso(Date.now() + this.delay(1)),
-            });
-            if (parked) counts.retrying++;
-            errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
-            sample({ messageId, outcome: 'retrying', request: built.requests[sent.sentCount], status: sent.status, error: sent.error });
-          } else {
-            counts.aborted++;
-            errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
-            sample({ messageId, outcome: 'aborted', request: built.requests[sent.sentCount], status: sent.status, response: sent.response, error: sent.error });
-          }
+        const outputs = outcome.outputs;
+        if (outputs.length === 0 && !(await this.record(run, next))) return;
+        for (let k = i === 0 ? claim.output : 0; k < outputs.length; k++) {
+          const after = k + 1 === outputs.length ? next : { progress: index, output: k + 1 };
+          if (!(await this.deliverOutput(run, destination, outputs[k]!, k, messageId, after))) return;
         }
       }
-      // Each handled event is recorded before the next is sent: a restart resumes after it.
-      if (!(await this.deliveries.checkpoint(ref, owner, progress + i + 1, iso(Date.now() + this.policy.leaseMs)))) return;
     }
-    // What is kept for people to read never shows a secret the transformation let out.
-    await this.deliveries.finishBatch(ref, owner, events.length, redact(samples, secrets), iso(Date.now()));
-    await this.deliveries.addOutcomes(ref.workspaceId, destination.id, counts, redact(errors, secrets), iso(Date.now()));
+    await this.finish(run, secrets);
   }
 
-  /** A server-delivered type's own delivery of one event, read like a send. Sends nothing to a destination that is down. */
-  private async deliverServer(destination: Destination, message: Message, down?: { status: number; error: string }) {
-    if (down) return this.sendAll([], down);
-    const result = await destinationType(destination.type)!.deliver!(message, destination.config);
-    const ok = succeeded(result.status);
-    return { delivered: ok, retryable: !ok && result.retryable, skipped: false, sentCount: 0, status: result.status, error: result.error ?? '', response: result.response };
-  }
-
-  private downState(destinationId: string) {
-    const down = this.circuit.get(destinationId);
-    if (down && down.until > Date.now()) return down;
-    this.circuit.delete(destinationId);
-    return undefined;
-  }
-
-  private markDown(destinationId: string, status: number, error: string): void {
-    this.circuit.set(destinationId, { until: Date.now() + this.policy.baseDelayMs, status, error });
-  }
-
-  /** Sends a message's requests in order; stops at the first that fails. Sends nothing to a destination that is down. */
-  private async sendAll(requests: DestinationRequest[], down?: { status: number; error: string }) {
-    if (down) {
-      const error = `not sent: the destination failed moments ago (${down.error})`;
-      return { delivered: false, retryable: true, skipped: true, sentCount: 0, status: down.status, error, response: undefined };
+  /** Sends one output and records its outcome; false when the batch is no longer this owner's. */
+  private async deliverOutput(run: BatchRun, destination: Destination, message: Message, output: number, messageId: string, after: BatchPosition): Promise<boolean> {
+    const prepared = prepare(destination, message);
+    if (!prepared.ok) {
+      run.errors.push({ at: iso(Date.now()), messageId, error: prepared.error });
+      this.sample(run, { messageId, outcome: 'aborted', error: prepared.error });
+      return this.record(run, after, 'aborted');
     }
-    let last = { status: 0, response: undefined as unknown };
-    for (let j = 0; j < requests.length; j++) {
-      const result = await sendRequest(requests[j]!);
-      if (!succeeded(result.status)) {
-        const error = result.error ?? `destination answered ${result.status}: ${typeof result.response === 'string' ? result.response : JSON.stringify(result.response)}`.slice(0, 500);
-        return { delivered: false, retryable: result.retryable, skipped: false, sentCount: j, status: result.status, error, response: result.response };
-      }
-      last = { status: result.status, response: result.response };
+    const sent = await send(destination, prepared, circuit);
+    if (sent.kind === 'delivered') {
+      this.sample(run, { messageId, outcome: 'delivered', request: sent.request, status: sent.status, response: sent.response });
+      return this.record(run, after, 'delivered');
     }
-    return { delivered: true, retryable: false, skipped: false, sentCount: requests.length, status: last.status, error: '', response: last.response };
+    run.errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
+    if (sent.kind === 'refused') {
+      this.sample(run, { messageId, outcome: 'aborted', request: sent.request, status: sent.status, response: sent.response, error: sent.error });
+      return this.record(run, after, 'aborted');
+    }
+    this.sample(run, { messageId, outcome: 'retrying', request: sent.request, status: sent.status, error: sent.error });
+    const parked = await this.deliveries.parkOutput(run.ref, run.owner, after, this.leaseUntil(), {
+      workspaceId: run.ref.workspaceId,
+      sourceId: run.ref.sourceId,
+      destinationId: destination.id,
+      messageId,
+      output,
+      requests: sent.remaining,
+      ...(prepared.message && { message: prepared.message }),
+      attempts: sent.kind === 'skipped' ? 0 : 1,
+      firstFailedAt: iso(Date.now()),
+      lastError: sent.error,
+      lastStatus: sent.status,
+      status: 'waiting',
+      dueAt: iso(Date.now() + this.delay(1)),
+    });
+    // The same messageId twice for this destination: the one parked is the one that will be sent.
+    if (parked === 'duplicate') return this.record(run, after);
+    return parked === 'parked';
+  }
+
+  private async record(run: BatchRun, after: BatchPosition, outcome?: keyof BatchCounts): Promise<boolean> {
+    const recorded = await this.deliveries.recordOutput(run.ref, run.owner, after, this.leaseUntil(), outcome);
+    if (recorded && outcome) run.counts[outcome]++;
+    return recorded;
+  }
+
+  private sample(run: BatchRun, sample: DeliverySample): void {
+    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
+  }
+
+  /** What is kept for people to read never shows a secret the transformation let out. */
+  private async finish(run: BatchRun, secrets: string[]): Promise<void> {
+    await this.deliveries.finishBatch(run.ref, run.owner, run.counts, redact(run.samples, secrets), redact(run.errors, secrets), iso(Date.now()));
+  }
+
+  private leaseUntil(): string {
+    return iso(Date.now() + this.policy.leaseMs);
   }
 
   private delay(failures: number): number {
@@ -205,30 +219,36 @@ export class DeliveryService {
 
   /**
    * The scheduler's round: batches whose delivery was interrupted (lease run out) resume after their last
-   * recorded event; parked deliveries that are due get their next attempt.
+   * recorded output; parked deliveries that are due get their next attempt. Each destination's share goes
+   * to its lane, so one that hangs holds up none of the others.
    */
   async runDue(limit = 100): Promise<number> {
     const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
-    // One queue per destination, all destinations at once: a slow one never holds up another.
     const byDestination = new Map<string, Record<string, unknown>[]>();
     for (const item of items) {
       const id = String(item.destinationId);
       byDestination.set(id, [...(byDestination.get(id) ?? []), item]);
     }
-    const ran = await Promise.all(
-      [...byDestination.values()].map(async (queue) => {
-        // Within one round a destination that failed stays down for the rest of its queue.
-        const round: { down?: { status: number; error: string } } = {};
-        let count = 0;
-        for (const item of queue) if (await this.attend(item, round)) count++;
-        return count;
-      }),
+    let count = 0;
+    await Promise.all(
+      [...byDestination].map(([destinationId, queue]) =>
+        deliveryLanes.submit(
+          destinationId,
+          {
+            run: async () => {
+              for (const item of queue) if (await this.attend(item)) count++;
+            },
+            handBack: async () => undefined, // nothing was claimed yet: the items stay due
+          },
+          { wait: true },
+        ),
+      ),
     );
-    return ran.reduce((a, b) => a + b, 0);
+    return count;
   }
 
-  private async attend(item: Record<string, unknown>, round: { down?: { status: number; error: string } }): Promise<boolean> {
-    if (item.entity === 'deliveryRetry') return this.retry(item as unknown as ParkedDelivery, round);
+  private async attend(item: Record<string, unknown>): Promise<boolean> {
+    if (item.entity === 'deliveryRetry') return this.retry(item as unknown as ParkedDelivery);
     if (item.entity !== 'deliveryBatch') return false;
     const ref = item as unknown as BatchRef;
     const [events, destination] = await Promise.all([
@@ -236,44 +256,45 @@ export class DeliveryService {
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
     ]);
     if (!events || !destination) return false;
-    await this.deliverBatch(ref, destination, events);
+    const owner = randomUUID();
+    const claim = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), this.leaseUntil());
+    if (!claim) return false;
+    await this.deliverClaimed(ref, destination, events, owner, claim);
     return true;
   }
 
   /** One more attempt of a parked delivery, if this caller wins it. */
-  private async retry(parked: ParkedDelivery, round: { down?: { status: number; error: string } }): Promise<boolean> {
-    const claimed = await this.deliveries.claimRetry(parked, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
+  private async retry(parked: ParkedDelivery): Promise<boolean> {
+    const claimed = await this.deliveries.claimRetry(parked, iso(Date.now()), this.leaseUntil());
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
-    const finish = async (status: 'delivered' | 'aborted', requests: DestinationRequest[], lastError?: string, lastStatus?: number) => {
-      await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus });
-      const error = status === 'aborted' ? [{ at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' }] : [];
-      await this.deliveries.addOutcomes(claimed.workspaceId, claimed.destinationId, { retrying: -1, [status]: 1 }, error, at);
-    };
+    const final = (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) =>
+      this.deliveries.recordRetry(
+        claimed,
+        { status, requests, lastError, lastStatus, ...(status === 'aborted' && { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } }) },
+        at,
+      );
     if (!destination || !destination.enabled) {
-      await finish('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
+      await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const down = round.down ?? this.downState(claimed.destinationId);
-    const sent = claimed.message ? await this.deliverServer(destination, claimed.message, down) : await this.sendAll(claimed.requests, down);
-    if (sent.delivered) {
-      this.circuit.delete(claimed.destinationId);
-      await finish('delivered', []);
-    } else if (sent.skipped) {
-      // Not an attempt: the destination is down; wait for the next probe to tell.
-      await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt: iso(Date.now() + this.delay(claimed.attempts)), countAttempt: false });
+    const sent: SendOutcome = await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, circuit);
+    if (sent.kind === 'delivered') await final('delivered', []);
+    else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
+    else if (sent.kind === 'skipped') {
+      // Not an attempt: the destination is known to be failing; wait for a probe to tell.
+      await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt: iso(Date.now() + this.delay(Math.max(1, claimed.attempts))), countAttempt: false }, at);
     } else {
-      if (sent.retryable) {
-        this.markDown(claimed.destinationId, sent.status, sent.error);
-        round.down = { status: sent.status, error: sent.error };
-      }
       const attempts = claimed.attempts + 1;
       const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
-      const remaining = claimed.requests.slice(sent.sentCount);
-      if (!sent.retryable || expired) await finish('aborted', remaining, sent.error, sent.status);
+      if (expired) await final('aborted', sent.remaining, sent.error, sent.status);
       else {
-        await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: remaining, lastError: sent.error, lastStatus: sent.status, dueAt: iso(Date.now() + this.delay(attempts)) });
+        await this.deliveries.recordRetry(
+          claimed,
+          { status: 'waiting', requests: sent.remaining, lastError: sent.error, lastStatus: sent.status, dueAt: iso(Date.now() + this.delay(attempts)) },
+          at,
+        );
       }
     }
     return true;

@@ -1,0 +1,74 @@
+import { buildRequests, destinationType, sendRequest, type DestinationRequest, type Message } from '../../destinations';
+import type { Destination } from '../catalog/schemas';
+import type { Circuit } from './circuit';
+
+/** What sending one message (or the rest of its requests) to a destination came to. */
+export type SendOutcome =
+  /** Answered 2xx (every request of the message). */
+  | { kind: 'delivered'; status: number; response: unknown; request?: DestinationRequest }
+  /** Answered with a refusal that no retry will change (4xx but 408 and 429): aborted. */
+  | { kind: 'refused'; status: number; response: unknown; error: string; request?: DestinationRequest; remaining: DestinationRequest[] }
+  /** Failed in a way a later attempt may not (5xx, 429, 408, no answer): parked for a retry. */
+  | { kind: 'retryable'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] }
+  /** Not sent: the destination's circuit is open. Parked, and not counted as an attempt. */
+  | { kind: 'skipped'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] };
+
+/** What a message is sent as: the requests of an HTTP type, or the message itself for a server-delivered type. */
+export type Prepared = { ok: true; requests: DestinationRequest[]; message?: Message } | { ok: false; error: string };
+
+export function prepare(destination: Destination, message: Message): Prepared {
+  const type = destinationType(destination.type);
+  if (!type) return { ok: false, error: `unknown destination type ${destination.type}` };
+  if (type.deliver) return { ok: true, requests: [], message };
+  return buildRequests(type, message, destination.config);
+}
+
+const succeeded = (status: number) => status >= 200 && status < 300;
+const describe = (status: number, response: unknown) =>
+  `destination answered ${status}: ${typeof response === 'string' ? response : JSON.stringify(response)}`.slice(0, 500);
+
+/**
+ * Sends a prepared message through the destination's circuit: requests in order, stopping at the first that
+ * fails; a server-delivered type delivers the message itself. The circuit hears every verdict.
+ */
+export async function send(destination: Destination, prepared: { requests: DestinationRequest[]; message?: Message }, circuit: Circuit): Promise<SendOutcome> {
+  const verdict = circuit.admit(destination.id);
+  if (!verdict.send) return { kind: 'skipped', status: verdict.status, error: verdict.error, request: prepared.requests[0], remaining: prepared.requests };
+
+  const type = destinationType(destination.type);
+  if (prepared.message && type?.deliver) {
+    const result = await type.deliver(prepared.message, destination.config);
+    return judge(destination.id, circuit, result, undefined, []);
+  }
+  let last: { status: number; response: unknown; request?: DestinationRequest } = { status: 200, response: undefined };
+  for (let i = 0; i < prepared.requests.length; i++) {
+    const request = prepared.requests[i]!;
+    const result = await sendRequest(request);
+    const outcome = judge(destination.id, circuit, result, request, prepared.requests.slice(i));
+    if (outcome.kind !== 'delivered') return outcome;
+    last = { status: result.status, response: result.response, request };
+  }
+  if (prepared.requests.length === 0) circuit.release(destination.id);
+  return { kind: 'delivered', ...last };
+}
+
+function judge(
+  destinationId: string,
+  circuit: Circuit,
+  result: { status: number; response: unknown; error?: string; retryable: boolean },
+  request: DestinationRequest | undefined,
+  remaining: DestinationRequest[],
+): SendOutcome {
+  if (succeeded(result.status)) {
+    circuit.succeeded(destinationId);
+    return { kind: 'delivered', status: result.status, response: result.response, request };
+  }
+  const error = result.error ?? describe(result.status, result.response);
+  if (!result.retryable) {
+    // An answer, even a refusal, shows the destination is there.
+    circuit.succeeded(destinationId);
+    return { kind: 'refused', status: result.status, response: result.response, error, request, remaining };
+  }
+  circuit.failed(destinationId, { status: result.status, error, answered: result.error === undefined });
+  return { kind: 'retryable', status: result.status, error, request, remaining };
+}
