@@ -49,7 +49,7 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     maxDelayMs: baseDelayMs * 30,
     minAttempts: 3,
     retryWindowMs: number('WEIR_DELIVERY_RETRY_WINDOW_MS', 3 * 3600_000),
-    leaseMs: 60_000,
+    leaseMs: number('WEIR_DELIVERY_LEASE_MS', 60_000),
     laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
     circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
   };

@@ -1,0 +1,372 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../infra/local/dynamodb-local';
+
+/**
+ * The data plane under faults injected from outside, as an operator would try it: `npm start` on a persisted
+ * data directory, two webhook destinations (one behind a published transformation) that fail part of their
+ * requests and are sometimes slow, SIGKILL of the whole process group twice mid-delivery and SIGTERM to it once,
+ * each followed by a restart on the same directory; then the faults stop and delivery settles. After that, the
+ * latency of healthy destinations is measured before and while another destination hangs (same workspace and
+ * another one). The e2e test runs it small; `npm run bench:faults` runs it at 2,000 events.
+ */
+export interface ScenarioOptions {
+  events: number;
+  batchSize: number;
+  senders: number;
+  /** Share of requests the flapping destinations answer 503, and share they answer slowly. */
+  failureRate: number;
+  slowRate: number;
+  slowMs: [number, number];
+  /** Single-event requests per phase of the latency measure. */
+  latencySamples: number;
+  settleTimeoutMs: number;
+  log?: (line: string) => void;
+}
+
+export interface ScenarioReport {
+  acknowledged: number;
+  /** Per destination: acknowledged events never answered 2xx there. */
+  lost: Record<string, number>;
+  /** Events answered 2xx twice or more at a destination, although no SIGKILL fell between the answer and its recording. */
+  sentTwiceAfterRecorded: number;
+  /** Events answered 2xx twice where a SIGKILL fell right after the first answer (allowed: the answer was not recorded). */
+  sentTwiceAcrossKill: number;
+  /** Per destination: the outcome counters, and the distinct events it answered 2xx. */
+  counters: Record<string, { delivered: number; retrying: number; aborted: number; received: number; negative: boolean }>;
+  /** Healthy destinations' delivery latency p95 (ms), before and during another destination's hang. */
+  p95: { sameWorkspace: [number, number]; otherWorkspace: [number, number] };
+  leftRunning: string[];
+}
+
+/** A small deterministic generator, so a run's faults can be told again. */
+function random(seed: number) {
+  return () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+interface Answered {
+  path: string;
+  messageId: string;
+  status: number;
+  at: number;
+}
+
+/** Destinations on this machine: flapping ones, healthy ones and one that can hang; every answer recorded. */
+async function destinations(options: ScenarioOptions) {
+  const next = random(42);
+  const answered: Answered[] = [];
+  const received: { path: string; messageId: string; at: number }[] = [];
+  const open = new Set<ServerResponse>();
+  const state = { faults: true, hang: false };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const pathName = new URL(req.url ?? '/', 'http://x').pathname;
+      let messageId = '';
+      try {
+        messageId = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messageId?: string }).messageId);
+      } catch {
+        messageId = '?';
+      }
+      received.push({ path: pathName, messageId, at: Date.now() });
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      const answer = (status: number) => {
+        if (res.destroyed) return;
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end('{}');
+        answered.push({ path: pathName, messageId, status, at: Date.now() });
+      };
+      if (pathName === '/hang' && state.hang) return; // never answers
+      const flapping = pathName === '/a' || pathName === '/b';
+      if (!flapping || !state.faults) return answer(200);
+      const roll = next();
+      const status = roll < options.failureRate ? 503 : 200;
+      if (next() < options.slowRate) setTimeout(() => answer(status), options.slowMs[0] + next() * (options.slowMs[1] - options.slowMs[0]));
+      else answer(status);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    answered,
+    received,
+    state,
+    close: async () => {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function groupProcesses(pgid: number): string[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' }).split('\n').filter((l) => l.trim());
+  } catch {
+    return [];
+  }
+}
+
+/** `npm start` in its own process group, as a terminal runs it. */
+class Service {
+  child?: ChildProcess;
+  output = '';
+  control = '';
+  data = '';
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  async start(): Promise<void> {
+    const [controlPort, dataPort] = [await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
+    delete env.AWS_ENDPOINT_URL_DYNAMODB;
+    delete env.WEIR_TABLE;
+    this.child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout?.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20_000)));
+    this.child.stderr?.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20_000)));
+    this.control = `http://127.0.0.1:${controlPort}`;
+    this.data = `http://127.0.0.1:${dataPort}`;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ok = await Promise.all([this.control, this.data].map((url) => fetch(`${url}/health`).then((r) => r.ok, () => false)));
+      if (ok.every(Boolean)) return;
+      if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`npm start did not come up:\n${this.output}`);
+      await sleep(100);
+    }
+  }
+
+  /** A signal to the whole group (what Ctrl-C or a SIGKILL of the group does); resolves once every process is gone. */
+  async signal(signal: 'SIGKILL' | 'SIGTERM' | 'SIGINT'): Promise<void> {
+    const pgid = this.child?.pid;
+    if (!pgid) return;
+    process.kill(-pgid, signal);
+    const deadline = Date.now() + 60_000;
+    while (groupProcesses(pgid).length > 0 && Date.now() < deadline) await sleep(100);
+  }
+
+  leftRunning(): string[] {
+    return this.child?.pid ? groupProcesses(this.child.pid) : [];
+  }
+}
+
+async function api<T = any>(base: string, method: string, route: string, token: string, body?: unknown): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
+
+const p95 = (values: number[]) => {
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] ?? NaN;
+};
+
+export async function runFaultScenario(options: ScenarioOptions): Promise<ScenarioReport> {
+  const log = options.log ?? (() => undefined);
+  const hooks = await destinations(options);
+  const home = mkdtempSync(path.join(tmpdir(), 'weir-faults-'));
+  const token = 'fault-scenario-token-0123456789abcdef';
+  const service = new Service({
+    WEIR_HOME: home,
+    WEIR_BOOTSTRAP_EMAIL: 'ops@example.com',
+    WEIR_BOOTSTRAP_TOKEN: token,
+    WEIR_OUTBOUND_ALLOWLIST: '127.0.0.1',
+    WEIR_DESTINATION_TIMEOUT_MS: '2000',
+    WEIR_DELIVERY_RETRY_BASE_MS: '300',
+    WEIR_DELIVERY_CIRCUIT_OPEN_MS: '1000',
+    WEIR_DELIVERY_LEASE_MS: '3000',
+    WEIR_SCHEDULER_INTERVAL_MS: '250',
+    WEIR_PARKED_RETRY_BASE_MS: '1000',
+    LOG_LEVEL: 'ERROR',
+  });
+  const kills: number[] = [];
+  try {
+    await service.start();
+    const control = () => service.control;
+    const source = (await api(control(), 'POST', '/v2/sources', token, { name: 'app' })).source;
+    const hook = async (name: string, sourceId: string, ws = token) => {
+      const d = (await api(control(), 'POST', '/v2/destinations', ws, { name, type: 'WEBHOOK', config: { webhookUrl: `${hooks.url}/${name}` } })).destination;
+      await api(control(), 'POST', '/v2/connections', ws, { sourceId, destinationId: d.id });
+      return d.id as string;
+    };
+    const ids: Record<string, string> = { a: await hook('a', source.id), b: await hook('b', source.id) };
+    await fetch(`${control()}/transformations?publish=true`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Tagger', code: 'export function transformEvent(e) { return { ...e, tagged: true }; }', destinationIds: [ids.b] }),
+    }).then(async (r) => {
+      if (!r.ok) throw new Error(`publish answered ${r.status}: ${await r.text()}`);
+    });
+
+    // --- ingestion with faults: batches from several senders; SIGKILL, SIGKILL, SIGTERM, each then a restart ---
+    const batches = Array.from({ length: Math.ceil(options.events / options.batchSize) }, (_, b) =>
+      Array.from({ length: Math.min(options.batchSize, options.events - b * options.batchSize) }, (_, i) => ({
+        type: 'track',
+        userId: `user-${(b * options.batchSize + i) % 97}`,
+        event: 'Fault Tested',
+        messageId: `fault-${b * options.batchSize + i}`,
+      })),
+    );
+    const acknowledged = new Set<string>();
+    const faults: ['SIGKILL' | 'SIGTERM', number][] = [
+      ['SIGKILL', Math.floor(batches.length * 0.25)],
+      ['SIGKILL', Math.floor(batches.length * 0.5)],
+      ['SIGTERM', Math.floor(batches.length * 0.75)],
+    ];
+    let nextBatch = 0;
+    let down: Promise<void> | undefined;
+    const sender = async () => {
+      for (;;) {
+        if (down) await down;
+        const index = nextBatch++;
+        if (index >= batches.length) return;
+        const fault = faults.find(([, at]) => at === index);
+        if (fault && !down) {
+          // Let delivery get under way before the fault lands.
+          down = (async () => {
+            await sleep(400);
+            log(`${fault[0]} to the process group after ${index} batches`);
+            if (fault[0] === 'SIGKILL') kills.push(Date.now());
+            await service.signal(fault[0]);
+            await service.start();
+            log('restarted on the same data directory');
+          })();
+          void down.then(() => (down = undefined));
+        }
+        const batch = batches[index]!;
+        try {
+          const response = await fetch(`${service.data}/v1/batch`, {
+            method: 'POST',
+            headers: { Authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ batch }),
+          });
+          if (response.status === 200) batch.forEach((e) => acknowledged.add(e.messageId));
+        } catch {
+          // Not acknowledged (the service was going down): a client would send it again; this one counts it out.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: options.senders }, sender));
+    if (down) await down;
+    log(`${acknowledged.size} of ${options.events} events acknowledged; faults stop`);
+    hooks.state.faults = false;
+
+    // --- settling: every acknowledged event answered 2xx at both destinations, nothing left retrying ---
+    const deliveredAt = (name: string) => new Set(hooks.answered.filter((a) => a.path === `/${name}` && a.status === 200).map((a) => a.messageId));
+    const outcomes = (name: string) => api(control(), 'GET', `/v2/destinations/${ids[name]}/outcomes`, token);
+    const deadline = Date.now() + options.settleTimeoutMs;
+    for (;;) {
+      const checks = await Promise.all(
+        ['a', 'b'].map(async (name) => {
+          const stats = await outcomes(name);
+          const delivered = deliveredAt(name);
+          return [...acknowledged].every((id) => delivered.has(id)) && stats.retrying === 0 && stats.delivered === delivered.size;
+        }),
+      );
+      if (checks.every(Boolean) || Date.now() > deadline) break;
+      await sleep(500);
+    }
+
+    const lost: Record<string, number> = {};
+    const counters: ScenarioReport['counters'] = {};
+    let sentTwiceAfterRecorded = 0;
+    let sentTwiceAcrossKill = 0;
+    for (const name of ['a', 'b']) {
+      lost[name] = [...acknowledged].filter((id) => !deliveredAt(name).has(id)).length;
+      const stats = await outcomes(name);
+      counters[name] = {
+        delivered: stats.delivered,
+        retrying: stats.retrying,
+        aborted: stats.aborted,
+        received: deliveredAt(name).size,
+        negative: ['delivered', 'retrying', 'aborted', 'filtered'].some((k) => stats[k] < 0),
+      };
+      const firsts = new Map<string, number>();
+      for (const a of hooks.answered.filter((x) => x.path === `/${name}` && x.status === 200)) {
+        const first = firsts.get(a.messageId);
+        if (first === undefined) firsts.set(a.messageId, a.at);
+        // Sent again after a 2xx: allowed only when a SIGKILL fell between that answer and its recording.
+        else if (kills.some((k) => k >= first && k - first < 2_000)) sentTwiceAcrossKill++;
+        else sentTwiceAfterRecorded++;
+      }
+    }
+
+    // --- a hanging destination beside healthy ones, in the same workspace and in another ---
+    const otherToken = await otherWorkspace(home);
+    const source2 = (await api(control(), 'POST', '/v2/sources', otherToken, { name: 'other' })).source;
+    await hook('healthy', source.id);
+    await hook('healthy2', source2.id, otherToken);
+    await hook('hang', source.id);
+    const measure = async (phase: string) => {
+      const latencies: Record<'healthy' | 'healthy2', number[]> = { healthy: [], healthy2: [] };
+      const sentAt = new Map<string, number>();
+      for (let i = 0; i < options.latencySamples; i++) {
+        for (const [writeKey, tag] of [[source.writeKey, 's'], [source2.writeKey, 'o']] as const) {
+          const messageId = `latency-${phase}-${tag}-${i}`;
+          const response = await fetch(`${service.data}/v1/track`, {
+            method: 'POST',
+            headers: { Authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ userId: 'l', event: 'Latency', messageId }),
+          });
+          if (response.status === 200) sentAt.set(messageId, Date.now());
+        }
+        await sleep(50);
+      }
+      const until = Date.now() + 30_000;
+      while (Date.now() < until) {
+        const got = hooks.received.filter((r) => r.messageId.startsWith(`latency-${phase}-`) && (r.path === '/healthy' || r.path === '/healthy2')).length;
+        if (got >= sentAt.size) break;
+        await sleep(100);
+      }
+      for (const r of hooks.received) {
+        if (!r.messageId.startsWith(`latency-${phase}-`) || (r.path !== '/healthy' && r.path !== '/healthy2')) continue;
+        const sent = sentAt.get(r.messageId);
+        if (sent !== undefined) latencies[r.path.slice(1) as 'healthy' | 'healthy2'].push(r.at - sent);
+      }
+      return { same: p95(latencies.healthy), other: p95(latencies.healthy2) };
+    };
+    const before = await measure('before');
+    hooks.state.hang = true;
+    const during = await measure('during');
+    log(`healthy p95 before ${before.same}/${before.other} ms, during the hang ${during.same}/${during.other} ms`);
+
+    await service.signal('SIGINT');
+    return {
+      acknowledged: acknowledged.size,
+      lost,
+      sentTwiceAfterRecorded,
+      sentTwiceAcrossKill,
+      counters,
+      p95: { sameWorkspace: [before.same, during.same], otherWorkspace: [before.other, during.other] },
+      leftRunning: service.leftRunning(),
+    };
+  } catch (error) {
+    log(service.output);
+    await service.signal('SIGKILL');
+    throw error;
+  } finally {
+    await hooks.close();
+  }
+}
+
+/** A second workspace through the admin CLI, as an operator makes one for a colleague. */
+async function otherWorkspace(home: string): Promise<string> {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra/local/admin.ts'), 'workspace', 'create', '--name', 'Other', '--email', 'other@example.com'], {
+    cwd: ROOT,
+    env: { ...process.env, WEIR_HOME: home },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(out) as { token: string }).token;
+}
