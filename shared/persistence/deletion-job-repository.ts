@@ -39,13 +39,14 @@ const jobKey = (job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destina
 export class DeletionJobRepository {
   constructor(private readonly store: Store) {}
 
-  /** Creates the job unless it exists; true when this call created it. */
+  /** Creates the job unless it exists; true when this call created it. A job with `dueAt` waits for its attempt. */
   async createIfAbsent(job: DeletionJob): Promise<boolean> {
     try {
       await this.store.doc.send(
         new PutCommand({
           TableName: this.store.table,
-          Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...dueKey(job.dueAt ?? job.createdAt, job) },
+          // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
+          Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -135,8 +135,7 @@ describe('POST /v2/regulations', () => {
       [{ regulationType: 'suppress', sourceIds: [mySource, theirSource], users: [{ userId: 'u' }] }, `sourceIds[1]: unknown source ${theirSource}`],
       [{ regulationType: 'suppress', sourceIds: [], users: [{ userId: 'u' }] }, /^body\.sourceIds: must list at least one source/],
       [{ regulationType: 'suppress_with_delete', destinationIds: [theirAm], users: [{ userId: 'u' }] }, `destinationIds[0]: unknown destination ${theirAm}`],
-      [{ regulationType: 'suppress_with_delete', destinationIds: [hook], users: [{ userId: 'u' }] }, new RegExp(`^destinationIds\\[0\\]: destination ${hook} of type WEBHOOK cannot delete users \\(types that can: .*AM`)],
-      [{ regulationType: 'suppress_with_delete', users: [{ userId: 'u' }] }, /^destinationIds: no destination of this workspace can delete users/],
+      [{ regulationType: 'suppress_with_delete', destinationIds: [hook, 'nope'], users: [{ userId: 'u' }] }, 'destinationIds[1]: unknown destination nope'],
       [[{ regulationType: 'suppress' }], /^body: /],
       [{ regulationType: 'suppress', users: [{ userId: 'u' }], extra: true }, 'body.extra: unknown field'],
     ];
@@ -395,17 +394,42 @@ describe('deletion', () => {
     expect(amplitudeCalls()).toHaveLength(calls);
   });
 
-  it('deletes at every destination that can delete when destinationIds is left out', async () => {
+  it('without destinationIds applies to every destination: those that cannot delete show as unsupported, the suppression holds', async () => {
     const w = await workspace();
+    const source = await w.source();
     const [am1, am2] = [await w.amplitude(), await w.amplitude()];
-    await w.destination('WEBHOOK', { webhookUrl: 'https://example.com/x' });
+    const hook = await w.destination('WEBHOOK', { webhookUrl: 'https://example.com/x' });
     vendor.on('/', json(200, {}));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', users: [{ userId: 'u' }] })).body;
-    expect(created.destinationIds.sort()).toEqual([am1, am2].sort());
+    const answer = await w.create({ regulationType: 'suppress_with_delete', users: [{ userId: 'u' }] });
+    expect(answer.status).toBe(201);
+    const [created] = answer.body;
+    expect(created.destinationIds.sort()).toEqual([am1, am2, hook].sort());
+    expect(await regulations.suppression.suppressedUsers(w.ws.workspaceId, source, ['u'])).toEqual(new Set(['u']));
     const detail = await settle(w, created.id);
-    expect(detail.jobs.map((j: { destinationId: string; status: string }) => [j.destinationId, j.status]).sort()).toEqual(
-      [[am1, 'completed'], [am2, 'completed']].sort(),
-    );
+    const jobs = (detail.jobs as { destinationId: string; status: string; reason?: string; attempts: number }[])
+      .map((j) => [j.destinationId, j.status, j.reason, j.attempts])
+      .sort();
+    expect(jobs).toEqual([[am1, 'completed', undefined, 1], [am2, 'completed', undefined, 1], [hook, 'unsupported', 'destination type WEBHOOK cannot delete users', 0]].sort());
+    expect(amplitudeCalls()).toHaveLength(2);
+  });
+
+  it('accepts a destination that cannot delete when named, and a workspace without destinations; only the suppression runs', async () => {
+    const w = await workspace();
+    const source = await w.source();
+    const hook = await w.destination('WEBHOOK', { webhookUrl: 'https://example.com/x' });
+    const named = await w.create({ regulationType: 'suppress_with_delete', destinationIds: [hook], users: [{ userId: 'named' }] });
+    expect([named.status, named.body[0].destinationIds]).toEqual([201, [hook]]);
+    expect(await settle(w, named.body[0].id)).toMatchObject({
+      status: 'failed',
+      jobs: [{ destinationId: hook, destinationType: 'WEBHOOK', status: 'unsupported', reason: 'destination type WEBHOOK cannot delete users', attempts: 0, finishedAt: expect.any(String) }],
+    });
+    const empty = await workspace();
+    const emptySource = await empty.source();
+    const none = await empty.create({ regulationType: 'suppress_with_delete', users: [{ userId: 'nobody' }] });
+    expect([none.status, none.body[0].destinationIds]).toEqual([201, []]);
+    expect(await regulations.suppression.suppressedUsers(w.ws.workspaceId, source, ['named'])).toEqual(new Set(['named']));
+    expect(await regulations.suppression.suppressedUsers(empty.ws.workspaceId, emptySource, ['nobody'])).toEqual(new Set(['nobody']));
+    expect(vendor.received).toEqual([]);
   });
 
   it("deletes at a real Redis the user's key and nothing else", async () => {

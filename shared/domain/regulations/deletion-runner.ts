@@ -27,6 +27,8 @@ export const retryDelay = (policy: RetryPolicy, attempts: number) =>
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const cannotDeleteReason = (type: string) => `destination type ${type} cannot delete users`;
+
 /**
  * Runs deletion jobs: one per (regulation, destination). Creating them is idempotent, each attempt is claimed
  * with a conditional write (so a replayed record or a second scheduler never calls the vendor twice), and
@@ -40,24 +42,32 @@ export class DeletionRunner {
     private readonly policy: RetryPolicy = retryPolicyFromEnv(),
   ) {}
 
-  /** The jobs of a new suppress_with_delete regulation, created once, then attempted at once. */
+  /**
+   * The jobs of a new suppress_with_delete regulation, created once, then attempted at once. A destination
+   * whose type cannot delete users gets a job that is final from the start (`unsupported`, with the reason),
+   * so the regulation shows it beside the jobs that run.
+   */
   async start(regulation: Regulation): Promise<void> {
     const at = new Date().toISOString();
     const destinations = new Map((await this.catalog.listDestinations(regulation.workspaceId)).map((d) => [d.id, d]));
     const created: DeletionJob[] = [];
     for (const destinationId of regulation.destinationIds ?? []) {
-      const job: DeletionJob = {
+      const typeName = destinations.get(destinationId)?.type;
+      const cannotDelete = typeName !== undefined && !destinationType(typeName)?.deleteUsers;
+      const base = {
         workspaceId: regulation.workspaceId,
         regulationId: regulation.id,
         destinationId,
-        destinationType: destinations.get(destinationId)?.type ?? 'unknown',
-        status: regulation.canceled ? 'canceled' : 'pending',
+        destinationType: typeName ?? 'unknown',
         attempts: 0,
-        dueAt: at,
         createdAt: at,
         updatedAt: at,
-        ...(regulation.canceled && { finishedAt: at }),
       };
+      const job: DeletionJob = regulation.canceled
+        ? { ...base, status: 'canceled', finishedAt: at }
+        : cannotDelete
+          ? { ...base, status: 'unsupported', reason: cannotDeleteReason(typeName), finishedAt: at }
+          : { ...base, status: 'pending', dueAt: at };
       if (await this.jobs.createIfAbsent(job)) created.push(job);
     }
     await Promise.all(created.filter((job) => job.status === 'pending').map((job) => this.attempt(job)));
@@ -108,7 +118,7 @@ export class DeletionRunner {
       if (!regulation) return { status: 'failed', error: 'the regulation no longer exists', retryable: false };
       if (!destination) return { status: 'failed', error: 'the destination no longer exists', retryable: false };
       const type = destinationType(destination.type);
-      if (!type?.deleteUsers) return { status: 'unsupported', reason: `destination type ${destination.type} cannot delete users` };
+      if (!type?.deleteUsers) return { status: 'unsupported', reason: cannotDeleteReason(destination.type) };
       const user = { ...regulation.attributes, userId: regulation.attributes.userId! };
       return await type.deleteUsers([user], destination.config as never, { send: (request) => sendRequest(request) });
     } catch (error) {

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DESTINATION_TYPES, supportsDeletion } from '../../destinations/registry';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { DeletionJobRepository } from '../../persistence/deletion-job-repository';
 import { now, uuidv7 } from '../../persistence/ids';
@@ -12,8 +11,6 @@ const CURSOR_TTL_SECONDS = 24 * 3600;
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 const CURSOR_FORMAT = /^[0-9a-f]{32}$/;
 const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,200}$/;
-
-const deletingTypes = () => [...DESTINATION_TYPES.values()].filter(supportsDeletion).map((t) => t.name).join(', ');
 
 /** Data regulations (SPEC §4.B): one regulation per user, suppression at once, deletion followed per job. */
 export class RegulationService {
@@ -58,7 +55,11 @@ export class RegulationService {
     return planned;
   }
 
-  /** Sources must exist in the workspace; destinations must exist and be able to delete users. */
+  /**
+   * Sources and destinations must exist in the workspace (SPEC §4.B rule 2: without destinationIds, every
+   * destination of the workspace). A destination whose type cannot delete users never refuses the request:
+   * the suppression must apply whatever the destinations can do; its job shows it as unsupported.
+   */
   private async resolveScope(workspaceId: string, body: RegulationCreate): Promise<Pick<Regulation, 'sourceIds' | 'destinationIds'>> {
     if (body.regulationType === 'suppress') {
       if (!body.sourceIds) return {};
@@ -68,27 +69,10 @@ export class RegulationService {
       });
       return { sourceIds: [...new Set(body.sourceIds)] };
     }
-    const destinations = await this.catalog.listDestinations(workspaceId);
-    const canDelete = (type: string) => {
-      const definition = DESTINATION_TYPES.get(type);
-      return definition !== undefined && supportsDeletion(definition);
-    };
-    if (!body.destinationIds) {
-      const ids = destinations.filter((d) => canDelete(d.type)).map((d) => d.id);
-      if (ids.length === 0) {
-        throw new ValidationError(`destinationIds: no destination of this workspace can delete users (types that can: ${deletingTypes()})`);
-      }
-      return { destinationIds: ids };
-    }
-    const byId = new Map(destinations.map((d) => [d.id, d]));
+    const known = new Set((await this.catalog.listDestinations(workspaceId)).map((d) => d.id));
+    if (!body.destinationIds) return { destinationIds: [...known] };
     body.destinationIds.forEach((id, i) => {
-      const destination = byId.get(id);
-      if (!destination) throw new ValidationError(`destinationIds[${i}]: unknown destination ${id}`);
-      if (!canDelete(destination.type)) {
-        throw new ValidationError(
-          `destinationIds[${i}]: destination ${id} of type ${destination.type} cannot delete users (types that can: ${deletingTypes()})`,
-        );
-      }
+      if (!known.has(id)) throw new ValidationError(`destinationIds[${i}]: unknown destination ${id}`);
     });
     return { destinationIds: [...new Set(body.destinationIds)] };
   }

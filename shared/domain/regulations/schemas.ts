@@ -26,7 +26,7 @@ export const RegulationCreate = z
     sourceIds: z.array(Id).min(1, 'must list at least one source; leave it out for all sources').max(100).optional(),
     destinationIds: z
       .array(Id)
-      .min(1, 'must list at least one destination; leave it out for every destination that can delete')
+      .min(1, 'must list at least one destination; leave it out for every destination')
       .max(100)
       .optional(),
     users: z.array(User).min(1, 'must list at least one user').max(MAX_USERS_PER_REQUEST),
