@@ -56,6 +56,28 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
     supportsDeletion: supportsDeletion(type),
   }));
 
+/** A configuration checked against its type: the parsed config, or its first problem. */
+export type ConfigCheck =
+  | { ok: true; config: Record<string, unknown> }
+  | { ok: false; field: string; message: string; unknownKeys?: string[] };
+
+export function checkDestinationConfig(type: DestinationType, config: Record<string, unknown>): ConfigCheck {
+  const result = type.config.safeParse(config);
+  if (result.success) return { ok: true, config: result.data as Record<string, unknown> };
+  const issue = result.error.issues[0];
+  return {
+    ok: false,
+    field: (issue?.path ?? []).map(String).join('.'),
+    message: issue?.message ?? 'invalid',
+    ...(issue?.code === 'unrecognized_keys' && { unknownKeys: issue.keys }),
+  };
+}
+
+/** The text a configuration that cannot build a request shows in a destination-transform result. */
+export function invalidConfigText(type: DestinationType, problem: { field: string; message: string }): string {
+  return type.invalidConfigText?.(problem.field) ?? `Invalid ${type.displayName} config: ${problem.field}: ${problem.message}`;
+}
+
 /**
  * Checks a configuration against its type; the error names the offending field under `field` (`config`
  * in the catalog, `destinationConfig` in the test interface).
@@ -65,12 +87,8 @@ export function validateDestinationConfig(typeName: string, config: Record<strin
   if (!type) {
     throw new ValidationError(`type: unknown destination type ${typeName}; known types: ${[...DESTINATION_TYPES.keys()].join(', ')}`);
   }
-  const result = type.config.safeParse(config);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = [field, ...(issue?.path ?? []).map(String)].join('.');
-    const unknownKeys = issue?.code === 'unrecognized_keys' ? `: unknown ${issue.keys.join(', ')}` : '';
-    throw new ValidationError(`${path}: ${issue?.message ?? 'invalid'}${unknownKeys}`);
-  }
-  return result.data as Record<string, unknown>;
+  const checked = checkDestinationConfig(type, config);
+  if (checked.ok) return checked.config;
+  const path = [field, ...(checked.field ? [checked.field] : [])].join('.');
+  throw new ValidationError(`${path}: ${checked.message}${checked.unknownKeys ? `: unknown ${checked.unknownKeys.join(', ')}` : ''}`);
 }

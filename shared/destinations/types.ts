@@ -76,6 +76,11 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
    * `server`: the data plane's own server delivers it (SPEC §4.C rule 9); the test interface refuses it.
    */
   delivery: 'http' | 'server';
+  /**
+   * The vendor's own text for a configuration field that cannot build a request (the test interface shows
+   * it as the destination-transform result); undefined: a generic text naming the field.
+   */
+  invalidConfigText?(field: string): string | undefined;
   /** Pure: one event and a validated config → the request(s) to send. Throws DestinationError. */
   transform?(message: Message, config: z.output<Schema>): DestinationRequest[];
   /** Server-delivered types: delivers one event itself (there is no HTTP request to show). */

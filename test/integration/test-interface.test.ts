@@ -167,12 +167,14 @@ describe('testDestination', () => {
     expect(hook.received).toEqual([]);
   });
 
-  it('refuses send_to_destination without dest_transform, naming the stage', async () => {
+  it('skips send_to_destination without dest_transform, as the reference does: nothing sent, no dest_transformed_payload', async () => {
     const w = await workspace();
     const d = await w.destination();
-    const answer = await w.testDestination(d.id, { message: TRACK, stage: { send_to_destination: true } });
-    expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatch(/^stage\.send_to_destination: needs stage\.dest_transform/);
+    const answer = await w.testDestination(d.id, { message: TRACK, stage: { user_transform: true, send_to_destination: true } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual([{ user_transformed_payload: { error: 'Transformation VersionID not found' } }]);
+    const alone = await w.testDestination(d.id, { message: TRACK, stage: { send_to_destination: true } });
+    expect([alone.status, alone.body.data]).toEqual([200, [{}]]);
     expect(hook.received).toEqual([]);
   });
 
@@ -204,12 +206,31 @@ describe('testDestination', () => {
     expect(stored.body.destination.config).toEqual({ webhookUrl: `${hook.url}/stored`, headers: [{ from: 'X-Team', to: 'data' }] });
   });
 
-  it('answers 400 naming the field for a destinationConfig that does not fit the type', async () => {
+  it('reports a configuration that cannot build a request as the stage result, with the vendor text, and aborts the send', async () => {
     const w = await workspace();
     const d = await w.destination();
-    const badUrl = await w.testDestination(d.id, { message: TRACK, destinationConfig: { webhookUrl: 'ftp://x' } });
-    expect(badUrl.status).toBe(400);
-    expect(badUrl.body.error).toBe('destinationConfig.webhookUrl: webhookUrl must be an http(s) URL');
+    for (const webhookUrl of ['', 'not a url', 'ftp://x', null]) {
+      const answer = await w.testDestination(d.id, { message: TRACK, destinationConfig: { webhookUrl } });
+      expect([answer.status, answer.body.data]).toEqual([
+        200,
+        [
+          {
+            user_transformed_payload: { error: 'Transformation VersionID not found' },
+            dest_transformed_payload: { error: 'Invalid URL in destination config' },
+            destination_response: { error: 'error encountered in dest_transformation stage. Aborting.' },
+          },
+        ],
+      ]);
+    }
+    const am = await w.catalog('POST', '/v2/destinations', { name: 'AM', type: 'AM', config: { apiKey: 'k', baseUrl: hook.url } });
+    const amAnswer = await w.testDestination(am.body.destination.id, { message: TRACK, stage: { dest_transform: true }, destinationConfig: { apiKey: '' } });
+    expect([amAnswer.status, amAnswer.body.data]).toEqual([200, [{ dest_transformed_payload: { error: 'Invalid Amplitude config: apiKey: apiKey is required' } }]]);
+    expect(hook.received).toEqual([]);
+  });
+
+  it('answers 400 naming the field for a destinationConfig key the type does not have, or one that is no object', async () => {
+    const w = await workspace();
+    const d = await w.destination();
     const unknown = await w.testDestination(d.id, { message: TRACK, destinationConfig: { webhookUrll: 'https://x.example' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatch(/^destinationConfig: .*unknown webhookUrll/);

@@ -36,6 +36,7 @@ export const webhook = defineDestination({
   displayName: 'Webhook',
   config: WebhookConfig,
   delivery: 'http',
+  invalidConfigText: (field) => (field === 'webhookUrl' ? INVALID_URL : undefined),
   transform(input, config) {
     const message: Message = structuredClone(input);
     const fullPath = overrideOf(message, 'fullPath');

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
+import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { CodeRepository } from '../../persistence/code-repository';
 import { runTransformation, SandboxError } from '../../sandbox';
@@ -51,7 +52,7 @@ export class PipelineTestService {
     if (!destination) throw NotFoundError.of('destination', destinationId);
     const type = destinationType(destination.type);
     if (type?.delivery === 'server') throw refusal(TEXTS.serverDelivered(destination.type));
-    const config = validateDestinationConfig(destination.type, { ...destination.config, ...options.destinationConfig }, 'destinationConfig');
+    const config = configForTest(destination, options.destinationConfig);
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
     return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials), credentials.secrets);
   }
@@ -78,7 +79,7 @@ export class PipelineTestService {
         if (destinationType(destination.type)?.delivery === 'server') {
           return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
         }
-        return this.runFor(workspaceId, destination, destination.config, message, stages, options.force, credentials);
+        return this.runFor(workspaceId, destination, configForTest(destination), message, stages, options.force, credentials);
       }),
     );
     return redact(results, credentials.secrets);
@@ -87,7 +88,7 @@ export class PipelineTestService {
   private async runFor(
     workspaceId: string,
     destination: Destination,
-    config: Record<string, unknown>,
+    config: TestConfig,
     message: Message,
     stages: Stages,
     force: boolean,
@@ -152,10 +153,28 @@ type UserStageOutcome =
   | { failed: string }
   | { filtered: true };
 
+/** The configuration a test runs with, or the text of why it cannot build a request. */
+type TestConfig = { ok: true; config: Record<string, unknown> } | { ok: false; error: string };
+
+/**
+ * destinationConfig over the stored configuration, for this call only. A key the type does not have is the
+ * request's fault (400 naming it); a value that cannot build a request (a webhookUrl missing, empty or not a
+ * URL) is what the destination-transform stage reports, as the reference does, with the vendor's text.
+ */
+function configForTest(destination: Destination, overrides?: Record<string, unknown>): TestConfig {
+  const type = destinationType(destination.type);
+  const merged = { ...destination.config, ...overrides };
+  if (!type) return { ok: true, config: validateDestinationConfig(destination.type, merged, 'destinationConfig') };
+  const checked = checkDestinationConfig(type, merged);
+  if (checked.ok) return checked;
+  if (checked.unknownKeys) validateDestinationConfig(destination.type, merged, 'destinationConfig');
+  return { ok: false, error: invalidConfigText(type, checked) };
+}
+
 /** The destination-transform and send stages for one event the user stage let through. */
 async function destinationStages(
   destination: Destination,
-  config: Record<string, unknown>,
+  config: TestConfig,
   outcome: UserStageOutcome,
   stages: Stages,
 ): Promise<TestDataEntry> {
@@ -170,7 +189,11 @@ async function destinationStages(
   const entry: TestDataEntry = stages.user_transform ? { user_transformed_payload: outcome.shown } : {};
   if (!stages.dest_transform) return entry;
   const type = destinationType(destination.type);
-  const built = type ? buildRequests(type, outcome.event, config) : { ok: false as const, error: `unknown destination type ${destination.type}` };
+  const built = !config.ok
+    ? config
+    : type
+      ? buildRequests(type, outcome.event, config.config)
+      : { ok: false as const, error: `unknown destination type ${destination.type}` };
   if (!built.ok) {
     return {
       ...entry,
@@ -192,13 +215,14 @@ const identity = (destination: Destination) => ({
   destinationName: destination.name,
 });
 
-/** Stage omitted: every stage runs (the documented sample omits it). Given: only the stages set true. */
+/**
+ * Stage omitted: every stage runs (the documented sample omits it). Given: only the stages set true; as in
+ * the reference, send_to_destination runs only with dest_transform (what is sent is what that stage builds).
+ */
 function resolveStages(stage: z.output<typeof Stage> | undefined): Stages {
-  const stages = stage
+  return stage
     ? { user_transform: stage.user_transform === true, dest_transform: stage.dest_transform === true, send_to_destination: stage.send_to_destination === true }
     : { user_transform: true, dest_transform: true, send_to_destination: true };
-  if (stages.send_to_destination && !stages.dest_transform) throw new ValidationError(TEXTS.sendNeedsDestTransform);
-  return stages;
 }
 
 function checkMessage(message: Message): void {

@@ -11,7 +11,6 @@ export const TEXTS = {
   serverDelivered: (type: string) =>
     `destination type ${type} is delivered by the data plane's own server; the test interface cannot send to it`,
   notConnected: (id: string) => `source ${id} is not connected to any destination`,
-  sendNeedsDestTransform: 'stage.send_to_destination: needs stage.dest_transform, the request sent is what that stage builds',
 } as const;
 
 export const SUPPORTED_TYPES: ReadonlySet<string> = new Set(['identify', 'track', 'page', 'screen', 'group', 'alias']);
