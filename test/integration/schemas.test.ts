@@ -291,9 +291,9 @@ describe('data governance API: refusals', () => {
     }
   });
 
-  it('answers 400 for a malformed id and 404 for an unknown one, never 5xx', async () => {
+  it('answers a 4xx naming the id where the reference refuses an unknown one (metadata, missing keys, JSON Schema), never 5xx', async () => {
     const unknown = '0190f5a2-0000-7000-8000-000000000000';
-    for (const path of ['event-model/{id}/metadata', 'event-version/{id}/metadata', 'event-model/{id}/key-counts', 'event-version/{id}/missing-keys', '{id}/missing-keys', 'event-model/{id}/json-schema']) {
+    for (const path of ['event-model/{id}/metadata', 'event-version/{id}/metadata', 'event-version/{id}/missing-keys', '{id}/missing-keys', 'event-model/{id}/json-schema']) {
       const malformed = await get(`/schemas/${path.replace('{id}', "x'%20OR%201=1")}`);
       expect([path, malformed.status]).toEqual([path, 400]);
       expect(malformed.text).toMatch(/must be a UUID/);
@@ -303,11 +303,16 @@ describe('data governance API: refusals', () => {
     }
   });
 
-  it('needs an EventID for the versions; an empty or unknown one lists nothing, a malformed one is refused', async () => {
+  it('answers 200 {} for the key counts and 200 [] for the versions of an EventID that names nothing, whatever its shape', async () => {
     const missing = await get('/schemas/event-versions');
     expect([missing.status, missing.text]).toEqual([400, expect.stringContaining('Mandatory field: EventID missing')]);
-    expect((await get('/schemas/event-versions?EventID=')).body).toEqual([]);
-    expect((await get('/schemas/event-versions?EventID=0190f5a2-0000-7000-8000-000000000000')).body).toEqual([]);
-    expect((await get('/schemas/event-versions?EventID=nope')).status).toBe(400);
+    const names = ['', '0190f5a2-0000-7000-8000-000000000000', 'nope', "x' OR 1=1 --", '"quoted"', 'x'.repeat(5000), '\u{1F600}'.repeat(600)];
+    for (const id of names) {
+      const versions = await get(`/schemas/event-versions?EventID=${encodeURIComponent(id)}`);
+      expect([id.slice(0, 20), versions.status, versions.body]).toEqual([id.slice(0, 20), 200, []]);
+      if (id === '') continue;
+      const counts = await get(`/schemas/event-model/${encodeURIComponent(id)}/key-counts`);
+      expect([id.slice(0, 20), counts.status, counts.body]).toEqual([id.slice(0, 20), 200, {}]);
+    }
   });
 });

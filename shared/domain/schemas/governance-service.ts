@@ -3,7 +3,7 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { ModelSummary, SchemaRepository, VersionSummary } from '../../persistence/schema-repository';
 import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
-import type { EventModel, EventVersion, Metadata } from './schemas';
+import { isUuid, type EventModel, type EventVersion, type Metadata } from './schemas';
 import { Sketch } from './sketch';
 
 export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
@@ -30,8 +30,9 @@ export const versionView = (v: VersionSummary): z.input<typeof EventVersion> => 
 
 /**
  * The data governance API (area D) over what schema capture stored. The admin sees every workspace; a
- * model belongs to the workspace and source of the write key that sent its events. Unknown ids in a path
- * answer 404; a filter that matches nothing answers an empty list.
+ * model belongs to the workspace and source of the write key that sent its events. As in the reference, an
+ * id that names nothing gives an empty answer where the reference's is 200 (versions `[]`, key counts `{}`)
+ * and a 404 where it refuses (metadata, missing keys, JSON Schema).
  */
 export class SchemaGovernance {
   constructor(
@@ -48,7 +49,7 @@ export class SchemaGovernance {
   }
 
   async eventVersions(eventId: string): Promise<z.input<typeof EventVersion>[]> {
-    const model = eventId === '' ? undefined : await this.repository.modelRef(eventId);
+    const model = isUuid(eventId) ? await this.repository.modelRef(eventId) : undefined;
     return model ? (await this.repository.versionsOf(model)).map(versionView) : [];
   }
 
@@ -63,7 +64,9 @@ export class SchemaGovernance {
   }
 
   async keyCounts(eventId: string): Promise<Record<string, number>> {
-    return (await this.modelSketch(eventId)).sketch.keyCountsView();
+    const model = isUuid(eventId) ? await this.repository.modelRef(eventId) : undefined;
+    if (!model) return {};
+    return Sketch.decode((await this.repository.modelSketch(model))?.data).keyCountsView();
   }
 
   /** Keys of the model's schema that this version's events never have, sorted. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** Data governance API (SPEC §2.8–2.10, §4.D): the shapes of its parameters and answers. */
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** Only a UUID can name a model or version: anything else names nothing, and is never looked up. */
+export const isUuid = (id: string) => UUID.test(id);
 const uuid = (field: string) =>
   z
     .string({ error: `${field} is required` })
@@ -10,15 +12,17 @@ const uuid = (field: string) =>
 
 /** `WriteKey` as documented; `writeKey` (as one revision of the docs spells it) is the same filter. */
 export const EventModelsQuery = z.object({ WriteKey: z.string().max(200).optional(), writeKey: z.string().max(200).optional() });
-/** EventID is mandatory; an empty one is a filter that matches nothing. */
+/**
+ * EventID is mandatory; whatever else it is, it is a filter, and one that names no model (empty, unknown,
+ * not a UUID) matches nothing, as the reference answers `[]` for it.
+ */
 export const EventVersionsQuery = z.object({
-  EventID: z
-    .string({ error: 'Mandatory field: EventID missing' })
-    .refine((id) => id === '' || UUID.test(id), 'EventID must be a UUID')
-    .transform((id) => id.toLowerCase()),
+  EventID: z.string({ error: 'Mandatory field: EventID missing' }).transform((id) => id.toLowerCase()),
 });
 export const EventIdParams = z.object({ EventID: uuid('EventID') });
 export const VersionIdParams = z.object({ VersionID: uuid('VersionID') });
+/** Key counts answer `{}` for an EventID that names nothing, whatever its shape, as the reference does. */
+export const KeyCountsParams = z.object({ EventID: z.string().transform((id) => id.toLowerCase()) });
 
 const Schema = z.record(z.string(), z.string());
 
