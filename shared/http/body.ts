@@ -26,15 +26,50 @@ export function readBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Enc
   return bytes;
 }
 
+/**
+ * How deep a JSON body may nest: DynamoDB's own limit for stored maps, and far beyond any event an SDK sends.
+ * Checked before anything recurses into the body (validation, JSON.stringify, the sandbox, the store).
+ */
+export const MAX_JSON_DEPTH = 32;
+
 /** The request body parsed as JSON; undefined when there is none. */
 export function readJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>, limit?: number): unknown {
   const bytes = readBody(event, limit);
   if (!bytes) return undefined;
   const text = bytes.toString('utf8');
   if (!text.trim()) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    // V8 parses without recursing, so a body nested 100,000 levels deep reaches the bounds below intact.
+    value = JSON.parse(text);
   } catch (error) {
     throw new ValidationError(`body: malformed JSON (${(error as Error).message})`);
+  }
+  checkJsonBounds(value, 'body');
+  return value;
+}
+
+/** Is this string valid Unicode (no lone surrogate, which no store or encoder keeps as it was sent)? */
+const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Refuses a parsed JSON value that nests deeper than MAX_JSON_DEPTH or holds a lone surrogate in a string
+ * or key, naming where. Walks with its own stack, so no depth can overflow the call stack.
+ */
+export function checkJsonBounds(root: unknown, where: string): void {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: where, depth: 0 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const { value, path, depth } = next;
+    if (typeof value === 'string') {
+      if (!wellFormed(value)) throw new ValidationError(`${path}: holds a lone surrogate, not valid Unicode text`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) throw new ValidationError(`${path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    for (const [key, child] of entries) {
+      if (!wellFormed(key)) throw new ValidationError(`${path}: a key holds a lone surrogate, not valid Unicode text`);
+      stack.push({ value: child, path: `${path}.${key}`, depth: depth + 1 });
+    }
   }
 }

@@ -31,6 +31,9 @@ export type Action<R extends Route> = (input: ActionInput<R>) => Promise<Respons
 export type Actions<F extends FunctionName> = { [R in Extract<Route, { fn: F }> as RouteKey<R>]: Action<R> };
 type ActionsByFunction = { [F in FunctionName]: Actions<F> };
 
+/** No body reads as `{}` (every field left out); a JSON `null` is a body, and not an object. */
+const bodyOrEmpty = (body: unknown) => (body === undefined ? {} : body);
+
 /** Reads the principal an authorizer passed on (API Gateway stringifies every context value). */
 function principalOf(event: APIGatewayProxyEvent): Principal {
   const context = event.requestContext?.authorizer ?? {};
@@ -57,7 +60,7 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     const input = {
       params: spec.params ? validate(spec.params, event.pathParameters ?? {}, 'path') : undefined,
       query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,
-      body: spec.body ? validate(spec.body, readJsonBody(event, (route as RouteDefinition).maxBodyBytes) ?? {}, 'body') : undefined,
+      body: spec.body ? validate(spec.body, bodyOrEmpty(readJsonBody(event, (route as RouteDefinition).maxBodyBytes)), 'body') : undefined,
       principal: TOKEN_AUTHORIZERS.has(route.auth) ? principalOf(event) : undefined,
       event,
     } as ActionInput<Route>;

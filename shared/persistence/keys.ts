@@ -1,3 +1,5 @@
+import { ValidationError } from '../domain/errors';
+
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
  * partition key begins with its workspace, so no query can cross workspaces. The only keys that do not are
@@ -10,7 +12,33 @@ const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspa
 export type CodeKind = 'transformation' | 'library';
 const CODE_PREFIX: Record<CodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
 
-export const keys = {
+/** DynamoDB's limits on key values (UTF-8 bytes): partition keys 2,048, sort keys 1,024 (GSI keys alike). */
+const KEY_LIMITS: Record<string, number> = { pk: 2048, gsi1pk: 2048, sk: 1024, gsi1sk: 1024 };
+
+/**
+ * The backstop of every input bound: a key that DynamoDB would refuse (an error the caller could only
+ * answer with a 500) is refused before any store call, as the bad input it comes from. The bounds on the
+ * inputs themselves (schemas, credentials) name the field; this names the key.
+ */
+function checkedKey<K>(name: string, key: K): K {
+  const parts: [string, unknown][] =
+    typeof key === 'string' ? [[name.endsWith('Prefix') ? 'sk' : 'pk', key]] : Object.entries(key as Record<string, unknown>);
+  for (const [attribute, value] of parts) {
+    const limit = KEY_LIMITS[attribute];
+    if (limit !== undefined && typeof value === 'string' && Buffer.byteLength(value) > limit) {
+      throw new ValidationError(`an identifier in this request is too long: the ${name} key would exceed ${limit} bytes`);
+    }
+  }
+  return key;
+}
+
+function bounded<T extends Record<string, unknown>>(builders: T): T {
+  const wrap = ([name, builder]: [string, unknown]) =>
+    typeof builder === 'function' ? [name, (...args: unknown[]) => checkedKey(name, builder(...args))] : [name, builder];
+  return Object.fromEntries(Object.entries(builders).map(wrap)) as T;
+}
+
+export const keys = bounded({
   workspace: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'WORKSPACE' }),
   user: (workspaceId: string, email: string) => ({ pk: ws(workspaceId), sk: `USER#${email}` }),
   /** Token items are found by the hash of the presented token; listed per workspace via gsi1. */
@@ -137,4 +165,4 @@ export const keys = {
   schemaModels: 'SCHEMAS#MODELS',
   schemaRowCounter: (kind: 'model' | 'version') => ({ pk: 'SCHEMAS#ROWS', sk: kind.toUpperCase() }),
   workspacePartition: ws,
-} as const;
+} as const);

@@ -84,6 +84,13 @@ export function authenticateAdmin(header: string | undefined, admin: { user: str
 }
 
 /**
+ * Write keys Weir generates are 27 characters; anything longer than this names no source and is never looked
+ * up (it could not even be a DynamoDB key: at most 2,048 bytes).
+ */
+export const MAX_WRITE_KEY_BYTES = 200;
+export const couldBeWriteKey = (writeKey: string): boolean => Buffer.byteLength(writeKey) <= MAX_WRITE_KEY_BYTES;
+
+/**
  * Ingestion: the source write key as the Basic user name (empty password), or a `writeKey` field in the
  * body. Runs in the ingestion handler rather than an API Gateway authorizer, because authorizers never see
  * the body. A disabled source is a 404.
@@ -100,6 +107,7 @@ export async function authenticateWriteKey(
     writeKey = credentials.user;
   }
   if (!writeKey) throw new UnauthorizedError('Failed to read writeKey from header or body');
+  if (!couldBeWriteKey(writeKey)) throw new UnauthorizedError('Invalid write key');
   const found = await catalog.findWriteKey(writeKey);
   const source = found && (await catalog.getSource(found.workspaceId, found.sourceId));
   if (!found || !source || !sameSecret(writeKey, source.writeKey)) throw new UnauthorizedError('Invalid write key');

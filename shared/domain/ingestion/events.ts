@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PayloadTooLargeError, ValidationError } from '../errors';
-import { EVENT_TYPES, MAX_EVENT_BYTES, type EventType } from './schemas';
+import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_IDENTIFIER_BYTES, type EventType } from './schemas';
 
 export type IngestedEvent = Record<string, unknown> & { type: EventType; messageId: string; receivedAt: string };
 
@@ -20,6 +20,16 @@ export function weirIdOf(event: Record<string, unknown>): string {
   return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
 }
 
+/** An event's userId, anonymousId and messageId fit the keys they become part of (MAX_IDENTIFIER_BYTES). */
+export function checkIdentifiers(event: Record<string, unknown>, where: string): void {
+  for (const field of ['userId', 'anonymousId', 'messageId'] as const) {
+    const value = event[field];
+    if (typeof value === 'string' && Buffer.byteLength(value) > MAX_IDENTIFIER_BYTES) {
+      throw new ValidationError(`${where}.${field}: longer than ${MAX_IDENTIFIER_BYTES} bytes`);
+    }
+  }
+}
+
 /**
  * Checks one event and fills in what the service adds: `messageId` (when missing), `receivedAt`,
  * `request_ip`, `weirId`. Throws for an event the request cannot be accepted with: the whole request is
@@ -35,6 +45,7 @@ export function acceptEvent(raw: unknown, index: number, context: { type?: Event
   if (!hasId(raw.userId) && !hasId(raw.anonymousId)) {
     throw new ValidationError(`${where}: request neither has anonymousId nor userId`);
   }
+  checkIdentifiers(raw, where);
   const size = Buffer.byteLength(JSON.stringify(raw));
   if (size > MAX_EVENT_BYTES) throw new PayloadTooLargeError(`${where}: event is ${size} bytes, over the limit of ${MAX_EVENT_BYTES}`);
   const messageId = hasId(raw.messageId) ? String(raw.messageId) : randomUUID();

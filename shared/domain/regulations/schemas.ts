@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 
 /** Data regulations (SPEC §2.6, §4.B): request bodies, the list query and what the API shows. */
 export const MAX_USERS_PER_REQUEST = 1000;
@@ -13,7 +14,11 @@ export const RegulationType = z.enum(['suppress', 'suppress_with_delete'], {
 /** userId is mandatory and never blank; phone, email and custom identifiers are optional strings. */
 const User = z
   .object({
-    userId: z.string({ error: 'userId must be a string' }).trim().min(1, 'userId must not be blank').max(512),
+    userId: z
+      .string({ error: 'userId must be a string' })
+      .trim()
+      .min(1, 'userId must not be blank')
+      .refine((id) => Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES, `userId must be at most ${MAX_IDENTIFIER_BYTES} bytes`),
     phone: z.string().max(512).optional(),
     email: z.string().max(512).optional(),
   })
@@ -56,7 +61,12 @@ export const RegulationListQuery = z.object({
     .min(1)
     .max(MAX_PAGE_SIZE)
     .optional(),
-  userId: z.string().trim().min(1).max(512).optional(),
+  userId: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((id) => Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES, `userId must be at most ${MAX_IDENTIFIER_BYTES} bytes`)
+    .optional(),
   regulationType: RegulationType.optional(),
   canceled: Flag.optional(),
 });

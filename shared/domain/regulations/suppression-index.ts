@@ -1,4 +1,5 @@
 import type { RegulationRepository } from '../../persistence/regulation-repository';
+import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 
 /**
  * The suppression index: which users of a request are suppressed for its source. Ingestion asks once per
@@ -10,7 +11,12 @@ export class SuppressionIndex {
 
   /** The normalised userIds among `userIds` that a regulation in force suppresses on `sourceId`. */
   async suppressedUsers(workspaceId: string, sourceId: string, userIds: Iterable<unknown>): Promise<Set<string>> {
-    const distinct = [...new Set([...userIds].map(normaliseUserId).filter((id): id is string => id !== undefined))];
+    // A userId longer than any regulation's can never be suppressed, and would not fit the index's key.
+    const distinct = [
+      ...new Set(
+        [...userIds].map(normaliseUserId).filter((id): id is string => id !== undefined && Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES),
+      ),
+    ];
     const suppressed = new Set<string>();
     if (distinct.length === 0) return suppressed;
     const inForce = await this.regulations.suppressionsOf(workspaceId, distinct);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { ModelSummary, SchemaRepository, VersionSummary } from '../../persistence/schema-repository';
+import { couldBeWriteKey } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
 import { isUuid, type EventModel, type EventVersion, type Metadata } from './schemas';
@@ -42,7 +43,7 @@ export class SchemaGovernance {
 
   async eventModels(writeKey?: string): Promise<z.input<typeof EventModel>[]> {
     if (writeKey === undefined || writeKey === '') return (await this.repository.allModels()).map(modelView);
-    const source = await this.catalog.findWriteKey(writeKey);
+    const source = couldBeWriteKey(writeKey) ? await this.catalog.findWriteKey(writeKey) : undefined;
     if (!source) return [];
     const models = await this.repository.modelsOfSource(source.workspaceId, source.sourceId);
     return models.filter((m) => m.writeKey === writeKey).map(modelView);

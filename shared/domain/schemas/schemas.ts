@@ -10,8 +10,11 @@ const uuid = (field: string) =>
     .regex(UUID, `${field} must be a UUID`)
     .transform((id) => id.toLowerCase());
 
-/** `WriteKey` as documented; `writeKey` (as one revision of the docs spells it) is the same filter. */
-export const EventModelsQuery = z.object({ WriteKey: z.string().max(200).optional(), writeKey: z.string().max(200).optional() });
+/**
+ * `WriteKey` as documented; `writeKey` (as one revision of the docs spells it) is the same filter. One that
+ * names no source, whatever its shape, lists nothing, as the reference answers `[]` for an unknown key.
+ */
+export const EventModelsQuery = z.object({ WriteKey: z.string().optional(), writeKey: z.string().optional() });
 /**
  * EventID is mandatory; whatever else it is, it is a filter, and one that names no model (empty, unknown,
  * not a UUID) matches nothing, as the reference answers `[]` for it.

@@ -9,6 +9,7 @@ import type { CredentialService, InvocationCredentials } from '../credentials/cr
 import { redact } from '../credentials/redact';
 import type { CredentialOverrides } from '../credentials/schemas';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
+import { checkIdentifiers } from '../ingestion/events';
 import { publishedTransformation } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
 import { SUPPORTED_TYPES, TEXTS } from './texts';
@@ -231,4 +232,6 @@ function checkMessage(message: Message): void {
   }
   if (typeof message.type !== 'string') throw refusal(TEXTS.typeMissing);
   if (!SUPPORTED_TYPES.has(message.type)) throw refusal(TEXTS.typeUnsupported);
+  // The pipeline's own bound: ingestion refuses an event whose ids cannot be stored, so a test does too.
+  checkIdentifiers(message, 'message');
 }

@@ -6,6 +6,8 @@ import { z } from 'zod';
  * anything else, so a typo such as `cdoe` is an error rather than a silent no-op.
  */
 const Name = z.string().trim().min(1, 'must not be empty').max(200);
+/** An id or version id the request names: Weir's are 26 characters (and each becomes part of a key). */
+const RefId = z.string().min(1).max(64);
 const Language = z
   .string()
   .default('javascript')
@@ -33,7 +35,7 @@ export const TransformationCreate = z.strictObject({
   codeVersion: CodeVersion.optional(),
   language: Language,
   publish: Publish,
-  destinationIds: z.array(z.string().min(1)).max(MAX_DESTINATIONS).optional().describe('allowed only with publish'),
+  destinationIds: z.array(RefId).max(MAX_DESTINATIONS).optional().describe('allowed only with publish'),
   events: SampleEvents.optional(),
   externalId: ExternalId,
 });
@@ -46,7 +48,7 @@ export const TransformationUpdate = z.strictObject({
   language: Language.optional(),
   publish: Publish,
   destinationIds: z
-    .array(z.string().min(1))
+    .array(RefId)
     .max(MAX_DESTINATIONS)
     .optional()
     .describe('with publish: the destinations to connect, replacing the current ones'),
@@ -87,7 +89,7 @@ export const VersionsQuery = z.object({
     .default('ASC'),
 });
 
-export const VersionParams = z.object({ id: z.string().min(1).max(64), versionId: z.string().min(1).max(64) });
+export const VersionParams = z.object({ id: RefId, versionId: RefId });
 
 /** One immutable revision of a transformation (SPEC §2.2). */
 export const TransformationVersion = z.object({
@@ -144,10 +146,10 @@ const TestInput = z.union([z.array(z.record(z.string(), z.unknown())).max(MAX_SA
 export const PublishRequest = z
   .strictObject({
     transformations: z
-      .array(z.strictObject({ versionId: z.string().min(1), testInput: TestInput.optional() }))
+      .array(z.strictObject({ versionId: RefId, testInput: TestInput.optional() }))
       .max(MAX_REVISIONS_PER_REQUEST)
       .optional(),
-    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).max(MAX_REVISIONS_PER_REQUEST).optional(),
+    libraries: z.array(z.strictObject({ versionId: RefId })).max(MAX_REVISIONS_PER_REQUEST).optional(),
     commitId: z.string().optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
@@ -163,10 +165,10 @@ const TestDefinition = z.strictObject({
 export const SuiteRequest = z
   .strictObject({
     transformations: z
-      .array(z.strictObject({ versionId: z.string().min(1), testSuite: z.array(TestDefinition).max(20).optional() }))
+      .array(z.strictObject({ versionId: RefId, testSuite: z.array(TestDefinition).max(20).optional() }))
       .max(MAX_REVISIONS_PER_REQUEST)
       .optional(),
-    libraries: z.array(z.strictObject({ versionId: z.string().min(1) })).max(MAX_REVISIONS_PER_REQUEST).optional(),
+    libraries: z.array(z.strictObject({ versionId: RefId })).max(MAX_REVISIONS_PER_REQUEST).optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
 export type SuiteRequest = z.infer<typeof SuiteRequest>;
