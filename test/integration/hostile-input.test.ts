@@ -5,7 +5,7 @@ import { ENDPOINT_FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES, routeKey, type RouteDefinition } from '../../shared/contract/routes';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { deepArray, hostileCases, nested, withRaw, HUGE_ASCII, QUOTES, type BodySample, type HostileCase } from '../support/hostile-inputs';
+import { deepArray, hostileCases, nested, withRaw, HUGE_ASCII, HUGE_EMOJI, QUOTES, type BodySample, type HostileCase } from '../support/hostile-inputs';
 import { ADMIN, basic, bearer, call, startTestRuntime, type Answer, type TestRuntime } from '../support/runtime';
 
 /**
@@ -164,6 +164,15 @@ describe('every route refuses hostile input with a 4xx and stores nothing', () =
   it('has a sample body for every route that reads one, and leaves out only routes that read nothing', () => {
     expect(routes.filter(([key, , route]) => route.body && !SAMPLES[key]).map(([key]) => key)).toEqual([]);
     expect(ROUTES.length - routes.length).toBe(ROUTES.filter((r) => r.auth === 'none' && r.fn !== 'ingest' && !('params' in r)).length);
+  });
+
+  it('answers 401 to a write key of 10 KB, of emoji or of quotes and SQL given in the body, storing nothing', async () => {
+    const before = await snapshot();
+    for (const writeKey of [HUGE_ASCII, HUGE_EMOJI, QUOTES]) {
+      const answer = await call(rt.dataUrl, 'POST', '/v1/batch', { body: { batch: [EVENT], writeKey } });
+      expect([answer.status, answer.text]).toEqual([401, 'Invalid write key']);
+    }
+    expect(await snapshot()).toBe(before);
   });
 
   it.each(routes)('%s (%s plane)', async (key, plane, route) => {
