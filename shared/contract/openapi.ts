@@ -1,55 +1,70 @@
 import { z } from 'zod';
-import { ENDPOINT_FUNCTIONS, type Plane } from './functions';
+import { ENDPOINT_FUNCTIONS, PLANES, type Plane } from './functions';
 import { ErrorBody, ROUTES, type RouteDefinition } from './routes';
 
-const SECURITY: Record<RouteDefinition['auth'], Record<string, string[]>[]> = {
-  none: [],
-  account: [{ basicToken: [] }, { bearerToken: [] }],
-  bearer: [{ bearerToken: [] }],
-  admin: [{ adminBasic: [] }],
+type Scheme = 'basicToken' | 'bearerToken' | 'adminBasic' | 'writeKey';
+
+const SECURITY_SCHEMES: Record<Scheme, Record<string, string>> = {
+  basicToken: { type: 'http', scheme: 'basic', description: 'email:personal access token' },
+  bearerToken: { type: 'http', scheme: 'bearer', description: 'personal access token' },
+  adminBasic: { type: 'http', scheme: 'basic', description: 'WEIR_ADMIN_USER:WEIR_ADMIN_PASSWORD; refused with 400 and a text message' },
+  writeKey: {
+    type: 'http',
+    scheme: 'basic',
+    description: "the source's write key as the user name, empty password (or a writeKey field in the body)",
+  },
 };
+
+/** The schemes a route accepts, each alternative a security requirement (OpenAPI's "any of"). */
+function schemesOf(route: RouteDefinition): Scheme[] {
+  if (route.handlerAuth === 'writeKey') return ['writeKey'];
+  return { none: [], account: ['basicToken', 'bearerToken'], bearer: ['bearerToken'], admin: ['adminBasic'] }[route.auth] as Scheme[];
+}
 
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
 
+const TEXT = { 'text/plain': { schema: { type: 'string' } } };
+
+/** Errors as each plane answers them: JSON `{error, details?}` on the control plane, text on the data plane. */
+const errorResponse = (plane: Plane) =>
+  plane === 'control'
+    ? { description: 'Error', content: { 'application/json': { schema: schemaOf(ErrorBody, 'output') } } }
+    : { description: 'Error, as plain text (the field\'s convention)', content: TEXT };
+
 /** OpenAPI 3.1 for one plane, generated from the route manifest (JSON Schema 2020-12 from the zod schemas). */
 export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const used = new Set<Scheme>();
   for (const route of ROUTES as readonly RouteDefinition[]) {
     if (ENDPOINT_FUNCTIONS[route.fn].plane !== plane) continue;
     const parameters = [
       ...objectFields(route.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
       ...objectFields(route.query).map(([name, schema, required]) => ({ name, in: 'query', required, schema })),
     ];
+    const schemes = schemesOf(route);
+    schemes.forEach((s) => used.add(s));
     const status = String(route.status ?? 200);
+    const success = route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       summary: route.summary,
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
-      security: SECURITY[route.auth],
+      security: schemes.map((scheme) => ({ [scheme]: [] })),
       ...(parameters.length > 0 && { parameters }),
       ...(route.body && {
         requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } },
       }),
       responses: {
-        [status]: {
-          description: 'Success',
-          ...(route.response && { content: { 'application/json': { schema: schemaOf(route.response, 'output') } } }),
-        },
-        default: { description: 'Error', content: { 'application/json': { schema: schemaOf(ErrorBody, 'output') } } },
+        [status]: { description: 'Success', ...(success && { content: success }) },
+        default: errorResponse(plane),
       },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: `Weir ${plane} plane`, version: '1' },
+    info: { title: PLANES[plane].description, version: '1' },
     ...(serverUrl && { servers: [{ url: serverUrl }] }),
-    components: {
-      securitySchemes: {
-        basicToken: { type: 'http', scheme: 'basic', description: 'email:personal access token' },
-        bearerToken: { type: 'http', scheme: 'bearer', description: 'personal access token' },
-        adminBasic: { type: 'http', scheme: 'basic', description: 'WEIR_ADMIN_USER:WEIR_ADMIN_PASSWORD' },
-      },
-    },
+    components: { securitySchemes: Object.fromEntries([...used].sort().map((s) => [s, SECURITY_SCHEMES[s]])) },
     paths,
   };
 }

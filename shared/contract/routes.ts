@@ -82,6 +82,13 @@ export interface RouteDefinition {
   status?: number;
   /** Largest body this route reads, in bytes (default MAX_BODY_BYTES). */
   maxBodyBytes?: number;
+  /**
+   * Credentials the handler checks itself, where no authorizer can (`auth: 'none'`): the source write key of
+   * ingestion may come in the body, which authorizers never see.
+   */
+  handlerAuth?: 'writeKey';
+  /** What a successful answer is, when not JSON (ingestion's plain-text `OK`). */
+  responseType?: 'text';
 }
 
 const route = <const R extends RouteDefinition>(r: R) => r;
@@ -200,6 +207,14 @@ export const ROUTES = [
   // --- data plane --------------------------------------------------------------------------------------
   route({ method: 'GET', path: '/health', fn: 'dataMeta', auth: 'none', summary: 'Liveness', response: Health }),
   route({
+    method: 'GET',
+    path: '/openapi.json',
+    fn: 'dataMeta',
+    auth: 'none',
+    summary: 'The data plane as OpenAPI 3.1 (ingestion and data governance), generated from the route manifest',
+    response: z.record(z.string(), z.unknown()),
+  }),
+  route({
     method: 'POST',
     path: '/v1/{type}',
     fn: 'ingest',
@@ -209,6 +224,8 @@ export const ROUTES = [
     params: IngestParams,
     body: SingleEventBody,
     response: z.literal('OK'),
+    responseType: 'text',
+    handlerAuth: 'writeKey',
     maxBodyBytes: MAX_REQUEST_BYTES,
   }),
 

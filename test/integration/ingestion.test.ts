@@ -181,3 +181,13 @@ describe('POST /v1/*', () => {
     expect(await s.stored()).toEqual([]);
   });
 });
+
+describe('GET /openapi.json on the data plane', () => {
+  it('describes ingestion and data governance, served by the data plane itself', async () => {
+    const answer = await call(rt.dataUrl, 'GET', '/openapi.json');
+    expect(answer.status).toBe(200);
+    expect(answer.body.info.title).toBe('Weir data plane');
+    expect(Object.keys(answer.body.paths)).toEqual(expect.arrayContaining(['/v1/{type}', '/schemas/event-models', '/schemas/event-model/{EventID}/key-counts']));
+    expect(answer.body.paths['/v1/{type}'].post.security).toEqual([{ writeKey: [] }]);
+  });
+});

@@ -16,7 +16,8 @@ describe('the OpenAPI document', () => {
         if ('body' in route) expect(operation.requestBody.content['application/json'].schema.type).toBe('object');
         const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
         if ('params' in route) expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(pathParams));
-        expect(operation.security).toEqual(route.auth === 'none' ? [] : expect.any(Array));
+        const open = route.auth === 'none' && !('handlerAuth' in route);
+        expect([route.path, operation.security.length > 0]).toEqual([route.path, !open]);
       }
     }
   });
@@ -30,5 +31,38 @@ describe('the OpenAPI document', () => {
     const doc = JSON.parse(result.body);
     expect(doc.servers).toEqual([{ url: 'http://api.example.com' }]);
     expect(doc.paths['/v2/sources'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+  });
+
+  it('is served on the data plane too: ingestion with the write-key scheme, data governance with the admin one, text errors', async () => {
+    const handler = loadHandler(ENDPOINT_FUNCTIONS.dataMeta.entry);
+    const result = await handler(
+      { httpMethod: 'GET', resource: '/openapi.json', path: '/openapi.json', headers: { Host: 'data.example.com' }, body: null } as never,
+      {} as never,
+    );
+    expect(result.statusCode).toBe(200);
+    const doc = JSON.parse(result.body);
+    expect(doc.servers).toEqual([{ url: 'http://data.example.com' }]);
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['adminBasic', 'writeKey']);
+    expect(doc.components.securitySchemes.writeKey).toMatchObject({ type: 'http', scheme: 'basic' });
+    const ingest = doc.paths['/v1/{type}'].post;
+    expect(ingest.security).toEqual([{ writeKey: [] }]);
+    expect(ingest.parameters[0].schema.enum).toEqual(['identify', 'track', 'page', 'screen', 'group', 'alias', 'batch']);
+    expect(ingest.responses['200'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+    expect(ingest.responses.default.content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+    const governance = [
+      '/schemas/event-models',
+      '/schemas/event-versions',
+      '/schemas/event-model/{EventID}/metadata',
+      '/schemas/event-version/{VersionID}/metadata',
+      '/schemas/event-model/{EventID}/key-counts',
+      '/schemas/event-version/{VersionID}/missing-keys',
+    ];
+    for (const path of governance) {
+      expect([path, doc.paths[path].get.security]).toEqual([path, [{ adminBasic: [] }]]);
+      expect(doc.paths[path].get.responses['200'].content['application/json'].schema).toBeDefined();
+    }
+    expect(doc.paths['/schemas/event-versions'].get.parameters).toEqual([expect.objectContaining({ name: 'EventID', in: 'query', required: true })]);
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    expect(doc.paths['/v2/sources']).toBeUndefined();
   });
 });
