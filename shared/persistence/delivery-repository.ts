@@ -31,6 +31,22 @@ export interface BatchClaim extends BatchPosition {
   counts: BatchCounts;
 }
 
+/** What the scheduler finds to do: a batch whose lease ran out, or a parked retry that is due. */
+export type NeedingAttention = { kind: 'batch'; ref: BatchRef } | { kind: 'retry'; parked: ParkedDelivery };
+
+/**
+ * Samples, requests and messages are kept as JSON text: they hold events, which may nest deeper than the
+ * 32 levels a DynamoDB map allows. (Items written before kept them as maps; both read the same.)
+ */
+function fromText<T>(value: unknown, fallback: T): T {
+  if (typeof value !== 'string') return (value as T | undefined) ?? fallback;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return fallback;
+  }
+}
+
 /** What one delivered (or refused) event looked like on the wire, kept for the live-events view. */
 export interface DeliverySample {
   messageId: string;
@@ -176,7 +192,15 @@ export class DeliveryRepository {
             {
               Put: {
                 TableName: this.store.table,
-                Item: { ...retryKey(parked), entity: 'deliveryRetry', ...parked, ...attention(parked.dueAt!, 'R', retryId(parked)), expiresAt: ttl() },
+                Item: {
+                  ...retryKey(parked),
+                  entity: 'deliveryRetry',
+                  ...parked,
+                  requests: JSON.stringify(parked.requests),
+                  message: parked.message && JSON.stringify(parked.message),
+                  ...attention(parked.dueAt!, 'R', retryId(parked)),
+                  expiresAt: ttl(),
+                },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -209,7 +233,7 @@ export class DeliveryRepository {
           TransactItems: [
             this.ownedUpdateItem(ref, owner, 'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil', {
               ':done': 'done',
-              ':samples': samples,
+              ':samples': JSON.stringify(samples),
               ':at': at,
             }),
             this.statsItem(ref.workspaceId, ref.destinationId, counts, errors, at),
@@ -247,7 +271,7 @@ export class DeliveryRepository {
   }
 
   /** The most recent finished batches of a destination, newest first (what was sent and answered). */
-  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<Record<string, unknown>[]> {
+  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -257,7 +281,7 @@ export class DeliveryRepository {
         Limit: limit,
       }),
     );
-    return Items;
+    return Items.map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: fromText(item.samples, []) }));
   }
 
   // --- parked retries ----------------------------------------------------------------------------------------
@@ -320,7 +344,7 @@ export class DeliveryRepository {
         ExpressionAttributeValues: {
           ':status': outcome.status,
           ':one': outcome.countAttempt === false ? 0 : 1,
-          ':requests': outcome.requests,
+          ':requests': JSON.stringify(outcome.requests),
           ':error': outcome.lastError ?? claimed.lastError,
           ':code': outcome.lastStatus ?? claimed.lastStatus,
           ':sending': 'sending',
@@ -344,7 +368,7 @@ export class DeliveryRepository {
   }
 
   /** Batches whose lease ran out and retries that are due, oldest first. */
-  async needingAttention(now: string, limit: number): Promise<Record<string, unknown>[]> {
+  async needingAttention(now: string, limit: number): Promise<NeedingAttention[]> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -354,7 +378,15 @@ export class DeliveryRepository {
         Limit: limit,
       }),
     );
-    return Items;
+    return Items.flatMap((item): NeedingAttention[] => {
+      if (item.entity === 'deliveryBatch') {
+        const { workspaceId, sourceId, destinationId, requestId, part } = item as unknown as BatchRef;
+        return [{ kind: 'batch', ref: { workspaceId, sourceId, destinationId, requestId, part } }];
+      }
+      if (item.entity !== 'deliveryRetry') return [];
+      const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, expiresAt: _t, ...parked } = item;
+      return [{ kind: 'retry', parked: { ...(parked as unknown as ParkedDelivery), requests: fromText(item.requests, []), message: fromText(item.message, undefined) } }];
+    });
   }
 
   // --- outcomes --------------------------------------------------------------------------------------------

@@ -194,6 +194,22 @@ describe('delivery', () => {
     delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
   });
 
+  it('parks, retries and shows an event nested as deep as ingestion accepts', async () => {
+    const p = await pipeline('/deep');
+    let calls = 0;
+    hook.on('/deep', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
+    let properties: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 26; i++) properties = { nested: properties };
+    expect((await p.batch([{ type: 'track', userId: 'u', event: 'Deep', messageId: 'deep-1', properties }])).status).toBe(200);
+    await rt.poller.drain();
+    expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 1 });
+    await flow(3);
+    expect(at('/deep').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['deep-1', 'deep-1']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 1, retrying: 0, aborted: 0 });
+    const sent = await p.api('GET', `/v2/destinations/${p.destinations[0]}/live-events`);
+    expect(sent.body.events[0]).toMatchObject({ messageId: 'deep-1', outcome: 'retrying', status: 503 });
+  });
+
   it('sends nothing twice when a stream record is delivered again', async () => {
     const p = await pipeline('/dup');
     await p.batch([{ type: 'track', userId: 'u', event: 'a' }, { type: 'track', userId: 'u', event: 'b' }]);

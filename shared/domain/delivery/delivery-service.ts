@@ -9,6 +9,7 @@ import type {
   BatchRef,
   DeliveryRepository,
   DeliverySample,
+  NeedingAttention,
   OutcomeError,
   ParkedDelivery,
 } from '../../persistence/delivery-repository';
@@ -224,9 +225,9 @@ export class DeliveryService {
    */
   async runDue(limit = 100): Promise<number> {
     const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
-    const byDestination = new Map<string, Record<string, unknown>[]>();
+    const byDestination = new Map<string, NeedingAttention[]>();
     for (const item of items) {
-      const id = String(item.destinationId);
+      const id = item.kind === 'batch' ? item.ref.destinationId : item.parked.destinationId;
       byDestination.set(id, [...(byDestination.get(id) ?? []), item]);
     }
     let count = 0;
@@ -236,7 +237,7 @@ export class DeliveryService {
           destinationId,
           {
             run: async () => {
-              for (const item of queue) if (await this.attend(item)) count++;
+              for (const item of queue) if (await (item.kind === 'retry' ? this.retry(item.parked) : this.resume(item.ref))) count++;
             },
             handBack: async () => undefined, // nothing was claimed yet: the items stay due
           },
@@ -247,10 +248,8 @@ export class DeliveryService {
     return count;
   }
 
-  private async attend(item: Record<string, unknown>): Promise<boolean> {
-    if (item.entity === 'deliveryRetry') return this.retry(item as unknown as ParkedDelivery);
-    if (item.entity !== 'deliveryBatch') return false;
-    const ref = item as unknown as BatchRef;
+  /** A batch whose lease ran out: claimed again and resumed after its last recorded output. */
+  private async resume(ref: BatchRef): Promise<boolean> {
     const [events, destination] = await Promise.all([
       this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),

@@ -105,8 +105,8 @@ export class MonitoringService {
     const oldest = new Date(Date.now() - LIVE_EVENTS_MAX_AGE_MS).toISOString();
     const batches = await this.deliveries.recentBatches(workspaceId, destinationId, 50);
     const events = batches
-      .filter((b) => Array.isArray(b.samples) && String(b.finishedAt ?? '') >= oldest)
-      .flatMap((b) => (b.samples as Record<string, unknown>[]).slice().reverse().map((s) => ({ ...s, at: b.finishedAt })))
+      .filter((b) => String(b.finishedAt ?? '') >= oldest)
+      .flatMap((b) => b.samples.slice().reverse().map((s) => ({ ...s, at: b.finishedAt })))
       .slice(0, query.limit);
     return { events, paging: {} };
   }
