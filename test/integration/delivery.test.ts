@@ -33,6 +33,10 @@ afterAll(async () => {
   await shutdownSandbox();
 });
 beforeEach(() => (hook.received.length = 0));
+afterEach(() => {
+  delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+});
 
 /** A workspace with a source connected to one webhook destination per path given. */
 async function pipeline(...paths: string[]) {
@@ -151,7 +155,6 @@ describe('delivery', () => {
     // Due retries met an open circuit: not sent, and not counted as attempts.
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
     expect((await p.outcomes()).retrying).toBe(8);
-    delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
   });
 
   it('keeps sending to a destination that fails some requests, and counts each event once', async () => {
@@ -176,6 +179,8 @@ describe('delivery', () => {
 
   it("opens the circuit on a time-out at once, and a hanging destination's socket holds up no other destination", async () => {
     process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
+    // Long enough that the healthy deliveries are surely done while the hanging request is still open.
+    process.env[DESTINATION_TIMEOUT_ENV] = '5000';
     const p = await pipeline('/hanging', '/healthy');
     const other = await pipeline('/healthy-other');
     hook.on('/hanging', silent);
@@ -191,7 +196,6 @@ describe('delivery', () => {
     expect(at('/hanging')).toHaveLength(1);
     expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 3 });
     expect(await p.outcomes(1)).toMatchObject({ delivered: 3, retrying: 0 });
-    delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
   });
 
   it('parks, retries and shows an event nested as deep as ingestion accepts', async () => {
