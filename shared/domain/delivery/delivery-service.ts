@@ -16,6 +16,7 @@ import type {
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
+import { countMetrics } from '../../ops/metrics';
 import { redact } from '../credentials/redact';
 import { Circuit } from './circuit';
 import { DeliveryLanes } from './lanes';
@@ -63,6 +64,12 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
 export const deliveryLanes = new DeliveryLanes(() => deliveryPolicyFromEnv().laneWaitMs);
 const circuit = new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs);
 
+/** Delivery outcomes per destination type, as CloudWatch metrics (DeliveryDelivered, DeliveryRetried, …). */
+function deliveryMetrics(destinationType: string, counts: Partial<Record<'delivered' | 'filtered' | 'aborted' | 'retried', number>>): void {
+  const named = Object.fromEntries(Object.entries(counts).map(([k, n]) => [`Delivery${k.charAt(0).toUpperCase()}${k.slice(1)}`, n ?? 0]));
+  countMetrics(named, { destinationType });
+}
+
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -71,7 +78,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 interface BatchRun {
   ref: BatchRef;
   owner: string;
+  destinationType: string;
   counts: BatchCounts;
+  /** What this run did (the metrics it reports): the counts it added, and the outputs it parked. */
+  added: BatchCounts & { retried: number };
   errors: OutcomeError[];
   samples: DeliverySample[];
 }
@@ -124,7 +134,15 @@ export class DeliveryService {
   }
 
   private async deliverClaimed(ref: BatchRef, destination: Destination, events: Message[], owner: string, claim: BatchClaim): Promise<void> {
-    const run: BatchRun = { ref, owner, counts: { ...claim.counts }, errors: [], samples: [] };
+    const run: BatchRun = {
+      ref,
+      owner,
+      destinationType: destination.type,
+      counts: { ...claim.counts },
+      added: { delivered: 0, filtered: 0, aborted: 0, retried: 0 },
+      errors: [],
+      samples: [],
+    };
     if (claim.progress >= events.length) return this.finish(run, []);
     // The claim may have waited in its lane: renewed before the first send, so no one else sends meanwhile.
     if (!(await this.deliveries.renewBatch(ref, owner, this.leaseUntil()))) return;
@@ -192,12 +210,16 @@ export class DeliveryService {
     });
     // The same messageId twice for this destination: the one parked is the one that will be sent.
     if (parked === 'duplicate') return this.record(run, after);
+    if (parked === 'parked') run.added.retried++;
     return parked === 'parked';
   }
 
   private async record(run: BatchRun, after: BatchPosition, outcome?: keyof BatchCounts): Promise<boolean> {
     const recorded = await this.deliveries.recordOutput(run.ref, run.owner, after, this.leaseUntil(), outcome);
-    if (recorded && outcome) run.counts[outcome]++;
+    if (recorded && outcome) {
+      run.counts[outcome]++;
+      run.added[outcome]++;
+    }
     return recorded;
   }
 
@@ -208,6 +230,8 @@ export class DeliveryService {
   /** What is kept for people to read never shows a secret the transformation let out. */
   private async finish(run: BatchRun, secrets: string[]): Promise<void> {
     await this.deliveries.finishBatch(run.ref, run.owner, run.counts, redact(run.samples, secrets), redact(run.errors, secrets), iso(Date.now()));
+    const { delivered, filtered, aborted, retried } = run.added;
+    deliveryMetrics(run.destinationType, { delivered, filtered, aborted, retried });
   }
 
   private leaseUntil(): string {
@@ -268,12 +292,12 @@ export class DeliveryService {
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
-    const final = (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) =>
-      this.deliveries.recordRetry(
-        claimed,
-        { status, requests, lastError, lastStatus, ...(status === 'aborted' && { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } }) },
-        at,
-      );
+    const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
+      const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
+      if (await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
+        deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
+      }
+    };
     if (!destination || !destination.enabled) {
       await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
@@ -294,6 +318,7 @@ export class DeliveryService {
           { status: 'waiting', requests: sent.remaining, lastError: sent.error, lastStatus: sent.status, dueAt: iso(Date.now() + this.delay(attempts)) },
           at,
         );
+        deliveryMetrics(destination.type, { retried: 1 });
       }
     }
     return true;

@@ -7,6 +7,10 @@ import type { SuppressionIndex } from '../regulations/suppression-index';
 import { normaliseUserId } from '../regulations/suppression-index';
 import { acceptEvent, type IngestedEvent } from './events';
 import { BatchBody, type EventType } from './schemas';
+import { componentLogger } from '../../ops/logger';
+import { countMetrics } from '../../ops/metrics';
+
+const log = componentLogger('ingestion');
 
 export interface IngestRequest {
   /** The path's type: one of the six, or batch. */
@@ -74,9 +78,10 @@ export class IngestService {
     if (kept.length > 0) await this.ingest.write({ workspaceId, sourceId, requestId: newId(), receivedAt, events: kept });
     if (suppressed > 0) {
       await this.ingest.countSuppressed(workspaceId, sourceId, suppressed, receivedAt).catch((error: unknown) => {
-        console.error('suppressed-event count failed', error);
+        log.error('suppressed-event count failed', { workspaceId, sourceId, error });
       });
     }
+    countMetrics({ EventsIngested: kept.length, EventsSuppressed: suppressed });
     return { accepted: kept.length, suppressed };
   }
 }

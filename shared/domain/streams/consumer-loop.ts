@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { componentLogger } from '../../ops/logger';
+import { countMetrics } from '../../ops/metrics';
 import { ParkedRecordRepository, type ParkedRecord } from '../../persistence/parked-record-repository';
 import { getStore } from '../../persistence/store';
 import { newImageOf } from '../../persistence/stream-records';
@@ -106,6 +107,7 @@ export async function consumeRecords(
       );
     }
   }
+  countMetrics({ RecordsParked: pending.length, RecordsHandedBack: unreadable.size }, { consumer });
   return { batchItemFailures: [...unreadable.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 

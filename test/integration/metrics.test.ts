@@ -1,0 +1,63 @@
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/** Delivery outcomes reach CloudWatch as embedded-metric documents (Powertools), per destination type. */
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+let rt: TestRuntime;
+let hook: DestinationServer;
+const written: string[] = [];
+let restore: () => void;
+
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  hook = await startDestinationServer();
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    written.push(String(chunk));
+    return write(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  restore = () => (process.stdout.write = write);
+});
+afterAll(async () => {
+  restore();
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await hook.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+const documents = () =>
+  written
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((line) => line.includes('"_aws"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } });
+
+test('a failed delivery emits DeliveryRetried for its destination type, and its later success DeliveryDelivered', async () => {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+  let calls = 0;
+  hook.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
+
+  await call(rt.dataUrl, 'POST', '/v1/track', { auth: basic(source.writeKey, ''), body: { userId: 'u', event: 'e' } });
+  await rt.poller.drain();
+  const retried = documents().filter((d) => d.DeliveryRetried === 1);
+  // Once with the service alone (what alarms read), once per destination type.
+  expect(retried.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[['service']], [['service', 'destinationType']]]);
+  expect(retried[1]).toMatchObject({ destinationType: 'WEBHOOK', service: 'weir' });
+  expect(retried[1]!._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Weir', Metrics: [expect.objectContaining({ Name: 'DeliveryRetried' })] });
+  expect(documents().some((d) => d.EventsIngested === 1)).toBe(true);
+
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await rt.scheduler.runNow();
+  expect(documents().some((d) => d.DeliveryDelivered === 1 && d.destinationType === 'WEBHOOK')).toBe(true);
+});
