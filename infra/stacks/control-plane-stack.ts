@@ -2,6 +2,8 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Operations } from './operations';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
 import { ScheduledFunctions } from './scheduled-functions';
@@ -11,6 +13,7 @@ export interface ControlPlaneStackProps extends StackProps {
   stage: StageConfig;
   table: ITableV2;
   credentialsKey: IKey;
+  alarmTopic: ITopic;
 }
 
 /**
@@ -21,6 +24,7 @@ export class ControlPlaneStack extends Stack {
   readonly plane: PlaneApi;
   readonly streamConsumers: StreamConsumers;
   readonly scheduledFunctions: ScheduledFunctions;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
@@ -28,6 +32,18 @@ export class ControlPlaneStack extends Stack {
     this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared });
     this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', shared);
     this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', shared);
+    this.operations = new Operations(this, 'Operations', {
+      stage: props.stage,
+      topic: props.alarmTopic,
+      functions: {
+        ...this.plane.functions,
+        ...this.plane.authorizerFunctions,
+        ...this.streamConsumers.functions,
+        ...this.scheduledFunctions.functions,
+      },
+      streamConsumers: this.streamConsumers.functions,
+      withDashboard: true,
+    });
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
   }
 }

@@ -2,18 +2,22 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Operations } from './operations';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
 
 export interface DataPlaneStackProps extends StackProps {
   stage: StageConfig;
   table: ITableV2;
+  alarmTopic: ITopic;
 }
 
 /** The data plane's API (ingestion and data governance) and the admin credentials that guard area D. */
 export class DataPlaneStack extends Stack {
   readonly plane: PlaneApi;
   readonly adminCredentials: Secret;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: DataPlaneStackProps) {
     super(scope, id, props);
@@ -44,6 +48,11 @@ export class DataPlaneStack extends Stack {
       },
     });
 
+    this.operations = new Operations(this, 'Operations', {
+      stage,
+      topic: props.alarmTopic,
+      functions: { ...this.plane.functions, ...this.plane.authorizerFunctions },
+    });
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
     new CfnOutput(this, 'AdminCredentialsSecret', { value: this.adminCredentials.secretName });
   }

@@ -29,12 +29,14 @@ export function createWeirStacks(app: App, stage: StageConfig): WeirStacks {
     stage,
     table: state.table,
     credentialsKey: state.credentialsKey,
+    alarmTopic: state.alarmTopic,
     tags,
     description: `Weir ${stage.name}: control plane`,
   });
   const data = new DataPlaneStack(app, `${prefix}-Data`, {
     stage,
     table: state.table,
+    alarmTopic: state.alarmTopic,
     tags,
     description: `Weir ${stage.name}: data plane`,
   });

@@ -82,6 +82,7 @@ export class PlaneApi extends Construct {
         stageName: stage.name,
         throttlingRateLimit: throttling.rateLimit,
         throttlingBurstLimit: throttling.burstLimit,
+        tracingEnabled: true,
       },
     });
     this.addGatewayResponses(plane);

@@ -18,12 +18,14 @@ export interface StageConfig {
   throttling: Record<Plane, Throttling>;
   /** User name of the data plane's admin (area D); the password is generated into a secret. */
   adminUser: string;
+  /** Where the stage's alarms are sent (an email subscription of its SNS topic); none without it. */
+  alarmEmail?: string;
 }
 
 /** Stage names end up in stack names, API stage names and resource names: keep them short and plain. */
 const STAGE_NAME = /^[a-z][a-z0-9-]{0,19}$/;
 
-export function stageConfig(name: string, options: { adminUser?: string } = {}): StageConfig {
+export function stageConfig(name: string, options: { adminUser?: string; alarmEmail?: string } = {}): StageConfig {
   if (!STAGE_NAME.test(name)) throw new Error(`stage "${name}" must match ${STAGE_NAME}`);
   const isProduction = name === 'prod';
   return {
@@ -37,5 +39,6 @@ export function stageConfig(name: string, options: { adminUser?: string } = {}):
       ? { control: { rateLimit: 50, burstLimit: 100 }, data: { rateLimit: 1000, burstLimit: 2000 } }
       : { control: { rateLimit: 20, burstLimit: 40 }, data: { rateLimit: 100, burstLimit: 200 } },
     adminUser: options.adminUser ?? 'admin',
+    ...(options.alarmEmail && { alarmEmail: options.alarmEmail }),
   };
 }

@@ -1,4 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
@@ -17,6 +19,8 @@ export class StateStack extends Stack {
   readonly table: TableV2;
   /** Wraps each workspace's credentials data key (envelope encryption of transformation credentials). */
   readonly credentialsKey: Key;
+  /** Where the stage's alarms go (infra/stacks/operations.ts); `alarmEmail` subscribes an address. */
+  readonly alarmTopic: Topic;
 
   constructor(scope: Construct, id: string, props: StateStackProps) {
     super(scope, id, props);
@@ -37,6 +41,9 @@ export class StateStack extends Stack {
       deletionProtection: stage.isProduction,
       removalPolicy: stage.removalPolicy,
     });
+
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: `Weir ${stage.name} alarms`, enforceSSL: true });
+    if (stage.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(stage.alarmEmail));
 
     this.credentialsKey = new Key(this, 'CredentialsKey', {
       description: `Weir ${stage.name}: wraps the data keys of transformation credentials`,

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -78,6 +78,8 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
     projectRoot: REPO_ROOT,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     logGroup,
+    // X-Ray: every invocation traced, API Gateway stages too (plane-api.ts).
+    tracing: Tracing.ACTIVE,
     environment: {
       // Stack traces from the minified bundle point at the TypeScript sources.
       NODE_OPTIONS: '--enable-source-maps',

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Match } from 'aws-cdk-lib/assertions';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BINARY_MEDIA_TYPES } from '../../infra/stacks/plane-api';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/contract/functions';
-import { stageConfig } from '../../infra/stacks';
+import { createWeirStacks, stageConfig } from '../../infra/stacks';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { TABLE } from '../../shared/contract/table';
@@ -256,6 +257,39 @@ describe('Lambda functions', () => {
   });
 });
 
+describe('operations', () => {
+  const alarmsOf = (t: Template) => Object.values(resourcesOf(t, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties!);
+  const topicId = () => logicalId(dev.stacks.state.alarmTopic);
+
+  test('every function is traced (X-Ray), and so are both API stages', () => {
+    for (const template of [dev.planes.control, dev.planes.data]) {
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) expect(fn.Properties).toMatchObject({ TracingConfig: { Mode: 'Active' } });
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+    }
+  });
+
+  test("every function's errors, every stream consumer's iterator age and Weir's own metrics raise an alarm to the stage's topic", () => {
+    const alarms = [...alarmsOf(dev.planes.control), ...alarmsOf(dev.planes.data)];
+    const functionCount = Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length;
+    expect(alarms.filter((a) => a.MetricName === 'Errors')).toHaveLength(functionCount);
+    expect(alarms.filter((a) => a.MetricName === 'IteratorAge')).toHaveLength(Object.keys(STREAM_CONSUMERS).length);
+    const own = alarms.filter((a) => a.Namespace === 'Weir').map((a) => [a.MetricName, a.Dimensions]);
+    expect(own).toEqual(
+      expect.arrayContaining(['DeliveryAborted', 'RecordsParked', 'SchedulerBacklog'].map((m) => [m, [{ Name: 'service', Value: 'weir' }]])),
+    );
+    // Every alarm notifies the topic of the State stack (imported by reference).
+    for (const alarm of alarms) expect(JSON.stringify(alarm.AlarmActions)).toContain(topicId());
+  });
+
+  test('one dashboard per stage; an alarm email, when given, subscribes to the topic', () => {
+    dev.planes.control.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'Weir-dev' });
+    expect(Object.keys(resourcesOf(dev.state, 'AWS::SNS::Subscription'))).toHaveLength(0);
+    const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+    const stacks = createWeirStacks(app, stageConfig('ops', { alarmEmail: 'oncall@example.com' }));
+    Template.fromStack(stacks.state).hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+  });
+});
+
 describe('least privilege', () => {
   const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
   const statementsOfRole = (plane: Plane, roleId: string) =>
@@ -281,10 +315,12 @@ describe('least privilege', () => {
     }
   });
 
-  test('no policy grants anything on every resource', () => {
+  test('no policy grants anything on every resource, but sending traces (X-Ray has no resource-level permissions)', () => {
     for (const template of [dev.planes.control, dev.planes.data]) {
       for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {
-        for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Resource: unknown }[] }).Statement) {
+        for (const statement of (policy.Properties!.PolicyDocument as { Statement: { Resource: unknown; Action: unknown }[] }).Statement) {
+          const actions = [statement.Action].flat() as string[];
+          if (actions.every((action) => action === 'xray:PutTraceSegments' || action === 'xray:PutTelemetryRecords')) continue;
           expect([statement.Resource].flat()).not.toContain('*');
         }
       }

@@ -249,6 +249,7 @@ export class DeliveryService {
    */
   async runDue(limit = 100): Promise<number> {
     const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
+    countMetrics({ SchedulerBacklog: items.length }, { scheduler: 'delivery' });
     const byDestination = new Map<string, NeedingAttention[]>();
     for (const item of items) {
       const id = item.kind === 'batch' ? item.ref.destinationId : item.parked.destinationId;

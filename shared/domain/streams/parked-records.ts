@@ -1,4 +1,5 @@
 import type { ParkedRecord, ParkedRecordRepository, ParkedRef } from '../../persistence/parked-record-repository';
+import { countMetrics } from '../../ops/metrics';
 import type { ParkedRecordView } from './schemas';
 
 /**
@@ -47,6 +48,7 @@ export class ParkedRecords {
   async replayDue(limit = 100): Promise<number> {
     const now = new Date().toISOString();
     const due = await this.records.list(limit, `${now}#~`);
+    countMetrics({ SchedulerBacklog: due.length }, { scheduler: 'parkedRecords' });
     let started = 0;
     for (const record of due) if (await this.records.startReplay(record, now, this.leaseUntil())) started++;
     return started;
