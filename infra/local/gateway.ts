@@ -18,6 +18,9 @@ import {
   type Plane,
 } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
+import { componentLogger } from '../../shared/ops/logger';
+
+const log = componentLogger('gateway');
 
 /**
  * The local API Gateway: turns HTTP requests into REST API (payload v1) events, runs the route's REQUEST
@@ -179,7 +182,7 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
         handle(req, body).then(
           (result) => send(res, result, body.size > MAX_REQUEST_BYTES),
           (error: unknown) => {
-            console.error(`[${plane}] gateway error`, error);
+            log.error('gateway error', { plane, error });
             send(res, gatewayAnswer(plane, 500, 'Internal server error'), body.size > MAX_REQUEST_BYTES);
           },
         ),
@@ -289,7 +292,7 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
         decision = (await load(authorizer.entry)(authEvent, lambdaContext(route.auth))) as APIGatewayAuthorizerResult;
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return refused(plane, UNAUTHORIZED_MESSAGE);
-        console.error(`[${plane}] authorizer ${route.auth} failed`, error);
+        log.error('authorizer failed', { plane, authorizer: route.auth, error });
         return gatewayAnswer(plane, 500, 'Internal server error');
       }
       const effect = decision?.policyDocument?.Statement?.[0]?.Effect;
@@ -301,7 +304,7 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
     const event = { ...common, requestContext, ...encodeBody(bytes) } as unknown as APIGatewayProxyEvent;
     const result = (await load(ENDPOINT_FUNCTIONS[route.fn].entry)(event, lambdaContext(route.fn))) as APIGatewayProxyResult;
     if (!result || typeof result.statusCode !== 'number' || (result.body !== undefined && typeof result.body !== 'string')) {
-      console.error(`[${plane}] ${route.fn} returned a malformed proxy result`, result);
+      log.error('malformed proxy result', { plane, function: route.fn, result });
       return gatewayAnswer(plane, 502, 'Internal server error');
     }
     return { ...result, body: result.body ?? '' };

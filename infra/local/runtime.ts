@@ -14,6 +14,9 @@ import { createGateway } from './gateway';
 import { startLocalScheduler, type LocalScheduler } from './scheduler';
 import { startStreamPoller, type PollerConsumer, type StreamPoller } from './stream-poller';
 import { ensureTable } from './table';
+import { componentLogger } from '../../shared/ops/logger';
+
+const log = componentLogger('runtime');
 
 /**
  * The whole service on one machine: DynamoDB Local (or a given endpoint), the table, the bootstrap
@@ -105,7 +108,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
   let dynamo: DynamoDbLocal | undefined;
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
-    for (const step of stops.reverse()) await step().catch((error) => console.error('[weir] stop failed', error));
+    for (const step of stops.reverse()) await step().catch((error: unknown) => log.error('stop failed', { error }));
     stops.length = 0;
   };
 

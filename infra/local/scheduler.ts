@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { SCHEDULED_FUNCTIONS } from '../../shared/contract/functions';
+import { componentLogger } from '../../shared/ops/logger';
+
+const log = componentLogger('scheduler');
 
 /**
  * The local stand-in for EventBridge schedules: each scheduled function runs every `intervalMs` (shorter than
@@ -24,7 +27,7 @@ export function startLocalScheduler(intervalMs: number): LocalScheduler {
   let stopped = false;
   const runAll = async () => {
     for (const { name, run } of handlers) {
-      await run().catch((error: unknown) => console.error(`[weir] scheduled ${name} failed`, error));
+      await run().catch((error: unknown) => log.error('scheduled function failed', { function: name, error }));
     }
   };
   const tick = () => {

@@ -1,3 +1,4 @@
+import './console-env';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { startLocalRuntime } from './runtime';
@@ -5,8 +6,6 @@ import { CREDENTIALS_FILE, RUNTIME_FILE, resolveSettings, writeRuntimeInfo } fro
 
 /** `npm start`: the whole service on this machine (DESIGN.md §2, "contract of the local runtime"). */
 async function main() {
-  // Metrics are CloudWatch's (EMF documents in the logs); on one machine they would only fill the console.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const settings = resolveSettings();
   const runtime = await startLocalRuntime({
     controlPort: settings.controlPort,

@@ -1,5 +1,8 @@
 import { DestinationError } from './errors';
 import type { DestinationRequest, DestinationType, Message } from './types';
+import { componentLogger } from '../ops/logger';
+
+const log = componentLogger('destinations');
 
 export { sendRequest, isRetryableStatus, USER_AGENT, DESTINATION_TIMEOUT_MS } from './http-client';
 export { destinationType, validateDestinationConfig, supportsTest, supportsDeletion, listDestinationDefinitions } from './registry';
@@ -17,7 +20,7 @@ export function buildRequests(type: DestinationType, message: Message, config: R
   try {
     return { ok: true, requests: type.transform(message, config) };
   } catch (error) {
-    if (!(error instanceof DestinationError)) console.error(`destination transform ${type.name} failed`, error);
+    if (!(error instanceof DestinationError)) log.error('destination transform failed', { destinationType: type.name, error });
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }

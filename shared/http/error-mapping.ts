@@ -11,6 +11,9 @@ import {
 } from '../domain/errors';
 import { HttpReply } from './reply';
 import type { Plane } from '../contract/functions';
+import { componentLogger } from '../ops/logger';
+
+const log = componentLogger('http');
 
 /** The one mapping from domain errors to HTTP status codes. */
 const STATUS = new Map<new (...args: never[]) => DomainError, number>([
@@ -38,7 +41,7 @@ export function errorToResult(error: unknown, plane: Plane): APIGatewayProxyResu
     if (plane === 'data') return HttpReply.text(status, error.message).toResult();
     return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }).toResult();
   }
-  console.error('unexpected error', error);
+  log.error('unexpected error', { error });
   return plane === 'data'
     ? HttpReply.text(500, 'Internal server error').toResult()
     : new HttpReply(500, { error: 'internal error' }).toResult();

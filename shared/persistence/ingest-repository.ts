@@ -3,6 +3,9 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { RateLimitedError, ServiceUnavailableError } from '../domain/errors';
 import { keys } from './keys';
 import type { Store } from './store';
+import { componentLogger } from '../ops/logger';
+
+const log = componentLogger('ingestion');
 
 /** DynamoDB's item limit is 400 KB; a part stays well under it with its keys and attributes. */
 const MAX_PART_BYTES = 300 * 1024;
@@ -66,7 +69,7 @@ export class IngestRepository {
         );
       }
     } catch (error) {
-      console.error('ingest write failed', error);
+      log.error('ingest write failed', { error });
       throw pushBack(error);
     }
     return items.length;

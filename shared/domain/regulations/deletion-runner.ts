@@ -4,6 +4,9 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { DeletionJob, DeletionJobRepository } from '../../persistence/deletion-job-repository';
 import type { RegulationRepository } from '../../persistence/regulation-repository';
 import type { Regulation } from './schemas';
+import { componentLogger } from '../../ops/logger';
+
+const log = componentLogger('regulations');
 
 /** Retry schedule of failed deletions; WEIR_DELETION_RETRY_BASE_MS shortens it (tests, local runs). */
 export interface RetryPolicy {
@@ -122,7 +125,7 @@ export class DeletionRunner {
       const user = { ...regulation.attributes, userId: regulation.attributes.userId! };
       return await type.deleteUsers([user], destination.config as never, { send: (request) => sendRequest(request) });
     } catch (error) {
-      console.error('deletion attempt failed', error);
+      log.error('deletion attempt failed', { error });
       return { status: 'failed', error: error instanceof Error ? error.message : String(error), retryable: true };
     }
   }

@@ -1,0 +1,31 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+/** Logs are one JSON object per line (Powertools), at the level LOG_LEVEL names, errors with their cause. */
+const ROOT = path.resolve(__dirname, '../..');
+const script = `
+  const { componentLogger } = require('./shared/ops/logger');
+  const log = componentLogger('delivery');
+  log.info('an info line', { destinationId: 'd1' });
+  log.error('delivery work failed', { destinationId: 'd1', error: new Error('write failed', { cause: new Error('store away') }) });
+`;
+const run = (env: Record<string, string>) => {
+  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, POWERTOOLS_DEV: '', ...env }, encoding: 'utf8' });
+  return `${stdout}${stderr}`
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+};
+
+test('a log line names its component, its fields and the error with its cause', () => {
+  const lines = run({ LOG_LEVEL: 'INFO' });
+  expect(lines.map((l) => [l.level, l.message])).toEqual([
+    ['INFO', 'an info line'],
+    ['ERROR', 'delivery work failed'],
+  ]);
+  expect(lines[1]).toMatchObject({ service: 'weir', component: 'delivery', destinationId: 'd1', error: { message: 'write failed', cause: { message: 'store away' } } });
+});
+
+test('LOG_LEVEL leaves out what is below it', () => {
+  expect(run({ LOG_LEVEL: 'ERROR' }).map((l) => l.level)).toEqual(['ERROR']);
+});
