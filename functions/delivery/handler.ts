@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { deliveryOver } from '../../shared/domain/delivery/wiring';
-import { unpackEvents } from '../../shared/persistence/ingest-repository';
+import { ingestPartOf } from '../../shared/persistence/ingest-repository';
 import { getStore } from '../../shared/persistence/store';
 import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
 
@@ -11,12 +11,4 @@ const delivery = deliveryOver(getStore());
  * progress, so a redelivered record sends nothing twice; a record that fails is reported for retry.
  */
 export const handler = (event: DynamoDBStreamEvent) =>
-  eachNewImage(event, 'delivery', (item) =>
-    delivery.deliverPart({
-      workspaceId: String(item.workspaceId),
-      sourceId: String(item.sourceId),
-      requestId: String(item.requestId),
-      part: Number(item.part),
-      events: unpackEvents(item.payload as Uint8Array),
-    }),
-  );
+  eachNewImage(event, 'delivery', (item) => delivery.deliverPart(ingestPartOf(item)));

@@ -2,7 +2,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
 import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { unpackEvents } from '../../shared/persistence/ingest-repository';
+import { ingestPartOf } from '../../shared/persistence/ingest-repository';
 import { SchemaRepository } from '../../shared/persistence/schema-repository';
 import { getStore } from '../../shared/persistence/store';
 
@@ -20,13 +20,8 @@ export const handler = (event: DynamoDBStreamEvent) =>
     const records: (AcceptedRecord & { sequence: string })[] = [];
     for (const { item, sequence } of items) {
       try {
-        records.push({
-          sequence,
-          recordId: `${String(item.requestId)}#${Number(item.part)}`,
-          workspaceId: String(item.workspaceId),
-          sourceId: String(item.sourceId),
-          events: unpackEvents(item.payload as Uint8Array),
-        });
+        const { workspaceId, sourceId, requestId, part, events } = ingestPartOf(item);
+        records.push({ sequence, recordId: `${requestId}#${part}`, workspaceId, sourceId, events });
       } catch (error) {
         failures.set(sequence, error);
       }

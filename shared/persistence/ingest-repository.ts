@@ -31,6 +31,26 @@ function pack(events: Record<string, unknown>[]): Buffer[] {
 export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] =>
   JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
 
+/** One stored ingest item (one part of a request), as its stream consumers read it. */
+export interface IngestPart {
+  workspaceId: string;
+  sourceId: string;
+  requestId: string;
+  part: number;
+  events: Record<string, unknown>[];
+}
+
+/** Reads an ingest item as a stream record's new image carries it: the one place that knows its layout. */
+export function ingestPartOf(item: Record<string, unknown>): IngestPart {
+  return {
+    workspaceId: String(item.workspaceId),
+    sourceId: String(item.sourceId),
+    requestId: String(item.requestId),
+    part: Number(item.part),
+    events: unpackEvents(item.payload as Uint8Array),
+  };
+}
+
 /** The store pushing back is the client's cue to retry: 429 when throttled, 503 when unavailable. */
 function pushBack(error: unknown): Error {
   const name = (error as Error)?.name ?? '';

@@ -7,6 +7,7 @@ import { limitMessages, resolveLimits } from './limits';
 import type { SandboxLimits } from './limits';
 import { SandboxPool } from './pool';
 import type { EngineOutcome, SandboxLibrary } from './protocol';
+import { countMetrics } from '../ops/metrics';
 
 export { DEFAULT_LIMITS } from './limits';
 export type { SandboxLimits } from './limits';
@@ -148,6 +149,8 @@ export async function runTransformation(req: SandboxRequest): Promise<SandboxRes
     allowlist: process.env[OUTBOUND_ALLOWLIST_ENV] ?? '',
     ...(req.credentials && { credentials: req.credentials }),
   });
+  // One count per invocation: ok, or the kind of failure (timeout, memory, compile, runtime, …).
+  countMetrics({ SandboxInvocations: 1 }, { outcome: outcome.ok ? 'ok' : outcome.kind });
   return decodeResult(unwrap(outcome), req.events, limits);
 }
 

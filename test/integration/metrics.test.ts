@@ -1,12 +1,13 @@
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
-import { shutdownSandbox } from '../../shared/sandbox';
+import { runTransformation, shutdownSandbox } from '../../shared/sandbox';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
-/** Delivery outcomes reach CloudWatch as embedded-metric documents (Powertools), per destination type. */
+/** Weir's metrics reach CloudWatch as embedded-metric documents (Powertools): delivery, sandbox and deletion outcomes. */
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+process.env.WEIR_DELETION_RETRY_BASE_MS = '20';
 let rt: TestRuntime;
 let hook: DestinationServer;
 const written: string[] = [];
@@ -60,4 +61,28 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
   await new Promise((resolve) => setTimeout(resolve, 50));
   await rt.scheduler.runNow();
   expect(documents().some((d) => d.DeliveryDelivered === 1 && d.destinationType === 'WEBHOOK')).toBe(true);
+});
+
+test('each sandbox invocation emits SandboxInvocations with its outcome: ok, or the kind of failure', async () => {
+  await runTransformation({ code: 'export function transformEvent(e) { return e; }', name: 'ok', libraries: [], events: [{ message: { type: 'track' }, metadata: {} }] });
+  await expect(runTransformation({ code: 'export function transformEvent(e) { return e', name: 'broken', libraries: [], events: [] })).rejects.toThrow();
+  const outcomes = documents()
+    .filter((d) => d.SandboxInvocations === 1 && d.outcome !== undefined)
+    .map((d) => d.outcome);
+  expect(outcomes).toEqual(expect.arrayContaining(['ok', 'compile']));
+});
+
+test('each user-deletion attempt emits DeletionAttempts with its outcome', async () => {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  hook.on('/vendor', json(200, {}));
+  const am = (await api('POST', '/v2/destinations', { name: 'am', type: 'AM', config: { apiKey: 'k', apiSecret: 's', baseUrl: `${hook.url}/vendor` } })).body.destination;
+  const created = await api('POST', '/v2/regulations', { regulationType: 'suppress_with_delete', destinationIds: [am.id], users: [{ userId: 'gone' }] });
+  expect(created.status).toBe(201);
+  const deadline = Date.now() + 10_000;
+  while (!documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed') && Date.now() < deadline) {
+    await rt.poller.drain();
+    await rt.scheduler.runNow();
+  }
+  expect(documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed')).toBe(true);
 });

@@ -5,6 +5,7 @@ import type { DeletionJob, DeletionJobRepository } from '../../persistence/delet
 import type { RegulationRepository } from '../../persistence/regulation-repository';
 import type { Regulation } from './schemas';
 import { componentLogger } from '../../ops/logger';
+import { countMetrics } from '../../ops/metrics';
 
 const log = componentLogger('regulations');
 
@@ -90,6 +91,7 @@ export class DeletionRunner {
     if (!claimed) return false;
     const outcome = await this.delete(claimed);
     const at = new Date().toISOString();
+    const abort = outcome.status === 'failed' && (!outcome.retryable || claimed.attempts >= this.policy.maxAttempts);
     switch (outcome.status) {
       case 'completed':
         await this.jobs.record(claimed, { status: 'completed', at, ...(outcome.detail && { reason: outcome.detail }) });
@@ -99,15 +101,15 @@ export class DeletionRunner {
         await this.jobs.record(claimed, { status: outcome.status, at, reason: outcome.reason });
         break;
       case 'failed': {
-        const final = !outcome.retryable || claimed.attempts >= this.policy.maxAttempts;
         await this.jobs.record(claimed, {
-          status: final ? 'aborted' : 'failed',
+          status: abort ? 'aborted' : 'failed',
           at,
           lastError: outcome.error,
-          ...(!final && { dueAt: iso(Date.now() + retryDelay(this.policy, claimed.attempts)) }),
+          ...(!abort && { dueAt: iso(Date.now() + retryDelay(this.policy, claimed.attempts)) }),
         });
       }
     }
+    countMetrics({ DeletionAttempts: 1 }, { outcome: abort ? 'aborted' : outcome.status });
     return true;
   }
 
