@@ -6,6 +6,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../contract/table';
+import { tracer } from '../ops/tracer';
 
 /** A document client bound to one table. The SDK reads AWS_ENDPOINT_URL_DYNAMODB, so no local-only code. */
 export interface Store {
@@ -14,7 +15,8 @@ export interface Store {
 }
 
 export function createStore(options: { table?: string; client?: DynamoDBClient } = {}): Store {
-  const client = options.client ?? new DynamoDBClient({});
+  // Every DynamoDB call shows in the invocation's trace (a no-op where tracing is off).
+  const client = options.client ?? tracer.captureAWSv3Client(new DynamoDBClient({}));
   return {
     doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     table: options.table ?? process.env.WEIR_TABLE ?? TABLE.localName,
