@@ -1,10 +1,12 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
 import { regulationsOver } from '../../shared/domain/regulations/wiring';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { getStore } from '../../shared/persistence/store';
 import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
 
 const { runner, forgetInSchemas } = regulationsOver(getStore());
+const parked = new ParkedRecordRepository(getStore());
 
 /**
  * Regulation stream records (filtered to regulation items): a new suppress_with_delete starts its deletion
@@ -20,4 +22,4 @@ export const handler = (event: DynamoDBStreamEvent) =>
       await forgetInSchemas(regulation);
     }
     else if (record.eventName === 'MODIFY' && regulation.canceled) await runner.cancel(regulation);
-  });
+  }, { parked });

@@ -3,11 +3,13 @@ import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/
 import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { SchemaRepository } from '../../shared/persistence/schema-repository';
 import { getStore } from '../../shared/persistence/store';
 
 const store = getStore();
 const capture = new SchemaCapture(new SchemaRepository(store), new CatalogRepository(store));
+const parked = new ParkedRecordRepository(store);
 
 /**
  * New ingest items (filtered to them), the whole batch at once, so counts are aggregated before anything is
@@ -29,4 +31,4 @@ export const handler = (event: DynamoDBStreamEvent) =>
     const failed = await capture.capture(records);
     for (const record of records) if (failed.has(record.recordId)) failures.set(record.sequence, failed.get(record.recordId));
     return failures;
-  });
+  }, { parked });

@@ -22,6 +22,12 @@ export class NotFoundError extends DomainError {
   }
 }
 export class ConflictError extends DomainError {}
+/** A write built on a head (transformation or library) that moved meanwhile: read it again and retry. */
+export class StaleHeadError extends ConflictError {}
+/** A transformation name or a library import name already taken in the workspace. */
+export class NameTakenError extends ConflictError {}
+/** A destination deleted, or connected to another transformation, while it was being connected. */
+export class DestinationTakenError extends ConflictError {}
 export class PayloadTooLargeError extends DomainError {}
 export class RateLimitedError extends DomainError {}
 /** A dependency (the store) cannot take the request now; clients retry. */

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { cancellationCodes, isConditionFailure, queryPrefix, type Store, type TransactItem } from './store';
+import { isConditionFailure, queryPrefix, refusedItems, type Store, type TransactItem } from './store';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
 
@@ -143,8 +143,8 @@ export class CatalogRepository {
         exists(keys.destination(workspaceId, destinationId)),
       ]);
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const reasons = cancellationCodes(error);
+      const reasons = refusedItems(error);
+      if (!reasons) throw error;
       if (reasons[2] === 'ConditionalCheckFailed') throw NotFoundError.of('source', sourceId);
       if (reasons[3] === 'ConditionalCheckFailed') throw NotFoundError.of('destination', destinationId);
       throw new ConflictError(`source ${sourceId} is already connected to destination ${destinationId}`);
@@ -158,30 +158,20 @@ export class CatalogRepository {
   }
 
   /**
-   * The items that make `transformationId` the transformation of each destination in `connect` (each must
-   * exist and be free or already its own) and release those in `disconnect`.
+   * The item that makes `transformationId` the transformation of a destination (which must exist and be free
+   * or already its own), or releases it; the code repository writes it with the transformation's revision.
    */
-  transformationConnectionItems(workspaceId: string, transformationId: string, connect: string[], disconnect: string[]): TransactItem[] {
-    return [
-      ...connect.map<TransactItem>((id) => ({
-        Update: {
-          TableName: this.store.table,
-          Key: keys.destination(workspaceId, id),
-          UpdateExpression: 'SET transformationId = :t',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)',
-          ExpressionAttributeValues: { ':t': transformationId },
-        },
-      })),
-      ...disconnect.map<TransactItem>((id) => ({
-        Update: {
-          TableName: this.store.table,
-          Key: keys.destination(workspaceId, id),
-          UpdateExpression: 'REMOVE transformationId',
-          ConditionExpression: 'transformationId = :t',
-          ExpressionAttributeValues: { ':t': transformationId },
-        },
-      })),
-    ];
+  transformationConnectionItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
+    return {
+      Update: {
+        TableName: this.store.table,
+        Key: keys.destination(workspaceId, destinationId),
+        UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
+        ConditionExpression:
+          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
+        ExpressionAttributeValues: { ':t': transformationId },
+      },
+    };
   }
 
   // --- helpers -------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
+import { CatalogRepository } from './catalog-repository';
 import { keys, type CodeKind } from './keys';
-import { queryAll, queryPrefix, type Store, type TransactItem } from './store';
+import { queryAll, queryPrefix, refusedItems, type Store, type TransactItem } from './store';
 
 export type { CodeKind };
 
@@ -27,6 +29,23 @@ export interface CodeHead {
 /** An immutable revision. */
 export type CodeRevision = Omit<CodeHead, 'workspaceId' | 'publishedVersionId' | 'publishedImports' | 'externalId'>;
 
+/** Destinations a transformation takes on (`connect`) and gives up (`release`) in the same write. */
+export interface ConnectionChange {
+  connect: string[];
+  release: string[];
+}
+
+export interface PublishMove {
+  kind: CodeKind;
+  id: string;
+  versionId: string;
+  /** A transformation's: the import names of the revision published. */
+  publishedImports?: string[];
+}
+
+/** A transaction item with what it is, so a refused condition can be named. */
+type Labelled = [role: 'head' | 'revision' | 'name' | 'destination' | 'published', item: TransactItem, destinationId?: string];
+
 const stripKeys = <T>(item: Record<string, unknown> | undefined): T | undefined => {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, kind: _k, ...rest } = item;
@@ -39,7 +58,11 @@ const stripKeys = <T>(item: Record<string, unknown> | undefined): T | undefined 
  * their own revision and none is lost.
  */
 export class CodeRepository {
-  constructor(private readonly store: Store) {}
+  private readonly catalog: CatalogRepository;
+
+  constructor(private readonly store: Store) {
+    this.catalog = new CatalogRepository(store);
+  }
 
   async listHeads(kind: CodeKind, workspaceId: string): Promise<CodeHead[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.codePrefix(kind));
@@ -85,78 +108,119 @@ export class CodeRepository {
     return item && { kind: item.kind as CodeKind, revision: stripKeys<CodeRevision>(item) as CodeRevision };
   }
 
-  /** The items that create a transformation or library: head, first revision, name guard. */
-  createItems(kind: CodeKind, head: CodeHead, revision: CodeRevision, uniqueName: string): TransactItem[] {
-    return [
-      this.putNew({ ...keys.code(kind, head.workspaceId, head.id), kind, ...head }),
-      this.revisionItem(kind, head.workspaceId, revision),
-      this.putNew({ ...keys.codeName(kind, head.workspaceId, uniqueName), kind, id: head.id }),
+  /**
+   * Creates a transformation or library: head, first revision and name guard, and (a transformation
+   * published on create) its destinations, in one transaction. Throws NameTakenError or DestinationTakenError.
+   */
+  async create(kind: CodeKind, head: CodeHead, revision: CodeRevision, uniqueName: string, connections?: ConnectionChange): Promise<void> {
+    const items: Labelled[] = [
+      ['head', this.putNew({ ...keys.code(kind, head.workspaceId, head.id), kind, ...head })],
+      ['revision', this.revisionItem(kind, head.workspaceId, revision)],
+      ['name', this.putNew({ ...keys.codeName(kind, head.workspaceId, uniqueName), kind, id: head.id })],
+      ...this.connectionItems(head.workspaceId, head.id, connections),
     ];
+    await this.write(items, { kind, id: head.id, uniqueName });
   }
 
   /**
-   * The items that append a revision and move the head to it, provided the head still points at
-   * `expectedVersionId`. `rename` swaps the name guard.
+   * Appends a revision and moves the head to it, provided the head still points at `expectedVersionId`
+   * (StaleHeadError otherwise: a concurrent write won); a rename moves the name guard, `connections` the
+   * destinations. Throws NameTakenError or DestinationTakenError too.
    */
-  appendItems(
+  async appendRevision(
     kind: CodeKind,
     head: CodeHead,
     revision: CodeRevision,
     expectedVersionId: string,
-    rename?: { from: string; to: string },
-  ): TransactItem[] {
-    const items: TransactItem[] = [
-      this.revisionItem(kind, head.workspaceId, revision),
-      {
-        Put: {
-          TableName: this.store.table,
-          Item: { ...keys.code(kind, head.workspaceId, head.id), kind, ...head },
-          ConditionExpression: 'versionId = :expected',
-          ExpressionAttributeValues: { ':expected': expectedVersionId },
+    options: { rename?: { from: string; to: string }; connections?: ConnectionChange } = {},
+  ): Promise<void> {
+    const items: Labelled[] = [
+      ['revision', this.revisionItem(kind, head.workspaceId, revision)],
+      [
+        'head',
+        {
+          Put: {
+            TableName: this.store.table,
+            Item: { ...keys.code(kind, head.workspaceId, head.id), kind, ...head },
+            ConditionExpression: 'versionId = :expected',
+            ExpressionAttributeValues: { ':expected': expectedVersionId },
+          },
         },
-      },
+      ],
     ];
+    const { rename } = options;
     if (rename && rename.from !== rename.to) {
       items.push(
-        { Delete: { TableName: this.store.table, Key: keys.codeName(kind, head.workspaceId, rename.from) } },
-        this.putNew({ ...keys.codeName(kind, head.workspaceId, rename.to), kind, id: head.id }),
+        ['name', { Delete: { TableName: this.store.table, Key: keys.codeName(kind, head.workspaceId, rename.from) } }],
+        ['name', this.putNew({ ...keys.codeName(kind, head.workspaceId, rename.to), kind, id: head.id })],
       );
     }
-    return items;
+    items.push(...this.connectionItems(head.workspaceId, head.id, options.connections));
+    await this.write(items, { kind, id: head.id, uniqueName: rename?.to ?? head.name });
   }
 
-  /** Moves the published pointer of a head to one of its revisions. */
-  publishItem(kind: CodeKind, workspaceId: string, id: string, versionId: string, publishedImports?: string[]): TransactItem {
-    return {
-      Update: {
-        TableName: this.store.table,
-        Key: keys.code(kind, workspaceId, id),
-        UpdateExpression: publishedImports
-          ? 'SET publishedVersionId = :v, publishedImports = :imports'
-          : 'SET publishedVersionId = :v',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':v': versionId, ...(publishedImports && { ':imports': publishedImports }) },
-      },
-    };
+  /** Deletes the head and its name guard (revisions stay, as the reference keeps them); StaleHeadError if it moved. */
+  async remove(kind: CodeKind, head: CodeHead, uniqueName: string): Promise<void> {
+    const items: Labelled[] = [
+      [
+        'head',
+        {
+          Delete: {
+            TableName: this.store.table,
+            Key: keys.code(kind, head.workspaceId, head.id),
+            ConditionExpression: 'versionId = :expected',
+            ExpressionAttributeValues: { ':expected': head.versionId },
+          },
+        },
+      ],
+      ['name', { Delete: { TableName: this.store.table, Key: keys.codeName(kind, head.workspaceId, uniqueName) } }],
+    ];
+    await this.write(items, { kind, id: head.id, uniqueName, removing: true });
   }
 
-  /** Deletes the head and its name guard; revisions stay, as the reference product keeps them. */
-  deleteItems(kind: CodeKind, head: CodeHead, uniqueName: string): TransactItem[] {
-    return [
+  /** Moves the published pointers of several heads at once; StaleHeadError when one was deleted meanwhile. */
+  async publish(workspaceId: string, moves: PublishMove[]): Promise<void> {
+    if (moves.length === 0) return;
+    const items = moves.map(({ kind, id, versionId, publishedImports }): Labelled => [
+      'published',
       {
-        Delete: {
+        Update: {
           TableName: this.store.table,
-          Key: keys.code(kind, head.workspaceId, head.id),
-          ConditionExpression: 'versionId = :expected',
-          ExpressionAttributeValues: { ':expected': head.versionId },
+          Key: keys.code(kind, workspaceId, id),
+          UpdateExpression: publishedImports ? 'SET publishedVersionId = :v, publishedImports = :imports' : 'SET publishedVersionId = :v',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':v': versionId, ...(publishedImports && { ':imports': publishedImports }) },
         },
       },
-      { Delete: { TableName: this.store.table, Key: keys.codeName(kind, head.workspaceId, uniqueName) } },
+    ]);
+    await this.write(items, { kind: moves[0]!.kind, id: moves[0]!.id, uniqueName: '' });
+  }
+
+  private connectionItems(workspaceId: string, transformationId: string, change?: ConnectionChange): Labelled[] {
+    if (!change) return [];
+    return [
+      ...change.connect.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'connect'), id]),
+      ...change.release.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'release'), id]),
     ];
   }
 
-  async transact(items: TransactItem[]): Promise<void> {
-    await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  /** Runs the transaction; a refused condition becomes the typed error of the item that refused it. */
+  private async write(items: Labelled[], what: { kind: CodeKind; id: string; uniqueName: string; removing?: boolean }): Promise<void> {
+    try {
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.map(([, item]) => item) }));
+    } catch (error) {
+      const refused = refusedItems(error);
+      if (!refused) throw error;
+      const [role, , destinationId] = items[refused.findIndex((code) => code === 'ConditionalCheckFailed')] ?? [];
+      const label = what.kind === 'library' ? 'library' : 'transformation';
+      if (role === 'name') {
+        throw new NameTakenError(what.kind === 'library' ? `a library with import name ${what.uniqueName} already exists` : `a transformation named ${what.uniqueName} already exists`);
+      }
+      if (role === 'destination') throw new DestinationTakenError(`destination ${destinationId} was deleted or connected to another transformation meanwhile`);
+      if (role === 'published') throw new StaleHeadError('a transformation or library was deleted while publishing; nothing was published');
+      if (what.removing) throw new StaleHeadError(`${label} ${what.id} changed while it was being deleted; try again`);
+      throw new StaleHeadError(`${label} changed concurrently; try again`);
+    }
   }
 
   private revisionItem(kind: CodeKind, workspaceId: string, revision: CodeRevision): TransactItem {

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DestinationRequest } from '../destinations/types';
 import { keys } from './keys';
-import { cancellationCodes, isConditionFailure, type Store, type TransactItem } from './store';
+import { isConditionFailure, refusedItems, type Store, type TransactItem } from './store';
 
 /** Delivery records live as long as the events they deliver. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
@@ -214,8 +214,9 @@ export class DeliveryRepository {
       );
       return 'parked';
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const [retry, batch] = cancellationCodes(error);
+      const refused = refusedItems(error);
+      if (!refused) throw error;
+      const [retry, batch] = refused;
       if (batch === 'ConditionalCheckFailed') return 'lost';
       if (retry === 'ConditionalCheckFailed') return 'duplicate';
       throw error;

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   QueryCommand,
@@ -49,17 +49,18 @@ export const queryPrefix = <T = Record<string, unknown>>(store: Store, pk: strin
     ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
   });
 
-/** True when a transaction or conditional write failed on its condition (a race or a duplicate). */
-export const isConditionFailure = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error.name === 'ConditionalCheckFailedException' ||
-    (error.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(error.message)));
+/** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
+export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
 
-/** One item of a TransactWriteItems call; repositories build them so use cases can combine them. */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-/** The per-item codes of a cancelled transaction (the SDK puts them on the error object). */
-export function cancellationCodes(error: unknown): (string | undefined)[] {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((r) => r.Code);
+/**
+ * For a transaction cancelled because a condition failed: each item's code, in the order of the items
+ * (`ConditionalCheckFailed` where it failed, `None` elsewhere). Undefined for any other failure.
+ */
+export function refusedItems(error: unknown): (string | undefined)[] | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const codes = (error.CancellationReasons ?? []).map((r) => r.Code);
+  return codes.includes('ConditionalCheckFailed') ? codes : undefined;
 }
+
+/** One item of a TransactWriteItems call, as repositories build them. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

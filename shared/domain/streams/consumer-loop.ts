@@ -1,8 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
-import { ParkedRecordRepository, type ParkedRecord } from '../../persistence/parked-record-repository';
-import { getStore } from '../../persistence/store';
+import type { ParkedRecord, ParkedRecordRepository } from '../../persistence/parked-record-repository';
 import { newImageOf } from '../../persistence/stream-records';
 import { parkedRetryPolicy } from './parked-records';
 
@@ -19,7 +18,8 @@ export interface StreamItem {
 }
 
 export interface LoopOptions {
-  parked?: ParkedRecordRepository;
+  /** Where records that keep failing are parked (the function's own store). */
+  parked: ParkedRecordRepository;
   /** Attempts in this invocation before a record is parked (default 3). */
   attempts?: number;
   /** Pause before the second attempt, doubled for each further one (default 100 ms). */
@@ -54,9 +54,9 @@ export async function consumeRecords(
   event: DynamoDBStreamEvent,
   consumer: string,
   handleBatch: (items: StreamItem[]) => Promise<Failures>,
-  options: LoopOptions = {},
+  options: LoopOptions,
 ): Promise<DynamoDBBatchResponse> {
-  const parkedRecords = options.parked ?? defaultParked();
+  const parkedRecords = options.parked;
   const attempts = options.attempts ?? 3;
   const unreadable: Failures = new Map();
   const items: StreamItem[] = [];
@@ -121,15 +121,12 @@ async function settle(write: () => Promise<unknown>, item: StreamItem, failed: F
   }
 }
 
-let parkedOverDefaultStore: ParkedRecordRepository | undefined;
-const defaultParked = () => (parkedOverDefaultStore ??= new ParkedRecordRepository(getStore()));
-
 /** The loop for consumers that handle one record at a time, in order. */
 export const eachNewImage = (
   event: DynamoDBStreamEvent,
   consumer: string,
   handle: (item: Record<string, unknown>, record: { eventName: string }) => Promise<void>,
-  options?: LoopOptions,
+  options: LoopOptions,
 ) =>
   consumeRecords(
     event,

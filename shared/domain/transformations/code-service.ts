@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { newId, now } from '../../persistence/ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { CodeHead, CodeKind, CodeRepository, CodeRevision } from '../../persistence/code-repository';
-import { cancellationCodes, isConditionFailure, type TransactItem } from '../../persistence/store';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { CodeHead, CodeKind, CodeRepository, CodeRevision, ConnectionChange } from '../../persistence/code-repository';
+import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
   Library,
@@ -104,16 +103,9 @@ export class CodeService {
       ...(input.publish && { publishedImports: revision.imports }),
       ...(input.externalId !== undefined && { externalId: input.externalId }),
     };
-    const connections = input.publish
-      ? await this.connectionItems(workspaceId, revision.id, input.destinationIds ?? [])
-      : [];
+    const connections = input.publish ? await this.connectionChange(workspaceId, revision.id, input.destinationIds ?? []) : undefined;
     if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
-    const items = [...this.code.createItems('transformation', head, revision, revision.name), ...connections];
-    try {
-      await this.code.transact(items);
-    } catch (error) {
-      throw this.writeConflict(error, items, 'transformation', revision.name);
-    }
+    await this.code.create('transformation', head, revision, revision.name, connections);
     const created = this.transformationOf(head, input.publish ? await this.catalog.listDestinations(workspaceId) : []);
     if (!input.publish) delete created.destinations;
     return created;
@@ -145,21 +137,17 @@ export class CodeService {
         ...(input.publish && { publishedVersionId: revision.versionId, publishedImports: revision.imports }),
         ...(input.externalId !== undefined && { externalId: input.externalId }),
       };
-      const connections =
-        input.publish && input.destinationIds ? await this.connectionItems(workspaceId, id, input.destinationIds) : [];
+      const connections = input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
-      const items = [
-        ...this.code.appendItems('transformation', head, revision, current.versionId, { from: current.name, to: head.name }),
-        ...connections,
-      ];
       try {
-        await this.code.transact(items);
+        await this.code.appendRevision('transformation', head, revision, current.versionId, { rename: { from: current.name, to: head.name }, connections });
         const updated = this.transformationOf(head, []);
         delete updated.destinations;
         return updated;
       } catch (error) {
-        if (this.lostRace(error) && attempt < MAX_ATTEMPTS) continue;
-        throw this.writeConflict(error, items, 'transformation', head.name);
+        // Another update moved the head first: build on it.
+        if (error instanceof StaleHeadError && attempt < MAX_ATTEMPTS) continue;
+        throw error;
       }
     }
   }
@@ -173,12 +161,7 @@ export class CodeService {
         `transformation ${id} is connected to destination(s) ${names}; disconnect them first (update it with publish and destinationIds: [])`,
       );
     }
-    try {
-      await this.code.transact(this.code.deleteItems('transformation', head, head.name));
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError(`transformation ${id} changed while it was being deleted; try again`);
-      throw error;
-    }
+    await this.code.remove('transformation', head, head.name);
   }
 
   async listTransformationVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
@@ -224,12 +207,7 @@ export class CodeService {
       ...(input.externalId !== undefined && { externalId: input.externalId }),
     };
     if (input.publish) await this.publishing.assertPublishable(workspaceId, [], [revision]);
-    const items = this.code.createItems('library', head, revision, importName);
-    try {
-      await this.code.transact(items);
-    } catch (error) {
-      throw this.writeConflict(error, items, 'library', importName);
-    }
+    await this.code.create('library', head, revision, importName);
     return libraryOf(head);
   }
 
@@ -255,10 +233,10 @@ export class CodeService {
       };
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [], [revision]);
       try {
-        await this.code.transact(this.code.appendItems('library', head, revision, current.versionId));
+        await this.code.appendRevision('library', head, revision, current.versionId);
         return libraryOf(head);
       } catch (error) {
-        if (this.lostRace(error) && attempt < MAX_ATTEMPTS) continue;
+        if (error instanceof StaleHeadError && attempt < MAX_ATTEMPTS) continue;
         throw error;
       }
     }
@@ -273,12 +251,7 @@ export class CodeService {
       const names = importers.map((t) => `${t.name} (${t.id})`).join(', ');
       throw new ConflictError(`library ${id} is imported as ${head.importName} by transformation(s) ${names}`);
     }
-    try {
-      await this.code.transact(this.code.deleteItems('library', head, head.importName ?? ''));
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError(`library ${id} changed while it was being deleted; try again`);
-      throw error;
-    }
+    await this.code.remove('library', head, head.importName ?? '');
   }
 
   async listLibraryVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
@@ -321,8 +294,8 @@ export class CodeService {
     };
   }
 
-  /** Checks the destinations to connect (clear 404/409 first; the transaction's conditions then guard races). */
-  private async connectionItems(workspaceId: string, transformationId: string, destinationIds: string[]): Promise<TransactItem[]> {
+  /** Checks the destinations to connect (clear 404/409 first; the write's conditions then guard races). */
+  private async connectionChange(workspaceId: string, transformationId: string, destinationIds: string[]): Promise<ConnectionChange> {
     const destinations = await this.catalog.listDestinations(workspaceId);
     const wanted = [...new Set(destinationIds)];
     for (const id of wanted) {
@@ -332,35 +305,8 @@ export class CodeService {
         throw new ConflictError(`destination ${id} is already connected to transformation ${destination.transformationId}`);
       }
     }
-    const release = destinations
-      .filter((d) => d.transformationId === transformationId && !wanted.includes(d.id))
-      .map((d) => d.id);
-    return this.catalog.transformationConnectionItems(workspaceId, transformationId, wanted, release);
-  }
-
-  private lostRace(error: unknown): boolean {
-    // Item 1 of an append is the head guarded by its expected versionId.
-    return isConditionFailure(error) && cancellationCodes(error)[1] === 'ConditionalCheckFailed';
-  }
-
-  /** Names the condition that refused a write: the name guard or a destination connection. */
-  private writeConflict(error: unknown, items: TransactItem[], kind: CodeKind, uniqueName: string): unknown {
-    if (!isConditionFailure(error)) return error;
-    const failed = cancellationCodes(error)
-      .map((code, i) => (code === 'ConditionalCheckFailed' ? items[i] : undefined))
-      .filter(Boolean);
-    const key = (failed[0]?.Put?.Item?.sk ?? failed[0]?.Update?.Key?.sk ?? '') as string;
-    if (key.startsWith('NAME#')) {
-      return new ConflictError(
-        kind === 'library'
-          ? `a library with import name ${uniqueName} already exists`
-          : `a transformation named ${uniqueName} already exists`,
-      );
-    }
-    if (key.startsWith('DESTINATION#')) {
-      return new ConflictError(`destination ${key.slice('DESTINATION#'.length)} was deleted or connected to another transformation meanwhile`);
-    }
-    return new ConflictError(`${LABEL[kind]} changed concurrently; try again`);
+    const release = destinations.filter((d) => d.transformationId === transformationId && !wanted.includes(d.id)).map((d) => d.id);
+    return { connect: wanted, release };
   }
 }
 

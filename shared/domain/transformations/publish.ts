@@ -1,6 +1,5 @@
 import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
-import { isConditionFailure, type TransactItem } from '../../persistence/store';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import type { PublishRequest, SuiteRequest } from './schemas';
 import {
   defaultEvents,
@@ -279,21 +278,14 @@ export class PublishService {
     };
   }
 
-  /** Moves every published pointer of the evaluation's requested revisions in one transaction. */
+  /** Moves every published pointer of the evaluation's requested revisions at once. */
   private async commit(workspaceId: string, evaluation: Evaluation): Promise<void> {
-    const items: TransactItem[] = [
+    await this.code.publish(workspaceId, [
       ...evaluation.transformations
         .filter((t) => t.requested)
-        .map((t) => this.code.publishItem('transformation', workspaceId, t.id, t.versionId, t.imports)),
-      ...evaluation.libraries.map((l) => this.code.publishItem('library', workspaceId, l.id, l.versionId)),
-    ];
-    if (items.length === 0) return;
-    try {
-      await this.code.transact(items);
-    } catch (error) {
-      if (isConditionFailure(error)) throw new ConflictError('a transformation or library was deleted while publishing; nothing was published');
-      throw error;
-    }
+        .map((t) => ({ kind: 'transformation' as const, id: t.id, versionId: t.versionId, publishedImports: t.imports })),
+      ...evaluation.libraries.map((l) => ({ kind: 'library' as const, id: l.id, versionId: l.versionId })),
+    ]);
   }
 
   private async resolve(workspaceId: string, versionId: string, kind: 'transformation' | 'library', field: string) {
