@@ -9,7 +9,7 @@ import { NotFoundError, UnauthorizedError } from '../domain/errors';
 import { readJsonBody } from './body';
 import { errorToResult } from './error-mapping';
 import { HttpReply } from './reply';
-import { validate } from './validation';
+import { validate } from '../domain/validation';
 
 /** Authorizers that establish a workspace principal (the others only let the request through). */
 const TOKEN_AUTHORIZERS: ReadonlySet<string> = new Set(['account', 'bearer']);

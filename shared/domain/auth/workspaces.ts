@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import { newId, now } from '../../persistence/ids';
 import { hashSecret, issueToken, type IssuedToken } from './tokens';
 import type { WorkspaceRepository } from '../../persistence/workspace-repository';
+import { validate } from '../validation';
 
 export const WorkspaceName = z.string().trim().min(1).max(200);
 export const Email = z.email().transform((email) => email.toLowerCase());
@@ -13,11 +14,7 @@ export interface WorkspaceCredentials {
   token: string;
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(`${field}: ${result.error.issues[0]?.message ?? 'invalid'}`);
-  return result.data;
-}
+const parse = <T>(schema: z.ZodType<T>, value: unknown, field: string): T => validate(schema, value, field);
 
 /** Creates a workspace with one user and that user's first personal access token. */
 export async function createWorkspace(

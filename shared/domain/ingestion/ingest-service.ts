@@ -2,13 +2,13 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import { newId } from '../../persistence/ids';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import { authenticateWriteKey } from '../auth/authenticate';
-import { ValidationError } from '../errors';
 import type { SuppressionIndex } from '../regulations/suppression-index';
 import { normaliseUserId } from '../regulations/suppression-index';
 import { acceptEvent, type IngestedEvent } from './events';
 import { BatchBody, type EventType } from './schemas';
 import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
+import { validate } from '../validation';
 
 const log = componentLogger('ingestion');
 
@@ -62,9 +62,7 @@ export class IngestService {
     const receivedAt = new Date().toISOString();
     let events: IngestedEvent[];
     if (request.type === 'batch') {
-      const parsed = BatchBody.safeParse(request.body);
-      if (!parsed.success) throw new ValidationError(`body.batch: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-      events = parsed.data.batch.map((raw, i) => acceptEvent(raw, i, { receivedAt, ip: request.ip }));
+      events = validate(BatchBody, request.body, 'body').batch.map((raw, i) => acceptEvent(raw, i, { receivedAt, ip: request.ip }));
     } else {
       const { writeKey: _writeKey, ...event } = request.body;
       events = [acceptEvent(event, 0, { type: request.type, receivedAt, ip: request.ip })];

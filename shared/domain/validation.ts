@@ -1,7 +1,11 @@
 import type { z } from 'zod';
-import { ValidationError } from '../domain/errors';
+import { ValidationError } from './errors';
 
-/** Parses `value` with `schema`; a failure becomes a ValidationError naming every offending field. */
+/**
+ * The one way zod's verdict becomes an error: parses `value` with `schema`, and a failure becomes a
+ * ValidationError whose message names the first offending field (`<where>.<path>: <problem>`) and whose
+ * `details` name every one. Request edges (shared/http) and use cases alike call it.
+ */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
