@@ -33,15 +33,16 @@ export function statusOf(error: DomainError): number {
 
 /**
  * Turns any error into a response. The control plane answers JSON `{error, details?}`; the data plane plain
- * text, as the clients of its field expect. Unexpected errors are logged and answer 500 without details.
+ * text, as the clients of its field expect. Unexpected errors are logged with the request (`request`: its
+ * id, route and workspace) and answer 500 without details.
  */
-export function errorToResult(error: unknown, plane: Plane): APIGatewayProxyResult {
+export function errorToResult(error: unknown, plane: Plane, request: Record<string, unknown> = {}): APIGatewayProxyResult {
   if (error instanceof DomainError) {
     const status = statusOf(error);
     if (plane === 'data') return HttpReply.text(status, error.message).toResult();
     return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }).toResult();
   }
-  log.error('unexpected error', { error });
+  log.error('unexpected error', { ...request, error });
   return plane === 'data'
     ? HttpReply.text(500, 'Internal server error').toResult()
     : new HttpReply(500, { error: 'internal error' }).toResult();

@@ -34,6 +34,13 @@ type ActionsByFunction = { [F in FunctionName]: Actions<F> };
 /** No body reads as `{}` (every field left out); a JSON `null` is a body, and not an object. */
 const bodyOrEmpty = (body: unknown) => (body === undefined ? {} : body);
 
+/** What a log line says of the request it is about: its id, route and workspace. */
+const requestOf = (event: APIGatewayProxyEvent) => ({
+  requestId: event.requestContext?.requestId,
+  route: `${event.httpMethod} ${event.resource}`,
+  workspaceId: (event.requestContext?.authorizer as Record<string, unknown> | undefined)?.workspaceId,
+});
+
 /** Reads the principal an authorizer passed on (API Gateway stringifies every context value). */
 function principalOf(event: APIGatewayProxyEvent): Principal {
   const context = event.requestContext?.authorizer ?? {};
@@ -71,6 +78,6 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(httpHeaderNormalizer())
-    .use({ onError: (request) => void (request.response = errorToResult(request.error, plane)) })
+    .use({ onError: (request) => void (request.response = errorToResult(request.error, plane, requestOf(request.event))) })
     .handler(dispatch);
 }

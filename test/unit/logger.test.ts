@@ -29,3 +29,17 @@ test('a log line names its component, its fields and the error with its cause', 
 test('LOG_LEVEL leaves out what is below it', () => {
   expect(run({ LOG_LEVEL: 'ERROR' }).map((l) => l.level)).toEqual(['ERROR']);
 });
+
+test('an unexpected error of a request is logged with its id, route and workspace, and answers 500 without details', () => {
+  const script = `
+    const { errorToResult } = require('./shared/http/error-mapping');
+    const answer = errorToResult(new Error('boom', { cause: new Error('deeper') }), 'control', { requestId: 'r-1', route: 'GET /v2/sources', workspaceId: 'w-1' });
+    process.stdout.write(JSON.stringify({ answer }) + '\\n');
+  `;
+  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, POWERTOOLS_DEV: '' }, encoding: 'utf8' });
+  const lines = `${stdout}${stderr}`.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines).toContainEqual(
+    expect.objectContaining({ level: 'ERROR', component: 'http', requestId: 'r-1', route: 'GET /v2/sources', workspaceId: 'w-1', error: expect.objectContaining({ message: 'boom', cause: expect.objectContaining({ message: 'deeper' }) }) }),
+  );
+  expect(lines).toContainEqual({ answer: expect.objectContaining({ statusCode: 500, body: JSON.stringify({ error: 'internal error' }) }) });
+});
