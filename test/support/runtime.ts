@@ -20,8 +20,6 @@ export interface TestRuntime extends LocalRuntime {
  * its own, so test files never see each other's data.
  */
 export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): Promise<TestRuntime> {
-  // CloudWatch metrics (EMF lines on stdout) only where a test asks for them.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const dynamoEndpoint = process.env.WEIR_TEST_DYNAMODB_ENDPOINT;
   if (!dynamoEndpoint) throw new Error('WEIR_TEST_DYNAMODB_ENDPOINT is not set (jest globalSetup starts DynamoDB Local)');
   const runtime = await startLocalRuntime({
