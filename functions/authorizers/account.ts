@@ -1,9 +1,8 @@
 import { authenticateToken } from '../../shared/domain/auth/authenticate';
 import { createAuthorizer, headerOf } from '../../shared/http/authorizer';
-import { getStore } from '../../shared/persistence/store';
-import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { services } from '../../shared/services';
 
-const workspaces = new WorkspaceRepository(getStore());
+const workspaces = services().repositories.workspaces;
 
 /** Areas A and C: Basic `email:token`, or Bearer `token` as newer clients send. */
 export const handler = createAuthorizer(async (event) => {

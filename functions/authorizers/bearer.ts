@@ -1,9 +1,8 @@
 import { authenticateToken } from '../../shared/domain/auth/authenticate';
 import { createAuthorizer, headerOf } from '../../shared/http/authorizer';
-import { getStore } from '../../shared/persistence/store';
-import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { services } from '../../shared/services';
 
-const workspaces = new WorkspaceRepository(getStore());
+const workspaces = services().repositories.workspaces;
 
 /** Area B and the /v2 catalog: Bearer personal access token only. */
 export const handler = createAuthorizer(async (event) => {

@@ -1,9 +1,7 @@
 import { createHandler } from '../../shared/http/handler';
-import { CatalogService } from '../../shared/domain/catalog/catalog-service';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const catalog = new CatalogService(new CatalogRepository(getStore()));
+const { catalog } = services();
 const success = { success: true } as const;
 
 export const handler = createHandler('catalog', {

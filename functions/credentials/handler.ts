@@ -1,9 +1,7 @@
-import { CredentialService } from '../../shared/domain/credentials/credential-service';
 import { createHandler } from '../../shared/http/handler';
-import { CredentialRepository } from '../../shared/persistence/credential-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const credentials = new CredentialService(new CredentialRepository(getStore()));
+const { credentials } = services();
 
 export const handler = createHandler('credentials', {
   'GET /credentials': async ({ principal }) => ({ credentials: await credentials.list(principal.workspaceId) }),

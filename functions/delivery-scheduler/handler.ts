@@ -1,7 +1,6 @@
-import { deliveryOver } from '../../shared/domain/delivery/wiring';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const delivery = deliveryOver(getStore());
+const { delivery } = services();
 
 /** Runs on a schedule: parked deliveries that are due, and interrupted batches, get their next attempt. */
 export const handler = async (): Promise<{ ran: number }> => ({ ran: await delivery.runDue() });

@@ -1,12 +1,10 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { deliveryOver } from '../../shared/domain/delivery/wiring';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
-import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { getStore } from '../../shared/persistence/store';
 import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
+import { services } from '../../shared/services';
 
-const delivery = deliveryOver(getStore());
-const parked = new ParkedRecordRepository(getStore());
+const { delivery, repositories } = services();
+const parked = repositories.parkedRecords;
 
 /**
  * New ingest items (filtered to them): each is delivered to the source's destinations. Delivery records its

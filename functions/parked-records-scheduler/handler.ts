@@ -1,8 +1,6 @@
-import { ParkedRecords } from '../../shared/domain/streams/parked-records';
-import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const parked = new ParkedRecords(new ParkedRecordRepository(getStore()));
+const { parkedRecords: parked } = services();
 
 /** Runs on a schedule: parked stream records that are due go back to their consumer. */
 export const handler = async (): Promise<{ replayed: number }> => ({ replayed: await parked.replayDue() });

@@ -1,10 +1,8 @@
-import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { NotFoundError } from '../../shared/domain/errors';
 import { createHandler } from '../../shared/http/handler';
-import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const parked = new ParkedRecords(new ParkedRecordRepository(getStore()));
+const { parkedRecords: parked } = services();
 
 /** Operations (admin Basic auth): the stream records that consumers parked, and replaying one on demand. */
 export const handler = createHandler('parkedRecords', {

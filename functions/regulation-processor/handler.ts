@@ -1,12 +1,10 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
-import { regulationsOver } from '../../shared/domain/regulations/wiring';
-import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { getStore } from '../../shared/persistence/store';
 import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
+import { services } from '../../shared/services';
 
-const { runner, forgetInSchemas } = regulationsOver(getStore());
-const parked = new ParkedRecordRepository(getStore());
+const { deletions: runner, forgetInSchemas, repositories } = services();
+const parked = repositories.parkedRecords;
 
 /**
  * Regulation stream records (filtered to regulation items): a new suppress_with_delete starts its deletion

@@ -1,10 +1,9 @@
-import { regulationsOver } from '../../shared/domain/regulations/wiring';
 import { headerOf } from '../../shared/http/authorizer';
 import { createHandler } from '../../shared/http/handler';
 import { HttpReply } from '../../shared/http/reply';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const { service } = regulationsOver(getStore());
+const { regulations: service } = services();
 
 export const handler = createHandler('regulations', {
   /** 201 with the text Created (the spec), or the created regulations for clients that accept JSON. */

@@ -1,15 +1,11 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
+import { type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
 import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
-import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { SchemaRepository } from '../../shared/persistence/schema-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const store = getStore();
-const capture = new SchemaCapture(new SchemaRepository(store), new CatalogRepository(store));
-const parked = new ParkedRecordRepository(store);
+const { capture, repositories } = services();
+const parked = repositories.parkedRecords;
 
 /**
  * New ingest items (filtered to them), the whole batch at once, so counts are aggregated before anything is

@@ -1,11 +1,7 @@
-import { SchemaGovernance } from '../../shared/domain/schemas/governance-service';
 import { createHandler } from '../../shared/http/handler';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { SchemaRepository } from '../../shared/persistence/schema-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const store = getStore();
-const governance = new SchemaGovernance(new SchemaRepository(store), new CatalogRepository(store));
+const { governance } = services();
 
 /** Area D, the data governance API (admin Basic auth): what schema capture learnt of the events. */
 export const handler = createHandler('schemas', {

@@ -1,13 +1,7 @@
-import { CredentialService } from '../../shared/domain/credentials/credential-service';
-import { PipelineTestService } from '../../shared/domain/test-interface/test-service';
 import { createHandler } from '../../shared/http/handler';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { CodeRepository } from '../../shared/persistence/code-repository';
-import { CredentialRepository } from '../../shared/persistence/credential-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const store = getStore();
-const tests = new PipelineTestService(new CatalogRepository(store), new CodeRepository(store), new CredentialService(new CredentialRepository(store)));
+const { pipelineTests: tests } = services();
 
 export const handler = createHandler('testInterface', {
   'POST /v0/testDestination/{destination_id}': async ({ principal, params, query, body }) =>

@@ -1,18 +1,8 @@
-import { CredentialService } from '../../shared/domain/credentials/credential-service';
 import { ValidationError } from '../../shared/domain/errors';
-import { CodeService } from '../../shared/domain/transformations/code-service';
-import { PublishService } from '../../shared/domain/transformations/publish';
-import { TransformationTester } from '../../shared/domain/transformations/testing';
 import { createHandler } from '../../shared/http/handler';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { CodeRepository } from '../../shared/persistence/code-repository';
-import { CredentialRepository } from '../../shared/persistence/credential-repository';
-import { getStore } from '../../shared/persistence/store';
+import { services } from '../../shared/services';
 
-const code = new CodeRepository(getStore());
-const credentials = new CredentialService(new CredentialRepository(getStore()));
-const publishing = new PublishService(code, new TransformationTester(code, credentials));
-const service = new CodeService(code, new CatalogRepository(getStore()), publishing);
+const { code: service, publishing } = services();
 const success = { success: true } as const;
 
 /** `publish` may come as a query parameter or a body field; both at once must agree. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
-import { regulationsOver } from '../../shared/domain/regulations/wiring';
+import { servicesOver } from '../../shared/services';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
@@ -11,12 +11,12 @@ import { bearer, call, startTestRuntime, type TestRuntime } from '../support/run
 process.env.WEIR_DELETION_RETRY_BASE_MS = '20';
 let rt: TestRuntime;
 let vendor: DestinationServer;
-let regulations: ReturnType<typeof regulationsOver>;
+let regulations: ReturnType<typeof servicesOver>;
 beforeAll(async () => {
   process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
   rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
   vendor = await startDestinationServer();
-  regulations = regulationsOver(rt.store);
+  regulations = servicesOver(rt.store);
 });
 afterAll(async () => {
   delete process.env[OUTBOUND_ALLOWLIST_ENV];

@@ -1,0 +1,79 @@
+import { CatalogService } from './domain/catalog/catalog-service';
+import { CredentialService } from './domain/credentials/credential-service';
+import { DeliveryService } from './domain/delivery/delivery-service';
+import { MonitoringService } from './domain/delivery/monitoring';
+import { IngestService } from './domain/ingestion/ingest-service';
+import { DeletionRunner } from './domain/regulations/deletion-runner';
+import { RegulationService } from './domain/regulations/regulation-service';
+import type { Regulation } from './domain/regulations/schemas';
+import { SuppressionIndex } from './domain/regulations/suppression-index';
+import { SchemaCapture } from './domain/schemas/capture-service';
+import { forgetUser } from './domain/schemas/forget-user';
+import { SchemaGovernance } from './domain/schemas/governance-service';
+import { ParkedRecords } from './domain/streams/parked-records';
+import { PipelineTestService } from './domain/test-interface/test-service';
+import { CodeService } from './domain/transformations/code-service';
+import { PublishService } from './domain/transformations/publish';
+import { TransformationTester } from './domain/transformations/testing';
+import { CatalogRepository } from './persistence/catalog-repository';
+import { CodeRepository } from './persistence/code-repository';
+import { CredentialRepository } from './persistence/credential-repository';
+import { DeletionJobRepository } from './persistence/deletion-job-repository';
+import { DeliveryRepository } from './persistence/delivery-repository';
+import { IngestRepository } from './persistence/ingest-repository';
+import { ParkedRecordRepository } from './persistence/parked-record-repository';
+import { RegulationRepository } from './persistence/regulation-repository';
+import { SchemaRepository } from './persistence/schema-repository';
+import { getStore, type Store } from './persistence/store';
+import { WorkspaceRepository } from './persistence/workspace-repository';
+
+/**
+ * The composition root: every use case of Weir built over one store, the only place where services meet
+ * their repositories. Each is made on first use, so a function builds only what its handler touches, and
+ * once, so services that share a repository share the same one.
+ */
+export function servicesOver(store: Store) {
+  const made = new Map<string, unknown>();
+  const once = <T>(name: string, make: () => T): T => {
+    if (!made.has(name)) made.set(name, make());
+    return made.get(name) as T;
+  };
+  const repositories = {
+    get catalog() { return once('catalogRepository', () => new CatalogRepository(store)); },
+    get code() { return once('codeRepository', () => new CodeRepository(store)); },
+    get credentials() { return once('credentialRepository', () => new CredentialRepository(store)); },
+    get deletionJobs() { return once('deletionJobRepository', () => new DeletionJobRepository(store)); },
+    get deliveries() { return once('deliveryRepository', () => new DeliveryRepository(store)); },
+    get ingest() { return once('ingestRepository', () => new IngestRepository(store)); },
+    get parkedRecords() { return once('parkedRecordRepository', () => new ParkedRecordRepository(store)); },
+    get regulations() { return once('regulationRepository', () => new RegulationRepository(store)); },
+    get schemas() { return once('schemaRepository', () => new SchemaRepository(store)); },
+    get workspaces() { return once('workspaceRepository', () => new WorkspaceRepository(store)); },
+  };
+  const r = repositories;
+  return {
+    repositories,
+    get catalog() { return once('catalog', () => new CatalogService(r.catalog)); },
+    get credentials() { return once('credentials', () => new CredentialService(r.credentials)); },
+    get publishing() { return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials))); },
+    get code() { return once('code', () => new CodeService(r.code, r.catalog, this.publishing)); },
+    get pipelineTests() { return once('pipelineTests', () => new PipelineTestService(r.catalog, r.code, this.credentials)); },
+    get suppression() { return once('suppression', () => new SuppressionIndex(r.regulations)); },
+    get regulations() { return once('regulations', () => new RegulationService(r.regulations, r.deletionJobs, r.catalog)); },
+    get deletions() { return once('deletions', () => new DeletionRunner(r.regulations, r.deletionJobs, r.catalog)); },
+    /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
+    forgetInSchemas: (regulation: Regulation) => forgetUser(r.schemas, r.catalog, regulation.workspaceId, regulation.attributes),
+    get ingestion() { return once('ingestion', () => new IngestService(r.catalog, this.suppression, r.ingest)); },
+    get delivery() { return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, this.credentials)); },
+    get monitoring() { return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression)); },
+    get capture() { return once('capture', () => new SchemaCapture(r.schemas, r.catalog)); },
+    get governance() { return once('governance', () => new SchemaGovernance(r.schemas, r.catalog)); },
+    get parkedRecords() { return once('parkedRecords', () => new ParkedRecords(r.parkedRecords)); },
+  };
+}
+
+export type Services = ReturnType<typeof servicesOver>;
+
+let processServices: Services | undefined;
+/** The services of a Lambda (or local) process, over its store. */
+export const services = (): Services => (processServices ??= servicesOver(getStore()));
