@@ -3,7 +3,7 @@ import { buildRequests, destinationType, sendRequest, validateDestinationConfig,
 import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { CodeRepository } from '../../persistence/code-repository';
-import { runTransformation, SandboxError } from '../../sandbox';
+import { runUserStage } from '../transformations/user-stage';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
@@ -115,36 +115,17 @@ export class PipelineTestService {
     const published = await publishedTransformation(this.code, workspaceId, destination.transformationId);
     if (!published) return [{ event: message, shown: { error: TEXTS.transformationNotFound } }];
     const { revision, libraries } = published;
-    try {
-      const result = await runTransformation({
-        code: revision.code,
-        name: revision.name,
-        libraries,
-        credentials: credentials.values,
-        events: [
-          {
-            message,
-            metadata: {
-              workspaceId,
-              destinationId: destination.id,
-              destinationType: destination.type,
-              transformationId: revision.id,
-              transformationVersionId: revision.versionId,
-              messageId: message.messageId,
-              eventName: message.event,
-              eventType: message.type,
-            },
-          },
-        ],
-      });
-      if (result.transformedEvents.length === 0) return [{ filtered: true }];
-      return result.transformedEvents.map((entry) =>
-        'error' in entry ? { failed: entry.error } : { event: entry.transformedEvent, shown: entry.transformedEvent },
-      );
-    } catch (error) {
-      if (error instanceof SandboxError) return [{ failed: error.message }];
-      throw error;
-    }
+    const result = await runUserStage({
+      code: revision.code,
+      name: revision.name,
+      libraries,
+      events: [message],
+      context: { workspaceId, destinationId: destination.id, destinationType: destination.type, transformationId: revision.id, transformationVersionId: revision.versionId },
+      credentials: credentials.values,
+    });
+    if (!result.ok) return [{ failed: result.error }];
+    if (result.entries.length === 0) return [{ filtered: true }];
+    return result.entries.map((entry) => ('error' in entry ? { failed: entry.error } : { event: entry.event, shown: entry.event }));
   }
 }
 

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { runTransformation, SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
+import { SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
+import { runUserStage } from './user-stage';
 import type { CodeHead, CodeRepository, CodeRevision } from '../../persistence/code-repository';
 import type { CredentialService } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
@@ -113,40 +114,28 @@ export class TransformationTester {
     events: Record<string, unknown>[],
     libraries: LibraryResolver = this.resolver(workspaceId),
   ): Promise<RunOutcome> {
-    const metadata = events.map((message) => ({
-      workspaceId,
-      transformationId: revision.id,
-      transformationVersionId: revision.versionId,
-      messageId: message.messageId,
-      eventName: message.event,
-      eventType: message.type,
-    }));
     const credentials = await this.credentials?.forInvocation(workspaceId);
-    try {
-      const result = await runTransformation({
-        code: revision.code,
-        name: revision.name,
-        libraries: await libraries.librariesFor(revision.imports ?? []),
-        events: events.map((message, i) => ({ message, metadata: metadata[i] })),
-        testMode: true,
-        ...(credentials && { credentials: credentials.values }),
-      });
-      const transformedEvents: Record<string, unknown>[] = [];
-      const errors: EventError[] = [];
-      for (const entry of result.transformedEvents) {
-        if ('error' in entry) {
-          // The sandbox hands back the metadata object of the input event the entry came from.
-          errors.push(eventError(entry.error, events, metadata.indexOf(entry.metadata as (typeof metadata)[number])));
-        } else {
-          transformedEvents.push(entry.transformedEvent);
-        }
-      }
-      return redact({ pass: errors.length === 0, transformedEvents, errors, logs: result.logs }, credentials?.secrets ?? []);
-    } catch (error) {
-      if (!(error instanceof SandboxError)) throw error;
-      const message = redact(error.message, credentials?.secrets ?? []);
+    const secrets = credentials?.secrets ?? [];
+    const result = await runUserStage({
+      code: revision.code,
+      name: revision.name,
+      libraries: await libraries.librariesFor(revision.imports ?? []),
+      events,
+      context: { workspaceId, transformationId: revision.id, transformationVersionId: revision.versionId },
+      testMode: true,
+      ...(credentials && { credentials: credentials.values }),
+    });
+    if (!result.ok) {
+      const message = redact(result.error, secrets);
       return { pass: false, transformedEvents: [], errors: [{ message }], logs: [], failure: message };
     }
+    const transformedEvents: Record<string, unknown>[] = [];
+    const errors: EventError[] = [];
+    for (const entry of result.entries) {
+      if ('error' in entry) errors.push(eventError(entry.error, events, entry.index));
+      else transformedEvents.push(entry.event);
+    }
+    return redact({ pass: errors.length === 0, transformedEvents, errors, logs: result.logs }, secrets);
   }
 
   /** A library revision compiles and evaluates on its own; the error text when it does not. */
