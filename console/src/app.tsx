@@ -1,11 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
 import { SignIn } from './pages/sign-in';
+import { Destinations } from './pages/destinations';
 import { Sources } from './pages/sources';
+import { Transformations } from './pages/transformations';
 
 /** Pages by their hash route (`#/sources`): the hash never leaves the browser, and never carries the token. */
 const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[] = [
   { path: 'sources', title: 'Sources', render: () => <Sources /> },
+  { path: 'destinations', title: 'Destinations', render: () => <Destinations /> },
+  { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
 ];
 
 const current = () => location.hash.replace(/^#\/?/, '').split('/')[0] || PAGES[0]!.path;
