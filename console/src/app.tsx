@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
 import { SignIn } from './pages/sign-in';
+import { Connections } from './pages/connections';
 import { Destinations } from './pages/destinations';
+import { Regulations } from './pages/regulations';
 import { Sources } from './pages/sources';
 import { Transformations } from './pages/transformations';
 
@@ -9,7 +11,9 @@ import { Transformations } from './pages/transformations';
 const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[] = [
   { path: 'sources', title: 'Sources', render: () => <Sources /> },
   { path: 'destinations', title: 'Destinations', render: () => <Destinations /> },
+  { path: 'connections', title: 'Connections', render: () => <Connections /> },
   { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
+  { path: 'regulations', title: 'Regulations', render: () => <Regulations /> },
 ];
 
 const current = () => location.hash.replace(/^#\/?/, '').split('/')[0] || PAGES[0]!.path;

@@ -1,3 +1,4 @@
+import type { EditorView } from '@codemirror/view';
 import { useEffect, useRef } from 'preact/hooks';
 
 /**
@@ -7,7 +8,7 @@ import { useEffect, useRef } from 'preact/hooks';
  */
 export function CodeEditor({ value, onChange, label }: { value: string; onChange: (code: string) => void; label: string }) {
   const box = useRef<HTMLDivElement>(null);
-  const view = useRef<import('@codemirror/view').EditorView | null>(null);
+  const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
 

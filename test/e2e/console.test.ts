@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import type { Browser, Page } from 'playwright-core';
 import { launch, screenshot, seriousViolations } from '../support/browser';
 import { startDestinationServer, type DestinationServer } from '../support/destination-server';
@@ -53,6 +54,26 @@ async function replaceCode(code: string) {
   await editor.click();
   await page.keyboard.press('Control+A');
   await page.keyboard.insertText(code);
+}
+
+/** Sends tracks with the real Node SDK, as the Sources page's snippet says. */
+async function sendWithSdk(events: { userId: string; event: string; properties?: Record<string, string> }[]) {
+  const errors: unknown[] = [];
+  const client = new RudderAnalytics(sourceWriteKey, { dataPlaneUrl: started.data, flushAt: 20, logLevel: 'error', errorHandler: (e) => errors.push(e) });
+  for (const event of events) client.track(event);
+  await client.flush();
+  expect(errors).toEqual([]);
+}
+
+/** Waits until the local webhook received a track with this event name. */
+async function hookReceives(event: string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event);
+    if (found) return found.json as Record<string, unknown>;
+    if (Date.now() > deadline) throw new Error(`the webhook never received ${event}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 describe('the console, as a new user', () => {
@@ -142,5 +163,51 @@ describe('the console, as a new user', () => {
     await expect(diff.locator('ins').allTextContents()).resolves.toContain('+   return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };');
     await expect(diff.locator('del').allTextContents()).resolves.toContain('-   if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");');
     await checkPage('transformations');
+  });
+
+  it('connects the source to the destination, and draws source → transformation → destination', async () => {
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByText('Nothing is connected yet.').waitFor();
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('listitem', { name: 'Website → Tagger → Hook' }).waitFor();
+    // Connecting the same pair again is refused in the API's words.
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/already connected/);
+    await checkPage('connections');
+  });
+
+  it('shows events sent with the Node SDK in live events as they arrive, delivered transformed to the webhook', async () => {
+    await page.getByRole('link', { name: 'Sources' }).click();
+    await page.getByText('No event in the last 24 hours.').waitFor();
+    await sendWithSdk([{ userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' } }]);
+    // The page refreshes by itself: no reload, no click.
+    await page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Trial Started' }).waitFor();
+    // The published revision runs, not the one saved after it.
+    expect(await hookReceives('Trial Started')).toMatchObject({ userId: 'u1', properties: { plan: 'pro', tagged: 'weir' } });
+    expect((await hookReceives('Trial Started')).properties).not.toHaveProperty('version');
+    await checkPage('sources-live-events');
+
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    await expect(page.getByTestId('outcome-delivered').textContent()).resolves.toBe('1');
+    await page.locator('.uplot').waitFor();
+    await checkPage('destinations-outcomes');
+  });
+
+  it('suppresses a user, whose next events are dropped while another user’s arrive', async () => {
+    await page.getByRole('link', { name: 'Regulations' }).click();
+    await page.getByLabel('User IDs (comma or space separated)').fill('u-gone');
+    await page.getByRole('button', { name: 'Create regulation' }).click();
+    await expect(page.getByTestId('regulation-status').textContent()).resolves.toBe('active');
+    await checkPage('regulations');
+
+    await sendWithSdk([
+      { userId: 'u-gone', event: 'Gone Event' },
+      { userId: 'u1', event: 'After Suppression' },
+    ]);
+    await page.getByRole('link', { name: 'Sources' }).click();
+    await page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'After Suppression' }).waitFor();
+    await hookReceives('After Suppression');
+    await expect(page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Gone Event' }).count()).resolves.toBe(0);
+    expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Gone Event')).toEqual([]);
   });
 });
