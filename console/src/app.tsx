@@ -2,8 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
 import { SignIn } from './pages/sign-in';
 import { Connections } from './pages/connections';
+import { Credentials } from './pages/credentials';
 import { Destinations } from './pages/destinations';
 import { Regulations } from './pages/regulations';
+import { Schemas } from './pages/schemas';
 import { Sources } from './pages/sources';
 import { Transformations } from './pages/transformations';
 
@@ -14,6 +16,8 @@ const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[]
   { path: 'connections', title: 'Connections', render: () => <Connections /> },
   { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
   { path: 'regulations', title: 'Regulations', render: () => <Regulations /> },
+  { path: 'schemas', title: 'Event schemas', render: () => <Schemas /> },
+  { path: 'credentials', title: 'Credentials', render: () => <Credentials /> },
 ];
 
 const current = () => location.hash.replace(/^#\/?/, '').split('/')[0] || PAGES[0]!.path;

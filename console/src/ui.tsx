@@ -80,6 +80,11 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-export const Json = ({ value }: { value: unknown }) => <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+// Focusable: a scrolling box must be reachable from the keyboard.
+export const Json = ({ value }: { value: unknown }) => (
+  <pre class="json" tabIndex={0}>
+    {JSON.stringify(value, null, 2)}
+  </pre>
+);
 
 export const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '');

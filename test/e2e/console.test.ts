@@ -56,6 +56,12 @@ async function replaceCode(code: string) {
   await page.keyboard.insertText(code);
 }
 
+async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
 /** Sends tracks with the real Node SDK, as the Sources page's snippet says. */
 async function sendWithSdk(events: { userId: string; event: string; properties?: Record<string, string> }[]) {
   const errors: unknown[] = [];
@@ -209,5 +215,34 @@ describe('the console, as a new user', () => {
     await hookReceives('After Suppression');
     await expect(page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Gone Event' }).count()).resolves.toBe(0);
     expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Gone Event')).toEqual([]);
+  });
+
+  it('opens the schema of the event sent and shows its frequent values', async () => {
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    await page.getByRole('button', { name: /^track: Trial Started/ }).click();
+    const plan = page.getByRole('group', { name: 'Frequent values of properties.plan' });
+    await plan.waitFor();
+    await expect(plan.locator('.bar').first().textContent()).resolves.toBe('pro100.0 %');
+    await page.getByRole('table', { name: 'Schema' }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download JSON Schema' }).click();
+    const schema = JSON.parse(await streamText(await (await download).createReadStream()));
+    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { properties: { properties: { plan: { type: 'string' } } } } });
+    await checkPage('schemas');
+  });
+
+  it('keeps credentials as keys only: a value is typed once and never shown again', async () => {
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await page.getByLabel('Key', { exact: true }).fill('1bad');
+    await page.getByLabel('Value (sent once, never shown again)').fill('x');
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^path\.key: /);
+    await page.getByLabel('Key', { exact: true }).fill('CRM_KEY');
+    await page.getByLabel('Value (sent once, never shown again)').fill('value-typed-once-7f3a');
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await page.getByRole('table', { name: 'Credentials' }).getByRole('cell', { name: 'CRM_KEY', exact: true }).waitFor();
+    await expect(page.getByLabel('Value (sent once, never shown again)').inputValue()).resolves.toBe('');
+    expect(await page.content()).not.toContain('value-typed-once-7f3a');
+    await checkPage('credentials');
   });
 });
