@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
+import { consoleSecurityHeaders } from '../../shared/contract/console';
 import { CORS } from '../../shared/contract/cors';
 
 /**
@@ -67,12 +68,9 @@ const TYPES: Record<string, string> = {
 };
 
 /** The headers CloudFront's response-headers policy sets in AWS (infra/stacks/console-site.ts). */
-export function securityHeaders(apiUrl: string): Record<string, string> {
-  return {
-    'Content-Security-Policy': `default-src 'self'; connect-src 'self' ${new URL(apiUrl).origin}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'`,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  };
+function securityHeaders(apiUrl: string): Record<string, string> {
+  const headers = consoleSecurityHeaders(new URL(apiUrl).origin);
+  return { 'Content-Security-Policy': headers.contentSecurityPolicy, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': headers.referrerPolicy };
 }
 
 export interface ConsoleSite {

@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { ConsoleConfig, type ConsoleSiteStack } from './console-site';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
 import { ScheduledFunctions } from './scheduled-functions';
@@ -11,6 +12,9 @@ export interface ControlPlaneStackProps extends StackProps {
   stage: StageConfig;
   table: ITableV2;
   credentialsKey: IKey;
+  /** The console's site: its origin is the one CORS allows, and it gets this API's URL. */
+  consoleSite: ConsoleSiteStack;
+  dataUrl: string;
 }
 
 /**
@@ -25,9 +29,11 @@ export class ControlPlaneStack extends Stack {
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
     const shared = { stage: props.stage, table: props.table, credentialsKey: props.credentialsKey };
-    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared });
+    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared, corsOrigin: props.consoleSite.origin });
+    new ConsoleConfig(this, 'ConsoleConfig', { site: props.consoleSite, controlUrl: this.plane.api.url, dataUrl: props.dataUrl });
     this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', shared);
     this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', shared);
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
+    new CfnOutput(this, 'ConsoleUrl', { value: props.consoleSite.origin });
   }
 }
