@@ -75,6 +75,7 @@ function securityHeaders(apiUrl: string): Record<string, string> {
 
 export interface ConsoleSite {
   url: string;
+  close(): Promise<void>;
 }
 
 /** Serves the console and its config.json, and lets its origin call the control plane (CORS). */
@@ -83,7 +84,13 @@ export async function serveConsole(urls: { controlUrl: string; dataUrl: string }
   const config = JSON.stringify({ apiUrl: urls.controlUrl, dataPlaneUrl: urls.dataUrl });
   const headers = securityHeaders(urls.controlUrl);
   const server = createServer((req, res) => {
-    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' });
+      return void res.end('Malformed path');
+    }
     if (pathname === '/config.json') {
       res.writeHead(200, { ...headers, 'Content-Type': TYPES['.json'], 'Cache-Control': 'no-store' });
       return void res.end(config);
@@ -106,6 +113,5 @@ export async function serveConsole(urls: { controlUrl: string; dataUrl: string }
   // Both names of this machine reach it; each is an exact origin.
   const origins = new Set([...(process.env[CORS.originsVariable] ?? '').split(',').filter(Boolean), url, `http://localhost:${actual}`]);
   process.env[CORS.originsVariable] = [...origins].join(',');
-  server.unref();
-  return { url };
+  return { url, close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())) };
 }
