@@ -4,7 +4,7 @@ import path from 'node:path';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import type { Browser, Page } from 'playwright-core';
 import { launch, screenshot, seriousViolations } from '../support/browser';
-import { startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { start, stop, type Started } from '../support/npm-start';
 
 /**
@@ -147,7 +147,7 @@ describe('the console, as a new user', () => {
     await expect(result.locator('pre').textContent()).resolves.toContain('"tagged": "weir"');
 
     await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'bad-1', properties: { plan: 'broken' } }]));
-    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
     const refused = page.getByRole('alert').first();
     await refused.waitFor();
     await expect(refused.textContent()).resolves.toMatch(/^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/);
@@ -158,7 +158,7 @@ describe('the console, as a new user', () => {
   it('publishes the transformation for the webhook destination, and diffs two revisions', async () => {
     await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'ok-1', properties: { plan: 'pro' } }]));
     await page.getByRole('checkbox', { name: 'Hook' }).check();
-    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on 1 sample event(s).');
     await page.getByRole('button', { name: /^Tagger published/ }).waitFor();
 
@@ -197,6 +197,20 @@ describe('the console, as a new user', () => {
     await expect(page.getByTestId('outcome-delivered').textContent()).resolves.toBe('1');
     await page.locator('.uplot').waitFor();
     await checkPage('destinations-outcomes');
+  });
+
+  it('shows a delivery the destination refused among the latest failures, with its answer', async () => {
+    hook.on('/hook', json(400, { reason: 'plan not allowed here' }));
+    await sendWithSdk([{ userId: 'u1', event: 'Refused Event' }]);
+    await hookReceives('Refused Event');
+    hook.on('/hook', json(200, { ok: true }));
+    const failures = page.getByRole('table', { name: 'Latest failures' });
+    await failures.waitFor();
+    const row = failures.getByRole('row').filter({ hasText: 'aborted' });
+    await expect(row.getByRole('cell').nth(3).textContent()).resolves.toBe('400');
+    await expect(row.locator('pre').textContent()).resolves.toContain('"reason": "plan not allowed here"');
+    await expect(page.getByTestId('outcome-aborted').textContent()).resolves.toBe('1');
+    await checkPage('destinations-failures');
   });
 
   it('suppresses a user, whose next events are dropped while another user’s arrive', async () => {
@@ -244,5 +258,22 @@ describe('the console, as a new user', () => {
     await expect(page.getByLabel('Value (sent once, never shown again)').inputValue()).resolves.toBe('');
     expect(await page.content()).not.toContain('value-typed-once-7f3a');
     await checkPage('credentials');
+  });
+
+  it('keeps a library with its revisions and publishes it', async () => {
+    await page.getByRole('link', { name: 'Transformations' }).click();
+    await page.getByRole('button', { name: 'New library' }).click();
+    await page.getByLabel('Name').fill('Plan Helpers');
+    await replaceCode('export function isPaid(plan) {\n  return plan !== "free";\n}\n');
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
+    await page.getByRole('list', { name: 'Libraries' }).getByRole('button', { name: 'Plan Helpers published' }).waitFor();
+    await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
+  });
+
+  it('signs out, forgetting the token', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Workspace token').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
   });
 });
