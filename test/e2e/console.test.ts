@@ -182,6 +182,24 @@ describe('the console, as a new user', () => {
     await checkPage('connections');
   });
 
+  it('pushes a test event through the destination’s stages with the test interface', async () => {
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    const form = page.getByRole('form', { name: 'Test event' });
+    await form.getByLabel('Send it to the destination').check();
+    await form.getByRole('button', { name: 'Run test event' }).click();
+    const result = page.getByTestId('test-event-result');
+    await result.waitFor();
+    // The published transformation ran, the webhook request was built, sent, and answered.
+    expect(JSON.parse((await result.locator('pre').first().textContent()) ?? '')).toMatchObject({
+      user_transformed_payload: { event: 'Test Event', properties: { plan: 'pro', tagged: 'weir' } },
+      dest_transformed_payload: [{ method: 'POST', endpoint: `${hook.url}/hook` }],
+      destination_response: [{ ok: true }],
+      destination_response_status: [200],
+    });
+    expect(await hookReceives('Test Event')).toMatchObject({ userId: 'test-user', properties: { plan: 'pro', tagged: 'weir' } });
+    await checkPage('destinations-test-event');
+  });
+
   it('shows events sent with the Node SDK in live events as they arrive, delivered transformed to the webhook', async () => {
     await page.getByRole('link', { name: 'Sources' }).click();
     await page.getByText('No event in the last 24 hours.').waitFor();

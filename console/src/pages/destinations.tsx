@@ -6,6 +6,7 @@ import type { DestinationDefinitionView } from '../../../shared/destinations/reg
 import { api } from '../api';
 import { ConfigFields, configOf, valuesOf, type FormValues } from '../config-form';
 import { OutcomesChart, type OutcomePoint } from '../outcomes-chart';
+import { DestinationTest } from './destination-test';
 import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
 
 type Definition = z.infer<typeof DestinationDefinitionView>;
@@ -113,6 +114,7 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
           <ErrorBox error={save.error} />
         </form>
       </Section>
+      <DestinationTest destinationId={destination.id} supportsTest={definition?.supportsTest ?? false} />
       <Delivery destinationId={destination.id} />
     </div>
   );
