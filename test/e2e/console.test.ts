@@ -255,7 +255,11 @@ describe('the console, as a new user', () => {
     const plan = page.getByRole('group', { name: 'Frequent values of properties.plan' });
     await plan.waitFor();
     await expect(plan.locator('.bar').first().textContent()).resolves.toBe('pro100.0 %');
-    await page.getByRole('table', { name: 'Schema' }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await page.getByRole('table', { name: 'Schema', exact: true }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await page.getByRole('button', { name: /^Version 1/ }).click();
+    const version = page.getByRole('region', { name: 'Version' });
+    await version.getByRole('table', { name: 'Version schema' }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await version.getByRole('group', { name: 'Frequent values of properties.plan' }).waitFor();
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download JSON Schema' }).click();
     const schema = JSON.parse(await streamText(await (await download).createReadStream()));

@@ -88,10 +88,10 @@ function ModelView({ model }: { model: Model }) {
 }
 
 /** Dotted keys as a tree (`properties.plan` under `properties`), each with its types and presence. */
-function SchemaTree({ schema, counts, total }: { schema: Record<string, string>; counts: Record<string, number>; total: number }) {
+function SchemaTree({ schema, counts, total, label = 'Schema' }: { schema: Record<string, string>; counts: Record<string, number>; total: number; label?: string }) {
   const keys = Object.keys(schema).sort();
   return (
-    <table aria-label="Schema">
+    <table aria-label={label}>
       <thead>
         <tr>
           <th scope="col">Key</th>
@@ -125,7 +125,7 @@ function FrequentValues({ values }: { values: Meta['FrequentValues'] }) {
   return (
     <>
       {keys.map((key) => (
-        <div aria-label={`Frequent values of ${key}`} role="group">
+        <div aria-label={`Frequent values of ${key}`} role="group" key={key}>
           <h3>
             <code>{key}</code>
           </h3>
@@ -144,11 +144,13 @@ function FrequentValues({ values }: { values: Meta['FrequentValues'] }) {
 
 function VersionView({ versionId, schema }: { versionId: string; schema: Record<string, string> }) {
   const missing = useLoad(() => api.get<string[]>(`/v2/event-versions/${versionId}/missing-keys`), [versionId]);
+  const metadata = useLoad(() => api.get<Meta>(`/v2/event-versions/${versionId}/metadata`), [versionId]);
   return (
-    <div>
-      <ErrorBox error={missing.error} />
-      <p>Keys: {Object.keys(schema).sort().join(', ')}</p>
+    <div aria-label="Version" role="region">
+      <ErrorBox error={missing.error ?? metadata.error} />
       <p>Missing from this version: {missing.data?.length ? missing.data.join(', ') : 'none'}</p>
+      <SchemaTree schema={schema} counts={{}} total={metadata.data?.TotalCount ?? 0} label="Version schema" />
+      {metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}
     </div>
   );
 }
