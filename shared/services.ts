@@ -10,6 +10,7 @@ import { SuppressionIndex } from './domain/regulations/suppression-index';
 import { SchemaCapture } from './domain/schemas/capture-service';
 import { forgetUser } from './domain/schemas/forget-user';
 import { SchemaGovernance } from './domain/schemas/governance-service';
+import { WorkspaceSchemas } from './domain/schemas/workspace-schemas';
 import { ParkedRecords } from './domain/streams/parked-records';
 import { PipelineTestService } from './domain/test-interface/test-service';
 import { CodeService } from './domain/transformations/code-service';
@@ -68,6 +69,7 @@ export function servicesOver(store: Store) {
     get monitoring() { return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression)); },
     get capture() { return once('capture', () => new SchemaCapture(r.schemas, r.catalog)); },
     get governance() { return once('governance', () => new SchemaGovernance(r.schemas, r.catalog)); },
+    get workspaceSchemas() { return once('workspaceSchemas', () => new WorkspaceSchemas(r.schemas, r.catalog)); },
     get parkedRecords() { return once('parkedRecords', () => new ParkedRecords(r.parkedRecords)); },
   };
 }

@@ -17,6 +17,7 @@ import {
   type AuthorizerName,
   type Plane,
 } from '../../shared/contract/functions';
+import { corsHeaders, preflightHeaders } from '../../shared/contract/cors';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { componentLogger } from '../../shared/ops/logger';
 
@@ -171,6 +172,12 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
     .map(compile)
     .sort((a, b) => a.names.length - b.names.length);
 
+  // Answers API Gateway gives itself carry the control plane's CORS headers (its gateway responses do);
+  // the handlers' own answers carry theirs from the handler stack.
+  const fromHandler = new WeakSet<Answer>();
+  const ownCors = (req: IncomingMessage, answer: Answer): Answer =>
+    plane !== 'control' || fromHandler.has(answer) ? answer : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
+
   const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
   const refusing = new WeakSet<Duplex>();
 
@@ -180,10 +187,10 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
       // Over the limit, the connection closes: the client may not have stopped sending.
       (body) =>
         handle(req, body).then(
-          (result) => send(res, result, body.size > MAX_REQUEST_BYTES),
+          (result) => send(res, ownCors(req, result), body.size > MAX_REQUEST_BYTES),
           (error: unknown) => {
             log.error('gateway error', { plane, error });
-            send(res, gatewayAnswer(plane, 500, 'Internal server error'), body.size > MAX_REQUEST_BYTES);
+            send(res, ownCors(req, gatewayAnswer(plane, 500, 'Internal server error')), body.size > MAX_REQUEST_BYTES);
           },
         ),
       () => res.destroy(), // the client left mid-body
@@ -224,6 +231,10 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
       .map((compiled) => ({ compiled, match: compiled.pattern.exec(url.pathname) }))
       .filter((c) => c.match);
     const found = candidates.find((c) => c.compiled.route.method === method);
+    // The CORS preflight of every control-plane resource (API Gateway's OPTIONS mock integration).
+    if (plane === 'control' && method === 'OPTIONS' && candidates.length > 0) {
+      return { statusCode: 204, headers: preflightHeaders(req.headers.origin), body: '' };
+    }
     if (!found?.match) {
       // API Gateway answers 403 "Missing Authentication Token" here; a clear 404/405 helps more locally.
       return candidates.length > 0
@@ -307,6 +318,8 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
       log.error('malformed proxy result', { plane, function: route.fn, result });
       return gatewayAnswer(plane, 502, 'Internal server error');
     }
-    return { ...result, body: result.body ?? '' };
+    const answer = { ...result, body: result.body ?? '' };
+    fromHandler.add(answer);
+    return answer;
   }
 }

@@ -1,6 +1,7 @@
 import './console-env';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { serveConsole } from './console-site';
 import { startLocalRuntime } from './runtime';
 import { CREDENTIALS_FILE, RUNTIME_FILE, resolveSettings, writeRuntimeInfo } from './settings';
 
@@ -25,6 +26,7 @@ async function main() {
   });
 
   const rows: [string, string][] = [
+    ['console', (await serveConsole(runtime)).url],
     ['control plane', runtime.controlUrl],
     ['data plane', runtime.dataUrl],
     ['storage', settings.dataDir ?? 'in memory (WEIR_IN_MEMORY=1)'],

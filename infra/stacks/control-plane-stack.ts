@@ -4,6 +4,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Operations } from './operations';
+import { ConsoleConfig, type ConsoleSiteStack } from './console-site';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
 import { ScheduledFunctions } from './scheduled-functions';
@@ -14,6 +15,9 @@ export interface ControlPlaneStackProps extends StackProps {
   table: ITableV2;
   credentialsKey: IKey;
   alarmTopic: ITopic;
+  /** The console's site: its origin is the one CORS allows, and it gets this API's URL. */
+  consoleSite: ConsoleSiteStack;
+  dataUrl: string;
 }
 
 /**
@@ -29,7 +33,8 @@ export class ControlPlaneStack extends Stack {
   constructor(scope: Construct, id: string, props: ControlPlaneStackProps) {
     super(scope, id, props);
     const shared = { stage: props.stage, table: props.table, credentialsKey: props.credentialsKey };
-    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared });
+    this.plane = new PlaneApi(this, 'ControlPlane', { plane: 'control', ...shared, corsOrigin: props.consoleSite.origin });
+    new ConsoleConfig(this, 'ConsoleConfig', { site: props.consoleSite, controlUrl: this.plane.api.url, dataUrl: props.dataUrl });
     this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', shared);
     this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', shared);
     this.operations = new Operations(this, 'Operations', {
@@ -45,5 +50,6 @@ export class ControlPlaneStack extends Stack {
       withDashboard: true,
     });
     new CfnOutput(this, 'Url', { value: this.plane.api.url });
+    new CfnOutput(this, 'ConsoleUrl', { value: props.consoleSite.origin });
   }
 }

@@ -1,4 +1,5 @@
 import type { App } from 'aws-cdk-lib';
+import { ConsoleSiteStack } from './console-site';
 import { ControlPlaneStack } from './control-plane-stack';
 import { DataPlaneStack } from './data-plane-stack';
 import type { StageConfig } from './stage';
@@ -10,6 +11,7 @@ export interface WeirStacks {
   state: StateStack;
   control: ControlPlaneStack;
   data: DataPlaneStack;
+  console: ConsoleSiteStack;
 }
 
 /**
@@ -25,14 +27,6 @@ export function createWeirStacks(app: App, stage: StageConfig): WeirStacks {
     description: `Weir ${stage.name}: table`,
     terminationProtection: stage.isProduction,
   });
-  const control = new ControlPlaneStack(app, `${prefix}-Control`, {
-    stage,
-    table: state.table,
-    credentialsKey: state.credentialsKey,
-    alarmTopic: state.alarmTopic,
-    tags,
-    description: `Weir ${stage.name}: control plane`,
-  });
   const data = new DataPlaneStack(app, `${prefix}-Data`, {
     stage,
     table: state.table,
@@ -40,5 +34,16 @@ export function createWeirStacks(app: App, stage: StageConfig): WeirStacks {
     tags,
     description: `Weir ${stage.name}: data plane`,
   });
-  return { state, control, data };
+  const consoleSite = new ConsoleSiteStack(app, `${prefix}-Console`, { stage, tags, description: `Weir ${stage.name}: console (static site)` });
+  const control = new ControlPlaneStack(app, `${prefix}-Control`, {
+    stage,
+    table: state.table,
+    credentialsKey: state.credentialsKey,
+    consoleSite,
+    dataUrl: data.plane.api.url,
+    alarmTopic: state.alarmTopic,
+    tags,
+    description: `Weir ${stage.name}: control plane`,
+  });
+  return { state, control, data, console: consoleSite };
 }

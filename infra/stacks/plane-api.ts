@@ -12,6 +12,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { CORS } from '../../shared/contract/cors';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import type { StageConfig } from './stage';
@@ -49,6 +50,8 @@ export interface PlaneApiProps {
   credentialsKey?: IKey;
   /** Extra environment for every function of this plane. */
   environment?: Record<string, string>;
+  /** The one browser origin allowed to call this API (the console's), on every answer and preflight. */
+  corsOrigin?: string;
 }
 
 /**
@@ -68,7 +71,8 @@ export class PlaneApi extends Construct {
   constructor(scope: Construct, id: string, props: PlaneApiProps) {
     super(scope, id);
     const { plane, stage, table } = props;
-    const environment = { WEIR_TABLE: table.tableName, ...props.environment };
+    const environment: Record<string, string> = { WEIR_TABLE: table.tableName, ...props.environment };
+    if (props.corsOrigin) environment[CORS.originsVariable] = props.corsOrigin;
     const throttling = stage.throttling[plane];
 
     this.api = new RestApi(this, 'Api', {
@@ -78,6 +82,14 @@ export class PlaneApi extends Construct {
       binaryMediaTypes: BINARY_MEDIA_TYPES[plane],
       // The account-wide logging role is a singleton; two stacks each creating it would fight over it.
       cloudWatchRole: false,
+      ...(props.corsOrigin && {
+        defaultCorsPreflightOptions: {
+          allowOrigins: [props.corsOrigin],
+          allowMethods: [...CORS.allowMethods],
+          allowHeaders: [...CORS.allowHeaders],
+          maxAge: Duration.seconds(CORS.maxAgeSeconds),
+        },
+      }),
       deployOptions: {
         stageName: stage.name,
         throttlingRateLimit: throttling.rateLimit,
@@ -85,7 +97,7 @@ export class PlaneApi extends Construct {
         tracingEnabled: true,
       },
     });
-    this.addGatewayResponses(plane);
+    this.addGatewayResponses(plane, props.corsOrigin);
 
     for (const [name, spec] of Object.entries(ENDPOINT_FUNCTIONS)) {
       if (spec.plane !== plane) continue;
@@ -118,9 +130,11 @@ export class PlaneApi extends Construct {
     this.addRoutes(plane);
   }
 
-  private addGatewayResponses(plane: Plane): void {
+  private addGatewayResponses(plane: Plane, corsOrigin?: string): void {
     const { refused } = PLANES[plane];
-    const responseHeaders: Record<string, string> = { 'Content-Type': literal(refused.contentType) };
+    // The console reads these refusals too (a wrong token's 401), so they carry its origin.
+    const cors: Record<string, string> = corsOrigin ? { 'Access-Control-Allow-Origin': literal(corsOrigin), Vary: literal('Origin') } : {};
+    const responseHeaders: Record<string, string> = { 'Content-Type': literal(refused.contentType), ...cors };
     for (const [header, value] of Object.entries(refused.headers)) responseHeaders[header] = literal(value);
 
     // An authorizer's explicit Deny: its context carries the reason.
@@ -140,7 +154,7 @@ export class PlaneApi extends Construct {
     if (plane === 'control') {
       // Everything else API Gateway answers itself (unknown route, throttling, integration failure) keeps the
       // control plane's `{"error": ...}` shape; messageString is already a quoted JSON string.
-      const json = { 'Content-Type': literal('application/json') };
+      const json = { 'Content-Type': literal('application/json'), ...cors };
       const body = { 'application/json': '{"error":$context.error.messageString}' };
       this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, responseHeaders: json, templates: body });
       this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, responseHeaders: json, templates: body });

@@ -18,6 +18,7 @@ export const ENDPOINT_FUNCTIONS = {
   regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
   monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
   credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
+  eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
   schemas: { plane: 'data', entry: 'functions/schemas/handler.ts', usesSandbox: false },

@@ -39,10 +39,44 @@ export const destinationType = (name: string): DestinationType | undefined => DE
 export const supportsTest = (type: DestinationType) => type.delivery === 'http' && type.transform !== undefined;
 export const supportsDeletion = (type: DestinationType) => type.deleteUsers !== undefined;
 
+/** One configuration variable as a form shows it, derived from the type's zod schema (never re-declared). */
+export const DestinationField = z.object({
+  name: z.string(),
+  type: z
+    .enum(['string', 'url', 'integer', 'number', 'boolean', 'enum', 'pairs', 'json'])
+    .describe('pairs: a list of {from, to}; json: any other list or object'),
+  required: z.boolean(),
+  description: z.string().optional(),
+  options: z.array(z.string()).optional().describe('the allowed values of an enum'),
+});
+export type DestinationField = z.infer<typeof DestinationField>;
+
+type JsonSchema = { type?: string; format?: string; enum?: unknown[]; description?: string; items?: JsonSchema; properties?: Record<string, JsonSchema> };
+
+function fieldType(schema: JsonSchema): DestinationField['type'] {
+  if (schema.enum) return 'enum';
+  if (schema.type === 'string') return schema.format === 'uri' ? 'url' : 'string';
+  if (schema.type === 'integer' || schema.type === 'number' || schema.type === 'boolean') return schema.type;
+  const keys = Object.keys(schema.items?.properties ?? {}).sort().join(',');
+  return schema.type === 'array' && keys === 'from,to' ? 'pairs' : 'json';
+}
+
+export function configFields(config: z.ZodType): DestinationField[] {
+  const schema = z.toJSONSchema(config, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    type: fieldType(property),
+    required: schema.required?.includes(name) ?? false,
+    ...(property.description && { description: property.description }),
+    ...(property.enum && { options: property.enum.map(String) }),
+  }));
+}
+
 export const DestinationDefinitionView = z.object({
   name: z.string(),
   displayName: z.string(),
   defaultConfig: z.array(z.string()).describe('configuration variable names, usable in destinationConfig'),
+  fields: z.array(DestinationField).describe('the same variables with their types, whether required, and what they mean'),
   supportsTest: z.boolean().describe('the test interface can transform and send to it'),
   supportsDeletion: z.boolean().describe('suppress_with_delete regulations can delete users there'),
 });
@@ -52,6 +86,7 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
     name: type.name,
     displayName: type.displayName,
     defaultConfig: Object.keys(type.config.shape),
+    fields: configFields(type.config),
     supportsTest: supportsTest(type),
     supportsDeletion: supportsDeletion(type),
   }));

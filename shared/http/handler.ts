@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { corsHeaders } from '../contract/cors';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
 import { ROUTES, routeKey, type Route, type RouteDefinition, type RouteKey } from '../contract/routes';
 import type { Principal } from '../domain/auth/authenticate';
@@ -76,8 +77,15 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     return new HttpReply('status' in route ? route.status : 200, result).toResult();
   };
 
+  // The console reads control-plane answers from its own origin; errors included, so it can show them.
+  const cors = (request: { event: APIGatewayProxyEvent; response: APIGatewayProxyResult | null }) => {
+    if (plane !== 'control' || !request.response) return;
+    request.response.headers = { ...request.response.headers, ...corsHeaders(request.event.headers?.origin) };
+  };
+
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(httpHeaderNormalizer())
+    .use({ after: cors, onError: cors })
     .use({ onError: (request) => void (request.response = errorToResult(request.error, plane, requestOf(request.event))) })
     .handler(dispatch);
 }

@@ -162,6 +162,7 @@ describe('service metadata', () => {
       name: 'WEBHOOK',
       displayName: 'Webhook',
       defaultConfig: ['webhookUrl', 'webhookMethod', 'headers'],
+      fields: expect.any(Array),
       supportsTest: true,
       supportsDeletion: false,
     });

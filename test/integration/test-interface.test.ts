@@ -430,17 +430,29 @@ describe('testSource', () => {
 });
 
 describe('GET /destination-definitions', () => {
-  it('lists every type with its configuration names and what it supports', async () => {
+  it('lists every type with its configuration names, their form fields and what it supports', async () => {
     const answer = await call(rt.controlUrl, 'GET', '/destination-definitions');
     expect(answer.status).toBe(200);
-    const byName = new Map((answer.body as { name: string }[]).map((d) => [d.name, d]));
+    const byName = new Map((answer.body as { name: string; fields: { name: string }[] }[]).map((d) => [d.name, d]));
     expect(byName.get('WEBHOOK')).toEqual({
       name: 'WEBHOOK',
       displayName: 'Webhook',
       defaultConfig: ['webhookUrl', 'webhookMethod', 'headers'],
+      fields: [
+        { name: 'webhookUrl', type: 'url', required: true },
+        { name: 'webhookMethod', type: 'enum', required: false, options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+        { name: 'headers', type: 'pairs', required: false, description: 'static headers, {from: name, to: value}; names are lower-cased' },
+      ],
       supportsTest: true,
       supportsDeletion: false,
     });
+    // Types, requirement and descriptions come from each type's own zod schema.
+    const field = (type: string, name: string) => byName.get(type)?.fields.find((f) => f.name === name);
+    expect(field('AM', 'apiKey')).toEqual({ name: 'apiKey', type: 'string', required: true });
+    expect(field('AM', 'apiSecret')).toEqual({ name: 'apiSecret', type: 'string', required: false, description: 'the secret key; needed to delete users' });
+    expect(field('REDIS', 'database')).toEqual({ name: 'database', type: 'integer', required: false });
+    expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
+    for (const definition of byName.values()) expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
     for (const name of ['REDIS', 'S3', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM']) {
       expect(byName.get(name)).toMatchObject({ name, supportsTest: false });
     }

@@ -9,13 +9,15 @@ export interface Started {
   child: ChildProcess;
   control: string;
   data: string;
+  /** The console's static site. */
+  console: string;
   env: NodeJS.ProcessEnv;
   output: () => string;
 }
 
 export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const [controlPort, dataPort] = [await freePort(), await freePort()];
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
+  const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort), CONSOLE_PORT: String(consolePort) };
   delete fullEnv.AWS_ENDPOINT_URL_DYNAMODB;
   delete fullEnv.WEIR_TABLE;
   // Its own process group, so the test can see every process it leaves.
@@ -32,7 +34,7 @@ export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within 30 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { child, control, data, env: fullEnv, output: () => output };
+  return { child, control, data, console: `http://127.0.0.1:${consolePort}`, env: fullEnv, output: () => output };
 }
 
 export function processesOfGroup(pgid: number): string[] {

@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import type { Connection, Destination, Source } from '../../../shared/domain/catalog/schemas';
+import type { Transformation } from '../../../shared/domain/transformations/schemas';
+import { api } from '../api';
+import { ErrorBox, Section, useAction, useLoad } from '../ui';
+
+/** Every connection as source → transformation → destination, read at a glance; and connecting a new pair. */
+export function Connections() {
+  const data = useLoad(async () => {
+    const [sources, destinations, connections, transformations] = await Promise.all([
+      api.get<{ sources: Source[] }>('/v2/sources'),
+      api.get<{ destinations: Destination[] }>('/v2/destinations'),
+      api.get<{ connections: Connection[] }>('/v2/connections'),
+      api.get<{ transformations: Transformation[] }>('/transformations'),
+    ]);
+    return { ...sources, ...destinations, ...connections, ...transformations };
+  });
+  const [sourceId, setSourceId] = useState('');
+  const [destinationId, setDestinationId] = useState('');
+  const action = useAction();
+  const d = data.data;
+  const byId = <T extends { id: string }>(list: T[] | undefined, id: string | undefined) => list?.find((x) => x.id === id);
+
+  const connect = async (event: Event) => {
+    event.preventDefault();
+    const done = await action.run(() => api.post('/v2/connections', { sourceId: sourceId || d?.sources[0]?.id, destinationId: destinationId || d?.destinations[0]?.id }));
+    if (done) await data.reload();
+  };
+  const remove = async (id: string) => {
+    if (await action.run(() => api.del(`/v2/connections/${id}`))) await data.reload();
+  };
+
+  return (
+    <>
+      <ErrorBox error={data.error} />
+      <Section title="Pipeline">
+        {d && d.connections.length === 0 && <p>Nothing is connected yet.</p>}
+        <ul class="pipeline" aria-label="Connections">
+          {d?.connections.map((c) => {
+            const source = byId(d.sources, c.sourceId);
+            const destination = byId(d.destinations, c.destinationId);
+            const transformation = byId(d.transformations, destination?.transformationId);
+            const text = `${source?.name} → ${transformation ? transformation.name : 'no transformation'} → ${destination?.name}`;
+            return (
+              <li aria-label={text}>
+                <span class="node source">
+                  <small>source</small>
+                  {source?.name ?? c.sourceId}
+                </span>
+                <span class="arrow" aria-hidden="true">
+                  →
+                </span>
+                <span class={`node transformation${transformation ? '' : ' none'}`}>
+                  <small>transformation</small>
+                  {transformation ? `${transformation.name}${transformation.publishedVersionId ? '' : ' (draft)'}` : 'none'}
+                </span>
+                <span class="arrow" aria-hidden="true">
+                  →
+                </span>
+                <span class={`node destination${destination?.enabled === false ? ' none' : ''}`}>
+                  <small>{destination?.type ?? 'destination'}</small>
+                  {destination?.name ?? c.destinationId}
+                </span>
+                <button type="button" class="secondary" aria-label={`Disconnect ${source?.name} from ${destination?.name}`} onClick={() => void remove(c.id)}>
+                  Disconnect
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      </Section>
+      <Section title="Connect">
+        <form class="row" onSubmit={connect} aria-label="Connect a source to a destination">
+          <label for="connect-source">Source</label>
+          <select id="connect-source" value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)}>
+            {d?.sources.map((s) => <option value={s.id}>{s.name}</option>)}
+          </select>
+          <label for="connect-destination">Destination</label>
+          <select id="connect-destination" value={destinationId} onChange={(e) => setDestinationId(e.currentTarget.value)}>
+            {d?.destinations.map((x) => <option value={x.id}>{x.name}</option>)}
+          </select>
+          <button type="submit" disabled={action.busy}>
+            Connect
+          </button>
+        </form>
+        <ErrorBox error={action.error} />
+      </Section>
+    </>
+  );
+}

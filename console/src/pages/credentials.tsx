@@ -1,0 +1,70 @@
+import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { CredentialView } from '../../../shared/domain/credentials/schemas';
+import { api } from '../api';
+import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+
+type Credential = z.infer<typeof CredentialView>;
+
+/** Keys only: a value is typed once, sent, and never shown again (the form forgets it at once). */
+export function Credentials() {
+  const list = useLoad(() => api.get<{ credentials: Credential[] }>('/credentials'));
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const save = useAction();
+  const remove = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const done = await save.run(() => api.put(`/credentials/${encodeURIComponent(key)}`, { value, isSecret: true }));
+    setValue('');
+    if (!done) return;
+    setKey('');
+    await list.reload();
+  };
+  return (
+    <>
+      <Section title="Keys">
+        <ErrorBox error={list.error ?? remove.error} />
+        <table aria-label="Credentials">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Updated</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.credentials.map((c) => (
+              <tr>
+                <td>
+                  <code>{c.key}</code>
+                </td>
+                <td>{when(c.updatedAt)}</td>
+                <td>
+                  <button type="button" class="secondary" aria-label={`Delete ${c.key}`} onClick={() => void remove.run(async () => (await api.del(`/credentials/${c.key}`), await list.reload()))}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {list.data?.credentials.length === 0 && <p>No credential yet.</p>}
+      </Section>
+      <Section title="Set a credential">
+        <form class="stack" onSubmit={submit} aria-label="Set a credential" noValidate>
+          <label for="credential-key">Key</label>
+          <input id="credential-key" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          <label for="credential-value">Value (sent once, never shown again)</label>
+          <input id="credential-value" type="password" autoComplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+          <button type="submit" disabled={save.busy}>
+            Save credential
+          </button>
+          <ErrorBox error={save.error} />
+        </form>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,196 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { Destination } from '../../../shared/domain/catalog/schemas';
+import type { LiveEventsPage, Outcomes } from '../../../shared/domain/delivery/monitoring';
+import type { DestinationDefinitionView } from '../../../shared/destinations/registry';
+import { api } from '../api';
+import { ConfigFields, configOf, valuesOf, type FormValues } from '../config-form';
+import { OutcomesChart, type OutcomePoint } from '../outcomes-chart';
+import { DestinationTest } from './destination-test';
+import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
+
+type Definition = z.infer<typeof DestinationDefinitionView>;
+
+export function Destinations() {
+  const list = useLoad(() => api.get<{ destinations: Destination[] }>('/v2/destinations'));
+  const definitions = useLoad(() => api.get<Definition[]>('/destination-definitions'));
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const destinations = list.data?.destinations ?? [];
+  const destination = destinations.find((d) => d.id === selected) ?? destinations[0];
+  const definition = (type: string) => definitions.data?.find((d) => d.name === type);
+
+  return (
+    <div class="columns">
+      <div>
+        <ErrorBox error={list.error ?? definitions.error} />
+        <ul class="picker" aria-label="Destinations">
+          {destinations.map((d) => (
+            <li>
+              <button type="button" aria-pressed={d.id === destination?.id} onClick={() => setSelected(d.id)}>
+                {d.name} <small>{definition(d.type)?.displayName ?? d.type}</small>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {definitions.data && (
+          <NewDestination
+            definitions={definitions.data}
+            onCreated={async (id) => {
+              setSelected(id);
+              await list.reload();
+            }}
+          />
+        )}
+      </div>
+      {destination ? (
+        <DestinationDetail key={destination.id} destination={destination} definition={definition(destination.type)} onSaved={list.reload} />
+      ) : (
+        <p>No destination yet.</p>
+      )}
+    </div>
+  );
+}
+
+function NewDestination({ definitions, onCreated }: { definitions: Definition[]; onCreated: (id: string) => Promise<void> }) {
+  const [type, setType] = useState(definitions[0]?.name ?? '');
+  const [name, setName] = useState('');
+  const [values, setValues] = useState<FormValues>({});
+  const create = useAction();
+  const fields = definitions.find((d) => d.name === type)?.fields ?? [];
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const created = await create.run(() => api.post<{ destination: Destination }>('/v2/destinations', { name, type, config: configOf(fields, values) }));
+    if (!created) return;
+    setName('');
+    setValues({});
+    await onCreated(created.destination.id);
+  };
+  return (
+    <form class="stack" onSubmit={submit} aria-label="New destination" noValidate>
+      <h2>New destination</h2>
+      <label for="destination-type">Type</label>
+      <select id="destination-type" value={type} onChange={(e) => (setType(e.currentTarget.value), setValues({}))}>
+        {definitions.map((d) => (
+          <option value={d.name}>{d.displayName}</option>
+        ))}
+      </select>
+      <label for="destination-name">Name</label>
+      <input id="destination-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <ConfigFields fields={fields} values={values} onChange={setValues} idPrefix="new" />
+      <button type="submit" disabled={create.busy}>
+        Create destination
+      </button>
+      <ErrorBox error={create.error} />
+    </form>
+  );
+}
+
+function DestinationDetail({ destination, definition, onSaved }: { destination: Destination; definition?: Definition; onSaved: () => Promise<void> }) {
+  const fields = definition?.fields ?? [];
+  const [values, setValues] = useState<FormValues>(valuesOf(fields, destination.config));
+  const save = useAction();
+  const [saved, setSaved] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setSaved(false);
+    const done = await save.run(() => api.patch(`/v2/destinations/${destination.id}`, { config: configOf(fields, values) }));
+    if (done === undefined) return;
+    setSaved(true);
+    await onSaved();
+  };
+  return (
+    <div>
+      <Section title={destination.name}>
+        <p>
+          {definition?.displayName ?? destination.type} · {destination.enabled ? 'enabled' : 'disabled'} ·{' '}
+          {destination.transformationId ? `transformation ${destination.transformationId}` : 'no transformation'}
+        </p>
+        <form class="stack" onSubmit={submit} aria-label="Configuration" noValidate>
+          <ConfigFields fields={fields} values={values} onChange={setValues} idPrefix="edit" />
+          <button type="submit" disabled={save.busy}>
+            Save configuration
+          </button>
+          {saved && <p class="ok">Saved.</p>}
+          <ErrorBox error={save.error} />
+        </form>
+      </Section>
+      <DestinationTest destinationId={destination.id} supportsTest={definition?.supportsTest ?? false} />
+      <Delivery destinationId={destination.id} />
+    </div>
+  );
+}
+
+type OutcomeCounts = z.infer<typeof Outcomes>;
+type Events = z.infer<typeof LiveEventsPage>;
+
+function Delivery({ destinationId }: { destinationId: string }) {
+  const [points, setPoints] = useState<OutcomePoint[]>([]);
+  const outcomes = useLoad(() => api.get<OutcomeCounts>(`/v2/destinations/${destinationId}/outcomes`), [destinationId], 3000);
+  const events = useLoad(() => api.get<Events>(`/v2/destinations/${destinationId}/live-events?limit=50`), [destinationId], 3000);
+  useEffect(() => {
+    const o = outcomes.data;
+    if (o) setPoints((p) => [...p.slice(-199), { at: Date.now(), delivered: o.delivered, retrying: o.retrying, aborted: o.aborted }]);
+  }, [outcomes.data]);
+  const failures = (events.data?.events ?? []).filter((e) => e.outcome === 'aborted' || e.outcome === 'retrying');
+  const o = outcomes.data;
+  return (
+    <>
+      <Section title="Outcomes">
+        <ErrorBox error={outcomes.error} />
+        {o && (
+          <table aria-label="Outcome counts">
+            <tbody>
+              <tr>
+                {(['delivered', 'retrying', 'aborted', 'filtered', 'suppressed'] as const).map((k) => (
+                  <td>
+                    <span class={`status-${k}`}>{k}</span> <strong data-testid={`outcome-${k}`}>{o[k]}</strong>
+                  </td>
+                ))}
+              </tr>
+            </tbody>
+          </table>
+        )}
+        <OutcomesChart points={points} />
+      </Section>
+      <Section title="Latest failures">
+        <ErrorBox error={events.error} />
+        {failures.length === 0 && (o?.lastErrors.length ?? 0) === 0 ? (
+          <p>No failure.</p>
+        ) : (
+          <table aria-label="Latest failures">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Message</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error or response</th>
+              </tr>
+            </thead>
+            <tbody>
+              {failures.map((f) => (
+                <tr>
+                  <td>{when(f.at as string)}</td>
+                  <td>{String(f.messageId)}</td>
+                  <td class={`status-${String(f.outcome)}`}>{String(f.outcome)}</td>
+                  <td>{String(f.status ?? '')}</td>
+                  <td>{f.response !== undefined ? <Json value={f.response} /> : String(f.error ?? '')}</td>
+                </tr>
+              ))}
+              {failures.length === 0 &&
+                o?.lastErrors.map((e) => (
+                  <tr>
+                    <td>{when(e.at)}</td>
+                    <td>{e.messageId}</td>
+                    <td>error</td>
+                    <td>{e.status ?? ''}</td>
+                    <td>{e.error}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        )}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,132 @@
+import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { Destination } from '../../../shared/domain/catalog/schemas';
+import type { Regulation, RegulationDetail, RegulationPage } from '../../../shared/domain/regulations/schemas';
+import { api, call } from '../api';
+import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+
+type Detail = z.infer<typeof RegulationDetail>;
+
+/** Suppress users, or suppress and delete them at destinations; follow each destination's deletion. */
+export function Regulations() {
+  const list = useLoad(() => api.get<z.infer<typeof RegulationPage>>('/v2/regulations?per_page=100'));
+  const destinations = useLoad(() => api.get<{ destinations: Destination[] }>('/v2/destinations'));
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [type, setType] = useState<'suppress' | 'suppress_with_delete'>('suppress');
+  const [users, setUsers] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const create = useAction();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body = {
+      regulationType: type,
+      users: users
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .map((userId) => ({ userId })),
+      ...(type === 'suppress_with_delete' && chosen.length > 0 && { destinationIds: chosen }),
+    };
+    // Accept: application/json, so the answer is the created regulations rather than the text "Created".
+    const created = await create.run(() => call<Regulation[]>('POST', '/v2/regulations', body));
+    if (!created) return;
+    setUsers('');
+    setSelected(created[0]?.id);
+    await list.reload();
+  };
+
+  const regulations = (list.data?.data ?? []).slice().reverse();
+  return (
+    <div class="columns">
+      <div>
+        <form class="stack" onSubmit={submit} aria-label="New regulation" noValidate>
+          <h2>New regulation</h2>
+          <label for="regulation-type">Type</label>
+          <select id="regulation-type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+            <option value="suppress">suppress: drop their events</option>
+            <option value="suppress_with_delete">suppress_with_delete: drop and delete at destinations</option>
+          </select>
+          <label for="regulation-users">User IDs (comma or space separated)</label>
+          <input id="regulation-users" value={users} onInput={(e) => setUsers(e.currentTarget.value)} />
+          {type === 'suppress_with_delete' && (
+            <fieldset>
+              <legend>Delete at (none chosen: every destination that can delete)</legend>
+              {(destinations.data?.destinations ?? []).map((d) => (
+                <label class="row">
+                  <input type="checkbox" checked={chosen.includes(d.id)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, d.id] : chosen.filter((id) => id !== d.id))} />
+                  {d.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <button type="submit" disabled={create.busy}>
+            Create regulation
+          </button>
+          <ErrorBox error={create.error} />
+        </form>
+        <h2>Regulations</h2>
+        <ErrorBox error={list.error} />
+        <ul class="picker" aria-label="Regulations">
+          {regulations.map((r) => (
+            <li>
+              <button type="button" aria-pressed={r.id === selected} onClick={() => setSelected(r.id)}>
+                {r.attributes.userId} <small>{r.regulationType}{r.canceled ? ' · canceled' : ''}</small>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </div>
+      {selected ? <RegulationView key={selected} id={selected} onChanged={list.reload} /> : <p>Choose a regulation to follow it.</p>}
+    </div>
+  );
+}
+
+function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promise<void> }) {
+  const detail = useLoad(() => api.get<Detail>(`/v2/regulations/${id}`), [id], 3000);
+  const cancel = useAction();
+  const r = detail.data;
+  return (
+    <Section title={r ? `Regulation for ${r.attributes.userId}` : 'Regulation'}>
+      <ErrorBox error={detail.error ?? cancel.error} />
+      {r && (
+        <>
+          <p>
+            {r.regulationType} · status <strong data-testid="regulation-status">{r.status}</strong> · created {when(r.createdAt)}
+            {r.canceledAt ? ` · canceled ${when(r.canceledAt)}` : ''}
+          </p>
+          {r.jobs && (
+            <table aria-label="Deletion at each destination">
+              <thead>
+                <tr>
+                  <th scope="col">Destination</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last error or reason</th>
+                  <th scope="col">Next attempt</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.jobs.map((j) => (
+                  <tr>
+                    <td>
+                      {j.destinationId} <small>{j.destinationType}</small>
+                    </td>
+                    <td class={`status-${j.status}`}>{j.status}</td>
+                    <td>{j.attempts}</td>
+                    <td>{j.lastError ?? j.reason ?? ''}</td>
+                    <td>{when(j.nextAttemptAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {!r.canceled && (
+            <button type="button" class="secondary" disabled={cancel.busy} onClick={() => void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))}>
+              Cancel regulation
+            </button>
+          )}
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { diffLines } from '../diff';
+import { ErrorBox, Section, useLoad, when } from '../ui';
+
+interface Revision {
+  versionId: string;
+  code: string;
+  createdAt: string;
+}
+
+/** Every revision, newest first (read again when `latest` changes), and the line diff between any two of them. */
+export function Revisions({ path, field, latest }: { path: string; field: string; latest: string }) {
+  const list = useLoad(async () => ((await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? []), [path, latest]);
+  const revisions = list.data ?? [];
+  const [from, setFrom] = useState<string | undefined>(undefined);
+  const [to, setTo] = useState<string | undefined>(undefined);
+  const older = revisions.find((r) => r.versionId === from) ?? revisions[1];
+  const newer = revisions.find((r) => r.versionId === to) ?? revisions[0];
+  const label = (r: Revision, i: number) => `#${revisions.length - i} · ${when(r.createdAt)} · ${r.versionId}`;
+  return (
+    <Section title="Revisions">
+      <ErrorBox error={list.error} />
+      <ul aria-label="Revisions">
+        {revisions.map((r, i) => (
+          <li>{label(r, i)}</li>
+        ))}
+      </ul>
+      {revisions.length > 1 && older && newer && (
+        <>
+          <div class="row">
+            <label for="diff-from">Compare</label>
+            <select id="diff-from" value={older.versionId} onChange={(e) => setFrom(e.currentTarget.value)}>
+              {revisions.map((r, i) => (
+                <option value={r.versionId}>{label(r, i)}</option>
+              ))}
+            </select>
+            <label for="diff-to">with</label>
+            <select id="diff-to" value={newer.versionId} onChange={(e) => setTo(e.currentTarget.value)}>
+              {revisions.map((r, i) => (
+                <option value={r.versionId}>{label(r, i)}</option>
+              ))}
+            </select>
+          </div>
+          <div class="diff" role="region" aria-label="Differences between the two revisions" tabIndex={0}>
+            {diffLines(older.code, newer.code).map((line) =>
+              line.kind === 'added' ? <ins>+ {line.text}</ins> : line.kind === 'removed' ? <del>- {line.text}</del> : <span>{'  '}{line.text}</span>,
+            )}
+          </div>
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,156 @@
+import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { Source } from '../../../shared/domain/catalog/schemas';
+import type { EventModel, EventVersion, Metadata } from '../../../shared/domain/schemas/schemas';
+import { api } from '../api';
+import { ErrorBox, Json, Section, useLoad, when } from '../ui';
+
+type Model = z.infer<typeof EventModel>;
+type Version = z.infer<typeof EventVersion>;
+type Meta = z.infer<typeof Metadata>;
+
+/** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
+export function Schemas() {
+  const sources = useLoad(() => api.get<{ sources: Source[] }>('/v2/sources'));
+  const [sourceId, setSourceId] = useState<string | undefined>(undefined);
+  const source = sources.data?.sources.find((s) => s.id === sourceId) ?? sources.data?.sources[0];
+  const models = useLoad(() => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])), [source?.id], 5000);
+  const [eventId, setEventId] = useState<string | undefined>(undefined);
+  const model = models.data?.find((m) => m.EventID === eventId);
+
+  return (
+    <div class="columns">
+      <div>
+        <ErrorBox error={sources.error ?? models.error} />
+        <label for="schema-source">Source</label>
+        <select id="schema-source" value={source?.id} onChange={(e) => (setSourceId(e.currentTarget.value), setEventId(undefined))}>
+          {sources.data?.sources.map((s) => <option value={s.id}>{s.name}</option>)}
+        </select>
+        <ul class="picker" aria-label="Event models">
+          {models.data?.map((m) => (
+            <li>
+              <button type="button" aria-pressed={m.EventID === model?.EventID} onClick={() => setEventId(m.EventID)}>
+                {m.EventType}
+                {m.EventIdentifier ? `: ${m.EventIdentifier}` : ''} <small>{m.TotalCount} events</small>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {models.data?.length === 0 && <p>No event captured yet for this source.</p>}
+      </div>
+      {model ? <ModelView key={model.EventID} model={model} /> : <p>Choose an event model.</p>}
+    </div>
+  );
+}
+
+function ModelView({ model }: { model: Model }) {
+  const versions = useLoad(() => api.get<Version[]>(`/v2/event-models/${model.EventID}/versions`));
+  const counts = useLoad(() => api.get<Record<string, number>>(`/v2/event-models/${model.EventID}/key-counts`));
+  const metadata = useLoad(() => api.get<Meta>(`/v2/event-models/${model.EventID}/metadata`));
+  const [versionId, setVersionId] = useState<string | undefined>(undefined);
+  const download = async () => {
+    const schema = await api.get<unknown>(`/v2/event-models/${model.EventID}/json-schema`);
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([JSON.stringify(schema, null, 2)], { type: 'application/schema+json' }));
+    link.download = `${model.EventIdentifier || model.EventType}.schema.json`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+  };
+  return (
+    <div>
+      <Section title={`${model.EventType}${model.EventIdentifier ? `: ${model.EventIdentifier}` : ''}`}>
+        <p>
+          {model.TotalCount} events · last seen {when(model.LastSeen)} ·{' '}
+          <button type="button" class="secondary" onClick={() => void download()}>
+            Download JSON Schema
+          </button>
+        </p>
+        <ErrorBox error={counts.error ?? metadata.error ?? versions.error} />
+        <h3>Schema and key presence</h3>
+        <SchemaTree schema={model.Schema} counts={counts.data ?? {}} total={model.TotalCount} />
+      </Section>
+      <Section title="Frequent values">{metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}</Section>
+      <Section title="Versions">
+        <ul class="picker" aria-label="Versions">
+          {versions.data?.map((v) => (
+            <li>
+              <button type="button" aria-pressed={v.VersionID === versionId} onClick={() => setVersionId(v.VersionID)}>
+                Version {v.ID} <small>{v.TotalCount} events · {Object.keys(v.Schema).length} keys</small>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {versionId && <VersionView versionId={versionId} schema={versions.data?.find((v) => v.VersionID === versionId)?.Schema ?? {}} />}
+      </Section>
+      <Section title="Sampled events">{metadata.data && <Json value={metadata.data.SampledEvents} />}</Section>
+    </div>
+  );
+}
+
+/** Dotted keys as a tree (`properties.plan` under `properties`), each with its types and presence. */
+function SchemaTree({ schema, counts, total, label = 'Schema' }: { schema: Record<string, string>; counts: Record<string, number>; total: number; label?: string }) {
+  const keys = Object.keys(schema).sort();
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Key</th>
+          <th scope="col">Type</th>
+          <th scope="col">Present in</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => {
+          const depth = key.split('.').length - 1;
+          const present = counts[key];
+          return (
+            <tr>
+              <td style={{ paddingLeft: `${0.5 + depth * 1.2}rem` }}>
+                <code>{depth > 0 ? key.split('.').at(-1) : key}</code>
+                {depth > 0 && <small class="hint"> ({key})</small>}
+              </td>
+              <td>{schema[key]}</td>
+              <td>{present === undefined ? '' : `${present} of ${total} (${Math.round((present / Math.max(total, 1)) * 100)} %)`}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function FrequentValues({ values }: { values: Meta['FrequentValues'] }) {
+  const keys = Object.keys(values).sort();
+  if (keys.length === 0) return <p>No frequent value yet.</p>;
+  return (
+    <>
+      {keys.map((key) => (
+        <div aria-label={`Frequent values of ${key}`} role="group" key={key}>
+          <h3>
+            <code>{key}</code>
+          </h3>
+          {(values[key] ?? []).map((v) => (
+            <div class="bar">
+              <span class="label">{v.Value}</span>
+              <span class="fill" style={{ width: `${Math.max(2, v.Frequency * 300)}px` }} />
+              <span>{(v.Frequency * 100).toFixed(1)} %</span>
+            </div>
+          ))}
+        </div>
+      ))}
+    </>
+  );
+}
+
+function VersionView({ versionId, schema }: { versionId: string; schema: Record<string, string> }) {
+  const missing = useLoad(() => api.get<string[]>(`/v2/event-versions/${versionId}/missing-keys`), [versionId]);
+  const metadata = useLoad(() => api.get<Meta>(`/v2/event-versions/${versionId}/metadata`), [versionId]);
+  return (
+    <div aria-label="Version" role="region">
+      <ErrorBox error={missing.error ?? metadata.error} />
+      <p>Missing from this version: {missing.data?.length ? missing.data.join(', ') : 'none'}</p>
+      <SchemaTree schema={schema} counts={{}} total={metadata.data?.TotalCount ?? 0} label="Version schema" />
+      {metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}
+    </div>
+  );
+}

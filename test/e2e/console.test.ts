@@ -1,0 +1,301 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import RudderAnalytics from '@rudderstack/rudder-sdk-node';
+import type { Browser, Page } from 'playwright-core';
+import { launch, screenshot, seriousViolations } from '../support/browser';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { start, stop, type Started } from '../support/npm-start';
+
+/**
+ * The console in a real browser (Debian's Chromium) against `npm start`, in the order a new user goes:
+ * each step uses only what the pages show, and every page is checked by axe-core and photographed.
+ */
+jest.setTimeout(240_000);
+
+const TOKEN = 'weir_console-e2e-token-0123456789abcdefghijklmnop';
+let started: Started;
+let browser: Browser;
+let page: Page;
+let hook: DestinationServer;
+let sourceWriteKey = '';
+
+beforeAll(async () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'weir-console-'));
+  started = await start({
+    WEIR_HOME: home,
+    WEIR_IN_MEMORY: '1',
+    WEIR_BOOTSTRAP_EMAIL: 'console@weir.test',
+    WEIR_BOOTSTRAP_TOKEN: TOKEN,
+    WEIR_OUTBOUND_ALLOWLIST: '127.0.0.1',
+  });
+  browser = await launch();
+  hook = await startDestinationServer();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(15_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await hook?.close();
+  if (started) await stop(started);
+});
+
+/** Every page passes axe-core without a serious finding, and leaves a screenshot. */
+async function checkPage(name: string) {
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, name);
+}
+
+/** Replaces the whole text of the CodeMirror editor, as pasting would (no auto-closed brackets). */
+async function replaceCode(code: string) {
+  const editor = page.locator('.cm-content');
+  await editor.waitFor();
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(code);
+}
+
+async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+/** Sends tracks with the real Node SDK, as the Sources page's snippet says. */
+async function sendWithSdk(events: { userId: string; event: string; properties?: Record<string, string> }[]) {
+  const errors: unknown[] = [];
+  const client = new RudderAnalytics(sourceWriteKey, { dataPlaneUrl: started.data, flushAt: 20, logLevel: 'error', errorHandler: (e) => errors.push(e) });
+  for (const event of events) client.track(event);
+  await client.flush();
+  expect(errors).toEqual([]);
+}
+
+/** Waits until the local webhook received a track with this event name. */
+async function hookReceives(event: string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event);
+    if (found) return found.json as Record<string, unknown>;
+    if (Date.now() > deadline) throw new Error(`the webhook never received ${event}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('the console, as a new user', () => {
+  it('says its URL when npm start starts', () => {
+    expect(started.output()).toContain(`console           ${started.console}`);
+  });
+
+  it('refuses a wrong token with the API’s own words, and keeps no token', async () => {
+    await page.goto(started.console);
+    await page.getByLabel('Workspace token').fill('weir_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Invalid Authorization Header');
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await checkPage('sign-in');
+  });
+
+  it('signs in with a workspace token kept in session storage, not in the URL', async () => {
+    await page.getByLabel('Workspace token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    expect(page.url()).not.toContain(TOKEN);
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([TOKEN]);
+  });
+
+  it('creates a source and shows its write key and SDK snippet', async () => {
+    await page.getByLabel('Name').fill('Website');
+    await page.getByRole('button', { name: 'Create source' }).click();
+    const writeKey = page.getByTestId('write-key');
+    await writeKey.waitFor();
+    const key = (await writeKey.textContent()) ?? '';
+    expect(key).toMatch(/\S{10,}/);
+    await expect(page.locator('pre.code').textContent()).resolves.toContain(`new Analytics('${key}', { dataPlaneUrl: '${started.data}' })`);
+    await checkPage('sources');
+    sourceWriteKey = key;
+  });
+
+  it('creates a webhook destination from the form its definition generates, refusing a bad URL in the API’s words', async () => {
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    const form = page.getByRole('form', { name: 'New destination' });
+    await form.getByLabel('Type').selectOption('WEBHOOK');
+    await form.getByLabel('Name').fill('Hook');
+    // Field names, types and descriptions come from the definition (the webhook's zod schema).
+    await expect(form.getByText('static headers, {from: name, to: value}; names are lower-cased').isVisible()).resolves.toBe(true);
+    await form.getByLabel('webhookUrl (required)').fill('not a url');
+    await form.getByRole('button', { name: 'Create destination' }).click();
+    await expect(form.getByRole('alert').textContent()).resolves.toBe('config.webhookUrl: webhookUrl must be an http(s) URL');
+    await form.getByLabel('webhookUrl (required)').fill(`${hook.url}/hook`);
+    await form.getByLabel('webhookMethod').selectOption('POST');
+    await form.getByRole('button', { name: 'Create destination' }).click();
+    await page.getByRole('button', { name: /^Hook/ }).waitFor();
+    await page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').waitFor();
+    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(`${hook.url}/hook`);
+    await page.getByText('No failure.').waitFor();
+    await checkPage('destinations');
+  });
+
+  it('writes a transformation, runs it on a sample event, and shows a refused publish with its failing test', async () => {
+    await page.getByRole('link', { name: 'Transformations' }).click();
+    await page.getByLabel('Name').fill('Tagger');
+    await replaceCode('export function transformEvent(event) {\n  if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");\n  return { ...event, properties: { ...event.properties, tagged: "weir" } };\n}\n');
+    await page.getByRole('button', { name: 'Run on sample events' }).click();
+    const result = page.getByRole('article', { name: 'Result of Tagger' });
+    await result.waitFor();
+    await expect(result.textContent()).resolves.toContain('passed');
+    await expect(result.locator('pre').textContent()).resolves.toContain('"tagged": "weir"');
+
+    await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'bad-1', properties: { plan: 'broken' } }]));
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    const refused = page.getByRole('alert').first();
+    await refused.waitFor();
+    await expect(refused.textContent()).resolves.toMatch(/^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/);
+    await expect(page.getByRole('article', { name: 'Result of Tagger' }).textContent()).resolves.toContain('Event 0 (bad-1): Error: plan broken');
+    await screenshot(page, 'transformations-refused-publish');
+  });
+
+  it('publishes the transformation for the webhook destination, and diffs two revisions', async () => {
+    await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'ok-1', properties: { plan: 'pro' } }]));
+    await page.getByRole('checkbox', { name: 'Hook' }).check();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on 1 sample event(s).');
+    await page.getByRole('button', { name: /^Tagger published/ }).waitFor();
+
+    await replaceCode('export function transformEvent(event) {\n  return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };\n}\n');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const diff = page.getByRole('region', { name: 'Differences between the two revisions' });
+    await diff.locator('ins', { hasText: 'version: 2' }).waitFor();
+    await expect(diff.locator('ins').allTextContents()).resolves.toContain('+   return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };');
+    await expect(diff.locator('del').allTextContents()).resolves.toContain('-   if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");');
+    await checkPage('transformations');
+  });
+
+  it('connects the source to the destination, and draws source → transformation → destination', async () => {
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByText('Nothing is connected yet.').waitFor();
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('listitem', { name: 'Website → Tagger → Hook' }).waitFor();
+    // Connecting the same pair again is refused in the API's words.
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/already connected/);
+    await checkPage('connections');
+  });
+
+  it('pushes a test event through the destination’s stages with the test interface', async () => {
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    const form = page.getByRole('form', { name: 'Test event' });
+    await form.getByLabel('Send it to the destination').check();
+    await form.getByRole('button', { name: 'Run test event' }).click();
+    const result = page.getByTestId('test-event-result');
+    await result.waitFor();
+    // The published transformation ran, the webhook request was built, sent, and answered.
+    expect(JSON.parse((await result.locator('pre').first().textContent()) ?? '')).toMatchObject({
+      user_transformed_payload: { event: 'Test Event', properties: { plan: 'pro', tagged: 'weir' } },
+      dest_transformed_payload: [{ method: 'POST', endpoint: `${hook.url}/hook` }],
+      destination_response: [{ ok: true }],
+      destination_response_status: [200],
+    });
+    expect(await hookReceives('Test Event')).toMatchObject({ userId: 'test-user', properties: { plan: 'pro', tagged: 'weir' } });
+    await checkPage('destinations-test-event');
+  });
+
+  it('shows events sent with the Node SDK in live events as they arrive, delivered transformed to the webhook', async () => {
+    await page.getByRole('link', { name: 'Sources' }).click();
+    await page.getByText('No event in the last 24 hours.').waitFor();
+    await sendWithSdk([{ userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' } }]);
+    // The page refreshes by itself: no reload, no click.
+    await page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Trial Started' }).waitFor();
+    // The published revision runs, not the one saved after it.
+    expect(await hookReceives('Trial Started')).toMatchObject({ userId: 'u1', properties: { plan: 'pro', tagged: 'weir' } });
+    expect((await hookReceives('Trial Started')).properties).not.toHaveProperty('version');
+    await checkPage('sources-live-events');
+
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    await expect(page.getByTestId('outcome-delivered').textContent()).resolves.toBe('1');
+    await page.locator('.uplot').waitFor();
+    await checkPage('destinations-outcomes');
+  });
+
+  it('shows a delivery the destination refused among the latest failures, with its answer', async () => {
+    hook.on('/hook', json(400, { reason: 'plan not allowed here' }));
+    await sendWithSdk([{ userId: 'u1', event: 'Refused Event' }]);
+    await hookReceives('Refused Event');
+    hook.on('/hook', json(200, { ok: true }));
+    const failures = page.getByRole('table', { name: 'Latest failures' });
+    await failures.waitFor();
+    const row = failures.getByRole('row').filter({ hasText: 'aborted' });
+    await expect(row.getByRole('cell').nth(3).textContent()).resolves.toBe('400');
+    await expect(row.locator('pre').textContent()).resolves.toContain('"reason": "plan not allowed here"');
+    await expect(page.getByTestId('outcome-aborted').textContent()).resolves.toBe('1');
+    await checkPage('destinations-failures');
+  });
+
+  it('suppresses a user, whose next events are dropped while another user’s arrive', async () => {
+    await page.getByRole('link', { name: 'Regulations' }).click();
+    await page.getByLabel('User IDs (comma or space separated)').fill('u-gone');
+    await page.getByRole('button', { name: 'Create regulation' }).click();
+    await expect(page.getByTestId('regulation-status').textContent()).resolves.toBe('active');
+    await checkPage('regulations');
+
+    await sendWithSdk([
+      { userId: 'u-gone', event: 'Gone Event' },
+      { userId: 'u1', event: 'After Suppression' },
+    ]);
+    await page.getByRole('link', { name: 'Sources' }).click();
+    await page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'After Suppression' }).waitFor();
+    await hookReceives('After Suppression');
+    await expect(page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Gone Event' }).count()).resolves.toBe(0);
+    expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Gone Event')).toEqual([]);
+  });
+
+  it('opens the schema of the event sent and shows its frequent values', async () => {
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    await page.getByRole('button', { name: /^track: Trial Started/ }).click();
+    const plan = page.getByRole('group', { name: 'Frequent values of properties.plan' });
+    await plan.waitFor();
+    await expect(plan.locator('.bar').first().textContent()).resolves.toBe('pro100.0 %');
+    await page.getByRole('table', { name: 'Schema', exact: true }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await page.getByRole('button', { name: /^Version 1/ }).click();
+    const version = page.getByRole('region', { name: 'Version' });
+    await version.getByRole('table', { name: 'Version schema' }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await version.getByRole('group', { name: 'Frequent values of properties.plan' }).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download JSON Schema' }).click();
+    const schema = JSON.parse(await streamText(await (await download).createReadStream()));
+    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { properties: { properties: { plan: { type: 'string' } } } } });
+    await checkPage('schemas');
+  });
+
+  it('keeps credentials as keys only: a value is typed once and never shown again', async () => {
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await page.getByLabel('Key', { exact: true }).fill('1bad');
+    await page.getByLabel('Value (sent once, never shown again)').fill('x');
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^path\.key: /);
+    await page.getByLabel('Key', { exact: true }).fill('CRM_KEY');
+    await page.getByLabel('Value (sent once, never shown again)').fill('value-typed-once-7f3a');
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await page.getByRole('table', { name: 'Credentials' }).getByRole('cell', { name: 'CRM_KEY', exact: true }).waitFor();
+    await expect(page.getByLabel('Value (sent once, never shown again)').inputValue()).resolves.toBe('');
+    expect(await page.content()).not.toContain('value-typed-once-7f3a');
+    await checkPage('credentials');
+  });
+
+  it('keeps a library with its revisions and publishes it', async () => {
+    await page.getByRole('link', { name: 'Transformations' }).click();
+    await page.getByRole('button', { name: 'New library' }).click();
+    await page.getByLabel('Name').fill('Plan Helpers');
+    await replaceCode('export function isPaid(plan) {\n  return plan !== "free";\n}\n');
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
+    await page.getByRole('list', { name: 'Libraries' }).getByRole('button', { name: 'Plan Helpers published' }).waitFor();
+    await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
+  });
+
+  it('signs out, forgetting the token', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Workspace token').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+  });
+});
