@@ -139,6 +139,18 @@ describe('parked stream records', () => {
     process.env.WEIR_PARKED_RETRY_BASE_MS = '1';
   });
 
+  it('parks a record it cannot even read, as it came, and hands on the records behind it', async () => {
+    const seen: string[] = [];
+    const good = { eventID: 'e-good', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '8', NewImage: { id: { S: 'fine' }, workspaceId: { S: 'ws-d' } } } };
+    const bad = { eventID: 'e-bad', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '7', NewImage: { id: { Q: 'no such type' } } as never } };
+    const result = await eachNewImage({ Records: [bad, good] }, CONSUMER, async (item) => void seen.push(String(item.id)), { parked: repository, pauseMs: 1 });
+    expect(result.batchItemFailures).toEqual([]);
+    expect(seen).toEqual(['fine']);
+    const parked = await repository.get({ consumer: CONSUMER, workspaceId: '-', eventId: 'e-bad' });
+    expect(parked).toMatchObject({ status: 'waiting', image: { newImage: { id: { Q: 'no such type' } } } });
+    expect(parked!.lastError).not.toBe('');
+  });
+
   it('reports a record it could neither handle nor park, for the event source to hand over again', async () => {
     // A store where nothing listens: every write fails, as in an outage.
     const client = new DynamoDBClient({ endpoint: 'http://127.0.0.1:1', maxAttempts: 1, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });

@@ -58,38 +58,45 @@ export async function consumeRecords(
 ): Promise<DynamoDBBatchResponse> {
   const parkedRecords = options.parked;
   const attempts = options.attempts ?? 3;
-  const unreadable: Failures = new Map();
+  /** Records to hand back to the event source: what could be neither handled nor parked. */
+  const handBack: Failures = new Map();
   const items: StreamItem[] = [];
+  /** Records that cannot even be read are parked as they came, for an operator to look at. */
+  const unreadable: StreamItem[] = [];
+  const failures: Failures = new Map();
   for (const record of event.Records) {
     try {
       const item = itemOf(record);
       if (item) items.push(item);
     } catch (error) {
-      unreadable.set(record.dynamodb?.SequenceNumber ?? '', error);
+      const sequence = record.dynamodb?.SequenceNumber ?? '';
+      unreadable.push({ sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: { newImage: record.dynamodb?.NewImage } });
+      failures.set(sequence, error);
     }
   }
 
   let pending = items;
-  let failures: Failures = new Map();
   for (let attempt = 1; pending.length > 0; attempt++) {
-    failures = await handleBatch(pending).catch((error: unknown) => new Map(pending.map((p) => [p.sequence, error])));
-    const failed = pending.filter((p) => failures.has(p.sequence));
-    for (const done of pending.filter((p) => !failures.has(p.sequence) && p.parked)) await settle(() => parkedRecords.release(done.parked!), done, unreadable);
-    pending = failed;
+    const verdict = await handleBatch(pending).catch((error: unknown) => new Map(pending.map((p) => [p.sequence, error])));
+    for (const [sequence, error] of verdict) failures.set(sequence, error);
+    for (const done of pending.filter((p) => !verdict.has(p.sequence) && p.parked)) await settle(() => parkedRecords.release(done.parked!), done, handBack);
+    pending = pending.filter((p) => verdict.has(p.sequence));
     if (pending.length === 0 || attempt >= attempts) break;
     await sleep((options.pauseMs ?? 100) * 2 ** (attempt - 1));
   }
+  pending = [...unreadable, ...pending];
 
   const policy = parkedRetryPolicy();
+  let parked = 0;
   for (const item of pending) {
     const error = message(failures.get(item.sequence));
-    log.warn('record failed; parked for a later replay', { consumer, eventId: item.eventId, workspaceId: item.item.workspaceId, error });
+    log.warn('record failed after its attempts; parking it for a later replay', { consumer, eventId: item.eventId, workspaceId: item.item.workspaceId, error });
     if (item.parked) {
       const due = new Date(Date.now() + policy.delay(item.parked.attempts + 1)).toISOString();
-      await settle(() => parkedRecords.replayFailed(item.parked!, error, due), item, unreadable);
+      if (await settle(() => parkedRecords.replayFailed(item.parked!, error, due), item, handBack)) parked++;
     } else {
       const now = new Date().toISOString();
-      await settle(
+      const settled = await settle(
         () =>
           parkedRecords.park({
             consumer,
@@ -103,21 +110,24 @@ export async function consumeRecords(
             dueAt: new Date(Date.now() + policy.delay(1)).toISOString(),
           }),
         item,
-        unreadable,
+        handBack,
       );
+      if (settled) parked++;
     }
   }
-  countMetrics({ RecordsParked: pending.length, RecordsHandedBack: unreadable.size }, { consumer });
-  return { batchItemFailures: [...unreadable.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
+  countMetrics({ RecordsParked: parked, RecordsHandedBack: handBack.size }, { consumer });
+  return { batchItemFailures: [...handBack.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
 /** A write about a record that must not be lost: when it fails, the record is handed over again. */
-async function settle(write: () => Promise<unknown>, item: StreamItem, failed: Failures): Promise<void> {
+async function settle(write: () => Promise<unknown>, item: StreamItem, handBack: Failures): Promise<boolean> {
   try {
     await write();
+    return true;
   } catch (error) {
     log.error('could not record the outcome of a record; it will be handed over again', { eventId: item.eventId, error });
-    failed.set(item.sequence, error);
+    handBack.set(item.sequence, error);
+    return false;
   }
 }
 
