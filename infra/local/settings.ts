@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newTokenValue } from '../../shared/domain/auth/tokens';
-import { newSecret } from '../../shared/persistence/ids';
+import { newSecret } from '../../shared/domain/ids';
 
 // Node 20 is the project's development runtime (Lambda runs Node 22); the SDK's notice about its coming
 // end of support would otherwise open every local run.

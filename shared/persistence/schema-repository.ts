@@ -8,7 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { uuidv7 } from './ids';
+import { uuidv7 } from '../domain/ids';
 import { keys } from './keys';
 import { isConditionFailure, queryAll, queryPrefix, type Store } from './store';
 

@@ -1,4 +1,4 @@
-import { uuidv7 } from '../../shared/persistence/ids';
+import { uuidv7 } from '../../shared/domain/ids';
 
 describe('uuidv7', () => {
   it('is a version 7, variant 1 UUID carrying the creation time', () => {

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { newId, newSecret } from '../../persistence/ids';
+import { newId, newSecret } from '../ids';
 
 /**
  * Personal access tokens are stored only as a SHA-256 of the token and found by that hash. Generated tokens

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors';
-import { newId, now } from '../../persistence/ids';
+import { newId, now } from '../ids';
 import { hashSecret, issueToken, type IssuedToken } from './tokens';
 import type { WorkspaceRepository } from '../../persistence/workspace-repository';
 import { validate } from '../validation';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { validateDestinationConfig } from '../../destinations/registry';
 import { NotFoundError } from '../errors';
-import { newId, newSecret, now } from '../../persistence/ids';
+import { newId, newSecret, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import {
   Destination,

@@ -1,5 +1,5 @@
 import type { CredentialRepository, StoredCredential } from '../../persistence/credential-repository';
-import { now } from '../../persistence/ids';
+import { now } from '../ids';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { keyWrapperFromEnv, open, seal, type KeyWrapper } from './envelope';
 import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView } from './schemas';

@@ -1,5 +1,5 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import { newId } from '../../persistence/ids';
+import { newId } from '../ids';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import { authenticateWriteKey } from '../auth/authenticate';
 import type { SuppressionIndex } from '../regulations/suppression-index';

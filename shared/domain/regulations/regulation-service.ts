@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { DeletionJobRepository } from '../../persistence/deletion-job-repository';
-import { now, uuidv7 } from '../../persistence/ids';
+import { now, uuidv7 } from '../ids';
 import type { RegulationFilters, RegulationRepository } from '../../persistence/regulation-repository';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { DEFAULT_PAGE_SIZE, type Regulation, type RegulationCreate, type RegulationListQuery } from './schemas';

@@ -1,5 +1,5 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import { now } from '../../persistence/ids';
+import { now } from '../ids';
 import type { ModelRef, SchemaRepository, StoredSketch, VersionSummary } from '../../persistence/schema-repository';
 import { flatten, versionOf, type FlatEvent } from './flatten';
 import { Sketch } from './sketch';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { newId, now } from '../../persistence/ids';
+import { newId, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { CodeHead, CodeKind, CodeRepository, CodeRevision, ConnectionChange } from '../../persistence/code-repository';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
