@@ -46,6 +46,7 @@ import {
   TestSourceBody,
 } from '../domain/test-interface/schemas';
 import {
+  LibrariesTestAnswer,
   Library,
   LibraryCreate,
   LibraryUpdate,
@@ -58,6 +59,7 @@ import {
   TransformationCreate,
   TransformationUpdate,
   TransformationVersion,
+  ValidationOutput,
   VersionParams,
   VersionsQuery,
 } from '../domain/transformations/schemas';
@@ -180,9 +182,9 @@ export const ROUTES = [
   route({ method: 'GET', path: '/libraries/{id}/versions', fn: 'transformations', auth: 'account', summary: 'List revisions', params: IdParams, query: VersionsQuery, response: z.object({ libraryVersions: z.array(LibraryVersionListed) }) }),
   route({ method: 'GET', path: '/libraries/{id}/versions/{versionId}', fn: 'transformations', auth: 'account', summary: 'Get one revision', params: VersionParams, response: LibraryVersion }),
   route({ method: 'POST', path: '/transformations/libraries/publish', fn: 'transformations', auth: 'account', summary: 'Test, then publish revisions all together (400 with results when a test fails)', body: PublishRequest, response: z.object({ published: z.literal(true) }) }),
-  route({ method: 'POST', path: '/transformations/libraries/test', fn: 'transformations', auth: 'account', summary: 'Test revisions on their testInput (or the default events)', body: PublishRequest, response: z.object({ result: z.object({ successTestResults: z.array(z.unknown()), failedTestResults: z.array(z.unknown()) }) }) }),
-  route({ method: 'POST', path: '/transformations/publish', fn: 'transformations', auth: 'account', summary: 'Run test suites, then publish (200 with published:false when a test fails)', body: SuiteRequest, response: z.object({ published: z.boolean(), validationOutput: z.unknown() }) }),
-  route({ method: 'POST', path: '/transformations/tests/run', fn: 'transformations', auth: 'account', summary: 'Run test suites with expected outputs', body: SuiteRequest, response: z.object({ pass: z.boolean(), message: z.string().optional(), validationOutput: z.unknown() }) }),
+  route({ method: 'POST', path: '/transformations/libraries/test', fn: 'transformations', auth: 'account', summary: 'Test revisions on their testInput (or the default events)', body: PublishRequest, response: LibrariesTestAnswer }),
+  route({ method: 'POST', path: '/transformations/publish', fn: 'transformations', auth: 'account', summary: 'Run test suites, then publish (200 with published:false when a test fails)', body: SuiteRequest, response: z.object({ published: z.boolean(), validationOutput: ValidationOutput }) }),
+  route({ method: 'POST', path: '/transformations/tests/run', fn: 'transformations', auth: 'account', summary: 'Run test suites with expected outputs', body: SuiteRequest, response: z.object({ pass: z.boolean(), message: z.string().optional(), validationOutput: ValidationOutput }) }),
 
   // --- control plane: credentials for transformations (Basic email:token or Bearer) ------------------------
   route({ method: 'GET', path: '/credentials', fn: 'credentials', auth: 'account', summary: "List credentials: keys, isSecret and times, and the values of those that are not secret", response: z.object({ credentials: z.array(CredentialView) }) }),

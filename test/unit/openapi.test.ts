@@ -22,6 +22,19 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes what the test and publish calls answer, not just "anything"', () => {
+    const doc = buildOpenApi('control') as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const answer = (path: string) => doc.paths[path]!.post.responses['200'].content['application/json'].schema;
+    const suites = answer('/transformations/tests/run').properties.validationOutput;
+    expect(suites.properties.transformations.items.properties.testResult.properties.status.enum.sort()).toEqual(['error', 'fail', 'pass']);
+    expect(answer('/transformations/publish').properties.validationOutput.properties.libraries.items.required).toEqual(
+      expect.arrayContaining(['id', 'name', 'handleName', 'versionId', 'pass']),
+    );
+    const tested = answer('/transformations/libraries/test').properties.result.properties;
+    expect(tested.failedTestResults.items.properties.errors.items.properties.eventIndex.type).toBe('integer');
+    expect(tested.successTestResults.items.required).toEqual(expect.arrayContaining(['transformerVersionID', 'result']));
+  });
+
   it('is served at /openapi.json', async () => {
     const handler = loadHandler(ENDPOINT_FUNCTIONS.controlMeta.entry);
     const result = await handler(

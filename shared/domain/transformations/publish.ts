@@ -1,6 +1,7 @@
 import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
 import { NotFoundError, ValidationError } from '../errors';
-import type { PublishRequest, SuiteRequest } from './schemas';
+import type { z } from 'zod';
+import type { PublishRequest, SuiteRequest, ValidationOutput } from './schemas';
 import {
   defaultEvents,
   matchesExpected,
@@ -332,7 +333,7 @@ function assertOnePerResource(revisions: CodeRevision[], field: string) {
   }
 }
 
-function validationOutput(evaluation: Evaluation) {
+function validationOutput(evaluation: Evaluation): z.input<typeof ValidationOutput> {
   return {
     transformations: evaluation.transformations.map((t) => ({
       id: t.id,

@@ -173,3 +173,81 @@ export const SuiteRequest = z
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
 export type SuiteRequest = z.infer<typeof SuiteRequest>;
 export type PublishRequest = z.infer<typeof PublishRequest>;
+
+// --- what the test and publish calls answer (the route manifest describes them; OpenAPI shows them) ---------
+
+const Event = z.record(z.string(), z.unknown());
+
+/** One error of a test run: of one input event (its messageId and position), or of the whole run. */
+export const TestEventError = z.object({
+  message: z.string(),
+  messageId: z.union([z.string(), z.number()]).optional(),
+  eventIndex: z.number().int().optional(),
+  event: z.unknown().optional(),
+});
+
+/** `POST /transformations/libraries/test`: the shape the reference's GitHub Action reads. */
+export const LibrariesTestAnswer = z.object({
+  result: z.object({
+    successTestResults: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        transformerVersionID: z.string(),
+        result: z.object({ output: z.object({ transformedEvents: z.array(Event) }), logs: z.array(z.string()) }),
+      }),
+    ),
+    failedTestResults: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        transformerVersionID: z.string().optional(),
+        libraryVersionID: z.string().optional(),
+        /** The error text the Action shows, one message per line. */
+        result: z.string(),
+        transformedEvents: z.array(Event).optional(),
+        errors: z.array(TestEventError).optional(),
+      }),
+    ),
+  }),
+});
+
+/** What rudder-cli reads of test suites: per revision, each test's status and outputs. */
+export const ValidationOutput = z.object({
+  transformations: z.array(
+    z.object({
+      id: z.string(),
+      externalId: z.string().optional(),
+      name: z.string(),
+      versionId: z.string(),
+      imports: z.array(z.string()),
+      pass: z.boolean(),
+      testResult: z.object({
+        status: z.enum(['pass', 'fail', 'error']),
+        results: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            description: z.string().optional(),
+            status: z.enum(['pass', 'fail', 'error']),
+            actualOutput: z.array(Event),
+            transformedEvents: z.array(Event),
+            errors: z.array(TestEventError).optional(),
+          }),
+        ),
+      }),
+      message: z.string().optional(),
+    }),
+  ),
+  libraries: z.array(
+    z.object({
+      id: z.string(),
+      externalId: z.string().optional(),
+      name: z.string(),
+      handleName: z.string(),
+      versionId: z.string(),
+      pass: z.boolean(),
+      message: z.string().optional(),
+    }),
+  ),
+});
