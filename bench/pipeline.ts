@@ -5,7 +5,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { keys } from '../shared/persistence/keys';
-import { createStore } from '../shared/persistence/store';
+import { createTableClient } from '../shared/persistence/table-client';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
 
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
 
   const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' }, schedulerIntervalMs: 1000 });
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
-  const store = createStore({ client, table: rt.tableName });
+  const store = createTableClient({ client, table: rt.tableName });
   try {
     const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
     const control = (method: string, path: string, body: unknown) =>

@@ -3,13 +3,13 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { applyTo, groupByModel, groupByVersion, SchemaCapture, type AcceptedRecord, type Observation } from '../shared/domain/schemas/capture-service';
-import { flatten } from '../shared/domain/schemas/flatten';
-import { Sketch } from '../shared/domain/schemas/sketch';
+import { applyTo, groupByModel, groupByVersion, SchemaCapture, type AcceptedRecord, type Observation } from '../shared/domain/event-schemas/capture-service';
+import { flatten } from '../shared/domain/event-schemas/flatten';
+import { Sketch } from '../shared/domain/event-schemas/sketch';
 import { CatalogRepository } from '../shared/persistence/catalog-repository';
 import { unpackEvents } from '../shared/persistence/ingest-repository';
-import { SchemaRepository } from '../shared/persistence/schema-repository';
-import { createStore, type Store } from '../shared/persistence/store';
+import { EventSchemaRepository } from '../shared/persistence/event-schema-repository';
+import { createTableClient, type TableClient } from '../shared/persistence/table-client';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
 
@@ -146,7 +146,7 @@ type Command = { constructor: { name: string }; input: Record<string, unknown> }
 const WRITES = new Set(['Put', 'Update', 'TransactWrite', 'BatchWrite', 'Delete']);
 
 /** Counts the store's requests by command, and the capacity units DynamoDB Local reports for them. */
-function countRequests(store: Store) {
+function countRequests(store: TableClient) {
   const tally = { requests: new Map<string, { n: number; ms: number }>(), wcu: 0, rcu: 0 };
   const send = store.doc.send.bind(store.doc) as unknown as (command: Command) => Promise<{ ConsumedCapacity?: Capacity | Capacity[] }>;
   (store.doc as unknown as { send: typeof send }).send = async (command) => {
@@ -164,9 +164,9 @@ function countRequests(store: Store) {
   return tally;
 }
 
-async function sectionDynamo(store: Store, workspaceId: string, sourceId: string): Promise<void> {
+async function sectionDynamo(store: TableClient, workspaceId: string, sourceId: string): Promise<void> {
   const tally = countRequests(store);
-  const capture = new SchemaCapture(new SchemaRepository(store), new CatalogRepository(store));
+  const capture = new SchemaCapture(new EventSchemaRepository(store), new CatalogRepository(store));
   let seed = 10_000;
   const batchOf = (records: number): AcceptedRecord[] =>
     Array.from({ length: records }, () => ({ recordId: `req-${seed}#0`, workspaceId, sourceId, events: makeEvents(seed++, 20) }));
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
 
   const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' } });
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
-  const store = createStore({ client, table: rt.tableName });
+  const store = createTableClient({ client, table: rt.tableName });
   try {
     const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
     const newSource = async (name: string) => {

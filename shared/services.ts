@@ -7,25 +7,25 @@ import { DeletionRunner } from './domain/regulations/deletion-runner';
 import { RegulationService } from './domain/regulations/regulation-service';
 import type { Regulation } from './domain/regulations/schemas';
 import { SuppressionIndex } from './domain/regulations/suppression-index';
-import { SchemaCapture } from './domain/schemas/capture-service';
-import { forgetUser } from './domain/schemas/forget-user';
-import { SchemaGovernance } from './domain/schemas/governance-service';
-import { WorkspaceSchemas } from './domain/schemas/workspace-schemas';
+import { SchemaCapture } from './domain/event-schemas/capture-service';
+import { forgetUser } from './domain/event-schemas/forget-user';
+import { SchemaGovernance } from './domain/event-schemas/governance-service';
+import { WorkspaceSchemas } from './domain/event-schemas/workspace-schemas';
 import { ParkedRecords } from './domain/streams/parked-records';
 import { PipelineTestService } from './domain/test-interface/test-service';
-import { CodeService } from './domain/transformations/code-service';
+import { UserCodeService } from './domain/transformations/user-code-service';
 import { PublishService } from './domain/transformations/publish';
 import { TransformationTester } from './domain/transformations/testing';
 import { CatalogRepository } from './persistence/catalog-repository';
-import { CodeRepository } from './persistence/code-repository';
+import { UserCodeRepository } from './persistence/user-code-repository';
 import { CredentialRepository } from './persistence/credential-repository';
 import { DeletionJobRepository } from './persistence/deletion-job-repository';
 import { DeliveryRepository } from './persistence/delivery-repository';
 import { IngestRepository } from './persistence/ingest-repository';
 import { ParkedRecordRepository } from './persistence/parked-record-repository';
 import { RegulationRepository } from './persistence/regulation-repository';
-import { SchemaRepository } from './persistence/schema-repository';
-import { getStore, type Store } from './persistence/store';
+import { EventSchemaRepository } from './persistence/event-schema-repository';
+import { getTableClient, type TableClient } from './persistence/table-client';
 import { WorkspaceRepository } from './persistence/workspace-repository';
 
 /**
@@ -33,7 +33,7 @@ import { WorkspaceRepository } from './persistence/workspace-repository';
  * their repositories. Each is made on first use, so a function builds only what its handler touches, and
  * once, so services that share a repository share the same one.
  */
-export function servicesOver(store: Store) {
+export function servicesOver(store: TableClient) {
   const made = new Map<string, unknown>();
   const once = <T>(name: string, make: () => T): T => {
     if (!made.has(name)) made.set(name, make());
@@ -41,14 +41,14 @@ export function servicesOver(store: Store) {
   };
   const repositories = {
     get catalog() { return once('catalogRepository', () => new CatalogRepository(store)); },
-    get code() { return once('codeRepository', () => new CodeRepository(store)); },
+    get code() { return once('codeRepository', () => new UserCodeRepository(store)); },
     get credentials() { return once('credentialRepository', () => new CredentialRepository(store)); },
     get deletionJobs() { return once('deletionJobRepository', () => new DeletionJobRepository(store)); },
     get deliveries() { return once('deliveryRepository', () => new DeliveryRepository(store)); },
     get ingest() { return once('ingestRepository', () => new IngestRepository(store)); },
     get parkedRecords() { return once('parkedRecordRepository', () => new ParkedRecordRepository(store)); },
     get regulations() { return once('regulationRepository', () => new RegulationRepository(store)); },
-    get schemas() { return once('schemaRepository', () => new SchemaRepository(store)); },
+    get schemas() { return once('schemaRepository', () => new EventSchemaRepository(store)); },
     get workspaces() { return once('workspaceRepository', () => new WorkspaceRepository(store)); },
   };
   const r = repositories;
@@ -57,7 +57,7 @@ export function servicesOver(store: Store) {
     get catalog() { return once('catalog', () => new CatalogService(r.catalog)); },
     get credentials() { return once('credentials', () => new CredentialService(r.credentials)); },
     get publishing() { return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials))); },
-    get code() { return once('code', () => new CodeService(r.code, r.catalog, this.publishing)); },
+    get code() { return once('code', () => new UserCodeService(r.code, r.catalog, this.publishing)); },
     get pipelineTests() { return once('pipelineTests', () => new PipelineTestService(r.catalog, r.code, this.credentials)); },
     get suppression() { return once('suppression', () => new SuppressionIndex(r.regulations)); },
     get regulations() { return once('regulations', () => new RegulationService(r.regulations, r.deletionJobs, r.catalog)); },
@@ -78,4 +78,4 @@ export type Services = ReturnType<typeof servicesOver>;
 
 let processServices: Services | undefined;
 /** The services of a Lambda (or local) process, over its store. */
-export const services = (): Services => (processServices ??= servicesOver(getStore()));
+export const services = (): Services => (processServices ??= servicesOver(getTableClient()));

@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
+import { type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
 import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
 import { services } from '../../shared/services';

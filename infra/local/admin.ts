@@ -4,7 +4,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { createToken, createWorkspace, revokeToken } from '../../shared/domain/auth/workspaces';
 import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { createStore, type Store } from '../../shared/persistence/store';
+import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { readRuntimeInfo } from './settings';
 
@@ -19,7 +19,7 @@ interface Target {
   table?: string;
 }
 
-function storeOf(target: Target): Store {
+function storeOf(target: Target): TableClient {
   const running = readRuntimeInfo();
   const endpoint = target.endpoint ?? process.env.AWS_ENDPOINT_URL_DYNAMODB ?? (target.table ? undefined : running?.dynamoEndpoint);
   const table = target.table ?? process.env.WEIR_TABLE ?? running?.tableName;
@@ -29,7 +29,7 @@ function storeOf(target: Target): Store {
     ...(endpoint && { endpoint }),
     ...(local && { region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   });
-  return createStore({ client, table });
+  return createTableClient({ client, table });
 }
 
 const repository = (target: Target) => new WorkspaceRepository(storeOf(target));

@@ -7,7 +7,7 @@ import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { TABLE } from '../../shared/contract/table';
 import { ensureBootstrapWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { deliveryLanes } from '../../shared/domain/delivery/delivery-service';
-import { createStore } from '../../shared/persistence/store';
+import { createTableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createGateway } from './gateway';
@@ -134,7 +134,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     stops.push(async () => client.destroy());
     const streamArn = await ensureTable(client, tableName);
     const bootstrap = options.bootstrap
-      ? await ensureBootstrapWorkspace(new WorkspaceRepository(createStore({ client, table: tableName })), options.bootstrap)
+      ? await ensureBootstrapWorkspace(new WorkspaceRepository(createTableClient({ client, table: tableName })), options.bootstrap)
       : undefined;
 
     const streams = new DynamoDBStreamsClient({ endpoint: dynamoEndpoint });

@@ -26,7 +26,7 @@ import {
   Metadata,
   MissingKeys,
   VersionIdParams,
-} from '../domain/schemas/schemas';
+} from '../domain/event-schemas/schemas';
 import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
 import { ParkedRecordIdParams, ParkedRecordView, ParkedRecordsQuery } from '../domain/streams/schemas';
 import { CredentialKeyParams, CredentialPut, CredentialView } from '../domain/credentials/schemas';
@@ -241,14 +241,14 @@ export const ROUTES = [
   }),
 
   // --- data plane: data governance (admin Basic; a refusal answers 400) ------------------------------------
-  route({ method: 'GET', path: '/schemas/event-models', fn: 'schemas', auth: 'admin', summary: 'Event models, in row order; WriteKey limits them to one source', query: EventModelsQuery, response: z.array(EventModel) }),
-  route({ method: 'GET', path: '/schemas/event-versions', fn: 'schemas', auth: 'admin', summary: 'The versions of an event model; [] for an EventID that names no model', query: EventVersionsQuery, response: z.array(EventVersion) }),
-  route({ method: 'GET', path: '/schemas/event-model/{EventID}/metadata', fn: 'schemas', auth: 'admin', summary: "An event model's sampled events, count and frequent values", params: EventIdParams, response: Metadata }),
-  route({ method: 'GET', path: '/schemas/event-version/{VersionID}/metadata', fn: 'schemas', auth: 'admin', summary: "An event version's sampled events, count and frequent values", params: VersionIdParams, response: Metadata }),
-  route({ method: 'GET', path: '/schemas/event-model/{EventID}/key-counts', fn: 'schemas', auth: 'admin', summary: 'In how many events of the model each key was present (and not null); {} for an EventID that names no model', params: KeyCountsParams, response: KeyCounts }),
-  route({ method: 'GET', path: '/schemas/event-version/{VersionID}/missing-keys', fn: 'schemas', auth: 'admin', summary: "Keys of the model's schema that this version's events lack", params: VersionIdParams, response: MissingKeys }),
-  route({ method: 'GET', path: '/schemas/{VersionID}/missing-keys', fn: 'schemas', auth: 'admin', summary: 'The same, at the short path of the published example', params: VersionIdParams, response: MissingKeys }),
-  route({ method: 'GET', path: '/schemas/event-model/{EventID}/json-schema', fn: 'schemas', auth: 'admin', summary: 'The event model as a JSON Schema (draft 2020-12) its events validate against', params: EventIdParams, response: JsonSchemaDocument }),
+  route({ method: 'GET', path: '/schemas/event-models', fn: 'governance', auth: 'admin', summary: 'Event models, in row order; WriteKey limits them to one source', query: EventModelsQuery, response: z.array(EventModel) }),
+  route({ method: 'GET', path: '/schemas/event-versions', fn: 'governance', auth: 'admin', summary: 'The versions of an event model; [] for an EventID that names no model', query: EventVersionsQuery, response: z.array(EventVersion) }),
+  route({ method: 'GET', path: '/schemas/event-model/{EventID}/metadata', fn: 'governance', auth: 'admin', summary: "An event model's sampled events, count and frequent values", params: EventIdParams, response: Metadata }),
+  route({ method: 'GET', path: '/schemas/event-version/{VersionID}/metadata', fn: 'governance', auth: 'admin', summary: "An event version's sampled events, count and frequent values", params: VersionIdParams, response: Metadata }),
+  route({ method: 'GET', path: '/schemas/event-model/{EventID}/key-counts', fn: 'governance', auth: 'admin', summary: 'In how many events of the model each key was present (and not null); {} for an EventID that names no model', params: KeyCountsParams, response: KeyCounts }),
+  route({ method: 'GET', path: '/schemas/event-version/{VersionID}/missing-keys', fn: 'governance', auth: 'admin', summary: "Keys of the model's schema that this version's events lack", params: VersionIdParams, response: MissingKeys }),
+  route({ method: 'GET', path: '/schemas/{VersionID}/missing-keys', fn: 'governance', auth: 'admin', summary: 'The same, at the short path of the published example', params: VersionIdParams, response: MissingKeys }),
+  route({ method: 'GET', path: '/schemas/event-model/{EventID}/json-schema', fn: 'governance', auth: 'admin', summary: 'The event model as a JSON Schema (draft 2020-12) its events validate against', params: EventIdParams, response: JsonSchemaDocument }),
 
   // --- data plane: operations (admin Basic) -----------------------------------------------------------------
   route({ method: 'GET', path: '/admin/parked-records', fn: 'parkedRecords', auth: 'admin', summary: 'Stream records a consumer could not handle after its attempts, parked with their error, by due time', query: ParkedRecordsQuery, response: z.array(ParkedRecordView) }),

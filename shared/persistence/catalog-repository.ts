@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryPrefix, refusedItems, type Store, type TransactItem } from './store';
+import { isConditionFailure, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
 
@@ -8,7 +8,7 @@ type Resource = 'source' | 'destination';
 
 /** Sources, destinations and connections of a workspace. Items are parsed with the domain's zod schemas. */
 export class CatalogRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   // --- sources -------------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Sealed } from '../domain/credentials/envelope';
 import { keys } from './keys';
-import { isConditionFailure, queryPrefix, type Store } from './store';
+import { isConditionFailure, queryPrefix, type TableClient } from './table-client';
 
 export interface StoredCredential extends Sealed {
   key: string;
@@ -14,7 +14,7 @@ const bytes = (value: unknown) => Buffer.from(value as Uint8Array);
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. */
 export class CredentialRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   async getDataKey(workspaceId: string): Promise<{ wrapped: Buffer; ref: string } | undefined> {
     const { Item } = await this.store.doc.send(

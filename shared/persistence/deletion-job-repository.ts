@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type Store } from './store';
+import { isConditionFailure, queryAll, type TableClient } from './table-client';
 import { JOB_STATUSES } from '../domain/regulations/schemas';
 
 export const DeletionJob = z.object({
@@ -37,7 +37,7 @@ const jobKey = (job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destina
  * stream record, a second scheduler run or a stale attempt can never run a job twice or overwrite a newer state.
  */
 export class DeletionJobRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   /** Creates the job unless it exists; true when this call created it. A job with `dueAt` waits for its attempt. */
   async createIfAbsent(job: DeletionJob): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DestinationRequest } from '../destinations/types';
 import { keys } from './keys';
-import { isConditionFailure, refusedItems, type Store, type TransactItem } from './store';
+import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 /** Delivery records live as long as the events they deliver. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
@@ -108,7 +108,7 @@ const leaseValues = (ref: BatchRef, leaseUntil: string) => ({ ':lease': leaseUnt
  * and every counter moves in the same write (or transaction) as the state change it counts.
  */
 export class DeliveryRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   /**
    * Claims a batch for `owner` until `leaseUntil`: the first time, or when the last owner's lease ran out.

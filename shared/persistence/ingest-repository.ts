@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError, ServiceUnavailableError } from '../domain/errors';
 import { keys } from './keys';
-import type { Store } from './store';
+import type { TableClient } from './table-client';
 import { componentLogger } from '../ops/logger';
 
 const log = componentLogger('ingestion');
@@ -62,7 +62,7 @@ function pushBack(error: unknown): Error {
 
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
 export class IngestRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   /** Writes one request's accepted events: one item, or several in one transaction. */
   async write(batch: IngestBatch): Promise<number> {

@@ -9,8 +9,8 @@ import { ValidationError } from '../domain/errors';
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
-export type CodeKind = 'transformation' | 'library';
-const CODE_PREFIX: Record<CodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
+export type UserCodeKind = 'transformation' | 'library';
+const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
 
 /** DynamoDB's limits on key values (UTF-8 bytes): partition keys 2,048, sort keys 1,024 (GSI keys alike). */
 const KEY_LIMITS: Record<string, number> = { pk: 2048, gsi1pk: 2048, sk: 1024, gsi1sk: 1024 };
@@ -58,19 +58,19 @@ export const keys = bounded({
     sk: `CONNPAIR#${sourceId}#${destinationId}`,
   }),
   /** Transformations and libraries: a head item (the working copy) in the workspace partition… */
-  code: (kind: CodeKind, workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `${CODE_PREFIX[kind]}${id}` }),
-  codePrefix: (kind: CodeKind) => CODE_PREFIX[kind],
+  code: (kind: UserCodeKind, workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `${CODE_PREFIX[kind]}${id}` }),
+  codePrefix: (kind: UserCodeKind) => CODE_PREFIX[kind],
   /** …immutable revisions in a partition of their own, ordered by their time-sortable version id… */
-  revision: (kind: CodeKind, workspaceId: string, id: string, versionId: string) => ({
+  revision: (kind: UserCodeKind, workspaceId: string, id: string, versionId: string) => ({
     pk: `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
     sk: `REV#${versionId}`,
   }),
-  revisionPartition: (kind: CodeKind, workspaceId: string, id: string) => `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
+  revisionPartition: (kind: UserCodeKind, workspaceId: string, id: string) => `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
   revisionPrefix: 'REV#',
   /** …found by version id alone through gsi1… */
   versionLookup: (workspaceId: string, versionId: string) => ({ gsi1pk: `${ws(workspaceId)}#VERSIONS`, gsi1sk: versionId }),
   /** …and a guard that keeps transformation names and library import names unique in a workspace. */
-  codeName: (kind: CodeKind, workspaceId: string, name: string) => ({ pk: ws(workspaceId), sk: `NAME#${CODE_PREFIX[kind]}${name}` }),
+  codeName: (kind: UserCodeKind, workspaceId: string, name: string) => ({ pk: ws(workspaceId), sk: `NAME#${CODE_PREFIX[kind]}${name}` }),
   /** Regulations: one item per user regulation, in creation order (UUIDv7 ids)… */
   regulation: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `REG#${id}` }),
   regulationPrefix: 'REG#',

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, type Store } from './store';
+import { isConditionFailure, type TableClient } from './table-client';
 
 /**
  * A stream record that a consumer could not handle after its attempts, parked with its content and its last
@@ -34,7 +34,7 @@ const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eve
 const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) => rest as unknown as ParkedRecord;
 
 export class ParkedRecordRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   /** Parks a record; false when it is parked already (a redelivered record that failed again). */
   async park(record: Omit<ParkedRecord, 'status' | 'attempts' | 'replays'>): Promise<boolean> {

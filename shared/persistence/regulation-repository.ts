@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, type Store, type TransactItem } from './store';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { Regulation } from '../domain/regulations/schemas';
 
 /** A suppression's scope: every source of the workspace, or the listed ones. */
@@ -20,7 +20,7 @@ export interface RegulationFilters {
 
 /** Regulations, the per-user suppression items, listing cursors and idempotency records of a workspace. */
 export class RegulationRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   // --- regulations and their suppression ---------------------------------------------------------------------
 

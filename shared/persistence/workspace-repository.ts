@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type Store } from './store';
+import { isConditionFailure, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
 
@@ -21,7 +21,7 @@ export interface TokenRecord {
 
 /** Workspaces, their users and personal access tokens. */
 export class WorkspaceRepository {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableClient) {}
 
   /** Creates a workspace with its first user and token in one transaction. */
   async createWorkspace(workspace: WorkspaceRecord, email: string, token: IssuedToken): Promise<void> {

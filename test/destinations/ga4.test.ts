@@ -66,7 +66,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
       shipping: 3.33,
       currency: 'USD',
       coupon: 'SUMMER_FUN',
-      affiliation: 'Google Store',
+      affiliation: 'Google TableClient',
       products: [
         { product_id: 'SKU_12345', name: 'Stan and Friends Tee', price: 10.01, quantity: 3, position: 0 },
         { name: 'Sticker', price: '0' },
@@ -82,7 +82,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
         tax: 1.11,
         shipping: 3.33,
         coupon: 'SUMMER_FUN',
-        affiliation: 'Google Store',
+        affiliation: 'Google TableClient',
         items: [
           { item_id: 'SKU_12345', item_name: 'Stan and Friends Tee', price: 10.01, quantity: 3, index: 0 },
           { item_name: 'Sticker', price: 0 },

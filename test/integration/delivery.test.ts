@@ -7,7 +7,7 @@ import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/store';
+import { queryAll } from '../../shared/persistence/table-client';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
 import { json, silent, startDestinationServer, type DestinationServer } from '../support/destination-server';

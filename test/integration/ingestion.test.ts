@@ -7,7 +7,7 @@ import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { RegulationRepository } from '../../shared/persistence/regulation-repository';
-import { queryAll } from '../../shared/persistence/store';
+import { queryAll } from '../../shared/persistence/table-client';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /** The data plane's /v1 ingestion: the status codes SDKs retry on, durability before 200, suppression. */

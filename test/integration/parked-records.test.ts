@@ -7,7 +7,7 @@ import { parkedRecordFilter } from '../../shared/contract/functions';
 import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
 import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
-import { createStore } from '../../shared/persistence/store';
+import { createTableClient } from '../../shared/persistence/table-client';
 import { ADMIN, basic, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
@@ -154,7 +154,7 @@ describe('parked stream records', () => {
   it('reports a record it could neither handle nor park, for the event source to hand over again', async () => {
     // A store where nothing listens: every write fails, as in an outage.
     const client = new DynamoDBClient({ endpoint: 'http://127.0.0.1:1', maxAttempts: 1, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    const dead = new ParkedRecordRepository(createStore({ table: rt.tableName, client }));
+    const dead = new ParkedRecordRepository(createTableClient({ table: rt.tableName, client }));
     const record = { eventID: 'e1', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '42', NewImage: { id: { S: 'p3' }, workspaceId: { S: 'ws-c' } } } };
     poisoned.add('p3');
     const result = await eachNewImage({ Records: [record] }, CONSUMER, async (item) => {

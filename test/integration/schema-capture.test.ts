@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/schemas/capture-service';
-import { SchemaGovernance } from '../../shared/domain/schemas/governance-service';
+import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
+import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { keys } from '../../shared/persistence/keys';
-import { SchemaRepository } from '../../shared/persistence/schema-repository';
+import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
@@ -19,7 +19,7 @@ async function setup(limits?: { modelsPerSource: number; versionsPerModel: numbe
   const ws = await rt.newWorkspace();
   const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
   const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
-  const repository = new SchemaRepository(rt.store, limits);
+  const repository = new EventSchemaRepository(rt.store, limits);
   const catalog = new CatalogRepository(rt.store);
   let sequence = 0;
   return {

@@ -3,13 +3,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startLocalRuntime, type LocalRuntime, type RuntimeOptions } from '../../infra/local/runtime';
 import { createWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
-import { createStore, type Store } from '../../shared/persistence/store';
+import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 
 export const ADMIN = { user: 'weir-admin', password: 'admin-secret-for-tests' };
 
 export interface TestRuntime extends LocalRuntime {
-  store: Store;
+  store: TableClient;
   workspaces: WorkspaceRepository;
   /** A fresh workspace with its user and token. */
   newWorkspace(name?: string): Promise<WorkspaceCredentials>;
@@ -32,7 +32,7 @@ export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): P
     ...options,
   });
   const client = new DynamoDBClient({ endpoint: dynamoEndpoint });
-  const store = createStore({ client, table: runtime.tableName });
+  const store = createTableClient({ client, table: runtime.tableName });
   const workspaces = new WorkspaceRepository(store);
   return {
     ...runtime,

@@ -1,11 +1,11 @@
-import { CodeService } from '../../shared/domain/transformations/code-service';
+import { UserCodeService } from '../../shared/domain/transformations/user-code-service';
 import { PublishRefusedError, type PublishService } from '../../shared/domain/transformations/publish';
 import { StaleHeadError } from '../../shared/domain/errors';
-import type { CodeHead, CodeRepository } from '../../shared/persistence/code-repository';
+import type { UserCodeHead, UserCodeRepository } from '../../shared/persistence/user-code-repository';
 import type { CatalogRepository } from '../../shared/persistence/catalog-repository';
 
 /** The transformation use cases against in-memory fakes of their repository ports. */
-const head = (versionId: string, code = 'export function transformEvent(e) { return e; }'): CodeHead => ({
+const head = (versionId: string, code = 'export function transformEvent(e) { return e; }'): UserCodeHead => ({
   id: 't1',
   versionId,
   workspaceId: 'w1',
@@ -20,18 +20,18 @@ const head = (versionId: string, code = 'export function transformEvent(e) { ret
   codeVersion: '1',
 });
 
-function fakes(heads: CodeHead[], appendFailures: number) {
+function fakes(heads: UserCodeHead[], appendFailures: number) {
   const appended: { expectedVersionId: string; code: string }[] = [];
   const created: string[] = [];
   let reads = 0;
   const code = {
     getHead: async () => heads[Math.min(reads++, heads.length - 1)],
-    appendRevision: async (_kind: string, next: CodeHead, _revision: unknown, expectedVersionId: string) => {
+    appendRevision: async (_kind: string, next: UserCodeHead, _revision: unknown, expectedVersionId: string) => {
       appended.push({ expectedVersionId, code: next.code });
       if (appended.length <= appendFailures) throw new StaleHeadError('transformation changed concurrently; try again');
     },
-    create: async (_kind: string, next: CodeHead) => void created.push(next.id),
-  } as unknown as CodeRepository;
+    create: async (_kind: string, next: UserCodeHead) => void created.push(next.id),
+  } as unknown as UserCodeRepository;
   const catalog = { listDestinations: async () => [] } as unknown as CatalogRepository;
   return { code, catalog, appended, created };
 }
@@ -45,20 +45,20 @@ const refusing = {
 
 test('an update that lost the race to another reads the new head and builds on it', async () => {
   const { code, catalog, appended } = fakes([head('v1'), head('v2')], 1);
-  const updated = await new CodeService(code, catalog, passing).updateTransformation('w1', 't1', { code: 'export function transformEvent(e) { return null; }', publish: false });
+  const updated = await new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { code: 'export function transformEvent(e) { return null; }', publish: false });
   expect(appended.map((a) => a.expectedVersionId)).toEqual(['v1', 'v2']);
   expect(updated.code).toBe('export function transformEvent(e) { return null; }');
 });
 
 test('an update that keeps losing gives up with the stale-head conflict', async () => {
   const { code, catalog, appended } = fakes([head('v1')], Number.MAX_SAFE_INTEGER);
-  await expect(new CodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false })).rejects.toBeInstanceOf(StaleHeadError);
+  await expect(new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false })).rejects.toBeInstanceOf(StaleHeadError);
   expect(appended.length).toBeGreaterThan(1);
 });
 
 test('a create whose publish tests fail saves nothing', async () => {
   const { code, catalog, created } = fakes([], 0);
-  const service = new CodeService(code, catalog, refusing);
+  const service = new UserCodeService(code, catalog, refusing);
   await expect(service.createTransformation('w1', { name: 'Tagger', code: 'export function transformEvent(e) { throw 1; }', publish: true } as never)).rejects.toBeInstanceOf(PublishRefusedError);
   expect(created).toEqual([]);
 });

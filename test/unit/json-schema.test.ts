@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
-import { jsonSchemaOf } from '../../shared/domain/schemas/json-schema';
-import { Sketch } from '../../shared/domain/schemas/sketch';
-import { flatten } from '../../shared/domain/schemas/flatten';
+import { jsonSchemaOf } from '../../shared/domain/event-schemas/json-schema';
+import { Sketch } from '../../shared/domain/event-schemas/sketch';
+import { flatten } from '../../shared/domain/event-schemas/flatten';
 
 const MODEL = { EventID: 'em_1', EventType: 'track', EventIdentifier: 'Order Completed' };
 

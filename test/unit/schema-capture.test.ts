@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { flatten, schemaHash, schemaOf, valueText, versionOf } from '../../shared/domain/schemas/flatten';
-import { LossyCounter } from '../../shared/domain/schemas/lossy-counter';
-import { offer } from '../../shared/domain/schemas/reservoir';
-import { LIMITS, Sketch } from '../../shared/domain/schemas/sketch';
+import { flatten, schemaHash, schemaOf, valueText, versionOf } from '../../shared/domain/event-schemas/flatten';
+import { LossyCounter } from '../../shared/domain/event-schemas/lossy-counter';
+import { offer } from '../../shared/domain/event-schemas/reservoir';
+import { LIMITS, Sketch } from '../../shared/domain/event-schemas/sketch';
 import { MAX_EVENT_BYTES } from '../../shared/domain/ingestion/schemas';
 
 /** mulberry32: a tiny seeded PRNG, so statistical checks are reproducible. */

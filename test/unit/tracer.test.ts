@@ -4,8 +4,8 @@ import path from 'node:path';
 /** Inside Lambda (with tracing on), every DynamoDB call of the store is traced; elsewhere nothing is added. */
 const ROOT = path.resolve(__dirname, '../..');
 const middlewareOfStore = (env: Record<string, string>): string[] => {
-  const script = `const { createStore } = require('./shared/persistence/store');
-    process.stdout.write(JSON.stringify(createStore({ table: 't' }).doc.middlewareStack.identify()));`;
+  const script = `const { createTableClient } = require('./shared/persistence/table-client');
+    process.stdout.write(JSON.stringify(createTableClient({ table: 't' }).doc.middlewareStack.identify()));`;
   const { stdout } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', ...env },

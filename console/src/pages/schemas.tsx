@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { z } from 'zod';
 import type { Source } from '../../../shared/domain/catalog/schemas';
-import type { EventModel, EventVersion, Metadata } from '../../../shared/domain/schemas/schemas';
+import type { EventModel, EventVersion, Metadata } from '../../../shared/domain/event-schemas/schemas';
 import { api } from '../api';
 import { ErrorBox, Json, Section, useLoad, when } from '../ui';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { CodeRepository } from '../../persistence/code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import type {
   BatchClaim,
   BatchCounts,
@@ -97,7 +97,7 @@ interface BatchRun {
 export class DeliveryService {
   constructor(
     private readonly catalog: CatalogRepository,
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     private readonly ingest: IngestRepository,
     private readonly deliveries: DeliveryRepository,
     private readonly credentials: CredentialService,

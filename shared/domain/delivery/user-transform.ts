@@ -1,5 +1,5 @@
 import type { Message } from '../../destinations';
-import type { CodeRepository } from '../../persistence/code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import type { InvocationCredentials } from '../credentials/credential-service';
 import type { Destination } from '../catalog/schemas';
 import { publishedTransformation } from '../transformations/published';
@@ -14,7 +14,7 @@ export type EventOutcome = { outputs: Message[] } | { filtered: true } | { error
  * every event goes on as it is. A failure of the whole invocation fails every event of the batch.
  */
 export async function transformForDelivery(
-  code: CodeRepository,
+  code: UserCodeRepository,
   workspaceId: string,
   destination: Destination,
   events: Message[],

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
 import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { CodeRepository } from '../../persistence/code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import { runUserStage } from '../transformations/user-stage';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
@@ -37,7 +37,7 @@ const refusal = (text: string) => new ValidationError(text, undefined, { message
 export class PipelineTestService {
   constructor(
     private readonly catalog: CatalogRepository,
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     private readonly credentials: CredentialService,
   ) {}
 

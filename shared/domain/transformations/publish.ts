@@ -1,4 +1,4 @@
-import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import type { UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
 import { NotFoundError, ValidationError } from '../errors';
 import type { z } from 'zod';
 import type { PublishRequest, SuiteRequest, ValidationOutput } from './schemas';
@@ -62,7 +62,7 @@ export interface Evaluation {
 }
 
 interface Target {
-  revision: CodeRevision;
+  revision: UserCodeRevision;
   suite: TestDefinition[];
   requested: boolean;
   externalId?: string;
@@ -77,7 +77,7 @@ const defaultSuite = (): TestDefinition[] => [{ id: 'default', name: 'default ev
  */
 export class PublishService {
   constructor(
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     private readonly tester: TransformationTester,
   ) {}
 
@@ -93,8 +93,8 @@ export class PublishService {
   /** For publishing on create or update: refuses (400) unless these not yet saved revisions would publish. */
   async assertPublishable(
     workspaceId: string,
-    requested: { revision: CodeRevision; events?: Record<string, unknown>[] }[],
-    libraryRevisions: CodeRevision[],
+    requested: { revision: UserCodeRevision; events?: Record<string, unknown>[] }[],
+    libraryRevisions: UserCodeRevision[],
   ): Promise<void> {
     const targets = requested.map(({ revision, events }) => ({
       revision,
@@ -207,8 +207,8 @@ export class PublishService {
    */
   async evaluateRevisions(
     workspaceId: string,
-    requested: { revision: CodeRevision; suite: TestDefinition[] }[],
-    libraryRevisions: CodeRevision[],
+    requested: { revision: UserCodeRevision; suite: TestDefinition[] }[],
+    libraryRevisions: UserCodeRevision[],
   ): Promise<Evaluation> {
     const chosen: LibraryChoice = new Map(libraryRevisions.map((r) => [r.importName ?? '', r]));
     const libraryResolver = this.tester.resolver(workspaceId, chosen);
@@ -324,7 +324,7 @@ function assertPassed(evaluation: Evaluation, consequence: string): void {
   });
 }
 
-function assertOnePerResource(revisions: CodeRevision[], field: string) {
+function assertOnePerResource(revisions: UserCodeRevision[], field: string) {
   const seen = new Map<string, string>();
   for (const r of revisions) {
     const other = seen.get(r.id);

@@ -1,9 +1,9 @@
-import type { CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import type { UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
 import type { SandboxLibrary } from '../../sandbox';
 import { LibraryResolver } from './testing';
 
 export interface PublishedCode {
-  revision: CodeRevision;
+  revision: UserCodeRevision;
   libraries: SandboxLibrary[];
 }
 
@@ -13,7 +13,7 @@ export interface PublishedCode {
  * has never been published.
  */
 export async function publishedTransformation(
-  code: CodeRepository,
+  code: UserCodeRepository,
   workspaceId: string,
   transformationId: string | undefined,
 ): Promise<PublishedCode | undefined> {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
 import { runUserStage } from './user-stage';
-import type { CodeHead, CodeRepository, CodeRevision } from '../../persistence/code-repository';
+import type { UserCodeHead, UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
 import type { CredentialService } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import { ValidationError } from '../errors';
@@ -9,7 +9,7 @@ import { DEFAULT_EVENTS } from './default-events';
 import { MAX_SAMPLE_EVENTS } from './schemas';
 
 /** Library revisions chosen for a test run, by import name; they win over the published ones. */
-export type LibraryChoice = Map<string, CodeRevision>;
+export type LibraryChoice = Map<string, UserCodeRevision>;
 
 /**
  * One error of a test run. An error caused by one input event names it by `messageId` (when the event has
@@ -58,11 +58,11 @@ export const defaultEvents = (): Record<string, unknown>[] => structuredClone(DE
  * published revision. Lookups are cached, so one request that runs many tests reads each library once.
  */
 export class LibraryResolver {
-  private heads?: Promise<CodeHead[]>;
-  private readonly published = new Map<string, Promise<CodeRevision | undefined>>();
+  private heads?: Promise<UserCodeHead[]>;
+  private readonly published = new Map<string, Promise<UserCodeRevision | undefined>>();
 
   constructor(
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     private readonly workspaceId: string,
     private readonly chosen: LibraryChoice = new Map(),
   ) {}
@@ -76,7 +76,7 @@ export class LibraryResolver {
     return libraries;
   }
 
-  private publishedRevision(importName: string): Promise<CodeRevision | undefined> {
+  private publishedRevision(importName: string): Promise<UserCodeRevision | undefined> {
     let revision = this.published.get(importName);
     if (!revision) {
       revision = (async () => {
@@ -98,7 +98,7 @@ export class LibraryResolver {
  */
 export class TransformationTester {
   constructor(
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     /** The workspace's credentials for getCredential; test runs see the same values as live traffic. */
     private readonly credentials?: CredentialService,
   ) {}
@@ -110,7 +110,7 @@ export class TransformationTester {
 
   async run(
     workspaceId: string,
-    revision: CodeRevision,
+    revision: UserCodeRevision,
     events: Record<string, unknown>[],
     libraries: LibraryResolver = this.resolver(workspaceId),
   ): Promise<RunOutcome> {
@@ -139,7 +139,7 @@ export class TransformationTester {
   }
 
   /** A library revision compiles and evaluates on its own; the error text when it does not. */
-  async checkLibrary(revision: CodeRevision): Promise<string | undefined> {
+  async checkLibrary(revision: UserCodeRevision): Promise<string | undefined> {
     try {
       await checkLibrary({ importName: revision.importName ?? '', name: revision.name, code: revision.code });
       return undefined;

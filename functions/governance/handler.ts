@@ -4,7 +4,7 @@ import { services } from '../../shared/services';
 const { governance } = services();
 
 /** Area D, the data governance API (admin Basic auth): what schema capture learnt of the events. */
-export const handler = createHandler('schemas', {
+export const handler = createHandler('governance', {
   'GET /schemas/event-models': async ({ query }) => governance.eventModels(query.WriteKey ?? query.writeKey),
   'GET /schemas/event-versions': async ({ query }) => governance.eventVersions(query.EventID),
   'GET /schemas/event-model/{EventID}/metadata': async ({ params }) => governance.modelMetadata(params.EventID),

@@ -1,5 +1,5 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { SchemaRepository } from '../../persistence/schema-repository';
+import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
 import { normaliseUserId } from '../regulations/suppression-index';
 import { Sketch } from './sketch';
 
@@ -12,7 +12,7 @@ const ATTEMPTS = 10;
  * meanwhile is lost; idempotent, so a replayed regulation changes nothing more. Returns the sketches changed.
  */
 export async function forgetUser(
-  repository: SchemaRepository,
+  repository: EventSchemaRepository,
   catalog: Pick<CatalogRepository, 'listSources'>,
   workspaceId: string,
   attributes: Record<string, string>,

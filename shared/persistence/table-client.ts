@@ -9,12 +9,12 @@ import { TABLE } from '../contract/table';
 import { tracer } from '../ops/tracer';
 
 /** A document client bound to one table. The SDK reads AWS_ENDPOINT_URL_DYNAMODB, so no local-only code. */
-export interface Store {
+export interface TableClient {
   readonly doc: DynamoDBDocumentClient;
   readonly table: string;
 }
 
-export function createStore(options: { table?: string; client?: DynamoDBClient } = {}): Store {
+export function createTableClient(options: { table?: string; client?: DynamoDBClient } = {}): TableClient {
   // Every DynamoDB call shows in the invocation's trace (a no-op where tracing is off).
   const client = options.client ?? tracer.captureAWSv3Client(new DynamoDBClient({}));
   return {
@@ -23,13 +23,13 @@ export function createStore(options: { table?: string; client?: DynamoDBClient }
   };
 }
 
-let defaultStore: Store | undefined;
+let defaultStore: TableClient | undefined;
 /** The store of a Lambda (or local) process: created once, on first use. */
-export const getStore = (): Store => (defaultStore ??= createStore());
+export const getTableClient = (): TableClient => (defaultStore ??= createTableClient());
 
 /** Runs a query to the end, following LastEvaluatedKey. */
 export async function queryAll<T = Record<string, unknown>>(
-  store: Store,
+  store: TableClient,
   input: Omit<QueryCommandInput, 'TableName'>,
 ): Promise<T[]> {
   const items: T[] = [];
@@ -43,7 +43,7 @@ export async function queryAll<T = Record<string, unknown>>(
 }
 
 /** All items of one partition whose sort key begins with `prefix`. */
-export const queryPrefix = <T = Record<string, unknown>>(store: Store, pk: string, prefix: string) =>
+export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk: string, prefix: string) =>
   queryAll<T>(store, {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },

@@ -1,6 +1,6 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import { now } from '../ids';
-import type { ModelRef, SchemaRepository, StoredSketch, VersionSummary } from '../../persistence/schema-repository';
+import type { ModelRef, EventSchemaRepository, StoredSketch, VersionSummary } from '../../persistence/event-schema-repository';
 import { flatten, versionOf, type FlatEvent } from './flatten';
 import { Sketch } from './sketch';
 
@@ -95,7 +95,7 @@ export class SchemaCapture {
   private readonly writeKeys = new Map<string, { writeKey?: string; at: number }>();
 
   constructor(
-    private readonly repository: SchemaRepository,
+    private readonly repository: EventSchemaRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource'>,
   ) {}
 

@@ -1,13 +1,13 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
 import { CatalogRepository } from './catalog-repository';
-import { keys, type CodeKind } from './keys';
-import { queryAll, queryPrefix, refusedItems, type Store, type TransactItem } from './store';
+import { keys, type UserCodeKind } from './keys';
+import { queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 
-export type { CodeKind };
+export type { UserCodeKind };
 
 /** What a head item (the working copy of a transformation or library) holds besides its keys. */
-export interface CodeHead {
+export interface UserCodeHead {
   id: string;
   versionId: string;
   workspaceId: string;
@@ -27,7 +27,7 @@ export interface CodeHead {
 }
 
 /** An immutable revision. */
-export type CodeRevision = Omit<CodeHead, 'workspaceId' | 'publishedVersionId' | 'publishedImports' | 'externalId'>;
+export type UserCodeRevision = Omit<UserCodeHead, 'workspaceId' | 'publishedVersionId' | 'publishedImports' | 'externalId'>;
 
 /** Destinations a transformation takes on (`connect`) and gives up (`release`) in the same write. */
 export interface ConnectionChange {
@@ -36,7 +36,7 @@ export interface ConnectionChange {
 }
 
 export interface PublishMove {
-  kind: CodeKind;
+  kind: UserCodeKind;
   id: string;
   versionId: string;
   /** A transformation's: the import names of the revision published. */
@@ -57,34 +57,34 @@ const stripKeys = <T>(item: Record<string, unknown> | undefined): T | undefined 
  * head in one transaction guarded by the head's current versionId, so concurrent updates each land as
  * their own revision and none is lost.
  */
-export class CodeRepository {
+export class UserCodeRepository {
   private readonly catalog: CatalogRepository;
 
-  constructor(private readonly store: Store) {
+  constructor(private readonly store: TableClient) {
     this.catalog = new CatalogRepository(store);
   }
 
-  async listHeads(kind: CodeKind, workspaceId: string): Promise<CodeHead[]> {
+  async listHeads(kind: UserCodeKind, workspaceId: string): Promise<UserCodeHead[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.codePrefix(kind));
-    return items.map((item) => stripKeys<CodeHead>(item) as CodeHead);
+    return items.map((item) => stripKeys<UserCodeHead>(item) as UserCodeHead);
   }
 
-  async getHead(kind: CodeKind, workspaceId: string, id: string): Promise<CodeHead | undefined> {
+  async getHead(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead | undefined> {
     const { Item } = await this.store.doc.send(
       new GetCommand({ TableName: this.store.table, Key: keys.code(kind, workspaceId, id), ConsistentRead: true }),
     );
-    return Item?.kind === kind ? stripKeys<CodeHead>(Item) : undefined;
+    return Item?.kind === kind ? stripKeys<UserCodeHead>(Item) : undefined;
   }
 
-  async getRevision(kind: CodeKind, workspaceId: string, id: string, versionId: string): Promise<CodeRevision | undefined> {
+  async getRevision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision | undefined> {
     const { Item } = await this.store.doc.send(
       new GetCommand({ TableName: this.store.table, Key: keys.revision(kind, workspaceId, id, versionId) }),
     );
-    return stripKeys<CodeRevision>(Item);
+    return stripKeys<UserCodeRevision>(Item);
   }
 
   /** Revisions in creation order (version ids are time-sortable), oldest first unless `descending`. */
-  async listRevisions(kind: CodeKind, workspaceId: string, id: string, options: { limit: number; descending: boolean }) {
+  async listRevisions(kind: UserCodeKind, workspaceId: string, id: string, options: { limit: number; descending: boolean }) {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -94,25 +94,25 @@ export class CodeRepository {
         Limit: options.limit,
       }),
     );
-    return Items.map((item) => stripKeys<CodeRevision>(item) as CodeRevision);
+    return Items.map((item) => stripKeys<UserCodeRevision>(item) as UserCodeRevision);
   }
 
   /** A revision of either kind found by its version id alone. */
-  async findRevision(workspaceId: string, versionId: string): Promise<{ kind: CodeKind; revision: CodeRevision } | undefined> {
+  async findRevision(workspaceId: string, versionId: string): Promise<{ kind: UserCodeKind; revision: UserCodeRevision } | undefined> {
     const lookup = keys.versionLookup(workspaceId, versionId);
     const [item] = await queryAll(this.store, {
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
       ExpressionAttributeValues: { ':pk': lookup.gsi1pk, ':sk': lookup.gsi1sk },
     });
-    return item && { kind: item.kind as CodeKind, revision: stripKeys<CodeRevision>(item) as CodeRevision };
+    return item && { kind: item.kind as UserCodeKind, revision: stripKeys<UserCodeRevision>(item) as UserCodeRevision };
   }
 
   /**
    * Creates a transformation or library: head, first revision and name guard, and (a transformation
    * published on create) its destinations, in one transaction. Throws NameTakenError or DestinationTakenError.
    */
-  async create(kind: CodeKind, head: CodeHead, revision: CodeRevision, uniqueName: string, connections?: ConnectionChange): Promise<void> {
+  async create(kind: UserCodeKind, head: UserCodeHead, revision: UserCodeRevision, uniqueName: string, connections?: ConnectionChange): Promise<void> {
     const items: Labelled[] = [
       ['head', this.putNew({ ...keys.code(kind, head.workspaceId, head.id), kind, ...head })],
       ['revision', this.revisionItem(kind, head.workspaceId, revision)],
@@ -128,9 +128,9 @@ export class CodeRepository {
    * destinations. Throws NameTakenError or DestinationTakenError too.
    */
   async appendRevision(
-    kind: CodeKind,
-    head: CodeHead,
-    revision: CodeRevision,
+    kind: UserCodeKind,
+    head: UserCodeHead,
+    revision: UserCodeRevision,
     expectedVersionId: string,
     options: { rename?: { from: string; to: string }; connections?: ConnectionChange } = {},
   ): Promise<void> {
@@ -160,7 +160,7 @@ export class CodeRepository {
   }
 
   /** Deletes the head and its name guard (revisions stay, as the reference keeps them); StaleHeadError if it moved. */
-  async remove(kind: CodeKind, head: CodeHead, uniqueName: string): Promise<void> {
+  async remove(kind: UserCodeKind, head: UserCodeHead, uniqueName: string): Promise<void> {
     const items: Labelled[] = [
       [
         'head',
@@ -205,7 +205,7 @@ export class CodeRepository {
   }
 
   /** Runs the transaction; a refused condition becomes the typed error of the item that refused it. */
-  private async write(items: Labelled[], what: { kind: CodeKind; id: string; uniqueName: string; removing?: boolean }): Promise<void> {
+  private async write(items: Labelled[], what: { kind: UserCodeKind; id: string; uniqueName: string; removing?: boolean }): Promise<void> {
     try {
       await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.map(([, item]) => item) }));
     } catch (error) {
@@ -223,7 +223,7 @@ export class CodeRepository {
     }
   }
 
-  private revisionItem(kind: CodeKind, workspaceId: string, revision: CodeRevision): TransactItem {
+  private revisionItem(kind: UserCodeKind, workspaceId: string, revision: UserCodeRevision): TransactItem {
     return this.putNew({
       ...keys.revision(kind, workspaceId, revision.id, revision.versionId),
       ...keys.versionLookup(workspaceId, revision.versionId),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { SchemaRepository } from '../../persistence/schema-repository';
+import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
 import { NotFoundError } from '../errors';
 import { SchemaGovernance, modelView } from './governance-service';
 import type { EventModel, EventVersion, Metadata } from './schemas';
@@ -14,7 +14,7 @@ export class WorkspaceSchemas {
   private readonly governance: SchemaGovernance;
 
   constructor(
-    private readonly repository: SchemaRepository,
+    private readonly repository: EventSchemaRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'findWriteKey'>,
   ) {
     this.governance = new SchemaGovernance(repository, catalog);

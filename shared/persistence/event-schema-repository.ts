@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, queryPrefix, type Store } from './store';
+import { isConditionFailure, queryAll, queryPrefix, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D). Each has a summary item (what the API lists) and a sketch item (the
@@ -83,9 +83,9 @@ const strip = <T>(item: Record<string, unknown>): T => {
 };
 const stored = (schema: Record<string, string>) => JSON.stringify(schema);
 
-export class SchemaRepository {
+export class EventSchemaRepository {
   constructor(
-    private readonly store: Store,
+    private readonly store: TableClient,
     private readonly limits: { modelsPerSource: number; versionsPerModel: number } = SCHEMA_LIMITS,
   ) {}
 

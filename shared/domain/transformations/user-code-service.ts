@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { newId, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { CodeHead, CodeKind, CodeRepository, CodeRevision, ConnectionChange } from '../../persistence/code-repository';
+import type { UserCodeHead, UserCodeKind, UserCodeRepository, UserCodeRevision, ConnectionChange } from '../../persistence/user-code-repository';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
@@ -19,9 +19,9 @@ import type { PublishService } from './publish';
 
 /** How often an update re-reads the head after losing a race with a concurrent update. */
 const MAX_ATTEMPTS = 25;
-const LABEL: Record<CodeKind, string> = { transformation: 'transformation', library: 'library' };
+const LABEL: Record<UserCodeKind, string> = { transformation: 'transformation', library: 'library' };
 
-const transformationVersion = (r: CodeRevision): TransformationVersion => ({
+const transformationVersion = (r: UserCodeRevision): TransformationVersion => ({
   id: r.id,
   versionId: r.versionId,
   name: r.name,
@@ -34,7 +34,7 @@ const transformationVersion = (r: CodeRevision): TransformationVersion => ({
   updatedAt: r.updatedAt,
 });
 
-const libraryVersion = (r: CodeRevision): LibraryVersion => ({
+const libraryVersion = (r: UserCodeRevision): LibraryVersion => ({
   id: r.id,
   versionId: r.versionId,
   name: r.name,
@@ -47,10 +47,10 @@ const libraryVersion = (r: CodeRevision): LibraryVersion => ({
 });
 
 type Publish = { publish: boolean };
-type Content = Omit<CodeRevision, 'id' | 'versionId' | 'createdAt' | 'updatedAt'>;
+type Content = Omit<UserCodeRevision, 'id' | 'versionId' | 'createdAt' | 'updatedAt'>;
 
 /** A new revision of `id` holding `content`, stamped now. */
-function revisionOf(id: string, content: Content): CodeRevision {
+function revisionOf(id: string, content: Content): UserCodeRevision {
   const at = now();
   return { id, versionId: newId(), ...content, createdAt: at, updatedAt: at };
 }
@@ -59,9 +59,9 @@ function revisionOf(id: string, content: Content): CodeRevision {
  * Transformations and libraries: every change is a new immutable revision; publishing (on create, on
  * update, or through the publish operation) moves the published pointer after the code passed its tests.
  */
-export class CodeService {
+export class UserCodeService {
   constructor(
-    private readonly code: CodeRepository,
+    private readonly code: UserCodeRepository,
     private readonly catalog: CatalogRepository,
     private readonly publishing: PublishService,
   ) {}
@@ -96,7 +96,7 @@ export class CodeService {
       language: input.language,
       imports: importedModules(input.code),
     });
-    const head: CodeHead = {
+    const head: UserCodeHead = {
       ...revision,
       workspaceId,
       publishedVersionId: input.publish ? revision.versionId : null,
@@ -130,7 +130,7 @@ export class CodeService {
         language: input.language ?? current.language,
         imports: importedModules(code),
       });
-      const head: CodeHead = {
+      const head: UserCodeHead = {
         ...current,
         ...revision,
         createdAt: current.createdAt,
@@ -200,7 +200,7 @@ export class CodeService {
       language: input.language,
       importName,
     });
-    const head: CodeHead = {
+    const head: UserCodeHead = {
       ...revision,
       workspaceId,
       publishedVersionId: input.publish ? revision.versionId : null,
@@ -224,7 +224,7 @@ export class CodeService {
         language: input.language ?? current.language,
         importName: current.importName,
       });
-      const head: CodeHead = {
+      const head: UserCodeHead = {
         ...current,
         ...revision,
         createdAt: current.createdAt,
@@ -269,20 +269,20 @@ export class CodeService {
 
   // --- helpers -------------------------------------------------------------------------------------------
 
-  private async head(kind: CodeKind, workspaceId: string, id: string): Promise<CodeHead> {
+  private async head(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead> {
     const head = await this.code.getHead(kind, workspaceId, id);
     if (!head) throw NotFoundError.of(LABEL[kind], id);
     return head;
   }
 
-  private async revision(kind: CodeKind, workspaceId: string, id: string, versionId: string): Promise<CodeRevision> {
+  private async revision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision> {
     await this.head(kind, workspaceId, id);
     const revision = await this.code.getRevision(kind, workspaceId, id, versionId);
     if (!revision) throw new NotFoundError(`version ${versionId} of ${LABEL[kind]} ${id} not found`);
     return revision;
   }
 
-  private transformationOf(head: CodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
+  private transformationOf(head: UserCodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
     return {
       ...transformationVersion(head),
       workspaceId: head.workspaceId,
@@ -310,7 +310,7 @@ export class CodeService {
   }
 }
 
-function libraryOf(head: CodeHead): Library {
+function libraryOf(head: UserCodeHead): Library {
   return {
     ...libraryVersion(head),
     workspaceId: head.workspaceId,

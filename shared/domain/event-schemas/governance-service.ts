@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { ModelSummary, SchemaRepository, VersionSummary } from '../../persistence/schema-repository';
+import type { ModelSummary, EventSchemaRepository, VersionSummary } from '../../persistence/event-schema-repository';
 import { couldBeWriteKey } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
@@ -37,7 +37,7 @@ export const versionView = (v: VersionSummary): z.input<typeof EventVersion> => 
  */
 export class SchemaGovernance {
   constructor(
-    private readonly repository: SchemaRepository,
+    private readonly repository: EventSchemaRepository,
     private readonly catalog: Pick<CatalogRepository, 'findWriteKey'>,
   ) {}
 
