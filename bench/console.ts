@@ -14,18 +14,36 @@ const TOKEN = 'weir_console-bench-token-0123456789abcdefghijklmnop';
 async function main() {
   const home = mkdtempSync(path.join(tmpdir(), 'weir-console-bench-'));
   const [control, data, site] = [await freePort(), await freePort(), await freePort()];
-  const env = { ...process.env, WEIR_HOME: home, WEIR_IN_MEMORY: '1', WEIR_BOOTSTRAP_EMAIL: 'bench@weir.test', WEIR_BOOTSTRAP_TOKEN: TOKEN, PORT: String(control), DATA_PLANE_PORT: String(data), CONSOLE_PORT: String(site) };
+  const env = {
+    ...process.env,
+    WEIR_HOME: home,
+    WEIR_IN_MEMORY: '1',
+    WEIR_BOOTSTRAP_EMAIL: 'bench@weir.test',
+    WEIR_BOOTSTRAP_TOKEN: TOKEN,
+    PORT: String(control),
+    DATA_PLANE_PORT: String(data),
+    CONSOLE_PORT: String(site),
+  };
   const child = spawn('npm', ['start'], { env, detached: true, stdio: 'ignore' });
   const controlUrl = `http://127.0.0.1:${control}`;
   const browser = await launch();
   try {
     const deadline = Date.now() + 60_000;
-    while (!(await fetch(`${controlUrl}/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${controlUrl}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline) throw new Error('npm start did not answer within 60 s');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     for (let i = 0; i < 5; i++) {
-      await fetch(`${controlUrl}/v2/sources`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: `Source ${i}` }) });
+      await fetch(`${controlUrl}/v2/sources`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `Source ${i}` }),
+      });
     }
     const times: number[] = [];
     for (let run = 0; run < RUNS; run++) {

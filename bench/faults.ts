@@ -23,7 +23,10 @@ async function main() {
     ['lost at destination a / b', `${report.lost.a} / ${report.lost.b}`],
     ['sent twice after a recorded 2xx', report.sentTwiceAfterRecorded],
     ['sent twice across a SIGKILL (answer not recorded)', report.sentTwiceAcrossKill],
-    ...Object.entries(report.counters).map(([name, c]) => [`counters ${name}: delivered / received 2xx / retrying / aborted`, `${c.delivered} / ${c.received} / ${c.retrying} / ${c.aborted}${c.negative ? ' (negative!)' : ''}`]),
+    ...Object.entries(report.counters).map(([name, c]) => [
+      `counters ${name}: delivered / received 2xx / retrying / aborted`,
+      `${c.delivered} / ${c.received} / ${c.retrying} / ${c.aborted}${c.negative ? ' (negative!)' : ''}`,
+    ]),
     ['healthy p95 same workspace, before / during a hang (ms)', report.p95.sameWorkspace.join(' / ')],
     ['healthy p95 other workspace, before / during a hang (ms)', report.p95.otherWorkspace.join(' / ')],
     ['left running after the final stop', report.leftRunning.length],

@@ -66,15 +66,22 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
 
-  const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' }, schedulerIntervalMs: 1000 });
+  const rt = await startLocalRuntime({
+    controlPort: 0,
+    dataPort: 0,
+    admin: { user: 'bench', password: 'bench-password' },
+    schedulerIntervalMs: 1000,
+  });
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
   const store = createTableClient({ client, table: rt.tableName });
   try {
     const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
     const control = (method: string, path: string, body: unknown) =>
-      fetch(`${rt.controlUrl}${path}`, { method, headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(
-        (r) => r.json() as Promise<Record<string, Record<string, string>>>,
-      );
+      fetch(`${rt.controlUrl}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, Record<string, string>>>);
     const unconnected = (await control('POST', '/v2/sources', { name: 'throughput' })).source!;
     const auth = `Basic ${Buffer.from(`${unconnected.writeKey}:`).toString('base64')}`;
     const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify({ batch: makeBatch(i) }));
@@ -82,7 +89,11 @@ async function main(): Promise<void> {
 
     // Warm both paths, then measure them one after the other in this process.
     const ingest = async (seed: number) => {
-      const res = await fetch(`${rt.dataUrl}/v1/batch`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: bodies[seed % 64] });
+      const res = await fetch(`${rt.dataUrl}/v1/batch`, {
+        method: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        body: bodies[seed % 64],
+      });
       if (res.status !== 200) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
@@ -101,7 +112,8 @@ async function main(): Promise<void> {
 
     // Latency: one event per request, at a steady pace, to a connected webhook.
     const source = (await control('POST', '/v2/sources', { name: 'latency' })).source!;
-    const destination = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: hookUrl } })).destination!;
+    const destination = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: hookUrl } }))
+      .destination!;
     await control('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
     const sourceAuth = `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`;
     const sentAt = new Map<string, number>();
@@ -117,13 +129,18 @@ async function main(): Promise<void> {
     }
     const deadline = Date.now() + 20_000;
     while (received.size < sentAt.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const latencies = [...sentAt].filter(([id]) => received.has(id)).map(([id, at]) => received.get(id)! - at).sort((a, b) => a - b);
+    const latencies = [...sentAt]
+      .filter(([id]) => received.has(id))
+      .map(([id, at]) => received.get(id)! - at)
+      .sort((a, b) => a - b);
 
     console.log(`\nData plane (${CONCURRENCY} concurrent clients, batches of ${BATCH} events, ${BUDGET_MS} ms each)`);
     console.log(`  ingestion over HTTP:        ${Math.round(ingestRate).toLocaleString('en-US')} events/s`);
     console.log(`  raw DynamoDB Local writes:  ${Math.round(rawRate).toLocaleString('en-US')} events/s (same events, same packing)`);
     console.log(`ingestion/raw-store ratio: ${(ingestRate / rawRate).toFixed(2)}`);
-    console.log(`  ingest→destination latency: p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms (${latencies.length}/${sentAt.size} delivered; the local stream poller polls every 200 ms)`);
+    console.log(
+      `  ingest→destination latency: p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms (${latencies.length}/${sentAt.size} delivered; the local stream poller polls every 200 ms)`,
+    );
   } finally {
     client.destroy();
     await rt.stop();

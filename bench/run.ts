@@ -73,7 +73,11 @@ function makeEvents(count: number, seed = 7): SandboxEvent[] {
         os: { name: 'iOS', version: '17.5.1' },
         screen: { width: 1170, height: 2532, density: 3 },
         network: { wifi: i % 2 === 0, carrier: 'Example Mobile', cellular: i % 2 === 1 },
-        traits: { plan: 'pro', company: { name: 'Example Corp', industry: 'Retail', employees: 250 }, address: { city: 'Berlin', country: 'DE', postalCode: '10115' } },
+        traits: {
+          plan: 'pro',
+          company: { name: 'Example Corp', industry: 'Retail', employees: 250 },
+          address: { city: 'Berlin', country: 'DE', postalCode: '10115' },
+        },
       },
       integrations: { All: true, Amplitude: { session_id: 1700000000 + i }, 'Google Analytics': false },
       sentAt: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
@@ -94,7 +98,12 @@ function makeEvents(count: number, seed = 7): SandboxEvent[] {
         ShippingMethod: 'ground',
       };
     } else if (type === 'identify') {
-      message.traits = { name: `Person ${i}`, plan: 'pro', createdAt: '2025-03-01T00:00:00.000Z', ...(r() < 0.5 ? { email: ` Person.${i}+tag@Example.com ` } : {}) };
+      message.traits = {
+        name: `Person ${i}`,
+        plan: 'pro',
+        createdAt: '2025-03-01T00:00:00.000Z',
+        ...(r() < 0.5 ? { email: ` Person.${i}+tag@Example.com ` } : {}),
+      };
     } else {
       message.name = `Screen ${i % 11}`;
       message.properties = { Path: `/p/${i}`, Title: 'Some page', Url: `https://www.example.com/p/${i}`, Search: '', Referrer: '' };
@@ -216,7 +225,9 @@ async function main(): Promise<void> {
   console.log(`workload: ${events.length} events, ${fmt(eventBytes / 1024, 2)} KB JSON each (message only)\n`);
 
   // Start and warm every worker of the pool before measuring.
-  await Promise.all(Array.from({ length: cores }, () => runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 10) })));
+  await Promise.all(
+    Array.from({ length: cores }, () => runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 10) })),
+  );
   for (let i = 0; i < 200; i++) await runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 1) });
 
   const one = events.slice(0, 1);

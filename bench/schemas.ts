@@ -3,7 +3,14 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { applyTo, groupByModel, groupByVersion, SchemaCapture, type AcceptedRecord, type Observation } from '../shared/domain/event-schemas/capture-service';
+import {
+  applyTo,
+  groupByModel,
+  groupByVersion,
+  SchemaCapture,
+  type AcceptedRecord,
+  type Observation,
+} from '../shared/domain/event-schemas/capture-service';
 import { flatten } from '../shared/domain/event-schemas/flatten';
 import { Sketch } from '../shared/domain/event-schemas/sketch';
 import { CatalogRepository } from '../shared/persistence/catalog-repository';
@@ -18,10 +25,24 @@ import { shutdownSandbox } from '../shared/sandbox';
 // DynamoDB Local, and how soon an ingested batch shows in the data governance API.
 
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS) || 3000;
-const NAMES = ['Product Viewed', 'Product Added', 'Cart Viewed', 'Checkout Started', 'Order Completed', 'Product List Viewed', 'Promotion Clicked', 'Coupon Applied', 'Signed Up', 'Products Searched'];
+const NAMES = [
+  'Product Viewed',
+  'Product Added',
+  'Cart Viewed',
+  'Checkout Started',
+  'Order Completed',
+  'Product List Viewed',
+  'Promotion Clicked',
+  'Coupon Applied',
+  'Signed Up',
+  'Products Searched',
+];
 
 /** Deterministic pseudo-random numbers, so every run measures the same events. */
-const rng = (seed: number, s = seed >>> 0) => () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+const rng =
+  (seed: number, s = seed >>> 0) =>
+  () =>
+    (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 
 /** An event as the data plane stores it (receivedAt, request_ip, weirId added): ~40 flattened keys for a track. */
 function makeEvent(r: () => number, n: number, receivedAt: string, name?: string): Record<string, unknown> {
@@ -39,7 +60,12 @@ function makeEvent(r: () => number, n: number, receivedAt: string, name?: string
     context: {
       library: { name: 'analytics-ios', version: pick(['4.1.0', '4.1.2']) },
       app: { name: 'Shop', version: pick(['4.12.1', '4.13.0']), build: pick(['4121', '4130']), namespace: 'com.example.shop' },
-      device: { id: `dev-${Math.floor(r() * 1e12).toString(36)}`, manufacturer: 'Apple', model: pick(['iPhone14,2', 'iPhone15,3', 'iPad13,1']), type: 'ios' },
+      device: {
+        id: `dev-${Math.floor(r() * 1e12).toString(36)}`,
+        manufacturer: 'Apple',
+        model: pick(['iPhone14,2', 'iPhone15,3', 'iPad13,1']),
+        type: 'ios',
+      },
       os: { name: 'iOS', version: pick(['17.5.1', '17.6', '18.0']) },
       screen: { width: 1170, height: 2532, density: 3 },
       locale: pick(['en-US', 'de-DE', 'fr-FR']),
@@ -52,13 +78,28 @@ function makeEvent(r: () => number, n: number, receivedAt: string, name?: string
   };
   if (event.type === 'track') {
     event.event = name ?? NAMES[Math.floor(NAMES.length * r() ** 2)]; // skewed, as real event names are
-    const products = Array.from({ length: 2 + Math.floor(r() * 2) }, () => ({ product_id: `p-${Math.floor(r() * 500)}`, name: `Item ${Math.floor(r() * 50)}`, price: Math.round(r() * 10_000) / 100 }));
-    event.properties = { category: pick(['shoes', 'shirts', 'bags', 'hats', 'socks', 'coats']), currency: pick(['EUR', 'USD']), revenue: Math.round(r() * 50_000) / 100, quantity: 1 + Math.floor(r() * 4), products };
+    const products = Array.from({ length: 2 + Math.floor(r() * 2) }, () => ({
+      product_id: `p-${Math.floor(r() * 500)}`,
+      name: `Item ${Math.floor(r() * 50)}`,
+      price: Math.round(r() * 10_000) / 100,
+    }));
+    event.properties = {
+      category: pick(['shoes', 'shirts', 'bags', 'hats', 'socks', 'coats']),
+      currency: pick(['EUR', 'USD']),
+      revenue: Math.round(r() * 50_000) / 100,
+      quantity: 1 + Math.floor(r() * 4),
+      products,
+    };
   } else if (event.type === 'identify') {
     event.traits = { email: `person${n}@example.com`, plan: pick(['free', 'pro', 'team']), createdAt: at };
   } else {
     event.name = pick(['Home', 'Product', 'Cart']);
-    event.properties = { path: `/p/${n % 300}`, url: `https://shop.example.com/p/${n % 300}`, title: 'Shop', referrer: 'https://www.example.com/' };
+    event.properties = {
+      path: `/p/${n % 300}`,
+      url: `https://shop.example.com/p/${n % 300}`,
+      title: 'Shop',
+      referrer: 'https://www.example.com/',
+    };
   }
   return event;
 }
@@ -132,13 +173,25 @@ function sectionCpu(): void {
   console.log(`\n1. In-process CPU, one core (batches of 100 events, ~${keys} flattened keys per track, ${BUDGET_MS} ms each)`);
   console.log(`  gunzip + JSON.parse (unpackEvents):          ${fmt(base.rate)} events/s`);
   console.log(`  + flatten, observe, decode/encode sketches:  ${fmt(capture.rate)} events/s`);
-  console.log(`schema capture (CPU): ${fmt(capture.rate)} events/s per core, ${(base.rate / capture.rate).toFixed(1)}x the cost of unpacking`);
-  console.log(`  of capture's time: sketch decode and observe ${pct(cpu.ms.decode, capture.ms)}, encode ${pct(cpu.ms.encode, capture.ms)}; ${(cpu.touched / capture.batches).toFixed(1)} sketches touched per batch`);
-  console.log(`  stream batch of 20 records × 100 events: ${fmt(bigCapture.rate)} events/s, ${(base.rate / bigCapture.rate).toFixed(1)}x unpacking (${(big.touched / bigCapture.batches).toFixed(1)} sketches per batch, decode+encode ${pct(big.ms.decode + big.ms.encode, bigCapture.ms)})`);
-  console.log(`  largest model after 10k events (${JSON.parse(largestKey).join(' ')}, ${fmt(totals.get(largestKey)!)} events): sketch ${kb(largest.length)} gzipped (${kb(json.length)} as JSON), ${versions.length} versions of ${kb(Math.min(...versions))}–${kb(Math.max(...versions))}`);
+  console.log(
+    `schema capture (CPU): ${fmt(capture.rate)} events/s per core, ${(base.rate / capture.rate).toFixed(1)}x the cost of unpacking`,
+  );
+  console.log(
+    `  of capture's time: sketch decode and observe ${pct(cpu.ms.decode, capture.ms)}, encode ${pct(cpu.ms.encode, capture.ms)}; ${(cpu.touched / capture.batches).toFixed(1)} sketches touched per batch`,
+  );
+  console.log(
+    `  stream batch of 20 records × 100 events: ${fmt(bigCapture.rate)} events/s, ${(base.rate / bigCapture.rate).toFixed(1)}x unpacking (${(big.touched / bigCapture.batches).toFixed(1)} sketches per batch, decode+encode ${pct(big.ms.decode + big.ms.encode, bigCapture.ms)})`,
+  );
+  console.log(
+    `  largest model after 10k events (${JSON.parse(largestKey).join(' ')}, ${fmt(totals.get(largestKey)!)} events): sketch ${kb(largest.length)} gzipped (${kb(json.length)} as JSON), ${versions.length} versions of ${kb(Math.min(...versions))}–${kb(Math.max(...versions))}`,
+  );
   const ingestKb = packed.reduce((sum, p) => sum + p.length, 0) / packed.length / 1024;
-  console.log(`  → each sketch write ≈ ${Math.ceil(largest.length / 1024)} WCU for the model, up to ${Math.ceil(Math.max(...versions) / 1024)} for a version (1 WCU per KB; the ingest item of 100 events is ${ingestKb.toFixed(1)} KB);`);
-  console.log(`    ${pct(largest.length - withoutValues, largest.length)} of the model's sketch is frequent-value candidates (200 per key, also for ids and timestamps)`);
+  console.log(
+    `  → each sketch write ≈ ${Math.ceil(largest.length / 1024)} WCU for the model, up to ${Math.ceil(Math.max(...versions) / 1024)} for a version (1 WCU per KB; the ingest item of 100 events is ${ingestKb.toFixed(1)} KB);`,
+  );
+  console.log(
+    `    ${pct(largest.length - withoutValues, largest.length)} of the model's sketch is frequent-value candidates (200 per key, also for ids and timestamps)`,
+  );
 }
 
 type Capacity = { CapacityUnits?: number };
@@ -173,7 +226,9 @@ async function sectionDynamo(store: TableClient, workspaceId: string, sourceId: 
   // Warm up: creates the models and versions (creating costs extra requests, once per model or version).
   for (let i = 0; i < 3; i++) await capture.capture(batchOf(100));
   console.log(`\n2. SchemaCapture.capture on DynamoDB Local (one consumer, records of 20 events, ${BUDGET_MS} ms each)`);
-  console.log('  records/batch  events/batch     events/s   requests/batch  requests/event   WCU/batch  WCU/event   RCU/batch   (capacity units as DynamoDB Local reports them)');
+  console.log(
+    '  records/batch  events/batch     events/s   requests/batch  requests/event   WCU/batch  WCU/event   RCU/batch   (capacity units as DynamoDB Local reports them)',
+  );
   const byCommand: string[] = [];
   for (const records of [5, 100]) {
     tally.requests.clear();
@@ -189,8 +244,12 @@ async function sectionDynamo(store: TableClient, workspaceId: string, sourceId: 
     const events = batches * records * 20;
     const requests = [...tally.requests.values()].reduce((sum, c) => sum + c.n, 0);
     const col = (value: string, width: number) => value.padStart(width);
-    console.log(`  ${col(String(records), 13)}  ${col(fmt(records * 20), 12)}  ${col(fmt(events / (ms / 1000)), 11)}  ${col((requests / batches).toFixed(1), 15)}  ${col((requests / events).toFixed(3), 14)}  ${col(fmt(tally.wcu / batches), 10)}  ${col((tally.wcu / events).toFixed(2), 9)}  ${col(fmt(tally.rcu / batches), 10)}`);
-    byCommand.push(`  ${records} records: ${[...tally.requests].map(([name, c]) => `${name} ${(c.n / batches).toFixed(1)} (${(c.ms / c.n).toFixed(1)} ms each)`).join(', ')}`);
+    console.log(
+      `  ${col(String(records), 13)}  ${col(fmt(records * 20), 12)}  ${col(fmt(events / (ms / 1000)), 11)}  ${col((requests / batches).toFixed(1), 15)}  ${col((requests / events).toFixed(3), 14)}  ${col(fmt(tally.wcu / batches), 10)}  ${col((tally.wcu / events).toFixed(2), 9)}  ${col(fmt(tally.rcu / batches), 10)}`,
+    );
+    byCommand.push(
+      `  ${records} records: ${[...tally.requests].map(([name, c]) => `${name} ${(c.n / batches).toFixed(1)} (${(c.ms / c.n).toFixed(1)} ms each)`).join(', ')}`,
+    );
   }
   console.log(`  requests per batch by command, with their mean latency (4 in flight):\n${byCommand.join('\n')}`);
   console.log('  requests per batch follow the models and versions touched, not the events: 20x the events, about the same requests');
@@ -201,12 +260,18 @@ async function sectionVisibility(dataUrl: string, writeKey: string, admin: strin
   const samples: number[] = [];
   for (let i = 0; i < 20; i++) {
     const body = JSON.stringify({ batch: makeEvents(50_000 + i, 20, 'Visibility Probe') });
-    const res = await fetch(`${dataUrl}/v1/batch`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body });
+    const res = await fetch(`${dataUrl}/v1/batch`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body,
+    });
     if (res.status !== 200) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
     const answered = performance.now();
     for (;;) {
-      const listing = await fetch(`${dataUrl}/schemas/event-models?WriteKey=${encodeURIComponent(writeKey)}`, { headers: { Authorization: admin } });
+      const listing = await fetch(`${dataUrl}/schemas/event-models?WriteKey=${encodeURIComponent(writeKey)}`, {
+        headers: { Authorization: admin },
+      });
       if (listing.status !== 200) throw new Error(`event-models answered ${listing.status}: ${await listing.text()}`);
       const models = (await listing.json()) as { EventIdentifier: string; TotalCount: number }[];
       if ((models.find((m) => m.EventIdentifier === 'Visibility Probe')?.TotalCount ?? 0) >= 20 * (i + 1)) break;
@@ -217,13 +282,19 @@ async function sectionVisibility(dataUrl: string, writeKey: string, admin: strin
     await sleep(Math.random() * 200); // land at different points of the stream poller's cycle
   }
   const sorted = samples.sort((a, b) => a - b);
-  console.log(`\n3. Visibility on the local runtime (POST /v1/batch of 20 events, then GET /schemas/event-models every 20 ms; ${sorted.length} batches)`);
-  console.log(`  ingestion answer → counted in TotalCount: p50 ${fmt(percentile(sorted, 0.5))} ms, p95 ${fmt(percentile(sorted, 0.95))} ms, max ${fmt(sorted.at(-1)!)} ms (target: within 5,000 ms; the local poller polls every 200 ms)`);
+  console.log(
+    `\n3. Visibility on the local runtime (POST /v1/batch of 20 events, then GET /schemas/event-models every 20 ms; ${sorted.length} batches)`,
+  );
+  console.log(
+    `  ingestion answer → counted in TotalCount: p50 ${fmt(percentile(sorted, 0.5))} ms, p95 ${fmt(percentile(sorted, 0.95))} ms, max ${fmt(sorted.at(-1)!)} ms (target: within 5,000 ms; the local poller polls every 200 ms)`,
+  );
 }
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  console.log(`Weir schema capture benchmark — node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu'}`);
+  console.log(
+    `Weir schema capture benchmark — node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu'}`,
+  );
   sectionCpu();
 
   const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' } });
@@ -232,11 +303,19 @@ async function main(): Promise<void> {
   try {
     const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
     const newSource = async (name: string) => {
-      const res = await fetch(`${rt.controlUrl}/v2/sources`, { method: 'POST', headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
+      const res = await fetch(`${rt.controlUrl}/v2/sources`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
       return ((await res.json()) as { source: { id: string; writeKey: string } }).source;
     };
     await sectionDynamo(store, ws.workspaceId, (await newSource('capture')).id);
-    await sectionVisibility(rt.dataUrl, (await newSource('visibility')).writeKey, `Basic ${Buffer.from('bench:bench-password').toString('base64')}`);
+    await sectionVisibility(
+      rt.dataUrl,
+      (await newSource('visibility')).writeKey,
+      `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
+    );
   } finally {
     client.destroy();
     await rt.stop();

@@ -40,37 +40,87 @@ export function servicesOver(store: TableClient) {
     return made.get(name) as T;
   };
   const repositories = {
-    get catalog() { return once('catalogRepository', () => new CatalogRepository(store)); },
-    get code() { return once('codeRepository', () => new UserCodeRepository(store)); },
-    get credentials() { return once('credentialRepository', () => new CredentialRepository(store)); },
-    get deletionJobs() { return once('deletionJobRepository', () => new DeletionJobRepository(store)); },
-    get deliveries() { return once('deliveryRepository', () => new DeliveryRepository(store)); },
-    get ingest() { return once('ingestRepository', () => new IngestRepository(store)); },
-    get parkedRecords() { return once('parkedRecordRepository', () => new ParkedRecordRepository(store)); },
-    get regulations() { return once('regulationRepository', () => new RegulationRepository(store)); },
-    get schemas() { return once('schemaRepository', () => new EventSchemaRepository(store)); },
-    get workspaces() { return once('workspaceRepository', () => new WorkspaceRepository(store)); },
+    get catalog() {
+      return once('catalogRepository', () => new CatalogRepository(store));
+    },
+    get code() {
+      return once('codeRepository', () => new UserCodeRepository(store));
+    },
+    get credentials() {
+      return once('credentialRepository', () => new CredentialRepository(store));
+    },
+    get deletionJobs() {
+      return once('deletionJobRepository', () => new DeletionJobRepository(store));
+    },
+    get deliveries() {
+      return once('deliveryRepository', () => new DeliveryRepository(store));
+    },
+    get ingest() {
+      return once('ingestRepository', () => new IngestRepository(store));
+    },
+    get parkedRecords() {
+      return once('parkedRecordRepository', () => new ParkedRecordRepository(store));
+    },
+    get regulations() {
+      return once('regulationRepository', () => new RegulationRepository(store));
+    },
+    get schemas() {
+      return once('schemaRepository', () => new EventSchemaRepository(store));
+    },
+    get workspaces() {
+      return once('workspaceRepository', () => new WorkspaceRepository(store));
+    },
   };
   const r = repositories;
   return {
     repositories,
-    get catalog() { return once('catalog', () => new CatalogService(r.catalog)); },
-    get credentials() { return once('credentials', () => new CredentialService(r.credentials)); },
-    get publishing() { return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials))); },
-    get code() { return once('code', () => new UserCodeService(r.code, r.catalog, this.publishing)); },
-    get pipelineTests() { return once('pipelineTests', () => new PipelineTestService(r.catalog, r.code, this.credentials)); },
-    get suppression() { return once('suppression', () => new SuppressionIndex(r.regulations)); },
-    get regulations() { return once('regulations', () => new RegulationService(r.regulations, r.deletionJobs, r.catalog)); },
-    get deletions() { return once('deletions', () => new DeletionRunner(r.regulations, r.deletionJobs, r.catalog)); },
+    get catalog() {
+      return once('catalog', () => new CatalogService(r.catalog));
+    },
+    get credentials() {
+      return once('credentials', () => new CredentialService(r.credentials));
+    },
+    get publishing() {
+      return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials)));
+    },
+    get code() {
+      return once('code', () => new UserCodeService(r.code, r.catalog, this.publishing));
+    },
+    get pipelineTests() {
+      return once('pipelineTests', () => new PipelineTestService(r.catalog, r.code, this.credentials));
+    },
+    get suppression() {
+      return once('suppression', () => new SuppressionIndex(r.regulations));
+    },
+    get regulations() {
+      return once('regulations', () => new RegulationService(r.regulations, r.deletionJobs, r.catalog));
+    },
+    get deletions() {
+      return once('deletions', () => new DeletionRunner(r.regulations, r.deletionJobs, r.catalog));
+    },
     /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
     forgetInSchemas: (regulation: Regulation) => forgetUser(r.schemas, r.catalog, regulation.workspaceId, regulation.attributes),
-    get ingestion() { return once('ingestion', () => new IngestService(r.catalog, this.suppression, r.ingest)); },
-    get delivery() { return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, this.credentials)); },
-    get monitoring() { return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression)); },
-    get capture() { return once('capture', () => new SchemaCapture(r.schemas, r.catalog)); },
-    get governance() { return once('governance', () => new SchemaGovernance(r.schemas, r.catalog)); },
-    get workspaceSchemas() { return once('workspaceSchemas', () => new WorkspaceSchemas(r.schemas, r.catalog)); },
-    get parkedRecords() { return once('parkedRecords', () => new ParkedRecords(r.parkedRecords)); },
+    get ingestion() {
+      return once('ingestion', () => new IngestService(r.catalog, this.suppression, r.ingest));
+    },
+    get delivery() {
+      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, this.credentials));
+    },
+    get monitoring() {
+      return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression));
+    },
+    get capture() {
+      return once('capture', () => new SchemaCapture(r.schemas, r.catalog));
+    },
+    get governance() {
+      return once('governance', () => new SchemaGovernance(r.schemas, r.catalog));
+    },
+    get workspaceSchemas() {
+      return once('workspaceSchemas', () => new WorkspaceSchemas(r.schemas, r.catalog));
+    },
+    get parkedRecords() {
+      return once('parkedRecords', () => new ParkedRecords(r.parkedRecords));
+    },
   };
 }
 

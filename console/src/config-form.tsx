@@ -7,7 +7,8 @@ import type { DestinationField } from '../../shared/destinations/registry';
  */
 export type FormValues = Record<string, string>;
 
-const pairsText = (value: unknown) => (Array.isArray(value) ? value.map((p: { from?: string; to?: string }) => `${p.from ?? ''}: ${p.to ?? ''}`).join('\n') : '');
+const pairsText = (value: unknown) =>
+  Array.isArray(value) ? value.map((p: { from?: string; to?: string }) => `${p.from ?? ''}: ${p.to ?? ''}`).join('\n') : '';
 
 /** A stored configuration as form text. */
 export function valuesOf(fields: DestinationField[], config: Record<string, unknown>): FormValues {
@@ -47,7 +48,17 @@ export function configOf(fields: DestinationField[], values: FormValues): Record
   return config;
 }
 
-export function ConfigFields({ fields, values, onChange, idPrefix }: { fields: DestinationField[]; values: FormValues; onChange: (values: FormValues) => void; idPrefix: string }) {
+export function ConfigFields({
+  fields,
+  values,
+  onChange,
+  idPrefix,
+}: {
+  fields: DestinationField[];
+  values: FormValues;
+  onChange: (values: FormValues) => void;
+  idPrefix: string;
+}) {
   const set = (name: string, value: string) => onChange({ ...values, [name]: value });
   return (
     <>
@@ -59,7 +70,15 @@ export function ConfigFields({ fields, values, onChange, idPrefix }: { fields: D
         const common = { id, 'aria-describedby': help, 'aria-required': field.required };
         let input;
         if (field.type === 'boolean') {
-          input = <input type="checkbox" id={id} aria-describedby={help} checked={value === 'true'} onChange={(e) => set(field.name, String(e.currentTarget.checked))} />;
+          input = (
+            <input
+              type="checkbox"
+              id={id}
+              aria-describedby={help}
+              checked={value === 'true'}
+              onChange={(e) => set(field.name, String(e.currentTarget.checked))}
+            />
+          );
         } else if (field.type === 'enum') {
           input = (
             <select {...common} value={value} onChange={(e) => set(field.name, e.currentTarget.value)}>
@@ -70,7 +89,15 @@ export function ConfigFields({ fields, values, onChange, idPrefix }: { fields: D
             </select>
           );
         } else if (field.type === 'pairs' || field.type === 'json') {
-          input = <textarea {...common} rows={3} value={value} placeholder={field.type === 'pairs' ? 'name: value, one a line' : 'JSON'} onInput={(e) => set(field.name, e.currentTarget.value)} />;
+          input = (
+            <textarea
+              {...common}
+              rows={3}
+              value={value}
+              placeholder={field.type === 'pairs' ? 'name: value, one a line' : 'JSON'}
+              onInput={(e) => set(field.name, e.currentTarget.value)}
+            />
+          );
         } else {
           const type = (field.type === 'url' ? 'url' : field.type === 'string' ? 'text' : 'number') as 'text';
           input = <input {...common} type={type} value={value} onInput={(e) => set(field.name, e.currentTarget.value)} />;

@@ -14,19 +14,21 @@ export function CodeEditor({ value, onChange, label }: { value: string; onChange
 
   useEffect(() => {
     let disposed = false;
-    void Promise.all([import('codemirror'), import('@codemirror/lang-javascript'), import('@codemirror/view')]).then(([{ basicSetup, EditorView }, { javascript }, viewModule]) => {
-      if (disposed || !box.current) return;
-      view.current = new EditorView({
-        doc: value,
-        parent: box.current,
-        extensions: [
-          basicSetup,
-          javascript(),
-          viewModule.EditorView.contentAttributes.of({ 'aria-label': label }),
-          EditorView.updateListener.of((update) => update.docChanged && changed.current(update.state.doc.toString())),
-        ],
-      });
-    });
+    void Promise.all([import('codemirror'), import('@codemirror/lang-javascript'), import('@codemirror/view')]).then(
+      ([{ basicSetup, EditorView }, { javascript }, viewModule]) => {
+        if (disposed || !box.current) return;
+        view.current = new EditorView({
+          doc: value,
+          parent: box.current,
+          extensions: [
+            basicSetup,
+            javascript(),
+            viewModule.EditorView.contentAttributes.of({ 'aria-label': label }),
+            EditorView.updateListener.of((update) => update.docChanged && changed.current(update.state.doc.toString())),
+          ],
+        });
+      },
+    );
     return () => {
       disposed = true;
       view.current?.destroy();
@@ -36,7 +38,8 @@ export function CodeEditor({ value, onChange, label }: { value: string; onChange
 
   useEffect(() => {
     const current = view.current;
-    if (current && current.state.doc.toString() !== value) current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
+    if (current && current.state.doc.toString() !== value)
+      current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
   }, [value]);
 
   return <div class="editor" ref={box} data-testid="code-editor" />;

@@ -12,12 +12,16 @@ const parked = repositories.parkedRecords;
  * nothing twice. Failed records are reported for retry (partial batch failure).
  */
 export const handler = (event: DynamoDBStreamEvent) =>
-  eachNewImage(event, 'regulationProcessor', async (item, record) => {
-    const regulation = Regulation.parse(item);
-    if (regulation.regulationType !== 'suppress_with_delete') return;
-    if (record.eventName === 'INSERT') {
-      await runner.start(regulation);
-      await forgetInSchemas(regulation);
-    }
-    else if (record.eventName === 'MODIFY' && regulation.canceled) await runner.cancel(regulation);
-  }, { parked });
+  eachNewImage(
+    event,
+    'regulationProcessor',
+    async (item, record) => {
+      const regulation = Regulation.parse(item);
+      if (regulation.regulationType !== 'suppress_with_delete') return;
+      if (record.eventName === 'INSERT') {
+        await runner.start(regulation);
+        await forgetInSchemas(regulation);
+      } else if (record.eventName === 'MODIFY' && regulation.canceled) await runner.cancel(regulation);
+    },
+    { parked },
+  );

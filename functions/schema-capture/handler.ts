@@ -13,18 +13,23 @@ const parked = repositories.parkedRecords;
  * already added is recognised then and not counted again.
  */
 export const handler = (event: DynamoDBStreamEvent) =>
-  consumeRecords(event, 'schemaCapture', async (items) => {
-    const failures: Failures = new Map();
-    const records: (AcceptedRecord & { sequence: string })[] = [];
-    for (const { item, sequence } of items) {
-      try {
-        const { workspaceId, sourceId, requestId, part, events } = ingestPartOf(item);
-        records.push({ sequence, recordId: `${requestId}#${part}`, workspaceId, sourceId, events });
-      } catch (error) {
-        failures.set(sequence, error);
+  consumeRecords(
+    event,
+    'schemaCapture',
+    async (items) => {
+      const failures: Failures = new Map();
+      const records: (AcceptedRecord & { sequence: string })[] = [];
+      for (const { item, sequence } of items) {
+        try {
+          const { workspaceId, sourceId, requestId, part, events } = ingestPartOf(item);
+          records.push({ sequence, recordId: `${requestId}#${part}`, workspaceId, sourceId, events });
+        } catch (error) {
+          failures.set(sequence, error);
+        }
       }
-    }
-    const failed = await capture.capture(records);
-    for (const record of records) if (failed.has(record.recordId)) failures.set(record.sequence, failed.get(record.recordId));
-    return failures;
-  }, { parked });
+      const failed = await capture.capture(records);
+      for (const record of records) if (failed.has(record.recordId)) failures.set(record.sequence, failed.get(record.recordId));
+      return failures;
+    },
+    { parked },
+  );

@@ -24,7 +24,9 @@ function newestChange(entry: string): number {
 }
 
 /** What a build reads: the console's sources, the shared code it imports and the locked dependencies. */
-const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.mts', 'shared', 'package-lock.json'].map((p) => path.join(ROOT, p));
+const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.mts', 'shared', 'package-lock.json'].map((p) =>
+  path.join(ROOT, p),
+);
 
 export function consoleBuildIsFresh(): boolean {
   if (!existsSync(STAMP)) return false;
@@ -38,11 +40,15 @@ export function consoleBuildIsFresh(): boolean {
 export function buildConsole(): void {
   const outDir = `${CONSOLE_DIST}.${process.pid}`;
   const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
-  const built = spawnSync(process.execPath, [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outDir, '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
-  });
+  const built = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outDir, '--logLevel', 'warn'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
+    },
+  );
   if (built.status !== 0) throw new Error(`console build failed (vite exited ${built.status})`);
   writeFileSync(path.join(outDir, '.built'), new Date().toISOString());
   rmSync(CONSOLE_DIST, { recursive: true, force: true });
@@ -70,7 +76,11 @@ const TYPES: Record<string, string> = {
 /** The headers CloudFront's response-headers policy sets in AWS (infra/stacks/console-site.ts). */
 function securityHeaders(apiUrl: string): Record<string, string> {
   const headers = consoleSecurityHeaders(new URL(apiUrl).origin);
-  return { 'Content-Security-Policy': headers.contentSecurityPolicy, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': headers.referrerPolicy };
+  return {
+    'Content-Security-Policy': headers.contentSecurityPolicy,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': headers.referrerPolicy,
+  };
 }
 
 export interface ConsoleSite {
@@ -79,7 +89,10 @@ export interface ConsoleSite {
 }
 
 /** Serves the console and its config.json, and lets its origin call the control plane (CORS). */
-export async function serveConsole(urls: { controlUrl: string; dataUrl: string }, port = Number(process.env.CONSOLE_PORT || 3001)): Promise<ConsoleSite> {
+export async function serveConsole(
+  urls: { controlUrl: string; dataUrl: string },
+  port = Number(process.env.CONSOLE_PORT || 3001),
+): Promise<ConsoleSite> {
   ensureConsoleBuilt();
   const config = JSON.stringify({ apiUrl: urls.controlUrl, dataPlaneUrl: urls.dataUrl });
   const headers = securityHeaders(urls.controlUrl);
@@ -100,7 +113,11 @@ export async function serveConsole(urls: { controlUrl: string; dataUrl: string }
     const inside = file.startsWith(CONSOLE_DIST + path.sep) && existsSync(file) && statSync(file).isFile();
     const served = inside ? file : path.join(CONSOLE_DIST, 'index.html');
     const type = TYPES[path.extname(served)] ?? 'application/octet-stream';
-    res.writeHead(200, { ...headers, 'Content-Type': type, 'Cache-Control': served.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache' });
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': type,
+      'Cache-Control': served.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    });
     res.end(readFileSync(served));
   });
   await new Promise<void>((resolve, reject) => {

@@ -89,7 +89,9 @@ function lambdaContext(functionName: string): Context {
 function encodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: boolean } {
   if (bytes.length === 0) return { body: null, isBase64Encoded: false };
   const text = bytes.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text, isBase64Encoded: false } : { body: bytes.toString('base64'), isBase64Encoded: true };
+  return Buffer.from(text, 'utf8').equals(bytes)
+    ? { body: text, isBase64Encoded: false }
+    : { body: bytes.toString('base64'), isBase64Encoded: true };
 }
 
 /** The body kept; `size` counts the bytes dropped too. */
@@ -115,7 +117,13 @@ function readRequest(req: IncomingMessage): Promise<Received> {
   });
 }
 
-type Answer = { statusCode: number; headers?: Record<string, unknown>; multiValueHeaders?: Record<string, unknown[]>; body: string; isBase64Encoded?: boolean };
+type Answer = {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  multiValueHeaders?: Record<string, unknown[]>;
+  body: string;
+  isBase64Encoded?: boolean;
+};
 
 function send(res: ServerResponse, result: Answer, close: boolean) {
   const headers: Record<string, string | string[]> = {};
@@ -176,7 +184,9 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
   // the handlers' own answers carry theirs from the handler stack.
   const fromHandler = new WeakSet<Answer>();
   const ownCors = (req: IncomingMessage, answer: Answer): Answer =>
-    plane !== 'control' || fromHandler.has(answer) ? answer : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
+    plane !== 'control' || fromHandler.has(answer)
+      ? answer
+      : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
 
   const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
   const refusing = new WeakSet<Duplex>();
@@ -227,9 +237,7 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
   async function handle(req: IncomingMessage, { bytes, size }: Received): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
-    const candidates = routes
-      .map((compiled) => ({ compiled, match: compiled.pattern.exec(url.pathname) }))
-      .filter((c) => c.match);
+    const candidates = routes.map((compiled) => ({ compiled, match: compiled.pattern.exec(url.pathname) })).filter((c) => c.match);
     const found = candidates.find((c) => c.compiled.route.method === method);
     // The CORS preflight of every control-plane resource (API Gateway's OPTIONS mock integration).
     if (plane === 'control' && method === 'OPTIONS' && candidates.length > 0) {

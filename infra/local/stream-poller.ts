@@ -1,12 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type {
-  DynamoDBStreamsClient} from '@aws-sdk/client-dynamodb-streams';
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record,
-} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { componentLogger } from '../../shared/ops/logger';
 import { matchesPattern } from './event-filter';
@@ -105,13 +99,17 @@ export function startStreamPoller(options: {
   async function deliver(consumer: PollerConsumer, records: DynamoDBRecord[]): Promise<boolean> {
     for (let start = 0; start < records.length; start += consumer.batchSize) {
       let batch = records.slice(start, start + consumer.batchSize);
-      for (let failures = 0; batch.length > 0; ) {
+      for (let failures = 0; batch.length > 0;) {
         if (!running) return false;
         let failedFrom = -1;
         try {
           const response = await consumer.handler({ Records: batch });
           const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-          if (failed.size > 0) failedFrom = Math.max(0, batch.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? '')));
+          if (failed.size > 0)
+            failedFrom = Math.max(
+              0,
+              batch.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? '')),
+            );
         } catch (error) {
           log.error('consumer threw', { consumer: consumer.name, error });
           failedFrom = 0;

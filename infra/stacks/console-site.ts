@@ -79,11 +79,15 @@ export class ConsoleSiteStack extends Stack {
             local: {
               tryBundle(outputDir) {
                 const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
-                const built = spawnSync(process.execPath, [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outputDir, '--logLevel', 'warn'], {
-                  cwd: ROOT,
-                  stdio: ['ignore', 'inherit', 'inherit'],
-                  env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
-                });
+                const built = spawnSync(
+                  process.execPath,
+                  [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outputDir, '--logLevel', 'warn'],
+                  {
+                    cwd: ROOT,
+                    stdio: ['ignore', 'inherit', 'inherit'],
+                    env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
+                  },
+                );
                 return built.status === 0;
               },
             },

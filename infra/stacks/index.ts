@@ -34,7 +34,11 @@ export function createWeirStacks(app: App, stage: StageConfig): WeirStacks {
     tags,
     description: `Weir ${stage.name}: data plane`,
   });
-  const consoleSite = new ConsoleSiteStack(app, `${prefix}-Console`, { stage, tags, description: `Weir ${stage.name}: console (static site)` });
+  const consoleSite = new ConsoleSiteStack(app, `${prefix}-Console`, {
+    stage,
+    tags,
+    description: `Weir ${stage.name}: console (static site)`,
+  });
   const control = new ControlPlaneStack(app, `${prefix}-Control`, {
     stage,
     table: state.table,

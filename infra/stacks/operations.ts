@@ -61,7 +61,13 @@ export class Operations extends Construct {
 
     alarm('DeliveriesAborted', weirMetric('DeliveryAborted'), 10, 'deliveries aborted (10 or more in 5 minutes)');
     alarm('RecordsParked', weirMetric('RecordsParked'), 1, 'stream records parked after failing (GET /admin/parked-records)');
-    alarm('SchedulerBacklog', weirMetric('SchedulerBacklog', 'Minimum'), 100, 'the schedulers find a full page of due work on every run', 3);
+    alarm(
+      'SchedulerBacklog',
+      weirMetric('SchedulerBacklog', 'Minimum'),
+      100,
+      'the schedulers find a full page of due work on every run',
+      3,
+    );
 
     new Dashboard(this, 'Dashboard', {
       dashboardName: `Weir-${props.stage.name}`,
@@ -74,7 +80,10 @@ export class Operations extends Construct {
           new GraphWidget({ title: 'Events', left: ['EventsIngested', 'EventsSuppressed'].map((m) => weirMetric(m)) }),
         ],
         [
-          new GraphWidget({ title: 'Stream records parked or handed back', left: ['RecordsParked', 'RecordsHandedBack'].map((m) => weirMetric(m)) }),
+          new GraphWidget({
+            title: 'Stream records parked or handed back',
+            left: ['RecordsParked', 'RecordsHandedBack'].map((m) => weirMetric(m)),
+          }),
           new GraphWidget({ title: 'Scheduler backlog (due items found per run)', left: [weirMetric('SchedulerBacklog', 'Maximum')] }),
         ],
         [

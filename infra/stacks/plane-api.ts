@@ -30,7 +30,6 @@ export const BINARY_MEDIA_TYPES: Record<Plane, string[]> = {
   data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded'],
 };
 
-
 const AUTHORIZER_ERROR = '$context.authorizer.error';
 
 /** Gateway response header values are mapping expressions: a literal must be single-quoted. */
@@ -180,7 +179,9 @@ export class PlaneApi extends Construct {
         resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
       } else {
         if (AUTHORIZERS[route.auth].plane !== plane) {
-          throw new Error(`route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`);
+          throw new Error(
+            `route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`,
+          );
         }
         resource.addMethod(route.method, integration, {
           authorizationType: AuthorizationType.CUSTOM,

@@ -30,7 +30,7 @@ const TEXT = { 'text/plain': { schema: { type: 'string' } } };
 const errorResponse = (plane: Plane) =>
   plane === 'control'
     ? { description: 'Error', content: { 'application/json': { schema: schemaOf(ErrorBody, 'output') } } }
-    : { description: 'Error, as plain text (the field\'s convention)', content: TEXT };
+    : { description: "Error, as plain text (the field's convention)", content: TEXT };
 
 /** OpenAPI 3.1 for one plane, generated from the route manifest (JSON Schema 2020-12 from the zod schemas). */
 export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, unknown> {
@@ -45,7 +45,8 @@ export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, u
     const schemes = schemesOf(route);
     schemes.forEach((s) => used.add(s));
     const status = String(route.status ?? 200);
-    const success = route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
+    const success =
+      route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       summary: route.summary,
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,

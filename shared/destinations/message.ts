@@ -42,8 +42,7 @@ export function traitsOf(message: Message): Record<string, unknown> {
   return { ...(isRecord(context) ? context : {}), ...(isRecord(top) ? top : {}) };
 }
 
-export const propertiesOf = (message: Message): Record<string, unknown> =>
-  isRecord(message.properties) ? message.properties : {};
+export const propertiesOf = (message: Message): Record<string, unknown> => (isRecord(message.properties) ? message.properties : {});
 
 /** When the event happened: timestamp, else originalTimestamp, else receivedAt, else sentAt. */
 export function eventTime(message: Message): Date | undefined {

@@ -51,13 +51,22 @@ export const DestinationField = z.object({
 });
 export type DestinationField = z.infer<typeof DestinationField>;
 
-type JsonSchema = { type?: string; format?: string; enum?: unknown[]; description?: string; items?: JsonSchema; properties?: Record<string, JsonSchema> };
+type JsonSchema = {
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  description?: string;
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+};
 
 function fieldType(schema: JsonSchema): DestinationField['type'] {
   if (schema.enum) return 'enum';
   if (schema.type === 'string') return schema.format === 'uri' ? 'url' : 'string';
   if (schema.type === 'integer' || schema.type === 'number' || schema.type === 'boolean') return schema.type;
-  const keys = Object.keys(schema.items?.properties ?? {}).sort().join(',');
+  const keys = Object.keys(schema.items?.properties ?? {})
+    .sort()
+    .join(',');
   return schema.type === 'array' && keys === 'from,to' ? 'pairs' : 'json';
 }
 
@@ -93,8 +102,7 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
 
 /** A configuration checked against its type: the parsed config, or its first problem. */
 export type ConfigCheck =
-  | { ok: true; config: Record<string, unknown> }
-  | { ok: false; field: string; message: string; unknownKeys?: string[] };
+  { ok: true; config: Record<string, unknown> } | { ok: false; field: string; message: string; unknownKeys?: string[] };
 
 export function checkDestinationConfig(type: DestinationType, config: Record<string, unknown>): ConfigCheck {
   const result = type.config.safeParse(config);

@@ -19,9 +19,7 @@ const wholeStage = (methodArn: string) => methodArn.split('/').slice(0, 2).join(
  * DomainError; a refusal is a Deny whose context carries `error`, which the plane's gateway response turns
  * into its 401 (control plane) or 400 (data plane) body.
  */
-export function createAuthorizer(
-  authenticate: (event: APIGatewayRequestAuthorizerEvent) => Promise<Record<string, string>>,
-) {
+export function createAuthorizer(authenticate: (event: APIGatewayRequestAuthorizerEvent) => Promise<Record<string, string>>) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const resource = wholeStage(event.methodArn);
     try {

@@ -115,10 +115,7 @@ export async function vetUrl(url: URL, allowlist: OutboundAllowlist): Promise<Ve
   }
   const first = addresses[0];
   if (!first) {
-    throw new OutboundError(
-      'unresolvable',
-      `request to ${url.href} failed, reason: unable to resolve IP address for ${host}`,
-    );
+    throw new OutboundError('unresolvable', `request to ${url.href} failed, reason: unable to resolve IP address for ${host}`);
   }
   if (!isHostAllowlisted(allowlist, host)) {
     for (const { address } of addresses) {
@@ -153,7 +150,9 @@ function headerRecord(headers: http.IncomingHttpHeaders): Record<string, string>
 }
 
 function decodedBody(res: http.IncomingMessage): Readable {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return res.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return res.pipe(zlib.createInflate());
   if (encoding === 'br') return res.pipe(zlib.createBrotliDecompress());
@@ -178,8 +177,7 @@ function requestOnce(
   const { url } = target;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<HopResult>((resolve, reject) => {
-    const fail = (message: string, code: OutboundErrorCode = 'network') =>
-      reject(new OutboundError(code, message));
+    const fail = (message: string, code: OutboundErrorCode = 'network') => reject(new OutboundError(code, message));
     const req = client.request({
       protocol: url.protocol,
       hostname: target.host,
@@ -235,11 +233,7 @@ function normaliseHeaders(init: GuardedFetchInit['headers']): Record<string, str
  * Fetches a URL on behalf of user code or a webhook: refuses non-public destinations (unless
  * allow-listed), pins the vetted address, re-vets every redirect, and bounds time and response size.
  */
-export async function guardedFetch(
-  rawUrl: unknown,
-  init: GuardedFetchInit = {},
-  options: GuardedFetchOptions,
-): Promise<GuardedResponse> {
+export async function guardedFetch(rawUrl: unknown, init: GuardedFetchInit = {}, options: GuardedFetchOptions): Promise<GuardedResponse> {
   const allowlist = resolveAllowlist(options.allowlist);
   const maxRedirects = options.maxRedirects ?? 20;
   let url = parseOutboundUrl(rawUrl);
@@ -249,10 +243,13 @@ export async function guardedFetch(
 
   const controller = new AbortController();
   let timedOutAt: string | undefined;
-  const timer = setTimeout(() => {
-    timedOutAt = url.href;
-    controller.abort();
-  }, Math.max(1, options.timeoutMs));
+  const timer = setTimeout(
+    () => {
+      timedOutAt = url.href;
+      controller.abort();
+    },
+    Math.max(1, options.timeoutMs),
+  );
   const onCallerAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   if (options.signal?.aborted) controller.abort();
@@ -265,8 +262,14 @@ export async function guardedFetch(
         vetUrl(url, allowlist),
         new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(timeoutError()))),
       ]);
-      const hop = await requestOnce(target, method, headers, body, options.maxResponseBytes, controller.signal, (status, h) =>
-        !(REDIRECT_STATUSES.has(status) && typeof h.location === 'string'),
+      const hop = await requestOnce(
+        target,
+        method,
+        headers,
+        body,
+        options.maxResponseBytes,
+        controller.signal,
+        (status, h) => !(REDIRECT_STATUSES.has(status) && typeof h.location === 'string'),
       ).catch((err: unknown) => {
         throw controller.signal.aborted ? timeoutError() : err;
       });

@@ -54,12 +54,7 @@ export class CatalogRepository {
   // --- shared by sources and destinations ----------------------------------------------------------------
 
   /** Sets the given attributes of an existing source or destination; 404 when it does not exist. */
-  async update(
-    resource: Resource,
-    workspaceId: string,
-    id: string,
-    changes: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
+  async update(resource: Resource, workspaceId: string, id: string, changes: Record<string, unknown>): Promise<Record<string, unknown>> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets = Object.entries(changes).map(([field, value], i) => {
@@ -161,14 +156,21 @@ export class CatalogRepository {
    * The item that makes `transformationId` the transformation of a destination (which must exist and be free
    * or already its own), or releases it; the code repository writes it with the transformation's revision.
    */
-  transformationConnectionItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
+  transformationConnectionItem(
+    workspaceId: string,
+    transformationId: string,
+    destinationId: string,
+    change: 'connect' | 'release',
+  ): TransactItem {
     return {
       Update: {
         TableName: this.store.table,
         Key: keys.destination(workspaceId, destinationId),
         UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
         ConditionExpression:
-          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
+          change === 'connect'
+            ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)'
+            : 'transformationId = :t',
         ExpressionAttributeValues: { ':t': transformationId },
       },
     };
@@ -200,4 +202,3 @@ export class CatalogRepository {
     await this.store.doc.send(new TransactWriteCommand({ TransactItems }));
   }
 }
-

@@ -71,7 +71,11 @@ export class CredentialRepository {
   async delete(workspaceId: string, key: string): Promise<boolean> {
     try {
       await this.store.doc.send(
-        new DeleteCommand({ TableName: this.store.table, Key: keys.credential(workspaceId, key), ConditionExpression: 'attribute_exists(pk)' }),
+        new DeleteCommand({
+          TableName: this.store.table,
+          Key: keys.credential(workspaceId, key),
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
       );
       return true;
     } catch (error) {

@@ -103,8 +103,7 @@ export class DeletionJobRepository {
                 Key: jobKey(job),
                 UpdateExpression:
                   'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
-                ConditionExpression:
-                  '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
+                ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
                   ':running': 'running',
@@ -137,7 +136,12 @@ export class DeletionJobRepository {
   ): Promise<boolean> {
     const sets = ['#status = :status', 'updatedAt = :at'];
     const removes = ['leaseUntil'];
-    const values: Record<string, unknown> = { ':status': outcome.status, ':at': outcome.at, ':running': 'running', ':attempts': claimed.attempts };
+    const values: Record<string, unknown> = {
+      ':status': outcome.status,
+      ':at': outcome.at,
+      ':running': 'running',
+      ':attempts': claimed.attempts,
+    };
     if (outcome.lastError !== undefined) {
       sets.push('lastError = :error');
       values[':error'] = outcome.lastError;

@@ -101,7 +101,10 @@ const retryId = (r: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'mess
   `${r.workspaceId}#${r.destinationId}#${r.messageId}#${r.output}`;
 const retryKey = (r: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'messageId' | 'output'>) =>
   keys.deliveryRetry(r.workspaceId, r.destinationId, r.messageId, r.output);
-const leaseValues = (ref: BatchRef, leaseUntil: string) => ({ ':lease': leaseUntil, ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk });
+const leaseValues = (ref: BatchRef, leaseUntil: string) => ({
+  ':lease': leaseUntil,
+  ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk,
+});
 
 /**
  * Delivery state: batch claims and progress, parked retries, outcome counters. Every change is conditional,
@@ -171,12 +174,23 @@ export class DeliveryRepository {
    * Records one output's outcome (or an event handled without outputs) with the position after it, in one
    * write: what is recorded is never sent again, and is counted once.
    */
-  async recordOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, outcome?: keyof BatchCounts): Promise<boolean> {
-    return this.ownedUpdate(ref, owner, `SET progress = :progress, #output = :output, leaseUntil = :lease, gsi1sk = :gsk${outcome ? ` ADD ${COUNTER[outcome]} :one` : ''}`, {
-      ...positionValues(after),
-      ...leaseValues(ref, leaseUntil),
-      ...(outcome && { ':one': 1 }),
-    });
+  async recordOutput(
+    ref: BatchRef,
+    owner: string,
+    after: BatchPosition,
+    leaseUntil: string,
+    outcome?: keyof BatchCounts,
+  ): Promise<boolean> {
+    return this.ownedUpdate(
+      ref,
+      owner,
+      `SET progress = :progress, #output = :output, leaseUntil = :lease, gsi1sk = :gsk${outcome ? ` ADD ${COUNTER[outcome]} :one` : ''}`,
+      {
+        ...positionValues(after),
+        ...leaseValues(ref, leaseUntil),
+        ...(outcome && { ':one': 1 }),
+      },
+    );
   }
 
   /**
@@ -184,7 +198,13 @@ export class DeliveryRepository {
    * destination's `retrying` counter: the parked retry is the only copy that will be sent again.
    * 'duplicate' when this message is parked already for the destination (the same messageId came twice).
    */
-  async parkOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, parked: ParkedDelivery): Promise<'parked' | 'duplicate' | 'lost'> {
+  async parkOutput(
+    ref: BatchRef,
+    owner: string,
+    after: BatchPosition,
+    leaseUntil: string,
+    parked: ParkedDelivery,
+  ): Promise<'parked' | 'duplicate' | 'lost'> {
     try {
       await this.store.doc.send(
         new TransactWriteCommand({
@@ -227,16 +247,28 @@ export class DeliveryRepository {
    * Finishes a batch and folds its counters into the destination's, in one transaction: a batch is counted
    * once, whoever finishes it. `counts` are the batch's totals (what its claim said plus what this owner added).
    */
-  async finishBatch(ref: BatchRef, owner: string, counts: BatchCounts, samples: DeliverySample[], errors: OutcomeError[], at: string): Promise<boolean> {
+  async finishBatch(
+    ref: BatchRef,
+    owner: string,
+    counts: BatchCounts,
+    samples: DeliverySample[],
+    errors: OutcomeError[],
+    at: string,
+  ): Promise<boolean> {
     try {
       await this.store.doc.send(
         new TransactWriteCommand({
           TransactItems: [
-            this.ownedUpdateItem(ref, owner, 'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil', {
-              ':done': 'done',
-              ':samples': JSON.stringify(samples),
-              ':at': at,
-            }),
+            this.ownedUpdateItem(
+              ref,
+              owner,
+              'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil',
+              {
+                ':done': 'done',
+                ':samples': JSON.stringify(samples),
+                ':at': at,
+              },
+            ),
             this.statsItem(ref.workspaceId, ref.destinationId, counts, errors, at),
           ],
         }),
@@ -255,7 +287,11 @@ export class DeliveryRepository {
         Key: batchKey(ref),
         UpdateExpression: expression,
         ConditionExpression: '#owner = :owner AND #status = :sending',
-        ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', ...(expression.includes('#output') && { '#output': 'output' }) },
+        ExpressionAttributeNames: {
+          '#owner': 'owner',
+          '#status': 'status',
+          ...(expression.includes('#output') && { '#output': 'output' }),
+        },
         ExpressionAttributeValues: { ...values, ':owner': owner, ':sending': 'sending' },
       },
     };
@@ -272,7 +308,11 @@ export class DeliveryRepository {
   }
 
   /** The most recent finished batches of a destination, newest first (what was sent and answered). */
-  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
+  async recentBatches(
+    workspaceId: string,
+    destinationId: string,
+    limit: number,
+  ): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -386,7 +426,16 @@ export class DeliveryRepository {
       }
       if (item.entity !== 'deliveryRetry') return [];
       const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, expiresAt: _t, ...parked } = item;
-      return [{ kind: 'retry', parked: { ...(parked as unknown as ParkedDelivery), requests: fromText(item.requests, []), message: fromText(item.message, undefined) } }];
+      return [
+        {
+          kind: 'retry',
+          parked: {
+            ...(parked as unknown as ParkedDelivery),
+            requests: fromText(item.requests, []),
+            message: fromText(item.message, undefined),
+          },
+        },
+      ];
     });
   }
 

@@ -66,10 +66,8 @@ export const SCHEMA_LIMITS = {
 
 const modelKey = (ref: ModelRef) => keys.schemaModel(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
 const modelSketchKey = (ref: ModelRef) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
-const versionKey = (v: VersionRef) =>
-  keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
-const versionSketchKey = (v: VersionRef) =>
-  keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
+const versionKey = (v: VersionRef) => keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
+const versionSketchKey = (v: VersionRef) => keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
 
 export type Key = { pk: string; sk: string };
 const SUMMARY_FIELDS = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk'];
@@ -159,7 +157,13 @@ export class EventSchemaRepository {
     const created = await this.createPair(
       { ...versionKey(summary), entity: 'schemaVersion', ...summary, schema: stored(summary.schema) },
       { ...versionSketchKey(summary), entity: 'schemaVersionSketch', rev: 0 },
-      { ...keys.schemaVersionLookup(summary.versionId), entity: 'schemaVersionLookup', ...modelOf(summary), hash, eventId: summary.eventId },
+      {
+        ...keys.schemaVersionLookup(summary.versionId),
+        entity: 'schemaVersionLookup',
+        ...modelOf(summary),
+        hash,
+        eventId: summary.eventId,
+      },
     );
     return created ? summary : undefined;
   }
@@ -363,7 +367,10 @@ export class EventSchemaRepository {
   }
 }
 
-const toSketch = (item: Record<string, unknown>): StoredSketch => ({ rev: Number(item.rev ?? 0), data: item.data as Uint8Array | undefined });
+const toSketch = (item: Record<string, unknown>): StoredSketch => ({
+  rev: Number(item.rev ?? 0),
+  data: item.data as Uint8Array | undefined,
+});
 
 const modelOf = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId'>) => ({ workspaceId: v.workspaceId, sourceId: v.sourceId });
 

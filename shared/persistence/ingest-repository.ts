@@ -117,7 +117,11 @@ export class IngestRepository {
       }),
     );
     return {
-      parts: Items.map((item) => ({ sk: String(item.sk), receivedAt: String(item.receivedAt), events: unpackEvents(item.payload as Uint8Array) })),
+      parts: Items.map((item) => ({
+        sk: String(item.sk),
+        receivedAt: String(item.receivedAt),
+        events: unpackEvents(item.payload as Uint8Array),
+      })),
       more: LastEvaluatedKey !== undefined,
     };
   }
@@ -134,7 +138,12 @@ export class IngestRepository {
   }
 
   async sourceStats(workspaceId: string, sourceId: string): Promise<{ suppressed: number; lastSuppressedAt?: string }> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
-    return { suppressed: Number(Item?.suppressed ?? 0), ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }) };
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }),
+    );
+    return {
+      suppressed: Number(Item?.suppressed ?? 0),
+      ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }),
+    };
   }
 }

@@ -121,7 +121,10 @@ export const keys = bounded({
    * A stream record a consumer could not handle, parked with its content (one per record and consumer), and
    * the parked records across workspaces by due time on gsi1, for the scheduler and the operator.
    */
-  parkedRecord: (workspaceId: string, consumer: string, eventId: string) => ({ pk: `${ws(workspaceId)}#PARKED`, sk: `${consumer}#${eventId}` }),
+  parkedRecord: (workspaceId: string, consumer: string, eventId: string) => ({
+    pk: `${ws(workspaceId)}#PARKED`,
+    sk: `${consumer}#${eventId}`,
+  }),
   parkedRecordsDue: 'PARKED#DUE',
   /** Outcome counters and last errors of a destination. */
   destinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),

@@ -29,9 +29,13 @@ export interface ParkedRecord {
 
 export type ParkedRef = Pick<ParkedRecord, 'consumer' | 'workspaceId' | 'eventId'>;
 
-const attention = (at: string, r: ParkedRef) => ({ gsi1pk: keys.parkedRecordsDue, gsi1sk: `${at}#${r.consumer}#${r.workspaceId}#${r.eventId}` });
+const attention = (at: string, r: ParkedRef) => ({
+  gsi1pk: keys.parkedRecordsDue,
+  gsi1sk: `${at}#${r.consumer}#${r.workspaceId}#${r.eventId}`,
+});
 const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eventId);
-const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) => rest as unknown as ParkedRecord;
+const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) =>
+  rest as unknown as ParkedRecord;
 
 export class ParkedRecordRepository {
   constructor(private readonly store: TableClient) {}
@@ -42,7 +46,15 @@ export class ParkedRecordRepository {
       await this.store.doc.send(
         new PutCommand({
           TableName: this.store.table,
-          Item: { ...key(record), entity: 'parkedRecord', ...record, status: 'waiting', attempts: 0, replays: 0, ...attention(record.dueAt, record) },
+          Item: {
+            ...key(record),
+            entity: 'parkedRecord',
+            ...record,
+            status: 'waiting',
+            attempts: 0,
+            replays: 0,
+            ...attention(record.dueAt, record),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -7,4 +7,3 @@ export function newImageOf(record: DynamoDBRecord): Record<string, unknown> | un
   const image = record.dynamodb?.NewImage;
   return image && unmarshall(image as Record<string, AttributeValue>);
 }
-

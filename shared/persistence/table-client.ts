@@ -1,10 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../contract/table';
 import { tracer } from '../ops/tracer';
 
@@ -28,10 +23,7 @@ let defaultStore: TableClient | undefined;
 export const getTableClient = (): TableClient => (defaultStore ??= createTableClient());
 
 /** Runs a query to the end, following LastEvaluatedKey. */
-export async function queryAll<T = Record<string, unknown>>(
-  store: TableClient,
-  input: Omit<QueryCommandInput, 'TableName'>,
-): Promise<T[]> {
+export async function queryAll<T = Record<string, unknown>>(store: TableClient, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
   const items: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -50,7 +42,8 @@ export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk:
   });
 
 /** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
-export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
 
 /**
  * For a transaction cancelled because a condition failed: each item's code, in the order of the items

@@ -49,9 +49,7 @@ export class WorkspaceRepository {
   }
 
   async hasUser(workspaceId: string, email: string): Promise<boolean> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.user(workspaceId, email) }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.user(workspaceId, email) }));
     return Boolean(Item);
   }
 

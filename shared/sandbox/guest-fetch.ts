@@ -5,8 +5,7 @@ export const GUEST_FETCH_TIMEOUT_MS = 10_000;
 export const GUEST_FETCH_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 export type GuestFetchResult =
-  | { ok: true; url: string; status: number; headers: Record<string, string>; bodyText: string }
-  | { ok: false; message: string };
+  { ok: true; url: string; status: number; headers: Record<string, string>; bodyText: string } | { ok: false; message: string };
 
 /** Builds the request from the options object user code passed (already copied out of the sandbox). */
 export function guestRequestInit(options: unknown): GuardedFetchInit {

@@ -36,8 +36,7 @@ export interface SandboxRequest {
 }
 
 export type TransformedEntry =
-  | { transformedEvent: Record<string, unknown>; metadata: Record<string, unknown> }
-  | { error: string; metadata: Record<string, unknown> };
+  { transformedEvent: Record<string, unknown>; metadata: Record<string, unknown> } | { error: string; metadata: Record<string, unknown> };
 
 export interface SandboxResult {
   transformedEvents: TransformedEntry[];

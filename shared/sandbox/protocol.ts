@@ -32,12 +32,9 @@ export interface EngineCheckJob {
 
 export type EngineOutcome =
   /** output: the result as JSON text, or in QuickJS's binary format when that is exactly the same value. */
-  | { ok: true; output: string | Uint8Array }
-  | { ok: false; kind: SandboxErrorKind; message: string };
+  { ok: true; output: string | Uint8Array } | { ok: false; kind: SandboxErrorKind; message: string };
 
-export type WorkerRequest =
-  | ({ id: number; op: 'run' } & EngineRunJob)
-  | ({ id: number; op: 'check' } & EngineCheckJob);
+export type WorkerRequest = ({ id: number; op: 'run' } & EngineRunJob) | ({ id: number; op: 'check' } & EngineCheckJob);
 
 export type WorkerMessage =
   | { op: 'ready' }

@@ -9,8 +9,24 @@ import { json, startDestinationServer, type DestinationServer } from '../support
  * Privacy API (amplitude.com/docs/apis/analytics/user-privacy, "Delete users").
  */
 const config = (extra: Record<string, unknown> = {}) => amplitude.config.parse({ apiKey: 'KEY', ...extra });
-const context = { ip: '203.0.113.9', os: { name: 'iOS', version: '17.1' }, device: { manufacturer: 'Apple', model: 'iPhone15,2', type: 'ios' }, app: { version: '2.3.0' }, locale: 'en-GB' };
-const device = { platform: 'ios', os_name: 'iOS', os_version: '17.1', device_brand: 'Apple', device_model: 'iPhone15,2', app_version: '2.3.0', language: 'en-GB', ip: '203.0.113.9', library: 'weir' };
+const context = {
+  ip: '203.0.113.9',
+  os: { name: 'iOS', version: '17.1' },
+  device: { manufacturer: 'Apple', model: 'iPhone15,2', type: 'ios' },
+  app: { version: '2.3.0' },
+  locale: 'en-GB',
+};
+const device = {
+  platform: 'ios',
+  os_name: 'iOS',
+  os_version: '17.1',
+  device_brand: 'Apple',
+  device_model: 'iPhone15,2',
+  app_version: '2.3.0',
+  language: 'en-GB',
+  ip: '203.0.113.9',
+  library: 'weir',
+};
 const at = '2026-11-23T10:00:00.000Z';
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at, context };
 
@@ -19,7 +35,13 @@ function eventOf(message: Record<string, unknown>, extra?: Record<string, unknow
   const requests = amplitude.transform!(message, config(extra));
   expect(requests).toHaveLength(1);
   const [request] = requests;
-  expect(request).toMatchObject({ version: '1', type: 'REST', method: 'POST', headers: { 'Content-Type': 'application/json', Accept: '*/*' }, params: {} });
+  expect(request).toMatchObject({
+    version: '1',
+    type: 'REST',
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: '*/*' },
+    params: {},
+  });
   expect(request!.body.JSON.api_key).toBe('KEY');
   return { endpoint: request!.endpoint, event: (request!.body.JSON.events as Record<string, unknown>[])[0] };
 }
@@ -41,7 +63,11 @@ describe('Amplitude transform (HTTP V2 API)', () => {
 
   it('sends an identify as $identify with the traits under user_properties.$set (HTTP V2: user property operations)', () => {
     const { event } = eventOf({ ...base, type: 'identify', traits: { email: 'ada@example.com', plan: 'pro' } });
-    expect(event).toMatchObject({ event_type: '$identify', user_properties: { $set: { email: 'ada@example.com', plan: 'pro' } }, user_id: 'u-1' });
+    expect(event).toMatchObject({
+      event_type: '$identify',
+      user_properties: { $set: { email: 'ada@example.com', plan: 'pro' } },
+      user_id: 'u-1',
+    });
   });
 
   it('names pages and screens "Viewed <name> Page|Screen", keeping the name as a property', () => {
@@ -49,7 +75,10 @@ describe('Amplitude transform (HTTP V2 API)', () => {
       event_type: 'Viewed Pricing Page',
       event_properties: { url: 'https://x.io/p', name: 'Pricing' },
     });
-    expect(eventOf({ ...base, type: 'screen', name: 'Home' }).event).toMatchObject({ event_type: 'Viewed Home Screen', event_properties: { name: 'Home' } });
+    expect(eventOf({ ...base, type: 'screen', name: 'Home' }).event).toMatchObject({
+      event_type: 'Viewed Home Screen',
+      event_properties: { name: 'Home' },
+    });
     expect(eventOf({ ...base, type: 'page' }).event).toMatchObject({ event_type: 'Viewed Page' });
   });
 
@@ -68,16 +97,29 @@ describe('Amplitude transform (HTTP V2 API)', () => {
   });
 
   it('refuses what Amplitude cannot take, naming why', () => {
-    expect(buildRequests(amplitude, { type: 'track', event: 'x' }, config())).toEqual({ ok: false, error: 'Amplitude needs a userId or an anonymousId (user_id or device_id)' });
-    expect(buildRequests(amplitude, { type: 'track', userId: 'u' }, config())).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(amplitude, { type: 'group', userId: 'u' }, config())).toEqual({ ok: false, error: 'a group event needs a groupId' });
+    expect(buildRequests(amplitude, { type: 'track', event: 'x' }, config())).toEqual({
+      ok: false,
+      error: 'Amplitude needs a userId or an anonymousId (user_id or device_id)',
+    });
+    expect(buildRequests(amplitude, { type: 'track', userId: 'u' }, config())).toEqual({
+      ok: false,
+      error: 'a track event needs an event name',
+    });
+    expect(buildRequests(amplitude, { type: 'group', userId: 'u' }, config())).toEqual({
+      ok: false,
+      error: 'a group event needs a groupId',
+    });
     const alias = buildRequests(amplitude, { type: 'alias', userId: 'u', previousId: 'p' }, config());
     expect(alias).toEqual({ ok: false, error: expect.stringMatching(/^message type alias is not supported by Amplitude/) });
   });
 
   it('uses the EU residency host, or the configured base URL', () => {
-    expect(eventOf({ ...base, type: 'track', event: 'x' }, { residencyServer: 'EU' }).endpoint).toBe('https://api.eu.amplitude.com/2/httpapi');
-    expect(eventOf({ ...base, type: 'track', event: 'x' }, { baseUrl: 'http://proxy.local:8080/amp/' }).endpoint).toBe('http://proxy.local:8080/amp/2/httpapi');
+    expect(eventOf({ ...base, type: 'track', event: 'x' }, { residencyServer: 'EU' }).endpoint).toBe(
+      'https://api.eu.amplitude.com/2/httpapi',
+    );
+    expect(eventOf({ ...base, type: 'track', event: 'x' }, { baseUrl: 'http://proxy.local:8080/amp/' }).endpoint).toBe(
+      'http://proxy.local:8080/amp/2/httpapi',
+    );
     expect(amplitude.config.safeParse({ apiKey: 'k', baseUrl: 'ftp://x' }).success).toBe(false);
     expect(amplitude.config.safeParse({}).success).toBe(false);
   });
@@ -120,7 +162,11 @@ describe('Amplitude user deletion (User Privacy API)', () => {
   });
 
   it('needs the secret key, and sends nothing without it', async () => {
-    expect(await amplitude.deleteUsers!(users, config({ baseUrl: vendor.url }), io)).toEqual({ status: 'failed', error: 'apiSecret is required to delete users', retryable: false });
+    expect(await amplitude.deleteUsers!(users, config({ baseUrl: vendor.url }), io)).toEqual({
+      status: 'failed',
+      error: 'apiSecret is required to delete users',
+      retryable: false,
+    });
     expect(vendor.received).toEqual([]);
   });
 

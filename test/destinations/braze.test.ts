@@ -80,7 +80,15 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
     expect(braze.transform!(message, config())).toEqual([
       expected('/users/track', {
         purchases: [
-          { external_id: 'u-1', product_id: 'p-1', currency: 'EUR', price: 19.99, quantity: 2, time: at, properties: { name: 'Monitor', category: 'Gaming', order_id: 'o-9' } },
+          {
+            external_id: 'u-1',
+            product_id: 'p-1',
+            currency: 'EUR',
+            price: 19.99,
+            quantity: 2,
+            time: at,
+            properties: { name: 'Monitor', category: 'Gaming', order_id: 'o-9' },
+          },
           { external_id: 'u-1', product_id: 'SKU-2', currency: 'EUR', price: 199.99, time: at, properties: { order_id: 'o-9' } },
         ],
       }),
@@ -111,7 +119,9 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
   it('page and screen: custom events "Viewed <name> Page|Screen" keeping the name as a property (Event object)', () => {
     expect(braze.transform!({ ...base, type: 'page', name: 'Pricing', properties: { url: 'https://x.io/pricing' } }, config())).toEqual([
       expected('/users/track', {
-        events: [{ external_id: 'u-1', name: 'Viewed Pricing Page', time: at, properties: { url: 'https://x.io/pricing', name: 'Pricing' } }],
+        events: [
+          { external_id: 'u-1', name: 'Viewed Pricing Page', time: at, properties: { url: 'https://x.io/pricing', name: 'Pricing' } },
+        ],
       }),
     ]);
     expect(braze.transform!({ ...base, type: 'screen', name: 'Home' }, config())).toEqual([
@@ -134,13 +144,16 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
   });
 
   it('sends to the instance REST endpoint of the data center, or to restEndpoint (API and SDK endpoints table)', () => {
-    const endpoint = (extra: Record<string, unknown>) => braze.transform!({ ...base, type: 'track', event: 'x' }, braze.config.parse({ restApiKey: 'KEY', ...extra }))[0]!.endpoint;
+    const endpoint = (extra: Record<string, unknown>) =>
+      braze.transform!({ ...base, type: 'track', event: 'x' }, braze.config.parse({ restApiKey: 'KEY', ...extra }))[0]!.endpoint;
     expect(endpoint({ dataCenter: 'US-01' })).toBe('https://rest.iad-01.braze.com/users/track');
     expect(endpoint({ dataCenter: 'US-08' })).toBe('https://rest.iad-08.braze.com/users/track');
     expect(endpoint({ dataCenter: 'US-10' })).toBe('https://rest.us-10.braze.com/users/track');
     expect(endpoint({ dataCenter: 'EU-01' })).toBe('https://rest.fra-01.braze.eu/users/track');
     expect(endpoint({ dataCenter: 'EU-02' })).toBe('https://rest.fra-02.braze.eu/users/track');
-    expect(endpoint({ dataCenter: 'EU-01', restEndpoint: 'http://proxy.local:8080/braze/' })).toBe('http://proxy.local:8080/braze/users/track');
+    expect(endpoint({ dataCenter: 'EU-01', restEndpoint: 'http://proxy.local:8080/braze/' })).toBe(
+      'http://proxy.local:8080/braze/users/track',
+    );
   });
 
   it('validates the configuration: REST API key, a data center or endpoint, http(s) URLs, no unknown keys', () => {
@@ -154,12 +167,21 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
 
   it('refuses what Braze cannot take, naming why', () => {
     const cfg = config();
-    expect(buildRequests(braze, { type: 'track', event: 'x' }, cfg)).toEqual({ ok: false, error: 'Braze needs a userId (external_id) or an anonymousId (user alias) on the track event' });
+    expect(buildRequests(braze, { type: 'track', event: 'x' }, cfg)).toEqual({
+      ok: false,
+      error: 'Braze needs a userId (external_id) or an anonymousId (user alias) on the track event',
+    });
     expect(buildRequests(braze, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
     expect(buildRequests(braze, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(braze, { type: 'alias', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a Braze alias needs a userId and a previousId (users merged by external_id)' });
+    expect(buildRequests(braze, { type: 'alias', userId: 'u' }, cfg)).toEqual({
+      ok: false,
+      error: 'a Braze alias needs a userId and a previousId (users merged by external_id)',
+    });
     const order = { type: 'track', userId: 'u', event: 'Order Completed', properties: { products: [{ product_id: 'p' }] } };
-    expect(buildRequests(braze, order, cfg)).toEqual({ ok: false, error: 'Order Completed product 0 needs a product_id (or sku or name) and a numeric price for a Braze purchase' });
+    expect(buildRequests(braze, order, cfg)).toEqual({
+      ok: false,
+      error: 'Order Completed product 0 needs a product_id (or sku or name) and a numeric price for a Braze purchase',
+    });
   });
 });
 
@@ -181,7 +203,11 @@ describe('Braze user deletion (POST: Delete users)', () => {
       ['POST', '/users/delete', 'Bearer KEY', 'application/json'],
     ]);
     const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `u-${from + i}`);
-    expect(vendor.received.map((r) => r.json)).toEqual([{ external_ids: ids(1, 50) }, { external_ids: ids(51, 100) }, { external_ids: ids(101, 120) }]);
+    expect(vendor.received.map((r) => r.json)).toEqual([
+      { external_ids: ids(1, 50) },
+      { external_ids: ids(51, 100) },
+      { external_ids: ids(101, 120) },
+    ]);
   });
 
   it('maps the answers: 200 completed, 404 not found, 500 retryable, 400 final with what Braze said', async () => {
@@ -199,7 +225,11 @@ describe('Braze user deletion (POST: Delete users)', () => {
 
   it('stops at the first batch that fails, so a retry starts over (deletion is idempotent)', async () => {
     vendor.on('/', json(429, { message: 'rate limited' }));
-    expect(await braze.deleteUsers!(users(60), cfg(), io)).toEqual({ status: 'failed', retryable: true, error: 'Braze answered 429: {"message":"rate limited"}' });
+    expect(await braze.deleteUsers!(users(60), cfg(), io)).toEqual({
+      status: 'failed',
+      retryable: true,
+      error: 'Braze answered 429: {"message":"rate limited"}',
+    });
     expect(vendor.received).toHaveLength(1);
   });
 });

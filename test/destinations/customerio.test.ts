@@ -55,7 +55,12 @@ describe('Customer.io transform (Track API)', () => {
   it('an anonymous track goes to POST /api/v1/events with anonymous_id (Track an anonymous event)', () => {
     const message = { type: 'track', event: 'watched_video', anonymousId: 'abc123', timestamp: at, properties: { video: 'intro' } };
     expect(customerio.transform!(message, config())).toEqual([
-      expected('POST', 'https://track.customer.io/api/v1/events', { name: 'watched_video', data: { video: 'intro' }, timestamp: AT_SECONDS, anonymous_id: 'abc123' }, 'abc123'),
+      expected(
+        'POST',
+        'https://track.customer.io/api/v1/events',
+        { name: 'watched_video', data: { video: 'intro' }, timestamp: AT_SECONDS, anonymous_id: 'abc123' },
+        'abc123',
+      ),
     ]);
   });
 
@@ -71,12 +76,19 @@ describe('Customer.io transform (Track API)', () => {
     ]);
     const fromContext = { type: 'page', anonymousId: 'a-2', context: { page: { url: 'https://mysite.com/' } } };
     expect(customerio.transform!(fromContext, config())).toEqual([
-      expected('POST', 'https://track.customer.io/api/v1/events', { name: 'https://mysite.com/', type: 'page', data: {}, anonymous_id: 'a-2' }, 'a-2'),
+      expected(
+        'POST',
+        'https://track.customer.io/api/v1/events',
+        { name: 'https://mysite.com/', type: 'page', data: {}, anonymous_id: 'a-2' },
+        'a-2',
+      ),
     ]);
   });
 
   it('screen: an event of type screen named by the screen (Track a customer event, "Mobile screen view")', () => {
-    expect(customerio.transform!({ ...base, type: 'screen', name: 'homepage', properties: { from: 'push-notification' } }, config())).toEqual([
+    expect(
+      customerio.transform!({ ...base, type: 'screen', name: 'homepage', properties: { from: 'push-notification' } }, config()),
+    ).toEqual([
       expected('POST', 'https://track.customer.io/api/v1/customers/u-1/events', {
         name: 'homepage',
         type: 'screen',
@@ -123,10 +135,13 @@ describe('Customer.io transform (Track API)', () => {
   });
 
   it('uses track-eu for the EU region, the baseUrl where given, and escapes the id in the path (Overview, regions)', () => {
-    const endpoint = (extra: Record<string, unknown>, userId = 'u-1') => customerio.transform!({ ...base, userId, type: 'track', event: 'x' }, config(extra))[0]!.endpoint;
+    const endpoint = (extra: Record<string, unknown>, userId = 'u-1') =>
+      customerio.transform!({ ...base, userId, type: 'track', event: 'x' }, config(extra))[0]!.endpoint;
     expect(endpoint({ datacenter: 'US' })).toBe('https://track.customer.io/api/v1/customers/u-1/events');
     expect(endpoint({ datacenter: 'EU' })).toBe('https://track-eu.customer.io/api/v1/customers/u-1/events');
-    expect(endpoint({ datacenter: 'EU', baseUrl: 'http://proxy.local:9000/cio/' })).toBe('http://proxy.local:9000/cio/api/v1/customers/u-1/events');
+    expect(endpoint({ datacenter: 'EU', baseUrl: 'http://proxy.local:9000/cio/' })).toBe(
+      'http://proxy.local:9000/cio/api/v1/customers/u-1/events',
+    );
     expect(endpoint({}, 'ada@example.com/x')).toBe('https://track.customer.io/api/v1/customers/ada%40example.com%2Fx/events');
   });
 
@@ -145,10 +160,19 @@ describe('Customer.io transform (Track API)', () => {
       ok: false,
       error: 'Customer.io needs a userId to identify a person (the customer id in the path)',
     });
-    expect(buildRequests(customerio, { type: 'track', event: 'x' }, cfg)).toEqual({ ok: false, error: 'Customer.io needs a userId or an anonymousId on the track event' });
-    expect(buildRequests(customerio, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs a name for Customer.io' });
+    expect(buildRequests(customerio, { type: 'track', event: 'x' }, cfg)).toEqual({
+      ok: false,
+      error: 'Customer.io needs a userId or an anonymousId on the track event',
+    });
+    expect(buildRequests(customerio, { type: 'track', userId: 'u' }, cfg)).toEqual({
+      ok: false,
+      error: 'a track event needs a name for Customer.io',
+    });
     expect(buildRequests(customerio, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(customerio, { type: 'alias', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a Customer.io alias needs a userId and a previousId (the people to merge)' });
+    expect(buildRequests(customerio, { type: 'alias', userId: 'u' }, cfg)).toEqual({
+      ok: false,
+      error: 'a Customer.io alias needs a userId and a previousId (the people to merge)',
+    });
   });
 });
 
@@ -179,16 +203,28 @@ describe('Customer.io user deletion (Delete a customer)', () => {
 
   it('fails retryably on a 500, and finally on a 400 with what Customer.io said', async () => {
     vendor.on('/', json(500, { meta: { error: 'boom' } }));
-    expect(await customerio.deleteUsers!(users.slice(0, 1), cfg(), io)).toEqual({ status: 'failed', retryable: true, error: 'Customer.io answered 500: {"meta":{"error":"boom"}}' });
+    expect(await customerio.deleteUsers!(users.slice(0, 1), cfg(), io)).toEqual({
+      status: 'failed',
+      retryable: true,
+      error: 'Customer.io answered 500: {"meta":{"error":"boom"}}',
+    });
     vendor.on('/', json(400, { meta: { errors: ['bad id'] } }));
-    expect(await customerio.deleteUsers!(users.slice(0, 1), cfg(), io)).toEqual({ status: 'failed', retryable: false, error: 'Customer.io answered 400: {"meta":{"errors":["bad id"]}}' });
+    expect(await customerio.deleteUsers!(users.slice(0, 1), cfg(), io)).toEqual({
+      status: 'failed',
+      retryable: false,
+      error: 'Customer.io answered 400: {"meta":{"errors":["bad id"]}}',
+    });
   });
 
   it('tries every person, and reports a retryable failure before a final one (all can be sent again)', async () => {
     vendor.on('/api/v1/customers/u-1', json(400, { meta: { errors: ['bad id'] } }));
     vendor.on('/api/v1/customers/u%202', json(404, {}));
     vendor.on('/api/v1/customers/u-3', json(503, { meta: { error: 'busy' } }));
-    expect(await customerio.deleteUsers!(users, cfg(), io)).toEqual({ status: 'failed', retryable: true, error: 'Customer.io answered 503: {"meta":{"error":"busy"}}' });
+    expect(await customerio.deleteUsers!(users, cfg(), io)).toEqual({
+      status: 'failed',
+      retryable: true,
+      error: 'Customer.io answered 503: {"meta":{"error":"busy"}}',
+    });
     expect(vendor.received.map((r) => r.path)).toEqual(['/api/v1/customers/u-1', '/api/v1/customers/u%202', '/api/v1/customers/u-3']);
   });
 });

@@ -39,19 +39,45 @@ describe('GA4 transform (Measurement Protocol)', () => {
         client_id: 'a-1',
         user_id: 'u-1',
         timestamp_micros: AT_MICROS,
-        events: [{ name: 'signed_up', params: { plan: 'pro', seats: 3, trial: true, address_city: 'Oslo', address_tags_0: 'a', address_tags_1: 'b' } }],
+        events: [
+          {
+            name: 'signed_up',
+            params: { plan: 'pro', seats: 3, trial: true, address_city: 'Oslo', address_tags_0: 'a', address_tags_1: 'b' },
+          },
+        ],
       }),
     ]);
   });
 
   it('"Product Viewed" → view_item with currency, value (price × quantity) and items (events reference: view_item, Item parameters)', () => {
-    const properties = { product_id: 'SKU_12345', sku: 'S-1', name: 'Stan and Friends Tee', brand: 'Google', category: 'Apparel', variant: 'green', price: 10.01, quantity: 3, currency: 'USD', color: 'green' };
+    const properties = {
+      product_id: 'SKU_12345',
+      sku: 'S-1',
+      name: 'Stan and Friends Tee',
+      brand: 'Google',
+      category: 'Apparel',
+      variant: 'green',
+      price: 10.01,
+      quantity: 3,
+      currency: 'USD',
+      color: 'green',
+    };
     expect(eventOf({ type: 'track', event: 'Product Viewed', properties })).toEqual({
       name: 'view_item',
       params: {
         currency: 'USD',
         value: 30.03,
-        items: [{ item_id: 'SKU_12345', item_name: 'Stan and Friends Tee', item_brand: 'Google', item_category: 'Apparel', item_variant: 'green', price: 10.01, quantity: 3 }],
+        items: [
+          {
+            item_id: 'SKU_12345',
+            item_name: 'Stan and Friends Tee',
+            item_brand: 'Google',
+            item_category: 'Apparel',
+            item_variant: 'green',
+            price: 10.01,
+            quantity: 3,
+          },
+        ],
         color: 'green',
       },
     });
@@ -96,11 +122,20 @@ describe('GA4 transform (Measurement Protocol)', () => {
       name: 'add_to_cart',
       params: { currency: 'EUR', value: 5, items: [{ item_id: 'p-1', price: 5 }] },
     });
-    expect(eventOf({ type: 'track', event: 'Checkout Started', properties: { value: 12, currency: 'EUR', coupon: 'X', products: [{ sku: 's-2', quantity: 2 }] } })).toEqual({
+    expect(
+      eventOf({
+        type: 'track',
+        event: 'Checkout Started',
+        properties: { value: 12, currency: 'EUR', coupon: 'X', products: [{ sku: 's-2', quantity: 2 }] },
+      }),
+    ).toEqual({
       name: 'begin_checkout',
       params: { currency: 'EUR', value: 12, coupon: 'X', items: [{ item_id: 's-2', quantity: 2 }] },
     });
-    expect(eventOf({ type: 'track', event: 'Products Searched', properties: { query: 'blue tee' } })).toEqual({ name: 'search', params: { search_term: 'blue tee' } });
+    expect(eventOf({ type: 'track', event: 'Products Searched', properties: { query: 'blue tee' } })).toEqual({
+      name: 'search',
+      params: { search_term: 'blue tee' },
+    });
   });
 
   it('event names: start with a letter, only [A-Za-z0-9_], at most 40 characters (Limitations)', () => {
@@ -112,10 +147,22 @@ describe('GA4 transform (Measurement Protocol)', () => {
 
   it('refuses reserved event names and prefixes (Reserved names), and names without letters', () => {
     const cfg = config();
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Session Start' }, cfg)).toEqual({ ok: false, error: 'event name "Session Start" becomes "session_start", a name GA4 reserves' });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'first_visit' }, cfg)).toEqual({ ok: false, error: 'event name "first_visit" becomes "first_visit", a name GA4 reserves' });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Google Thing' }, cfg)).toEqual({ ok: false, error: 'event name "Google Thing" becomes "google_thing", a name GA4 reserves' });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'In App Purchase' }, cfg)).toEqual({ ok: false, error: 'GA4 takes in_app_purchase only from app streams (typesOfClient firebase)' });
+    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Session Start' }, cfg)).toEqual({
+      ok: false,
+      error: 'event name "Session Start" becomes "session_start", a name GA4 reserves',
+    });
+    expect(buildRequests(ga4, { ...base, type: 'track', event: 'first_visit' }, cfg)).toEqual({
+      ok: false,
+      error: 'event name "first_visit" becomes "first_visit", a name GA4 reserves',
+    });
+    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Google Thing' }, cfg)).toEqual({
+      ok: false,
+      error: 'event name "Google Thing" becomes "google_thing", a name GA4 reserves',
+    });
+    expect(buildRequests(ga4, { ...base, type: 'track', event: 'In App Purchase' }, cfg)).toEqual({
+      ok: false,
+      error: 'GA4 takes in_app_purchase only from app streams (typesOfClient firebase)',
+    });
     expect(buildRequests(ga4, { ...base, type: 'track', event: '!!! 42' }, cfg)).toEqual({
       ok: false,
       error: 'event name "!!! 42" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])',
@@ -126,7 +173,15 @@ describe('GA4 transform (Measurement Protocol)', () => {
     const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i + 1}`, i + 1]));
     const kept = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`p${i + 1}`, i + 1]));
     expect(eventOf({ type: 'track', event: 'x', properties: many })).toEqual({ name: 'x', params: kept });
-    const properties = { long: 'y'.repeat(150), ga_session: 1, firebase_conversion: 1, google_x: 1, _private: 'ok', [`n${'a'.repeat(50)}`]: 1, 'with space': 2 };
+    const properties = {
+      long: 'y'.repeat(150),
+      ga_session: 1,
+      firebase_conversion: 1,
+      google_x: 1,
+      _private: 'ok',
+      [`n${'a'.repeat(50)}`]: 1,
+      'with space': 2,
+    };
     expect(eventOf({ type: 'track', event: 'x', properties })).toEqual({
       name: 'x',
       params: { long: 'y'.repeat(100), private: 'ok', [`n${'a'.repeat(39)}`]: 1, with_space: 2 },
@@ -140,14 +195,36 @@ describe('GA4 transform (Measurement Protocol)', () => {
         client_id: 'a-1',
         user_id: 'u-1',
         timestamp_micros: AT_MICROS,
-        events: [{ name: 'page_view', params: { page_location: 'https://x.io/pricing', page_title: 'Pricing | X', page_referrer: 'https://google.com/', path: '/pricing' } }],
+        events: [
+          {
+            name: 'page_view',
+            params: {
+              page_location: 'https://x.io/pricing',
+              page_title: 'Pricing | X',
+              page_referrer: 'https://google.com/',
+              path: '/pricing',
+            },
+          },
+        ],
       }),
     ]);
-    expect(eventOf({ type: 'page', name: 'Home', properties: { url: 'https://x.io/' } })).toEqual({ name: 'page_view', params: { page_location: 'https://x.io/', page_title: 'Home' } });
+    expect(eventOf({ type: 'page', name: 'Home', properties: { url: 'https://x.io/' } })).toEqual({
+      name: 'page_view',
+      params: { page_location: 'https://x.io/', page_title: 'Home' },
+    });
   });
 
   it('identify → user_properties as {value}: names at most 24, values at most 36, reserved ones dropped (Send user properties, Limitations)', () => {
-    const traits = { plan: 'pro', seats: 3, verified: true, bio: 'z'.repeat(50), user_id: 'u-1', ga_x: 1, company: { name: 'Acme' }, favourite_programming_language: 'ts' };
+    const traits = {
+      plan: 'pro',
+      seats: 3,
+      verified: true,
+      bio: 'z'.repeat(50),
+      user_id: 'u-1',
+      ga_x: 1,
+      company: { name: 'Acme' },
+      favourite_programming_language: 'ts',
+    };
     expect(ga4.transform!({ ...base, type: 'identify', traits }, config())).toEqual([
       expected({
         client_id: 'a-1',
@@ -183,28 +260,46 @@ describe('GA4 transform (Measurement Protocol)', () => {
         { params: { firebase_app_id: '1:123:android:abc', api_secret: 'SECRET' } },
       ),
     ]);
-    expect(buildRequests(ga4, { ...base, type: 'screen', name: 'Home' }, config())).toEqual({ ok: false, error: 'GA4 takes screen_view only from app streams (typesOfClient firebase)' });
+    expect(buildRequests(ga4, { ...base, type: 'screen', name: 'Home' }, config())).toEqual({
+      ok: false,
+      error: 'GA4 takes screen_view only from app streams (typesOfClient firebase)',
+    });
   });
 
   it('alias is refused: GA4 has no alias', () => {
-    expect(buildRequests(ga4, { ...base, type: 'alias', previousId: 'p' }, config())).toEqual({ ok: false, error: 'GA4 has no alias: users are linked by client_id and user_id on each event' });
+    expect(buildRequests(ga4, { ...base, type: 'alias', previousId: 'p' }, config())).toEqual({
+      ok: false,
+      error: 'GA4 has no alias: users are linked by client_id and user_id on each event',
+    });
   });
 
   it('client_id: integrations.GA4.clientId overrides the anonymousId; without either the event is refused', () => {
-    const [request] = ga4.transform!({ ...base, type: 'track', event: 'x', integrations: { GA4: { clientId: '123456.7654321' } } }, config());
+    const [request] = ga4.transform!(
+      { ...base, type: 'track', event: 'x', integrations: { GA4: { clientId: '123456.7654321' } } },
+      config(),
+    );
     expect(request!.body.JSON.client_id).toBe('123456.7654321');
-    expect(buildRequests(ga4, { type: 'track', event: 'x', userId: 'u-1' }, config())).toEqual({ ok: false, error: 'GA4 needs an anonymousId (or integrations.GA4.clientId) as client_id' });
+    expect(buildRequests(ga4, { type: 'track', event: 'x', userId: 'u-1' }, config())).toEqual({
+      ok: false,
+      error: 'GA4 needs an anonymousId (or integrations.GA4.clientId) as client_id',
+    });
   });
 
   it('debugMode sends to /debug/mp/collect (Validate events); baseUrl replaces the host, e.g. the EU endpoint region1 (reference, Transport)', () => {
-    expect(ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ debugMode: true }))[0]!.endpoint).toBe('https://www.google-analytics.com/debug/mp/collect');
-    expect(ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ baseUrl: 'https://region1.google-analytics.com/' }))[0]!.endpoint).toBe('https://region1.google-analytics.com/mp/collect');
+    expect(ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ debugMode: true }))[0]!.endpoint).toBe(
+      'https://www.google-analytics.com/debug/mp/collect',
+    );
+    expect(
+      ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ baseUrl: 'https://region1.google-analytics.com/' }))[0]!.endpoint,
+    ).toBe('https://region1.google-analytics.com/mp/collect');
   });
 
   it('validates the configuration: apiSecret, measurementId for gtag, firebaseAppId for firebase, http(s) baseUrl', () => {
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1' }).success).toBe(true);
     expect(ga4.config.safeParse({ apiSecret: 's' }).error?.issues[0]?.message).toBe('measurementId is required for gtag');
-    expect(ga4.config.safeParse({ apiSecret: 's', typesOfClient: 'firebase' }).error?.issues[0]?.message).toBe('firebaseAppId is required for firebase');
+    expect(ga4.config.safeParse({ apiSecret: 's', typesOfClient: 'firebase' }).error?.issues[0]?.message).toBe(
+      'firebaseAppId is required for firebase',
+    );
     expect(ga4.config.safeParse({ measurementId: 'G-1' }).success).toBe(false);
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1', baseUrl: 'gopher://x' }).success).toBe(false);
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1', typesOfClient: 'ios' }).success).toBe(false);

@@ -50,17 +50,34 @@ describe('Mixpanel transform (Ingestion API)', () => {
   });
 
   it('names pages and screens "Viewed <name> Page|Screen", and "Viewed Page|Screen" without a name', () => {
-    const page = { type: 'page', name: 'Pricing', anonymousId: 'a-1', messageId: 'p-1', timestamp: '2026-11-23T10:00:00.000Z', properties: { url: 'https://shop.example/pricing' } };
+    const page = {
+      type: 'page',
+      name: 'Pricing',
+      anonymousId: 'a-1',
+      messageId: 'p-1',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      properties: { url: 'https://shop.example/pricing' },
+    };
     expect(transform(page)).toEqual([
       arrayPost('https://api.mixpanel.com/track', [
         {
           event: 'Viewed Pricing Page',
-          properties: { url: 'https://shop.example/pricing', name: 'Pricing', token: 'TOKEN', distinct_id: 'a-1', time: 1795428000000, $insert_id: 'p-1', $device_id: 'a-1' },
+          properties: {
+            url: 'https://shop.example/pricing',
+            name: 'Pricing',
+            token: 'TOKEN',
+            distinct_id: 'a-1',
+            time: 1795428000000,
+            $insert_id: 'p-1',
+            $device_id: 'a-1',
+          },
         },
       ]),
     ]);
     const [screen] = transform({ ...base, type: 'screen', name: 'Home' });
-    expect(screen!.body.JSON_ARRAY.batch).toEqual([{ event: 'Viewed Home Screen', properties: { ...fromContext, name: 'Home', ...stamped } }]);
+    expect(screen!.body.JSON_ARRAY.batch).toEqual([
+      { event: 'Viewed Home Screen', properties: { ...fromContext, name: 'Home', ...stamped } },
+    ]);
     const [unnamed] = transform({ ...base, type: 'page' });
     expect(unnamed!.body.JSON_ARRAY.batch).toEqual([{ event: 'Viewed Page', properties: { ...fromContext, ...stamped } }]);
   });
@@ -68,7 +85,9 @@ describe('Mixpanel transform (Ingestion API)', () => {
   it('sends an identify as an /engage $set with reserved profile names, plus $identify on /track linking the anonymous id (User Profiles "Set Property", Identities "Create Identity")', () => {
     const message = { ...base, type: 'identify', traits: { email: 'ada@example.com', firstName: 'Ada', plan: 'pro' } };
     expect(transform(message)).toEqual([
-      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $set: { $email: 'ada@example.com', $first_name: 'Ada', plan: 'pro' } }]),
+      arrayPost('https://api.mixpanel.com/engage', [
+        { $token: 'TOKEN', $distinct_id: 'u-1', $set: { $email: 'ada@example.com', $first_name: 'Ada', plan: 'pro' } },
+      ]),
       arrayPost('https://api.mixpanel.com/track', [
         {
           event: '$identify',
@@ -86,14 +105,18 @@ describe('Mixpanel transform (Ingestion API)', () => {
 
   it('sends an alias as $create_alias on /track: distinct_id the previous id, alias the new one (Identities "Create Alias")', () => {
     expect(transform({ type: 'alias', userId: 'u-1', previousId: 'a-1', anonymousId: 'a-1' })).toEqual([
-      arrayPost('https://api.mixpanel.com/track', [{ event: '$create_alias', properties: { token: 'TOKEN', distinct_id: 'a-1', alias: 'u-1' } }]),
+      arrayPost('https://api.mixpanel.com/track', [
+        { event: '$create_alias', properties: { token: 'TOKEN', distinct_id: 'a-1', alias: 'u-1' } },
+      ]),
     ]);
   });
 
   it('sends a group as a /groups $set of its traits and an /engage $union of the group id under the group key (Group Profiles "Update Property", User Profiles "Union To List Property")', () => {
     const message = { ...base, type: 'group', groupId: 'g-1', traits: { groupType: 'company', name: 'Acme', plan: 'enterprise' } };
     expect(transform(message)).toEqual([
-      arrayPost('https://api.mixpanel.com/groups', [{ $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } }]),
+      arrayPost('https://api.mixpanel.com/groups', [
+        { $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } },
+      ]),
       arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $union: { company: ['g-1'] } }]),
     ]);
     expect(transform({ ...base, type: 'group', groupId: 7 })).toEqual([
@@ -117,11 +140,26 @@ describe('Mixpanel transform (Ingestion API)', () => {
 
   it('refuses what Mixpanel cannot take, naming why', () => {
     const cfg = { token: 'TOKEN' };
-    expect(buildRequests(mixpanel, { type: 'track', event: 'x' }, cfg)).toEqual({ ok: false, error: 'Mixpanel needs a userId or an anonymousId on the track event (distinct_id)' });
-    expect(buildRequests(mixpanel, { type: 'track', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(mixpanel, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a Mixpanel alias needs both previousId and userId' });
-    expect(buildRequests(mixpanel, { type: 'group', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a Mixpanel group event needs a groupId' });
-    expect(buildRequests(mixpanel, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'message type merge is not supported by Mixpanel' });
+    expect(buildRequests(mixpanel, { type: 'track', event: 'x' }, cfg)).toEqual({
+      ok: false,
+      error: 'Mixpanel needs a userId or an anonymousId on the track event (distinct_id)',
+    });
+    expect(buildRequests(mixpanel, { type: 'track', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a track event needs an event name',
+    });
+    expect(buildRequests(mixpanel, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a Mixpanel alias needs both previousId and userId',
+    });
+    expect(buildRequests(mixpanel, { type: 'group', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a Mixpanel group event needs a groupId',
+    });
+    expect(buildRequests(mixpanel, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'message type merge is not supported by Mixpanel',
+    });
   });
 
   it('validates its configuration: token required, known residencies, http(s) base URL, no unknown keys', () => {
@@ -182,7 +220,8 @@ describe('Mixpanel user deletion (GDPR API v3, "Create a Deletion Task")', () =>
       sent.push(r.endpoint);
       return { status: 201, response: {}, retryable: false };
     };
-    for (const dataResidency of ['us', 'eu', 'in']) await mixpanel.deleteUsers!(users, config({ gdprApiToken: 't', dataResidency }), { send });
+    for (const dataResidency of ['us', 'eu', 'in'])
+      await mixpanel.deleteUsers!(users, config({ gdprApiToken: 't', dataResidency }), { send });
     expect(sent).toEqual([
       'https://mixpanel.com/api/app/data-deletions/v3.0/',
       'https://eu.mixpanel.com/api/app/data-deletions/v3.0/',

@@ -45,12 +45,26 @@ describe('PostHog transform (capture API, /batch/)', () => {
   });
 
   it('sends an identify as $identify with the traits under $set and the anonymous id as $anon_distinct_id (Identify)', () => {
-    const message = { ...base, type: 'identify', traits: { email: 'ada@example.com' }, context: { ...base.context, traits: { plan: 'pro' } } };
+    const message = {
+      ...base,
+      type: 'identify',
+      traits: { email: 'ada@example.com' },
+      context: { ...base.context, traits: { plan: 'pro' } },
+    };
     expect(transform(message)).toEqual([
-      batchPost([{ event: '$identify', distinct_id: 'u-1', properties: { $set: { plan: 'pro', email: 'ada@example.com' }, $anon_distinct_id: 'a-1', ...sent }, ...when }]),
+      batchPost([
+        {
+          event: '$identify',
+          distinct_id: 'u-1',
+          properties: { $set: { plan: 'pro', email: 'ada@example.com' }, $anon_distinct_id: 'a-1', ...sent },
+          ...when,
+        },
+      ]),
     ]);
     const [anonymous] = transform({ type: 'identify', anonymousId: 'a-1', traits: { plan: 'free' } });
-    expect(anonymous!.body.JSON.batch).toEqual([{ event: '$identify', distinct_id: 'a-1', properties: { $set: { plan: 'free' }, $lib: 'weir' } }]);
+    expect(anonymous!.body.JSON.batch).toEqual([
+      { event: '$identify', distinct_id: 'a-1', properties: { $set: { plan: 'free' }, $lib: 'weir' } },
+    ]);
   });
 
   it('sends a page as $pageview with $current_url, from properties.url or the page context (Pageview)', () => {
@@ -65,7 +79,9 @@ describe('PostHog transform (capture API, /batch/)', () => {
       ]),
     ]);
     const [fromContext] = transform({ type: 'page', anonymousId: 'a-1', context: { page: { url: 'https://shop.example/cart' } } });
-    expect(fromContext!.body.JSON.batch).toEqual([{ event: '$pageview', distinct_id: 'a-1', properties: { $current_url: 'https://shop.example/cart', $lib: 'weir' } }]);
+    expect(fromContext!.body.JSON.batch).toEqual([
+      { event: '$pageview', distinct_id: 'a-1', properties: { $current_url: 'https://shop.example/cart', $lib: 'weir' } },
+    ]);
   });
 
   it('sends a screen as $screen with $screen_name (Screen view)', () => {
@@ -88,7 +104,11 @@ describe('PostHog transform (capture API, /batch/)', () => {
     ]);
     const [untyped] = transform({ type: 'group', groupId: 42, anonymousId: 'a-1' });
     expect(untyped!.body.JSON.batch).toEqual([
-      { event: '$groupidentify', distinct_id: '$group_42', properties: { $group_type: 'group', $group_key: '42', $group_set: {}, $lib: 'weir' } },
+      {
+        event: '$groupidentify',
+        distinct_id: '$group_42',
+        properties: { $group_type: 'group', $group_key: '42', $group_set: {}, $lib: 'weir' },
+      },
     ]);
   });
 
@@ -106,11 +126,26 @@ describe('PostHog transform (capture API, /batch/)', () => {
 
   it('refuses what PostHog cannot take, naming why', () => {
     const cfg = { teamApiKey: 'phc_KEY' };
-    expect(buildRequests(posthog, { type: 'track', event: 'x' }, cfg)).toEqual({ ok: false, error: 'PostHog needs a userId or an anonymousId on the track event (distinct_id)' });
-    expect(buildRequests(posthog, { type: 'track', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(posthog, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a PostHog alias needs both userId and previousId' });
-    expect(buildRequests(posthog, { type: 'group', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'a PostHog group event needs a groupId' });
-    expect(buildRequests(posthog, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({ ok: false, error: 'message type merge is not supported by PostHog' });
+    expect(buildRequests(posthog, { type: 'track', event: 'x' }, cfg)).toEqual({
+      ok: false,
+      error: 'PostHog needs a userId or an anonymousId on the track event (distinct_id)',
+    });
+    expect(buildRequests(posthog, { type: 'track', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a track event needs an event name',
+    });
+    expect(buildRequests(posthog, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a PostHog alias needs both userId and previousId',
+    });
+    expect(buildRequests(posthog, { type: 'group', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'a PostHog group event needs a groupId',
+    });
+    expect(buildRequests(posthog, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({
+      ok: false,
+      error: 'message type merge is not supported by PostHog',
+    });
   });
 
   it('validates its configuration: teamApiKey required, http(s) instance, no unknown keys', () => {
@@ -133,13 +168,16 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
     vendor.on(LIST, (req, res: ServerResponse) =>
       json(200, { next: null, results: req.query.distinct_id === 'u-1' ? [{ id: 7, uuid, distinct_ids: ['u-1', 'a-1'] }] : [] })(req, res),
     );
-  const deleting = (status: number, body?: unknown) => vendor.on(`${LIST}7/`, body === undefined ? (_req, res) => res.writeHead(status).end() : json(status, body));
+  const deleting = (status: number, body?: unknown) =>
+    vendor.on(`${LIST}7/`, body === undefined ? (_req, res) => res.writeHead(status).end() : json(status, body));
 
   it('looks the person up by distinct_id, then deletes it and its events, with the personal API key as Bearer', async () => {
     listing();
     deleting(204);
     expect(await posthog.deleteUsers!([{ userId: 'u-1' }], cfg(), io)).toEqual({ status: 'completed' });
-    expect(vendor.received.map(({ method, path, query, headers }) => ({ method, path, query, authorization: headers.authorization }))).toEqual([
+    expect(
+      vendor.received.map(({ method, path, query, headers }) => ({ method, path, query, authorization: headers.authorization })),
+    ).toEqual([
       { method: 'GET', path: LIST, query: { distinct_id: 'u-1' }, authorization: 'Bearer phx_KEY' },
       { method: 'DELETE', path: `${LIST}7/`, query: { delete_events: 'true' }, authorization: 'Bearer phx_KEY' },
     ]);
@@ -147,14 +185,20 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
 
   it('answers not_found when no person has the distinct_id, and deletes nothing', async () => {
     listing();
-    expect(await posthog.deleteUsers!([{ userId: 'u-9' }], cfg(), io)).toEqual({ status: 'not_found', reason: 'PostHog has no person with distinct_id u-9' });
+    expect(await posthog.deleteUsers!([{ userId: 'u-9' }], cfg(), io)).toEqual({
+      status: 'not_found',
+      reason: 'PostHog has no person with distinct_id u-9',
+    });
     expect(vendor.received.map((r) => r.method)).toEqual(['GET']);
   });
 
   it('completes when some users had no person, naming them', async () => {
     listing();
     deleting(204);
-    expect(await posthog.deleteUsers!([{ userId: 'u-1' }, { userId: 'u-9' }], cfg(), io)).toEqual({ status: 'completed', detail: 'no person with distinct_id u-9' });
+    expect(await posthog.deleteUsers!([{ userId: 'u-1' }, { userId: 'u-9' }], cfg(), io)).toEqual({
+      status: 'completed',
+      detail: 'no person with distinct_id u-9',
+    });
   });
 
   it('maps the delete answers: 200 completed, 404 not found, 5xx retryable, other 4xx final, with what PostHog said', async () => {
@@ -182,8 +226,14 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
 
   it('is unsupported without a personal API key and project id, and sends nothing', async () => {
     const reason = 'PostHog deletes persons only through its private API: set personalApiKey and projectId';
-    expect(await posthog.deleteUsers!([{ userId: 'u-1' }], config({ yourInstance: vendor.url, projectId: '123' }), io)).toEqual({ status: 'unsupported', reason });
-    expect(await posthog.deleteUsers!([{ userId: 'u-1' }], config({ yourInstance: vendor.url, personalApiKey: 'phx_KEY' }), io)).toEqual({ status: 'unsupported', reason });
+    expect(await posthog.deleteUsers!([{ userId: 'u-1' }], config({ yourInstance: vendor.url, projectId: '123' }), io)).toEqual({
+      status: 'unsupported',
+      reason,
+    });
+    expect(await posthog.deleteUsers!([{ userId: 'u-1' }], config({ yourInstance: vendor.url, personalApiKey: 'phx_KEY' }), io)).toEqual({
+      status: 'unsupported',
+      reason,
+    });
     expect(vendor.received).toEqual([]);
   });
 
@@ -194,7 +244,11 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
       return { status: 200, response: { results: [] }, retryable: false };
     };
     for (const yourInstance of [undefined, 'https://eu.i.posthog.com']) {
-      await posthog.deleteUsers!([{ userId: 'u-1' }], config({ personalApiKey: 'k', projectId: '123', ...(yourInstance && { yourInstance }) }), { send });
+      await posthog.deleteUsers!(
+        [{ userId: 'u-1' }],
+        config({ personalApiKey: 'k', projectId: '123', ...(yourInstance && { yourInstance }) }),
+        { send },
+      );
     }
     expect(endpoints).toEqual(['https://us.posthog.com/api/projects/123/persons/', 'https://eu.posthog.com/api/projects/123/persons/']);
   });

@@ -55,7 +55,10 @@ afterAll(async () => {
 beforeEach(async () => {
   process.env.WEIR_OUTBOUND_ALLOWLIST = '127.0.0.1';
   await data.flushall();
-  for (const [db, keys] of [[0, DB0], [1, DB1]] as const) {
+  for (const [db, keys] of [
+    [0, DB0],
+    [1, DB1],
+  ] as const) {
     await data.select(db);
     for (const [key, value] of Object.entries(keys)) {
       if (typeof value === 'string') await data.set(key, value);

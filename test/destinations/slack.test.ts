@@ -22,7 +22,8 @@ const expected = (body: Record<string, unknown>, userId: string | undefined = 'a
   ...(userId && { userId }),
 });
 
-const textOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) => slack.transform!(message, config(extra))[0]!.body.JSON.text;
+const textOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) =>
+  slack.transform!(message, config(extra))[0]!.body.JSON.text;
 
 describe('Slack transform (Incoming Webhooks)', () => {
   it('identify: "Identified <user> <traits as JSON>" posted as the payload text', () => {
@@ -33,24 +34,33 @@ describe('Slack transform (Incoming Webhooks)', () => {
   });
 
   it('track: "<event> was triggered by <user>", with the properties as JSON when there are any', () => {
-    expect(slack.transform!({ ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42, currency: 'EUR' } }, config())).toEqual([
-      expected({ text: 'Order Completed was triggered by u-1 {"revenue":42,"currency":"EUR"}' }),
-    ]);
+    expect(
+      slack.transform!({ ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42, currency: 'EUR' } }, config()),
+    ).toEqual([expected({ text: 'Order Completed was triggered by u-1 {"revenue":42,"currency":"EUR"}' })]);
     expect(textOf({ type: 'track', event: 'Signed Up', anonymousId: 'a-9' })).toBe('Signed Up was triggered by a-9');
   });
 
   it('username and icon_url override the poster, when configured (Incoming Webhooks payload)', () => {
-    expect(slack.transform!({ ...base, type: 'track', event: 'Ping' }, config({ username: 'weir-bot', iconUrl: 'https://x.io/bot.png' }))).toEqual([
-      expected({ text: 'Ping was triggered by u-1', username: 'weir-bot', icon_url: 'https://x.io/bot.png' }),
-    ]);
+    expect(
+      slack.transform!({ ...base, type: 'track', event: 'Ping' }, config({ username: 'weir-bot', iconUrl: 'https://x.io/bot.png' })),
+    ).toEqual([expected({ text: 'Ping was triggered by u-1', username: 'weir-bot', icon_url: 'https://x.io/bot.png' })]);
   });
 
   it('templates fill {{name}}, {{user}}, {{properties.x}}, {{traits.x}} and other event fields from the event', () => {
-    const eventTemplate = '{{name}} by {{user}}: {{properties.revenue}} {{properties.currency}} ({{properties.items}}) {{properties.missing}}[{{context.app.name}}]';
-    const message = { ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42, currency: 'EUR', items: [{ sku: 'a' }] }, context: { app: { name: 'shop' } } };
+    const eventTemplate =
+      '{{name}} by {{user}}: {{properties.revenue}} {{properties.currency}} ({{properties.items}}) {{properties.missing}}[{{context.app.name}}]';
+    const message = {
+      ...base,
+      type: 'track',
+      event: 'Order Completed',
+      properties: { revenue: 42, currency: 'EUR', items: [{ sku: 'a' }] },
+      context: { app: { name: 'shop' } },
+    };
     expect(textOf(message, { eventTemplate })).toBe('Order Completed by u-1: 42 EUR ([{"sku":"a"}]) [shop]');
     const identifyTemplate = 'New user {{ userId }} <{{traits.email}}> on {{traits.plan}}';
-    expect(textOf({ ...base, type: 'identify', traits: { email: 'ada@example.com', plan: 'pro' } }, { identifyTemplate })).toBe('New user u-1 <ada@example.com> on pro');
+    expect(textOf({ ...base, type: 'identify', traits: { email: 'ada@example.com', plan: 'pro' } }, { identifyTemplate })).toBe(
+      'New user u-1 <ada@example.com> on pro',
+    );
   });
 
   it('templates are data lookups only: no code runs, inherited members resolve to nothing', () => {
@@ -61,9 +71,14 @@ describe('Slack transform (Incoming Webhooks)', () => {
   it('whitelistedEvents: a listed track is posted, another is refused naming the event; identify is not filtered', () => {
     const cfg = config({ whitelistedEvents: ['Order Completed'] });
     expect(buildRequests(slack, { ...base, type: 'track', event: 'Order Completed' }, cfg)).toMatchObject({ ok: true });
-    expect(buildRequests(slack, { ...base, type: 'track', event: 'Page Scrolled' }, cfg)).toEqual({ ok: false, error: 'event "Page Scrolled" is not in the Slack destination\'s whitelistedEvents' });
+    expect(buildRequests(slack, { ...base, type: 'track', event: 'Page Scrolled' }, cfg)).toEqual({
+      ok: false,
+      error: 'event "Page Scrolled" is not in the Slack destination\'s whitelistedEvents',
+    });
     expect(buildRequests(slack, { ...base, type: 'identify', traits: {} }, cfg)).toMatchObject({ ok: true });
-    expect(buildRequests(slack, { ...base, type: 'track', event: 'Page Scrolled' }, config({ whitelistedEvents: [] }))).toMatchObject({ ok: true });
+    expect(buildRequests(slack, { ...base, type: 'track', event: 'Page Scrolled' }, config({ whitelistedEvents: [] }))).toMatchObject({
+      ok: true,
+    });
   });
 
   it('refuses page, screen, group and alias (identify and track only), a track without a name, and an empty text', () => {

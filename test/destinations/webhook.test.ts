@@ -39,7 +39,12 @@ describe('webhook transform', () => {
   it.each(['PUT', 'PATCH'])('sends %s like POST: the event as JSON with a content type', (method) => {
     const message = { type: 'identify', userId: 'u1', traits: { email: 'e@x.io' } };
     const [request] = transform(message, { webhookMethod: method });
-    expect(request).toMatchObject({ method, headers: { 'content-type': 'application/json' }, params: {}, body: { ...empty, JSON: message } });
+    expect(request).toMatchObject({
+      method,
+      headers: { 'content-type': 'application/json' },
+      params: {},
+      body: { ...empty, JSON: message },
+    });
   });
 
   it.each(['GET', 'DELETE'])('sends %s with the flattened properties as query parameters and no body or content type', (method) => {
@@ -74,7 +79,12 @@ describe('webhook transform', () => {
   it('lower-cases configured header names, skips empty names, and adds the event header with its case kept', () => {
     const [request] = transform(
       { type: 'track', header: { 'X-Trace': 'abc', Empty: '', Num: 5 } },
-      { headers: [{ from: 'X-API-Key', to: 'k1' }, { from: '', to: 'skipped' }] },
+      {
+        headers: [
+          { from: 'X-API-Key', to: 'k1' },
+          { from: '', to: 'skipped' },
+        ],
+      },
     );
     expect(request!.headers).toEqual({ 'content-type': 'application/json', 'x-api-key': 'k1', 'X-Trace': 'abc' });
     expect(request!.body.JSON).toEqual({ type: 'track' });
@@ -120,7 +130,10 @@ describe('request encoding', () => {
       body: '[{"b":2}]',
       contentType: 'application/json',
     });
-    expect(encodeBody(restRequest({ ...base, json: { a: 1 }, xml: { payload: '<a/>' } }))).toEqual({ body: '<a/>', contentType: 'application/xml' });
+    expect(encodeBody(restRequest({ ...base, json: { a: 1 }, xml: { payload: '<a/>' } }))).toEqual({
+      body: '<a/>',
+      contentType: 'application/xml',
+    });
     expect(encodeBody(restRequest({ ...base, json: { a: 1 }, form: { x: 'y z', o: { k: 1 } } }))).toEqual({
       body: 'x=y+z&o=%7B%22k%22%3A1%7D',
       contentType: 'application/x-www-form-urlencoded',

@@ -65,7 +65,12 @@ async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
 /** Sends tracks with the real Node SDK, as the Sources page's snippet says. */
 async function sendWithSdk(events: { userId: string; event: string; properties?: Record<string, string> }[]) {
   const errors: unknown[] = [];
-  const client = new RudderAnalytics(sourceWriteKey, { dataPlaneUrl: started.data, flushAt: 20, logLevel: 'error', errorHandler: (e) => errors.push(e) });
+  const client = new RudderAnalytics(sourceWriteKey, {
+    dataPlaneUrl: started.data,
+    flushAt: 20,
+    logLevel: 'error',
+    errorHandler: (e) => errors.push(e),
+  });
   for (const event of events) client.track(event);
   await client.flush();
   expect(errors).toEqual([]);
@@ -131,7 +136,9 @@ describe('the console, as a new user', () => {
     await form.getByRole('button', { name: 'Create destination' }).click();
     await page.getByRole('button', { name: /^Hook/ }).waitFor();
     await page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').waitFor();
-    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(`${hook.url}/hook`);
+    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(
+      `${hook.url}/hook`,
+    );
     await page.getByText('No failure.').waitFor();
     await checkPage('destinations');
   });
@@ -139,35 +146,51 @@ describe('the console, as a new user', () => {
   it('writes a transformation, runs it on a sample event, and shows a refused publish with its failing test', async () => {
     await page.getByRole('link', { name: 'Transformations' }).click();
     await page.getByLabel('Name').fill('Tagger');
-    await replaceCode('export function transformEvent(event) {\n  if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");\n  return { ...event, properties: { ...event.properties, tagged: "weir" } };\n}\n');
+    await replaceCode(
+      'export function transformEvent(event) {\n  if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");\n  return { ...event, properties: { ...event.properties, tagged: "weir" } };\n}\n',
+    );
     await page.getByRole('button', { name: 'Run on sample events' }).click();
     const result = page.getByRole('article', { name: 'Result of Tagger' });
     await result.waitFor();
     await expect(result.textContent()).resolves.toContain('passed');
     await expect(result.locator('pre').textContent()).resolves.toContain('"tagged": "weir"');
 
-    await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'bad-1', properties: { plan: 'broken' } }]));
+    await page
+      .getByLabel('Sample events (a JSON array)')
+      .fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'bad-1', properties: { plan: 'broken' } }]));
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     const refused = page.getByRole('alert').first();
     await refused.waitFor();
-    await expect(refused.textContent()).resolves.toMatch(/^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/);
-    await expect(page.getByRole('article', { name: 'Result of Tagger' }).textContent()).resolves.toContain('Event 0 (bad-1): Error: plan broken');
+    await expect(refused.textContent()).resolves.toMatch(
+      /^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/,
+    );
+    await expect(page.getByRole('article', { name: 'Result of Tagger' }).textContent()).resolves.toContain(
+      'Event 0 (bad-1): Error: plan broken',
+    );
     await screenshot(page, 'transformations-refused-publish');
   });
 
   it('publishes the transformation for the webhook destination, and diffs two revisions', async () => {
-    await page.getByLabel('Sample events (a JSON array)').fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'ok-1', properties: { plan: 'pro' } }]));
+    await page
+      .getByLabel('Sample events (a JSON array)')
+      .fill(JSON.stringify([{ type: 'track', event: 'x', userId: 'u2', messageId: 'ok-1', properties: { plan: 'pro' } }]));
     await page.getByRole('checkbox', { name: 'Hook' }).check();
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on 1 sample event(s).');
     await page.getByRole('button', { name: /^Tagger published/ }).waitFor();
 
-    await replaceCode('export function transformEvent(event) {\n  return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };\n}\n');
+    await replaceCode(
+      'export function transformEvent(event) {\n  return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };\n}\n',
+    );
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const diff = page.getByRole('region', { name: 'Differences between the two revisions' });
     await diff.locator('ins', { hasText: 'version: 2' }).waitFor();
-    await expect(diff.locator('ins').allTextContents()).resolves.toContain('+   return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };');
-    await expect(diff.locator('del').allTextContents()).resolves.toContain('-   if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");');
+    await expect(diff.locator('ins').allTextContents()).resolves.toContain(
+      '+   return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };',
+    );
+    await expect(diff.locator('del').allTextContents()).resolves.toContain(
+      '-   if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");',
+    );
     await checkPage('transformations');
   });
 
@@ -263,7 +286,10 @@ describe('the console, as a new user', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download JSON Schema' }).click();
     const schema = JSON.parse(await streamText(await (await download).createReadStream()));
-    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { properties: { properties: { plan: { type: 'string' } } } } });
+    expect(schema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      properties: { properties: { properties: { plan: { type: 'string' } } } },
+    });
     await checkPage('schemas');
   });
 
@@ -288,7 +314,9 @@ describe('the console, as a new user', () => {
     await page.getByLabel('Name').fill('Plan Helpers');
     await replaceCode('export function isPaid(plan) {\n  return plan !== "free";\n}\n');
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Published: its tests passed on the transformations that import it.',
+    );
     await page.getByRole('list', { name: 'Libraries' }).getByRole('button', { name: 'Plan Helpers published' }).waitFor();
     await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
   });

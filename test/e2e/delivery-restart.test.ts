@@ -27,10 +27,18 @@ test('a restart in the middle of delivery loses nothing and duplicates nothing',
   const messageIds = Array.from({ length: 40 }, (_, i) => `restart-${i}`);
   try {
     const source = (await call(first.control, 'POST', '/v2/sources', { auth: token, body: { name: 'app' } })).body.source;
-    const destination = (await call(first.control, 'POST', '/v2/destinations', { auth: token, body: { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/slow` } } })).body.destination;
+    const destination = (
+      await call(first.control, 'POST', '/v2/destinations', {
+        auth: token,
+        body: { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/slow` } },
+      })
+    ).body.destination;
     await call(first.control, 'POST', '/v2/connections', { auth: token, body: { sourceId: source.id, destinationId: destination.id } });
     for (const messageId of messageIds) {
-      const answer = await call(first.data, 'POST', '/v1/track', { auth: basic(source.writeKey, ''), body: { userId: 'u', event: 'e', messageId } });
+      const answer = await call(first.data, 'POST', '/v1/track', {
+        auth: basic(source.writeKey, ''),
+        body: { userId: 'u', event: 'e', messageId },
+      });
       expect(answer.status).toBe(200);
     }
     const deadline = Date.now() + 30_000;

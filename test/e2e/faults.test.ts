@@ -34,7 +34,11 @@ test('no event whose 2xx answer was recorded is sent again', () => {
 test('outcome counters equal what each destination answered 2xx, with nothing left retrying and nothing negative', () => {
   for (const name of ['a', 'b']) {
     const c = report.counters[name]!;
-    expect({ delivered: c.delivered, retrying: c.retrying, negative: c.negative }).toEqual({ delivered: c.received, retrying: 0, negative: false });
+    expect({ delivered: c.delivered, retrying: c.retrying, negative: c.negative }).toEqual({
+      delivered: c.received,
+      retrying: 0,
+      negative: false,
+    });
   }
 });
 

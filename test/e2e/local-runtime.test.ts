@@ -27,7 +27,10 @@ describe('npm start', () => {
       // Generated bootstrap credentials are kept, and work.
       const credentials = JSON.parse(readFileSync(path.join(home, 'credentials.json'), 'utf8'));
       expect(started.output()).toContain(credentials.bootstrap.token);
-      const mine = await call(started.control, 'POST', '/v2/sources', { auth: bearer(credentials.bootstrap.token), body: { name: 'bootstrap source' } });
+      const mine = await call(started.control, 'POST', '/v2/sources', {
+        auth: bearer(credentials.bootstrap.token),
+        body: { name: 'bootstrap source' },
+      });
       expect(mine.status).toBe(201);
 
       const created = await admin(started.env, 'workspace', 'create', '--name', 'Acme', '--email', 'Ops@Acme.test');
@@ -40,7 +43,9 @@ describe('npm start', () => {
 
       const second = await admin(started.env, 'token', 'create', '--workspace', created.workspaceId ?? '', '--email', 'ops@acme.test');
       const third = await admin(started.env, 'token', 'create', '--workspace', created.workspaceId ?? '', '--email', 'ops@acme.test');
-      const tokens = (await admin(started.env, 'token', 'list', '--workspace', created.workspaceId ?? '')) as unknown as { tokenId: string }[];
+      const tokens = (await admin(started.env, 'token', 'list', '--workspace', created.workspaceId ?? '')) as unknown as {
+        tokenId: string;
+      }[];
       expect(tokens).toHaveLength(3);
       expect(tokens.map((t) => t.tokenId)).toEqual(expect.arrayContaining([second.tokenId, third.tokenId]));
       expect(JSON.stringify(tokens)).not.toContain(second.token);
@@ -84,8 +89,18 @@ describe('npm start', () => {
         }),
         'OK',
         { status: 'ok' },
-        [expect.objectContaining({ EventType: 'track', EventIdentifier: 'Signed Up', TotalCount: 1, Schema: expect.objectContaining({ 'properties.plan': 'string' }) })],
-        expect.objectContaining({ TotalCount: 1, FrequentValues: expect.objectContaining({ 'properties.plan': [{ Value: 'pro', Frequency: 1 }] }) }),
+        [
+          expect.objectContaining({
+            EventType: 'track',
+            EventIdentifier: 'Signed Up',
+            TotalCount: 1,
+            Schema: expect.objectContaining({ 'properties.plan': 'string' }),
+          }),
+        ],
+        expect.objectContaining({
+          TotalCount: 1,
+          FrequentValues: expect.objectContaining({ 'properties.plan': [{ Value: 'pro', Frequency: 1 }] }),
+        }),
         expect.objectContaining({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'track Signed Up' }),
       ]);
 
@@ -96,9 +111,17 @@ describe('npm start', () => {
         env: { ...started.env, WRITE_KEY: mine.body.source.writeKey },
       });
       expect(sdk.stdout.trim()).toBe('flushed');
-      const live = await call(started.control, 'GET', `/v2/sources/${mine.body.source.id}/live-events`, { auth: bearer(credentials.bootstrap.token) });
+      const live = await call(started.control, 'GET', `/v2/sources/${mine.body.source.id}/live-events`, {
+        auth: bearer(credentials.bootstrap.token),
+      });
       expect(live.body.events).toContainEqual(
-        expect.objectContaining({ type: 'track', userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' }, context: expect.objectContaining({ library: expect.objectContaining({ name: 'analytics-node' }) }) }),
+        expect.objectContaining({
+          type: 'track',
+          userId: 'u1',
+          event: 'Trial Started',
+          properties: { plan: 'pro' },
+          context: expect.objectContaining({ library: expect.objectContaining({ name: 'analytics-node' }) }),
+        }),
       );
     } finally {
       await stop(started);

@@ -12,10 +12,13 @@ function functionsOf(stage: ReturnType<typeof synthStage>): [string, NodejsFunct
   for (const [name, spec] of Object.entries(ENDPOINT_FUNCTIONS)) {
     out.push([name, stage.planeStack[spec.plane].plane.functions[name]!, 'credentials' in spec ? spec.credentials : undefined]);
   }
-  for (const [name, spec] of Object.entries(STREAM_CONSUMERS)) out.push([name, stage.stacks.control.streamConsumers.functions[name]!, spec.credentials]);
-  for (const [name, spec] of Object.entries(SCHEDULED_FUNCTIONS)) out.push([name, stage.stacks.control.scheduledFunctions.functions[name]!, spec.credentials]);
+  for (const [name, spec] of Object.entries(STREAM_CONSUMERS))
+    out.push([name, stage.stacks.control.streamConsumers.functions[name]!, spec.credentials]);
+  for (const [name, spec] of Object.entries(SCHEDULED_FUNCTIONS))
+    out.push([name, stage.stacks.control.scheduledFunctions.functions[name]!, spec.credentials]);
   for (const plane of ['control', 'data'] as const) {
-    for (const [name, fn] of Object.entries(stage.planeStack[plane].plane.authorizerFunctions)) out.push([`${name} authorizer`, fn, undefined]);
+    for (const [name, fn] of Object.entries(stage.planeStack[plane].plane.authorizerFunctions))
+      out.push([`${name} authorizer`, fn, undefined]);
   }
   return out;
 }
@@ -31,7 +34,10 @@ function kmsActions(stage: ReturnType<typeof synthStage>, fn: NodejsFunction): s
 }
 
 test('the stage has a rotating credentials key, retained in production', () => {
-  for (const [stage, policy] of [[dev, 'Delete'], [prod, 'Retain']] as const) {
+  for (const [stage, policy] of [
+    [dev, 'Delete'],
+    [prod, 'Retain'],
+  ] as const) {
     const keys = Object.values(resourcesOf(stage.state, 'AWS::KMS::Key'));
     expect(keys).toHaveLength(1);
     expect(keys[0]!.Properties).toMatchObject({ EnableKeyRotation: true });
@@ -46,15 +52,20 @@ test('only the functions that decrypt credentials may decrypt; only the writer m
     if (access === 'read') expect([name, actions]).toEqual([name, ['kms:Decrypt']]);
     if (access === 'write') expect([name, actions]).toEqual([name, ['kms:Decrypt', 'kms:GenerateDataKey']]);
   }
-  expect(Object.entries(rights).filter(([, [access]]) => access !== 'none').map(([name]) => name).sort()).toEqual(
-    ['credentials', 'delivery', 'deliveryScheduler', 'testInterface', 'transformations'].sort(),
-  );
+  expect(
+    Object.entries(rights)
+      .filter(([, [access]]) => access !== 'none')
+      .map(([name]) => name)
+      .sort(),
+  ).toEqual(['credentials', 'delivery', 'deliveryScheduler', 'testInterface', 'transformations'].sort());
 });
 
 test('those functions, and no others, know the key', () => {
   for (const [name, fn, access] of functionsOf(dev)) {
     const template = dev.planes[fn.stack === dev.stacks.data ? 'data' : 'control'];
-    const props = resourcesOf(template, 'AWS::Lambda::Function')[logicalId(fn)]!.Properties as { Environment: { Variables: Record<string, unknown> } };
+    const props = resourcesOf(template, 'AWS::Lambda::Function')[logicalId(fn)]!.Properties as {
+      Environment: { Variables: Record<string, unknown> };
+    };
     expect([name, 'WEIR_KMS_KEY_ID' in props.Environment.Variables]).toEqual([name, access !== undefined]);
   }
 });

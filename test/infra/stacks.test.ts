@@ -7,7 +7,14 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BINARY_MEDIA_TYPES } from '../../infra/stacks/plane-api';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/contract/functions';
 import { createWeirStacks, stageConfig } from '../../infra/stacks';
-import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
+import {
+  AUTHORIZERS,
+  ENDPOINT_FUNCTIONS,
+  PLANES,
+  SCHEDULED_FUNCTIONS,
+  STREAM_CONSUMERS,
+  type Plane,
+} from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { TABLE } from '../../shared/contract/table';
 import { expectStreamConsumerWired } from './stream-consumer-assertions';
@@ -96,7 +103,9 @@ describe('API Gateway is built from the route manifest', () => {
     const preflights = methods.filter((m) => m.Properties!.HttpMethod === 'OPTIONS');
     // The control plane answers the console's preflights on every resource (a mock integration, no Lambda).
     if (plane === 'data') expect(preflights).toEqual([]);
-    else for (const preflight of preflights) expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    else
+      for (const preflight of preflights)
+        expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
   });
 
   test.each(PLANE_NAMES)('the %s plane grants API Gateway one invoke permission per routed function', (plane) => {
@@ -128,7 +137,7 @@ describe('authorizers', () => {
 });
 
 describe('gateway responses come from PLANES', () => {
-  test.each(PLANE_NAMES)('%s plane: a refused authorizer answers the plane\'s status, type, headers and body', (plane) => {
+  test.each(PLANE_NAMES)("%s plane: a refused authorizer answers the plane's status, type, headers and body", (plane) => {
     const { refused } = PLANES[plane];
     const headers: Record<string, string> = { 'gatewayresponse.header.Content-Type': literal(refused.contentType) };
     for (const [name, value] of Object.entries(refused.headers)) headers[`gatewayresponse.header.${name}`] = literal(value);
@@ -209,9 +218,7 @@ describe('the table is built from TABLE', () => {
     expect(props.StreamSpecification).toEqual({ StreamViewType: TABLE.stream });
     expect(props.TimeToLiveSpecification).toEqual({ AttributeName: TABLE.ttlAttribute, Enabled: true });
     expect(props.BillingMode).toBe('PAY_PER_REQUEST');
-    expect(props.Replicas).toEqual([
-      expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
-    ]);
+    expect(props.Replicas).toEqual([expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })]);
   });
 
   test('production retains the table and protects it from deletion', () => {
@@ -253,7 +260,7 @@ describe('Lambda functions', () => {
     }
   });
 
-  test('data-plane functions get the admin credentials from the stack\'s secret, never as a literal', () => {
+  test("data-plane functions get the admin credentials from the stack's secret, never as a literal", () => {
     const secretId = logicalId(dev.stacks.data.adminCredentials);
     for (const fn of Object.values(resourcesOf(dev.planes.data, 'AWS::Lambda::Function'))) {
       const variables = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -272,7 +279,9 @@ describe('operations', () => {
   test('every function is traced (X-Ray), and so are both API stages', () => {
     for (const template of [dev.planes.control, dev.planes.data]) {
       // Weir's own functions (CDK's helper for deploying the console's files is not one of them).
-      const weir = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((fn) => JSON.stringify(fn.Properties).includes('WEIR_TABLE'));
+      const weir = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((fn) =>
+        JSON.stringify(fn.Properties).includes('WEIR_TABLE'),
+      );
       expect(weir.length).toBeGreaterThan(0);
       for (const fn of weir) expect(fn.Properties).toMatchObject({ TracingConfig: { Mode: 'Active' } });
       template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
@@ -281,12 +290,18 @@ describe('operations', () => {
 
   test("every function's errors, every stream consumer's iterator age and Weir's own metrics raise an alarm to the stage's topic", () => {
     const alarms = [...alarmsOf(dev.planes.control), ...alarmsOf(dev.planes.data)];
-    const functionCount = Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length;
+    const functionCount =
+      Object.keys(ENDPOINT_FUNCTIONS).length +
+      Object.keys(AUTHORIZERS).length +
+      Object.keys(STREAM_CONSUMERS).length +
+      Object.keys(SCHEDULED_FUNCTIONS).length;
     expect(alarms.filter((a) => a.MetricName === 'Errors')).toHaveLength(functionCount);
     expect(alarms.filter((a) => a.MetricName === 'IteratorAge')).toHaveLength(Object.keys(STREAM_CONSUMERS).length);
     const own = alarms.filter((a) => a.Namespace === 'Weir').map((a) => [a.MetricName, a.Dimensions]);
     expect(own).toEqual(
-      expect.arrayContaining(['DeliveryAborted', 'RecordsParked', 'SchedulerBacklog'].map((m) => [m, [{ Name: 'service', Value: 'weir' }]])),
+      expect.arrayContaining(
+        ['DeliveryAborted', 'RecordsParked', 'SchedulerBacklog'].map((m) => [m, [{ Name: 'service', Value: 'weir' }]]),
+      ),
     );
     // Every alarm notifies the topic of the State stack (imported by reference).
     for (const alarm of alarms) expect(JSON.stringify(alarm.AlarmActions)).toContain(topicId());
@@ -351,24 +366,28 @@ describe('stream consumers', () => {
 });
 
 describe('synthesis', () => {
-  test('infra/app.ts synthesizes the prod stage as `cdk synth -c stage=prod` would', async () => {
-    const result = await prodApp;
-    expect(result.stderr).not.toMatch(/Error/);
-    expect(result.status).toBe(0);
-    const manifest = JSON.parse(readFileSync(path.join(prodOutdir, 'manifest.json'), 'utf8')) as {
-      artifacts: Record<string, { type: string }>;
-    };
-    const stacks = Object.entries(manifest.artifacts)
-      .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
-      .map(([id]) => id)
-      .sort();
-    expect(stacks).toEqual(['Weir-prod-Console', 'Weir-prod-Control', 'Weir-prod-Data', 'Weir-prod-State']);
-    const state = JSON.parse(readFileSync(path.join(prodOutdir, 'Weir-prod-State.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; DeletionPolicy?: string }>;
-    };
-    const table = Object.values(state.Resources).find((r) => r.Type === 'AWS::DynamoDB::GlobalTable');
-    expect(table?.DeletionPolicy).toBe('Retain');
-  }, SYNTH_TIMEOUT_MS);
+  test(
+    'infra/app.ts synthesizes the prod stage as `cdk synth -c stage=prod` would',
+    async () => {
+      const result = await prodApp;
+      expect(result.stderr).not.toMatch(/Error/);
+      expect(result.status).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(prodOutdir, 'manifest.json'), 'utf8')) as {
+        artifacts: Record<string, { type: string }>;
+      };
+      const stacks = Object.entries(manifest.artifacts)
+        .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
+        .map(([id]) => id)
+        .sort();
+      expect(stacks).toEqual(['Weir-prod-Console', 'Weir-prod-Control', 'Weir-prod-Data', 'Weir-prod-State']);
+      const state = JSON.parse(readFileSync(path.join(prodOutdir, 'Weir-prod-State.template.json'), 'utf8')) as {
+        Resources: Record<string, { Type: string; DeletionPolicy?: string }>;
+      };
+      const table = Object.values(state.Resources).find((r) => r.Type === 'AWS::DynamoDB::GlobalTable');
+      expect(table?.DeletionPolicy).toBe('Retain');
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   test('an unknown stage name shape is refused', () => {
     expect(() => stageConfig('Prod Stage')).toThrow(/stage/);

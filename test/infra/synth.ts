@@ -36,8 +36,7 @@ export function synthStage(stage: string): SynthesizedStage {
   };
 }
 
-export const logicalId = (construct: IConstruct): string =>
-  Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+export const logicalId = (construct: IConstruct): string => Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string }>;
 

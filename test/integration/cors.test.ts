@@ -24,7 +24,11 @@ const from = (origin: string) => ({ headers: { Origin: origin } });
 describe('CORS for the console', () => {
   it('answers a preflight with the exact origin and the contract’s methods and headers', async () => {
     const answer = await call(runtime.controlUrl, 'OPTIONS', '/v2/sources/abc', {
-      headers: { Origin: CONSOLE, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      headers: {
+        Origin: CONSOLE,
+        'Access-Control-Request-Method': 'PATCH',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
     });
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(CONSOLE);
@@ -54,7 +58,9 @@ describe('CORS for the console', () => {
 
   it('never allows another origin, nor answers with a wildcard', async () => {
     for (const origin of ['https://evil.test', 'https://console.weir.test.evil.test', 'null']) {
-      const preflight = await call(runtime.controlUrl, 'OPTIONS', '/v2/sources', { headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } });
+      const preflight = await call(runtime.controlUrl, 'OPTIONS', '/v2/sources', {
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' },
+      });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
       const listed = await call(runtime.controlUrl, 'GET', '/v2/sources', { auth: bearer(token), ...from(origin) });
       expect(listed.status).toBe(200);

@@ -21,7 +21,9 @@ describe('credentials', () => {
     const api = client(ws);
     const secret = await api('PUT', '/credentials/STRIPE_KEY', { value: SECRET });
     expect(secret.status).toBe(200);
-    expect(secret.body).toEqual({ credential: { key: 'STRIPE_KEY', isSecret: true, createdAt: expect.any(String), updatedAt: expect.any(String) } });
+    expect(secret.body).toEqual({
+      credential: { key: 'STRIPE_KEY', isSecret: true, createdAt: expect.any(String), updatedAt: expect.any(String) },
+    });
     const plain = await client(ws, 'bearer')('PUT', '/credentials/apiBase', { value: PLAIN, isSecret: false });
     expect(plain.body.credential).toMatchObject({ key: 'apiBase', isSecret: false, value: PLAIN });
 
@@ -33,7 +35,11 @@ describe('credentials', () => {
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);
 
     const { Items = [] } = await rt.store.doc.send(new ScanCommand({ TableName: rt.store.table }));
-    const raw = JSON.stringify(Items.map((item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v]))));
+    const raw = JSON.stringify(
+      Items.map((item) =>
+        Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v])),
+      ),
+    );
     expect(raw).toContain('STRIPE_KEY');
     expect(raw).not.toContain(SECRET);
     expect(raw).not.toContain(PLAIN);
@@ -145,16 +151,29 @@ describe('getCredential in transformations', () => {
   it('takes per-call credentials over the stored ones in the test interface, for that call only', async () => {
     const { ws, api } = await setUp();
     const bearerApi = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-    const destination = (await bearerApi('POST', '/v2/destinations', { name: 'h', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })).body.destination;
+    const destination = (
+      await bearerApi('POST', '/v2/destinations', { name: 'h', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })
+    ).body.destination;
     await api('POST', '/transformations?publish=true', { name: 'Keys', code: USES, destinationIds: [destination.id] });
     const stage = { user_transform: true, dest_transform: false, send_to_destination: false };
     const message = { type: 'track', event: 'x', anonymousId: 'a' };
-    const overridden = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage, credentials: [{ key: 'BASE', value: 'per-call', isSecret: false }, { key: 'API_KEY', value: 'other-secret-value' }] });
+    const overridden = await api('POST', `/v0/testDestination/${destination.id}`, {
+      message,
+      stage,
+      credentials: [
+        { key: 'BASE', value: 'per-call', isSecret: false },
+        { key: 'API_KEY', value: 'other-secret-value' },
+      ],
+    });
     expect(overridden.body.data[0].user_transformed_payload).toEqual({ ...message, key: '[secret]', base: 'per-call', missing: true });
     expect(JSON.stringify(overridden.body)).not.toContain('other-secret-value');
     const stored = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage });
     expect(stored.body.data[0].user_transformed_payload).toEqual({ ...message, key: '[secret]', base: PLAIN, missing: true });
-    const badOverride = await api('POST', `/v0/testDestination/${destination.id}`, { message, stage, credentials: [{ key: '1x', value: 'v' }] });
+    const badOverride = await api('POST', `/v0/testDestination/${destination.id}`, {
+      message,
+      stage,
+      credentials: [{ key: '1x', value: 'v' }],
+    });
     expect([badOverride.status, badOverride.body.error]).toEqual([400, 'body.credentials.0.key: key must be an identifier']);
   });
 });

@@ -45,7 +45,8 @@ async function pipeline(...paths: string[]) {
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
   const destinations: string[] = [];
   for (const path of paths) {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body
+      .destination;
     await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
     destinations.push(d.id);
   }
@@ -56,7 +57,8 @@ async function pipeline(...paths: string[]) {
     destinations,
     track: (body: Record<string, unknown>, type = 'track') =>
       call(rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
-    batch: (batch: Record<string, unknown>[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
+    batch: (batch: Record<string, unknown>[]) =>
+      call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
     publish: async (code: string) => {
       const created = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
         auth: basic(ws.email, ws.token),
@@ -86,8 +88,20 @@ describe('delivery', () => {
     expect((await p.track({ userId: 'u1', event: 'Signed Up', messageId: 'm-1' })).status).toBe(200);
     expect((await p.track({ userId: 'u1', traits: { email: 'a@x.io' }, messageId: 'm-2' }, 'identify')).status).toBe(200);
     await flow();
-    expect(at('/a').map((r) => [(r.json as { type: string }).type, (r.json as { messageId: string }).messageId])).toEqual([['track', 'm-1'], ['identify', 'm-2']]);
-    expect(await p.outcomes()).toEqual({ destinationId: p.destinations[0], delivered: 2, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, lastErrors: [], updatedAt: expect.any(String) });
+    expect(at('/a').map((r) => [(r.json as { type: string }).type, (r.json as { messageId: string }).messageId])).toEqual([
+      ['track', 'm-1'],
+      ['identify', 'm-2'],
+    ]);
+    expect(await p.outcomes()).toEqual({
+      destinationId: p.destinations[0],
+      delivered: 2,
+      retrying: 0,
+      aborted: 0,
+      filtered: 0,
+      suppressed: 0,
+      lastErrors: [],
+      updatedAt: expect.any(String),
+    });
   });
 
   it('applies the published transformation live, and a later publish to the events after it', async () => {
@@ -99,9 +113,15 @@ describe('delivery', () => {
       auth: basic(p.ws.email, p.ws.token),
       body: { code: 'export function transformEvent(e) { if (e.event === "drop") return null; return { ...e, v: 2 }; }' },
     });
-    await p.batch([{ type: 'track', userId: 'u', event: 'second' }, { type: 'track', userId: 'u', event: 'drop' }]);
+    await p.batch([
+      { type: 'track', userId: 'u', event: 'second' },
+      { type: 'track', userId: 'u', event: 'drop' },
+    ]);
     await flow();
-    expect(at('/t').map((r) => [(r.json as { event: string }).event, (r.json as { v: number }).v])).toEqual([['first', 1], ['second', 2]]);
+    expect(at('/t').map((r) => [(r.json as { event: string }).event, (r.json as { v: number }).v])).toEqual([
+      ['first', 1],
+      ['second', 2],
+    ]);
     expect(await p.outcomes()).toMatchObject({ delivered: 2, filtered: 1 });
   });
 
@@ -188,7 +208,8 @@ describe('delivery', () => {
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
     const deadline = Date.now() + 5_000;
-    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
     expect(hook.pending()).toBe(1);
     await rt.poller.drain();
@@ -216,7 +237,10 @@ describe('delivery', () => {
 
   it('sends nothing twice when a stream record is delivered again', async () => {
     const p = await pipeline('/dup');
-    await p.batch([{ type: 'track', userId: 'u', event: 'a' }, { type: 'track', userId: 'u', event: 'b' }]);
+    await p.batch([
+      { type: 'track', userId: 'u', event: 'a' },
+      { type: 'track', userId: 'u', event: 'b' },
+    ]);
     await flow();
     expect(at('/dup')).toHaveLength(2);
     const [item] = await queryAll(rt.store, {
@@ -224,8 +248,14 @@ describe('delivery', () => {
       ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
     });
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const record = { eventID: 'x', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    const { handler } = require('../../functions/delivery/handler') as {
+      handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }>;
+    };
+    const record = {
+      eventID: 'x',
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> },
+    };
     expect(await handler({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
     await flow();
     expect(at('/dup')).toHaveLength(2);
@@ -235,14 +265,27 @@ describe('delivery', () => {
     const p = await pipeline(); // no connection: the stream consumer leaves this batch alone
     await p.batch([1, 2, 3, 4].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
     await rt.poller.drain();
-    const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })).body.destination.id;
+    const destination = (
+      await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })
+    ).body.destination.id;
     const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: destination, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    const ref = {
+      workspaceId: p.ws.workspaceId,
+      sourceId: p.source.id,
+      destinationId: destination,
+      requestId: parts[0]!.sk.split('#')[0]!,
+      part: 0,
+    };
     // A consumer claimed the batch, handled two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rt.store);
     const leaseEnds = Date.now() + 1500;
-    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toMatchObject({ progress: 0, output: 0 });
-    expect(await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered')).toBe(true);
+    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toMatchObject({
+      progress: 0,
+      output: 0,
+    });
+    expect(
+      await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered'),
+    ).toBe(true);
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, leaseEnds - Date.now() + 20));
@@ -293,7 +336,8 @@ describe('server-delivered retries', () => {
       await data.connect();
       const p = await pipeline();
       const nobody = `127.0.0.1:${await freePort()}`;
-      const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body.destination.id;
+      const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body
+        .destination.id;
       await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: cache });
       await p.track({ userId: 'grace', traits: { plan: 'team' } }, 'identify');
       await rt.poller.drain();
@@ -328,7 +372,10 @@ describe('live events and outcomes', () => {
   it('show what a source received newest first, never suppressed events, and what a destination was sent', async () => {
     const p = await pipeline('/live');
     await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'hidden' }] });
-    await p.batch([{ type: 'track', userId: 'shown', event: 'one' }, { type: 'track', userId: 'hidden', event: 'secret' }]);
+    await p.batch([
+      { type: 'track', userId: 'shown', event: 'one' },
+      { type: 'track', userId: 'hidden', event: 'secret' },
+    ]);
     await p.track({ userId: 'shown', event: 'two' });
     await flow();
     const live = await p.api('GET', `/v2/sources/${p.source.id}/live-events`);
@@ -340,7 +387,13 @@ describe('live events and outcomes', () => {
     const rest = await p.api('GET', paged.body.paging.next);
     expect(rest.body.events.map((e: { event: string }) => e.event)).toEqual(['one']);
     const sent = await p.api('GET', `/v2/destinations/${p.destinations[0]}/live-events`);
-    expect(sent.body.events.map((e: { outcome: string; status: number; request: { body: { JSON: { event: string } } } }) => [e.outcome, e.status, e.request.body.JSON.event])).toEqual([
+    expect(
+      sent.body.events.map((e: { outcome: string; status: number; request: { body: { JSON: { event: string } } } }) => [
+        e.outcome,
+        e.status,
+        e.request.body.JSON.event,
+      ]),
+    ).toEqual([
       ['delivered', 200, 'two'],
       ['delivered', 200, 'one'],
     ]);
@@ -353,9 +406,13 @@ describe('live events and outcomes', () => {
 
   it('stop showing the events of a user suppressed after they came in, and show them again once lifted', async () => {
     const p = await pipeline('/live-later');
-    await p.batch([{ type: 'track', userId: 'later', event: 'before' }, { type: 'track', userId: 'other', event: 'kept' }]);
+    await p.batch([
+      { type: 'track', userId: 'later', event: 'before' },
+      { type: 'track', userId: 'other', event: 'kept' },
+    ]);
     await flow();
-    const events = async () => (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
+    const events = async () =>
+      (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
     expect(await events()).toEqual(['kept', 'before']);
     const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(p.ws.token),

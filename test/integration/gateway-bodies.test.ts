@@ -54,11 +54,13 @@ function parseAnswers(received: string): RawAnswer[] {
   while (rest.startsWith('HTTP/1.1 ')) {
     const end = rest.indexOf('\r\n\r\n');
     const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     rest = rest.slice(end + 4);
     let body = '';
     if (headers['transfer-encoding'] === 'chunked') {
-      for (let size = -1; size !== 0; ) {
+      for (let size = -1; size !== 0;) {
         const eol = rest.indexOf('\r\n');
         size = parseInt(rest.slice(0, eol), 16);
         body += rest.slice(eol + 2, eol + 2 + size);
@@ -186,7 +188,8 @@ describe('GET and DELETE carrying a body answer as they do without one', () => {
 
 describe('a client still sending a large body reads the answer, then the connection closes', () => {
   const big = Buffer.alloc(12 * MB, 'a');
-  const noRoute = (plane: 'control' | 'data') => (plane === 'control' ? { error: 'No route POST /nowhere' } : { message: 'No route POST /nowhere' });
+  const noRoute = (plane: 'control' | 'data') =>
+    plane === 'control' ? { error: 'No route POST /nowhere' } : { message: 'No route POST /nowhere' };
 
   it.each([
     ['control', 'Content-Length'],
@@ -266,7 +269,10 @@ describe('requests Node cannot parse or finish get a JSON 4xx, not a bare one', 
     });
 
     it.each([
-      ['a DELETE whose body stops short', 'DELETE /v1/anything HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}'],
+      [
+        'a DELETE whose body stops short',
+        'DELETE /v1/anything HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}',
+      ],
       ['headers that never end', 'GET /v1/anything HTTP/1.1\r\nHost: localhost\r\n'],
     ])('%s → 408', async (_name, sent) => {
       const { answers, errors, timedOut } = await exchange(port, [sent], 5000);

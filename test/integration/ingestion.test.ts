@@ -43,7 +43,14 @@ describe('POST /v1/*', () => {
     const answer = await send('/v1/track', { auth: s.auth, body: { userId: 'u1', event: 'Signed Up', properties: { plan: 'pro' } } });
     expect([answer.status, answer.text, answer.headers.get('content-type')]).toEqual([200, 'OK', 'text/plain; charset=utf-8']);
     const [stored] = await s.stored();
-    expect(stored!.item).toMatchObject({ entity: 'ingest', workspaceId: s.ws.workspaceId, sourceId: s.id, part: 0, parts: 1, expiresAt: expect.any(Number) });
+    expect(stored!.item).toMatchObject({
+      entity: 'ingest',
+      workspaceId: s.ws.workspaceId,
+      sourceId: s.id,
+      part: 0,
+      parts: 1,
+      expiresAt: expect.any(Number),
+    });
     expect(stored!.events).toEqual([
       {
         type: 'track',
@@ -69,7 +76,11 @@ describe('POST /v1/*', () => {
     const stored = await s.stored();
     expect(stored).toHaveLength(1);
     const events = stored[0]!.events;
-    expect(events.map((e) => [e.type, e.messageId === 'm-1'])).toEqual([['identify', true], ['track', false], ['page', false]]);
+    expect(events.map((e) => [e.type, e.messageId === 'm-1'])).toEqual([
+      ['identify', true],
+      ['track', false],
+      ['page', false],
+    ]);
     expect(events[0]!.weirId).toBe(events[1]!.weirId);
     expect(events[2]!.weirId).not.toBe(events[0]!.weirId);
   });
@@ -77,9 +88,16 @@ describe('POST /v1/*', () => {
   it('takes the write key from the body, gzip whatever the content type says, and JSON labelled as anything', async () => {
     const s = await source();
     const body = { batch: [{ type: 'track', userId: 'u', event: 'gz' }], writeKey: s.writeKey };
-    const gz = await send('/v1/batch', { rawBody: gzipSync(JSON.stringify(body)), headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' } });
+    const gz = await send('/v1/batch', {
+      rawBody: gzipSync(JSON.stringify(body)),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' },
+    });
     expect(gz.status).toBe(200);
-    const text = await send('/v1/track', { auth: s.auth, rawBody: JSON.stringify({ userId: 'u', event: 'plain' }), headers: { 'Content-Type': 'text/plain' } });
+    const text = await send('/v1/track', {
+      auth: s.auth,
+      rawBody: JSON.stringify({ userId: 'u', event: 'plain' }),
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(text.status).toBe(200);
     expect((await s.stored()).flatMap((x) => x.events.map((e) => e.event)).sort()).toEqual(['gz', 'plain']);
   });
@@ -87,7 +105,12 @@ describe('POST /v1/*', () => {
   it('splits a request only where the item size limit demands, in one transaction', async () => {
     const s = await source();
     // Incompressible properties: ~3 MB in 120 events of ~25 KB.
-    const batch = Array.from({ length: 120 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'big', properties: { blob: randomBytes(12_500).toString('hex') } }));
+    const batch = Array.from({ length: 120 }, (_, i) => ({
+      type: 'track',
+      userId: `u${i}`,
+      event: 'big',
+      properties: { blob: randomBytes(12_500).toString('hex') },
+    }));
     expect((await send('/v1/batch', { auth: s.auth, body: { batch } })).status).toBe(200);
     const stored = await s.stored();
     expect(stored.length).toBeGreaterThan(1);
@@ -110,10 +133,46 @@ describe('POST /v1/*', () => {
       ['/v1/purchase', { auth: s.auth, body: { userId: 'u' } }, 400, /^path\.type: unknown event type/],
       ['/v1/batch', { auth: s.auth, body: { batch: [] } }, 400, /empty batch payload/],
       ['/v1/batch', { auth: s.auth, body: { batch: 'x' } }, 400, /batch must be an array/],
-      ['/v1/batch', { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, { type: 'buy', userId: 'u' }] } }, 400, /^batch\[1\]: event is not a valid event: unknown type "buy"/],
-      ['/v1/batch', { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, 7] } }, 400, /^batch\[1\]: event is not a valid event: not an object/],
-      ['/v1/batch', { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, { type: 'track', userId: 'u', blob: 'x'.repeat(33_000) }] } }, 413, /^batch\[1\]: event is \d+ bytes, over the limit of 32768/],
-      ['/v1/batch', { auth: s.auth, body: { batch: Array.from({ length: 200 }, () => ({ type: 'track', userId: 'u', blob: 'x'.repeat(21_000) })) } }, 413, /request body is larger than 4194304 bytes/],
+      [
+        '/v1/batch',
+        {
+          auth: s.auth,
+          body: {
+            batch: [
+              { type: 'track', userId: 'ok' },
+              { type: 'buy', userId: 'u' },
+            ],
+          },
+        },
+        400,
+        /^batch\[1\]: event is not a valid event: unknown type "buy"/,
+      ],
+      [
+        '/v1/batch',
+        { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, 7] } },
+        400,
+        /^batch\[1\]: event is not a valid event: not an object/,
+      ],
+      [
+        '/v1/batch',
+        {
+          auth: s.auth,
+          body: {
+            batch: [
+              { type: 'track', userId: 'ok' },
+              { type: 'track', userId: 'u', blob: 'x'.repeat(33_000) },
+            ],
+          },
+        },
+        413,
+        /^batch\[1\]: event is \d+ bytes, over the limit of 32768/,
+      ],
+      [
+        '/v1/batch',
+        { auth: s.auth, body: { batch: Array.from({ length: 200 }, () => ({ type: 'track', userId: 'u', blob: 'x'.repeat(21_000) })) } },
+        413,
+        /request body is larger than 4194304 bytes/,
+      ],
     ];
     for (const [path, options, status, text] of cases) {
       const answer = await send(path, options);
@@ -130,11 +189,19 @@ describe('POST /v1/*', () => {
       headers: { Accept: 'application/json' },
       body: { regulationType: 'suppress', users: [{ userId: 'gone' }] },
     });
-    const batch = [{ type: 'track', userId: 'gone' }, { type: 'track', userId: ' gone ' }, { type: 'track', userId: 'kept' }, { type: 'track', anonymousId: 'anon' }];
+    const batch = [
+      { type: 'track', userId: 'gone' },
+      { type: 'track', userId: ' gone ' },
+      { type: 'track', userId: 'kept' },
+      { type: 'track', anonymousId: 'anon' },
+    ];
     expect((await send('/v1/batch', { auth: s.auth, body: { batch } })).status).toBe(200);
     expect((await send('/v1/identify', { auth: s.auth, body: { userId: 'gone' } })).text).toBe('OK');
     expect((await s.stored()).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId))).toEqual(['kept', 'anon']);
-    expect(await new IngestRepository(rt.store).sourceStats(s.ws.workspaceId, s.id)).toEqual({ suppressed: 3, lastSuppressedAt: expect.any(String) });
+    expect(await new IngestRepository(rt.store).sourceStats(s.ws.workspaceId, s.id)).toEqual({
+      suppressed: 3,
+      lastSuppressedAt: expect.any(String),
+    });
 
     await call(rt.controlUrl, 'DELETE', `/v2/regulations/${created.body[0].id}`, { auth: bearer(s.ws.token) });
     expect((await send('/v1/track', { auth: s.auth, body: { userId: 'gone', event: 'back' } })).status).toBe(200);
@@ -143,7 +210,11 @@ describe('POST /v1/*', () => {
 
   it('costs two store calls per request once the write key is known: the suppression read and the write', async () => {
     const s = await source();
-    const service = new IngestService(new CatalogRepository(rt.store), new SuppressionIndex(new RegulationRepository(rt.store)), new IngestRepository(rt.store));
+    const service = new IngestService(
+      new CatalogRepository(rt.store),
+      new SuppressionIndex(new RegulationRepository(rt.store)),
+      new IngestRepository(rt.store),
+    );
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     await service.accept({ type: 'batch', body, authorization: s.auth });
     const calls: string[] = [];
@@ -162,12 +233,22 @@ describe('POST /v1/*', () => {
 
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
-    const service = new IngestService(new CatalogRepository(rt.store), new SuppressionIndex(new RegulationRepository(rt.store)), new IngestRepository(rt.store));
-    const cases = [['ProvisionedThroughputExceededException', 429], ['ThrottlingException', 429], ['InternalServerError', 503], ['TimeoutError', 503]] as const;
+    const service = new IngestService(
+      new CatalogRepository(rt.store),
+      new SuppressionIndex(new RegulationRepository(rt.store)),
+      new IngestRepository(rt.store),
+    );
+    const cases = [
+      ['ProvisionedThroughputExceededException', 429],
+      ['ThrottlingException', 429],
+      ['InternalServerError', 503],
+      ['TimeoutError', 503],
+    ] as const;
     for (const [name, status] of cases) {
       // DynamoDB Local never pushes back: the ingest write fails here the way the service would fail it.
       const pushBack = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-        if ((args as { input: { Item?: { entity?: string } } }).input.Item?.entity === 'ingest') throw Object.assign(new Error(name), { name });
+        if ((args as { input: { Item?: { entity?: string } } }).input.Item?.entity === 'ingest')
+          throw Object.assign(new Error(name), { name });
         return next(args);
       };
       rt.store.doc.middlewareStack.add(pushBack as never, { step: 'initialize', name: 'pushBack' });
@@ -187,7 +268,9 @@ describe('GET /openapi.json on the data plane', () => {
     const answer = await call(rt.dataUrl, 'GET', '/openapi.json');
     expect(answer.status).toBe(200);
     expect(answer.body.info.title).toBe('Weir data plane');
-    expect(Object.keys(answer.body.paths)).toEqual(expect.arrayContaining(['/v1/{type}', '/schemas/event-models', '/schemas/event-model/{EventID}/key-counts']));
+    expect(Object.keys(answer.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/{type}', '/schemas/event-models', '/schemas/event-model/{EventID}/key-counts']),
+    );
     expect(answer.body.paths['/v1/{type}'].post.security).toEqual([{ writeKey: [] }]);
   });
 });

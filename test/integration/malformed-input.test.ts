@@ -32,11 +32,36 @@ describe('bad input answers 4xx JSON naming what is wrong, and changes nothing',
     ['an unknown field', () => send('POST', '/v2/sources', { body: { name: 'x', colour: 'red' } }), 400, /^body\.colour: unknown field/],
     ['no body at all', () => send('POST', '/v2/destinations'), 400, /^body\.name: /],
     ['a patch that changes nothing', () => send('PATCH', `/v2/sources/${sourceId}`, { body: {} }), 400, /^body: body must change/],
-    ['a patch with a wrong type', () => send('PATCH', `/v2/sources/${sourceId}`, { body: { enabled: 'no' } }), 400, /^body\.enabled: .*expected boolean/],
-    ['corrupt gzip', () => send('POST', '/v2/sources', { rawBody: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]) }), 400, /^body: gzip data is corrupt/],
-    ['an oversized body', () => send('POST', '/v2/sources', { body: { name: 'x'.repeat(MAX_BODY_BYTES) } }), 413, /larger than 1048576 bytes/],
-    ['a gzip bomb', () => send('POST', '/v2/sources', { rawBody: gzipSync(Buffer.alloc(MAX_BODY_BYTES * 4, 32)) }), 413, /once decompressed/],
-    ['a connection to ids that are not strings', () => send('POST', '/v2/connections', { body: { sourceId: 1, destinationId: null } }), 400, /^body\.sourceId: /],
+    [
+      'a patch with a wrong type',
+      () => send('PATCH', `/v2/sources/${sourceId}`, { body: { enabled: 'no' } }),
+      400,
+      /^body\.enabled: .*expected boolean/,
+    ],
+    [
+      'corrupt gzip',
+      () => send('POST', '/v2/sources', { rawBody: Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]) }),
+      400,
+      /^body: gzip data is corrupt/,
+    ],
+    [
+      'an oversized body',
+      () => send('POST', '/v2/sources', { body: { name: 'x'.repeat(MAX_BODY_BYTES) } }),
+      413,
+      /larger than 1048576 bytes/,
+    ],
+    [
+      'a gzip bomb',
+      () => send('POST', '/v2/sources', { rawBody: gzipSync(Buffer.alloc(MAX_BODY_BYTES * 4, 32)) }),
+      413,
+      /once decompressed/,
+    ],
+    [
+      'a connection to ids that are not strings',
+      () => send('POST', '/v2/connections', { body: { sourceId: 1, destinationId: null } }),
+      400,
+      /^body\.sourceId: /,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, request, status, message) => {

@@ -38,13 +38,19 @@ const documents = () =>
   written
     .flatMap((chunk) => chunk.split('\n'))
     .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } });
+    .map(
+      (line) =>
+        JSON.parse(line) as Record<string, unknown> & {
+          _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+        },
+    );
 
 test('a failed delivery emits DeliveryRetried for its destination type, and its later success DeliveryDelivered', async () => {
   const ws = await rt.newWorkspace();
   const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body.destination;
+  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body
+    .destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
   let calls = 0;
   hook.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
@@ -55,7 +61,10 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
   // Once with the service alone (what alarms read), once per destination type.
   expect(retried.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[['service']], [['service', 'destinationType']]]);
   expect(retried[1]).toMatchObject({ destinationType: 'WEBHOOK', service: 'weir' });
-  expect(retried[1]!._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'Weir', Metrics: [expect.objectContaining({ Name: 'DeliveryRetried' })] });
+  expect(retried[1]!._aws.CloudWatchMetrics[0]).toMatchObject({
+    Namespace: 'Weir',
+    Metrics: [expect.objectContaining({ Name: 'DeliveryRetried' })],
+  });
   expect(documents().some((d) => d.EventsIngested === 1)).toBe(true);
 
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -64,8 +73,15 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
 });
 
 test('each sandbox invocation emits SandboxInvocations with its outcome: ok, or the kind of failure', async () => {
-  await runTransformation({ code: 'export function transformEvent(e) { return e; }', name: 'ok', libraries: [], events: [{ message: { type: 'track' }, metadata: {} }] });
-  await expect(runTransformation({ code: 'export function transformEvent(e) { return e', name: 'broken', libraries: [], events: [] })).rejects.toThrow();
+  await runTransformation({
+    code: 'export function transformEvent(e) { return e; }',
+    name: 'ok',
+    libraries: [],
+    events: [{ message: { type: 'track' }, metadata: {} }],
+  });
+  await expect(
+    runTransformation({ code: 'export function transformEvent(e) { return e', name: 'broken', libraries: [], events: [] }),
+  ).rejects.toThrow();
   const outcomes = documents()
     .filter((d) => d.SandboxInvocations === 1 && d.outcome !== undefined)
     .map((d) => d.outcome);
@@ -76,8 +92,18 @@ test('each user-deletion attempt emits DeletionAttempts with its outcome', async
   const ws = await rt.newWorkspace();
   const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   hook.on('/vendor', json(200, {}));
-  const am = (await api('POST', '/v2/destinations', { name: 'am', type: 'AM', config: { apiKey: 'k', apiSecret: 's', baseUrl: `${hook.url}/vendor` } })).body.destination;
-  const created = await api('POST', '/v2/regulations', { regulationType: 'suppress_with_delete', destinationIds: [am.id], users: [{ userId: 'gone' }] });
+  const am = (
+    await api('POST', '/v2/destinations', {
+      name: 'am',
+      type: 'AM',
+      config: { apiKey: 'k', apiSecret: 's', baseUrl: `${hook.url}/vendor` },
+    })
+  ).body.destination;
+  const created = await api('POST', '/v2/regulations', {
+    regulationType: 'suppress_with_delete',
+    destinationIds: [am.id],
+    users: [{ userId: 'gone' }],
+  });
   expect(created.status).toBe(201);
   const deadline = Date.now() + 10_000;
   while (!documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed') && Date.now() < deadline) {

@@ -54,7 +54,12 @@ afterAll(async () => {
 });
 
 const write = (workspaceId: string, id: string) =>
-  rt.store.doc.send(new PutCommand({ TableName: rt.tableName, Item: { pk: `WS#${workspaceId}`, sk: `TEST#${id}`, entity: 'testItem', workspaceId, id, payload: new Uint8Array([1, 2, 3]) } }));
+  rt.store.doc.send(
+    new PutCommand({
+      TableName: rt.tableName,
+      Item: { pk: `WS#${workspaceId}`, sk: `TEST#${id}`, entity: 'testItem', workspaceId, id, payload: new Uint8Array([1, 2, 3]) },
+    }),
+  );
 const admin = basic(ADMIN.user, ADMIN.password);
 const until = async (check: () => boolean | Promise<boolean>, what: string) => {
   const deadline = Date.now() + 10_000;
@@ -88,12 +93,32 @@ describe('parked stream records', () => {
     const listed = await call(rt.dataUrl, 'GET', '/admin/parked-records', { auth: admin });
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual([
-      expect.objectContaining({ consumer: CONSUMER, workspaceId: 'ws-a', status: 'waiting', lastError: 'record p1 cannot be handled', item: { entity: 'testItem', id: 'p1' } }),
+      expect.objectContaining({
+        consumer: CONSUMER,
+        workspaceId: 'ws-a',
+        status: 'waiting',
+        lastError: 'record p1 cannot be handled',
+        item: { entity: 'testItem', id: 'p1' },
+      }),
     ]);
     expect(listed.body[0]).not.toHaveProperty('image');
-    const cli = execFileSync(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../infra/local/admin.ts'), '--endpoint', rt.dynamoEndpoint, '--table', rt.tableName, 'parked', 'list'], {
-      encoding: 'utf8',
-    });
+    const cli = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.resolve(__dirname, '../../infra/local/admin.ts'),
+        '--endpoint',
+        rt.dynamoEndpoint,
+        '--table',
+        rt.tableName,
+        'parked',
+        'list',
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(JSON.parse(cli)).toEqual(listed.body);
     expect((await call(rt.dataUrl, 'GET', '/admin/parked-records')).status).toBe(400);
   });
@@ -133,7 +158,9 @@ describe('parked stream records', () => {
     await until(() => handled.includes('p2'), 'the replay on demand');
     await until(async () => (await repository.list(10)).length === 0, 'the release');
 
-    const unknown = await call(rt.dataUrl, 'POST', `/admin/parked-records/${encodeURIComponent(`${CONSUMER}.ws-b.nothing`)}/replay`, { auth: admin });
+    const unknown = await call(rt.dataUrl, 'POST', `/admin/parked-records/${encodeURIComponent(`${CONSUMER}.ws-b.nothing`)}/replay`, {
+      auth: admin,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('No parked record found');
     process.env.WEIR_PARKED_RETRY_BASE_MS = '1';
@@ -141,9 +168,20 @@ describe('parked stream records', () => {
 
   it('parks a record it cannot even read, as it came, and hands on the records behind it', async () => {
     const seen: string[] = [];
-    const good = { eventID: 'e-good', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '8', NewImage: { id: { S: 'fine' }, workspaceId: { S: 'ws-d' } } } };
-    const bad = { eventID: 'e-bad', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '7', NewImage: { id: { Q: 'no such type' } } as never } };
-    const result = await eachNewImage({ Records: [bad, good] }, CONSUMER, async (item) => void seen.push(String(item.id)), { parked: repository, pauseMs: 1 });
+    const good = {
+      eventID: 'e-good',
+      eventName: 'INSERT' as const,
+      dynamodb: { SequenceNumber: '8', NewImage: { id: { S: 'fine' }, workspaceId: { S: 'ws-d' } } },
+    };
+    const bad = {
+      eventID: 'e-bad',
+      eventName: 'INSERT' as const,
+      dynamodb: { SequenceNumber: '7', NewImage: { id: { Q: 'no such type' } } as never },
+    };
+    const result = await eachNewImage({ Records: [bad, good] }, CONSUMER, async (item) => void seen.push(String(item.id)), {
+      parked: repository,
+      pauseMs: 1,
+    });
     expect(result.batchItemFailures).toEqual([]);
     expect(seen).toEqual(['fine']);
     const parked = await repository.get({ consumer: CONSUMER, workspaceId: '-', eventId: 'e-bad' });
@@ -153,13 +191,27 @@ describe('parked stream records', () => {
 
   it('reports a record it could neither handle nor park, for the event source to hand over again', async () => {
     // A store where nothing listens: every write fails, as in an outage.
-    const client = new DynamoDBClient({ endpoint: 'http://127.0.0.1:1', maxAttempts: 1, region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const client = new DynamoDBClient({
+      endpoint: 'http://127.0.0.1:1',
+      maxAttempts: 1,
+      region: 'local',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     const dead = new ParkedRecordRepository(createTableClient({ table: rt.tableName, client }));
-    const record = { eventID: 'e1', eventName: 'INSERT' as const, dynamodb: { SequenceNumber: '42', NewImage: { id: { S: 'p3' }, workspaceId: { S: 'ws-c' } } } };
+    const record = {
+      eventID: 'e1',
+      eventName: 'INSERT' as const,
+      dynamodb: { SequenceNumber: '42', NewImage: { id: { S: 'p3' }, workspaceId: { S: 'ws-c' } } },
+    };
     poisoned.add('p3');
-    const result = await eachNewImage({ Records: [record] }, CONSUMER, async (item) => {
-      if (poisoned.has(String(item.id))) throw new Error('cannot');
-    }, { parked: dead, pauseMs: 1 });
+    const result = await eachNewImage(
+      { Records: [record] },
+      CONSUMER,
+      async (item) => {
+        if (poisoned.has(String(item.id))) throw new Error('cannot');
+      },
+      { parked: dead, pauseMs: 1 },
+    );
     client.destroy();
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '42' }]);
   });

@@ -32,7 +32,8 @@ async function workspace() {
   return {
     ws,
     api,
-    create: (body: unknown, headers: Record<string, string> = { Accept: 'application/json' }) => api('POST', '/v2/regulations', body, headers),
+    create: (body: unknown, headers: Record<string, string> = { Accept: 'application/json' }) =>
+      api('POST', '/v2/regulations', body, headers),
     async source() {
       return (await api('POST', '/v2/sources', { name: 'Site' })).body.source.id as string;
     },
@@ -75,15 +76,35 @@ describe('POST /v2/regulations', () => {
   it('answers 201 "Created" as text, and makes one regulation per user with a UUID', async () => {
     const w = await workspace();
     const answer = await w.create(
-      { regulationType: 'suppress', users: [{ userId: 'u1', email: 'a@x.io' }, { userId: ' u2 ', phone: '+1', plan: 'gold' }] },
+      {
+        regulationType: 'suppress',
+        users: [
+          { userId: 'u1', email: 'a@x.io' },
+          { userId: ' u2 ', phone: '+1', plan: 'gold' },
+        ],
+      },
       {},
     );
     expect([answer.status, answer.text, answer.headers.get('content-type')]).toEqual([201, 'Created', 'text/plain; charset=utf-8']);
     const listed = (await w.api('GET', '/v2/regulations')).body;
     expect(listed.paging).toEqual({});
     expect(listed.data).toEqual([
-      { id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), workspaceId: w.ws.workspaceId, canceled: false, regulationType: 'suppress', attributes: { userId: 'u1', email: 'a@x.io' }, createdAt: expect.any(String) },
-      { id: expect.any(String), workspaceId: w.ws.workspaceId, canceled: false, regulationType: 'suppress', attributes: { userId: 'u2', phone: '+1', plan: 'gold' }, createdAt: expect.any(String) },
+      {
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        workspaceId: w.ws.workspaceId,
+        canceled: false,
+        regulationType: 'suppress',
+        attributes: { userId: 'u1', email: 'a@x.io' },
+        createdAt: expect.any(String),
+      },
+      {
+        id: expect.any(String),
+        workspaceId: w.ws.workspaceId,
+        canceled: false,
+        regulationType: 'suppress',
+        attributes: { userId: 'u2', phone: '+1', plan: 'gold' },
+        createdAt: expect.any(String),
+      },
     ]);
   });
 
@@ -93,7 +114,15 @@ describe('POST /v2/regulations', () => {
     const answer = await w.create({ regulationType: 'suppress', sourceIds: [source], users: [{ userId: 'u1' }] });
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual([
-      { id: expect.any(String), workspaceId: w.ws.workspaceId, canceled: false, regulationType: 'suppress', attributes: { userId: 'u1' }, sourceIds: [source], createdAt: expect.any(String) },
+      {
+        id: expect.any(String),
+        workspaceId: w.ws.workspaceId,
+        canceled: false,
+        regulationType: 'suppress',
+        attributes: { userId: 'u1' },
+        sourceIds: [source],
+        createdAt: expect.any(String),
+      },
     ]);
     expect(await w.all()).toEqual([answer.body[0].id]);
   });
@@ -123,8 +152,14 @@ describe('POST /v2/regulations', () => {
     const cases: [unknown, string | RegExp][] = [
       [{ users: [{ userId: 'u' }] }, /^body\.regulationType: regulationType must be suppress or suppress_with_delete/],
       [{ regulationType: 'delete', users: [{ userId: 'u' }] }, /^body\.regulationType: regulationType must be/],
-      [{ regulationType: 'suppress_with_delete', sourceIds: [mySource], users: [{ userId: 'u' }] }, 'body.sourceIds: allowed only with regulationType suppress'],
-      [{ regulationType: 'suppress', destinationIds: [hook], users: [{ userId: 'u' }] }, 'body.destinationIds: allowed only with regulationType suppress_with_delete'],
+      [
+        { regulationType: 'suppress_with_delete', sourceIds: [mySource], users: [{ userId: 'u' }] },
+        'body.sourceIds: allowed only with regulationType suppress',
+      ],
+      [
+        { regulationType: 'suppress', destinationIds: [hook], users: [{ userId: 'u' }] },
+        'body.destinationIds: allowed only with regulationType suppress_with_delete',
+      ],
       [{ regulationType: 'suppress', users: [] }, 'body.users: must list at least one user'],
       [{ regulationType: 'suppress' }, /^body\.users: /],
       [{ regulationType: 'suppress', users: [{ email: 'a@x.io' }] }, 'body.users.0.userId: userId must be a string'],
@@ -132,10 +167,19 @@ describe('POST /v2/regulations', () => {
       [{ regulationType: 'suppress', users: [{ userId: 42 }] }, 'body.users.0.userId: userId must be a string'],
       [{ regulationType: 'suppress', users: [{ userId: 'a' }, { userId: 'a' }] }, 'body.users.1.userId: same userId as users[0]'],
       [{ regulationType: 'suppress', sourceIds: ['nope'], users: [{ userId: 'u' }] }, 'sourceIds[0]: unknown source nope'],
-      [{ regulationType: 'suppress', sourceIds: [mySource, theirSource], users: [{ userId: 'u' }] }, `sourceIds[1]: unknown source ${theirSource}`],
+      [
+        { regulationType: 'suppress', sourceIds: [mySource, theirSource], users: [{ userId: 'u' }] },
+        `sourceIds[1]: unknown source ${theirSource}`,
+      ],
       [{ regulationType: 'suppress', sourceIds: [], users: [{ userId: 'u' }] }, /^body\.sourceIds: must list at least one source/],
-      [{ regulationType: 'suppress_with_delete', destinationIds: [theirAm], users: [{ userId: 'u' }] }, `destinationIds[0]: unknown destination ${theirAm}`],
-      [{ regulationType: 'suppress_with_delete', destinationIds: [hook, 'nope'], users: [{ userId: 'u' }] }, 'destinationIds[1]: unknown destination nope'],
+      [
+        { regulationType: 'suppress_with_delete', destinationIds: [theirAm], users: [{ userId: 'u' }] },
+        `destinationIds[0]: unknown destination ${theirAm}`,
+      ],
+      [
+        { regulationType: 'suppress_with_delete', destinationIds: [hook, 'nope'], users: [{ userId: 'u' }] },
+        'destinationIds[1]: unknown destination nope',
+      ],
       [[{ regulationType: 'suppress' }], /^body: /],
       [{ regulationType: 'suppress', users: [{ userId: 'u' }], extra: true }, 'body.extra: unknown field'],
     ];
@@ -146,7 +190,9 @@ describe('POST /v2/regulations', () => {
     const badKey = await w.create({ regulationType: 'suppress', users: [{ userId: 'u' }] }, { 'Idempotency-Key': 'x'.repeat(201) });
     expect([badKey.status, badKey.body.error]).toEqual([400, 'Idempotency-Key: 1 to 200 visible ASCII characters']);
     expect(await w.all()).toEqual([]);
-    expect((await call(rt.controlUrl, 'POST', '/v2/regulations', { body: { regulationType: 'suppress', users: [{ userId: 'u' }] } })).status).toBe(401);
+    expect(
+      (await call(rt.controlUrl, 'POST', '/v2/regulations', { body: { regulationType: 'suppress', users: [{ userId: 'u' }] } })).status,
+    ).toBe(401);
   });
 });
 
@@ -177,9 +223,16 @@ describe('GET /v2/regulations', () => {
     await w.create({ regulationType: 'suppress', users: [{ userId: 'a' }, { userId: 'b' }] });
     const first = await w.api('GET', '/v2/regulations?per_page=1');
     const next = first.body.paging.next as string;
-    for (const path of ['/v2/regulations?after_cursor=0123456789abcdef0123456789abcdef', '/v2/regulations?after_cursor=%27%20OR%201', next.replace(/.$/, (c) => (c === '0' ? '1' : '0'))]) {
+    for (const path of [
+      '/v2/regulations?after_cursor=0123456789abcdef0123456789abcdef',
+      '/v2/regulations?after_cursor=%27%20OR%201',
+      next.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+    ]) {
       const answer = await w.api('GET', path);
-      expect([answer.status, answer.body.error]).toEqual([400, 'after_cursor: unknown or expired cursor; take it from paging.next of the previous page']);
+      expect([answer.status, answer.body.error]).toEqual([
+        400,
+        'after_cursor: unknown or expired cursor; take it from paging.next of the previous page',
+      ]);
     }
     const replayed = await other.api('GET', next);
     expect(replayed.status).toBe(400);
@@ -206,7 +259,11 @@ describe('GET /v2/regulations', () => {
     const page1 = await w.api('GET', '/v2/regulations?canceled=false&per_page=1');
     const page2 = await w.api('GET', page1.body.paging.next);
     const page3 = await w.api('GET', page2.body.paging.next);
-    expect([...page1.body.data, ...page2.body.data, ...page3.body.data].map((r: { id: string }) => r.id)).toEqual([suppress[0].id, suppress[2].id, deletion[0].id]);
+    expect([...page1.body.data, ...page2.body.data, ...page3.body.data].map((r: { id: string }) => r.id)).toEqual([
+      suppress[0].id,
+      suppress[2].id,
+      deletion[0].id,
+    ]);
     expect(page3.body.paging).toEqual({});
     await settle(w, deletion[0].id);
   });
@@ -234,7 +291,10 @@ describe('DELETE /v2/regulations/{id}', () => {
     const second = await w.api('DELETE', `/v2/regulations/${created.id}`);
     expect(second.body).toEqual(first.body);
     expect((await w.api('GET', '/v2/regulations')).body.data).toEqual([first.body]);
-    expect((await w.api('GET', `/v2/regulations/${created.id}`)).body).toMatchObject({ status: 'canceled', canceledAt: first.body.canceledAt });
+    expect((await w.api('GET', `/v2/regulations/${created.id}`)).body).toMatchObject({
+      status: 'canceled',
+      canceledAt: first.body.canceledAt,
+    });
     expect((await w.api('DELETE', `/v2/regulations/${randomUUID()}`)).status).toBe(404);
     expect((await w.api('DELETE', '/v2/regulations/not-a-uuid')).status).toBe(404);
   });
@@ -243,7 +303,11 @@ describe('DELETE /v2/regulations/{id}', () => {
 describe('the suppression index (as ingestion uses it)', () => {
   /** Plays ingestion: one request's events, one index lookup, the events that go on. */
   async function ingest(workspaceId: string, sourceId: string, events: { userId?: unknown; anonymousId?: string }[]) {
-    const suppressed = await regulations.suppression.suppressedUsers(workspaceId, sourceId, events.map((e) => e.userId));
+    const suppressed = await regulations.suppression.suppressedUsers(
+      workspaceId,
+      sourceId,
+      events.map((e) => e.userId),
+    );
     return events.filter((e) => {
       const id = typeof e.userId === 'number' ? String(e.userId) : typeof e.userId === 'string' ? e.userId.trim() : undefined;
       return !(id && suppressed.has(id));
@@ -258,7 +322,12 @@ describe('the suppression index (as ingestion uses it)', () => {
     const [r1, r42] = (await w.create({ regulationType: 'suppress', users: [{ userId: 'u1' }, { userId: '42' }] })).body;
     expect(await ingest(w.ws.workspaceId, source, events)).toEqual([{ userId: 'u2' }, { anonymousId: 'a1' }]);
     await w.api('DELETE', `/v2/regulations/${r1.id}`);
-    expect(await ingest(w.ws.workspaceId, source, events)).toEqual([{ userId: 'u1' }, { userId: ' u1 ' }, { userId: 'u2' }, { anonymousId: 'a1' }]);
+    expect(await ingest(w.ws.workspaceId, source, events)).toEqual([
+      { userId: 'u1' },
+      { userId: ' u1 ' },
+      { userId: 'u2' },
+      { anonymousId: 'a1' },
+    ]);
     await w.api('DELETE', `/v2/regulations/${r42.id}`);
     expect(await ingest(w.ws.workspaceId, source, events)).toHaveLength(5);
   });
@@ -318,12 +387,23 @@ describe('deletion', () => {
     const w = await workspace();
     const am = await w.amplitude();
     vendor.on('/', json(200, { day: '2026-11-23' }));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'gone', email: 'g@x.io' }] })).body;
+    const [created] = (
+      await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'gone', email: 'g@x.io' }] })
+    ).body;
     expect(created.destinationIds).toEqual([am]);
     const detail = await settle(w, created.id);
     expect(detail).toMatchObject({
       status: 'completed',
-      jobs: [{ destinationId: am, destinationType: 'AM', status: 'completed', attempts: 1, createdAt: expect.any(String), finishedAt: expect.any(String) }],
+      jobs: [
+        {
+          destinationId: am,
+          destinationType: 'AM',
+          status: 'completed',
+          attempts: 1,
+          createdAt: expect.any(String),
+          finishedAt: expect.any(String),
+        },
+      ],
     });
     expect(amplitudeCalls()).toHaveLength(1);
     expect(JSON.stringify(amplitudeCalls()[0]!.json)).toContain('gone');
@@ -347,7 +427,14 @@ describe('deletion', () => {
     const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
     const detail = await settle(w, created.id);
     expect(detail.status).toBe('failed');
-    expect(detail.jobs).toEqual([expect.objectContaining({ status: 'aborted', attempts: 5, lastError: expect.stringContaining('down for good'), finishedAt: expect.any(String) })]);
+    expect(detail.jobs).toEqual([
+      expect.objectContaining({
+        status: 'aborted',
+        attempts: 5,
+        lastError: expect.stringContaining('down for good'),
+        finishedAt: expect.any(String),
+      }),
+    ]);
     expect(amplitudeCalls()).toHaveLength(5);
   });
 
@@ -370,7 +457,11 @@ describe('deletion', () => {
     const detail = await settle(w, created.id);
     expect(detail.status).toBe('failed');
     expect(detail.jobs).toEqual([
-      expect.objectContaining({ status: 'unsupported', attempts: 1, reason: 'Amplitude answered 501: {"error":"deletion is not available for this project"}' }),
+      expect.objectContaining({
+        status: 'unsupported',
+        attempts: 1,
+        reason: 'Amplitude answered 501: {"error":"deletion is not available for this project"}',
+      }),
     ]);
     expect(amplitudeCalls()).toHaveLength(1);
   });
@@ -409,7 +500,13 @@ describe('deletion', () => {
     const jobs = (detail.jobs as { destinationId: string; status: string; reason?: string; attempts: number }[])
       .map((j) => [j.destinationId, j.status, j.reason, j.attempts])
       .sort();
-    expect(jobs).toEqual([[am1, 'completed', undefined, 1], [am2, 'completed', undefined, 1], [hook, 'unsupported', 'destination type WEBHOOK cannot delete users', 0]].sort());
+    expect(jobs).toEqual(
+      [
+        [am1, 'completed', undefined, 1],
+        [am2, 'completed', undefined, 1],
+        [hook, 'unsupported', 'destination type WEBHOOK cannot delete users', 0],
+      ].sort(),
+    );
     expect(amplitudeCalls()).toHaveLength(2);
   });
 
@@ -421,7 +518,16 @@ describe('deletion', () => {
     expect([named.status, named.body[0].destinationIds]).toEqual([201, [hook]]);
     expect(await settle(w, named.body[0].id)).toMatchObject({
       status: 'failed',
-      jobs: [{ destinationId: hook, destinationType: 'WEBHOOK', status: 'unsupported', reason: 'destination type WEBHOOK cannot delete users', attempts: 0, finishedAt: expect.any(String) }],
+      jobs: [
+        {
+          destinationId: hook,
+          destinationType: 'WEBHOOK',
+          status: 'unsupported',
+          reason: 'destination type WEBHOOK cannot delete users',
+          attempts: 0,
+          finishedAt: expect.any(String),
+        },
+      ],
     });
     const empty = await workspace();
     const emptySource = await empty.source();
@@ -442,9 +548,13 @@ describe('deletion', () => {
       await data.set('other:gone', 'stays');
       const w = await workspace();
       const cache = await w.destination('REDIS', { address: server.address });
-      const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [cache], users: [{ userId: 'gone' }] })).body;
+      const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [cache], users: [{ userId: 'gone' }] }))
+        .body;
       const detail = await settle(w, created.id);
-      expect(detail).toMatchObject({ status: 'completed', jobs: [{ destinationId: cache, destinationType: 'REDIS', status: 'completed', attempts: 1 }] });
+      expect(detail).toMatchObject({
+        status: 'completed',
+        jobs: [{ destinationId: cache, destinationType: 'REDIS', status: 'completed', attempts: 1 }],
+      });
       expect(await data.exists('user:gone')).toBe(0);
       expect(await data.hgetall('user:kept')).toEqual({ email: 'k@x.io' });
       expect(await data.get('other:gone')).toBe('stays');
@@ -463,8 +573,14 @@ describe('deletion', () => {
     expect(amplitudeCalls()).toHaveLength(1);
     const { marshall } = await import('@aws-sdk/util-dynamodb');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/regulation-processor/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const record = { eventID: '1', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall({ entity: 'regulation', ...created }) } };
+    const { handler } = require('../../functions/regulation-processor/handler') as {
+      handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }>;
+    };
+    const record = {
+      eventID: '1',
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1', NewImage: marshall({ entity: 'regulation', ...created }) },
+    };
     for (let i = 0; i < 2; i++) expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     await rt.scheduler.runNow();
     expect(amplitudeCalls()).toHaveLength(1);

@@ -29,7 +29,12 @@ async function setup(limits?: { modelsPerSource: number; versionsPerModel: numbe
     repository,
     newCapture: () => new SchemaCapture(repository, catalog),
     governance: new SchemaGovernance(repository, catalog),
-    record: (events: Record<string, unknown>[]): AcceptedRecord => ({ recordId: `req-${++sequence}#0`, workspaceId: ws.workspaceId, sourceId, events }),
+    record: (events: Record<string, unknown>[]): AcceptedRecord => ({
+      recordId: `req-${++sequence}#0`,
+      workspaceId: ws.workspaceId,
+      sourceId,
+      events,
+    }),
   };
 }
 
@@ -64,7 +69,9 @@ describe('schema capture', () => {
 
   it('loses no count when consumers write the same model at once', async () => {
     const s = await setup();
-    const records = Array.from({ length: 24 }, (_, i) => s.record([track('Clicked', i % 60, { i }), track('Clicked', i % 60, { i, n: i })]));
+    const records = Array.from({ length: 24 }, (_, i) =>
+      s.record([track('Clicked', i % 60, { i }), track('Clicked', i % 60, { i, n: i })]),
+    );
     const consumers = [s.newCapture(), s.newCapture(), s.newCapture(), s.newCapture()];
     // As Lambda does: what a consumer reports failed is handed over again, until nothing fails.
     let pending = records;
@@ -84,7 +91,12 @@ describe('schema capture', () => {
   it("evicts a write key's least recently seen model, with its versions, at the limit", async () => {
     const s = await setup({ modelsPerSource: 3, versionsPerModel: 20 });
     const capture = s.newCapture();
-    for (const [name, second] of [['A', 5], ['B', 1], ['C', 3]] as const) await capture.capture([s.record([track(name, second)])]);
+    for (const [name, second] of [
+      ['A', 5],
+      ['B', 1],
+      ['C', 3],
+    ] as const)
+      await capture.capture([s.record([track(name, second)])]);
     const before = await s.governance.eventModels(s.writeKey);
     const evicted = before.find((m) => m.EventIdentifier === 'B')!;
     const [evictedVersion] = await s.governance.eventVersions(evicted.EventID);
@@ -135,14 +147,16 @@ describe('schema capture', () => {
   it('leaves out events it cannot key or that have too many keys', async () => {
     const s = await setup();
     const wide = Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`k${i}`, i]));
-    await s.newCapture().capture([
-      s.record([
-        { type: 'track', userId: 'u1', event: 42 },
-        { type: 'track', userId: 'u1', event: 'x'.repeat(201) },
-        track('Wide', 1, wide),
-        { type: 'page', userId: 'u1', name: 'Home' },
-      ]),
-    ]);
+    await s
+      .newCapture()
+      .capture([
+        s.record([
+          { type: 'track', userId: 'u1', event: 42 },
+          { type: 'track', userId: 'u1', event: 'x'.repeat(201) },
+          track('Wide', 1, wide),
+          { type: 'page', userId: 'u1', name: 'Home' },
+        ]),
+      ]);
     const models = await s.governance.eventModels(s.writeKey);
     expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount])).toEqual([['page', '', 1]]);
   });
@@ -153,7 +167,9 @@ describe('schema capture', () => {
     expect((await s.newCapture().capture([s.record([odd])])).size).toBe(0);
     const [model] = await s.governance.eventModels(s.writeKey);
     expect(model!.Schema).toEqual(
-      JSON.parse('{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}'),
+      JSON.parse(
+        '{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}',
+      ),
     );
     expect(Object.keys(await s.governance.keyCounts(model!.EventID))).toContain('__proto__');
   });

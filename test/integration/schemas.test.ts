@@ -16,11 +16,16 @@ async function newSource(ws?: { token: string }) {
   const workspace = ws ?? (await rt.newWorkspace());
   const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(workspace.token), body: { name: 'app' } });
   const { writeKey } = created.body.source as { writeKey: string };
-  return { workspace, writeKey, send: (batch: unknown[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(writeKey, ''), body: { batch } }) };
+  return {
+    workspace,
+    writeKey,
+    send: (batch: unknown[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(writeKey, ''), body: { batch } }),
+  };
 }
 
 /** Polls the models of a write key until `ready` holds (capture runs on the stream, a moment after ingestion). */
-async function modelsOf(writeKey: string, ready: (models: any[]) => boolean): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function modelsOf(writeKey: string, ready: (models: any[]) => boolean): Promise<any[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const answer = await get(`/schemas/event-models?WriteKey=${encodeURIComponent(writeKey)}`);
@@ -48,7 +53,12 @@ const orders = (user: string) =>
     properties: { plan: PLAN(i), total: i === 299 ? '12.50' : 12.5, ...(i >= 250 && { seats: i % 2 }), coupon: null },
   }));
 const identifies = (user: string) =>
-  ['a', 'b', 'c'].map((id) => ({ type: 'identify', userId: `${user}-${id}`, messageId: `${user}-identify-${id}`, traits: { email: `${id}@example.com` } }));
+  ['a', 'b', 'c'].map((id) => ({
+    type: 'identify',
+    userId: `${user}-${id}`,
+    messageId: `${user}-identify-${id}`,
+    traits: { email: `${id}@example.com` },
+  }));
 
 const ORDER_SCHEMA = {
   'context.library.name': 'string',
@@ -103,7 +113,15 @@ describe('data governance API', () => {
         EventType: 'identify',
         EventIdentifier: '',
         CreatedAt: expect.any(String),
-        Schema: { messageId: 'string', receivedAt: 'string', request_ip: 'string', 'traits.email': 'string', type: 'string', userId: 'string', weirId: 'string' },
+        Schema: {
+          messageId: 'string',
+          receivedAt: 'string',
+          request_ip: 'string',
+          'traits.email': 'string',
+          type: 'string',
+          userId: 'string',
+          weirId: 'string',
+        },
         LastSeen: expect.any(String),
         TotalCount: 3,
       },
@@ -117,9 +135,33 @@ describe('data governance API', () => {
 
   it('keeps a version per distinct key and type set, numbered in order, with its own counts', () => {
     expect(versions).toEqual([
-      { ID: expect.any(Number), VersionID: expect.any(String), EventModelID: order.EventID, Schema: ORDER_SCHEMA, FirstSeen: expect.any(String), LastSeen: expect.any(String), TotalCount: 250 },
-      { ID: expect.any(Number), VersionID: expect.any(String), EventModelID: order.EventID, Schema: { ...ORDER_SCHEMA, 'properties.seats': 'float64' }, FirstSeen: expect.any(String), LastSeen: expect.any(String), TotalCount: 49 },
-      { ID: expect.any(Number), VersionID: expect.any(String), EventModelID: order.EventID, Schema: { ...ORDER_SCHEMA, 'properties.seats': 'float64', 'properties.total': 'string' }, FirstSeen: expect.any(String), LastSeen: expect.any(String), TotalCount: 1 },
+      {
+        ID: expect.any(Number),
+        VersionID: expect.any(String),
+        EventModelID: order.EventID,
+        Schema: ORDER_SCHEMA,
+        FirstSeen: expect.any(String),
+        LastSeen: expect.any(String),
+        TotalCount: 250,
+      },
+      {
+        ID: expect.any(Number),
+        VersionID: expect.any(String),
+        EventModelID: order.EventID,
+        Schema: { ...ORDER_SCHEMA, 'properties.seats': 'float64' },
+        FirstSeen: expect.any(String),
+        LastSeen: expect.any(String),
+        TotalCount: 49,
+      },
+      {
+        ID: expect.any(Number),
+        VersionID: expect.any(String),
+        EventModelID: order.EventID,
+        Schema: { ...ORDER_SCHEMA, 'properties.seats': 'float64', 'properties.total': 'string' },
+        FirstSeen: expect.any(String),
+        LastSeen: expect.any(String),
+        TotalCount: 1,
+      },
     ]);
     expect(new Set(versions.map((v) => v.VersionID)).size).toBe(3);
     expect(versions[0].ID < versions[1].ID && versions[1].ID < versions[2].ID).toBe(true);
@@ -153,11 +195,22 @@ describe('data governance API', () => {
     expect(body.SampledEvents).toHaveLength(5);
     expect(new Set(body.SampledEvents.map((e: { messageId: string }) => e.messageId)).size).toBe(5);
     for (const sample of body.SampledEvents) {
-      expect(sample).toEqual({ ...sent.get(sample.messageId), receivedAt: order.LastSeen, request_ip: '127.0.0.1', weirId: expect.any(String) });
+      expect(sample).toEqual({
+        ...sent.get(sample.messageId),
+        receivedAt: order.LastSeen,
+        request_ip: '127.0.0.1',
+        weirId: expect.any(String),
+      });
     }
     const identified = (await get(`/schemas/event-model/${identify.EventID}/metadata`)).body;
-    expect(identified.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual(['a-identify-a', 'a-identify-b', 'a-identify-c']);
-    expect(identified.FrequentValues['traits.email']).toEqual(['a', 'b', 'c'].map((id) => ({ Value: `${id}@example.com`, Frequency: 1 / 3 })));
+    expect(identified.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual([
+      'a-identify-a',
+      'a-identify-b',
+      'a-identify-c',
+    ]);
+    expect(identified.FrequentValues['traits.email']).toEqual(
+      ['a', 'b', 'c'].map((id) => ({ Value: `${id}@example.com`, Frequency: 1 / 3 })),
+    );
   });
 
   it('gives each version its own frequent values and samples', async () => {
@@ -173,7 +226,10 @@ describe('data governance API', () => {
     expect(third).toEqual({
       TotalCount: 1,
       SampledEvents: [expect.objectContaining({ messageId: 'a-order-299' })],
-      FrequentValues: expect.objectContaining({ 'properties.total': [{ Value: '12.50', Frequency: 1 }], 'properties.plan': [{ Value: 'rare', Frequency: 1 }] }),
+      FrequentValues: expect.objectContaining({
+        'properties.total': [{ Value: '12.50', Frequency: 1 }],
+        'properties.plan': [{ Value: 'rare', Frequency: 1 }],
+      }),
     });
   });
 
@@ -193,8 +249,22 @@ describe('data governance API', () => {
   it('exports the model as a JSON Schema (draft 2020-12) that its sampled events validate against', async () => {
     const { status, body: schema } = await get(`/schemas/event-model/${order.EventID}/json-schema`);
     expect(status).toBe(200);
-    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', title: 'track Order Completed' });
-    expect(schema.required).toEqual(['context', 'event', 'messageId', 'properties', 'receivedAt', 'request_ip', 'type', 'userId', 'weirId']);
+    expect(schema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      title: 'track Order Completed',
+    });
+    expect(schema.required).toEqual([
+      'context',
+      'event',
+      'messageId',
+      'properties',
+      'receivedAt',
+      'request_ip',
+      'type',
+      'userId',
+      'weirId',
+    ]);
     const validate = new Ajv2020({ allowUnionTypes: true, ownProperties: true }).compile(schema);
     const { body } = await get(`/schemas/event-model/${order.EventID}/metadata`);
     for (const sample of body.SampledEvents) expect(validate(sample)).toBe(true);
@@ -219,7 +289,9 @@ describe('data governance API', () => {
 
     const all = (await get('/schemas/event-models')).body as { ID: number; EventID: string }[];
     expect(all.map((m) => m.ID)).toEqual([...all.map((m) => m.ID)].sort((x, y) => x - y));
-    expect(all.map((m) => m.EventID)).toEqual(expect.arrayContaining([order.EventID, identify.EventID, siblings[0].EventID, others[0].EventID]));
+    expect(all.map((m) => m.EventID)).toEqual(
+      expect.arrayContaining([order.EventID, identify.EventID, siblings[0].EventID, others[0].EventID]),
+    );
     expect((await get(`/schemas/event-models?writeKey=${other.writeKey}`)).body).toEqual(others);
     expect((await get('/schemas/event-models?WriteKey=no-such-key')).body).toEqual([]);
   });
@@ -231,7 +303,10 @@ describe('data governance API', () => {
       body: { regulationType: 'suppress', users: [{ userId: 'hidden' }] },
     });
     expect(regulated.status).toBe(201);
-    await s.send([{ type: 'track', event: 'Viewed', userId: 'hidden' }, { type: 'track', event: 'Viewed', userId: 'seen' }]);
+    await s.send([
+      { type: 'track', event: 'Viewed', userId: 'hidden' },
+      { type: 'track', event: 'Viewed', userId: 'seen' },
+    ]);
     const [viewed] = await modelsOf(s.writeKey, (m) => total(m) === 1);
     const { body } = await get(`/schemas/event-model/${viewed.EventID}/metadata`);
     expect([viewed.TotalCount, body.SampledEvents.map((e: { userId: string }) => e.userId)]).toEqual([1, ['seen']]);
@@ -241,7 +316,9 @@ describe('data governance API', () => {
 describe('data governance API and data regulations', () => {
   it("removes a deleted user's sampled events and values, keeping the counts", async () => {
     const s = await newSource();
-    await s.send(['gone', 'stay-1', 'stay-2'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com`, plan: 'pro' } })));
+    await s.send(
+      ['gone', 'stay-1', 'stay-2'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com`, plan: 'pro' } })),
+    );
     const [model] = await modelsOf(s.writeKey, (m) => total(m) === 3);
     const [version] = (await get(`/schemas/event-versions?EventID=${model.EventID}`)).body;
     const metadataOf = async () => [
@@ -254,7 +331,10 @@ describe('data governance API and data regulations', () => {
     }
     // A deletion needs a destination that can delete; this one is never reached (nothing listens there).
     const vendor = { apiKey: 'k', apiSecret: 's', baseUrl: 'http://127.0.0.1:9' };
-    await call(rt.controlUrl, 'POST', '/v2/destinations', { auth: bearer(s.workspace.token), body: { name: 'AM', type: 'AM', config: vendor } });
+    await call(rt.controlUrl, 'POST', '/v2/destinations', {
+      auth: bearer(s.workspace.token),
+      body: { name: 'AM', type: 'AM', config: vendor },
+    });
     const regulated = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(s.workspace.token),
       body: { regulationType: 'suppress_with_delete', users: [{ userId: 'gone', email: 'gone@example.com' }] },
@@ -270,7 +350,10 @@ describe('data governance API and data regulations', () => {
       expect(metadata.TotalCount).toBe(3);
       expect(metadata.SampledEvents.map((e: { userId: string }) => e.userId)).toEqual(['stay-1', 'stay-2']);
       expect(metadata.FrequentValues.userId.map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1', 'stay-2']);
-      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1@example.com', 'stay-2@example.com']);
+      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value).sort()).toEqual([
+        'stay-1@example.com',
+        'stay-2@example.com',
+      ]);
       expect(metadata.FrequentValues['traits.plan']).toEqual([{ Value: 'pro', Frequency: 1 }]);
     }
     expect((await get(`/schemas/event-model/${model.EventID}/key-counts`)).body['traits.email']).toBe(3);
@@ -293,7 +376,13 @@ describe('data governance API: refusals', () => {
 
   it('answers a 4xx naming the id where the reference refuses an unknown one (metadata, missing keys, JSON Schema), never 5xx', async () => {
     const unknown = '0190f5a2-0000-7000-8000-000000000000';
-    for (const path of ['event-model/{id}/metadata', 'event-version/{id}/metadata', 'event-version/{id}/missing-keys', '{id}/missing-keys', 'event-model/{id}/json-schema']) {
+    for (const path of [
+      'event-model/{id}/metadata',
+      'event-version/{id}/metadata',
+      'event-version/{id}/missing-keys',
+      '{id}/missing-keys',
+      'event-model/{id}/json-schema',
+    ]) {
       const malformed = await get(`/schemas/${path.replace('{id}', "x'%20OR%201=1")}`);
       expect([path, malformed.status]).toEqual([path, 400]);
       expect(malformed.text).toMatch(/must be a UUID/);
@@ -306,7 +395,15 @@ describe('data governance API: refusals', () => {
   it('answers 200 {} for the key counts and 200 [] for the versions of an EventID that names nothing, whatever its shape', async () => {
     const missing = await get('/schemas/event-versions');
     expect([missing.status, missing.text]).toEqual([400, expect.stringContaining('Mandatory field: EventID missing')]);
-    const names = ['', '0190f5a2-0000-7000-8000-000000000000', 'nope', "x' OR 1=1 --", '"quoted"', 'x'.repeat(5000), '\u{1F600}'.repeat(600)];
+    const names = [
+      '',
+      '0190f5a2-0000-7000-8000-000000000000',
+      'nope',
+      "x' OR 1=1 --",
+      '"quoted"',
+      'x'.repeat(5000),
+      '\u{1F600}'.repeat(600),
+    ];
     for (const id of names) {
       const versions = await get(`/schemas/event-versions?EventID=${encodeURIComponent(id)}`);
       expect([id.slice(0, 20), versions.status, versions.body]).toEqual([id.slice(0, 20), 200, []]);

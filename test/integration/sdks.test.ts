@@ -28,7 +28,9 @@ async function connectedSource(path: string) {
   const ws = await rt.newWorkspace();
   const api = (method: string, p: string, body?: unknown) => call(rt.controlUrl, method, p, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'node service' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
+  const destination = (
+    await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })
+  ).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
   return source as { id: string; writeKey: string };
 }
@@ -46,7 +48,12 @@ async function receivedOn(path: string, count: number) {
 test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and the data governance API describes them', async () => {
   const source = await connectedSource('/rudder');
   const errors: unknown[] = [];
-  const client = new RudderAnalytics(source.writeKey, { dataPlaneUrl: rt.dataUrl, flushAt: 10, logLevel: 'error', errorHandler: (e) => errors.push(e) });
+  const client = new RudderAnalytics(source.writeKey, {
+    dataPlaneUrl: rt.dataUrl,
+    flushAt: 10,
+    logLevel: 'error',
+    errorHandler: (e) => errors.push(e),
+  });
   client.identify({ userId: 'ada', traits: { email: 'ada@example.com', plan: 'pro' } });
   client.track({ userId: 'ada', event: 'Order Completed', properties: { revenue: 42 } });
   await client.flush();
@@ -56,16 +63,29 @@ test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and
     ['identify', 'ada', null],
     ['track', 'ada', 'Order Completed'],
   ]);
-  expect(received[0]).toMatchObject({ traits: { email: 'ada@example.com', plan: 'pro' }, context: { library: { name: 'analytics-node' } } });
+  expect(received[0]).toMatchObject({
+    traits: { email: 'ada@example.com', plan: 'pro' },
+    context: { library: { name: 'analytics-node' } },
+  });
   expect(received[1]).toMatchObject({ properties: { revenue: 42 }, messageId: expect.any(String), receivedAt: expect.any(String) });
   expect(new Set(received.map((e) => e.messageId)).size).toBe(2);
 
   // The same events, as the data governance API describes them.
   const admin = basic(ADMIN.user, ADMIN.password);
-  const models = (await call(rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${source.writeKey}`, { auth: admin })).body as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  type Model = Record<string, any>;
+  const models = (await call(rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${source.writeKey}`, { auth: admin })).body as Model[];
   const track = models.find((m) => m.EventType === 'track');
-  expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount]).sort()).toEqual([['identify', '', 1], ['track', 'Order Completed', 1]]);
-  expect(track!.Schema).toMatchObject({ 'context.library.name': 'string', 'properties.revenue': 'float64', userId: 'string', messageId: 'string' });
+  expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount]).sort()).toEqual([
+    ['identify', '', 1],
+    ['track', 'Order Completed', 1],
+  ]);
+  expect(track!.Schema).toMatchObject({
+    'context.library.name': 'string',
+    'properties.revenue': 'float64',
+    userId: 'string',
+    messageId: 'string',
+  });
   const metadata = (await call(rt.dataUrl, 'GET', `/schemas/event-model/${track!.EventID}/metadata`, { auth: admin })).body;
   expect(metadata.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual([received[1]!.messageId]);
 });

@@ -111,7 +111,10 @@ describe('testDestination', () => {
     const w = await workspace();
     const d = await w.destination();
     await w.transformation('export function transformEvent(event) { return { ...event, tagged: true }; }', [d.id]);
-    const answer = await w.testDestination(d.id, { message: TRACK, stage: { user_transform: true, dest_transform: true, send_to_destination: true } });
+    const answer = await w.testDestination(d.id, {
+      message: TRACK,
+      stage: { user_transform: true, dest_transform: true, send_to_destination: true },
+    });
     const tagged = { ...TRACK, tagged: true };
     expect(answer.body.data).toEqual([
       {
@@ -127,7 +130,10 @@ describe('testDestination', () => {
   it('reports a throwing transformation and aborts the later stages with the exact texts, sending nothing', async () => {
     const w = await workspace();
     const d = await w.destination();
-    await w.transformation('export function transformEvent(event) { if (event.messageId === "msg-1") throw new Error("no tracks"); return event; }', [d.id]);
+    await w.transformation(
+      'export function transformEvent(event) { if (event.messageId === "msg-1") throw new Error("no tracks"); return event; }',
+      [d.id],
+    );
     const answer = await w.testDestination(d.id, { message: TRACK });
     expect(answer.status).toBe(200);
     expect(answer.body.data).toHaveLength(1);
@@ -223,8 +229,15 @@ describe('testDestination', () => {
       ]);
     }
     const am = await w.catalog('POST', '/v2/destinations', { name: 'AM', type: 'AM', config: { apiKey: 'k', baseUrl: hook.url } });
-    const amAnswer = await w.testDestination(am.body.destination.id, { message: TRACK, stage: { dest_transform: true }, destinationConfig: { apiKey: '' } });
-    expect([amAnswer.status, amAnswer.body.data]).toEqual([200, [{ dest_transformed_payload: { error: 'Invalid Amplitude config: apiKey: apiKey is required' } }]]);
+    const amAnswer = await w.testDestination(am.body.destination.id, {
+      message: TRACK,
+      stage: { dest_transform: true },
+      destinationConfig: { apiKey: '' },
+    });
+    expect([amAnswer.status, amAnswer.body.data]).toEqual([
+      200,
+      [{ dest_transformed_payload: { error: 'Invalid Amplitude config: apiKey: apiKey is required' } }],
+    ]);
     expect(hook.received).toEqual([]);
   });
 
@@ -243,7 +256,10 @@ describe('testDestination', () => {
   it('reports the webhook error for an event path that is no URL, and aborts the send', async () => {
     const w = await workspace();
     const d = await w.destination();
-    const answer = await w.testDestination(d.id, { message: { ...TRACK, fullPath: 'not a url' }, stage: { dest_transform: true, send_to_destination: true } });
+    const answer = await w.testDestination(d.id, {
+      message: { ...TRACK, fullPath: 'not a url' },
+      stage: { dest_transform: true, send_to_destination: true },
+    });
     expect(answer.body.data).toEqual([
       {
         dest_transformed_payload: { error: 'Invalid URL in destination config' },
@@ -331,7 +347,9 @@ describe('testDestination', () => {
     expect(created.status).toBe(201);
     const answer = await w.testDestination(created.body.destination.id, { message: TRACK });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toBe("destination type REDIS is delivered by the data plane's own server; the test interface cannot send to it");
+    expect(answer.body.error).toBe(
+      "destination type REDIS is delivered by the data plane's own server; the test interface cannot send to it",
+    );
   });
 
   it("answers 404 for an unknown id and for another workspace's destination; Bearer works too; no credentials 401", async () => {
@@ -342,7 +360,12 @@ describe('testDestination', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe(`destination with id ${theirs.id} not found`);
     expect((await w.testDestination('nope', { message: TRACK })).status).toBe(404);
-    const viaBearer = await w.testDestination((await w.destination()).id, { message: TRACK, stage: { dest_transform: true } }, '', bearer(w.ws.token));
+    const viaBearer = await w.testDestination(
+      (await w.destination()).id,
+      { message: TRACK, stage: { dest_transform: true } },
+      '',
+      bearer(w.ws.token),
+    );
     expect(viaBearer.status).toBe(200);
     const anonymous = await call(rt.controlUrl, 'POST', `/v0/testDestination/${theirs.id}`, { body: { message: TRACK } });
     expect(anonymous.status).toBe(401);
@@ -365,10 +388,17 @@ describe('testDestination', () => {
       const answer = await w.testDestination(d.id, body);
       expect([answer.status, answer.body.error]).toEqual([status, expect.stringMatching(error)]);
     }
-    const malformed = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, { auth: w.auth, rawBody: '{"message":', headers: { 'Content-Type': 'application/json' } });
+    const malformed = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
+      auth: w.auth,
+      rawBody: '{"message":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/^body: malformed JSON/);
-    const huge = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, { auth: w.auth, body: { message: { type: 'track', blob: 'x'.repeat(2_000_000) } } });
+    const huge = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
+      auth: w.auth,
+      body: { message: { type: 'track', blob: 'x'.repeat(2_000_000) } },
+    });
     expect(huge.status).toBe(413);
     expect(hook.received).toEqual([]);
   });
@@ -380,7 +410,8 @@ describe('testSource', () => {
     const s = await w.source();
     const first = await w.destination({ webhookUrl: `${hook.url}/first` });
     const disabled = await w.destination({ webhookUrl: `${hook.url}/disabled` }, { enabled: false });
-    const cache = (await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } })).body.destination;
+    const cache = (await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } }))
+      .body.destination;
     const unconnected = await w.destination({ webhookUrl: `${hook.url}/unconnected` });
     for (const d of [first, disabled, cache]) await w.connect(s.id, d.id);
 
@@ -389,13 +420,19 @@ describe('testSource', () => {
     const byId = new Map((answer.body as { destinationId: string }[]).map((r) => [r.destinationId, r]));
     expect(byId.size).toBe(3);
     expect(byId.get(first.id)).toMatchObject({ destination: 'WEBHOOK', data: [{ destination_response_status: [200] }] });
-    expect(byId.get(disabled.id)).toEqual({ destinationId: disabled.id, destinationName: 'Hook', error: `Destination with id ${disabled.id} is disabled` });
+    expect(byId.get(disabled.id)).toEqual({
+      destinationId: disabled.id,
+      destinationName: 'Hook',
+      error: `Destination with id ${disabled.id} is disabled`,
+    });
     expect(byId.get(cache.id)).toMatchObject({ destination: 'REDIS', error: expect.stringContaining('cannot send to it') });
     expect(byId.has(unconnected.id)).toBe(false);
     expect(hook.received.map((r) => r.path)).toEqual(['/first']);
 
     const forced = await w.testSource(s.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } }, '?force=true');
-    expect(forced.body.find((r: { destinationId: string }) => r.destinationId === disabled.id).data[0].destination_response_status).toEqual([200]);
+    expect(forced.body.find((r: { destinationId: string }) => r.destinationId === disabled.id).data[0].destination_response_status).toEqual(
+      [200],
+    );
     expect(hook.received.map((r) => r.path).sort()).toEqual(['/disabled', '/first', '/first']);
   });
 
@@ -449,10 +486,16 @@ describe('GET /destination-definitions', () => {
     // Types, requirement and descriptions come from each type's own zod schema.
     const field = (type: string, name: string) => byName.get(type)?.fields.find((f) => f.name === name);
     expect(field('AM', 'apiKey')).toEqual({ name: 'apiKey', type: 'string', required: true });
-    expect(field('AM', 'apiSecret')).toEqual({ name: 'apiSecret', type: 'string', required: false, description: 'the secret key; needed to delete users' });
+    expect(field('AM', 'apiSecret')).toEqual({
+      name: 'apiSecret',
+      type: 'string',
+      required: false,
+      description: 'the secret key; needed to delete users',
+    });
     expect(field('REDIS', 'database')).toEqual({ name: 'database', type: 'integer', required: false });
     expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
-    for (const definition of byName.values()) expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
+    for (const definition of byName.values())
+      expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
     for (const name of ['REDIS', 'S3', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM']) {
       expect(byName.get(name)).toMatchObject({ name, supportsTest: false });
     }

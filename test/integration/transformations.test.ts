@@ -50,7 +50,11 @@ describe('transformations', () => {
     const api = client(await rt.newWorkspace());
     const { id, versionId: v1 } = (await api.post('/transformations', { name: 'Rev', code: IDENTITY })).body;
     // The Action updates with POST and no name.
-    const second = await api.post(`/transformations/${id}?publish=false`, { description: 'second', code: IDENTITY, language: 'javascript' });
+    const second = await api.post(`/transformations/${id}?publish=false`, {
+      description: 'second',
+      code: IDENTITY,
+      language: 'javascript',
+    });
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ id, name: 'Rev', description: 'second' });
     expect(second.body.versionId).not.toBe(v1);
@@ -58,9 +62,16 @@ describe('transformations', () => {
     const third = (await api.post(`/transformations/${id}`, { name: 'Renamed' })).body;
 
     const asc = await api.get(`/transformations/${id}/versions`);
-    expect(asc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([v1, second.body.versionId, third.versionId]);
+    expect(asc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([
+      v1,
+      second.body.versionId,
+      third.versionId,
+    ]);
     const desc = await api.get(`/transformations/${id}/versions?count=2&orderBy=DESC`);
-    expect(desc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([third.versionId, second.body.versionId]);
+    expect(desc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([
+      third.versionId,
+      second.body.versionId,
+    ]);
 
     const first = await api.get(`/transformations/${id}/versions/${v1}`);
     expect(first.body).toMatchObject({ id, versionId: v1, name: 'Rev', description: '', code: IDENTITY, codeVersion: '1' });
@@ -132,11 +143,17 @@ describe('transformations', () => {
         /^transformations\.0\.testInput: not valid JSON/,
       ],
       [
-        () => api.post('/transformations/libraries/test', { transformations: [{ versionId: 'x', testInput: JSON.stringify(Array(1001).fill({})) }] }),
+        () =>
+          api.post('/transformations/libraries/test', {
+            transformations: [{ versionId: 'x', testInput: JSON.stringify(Array(1001).fill({})) }],
+          }),
         /^transformations\.0\.testInput: at most 1000 events/,
       ],
       [
-        () => api.post('/transformations/libraries/publish', { transformations: Array.from({ length: 41 }, (_, i) => ({ versionId: `v${i}` })) }),
+        () =>
+          api.post('/transformations/libraries/publish', {
+            transformations: Array.from({ length: 41 }, (_, i) => ({ versionId: `v${i}` })),
+          }),
         /^body\.transformations: /,
       ],
     ];
@@ -188,12 +205,24 @@ describe('the GitHub Action flow', () => {
   it('creates drafts, tests them together, and publishes them', async () => {
     const ws = await rt.newWorkspace();
     const api = client(ws);
-    const library = (await api.post('/libraries?publish=false', { name: 'Tag Lib', description: '', code: 'export function tag(x) { return "#" + x; }', language: 'javascript' })).body;
-    const transformation = (await api.post('/transformations?publish=false', { name: 'Tagger', description: '', code: TAGGER, language: 'javascript' })).body;
+    const library = (
+      await api.post('/libraries?publish=false', {
+        name: 'Tag Lib',
+        description: '',
+        code: 'export function tag(x) { return "#" + x; }',
+        language: 'javascript',
+      })
+    ).body;
+    const transformation = (
+      await api.post('/transformations?publish=false', { name: 'Tagger', description: '', code: TAGGER, language: 'javascript' })
+    ).body;
     expect(transformation.imports).toEqual(['tagLib']);
     const broken = (await api.post('/transformations?publish=false', { name: 'Broken', code: THROWS })).body;
 
-    const testInput = [{ type: 'track', event: 'Order Completed', messageId: 'm1' }, { type: 'identify', messageId: 'm2' }];
+    const testInput = [
+      { type: 'track', event: 'Order Completed', messageId: 'm1' },
+      { type: 'identify', messageId: 'm2' },
+    ];
     const tested = await api.post('/transformations/libraries/test', {
       transformations: [
         { versionId: transformation.versionId, testInput },
@@ -258,20 +287,27 @@ describe('the GitHub Action flow', () => {
 
   it('re-tests the importers of a library, and refuses a library revision that breaks one', async () => {
     const api = client(await rt.newWorkspace());
-    const library = (await api.post('/libraries?publish=true', { name: 'Tag Lib', code: 'export function tag(x) { return "#" + x; }' })).body;
+    const library = (await api.post('/libraries?publish=true', { name: 'Tag Lib', code: 'export function tag(x) { return "#" + x; }' }))
+      .body;
     const transformation = (await api.post('/transformations?publish=true', { name: 'Tagger', code: TAGGER })).body;
     expect(transformation.publishedVersionId).toBe(transformation.versionId);
 
     const bad = (await api.post(`/libraries/${library.id}`, { code: 'export function tag(x) { return x.missing.field; }' })).body;
     const tested = await api.post('/transformations/libraries/test', { libraries: [{ versionId: bad.versionId }] });
     expect(tested.body.result.failedTestResults).toEqual([
-      expect.objectContaining({ id: transformation.id, transformerVersionID: transformation.versionId, result: expect.stringContaining('TypeError') }),
+      expect.objectContaining({
+        id: transformation.id,
+        transformerVersionID: transformation.versionId,
+        result: expect.stringContaining('TypeError'),
+      }),
     ]);
     const refused = await api.post('/transformations/libraries/publish', { libraries: [{ versionId: bad.versionId }] });
     expect(refused.status).toBe(400);
     expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBe(library.versionId);
 
-    const refusedUpdate = await api.post(`/libraries/${library.id}?publish=true`, { code: 'export function tag() { throw new Error("no"); }' });
+    const refusedUpdate = await api.post(`/libraries/${library.id}?publish=true`, {
+      code: 'export function tag() { throw new Error("no"); }',
+    });
     expect(refusedUpdate.status).toBe(400);
     expect(refusedUpdate.body).toMatchObject({
       published: false,
@@ -287,10 +323,20 @@ describe('the GitHub Action flow', () => {
 describe('the rudder-cli flow', () => {
   it('runs test suites with expected outputs, then publishes', async () => {
     const api = client(await rt.newWorkspace(), 'bearer');
-    const t = (await api.post('/transformations?publish=false', { name: 'Upper', code: 'export function transformEvent(e) { return { ...e, event: String(e.event).toUpperCase() }; }', externalId: 'upper' })).body;
-    const suite = (expected: unknown[]) => [{ id: 'case-1', name: 'uppercases', input: [{ type: 'track', event: 'a' }], expectedOutput: expected }];
+    const t = (
+      await api.post('/transformations?publish=false', {
+        name: 'Upper',
+        code: 'export function transformEvent(e) { return { ...e, event: String(e.event).toUpperCase() }; }',
+        externalId: 'upper',
+      })
+    ).body;
+    const suite = (expected: unknown[]) => [
+      { id: 'case-1', name: 'uppercases', input: [{ type: 'track', event: 'a' }], expectedOutput: expected },
+    ];
 
-    const failing = await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: suite([{ type: 'track', event: 'a' }]) }] });
+    const failing = await api.post('/transformations/tests/run', {
+      transformations: [{ versionId: t.versionId, testSuite: suite([{ type: 'track', event: 'a' }]) }],
+    });
     expect(failing.status).toBe(200);
     expect(failing.body.pass).toBe(false);
     expect(failing.body.validationOutput.transformations[0]).toMatchObject({
@@ -300,12 +346,16 @@ describe('the rudder-cli flow', () => {
       pass: false,
       testResult: { status: 'fail', results: [{ id: 'case-1', status: 'fail', actualOutput: [{ type: 'track', event: 'A' }] }] },
     });
-    const notPublished = await api.post('/transformations/publish', { transformations: [{ versionId: t.versionId, testSuite: suite([]) }] });
+    const notPublished = await api.post('/transformations/publish', {
+      transformations: [{ versionId: t.versionId, testSuite: suite([]) }],
+    });
     expect(notPublished.status).toBe(200);
     expect(notPublished.body.published).toBe(false);
 
     const good = suite([{ type: 'track', event: 'A' }]);
-    expect((await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: good }] })).body.pass).toBe(true);
+    expect(
+      (await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: good }] })).body.pass,
+    ).toBe(true);
     const published = await api.post('/transformations/publish', { transformations: [{ versionId: t.versionId, testSuite: good }] });
     expect(published.body.published).toBe(true);
     expect((await api.get(`/transformations/${t.id}`)).body.publishedVersionId).toBe(t.versionId);
@@ -323,7 +373,9 @@ describe('concurrency and isolation', () => {
     const versions = (await api.get(`/transformations/${created.id}/versions?count=100`)).body.TransformationVersions;
     expect(versions).toHaveLength(9);
     expect(new Set(versions.map((v: { versionId: string }) => v.versionId)).size).toBe(9);
-    expect(new Set(versions.map((v: { description: string }) => v.description))).toEqual(new Set(['', ...updates.map((u) => u.body.description)]));
+    expect(new Set(versions.map((v: { description: string }) => v.description))).toEqual(
+      new Set(['', ...updates.map((u) => u.body.description)]),
+    );
     expect((await api.get(`/transformations/${created.id}`)).body.publishedVersionId).toBe(created.versionId);
   });
 
@@ -348,7 +400,8 @@ describe('concurrency and isolation', () => {
 describe('hostile code over HTTP', () => {
   it('stops a runaway transformation with a clear error, and the next workspace is served normally', async () => {
     const attacker = client(await rt.newWorkspace());
-    const spin = (await attacker.post('/transformations', { name: 'Spin', code: 'export function transformEvent(e) { while (true) {} }' })).body;
+    const spin = (await attacker.post('/transformations', { name: 'Spin', code: 'export function transformEvent(e) { while (true) {} }' }))
+      .body;
     const started = Date.now();
     const tested = await attacker.post('/transformations/libraries/test', { transformations: [{ versionId: spin.versionId }] });
     expect(Date.now() - started).toBeLessThan(4000 + 2000);
@@ -361,7 +414,9 @@ describe('hostile code over HTTP', () => {
 
     const other = client(await rt.newWorkspace());
     const fine = (await other.post('/transformations', { name: 'Fine', code: IDENTITY })).body;
-    const ok = await other.post('/transformations/libraries/test', { transformations: [{ versionId: fine.versionId, testInput: [{ type: 'track' }] }] });
+    const ok = await other.post('/transformations/libraries/test', {
+      transformations: [{ versionId: fine.versionId, testInput: [{ type: 'track' }] }],
+    });
     expect(ok.body.result.successTestResults[0].result.output.transformedEvents).toEqual([{ type: 'track' }]);
   });
 });
@@ -416,7 +471,9 @@ describe('a failed test result', () => {
       libraries: [],
     });
 
-    const refused = await api.post('/transformations/libraries/publish', { transformations: [{ versionId: t.versionId, testInput: input }] });
+    const refused = await api.post('/transformations/libraries/publish', {
+      transformations: [{ versionId: t.versionId, testInput: input }],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       error: `publish refused, nothing was published: transformation Picky fails: ${message}`,
@@ -470,8 +527,13 @@ describe('a failed test result', () => {
   it('leaves out the messageId of an event that has none, and keeps its index', async () => {
     const api = client(await rt.newWorkspace());
     const t = (await api.post('/transformations', { name: 'Picky', code: PICKY })).body;
-    const anonymous = [{ type: 'track', event: 'first' }, { type: 'track', event: 'bad' }];
-    const tested = await api.post('/transformations/libraries/test', { transformations: [{ versionId: t.versionId, testInput: anonymous }] });
+    const anonymous = [
+      { type: 'track', event: 'first' },
+      { type: 'track', event: 'bad' },
+    ];
+    const tested = await api.post('/transformations/libraries/test', {
+      transformations: [{ versionId: t.versionId, testInput: anonymous }],
+    });
     expect(tested.body.result.failedTestResults).toEqual([
       {
         id: t.id,

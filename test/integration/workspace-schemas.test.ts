@@ -13,7 +13,10 @@ const admin = basic(ADMIN.user, ADMIN.password);
 async function setUp() {
   const workspace = await rt.newWorkspace();
   const auth = bearer(workspace.token);
-  const source = (await call(rt.controlUrl, 'POST', '/v2/sources', { auth, body: { name: 'app' } })).body.source as { id: string; writeKey: string };
+  const source = (await call(rt.controlUrl, 'POST', '/v2/sources', { auth, body: { name: 'app' } })).body.source as {
+    id: string;
+    writeKey: string;
+  };
   const batch = Array.from({ length: 10 }, (_, i) => ({
     type: 'track',
     event: 'Signed Up',
@@ -56,7 +59,12 @@ describe('event schemas on the control plane', () => {
     const versions = await same(`/v2/event-models/${eventId}/versions`, `/schemas/event-versions?EventID=${eventId}`);
     expect(versions).toHaveLength(2);
     await same(`/v2/event-versions/${versions[0].VersionID}/metadata`, `/schemas/event-version/${versions[0].VersionID}/metadata`);
-    expect((await same(`/v2/event-versions/${versions[0].VersionID}/missing-keys`, `/schemas/event-version/${versions[0].VersionID}/missing-keys`))).toEqual(['properties.seats']);
+    expect(
+      await same(
+        `/v2/event-versions/${versions[0].VersionID}/missing-keys`,
+        `/schemas/event-version/${versions[0].VersionID}/missing-keys`,
+      ),
+    ).toEqual(['properties.seats']);
   });
 
   it('answers another workspace 404, as for ids that do not exist', async () => {
@@ -66,11 +74,20 @@ describe('event schemas on the control plane', () => {
     const as = (path: string) => call(rt.controlUrl, 'GET', path, { auth: other });
     expect(await as(`/v2/sources/${source.id}/event-models`)).toMatchObject({ status: 404 });
     for (const path of ['metadata', 'key-counts', 'json-schema', 'versions']) {
-      expect(await as(`/v2/event-models/${eventId}/${path}`)).toMatchObject({ status: 404, body: { error: `No event model found for EventID: ${eventId}` } });
+      expect(await as(`/v2/event-models/${eventId}/${path}`)).toMatchObject({
+        status: 404,
+        body: { error: `No event model found for EventID: ${eventId}` },
+      });
     }
     const unknown = '0190a0b0-0000-7000-8000-000000000000';
-    expect(await as(`/v2/event-models/${unknown}/metadata`)).toMatchObject({ status: 404, body: { error: `No event model found for EventID: ${unknown}` } });
-    expect(await as('/v2/event-models/not-a-uuid/metadata')).toMatchObject({ status: 400, body: { error: 'path.EventID: EventID must be a UUID' } });
+    expect(await as(`/v2/event-models/${unknown}/metadata`)).toMatchObject({
+      status: 404,
+      body: { error: `No event model found for EventID: ${unknown}` },
+    });
+    expect(await as('/v2/event-models/not-a-uuid/metadata')).toMatchObject({
+      status: 400,
+      body: { error: 'path.EventID: EventID must be a UUID' },
+    });
   });
 
   it('needs the workspace token', async () => {

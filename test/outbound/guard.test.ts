@@ -54,10 +54,32 @@ async function refusal(promise: Promise<unknown>): Promise<OutboundError> {
 
 describe('address policy', () => {
   it.each([
-    '127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.100.100.200', '100.64.0.1', '0.0.0.0',
-    '255.255.255.255', '224.0.0.1', '240.0.0.1', '192.0.0.192', '198.18.0.1', '::1', '::', 'fe80::1', 'fc00::1',
-    'fd00:ec2::254', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a00:1',
-    '2002:a00:1::', '2001:db8::1', 'not an ip',
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.100.100.200',
+    '100.64.0.1',
+    '0.0.0.0',
+    '255.255.255.255',
+    '224.0.0.1',
+    '240.0.0.1',
+    '192.0.0.192',
+    '198.18.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a00:1',
+    '2002:a00:1::',
+    '2001:db8::1',
+    'not an ip',
   ])('%s is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -116,13 +138,17 @@ describe('guardedFetch refusals happen before any connection', () => {
 
   it('a name that resolves to a loopback address is refused, naming the address', async () => {
     const err = await refusal(guardedFetch('http://localhost:1/x', {}, options));
-    expect(err.message).toMatch(/^request to http:\/\/localhost:1\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/);
+    expect(err.message).toMatch(
+      /^request to http:\/\/localhost:1\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/,
+    );
     expect(err.code).toBe('blocked_resolution');
   });
 
   it('a name that does not resolve is refused', async () => {
     const err = await refusal(guardedFetch('http://no-such-host.invalid/', {}, options));
-    expect(err.message).toBe('request to http://no-such-host.invalid/ failed, reason: unable to resolve IP address for no-such-host.invalid');
+    expect(err.message).toBe(
+      'request to http://no-such-host.invalid/ failed, reason: unable to resolve IP address for no-such-host.invalid',
+    );
   });
 
   it('the local test server is refused without the allow-list', async () => {

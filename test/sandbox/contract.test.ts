@@ -91,7 +91,9 @@ describe('transformEvent', () => {
   });
 
   it('a rejected promise fails only its own event', async () => {
-    const result = await run('export async function transformEvent(event) {\n  await null;\n  if (event.n === 3) throw new TypeError("late");\n  return event;\n}');
+    const result = await run(
+      'export async function transformEvent(event) {\n  await null;\n  if (event.n === 3) throw new TypeError("late");\n  return event;\n}',
+    );
     const last = result.transformedEvents[2]!;
     expect('error' in last && last.error.split('\n')[0]).toBe('TypeError: late');
     expect('error' in last && last.error).toMatch(/at transformEvent \(base transformation:3:\d+\)$/);
@@ -166,9 +168,7 @@ describe('transformBatch', () => {
 
   it('a non-array return is a single error', async () => {
     const result = await run('export function transformBatch(events) { return { not: "array" }; }');
-    expect(result.transformedEvents).toEqual([
-      { error: 'returned events from transformBatch(event) is not an array', metadata: {} },
-    ]);
+    expect(result.transformedEvents).toEqual([{ error: 'returned events from transformBatch(event) is not an array', metadata: {} }]);
   });
 
   it('each non-object element is its own error, objects still pass', async () => {
@@ -239,7 +239,11 @@ describe('libraries', () => {
 
   it('a library can import another library', async () => {
     const base: SandboxLibrary = { importName: 'base', name: 'base', code: 'export const one = 1;' };
-    const derived: SandboxLibrary = { importName: 'derived', name: 'derived', code: 'import { one } from "base";\nexport const two = one + 1;' };
+    const derived: SandboxLibrary = {
+      importName: 'derived',
+      name: 'derived',
+      code: 'import { one } from "base";\nexport const two = one + 1;',
+    };
     const result = await runTransformation({
       code: 'import { two } from "derived";\nexport function transformEvent() { return { two }; }',
       libraries: [base, derived],

@@ -17,7 +17,12 @@ const run = (events: Record<string, unknown>[], credentials?: Record<string, str
 describe('getCredential', () => {
   it("answers a key's value, and undefined for an unknown key or a key that is not a string", async () => {
     const result = await run([{ key: 'API_KEY' }, { key: 'OTHER' }, { key: 42 }, { key: {} }], { API_KEY: 'v-123' });
-    expect(result.transformedEvents.map((e) => ('transformedEvent' in e ? e.transformedEvent : e.error))).toEqual([{ key: 'v-123' }, {}, {}, {}]);
+    expect(result.transformedEvents.map((e) => ('transformedEvent' in e ? e.transformedEvent : e.error))).toEqual([
+      { key: 'v-123' },
+      {},
+      {},
+      {},
+    ]);
   });
 
   it('throws TypeError "Key should be valid and defined" without a key or with null, as that event\'s error', async () => {
@@ -29,13 +34,13 @@ describe('getCredential', () => {
     ]);
   });
 
-  it('answers undefined when the invocation has no credentials, and never another invocation\'s', async () => {
+  it("answers undefined when the invocation has no credentials, and never another invocation's", async () => {
     await run([{ key: 'API_KEY' }], { API_KEY: 'first' });
     const bare = await run([{ key: 'API_KEY' }]);
     expect(bare.transformedEvents).toEqual([expect.objectContaining({ transformedEvent: {} })]);
   });
 
-  it('reads each invocation\'s own values when the code runs from a snapshot, and at module load', async () => {
+  it("reads each invocation's own values when the code runs from a snapshot, and at module load", async () => {
     const engine = new QuickJsEngine({ snapshotMinLoadMs: 0 });
     await engine.tidy();
     const job = (code: string, credentials: Record<string, string>): EngineRunJob => ({

@@ -75,7 +75,10 @@ describe('memory bombs hit the hard memory cap', () => {
   const limits = { memoryBytes: 64 * MiB, deadlineMs: 5000 };
   const cases: Array<[string, string]> = [
     ['string growth', 'export function transformEvent() { const a = []; let s = "x".repeat(1 << 20); while (true) a.push(s + a.length); }'],
-    ['string doubling that is read back', 'export function transformEvent() { let s = "x"; while (true) { s = s + s; s.charCodeAt(s.length - 1); } }'],
+    [
+      'string doubling that is read back',
+      'export function transformEvent() { let s = "x"; while (true) { s = s + s; s.charCodeAt(s.length - 1); } }',
+    ],
     ['arrays of arrays', 'export function transformEvent() { const a = []; while (true) a.push(new Array(1e5).fill(1.5)); }'],
     ['typed arrays', 'export function transformEvent() { const a = []; while (true) a.push(new Float64Array(1e6)); }'],
     ['one huge allocation', 'export function transformEvent() { return { b: new ArrayBuffer(1024 * 1024 * 1024).byteLength }; }'],
@@ -103,7 +106,10 @@ describe('deep recursion hits the stack limit', () => {
   it.each([
     ['plain recursion', 'function f(n) { return f(n + 1) + 1; }\nexport function transformEvent() { return { v: f(0) }; }'],
     ['recursion through a native callback', 'function f() { return [1].map(f); }\nexport function transformEvent() { return { v: f() }; }'],
-    ['stringifying a deeply nested value', 'export function transformEvent() { let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return { s: JSON.stringify(o).length }; }'],
+    [
+      'stringifying a deeply nested value',
+      'export function transformEvent() { let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return { s: JSON.stringify(o).length }; }',
+    ],
     ['parsing a deeply nested value', 'export function transformEvent() { return { v: JSON.parse("[".repeat(1e5) + "]".repeat(1e5)) }; }'],
   ])('%s', async (_name, code) => {
     const { err } = await timedFailure(() => invoke(code, { stackBytes: 256 * 1024, deadlineMs: 5000 }));
@@ -120,7 +126,9 @@ describe('deep recursion hits the stack limit', () => {
   });
 
   it('moderate recursion stays within the default limit', async () => {
-    const result = await invoke('function f(n) { return n === 0 ? 0 : 1 + f(n - 1); }\nexport function transformEvent() { return { v: f(2000) }; }');
+    const result = await invoke(
+      'function f(n) { return n === 0 ? 0 : 1 + f(n - 1); }\nexport function transformEvent() { return { v: f(2000) }; }',
+    );
     expect(result.transformedEvents[0]).toMatchObject({ transformedEvent: { v: 2000 } });
   });
 });
@@ -129,7 +137,9 @@ describe('output is capped', () => {
   const limits = { outputBytes: 1 * MiB, deadlineMs: 5000 };
 
   it('a huge return value is refused', async () => {
-    const { err } = await timedFailure(() => invoke('export function transformEvent() { return { big: "x".repeat(2 * 1024 * 1024) }; }', limits));
+    const { err } = await timedFailure(() =>
+      invoke('export function transformEvent() { return { big: "x".repeat(2 * 1024 * 1024) }; }', limits),
+    );
     expect(err.kind).toBe('output');
     expect(err.message).toBe('output size limit of 1048576 bytes (1 MiB) exceeded');
     await expectHealthy();
@@ -150,7 +160,11 @@ describe('output is capped', () => {
 
   it('endless logging in test mode is refused', async () => {
     const { err } = await timedFailure(() =>
-      invoke('export function transformEvent(e) { for (let i = 0; i < 1e5; i++) log("line", i, "z".repeat(100)); return e; }', limits, true),
+      invoke(
+        'export function transformEvent(e) { for (let i = 0; i < 1e5; i++) log("line", i, "z".repeat(100)); return e; }',
+        limits,
+        true,
+      ),
     );
     expect(err.kind).toBe('output');
   });

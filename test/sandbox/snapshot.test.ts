@@ -243,8 +243,16 @@ describe('every invocation on the snapshot path starts pristine', () => {
       }`,
   };
   const pristine = {
-    counter: 1, created: 1, calls: 1, seen: 1, mode: 'default',
-    global: 'undefined', json: '{"a":1}', fetch: 'function', log: 'function', math: 2,
+    counter: 1,
+    created: 1,
+    calls: 1,
+    seen: 1,
+    mode: 'default',
+    global: 'undefined',
+    json: '{"a":1}',
+    fetch: 'function',
+    log: 'function',
+    math: 2,
   };
 
   it('globals, prototypes, library exports and module-level state do not carry over', async () => {

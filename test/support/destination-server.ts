@@ -25,15 +25,19 @@ export interface DestinationServer {
   close(): Promise<void>;
 }
 
-export const json = (status: number, body: unknown): Responder => (_req, res) => {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+export const json =
+  (status: number, body: unknown): Responder =>
+  (_req, res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
-export const text = (status: number, body: string, contentType = 'text/plain'): Responder => (_req, res) => {
-  res.writeHead(status, { 'Content-Type': contentType });
-  res.end(body);
-};
+export const text =
+  (status: number, body: string, contentType = 'text/plain'): Responder =>
+  (_req, res) => {
+    res.writeHead(status, { 'Content-Type': contentType });
+    res.end(body);
+  };
 
 /** Never answers (until the server closes): a destination that times out. */
 export const silent: Responder = () => undefined;

@@ -44,7 +44,7 @@ export interface ScenarioReport {
 
 /** A small deterministic generator, so a run's faults can be told again. */
 function random(seed: number) {
-  return () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 interface Answered {
@@ -109,7 +109,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function groupProcesses(pgid: number): string[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' }).split('\n').filter((l) => l.trim());
+    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim());
   } catch {
     return [];
   }
@@ -136,7 +138,14 @@ class Service {
     this.data = `http://127.0.0.1:${dataPort}`;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const ok = await Promise.all([this.control, this.data].map((url) => fetch(`${url}/health`).then((r) => r.ok, () => false)));
+      const ok = await Promise.all(
+        [this.control, this.data].map((url) =>
+          fetch(`${url}/health`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        ),
+      );
       if (ok.every(Boolean)) return;
       if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`npm start did not come up:\n${this.output}`);
       await sleep(100);
@@ -157,7 +166,8 @@ class Service {
   }
 }
 
-async function api<T = any>(base: string, method: string, route: string, token: string, body?: unknown): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function api<T = any>(base: string, method: string, route: string, token: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${route}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
@@ -197,7 +207,9 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     const control = () => service.control;
     const source = (await api(control(), 'POST', '/v2/sources', token, { name: 'app' })).source;
     const hook = async (name: string, sourceId: string, ws = token) => {
-      const d = (await api(control(), 'POST', '/v2/destinations', ws, { name, type: 'WEBHOOK', config: { webhookUrl: `${hooks.url}/${name}` } })).destination;
+      const d = (
+        await api(control(), 'POST', '/v2/destinations', ws, { name, type: 'WEBHOOK', config: { webhookUrl: `${hooks.url}/${name}` } })
+      ).destination;
       await api(control(), 'POST', '/v2/connections', ws, { sourceId, destinationId: d.id });
       return d.id as string;
     };
@@ -205,7 +217,11 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     await fetch(`${control()}/transformations?publish=true`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Tagger', code: 'export function transformEvent(e) { return { ...e, tagged: true }; }', destinationIds: [ids.b] }),
+      body: JSON.stringify({
+        name: 'Tagger',
+        code: 'export function transformEvent(e) { return { ...e, tagged: true }; }',
+        destinationIds: [ids.b],
+      }),
     }).then(async (r) => {
       if (!r.ok) throw new Error(`publish answered ${r.status}: ${await r.text()}`);
     });
@@ -249,7 +265,10 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
         try {
           const response = await fetch(`${service.data}/v1/batch`, {
             method: 'POST',
-            headers: { Authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`, 'Content-Type': 'application/json' },
+            headers: {
+              Authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`,
+              'Content-Type': 'application/json',
+            },
             body: JSON.stringify({ batch }),
           });
           if (response.status === 200) batch.forEach((e) => acknowledged.add(e.messageId));
@@ -264,7 +283,8 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     hooks.state.faults = false;
 
     // --- settling: every acknowledged event answered 2xx at both destinations, nothing left retrying ---
-    const deliveredAt = (name: string) => new Set(hooks.answered.filter((a) => a.path === `/${name}` && a.status === 200).map((a) => a.messageId));
+    const deliveredAt = (name: string) =>
+      new Set(hooks.answered.filter((a) => a.path === `/${name}` && a.status === 200).map((a) => a.messageId));
     const outcomes = (name: string) => api(control(), 'GET', `/v2/destinations/${ids[name]}/outcomes`, token);
     const deadline = Date.now() + options.settleTimeoutMs;
     for (;;) {
@@ -313,7 +333,10 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       const latencies: Record<'healthy' | 'healthy2', number[]> = { healthy: [], healthy2: [] };
       const sentAt = new Map<string, number>();
       for (let i = 0; i < options.latencySamples; i++) {
-        for (const [writeKey, tag] of [[source.writeKey, 's'], [source2.writeKey, 'o']] as const) {
+        for (const [writeKey, tag] of [
+          [source.writeKey, 's'],
+          [source2.writeKey, 'o'],
+        ] as const) {
           const messageId = `latency-${phase}-${tag}-${i}`;
           const response = await fetch(`${service.data}/v1/track`, {
             method: 'POST',
@@ -326,7 +349,9 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       }
       const until = Date.now() + 30_000;
       while (Date.now() < until) {
-        const got = hooks.received.filter((r) => r.messageId.startsWith(`latency-${phase}-`) && (r.path === '/healthy' || r.path === '/healthy2')).length;
+        const got = hooks.received.filter(
+          (r) => r.messageId.startsWith(`latency-${phase}-`) && (r.path === '/healthy' || r.path === '/healthy2'),
+        ).length;
         if (got >= sentAt.size) break;
         await sleep(100);
       }
@@ -363,10 +388,14 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
 
 /** A second workspace through the admin CLI, as an operator makes one for a colleague. */
 async function otherWorkspace(home: string): Promise<string> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra/local/admin.ts'), 'workspace', 'create', '--name', 'Other', '--email', 'other@example.com'], {
-    cwd: ROOT,
-    env: { ...process.env, WEIR_HOME: home },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'infra/local/admin.ts'), 'workspace', 'create', '--name', 'Other', '--email', 'other@example.com'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WEIR_HOME: home },
+      encoding: 'utf8',
+    },
+  );
   return (JSON.parse(out) as { token: string }).token;
 }

@@ -47,7 +47,8 @@ const json = (value: unknown) => JSON.stringify(value);
 /** A JSON text with one placeholder string replaced by raw JSON (too deep for JSON.stringify to write). */
 const withRaw = (value: unknown, raw: string) => json(value).replace('"__RAW__"', raw);
 
-const wrongTypeOf = (value: unknown): unknown => (typeof value === 'string' ? 42 : typeof value === 'object' && value !== null ? 'text' : 'text');
+const wrongTypeOf = (value: unknown): unknown =>
+  typeof value === 'string' ? 42 : typeof value === 'object' && value !== null ? 'text' : 'text';
 
 /** Every string leaf whose key names an id, replaced by `huge` (array items of an `...Ids` key too). */
 function withHugeIds(value: unknown, huge: string, key = ''): unknown {
@@ -77,7 +78,9 @@ function lyingGzip(data: Buffer, statedSize: number): Buffer {
 
 const queryFields = (schema: z.ZodType | undefined) => {
   if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { type?: string; enum?: unknown[] }> };
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, { type?: string; enum?: unknown[] }>;
+  };
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({ name, freeText: s.type === 'string' && !s.enum }));
 };
 
@@ -95,7 +98,12 @@ export const HOSTILE_CREDENTIALS: [string, string][] = [
   ['quotes in a Bearer token', `Bearer ${QUOTES}`],
 ];
 
-export function hostileCases(route: RouteDefinition, path: Record<string, string>, sample: BodySample | undefined, checksAuth: boolean): HostileCase[] {
+export function hostileCases(
+  route: RouteDefinition,
+  path: Record<string, string>,
+  sample: BodySample | undefined,
+  checksAuth: boolean,
+): HostileCase[] {
   const cases: HostileCase[] = [];
   const goodBody = sample ? json(sample.body) : undefined;
 
@@ -122,23 +130,35 @@ export function hostileCases(route: RouteDefinition, path: Record<string, string
   if (sample) {
     const { body } = sample;
     cases.push({ name: 'body: nested 100,000 levels deep', path, body: deepArray });
-    for (const wrong of [42, 'text', null, true, []]) cases.push({ name: `body: ${json(wrong)} instead of an object`, path, body: json(wrong) });
+    for (const wrong of [42, 'text', null, true, []])
+      cases.push({ name: `body: ${json(wrong)} instead of an object`, path, body: json(wrong) });
     for (const field of Object.keys(body)) {
       cases.push({ name: `body.${field}: nested 100,000 levels deep`, path, body: withRaw({ ...body, [field]: '__RAW__' }, deepArray) });
       cases.push({ name: `body.${field}: nested 40 levels deep`, path, body: json({ ...body, [field]: nested(40) }) });
       const wrong = sample.wrongTypes ? sample.wrongTypes[field] : wrongTypeOf(body[field]);
-      if (!sample.wrongTypes || field in sample.wrongTypes) cases.push({ name: `body.${field}: a wrong type`, path, body: json({ ...body, [field]: wrong }) });
+      if (!sample.wrongTypes || field in sample.wrongTypes)
+        cases.push({ name: `body.${field}: a wrong type`, path, body: json({ ...body, [field]: wrong }) });
     }
-    cases.push({ name: 'body: lone surrogates in every string and a key', path, body: json({ ...(withLoneSurrogates(body) as object), '\udc00': 1 }) });
-    for (const [label, huge] of [['10 KB', HUGE_ASCII], ['700 emoji', HUGE_EMOJI]] as const) {
+    cases.push({
+      name: 'body: lone surrogates in every string and a key',
+      path,
+      body: json({ ...(withLoneSurrogates(body) as object), '\udc00': 1 }),
+    });
+    for (const [label, huge] of [
+      ['10 KB', HUGE_ASCII],
+      ['700 emoji', HUGE_EMOJI],
+    ] as const) {
       const mutated = withHugeIds(body, huge);
       if (json(mutated) !== goodBody) cases.push({ name: `body: ids of ${label}`, path, body: json(mutated) });
     }
     cases.push({ name: 'body: gzip stating a smaller size than it holds', path, body: lyingGzip(Buffer.from(goodBody!), 3) });
     cases.push({ name: 'body: a gzip bomb (8 MB) stating 100 bytes', path, body: lyingGzip(Buffer.alloc(8 * 1024 * 1024, 32), 100) });
     cases.push({ name: 'body: gzip cut short', path, body: gzipSync(Buffer.from(goodBody!)).subarray(0, 20) });
-    for (const headers of sample.headers ?? []) cases.push({ name: `header ${Object.keys(headers).join()}`, path, body: goodBody, headers });
-    (sample.extra ?? []).forEach((extra, i) => cases.push({ name: `body: extra case ${i}`, path, body: typeof extra === 'string' ? extra : json(extra) }));
+    for (const headers of sample.headers ?? [])
+      cases.push({ name: `header ${Object.keys(headers).join()}`, path, body: goodBody, headers });
+    (sample.extra ?? []).forEach((extra, i) =>
+      cases.push({ name: `body: extra case ${i}`, path, body: typeof extra === 'string' ? extra : json(extra) }),
+    );
   }
   return cases;
 }

@@ -17,7 +17,13 @@ export interface Started {
 
 export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
   const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort), CONSOLE_PORT: String(consolePort) };
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    PORT: String(controlPort),
+    DATA_PLANE_PORT: String(dataPort),
+    CONSOLE_PORT: String(consolePort),
+  };
   delete fullEnv.AWS_ENDPOINT_URL_DYNAMODB;
   delete fullEnv.WEIR_TABLE;
   // Its own process group, so the test can see every process it leaves.
@@ -29,7 +35,14 @@ export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
   const data = `http://127.0.0.1:${dataPort}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ok = await Promise.all([control, data].map((url) => fetch(`${url}/health`).then((r) => r.ok, () => false)));
+    const ok = await Promise.all(
+      [control, data].map((url) =>
+        fetch(`${url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      ),
+    );
     if (ok.every(Boolean)) break;
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within 30 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -39,7 +52,9 @@ export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
 
 export function processesOfGroup(pgid: number): string[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' }).split('\n').filter((l) => l.trim());
+    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim());
   } catch {
     return []; // ps exits 1 when the group is empty
   }
@@ -55,4 +70,3 @@ export async function stop(started: Started, signal: 'SIGTERM' | 'SIGINT' = 'SIG
   while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   expect(processesOfGroup(pgid)).toEqual([]);
 }
-

@@ -38,8 +38,7 @@ export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): P
     ...runtime,
     store,
     workspaces,
-    newWorkspace: (name = 'test workspace') =>
-      createWorkspace(workspaces, { name, email: `user-${randomUUID().slice(0, 8)}@example.com` }),
+    newWorkspace: (name = 'test workspace') => createWorkspace(workspaces, { name, email: `user-${randomUUID().slice(0, 8)}@example.com` }),
     stop: async () => {
       client.destroy();
       await runtime.stop();

@@ -3,7 +3,11 @@ import { Circuit, FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
 /** The per-destination circuit: opened by a streak of answered failures or by one that got no answer. */
 describe('a destination circuit', () => {
   let clock = 0;
-  const make = () => new Circuit(() => 1000, () => clock);
+  const make = () =>
+    new Circuit(
+      () => 1000,
+      () => clock,
+    );
   const answered503 = { status: 503, error: 'destination answered 503', answered: true };
   const timedOut = { status: 504, error: 'no answer within 10000 ms', answered: false };
   beforeEach(() => (clock = 0));
@@ -21,7 +25,11 @@ describe('a destination circuit', () => {
   it('opens after a streak of answered failures, and at once on a failure without an answer', () => {
     const streak = make();
     for (let i = 0; i < FAILURE_STREAK; i++) streak.failed('d', answered503);
-    expect(streak.admit('d')).toEqual({ send: false, status: 503, error: 'not sent: the destination is failing (destination answered 503)' });
+    expect(streak.admit('d')).toEqual({
+      send: false,
+      status: 503,
+      error: 'not sent: the destination is failing (destination answered 503)',
+    });
     const hang = make();
     hang.failed('d', timedOut);
     expect(hang.admit('d')).toMatchObject({ send: false, status: 504 });

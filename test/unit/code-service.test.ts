@@ -45,20 +45,27 @@ const refusing = {
 
 test('an update that lost the race to another reads the new head and builds on it', async () => {
   const { code, catalog, appended } = fakes([head('v1'), head('v2')], 1);
-  const updated = await new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { code: 'export function transformEvent(e) { return null; }', publish: false });
+  const updated = await new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', {
+    code: 'export function transformEvent(e) { return null; }',
+    publish: false,
+  });
   expect(appended.map((a) => a.expectedVersionId)).toEqual(['v1', 'v2']);
   expect(updated.code).toBe('export function transformEvent(e) { return null; }');
 });
 
 test('an update that keeps losing gives up with the stale-head conflict', async () => {
   const { code, catalog, appended } = fakes([head('v1')], Number.MAX_SAFE_INTEGER);
-  await expect(new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false })).rejects.toBeInstanceOf(StaleHeadError);
+  await expect(
+    new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false }),
+  ).rejects.toBeInstanceOf(StaleHeadError);
   expect(appended.length).toBeGreaterThan(1);
 });
 
 test('a create whose publish tests fail saves nothing', async () => {
   const { code, catalog, created } = fakes([], 0);
   const service = new UserCodeService(code, catalog, refusing);
-  await expect(service.createTransformation('w1', { name: 'Tagger', code: 'export function transformEvent(e) { throw 1; }', publish: true } as never)).rejects.toBeInstanceOf(PublishRefusedError);
+  await expect(
+    service.createTransformation('w1', { name: 'Tagger', code: 'export function transformEvent(e) { throw 1; }', publish: true } as never),
+  ).rejects.toBeInstanceOf(PublishRefusedError);
   expect(created).toEqual([]);
 });

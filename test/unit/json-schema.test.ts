@@ -80,7 +80,12 @@ describe('the JSON Schema of an event model', () => {
       type: 'array',
       items: {
         type: 'object',
-        properties: { gift: { type: 'boolean' }, price: { type: ['string', 'number'] }, quantity: { type: 'number' }, sku: { type: 'string' } },
+        properties: {
+          gift: { type: 'boolean' },
+          price: { type: ['string', 'number'] },
+          quantity: { type: 'number' },
+          sku: { type: 'string' },
+        },
       },
     });
   });

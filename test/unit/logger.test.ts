@@ -10,7 +10,11 @@ const script = `
   log.error('delivery work failed', { destinationId: 'd1', error: new Error('write failed', { cause: new Error('store away') }) });
 `;
 const run = (env: Record<string, string>) => {
-  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, POWERTOOLS_DEV: '', ...env }, encoding: 'utf8' });
+  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, POWERTOOLS_DEV: '', ...env },
+    encoding: 'utf8',
+  });
   return `${stdout}${stderr}`
     .split('\n')
     .filter(Boolean)
@@ -23,7 +27,12 @@ test('a log line names its component, its fields and the error with its cause', 
     ['INFO', 'an info line'],
     ['ERROR', 'delivery work failed'],
   ]);
-  expect(lines[1]).toMatchObject({ service: 'weir', component: 'delivery', destinationId: 'd1', error: { message: 'write failed', cause: { message: 'store away' } } });
+  expect(lines[1]).toMatchObject({
+    service: 'weir',
+    component: 'delivery',
+    destinationId: 'd1',
+    error: { message: 'write failed', cause: { message: 'store away' } },
+  });
 });
 
 test('LOG_LEVEL leaves out what is below it', () => {
@@ -36,10 +45,24 @@ test('an unexpected error of a request is logged with its id, route and workspac
     const answer = errorToResult(new Error('boom', { cause: new Error('deeper') }), 'control', { requestId: 'r-1', route: 'GET /v2/sources', workspaceId: 'w-1' });
     process.stdout.write(JSON.stringify({ answer }) + '\\n');
   `;
-  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, POWERTOOLS_DEV: '' }, encoding: 'utf8' });
-  const lines = `${stdout}${stderr}`.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, POWERTOOLS_DEV: '' },
+    encoding: 'utf8',
+  });
+  const lines = `${stdout}${stderr}`
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(lines).toContainEqual(
-    expect.objectContaining({ level: 'ERROR', component: 'http', requestId: 'r-1', route: 'GET /v2/sources', workspaceId: 'w-1', error: expect.objectContaining({ message: 'boom', cause: expect.objectContaining({ message: 'deeper' }) }) }),
+    expect.objectContaining({
+      level: 'ERROR',
+      component: 'http',
+      requestId: 'r-1',
+      route: 'GET /v2/sources',
+      workspaceId: 'w-1',
+      error: expect.objectContaining({ message: 'boom', cause: expect.objectContaining({ message: 'deeper' }) }),
+    }),
   );
   expect(lines).toContainEqual({ answer: expect.objectContaining({ statusCode: 500, body: JSON.stringify({ error: 'internal error' }) }) });
 });

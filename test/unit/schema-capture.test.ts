@@ -28,7 +28,14 @@ describe('flatten', () => {
 
   it('joins nested object keys with dots and turns arrays of objects into numeric path segments', () => {
     const flat = flatten({ a: { b: 1, c: 'x' }, items: [{ sku: 'A' }, { sku: 'B', qty: 2 }], ok: true });
-    expect(Object.fromEntries(flat.leaves)).toEqual({ 'a.b': 1, 'a.c': 'x', 'items.0.sku': 'A', 'items.1.sku': 'B', 'items.1.qty': 2, ok: true });
+    expect(Object.fromEntries(flat.leaves)).toEqual({
+      'a.b': 1,
+      'a.c': 'x',
+      'items.0.sku': 'A',
+      'items.1.sku': 'B',
+      'items.1.qty': 2,
+      ok: true,
+    });
     expect([...flat.leaves.keys()]).toEqual(['a.b', 'a.c', 'items.0.sku', 'items.1.sku', 'items.1.qty', 'ok']);
     expect(flat.arrays).toEqual(['items']);
     expect(flat.nulls).toEqual([]);
@@ -113,7 +120,11 @@ describe('LossyCounter', () => {
     expect(state.n).toBe(999);
     expect(state.floor).toBe(0);
     expect(state.candidates).toHaveLength(152);
-    expect(state.candidates.slice(0, 3)).toEqual([['a', 500, 0], ['b', 349, 0], ['u0', 1, 0]]);
+    expect(state.candidates.slice(0, 3)).toEqual([
+      ['a', 500, 0],
+      ['b', 349, 0],
+      ['u0', 1, 0],
+    ]);
     expect(state.candidates.every(([, , delta]) => delta === 0)).toBe(true);
   });
 
@@ -137,7 +148,11 @@ describe('LossyCounter', () => {
   it('reports Frequency as count / n, most frequent first, then by value', () => {
     const counter = new LossyCounter();
     observeAll(counter, [...times('b', 3), ...times('a', 3), ...times('c', 4)]);
-    const expected = [['c', 0.4], ['a', 0.3], ['b', 0.3]].map(([Value, Frequency]) => ({ Value, Frequency }));
+    const expected = [
+      ['c', 0.4],
+      ['a', 0.3],
+      ['b', 0.3],
+    ].map(([Value, Frequency]) => ({ Value, Frequency }));
     expect(counter.frequent()).toEqual(expected);
   });
 
@@ -150,10 +165,20 @@ describe('LossyCounter', () => {
       counter.observe(i % 20 === 0 ? 'steady' : late ? 'late' : `u${i}`);
     }
     // 'late' was seen once before n = 1000, pruned there, then came back with delta 1.
-    expect(counter.toState()).toEqual({ n: 3000, floor: 0, candidates: [['steady', 150, 0], ['late', 100, 1]] });
+    expect(counter.toState()).toEqual({
+      n: 3000,
+      floor: 0,
+      candidates: [
+        ['steady', 150, 0],
+        ['late', 100, 1],
+      ],
+    });
     expect(lateTruth).toBe(101);
     expect(lateTruth - 100).toBeLessThanOrEqual(0.001 * 3000);
-    expect(counter.frequent()).toEqual([{ Value: 'steady', Frequency: 0.05 }, { Value: 'late', Frequency: 100 / 3000 }]);
+    expect(counter.frequent()).toEqual([
+      { Value: 'steady', Frequency: 0.05 },
+      { Value: 'late', Frequency: 100 / 3000 },
+    ]);
   });
 
   it('with a small cap, a heavy value among many unique ones is still reported and never overcounted', () => {
@@ -189,8 +214,14 @@ describe('LossyCounter', () => {
   it('counts "__proto__" and "constructor" like any other value', () => {
     const counter = new LossyCounter();
     observeAll(counter, ['__proto__', 'constructor', '__proto__', 'constructor', '__proto__']);
-    expect(counter.frequent()).toEqual([{ Value: '__proto__', Frequency: 0.6 }, { Value: 'constructor', Frequency: 0.4 }]);
-    expect(counter.toState().candidates).toEqual([['__proto__', 3, 0], ['constructor', 2, 0]]);
+    expect(counter.frequent()).toEqual([
+      { Value: '__proto__', Frequency: 0.6 },
+      { Value: 'constructor', Frequency: 0.4 },
+    ]);
+    expect(counter.toState().candidates).toEqual([
+      ['__proto__', 3, 0],
+      ['constructor', 2, 0],
+    ]);
   });
 });
 
@@ -240,7 +271,15 @@ describe('Sketch', () => {
     const event = { type: 'track', messageId: 'm1', receivedAt: 't', sentAt: 't', timestamp: 't', originalTimestamp: 't', userId: 'u1' };
     sketch.observe(event, flatten(event), 't');
     expect(Object.keys(sketch.metadata().FrequentValues)).toEqual(['type', 'userId']);
-    expect(sketch.keyCountsView()).toEqual({ messageId: 1, originalTimestamp: 1, receivedAt: 1, sentAt: 1, timestamp: 1, type: 1, userId: 1 });
+    expect(sketch.keyCountsView()).toEqual({
+      messageId: 1,
+      originalTimestamp: 1,
+      receivedAt: 1,
+      sentAt: 1,
+      timestamp: 1,
+      type: 1,
+      userId: 1,
+    });
   });
 
   const e1 = { id: '1', amount: 5, v: 1, meta: { x: null } };
@@ -280,7 +319,10 @@ describe('Sketch', () => {
     expect(Object.keys(metadata.FrequentValues)).toEqual(['alpha', 'zeta']);
     expect(metadata.FrequentValues).toEqual({
       alpha: ['0', '1', '2', '3'].map((Value) => ({ Value, Frequency: 0.25 })),
-      zeta: [{ Value: 'a', Frequency: 0.5 }, { Value: 'b', Frequency: 0.5 }],
+      zeta: [
+        { Value: 'a', Frequency: 0.5 },
+        { Value: 'b', Frequency: 0.5 },
+      ],
     });
     expect(metadata.SampledEvents).toHaveLength(5);
     for (const sampled of metadata.SampledEvents) expect(events).toContain(sampled);

@@ -23,7 +23,9 @@ export function Connections() {
 
   const connect = async (event: Event) => {
     event.preventDefault();
-    const done = await action.run(() => api.post('/v2/connections', { sourceId: sourceId || d?.sources[0]?.id, destinationId: destinationId || d?.destinations[0]?.id }));
+    const done = await action.run(() =>
+      api.post('/v2/connections', { sourceId: sourceId || d?.sources[0]?.id, destinationId: destinationId || d?.destinations[0]?.id }),
+    );
     if (done) await data.reload();
   };
   const remove = async (id: string) => {
@@ -61,7 +63,12 @@ export function Connections() {
                   <small>{destination?.type ?? 'destination'}</small>
                   {destination?.name ?? c.destinationId}
                 </span>
-                <button type="button" class="secondary" aria-label={`Disconnect ${source?.name} from ${destination?.name}`} onClick={() => void remove(c.id)}>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`Disconnect ${source?.name} from ${destination?.name}`}
+                  onClick={() => void remove(c.id)}
+                >
                   Disconnect
                 </button>
               </li>
@@ -73,11 +80,15 @@ export function Connections() {
         <form class="row" onSubmit={connect} aria-label="Connect a source to a destination">
           <label for="connect-source">Source</label>
           <select id="connect-source" value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)}>
-            {d?.sources.map((s) => <option value={s.id}>{s.name}</option>)}
+            {d?.sources.map((s) => (
+              <option value={s.id}>{s.name}</option>
+            ))}
           </select>
           <label for="connect-destination">Destination</label>
           <select id="connect-destination" value={destinationId} onChange={(e) => setDestinationId(e.currentTarget.value)}>
-            {d?.destinations.map((x) => <option value={x.id}>{x.name}</option>)}
+            {d?.destinations.map((x) => (
+              <option value={x.id}>{x.name}</option>
+            ))}
           </select>
           <button type="submit" disabled={action.busy}>
             Connect

@@ -43,7 +43,12 @@ export function Credentials() {
                 </td>
                 <td>{when(c.updatedAt)}</td>
                 <td>
-                  <button type="button" class="secondary" aria-label={`Delete ${c.key}`} onClick={() => void remove.run(async () => (await api.del(`/credentials/${c.key}`), await list.reload()))}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Delete ${c.key}`}
+                    onClick={() => void remove.run(async () => (await api.del(`/credentials/${c.key}`), await list.reload()))}
+                  >
                     Delete
                   </button>
                 </td>

@@ -41,7 +41,18 @@ export function DestinationTest({ destinationId, supportsTest }: { destinationId
         </button>
       </form>
       <ErrorBox error={action.error} />
-      {result && ('error' in result ? <p class="error" role="alert">{result.error}</p> : <div data-testid="test-event-result">{result.data.map((entry) => <Json value={entry} />)}</div>)}
+      {result &&
+        ('error' in result ? (
+          <p class="error" role="alert">
+            {result.error}
+          </p>
+        ) : (
+          <div data-testid="test-event-result">
+            {result.data.map((entry) => (
+              <Json value={entry} />
+            ))}
+          </div>
+        ))}
     </Section>
   );
 }

@@ -53,7 +53,11 @@ export function Regulations() {
               <legend>Delete at (none chosen: every destination that can delete)</legend>
               {(destinations.data?.destinations ?? []).map((d) => (
                 <label class="row">
-                  <input type="checkbox" checked={chosen.includes(d.id)} onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, d.id] : chosen.filter((id) => id !== d.id))} />
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(d.id)}
+                    onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, d.id] : chosen.filter((id) => id !== d.id))}
+                  />
                   {d.name}
                 </label>
               ))}
@@ -70,7 +74,11 @@ export function Regulations() {
           {regulations.map((r) => (
             <li>
               <button type="button" aria-pressed={r.id === selected} onClick={() => setSelected(r.id)}>
-                {r.attributes.userId} <small>{r.regulationType}{r.canceled ? ' · canceled' : ''}</small>
+                {r.attributes.userId}{' '}
+                <small>
+                  {r.regulationType}
+                  {r.canceled ? ' · canceled' : ''}
+                </small>
               </button>
             </li>
           ))}
@@ -121,7 +129,14 @@ function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promis
             </table>
           )}
           {!r.canceled && (
-            <button type="button" class="secondary" disabled={cancel.busy} onClick={() => void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={cancel.busy}
+              onClick={() =>
+                void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))
+              }
+            >
               Cancel regulation
             </button>
           )}

@@ -11,7 +11,10 @@ interface Revision {
 
 /** Every revision, newest first (read again when `latest` changes), and the line diff between any two of them. */
 export function Revisions({ path, field, latest }: { path: string; field: string; latest: string }) {
-  const list = useLoad(async () => ((await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? []), [path, latest]);
+  const list = useLoad(
+    async () => (await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? [],
+    [path, latest],
+  );
   const revisions = list.data ?? [];
   const [from, setFrom] = useState<string | undefined>(undefined);
   const [to, setTo] = useState<string | undefined>(undefined);
@@ -44,7 +47,16 @@ export function Revisions({ path, field, latest }: { path: string; field: string
           </div>
           <div class="diff" role="region" aria-label="Differences between the two revisions" tabIndex={0}>
             {diffLines(older.code, newer.code).map((line) =>
-              line.kind === 'added' ? <ins>+ {line.text}</ins> : line.kind === 'removed' ? <del>- {line.text}</del> : <span>{'  '}{line.text}</span>,
+              line.kind === 'added' ? (
+                <ins>+ {line.text}</ins>
+              ) : line.kind === 'removed' ? (
+                <del>- {line.text}</del>
+              ) : (
+                <span>
+                  {'  '}
+                  {line.text}
+                </span>
+              ),
             )}
           </div>
         </>

@@ -14,7 +14,11 @@ export function Schemas() {
   const sources = useLoad(() => api.get<{ sources: Source[] }>('/v2/sources'));
   const [sourceId, setSourceId] = useState<string | undefined>(undefined);
   const source = sources.data?.sources.find((s) => s.id === sourceId) ?? sources.data?.sources[0];
-  const models = useLoad(() => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])), [source?.id], 5000);
+  const models = useLoad(
+    () => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])),
+    [source?.id],
+    5000,
+  );
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const model = models.data?.find((m) => m.EventID === eventId);
 
@@ -24,7 +28,9 @@ export function Schemas() {
         <ErrorBox error={sources.error ?? models.error} />
         <label for="schema-source">Source</label>
         <select id="schema-source" value={source?.id} onChange={(e) => (setSourceId(e.currentTarget.value), setEventId(undefined))}>
-          {sources.data?.sources.map((s) => <option value={s.id}>{s.name}</option>)}
+          {sources.data?.sources.map((s) => (
+            <option value={s.id}>{s.name}</option>
+          ))}
         </select>
         <ul class="picker" aria-label="Event models">
           {models.data?.map((m) => (
@@ -75,7 +81,10 @@ function ModelView({ model }: { model: Model }) {
           {versions.data?.map((v) => (
             <li>
               <button type="button" aria-pressed={v.VersionID === versionId} onClick={() => setVersionId(v.VersionID)}>
-                Version {v.ID} <small>{v.TotalCount} events · {Object.keys(v.Schema).length} keys</small>
+                Version {v.ID}{' '}
+                <small>
+                  {v.TotalCount} events · {Object.keys(v.Schema).length} keys
+                </small>
               </button>
             </li>
           ))}
@@ -88,7 +97,17 @@ function ModelView({ model }: { model: Model }) {
 }
 
 /** Dotted keys as a tree (`properties.plan` under `properties`), each with its types and presence. */
-function SchemaTree({ schema, counts, total, label = 'Schema' }: { schema: Record<string, string>; counts: Record<string, number>; total: number; label?: string }) {
+function SchemaTree({
+  schema,
+  counts,
+  total,
+  label = 'Schema',
+}: {
+  schema: Record<string, string>;
+  counts: Record<string, number>;
+  total: number;
+  label?: string;
+}) {
   const keys = Object.keys(schema).sort();
   return (
     <table aria-label={label}>

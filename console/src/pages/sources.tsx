@@ -71,7 +71,9 @@ function SourceDetail({ source }: { source: Source }) {
           Write key: <code data-testid="write-key">{source.writeKey}</code> <CopyButton text={source.writeKey} label="Copy write key" />
         </p>
         <h3>SDK snippet</h3>
-        <pre class="code" tabIndex={0}>{snippet(source.writeKey, consoleConfig().dataPlaneUrl)}</pre>
+        <pre class="code" tabIndex={0}>
+          {snippet(source.writeKey, consoleConfig().dataPlaneUrl)}
+        </pre>
       </Section>
       <Section title="Live events">
         <p class="hint">Refreshes every 2 seconds while this page is open.</p>

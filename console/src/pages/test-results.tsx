@@ -53,7 +53,12 @@ export function TestResults({ title, answer }: { title: string; answer: TestAnsw
   let runs: { name: string; pass: boolean; outputs: unknown[]; errors: RunError[] }[];
   if ('result' in answer) {
     runs = [
-      ...answer.result.successTestResults.map((r) => ({ name: r.name, pass: true, outputs: r.result.output.transformedEvents, errors: [] })),
+      ...answer.result.successTestResults.map((r) => ({
+        name: r.name,
+        pass: true,
+        outputs: r.result.output.transformedEvents,
+        errors: [],
+      })),
       ...answer.result.failedTestResults.map((r) => ({
         name: r.name,
         pass: false,

@@ -15,11 +15,25 @@ type Kind = 'transformation' | 'library';
 type Item = (Transformation | Library) & { kind: Kind };
 
 const KINDS = {
-  transformation: { path: '/transformations', list: 'transformations', versions: 'TransformationVersions', starter: 'export function transformEvent(event, metadata) {\n  return event;\n}\n' },
-  library: { path: '/libraries', list: 'libraries', versions: 'libraryVersions', starter: 'export function helper(value) {\n  return value;\n}\n' },
+  transformation: {
+    path: '/transformations',
+    list: 'transformations',
+    versions: 'TransformationVersions',
+    starter: 'export function transformEvent(event, metadata) {\n  return event;\n}\n',
+  },
+  library: {
+    path: '/libraries',
+    list: 'libraries',
+    versions: 'libraryVersions',
+    starter: 'export function helper(value) {\n  return value;\n}\n',
+  },
 } as const;
 
-const SAMPLE = JSON.stringify([{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: 'sample-1', properties: { plan: 'pro' } }], null, 2);
+const SAMPLE = JSON.stringify(
+  [{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: 'sample-1', properties: { plan: 'pro' } }],
+  null,
+  2,
+);
 
 export function Transformations() {
   const transformations = useLoad(() => api.get<{ transformations: Transformation[] }>('/transformations'));
@@ -59,7 +73,12 @@ export function Transformations() {
           </>
         ))}
       </div>
-      <Editor key={opened} kind={selected.kind} item={item} onSaved={async (id) => (await reload(), setSelected({ kind: selected.kind, id }))} />
+      <Editor
+        key={opened}
+        kind={selected.kind}
+        item={item}
+        onSaved={async (id) => (await reload(), setSelected({ kind: selected.kind, id }))}
+      />
     </div>
   );
 }
@@ -69,19 +88,21 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
   const [name, setName] = useState(item?.name ?? '');
   const [code, setCode] = useState(item?.code ?? spec.starter);
   const [samples, setSamples] = useState(SAMPLE);
-  const [destinationIds, setDestinationIds] = useState<string[]>(item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : []);
+  const [destinationIds, setDestinationIds] = useState<string[]>(
+    item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : [],
+  );
   const [answer, setAnswer] = useState<{ title: string; body: TestAnswer } | undefined>(undefined);
   const [notice, setNotice] = useState('');
-  const destinations = useLoad(() => (kind === 'transformation' ? api.get<{ destinations: Destination[] }>('/v2/destinations') : Promise.resolve({ destinations: [] })));
+  const destinations = useLoad(() =>
+    kind === 'transformation' ? api.get<{ destinations: Destination[] }>('/v2/destinations') : Promise.resolve({ destinations: [] }),
+  );
   const action = useAction();
 
   const events = () => JSON.parse(samples) as Record<string, unknown>[];
   /** Saves a revision when the text differs from the stored one; every test and publish is of a revision. */
   const save = async (): Promise<Item> => {
     if (item && item.code === code && item.name === name) return item;
-    const saved = item
-      ? await api.post<Item>(`${spec.path}/${item.id}`, { name, code })
-      : await api.post<Item>(spec.path, { name, code });
+    const saved = item ? await api.post<Item>(`${spec.path}/${item.id}`, { name, code }) : await api.post<Item>(spec.path, { name, code });
     return { ...saved, kind };
   };
 
@@ -90,7 +111,10 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       setNotice('');
       const input = events();
       const revision = await save();
-      const body = kind === 'transformation' ? { transformations: [{ versionId: revision.versionId, testInput: input }] } : { libraries: [{ versionId: revision.versionId }] };
+      const body =
+        kind === 'transformation'
+          ? { transformations: [{ versionId: revision.versionId, testInput: input }] }
+          : { libraries: [{ versionId: revision.versionId }] };
       const result = await api.post<TestAnswer>('/transformations/libraries/test', body);
       setAnswer({ title: 'Run on sample events', body: result });
       if (revision !== item) await onSaved(revision.id);
@@ -104,7 +128,9 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       const revision = await save();
       if (kind === 'transformation') await api.post(`/transformations/${revision.id}?publish=true`, { events: input, destinationIds });
       else await api.post('/transformations/libraries/publish', { libraries: [{ versionId: revision.versionId }] });
-      setNotice(`Published: its tests passed on ${kind === 'transformation' ? `${input.length} sample event(s)` : 'the transformations that import it'}.`);
+      setNotice(
+        `Published: its tests passed on ${kind === 'transformation' ? `${input.length} sample event(s)` : 'the transformations that import it'}.`,
+      );
       await onSaved(revision.id);
     });
 
@@ -135,7 +161,9 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
               <input
                 type="checkbox"
                 checked={destinationIds.includes(d.id)}
-                onChange={(e) => setDestinationIds(e.currentTarget.checked ? [...destinationIds, d.id] : destinationIds.filter((id) => id !== d.id))}
+                onChange={(e) =>
+                  setDestinationIds(e.currentTarget.checked ? [...destinationIds, d.id] : destinationIds.filter((id) => id !== d.id))
+                }
               />
               {d.name}
             </label>

@@ -18,7 +18,10 @@ const AmplitudeConfig = z.strictObject({
   apiKey: z.string().min(1, 'apiKey is required'),
   apiSecret: z.string().optional().describe('the secret key; needed to delete users'),
   residencyServer: z.enum(['standard', 'EU']).optional(),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces both API hosts (proxies, tests)'),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .optional()
+    .describe('replaces both API hosts (proxies, tests)'),
 });
 type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
 
@@ -64,22 +67,42 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
     case 'track': {
       if (typeof message.event !== 'string' || message.event === '') throw instrumentationError('a track event needs an event name');
       const traits = traitsOf(message);
-      return { ...base, event_type: message.event, event_properties: propertiesOf(message), ...(Object.keys(traits).length > 0 && { user_properties: traits }) };
+      return {
+        ...base,
+        event_type: message.event,
+        event_properties: propertiesOf(message),
+        ...(Object.keys(traits).length > 0 && { user_properties: traits }),
+      };
     }
     case 'page':
-      return { ...base, event_type: name ? `Viewed ${name} Page` : 'Viewed Page', event_properties: { ...propertiesOf(message), ...(name && { name }) } };
+      return {
+        ...base,
+        event_type: name ? `Viewed ${name} Page` : 'Viewed Page',
+        event_properties: { ...propertiesOf(message), ...(name && { name }) },
+      };
     case 'screen':
-      return { ...base, event_type: name ? `Viewed ${name} Screen` : 'Viewed Screen', event_properties: { ...propertiesOf(message), ...(name && { name }) } };
+      return {
+        ...base,
+        event_type: name ? `Viewed ${name} Screen` : 'Viewed Screen',
+        event_properties: { ...propertiesOf(message), ...(name && { name }) },
+      };
     case 'group': {
       // Groups: the event's "groups" field maps a group type to the group's id.
       const groupId = firstOf(message, 'groupId');
       if (groupId === undefined) throw instrumentationError('a group event needs a groupId');
       const traits = isRecord(message.traits) ? message.traits : {};
       const groupType = typeof traits.groupType === 'string' && traits.groupType !== '' ? traits.groupType : 'group';
-      return { ...base, event_type: '$identify', groups: { [groupType]: String(groupId) }, user_properties: { $set: { [groupType]: String(groupId) } } };
+      return {
+        ...base,
+        event_type: '$identify',
+        groups: { [groupType]: String(groupId) },
+        user_properties: { $set: { [groupType]: String(groupId) } },
+      };
     }
     default:
-      throw instrumentationError(`message type ${String(message.type)} is not supported by Amplitude (alias: map users with Amplitude's User Mapping API instead)`);
+      throw instrumentationError(
+        `message type ${String(message.type)} is not supported by Amplitude (alias: map users with Amplitude's User Mapping API instead)`,
+      );
   }
 }
 

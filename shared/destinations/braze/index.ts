@@ -33,10 +33,19 @@ const BrazeConfig = z
   .strictObject({
     restApiKey: z.string().min(1, 'restApiKey is required'),
     appKey: z.string().optional().describe('app identifier, sent as app_id with events and purchases'),
-    dataCenter: z.enum(Object.keys(INSTANCES) as [Instance, ...Instance[]]).optional().describe('the Braze instance, e.g. US-01 or EU-01'),
-    restEndpoint: z.url({ protocol: /^https?$/, error: 'restEndpoint must be an http(s) URL' }).optional().describe('replaces the instance REST endpoint (proxies, tests)'),
+    dataCenter: z
+      .enum(Object.keys(INSTANCES) as [Instance, ...Instance[]])
+      .optional()
+      .describe('the Braze instance, e.g. US-01 or EU-01'),
+    restEndpoint: z
+      .url({ protocol: /^https?$/, error: 'restEndpoint must be an http(s) URL' })
+      .optional()
+      .describe('replaces the instance REST endpoint (proxies, tests)'),
   })
-  .refine((c) => c.dataCenter !== undefined || c.restEndpoint !== undefined, { message: 'dataCenter or restEndpoint is required', path: ['dataCenter'] });
+  .refine((c) => c.dataCenter !== undefined || c.restEndpoint !== undefined, {
+    message: 'dataCenter or restEndpoint is required',
+    path: ['dataCenter'],
+  });
 type BrazeConfig = z.output<typeof BrazeConfig>;
 
 const baseOf = (config: BrazeConfig) => trimBase(config.restEndpoint ?? INSTANCES[config.dataCenter!]);
@@ -71,7 +80,18 @@ const compact = (fields: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 // User attributes object, "Braze user profile fields": gender is one of M, F, O, N, P.
-const GENDERS: Record<string, string> = { m: 'M', male: 'M', f: 'F', female: 'F', o: 'O', other: 'O', n: 'N', 'not applicable': 'N', p: 'P', 'prefer not to say': 'P' };
+const GENDERS: Record<string, string> = {
+  m: 'M',
+  male: 'M',
+  f: 'F',
+  female: 'F',
+  o: 'O',
+  other: 'O',
+  n: 'N',
+  'not applicable': 'N',
+  p: 'P',
+  'prefer not to say': 'P',
+};
 
 /** dob is "YYYY-MM-DD" (Braze user profile fields). */
 function dateOfBirth(value: unknown): string | undefined {
@@ -81,7 +101,24 @@ function dateOfBirth(value: unknown): string | undefined {
 }
 
 /** Traits the profile fields take; every other trait stays a custom attribute. */
-const PROFILE_TRAITS = new Set(['email', 'firstName', 'first_name', 'lastName', 'last_name', 'phone', 'gender', 'birthday', 'dob', 'address', 'country', 'city', 'avatar', 'language', 'userId', 'anonymousId']);
+const PROFILE_TRAITS = new Set([
+  'email',
+  'firstName',
+  'first_name',
+  'lastName',
+  'last_name',
+  'phone',
+  'gender',
+  'birthday',
+  'dob',
+  'address',
+  'country',
+  'city',
+  'avatar',
+  'language',
+  'userId',
+  'anonymousId',
+]);
 
 /** User attributes object: Braze user profile fields from the traits, custom attributes for the rest. */
 function attributesOf(traits: Record<string, unknown>): Record<string, unknown> {
@@ -128,7 +165,9 @@ function purchases(message: Message, config: BrazeConfig, products: unknown[]) {
     const productId = firstOf(product, 'product_id', 'sku', 'name', 'id');
     const price = Number(product.price);
     if (productId === undefined || product.price === undefined || product.price === null || !Number.isFinite(price)) {
-      throw instrumentationError(`Order Completed product ${i} needs a product_id (or sku or name) and a numeric price for a Braze purchase`);
+      throw instrumentationError(
+        `Order Completed product ${i} needs a product_id (or sku or name) and a numeric price for a Braze purchase`,
+      );
     }
     const { product_id: _id, sku: _sku, price: _price, quantity, currency: _currency, ...rest } = product;
     return {
@@ -167,7 +206,12 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
       // Event object: views become custom events, "Viewed <name> Page|Screen", with the name kept as a property.
       const kind = message.type === 'page' ? 'Page' : 'Screen';
       const properties = { ...propertiesOf(message), ...(name && { name }) };
-      return post(config, '/users/track', { events: [customEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties)] }, anonymousId);
+      return post(
+        config,
+        '/users/track',
+        { events: [customEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties)] },
+        anonymousId,
+      );
     }
     case 'group': {
       const groupId = firstOf(message, 'groupId');

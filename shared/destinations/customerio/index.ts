@@ -18,14 +18,23 @@ const CustomerioConfig = z.strictObject({
   siteID: z.string().min(1, 'siteID is required'),
   apiKey: z.string().min(1, 'apiKey is required'),
   datacenter: z.enum(['US', 'EU']).optional().describe('account region; US when not set'),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces the Track API host (proxies, tests)'),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .optional()
+    .describe('replaces the Track API host (proxies, tests)'),
 });
 type CustomerioConfig = z.output<typeof CustomerioConfig>;
 
 const baseOf = (config: CustomerioConfig) => trimBase(config.baseUrl ?? HOSTS[config.datacenter ?? 'US']);
 
 /** Track API authentication: Basic with site_id:api_key. */
-function request(config: CustomerioConfig, method: DestinationRequest['method'], path: string, json?: Record<string, unknown>, userId?: unknown) {
+function request(
+  config: CustomerioConfig,
+  method: DestinationRequest['method'],
+  path: string,
+  json?: Record<string, unknown>,
+  userId?: unknown,
+) {
   return restRequest({
     method,
     endpoint: `${baseOf(config)}${path}`,
@@ -84,13 +93,22 @@ function group(message: Message, config: CustomerioConfig): DestinationRequest {
   const groupId = firstOf(message, 'groupId');
   if (groupId === undefined) throw instrumentationError('a group event needs a groupId');
   const { objectTypeId, ...attributes } = isRecord(message.traits) ? message.traits : {};
-  const identifiers = { object_type_id: String(objectTypeId ?? get(message, 'integrations.CUSTOMERIO.objectTypeId') ?? '1'), object_id: String(groupId) };
+  const identifiers = {
+    object_type_id: String(objectTypeId ?? get(message, 'integrations.CUSTOMERIO.objectTypeId') ?? '1'),
+    object_id: String(groupId),
+  };
   const userId = userIdOf(message);
   const anonymousId = anonymousIdOf(message);
   if (!userId && !anonymousId) throw instrumentationError('Customer.io needs a userId or an anonymousId on the group event');
   const body = userId
     ? { type: 'object', identifiers, action: 'identify', attributes, cio_relationships: [{ identifiers: { id: userId } }] }
-    : { type: 'object', identifiers, action: 'identify_anonymous', attributes, cio_relationships: [{ identifiers: { anonymous_id: anonymousId } }] };
+    : {
+        type: 'object',
+        identifiers,
+        action: 'identify_anonymous',
+        attributes,
+        cio_relationships: [{ identifiers: { anonymous_id: anonymousId } }],
+      };
   return request(config, 'POST', '/api/v2/entity', body, message.anonymousId);
 }
 
@@ -101,7 +119,13 @@ function alias(message: Message, config: CustomerioConfig): DestinationRequest {
   if (!userId || (typeof previousId !== 'string' && typeof previousId !== 'number')) {
     throw instrumentationError('a Customer.io alias needs a userId and a previousId (the people to merge)');
   }
-  return request(config, 'POST', '/api/v1/merge_customers', { primary: { id: userId }, secondary: { id: String(previousId) } }, message.anonymousId);
+  return request(
+    config,
+    'POST',
+    '/api/v1/merge_customers',
+    { primary: { id: userId }, secondary: { id: String(previousId) } },
+    message.anonymousId,
+  );
 }
 
 function transformMessage(message: Message, config: CustomerioConfig): DestinationRequest {

@@ -26,11 +26,22 @@ const MAPPINGS: Record<string, Mapping> = {
   'Product Removed': { name: 'remove_from_cart', items: 'product', fields: MONEY },
   'Cart Viewed': { name: 'view_cart', items: 'products', fields: MONEY },
   'Checkout Started': { name: 'begin_checkout', items: 'products', fields: { ...MONEY, coupon: ['coupon'] } },
-  'Payment Info Entered': { name: 'add_payment_info', items: 'products', fields: { ...MONEY, coupon: ['coupon'], payment_type: ['payment_method'] } },
+  'Payment Info Entered': {
+    name: 'add_payment_info',
+    items: 'products',
+    fields: { ...MONEY, coupon: ['coupon'], payment_type: ['payment_method'] },
+  },
   'Order Completed': {
     name: 'purchase',
     items: 'products',
-    fields: { transaction_id: ['order_id'], ...MONEY, tax: ['tax'], shipping: ['shipping'], coupon: ['coupon'], affiliation: ['affiliation'] },
+    fields: {
+      transaction_id: ['order_id'],
+      ...MONEY,
+      tax: ['tax'],
+      shipping: ['shipping'],
+      coupon: ['coupon'],
+      affiliation: ['affiliation'],
+    },
   },
   'Order Refunded': { name: 'refund', items: 'products', fields: { transaction_id: ['order_id'], ...MONEY } },
 };
@@ -43,7 +54,8 @@ const toNumber = (value: unknown): number | undefined => {
 };
 
 /** A parameter as GA4 types it: numbers for the money and count parameters, text (cut to its limit) otherwise. */
-const typed = (name: string, value: unknown) => (NUMERIC.has(name) ? toNumber(value) : paramValue(name, typeof value === 'number' ? String(value) : value));
+const typed = (name: string, value: unknown) =>
+  NUMERIC.has(name) ? toNumber(value) : paramValue(name, typeof value === 'number' ? String(value) : value);
 
 // Item parameters: GA4 item field → the product fields that may hold it.
 const ITEM_FIELDS: Record<string, string[]> = {
@@ -72,7 +84,10 @@ function pick(source: Record<string, unknown>, fields: Record<string, string[]>)
 
 /** Item: one of item_id or item_name is required, so a product with neither is left out. */
 function itemsOf(products: unknown[]): Record<string, unknown>[] {
-  return products.filter(isRecord).map((p) => pick(p, ITEM_FIELDS)).filter((item) => item.item_id !== undefined || item.item_name !== undefined);
+  return products
+    .filter(isRecord)
+    .map((p) => pick(p, ITEM_FIELDS))
+    .filter((item) => item.item_id !== undefined || item.item_name !== undefined);
 }
 
 /** The recommended event for an ecommerce track, with the properties it did not use; undefined for other names. */

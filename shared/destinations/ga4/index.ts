@@ -21,10 +21,19 @@ const Ga4Config = z
     firebaseAppId: z.string().optional().describe('Firebase App ID of an app data stream; required for firebase'),
     typesOfClient: z.enum(['gtag', 'firebase']).optional().describe('web stream (gtag, the default) or app stream (firebase)'),
     debugMode: z.boolean().optional().describe('send to the /debug/mp/collect validation server instead'),
-    baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces https://www.google-analytics.com (EU endpoint, proxies, tests)'),
+    baseUrl: z
+      .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+      .optional()
+      .describe('replaces https://www.google-analytics.com (EU endpoint, proxies, tests)'),
   })
-  .refine((c) => (c.typesOfClient ?? 'gtag') !== 'gtag' || !!c.measurementId, { message: 'measurementId is required for gtag', path: ['measurementId'] })
-  .refine((c) => c.typesOfClient !== 'firebase' || !!c.firebaseAppId, { message: 'firebaseAppId is required for firebase', path: ['firebaseAppId'] });
+  .refine((c) => (c.typesOfClient ?? 'gtag') !== 'gtag' || !!c.measurementId, {
+    message: 'measurementId is required for gtag',
+    path: ['measurementId'],
+  })
+  .refine((c) => c.typesOfClient !== 'firebase' || !!c.firebaseAppId, {
+    message: 'firebaseAppId is required for firebase',
+    path: ['firebaseAppId'],
+  });
 type Ga4Config = z.output<typeof Ga4Config>;
 
 const DEFAULT_BASE = 'https://www.google-analytics.com';
@@ -46,7 +55,8 @@ function customParams(properties: Record<string, unknown>): Record<string, unkno
 /** "Limitations": at most 25 params per event; the mapped ones come first, so they are the ones kept. */
 const limitParams = (params: Record<string, unknown>) => Object.fromEntries(Object.entries(params).slice(0, LIMITS.paramsPerEvent));
 
-const without = (record: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
+const without = (record: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
 
 // "Reserved names": ad_impression, in_app_purchase and screen_view are only allowed for app streams.
 const APP_ONLY_EVENTS = new Set(['ad_impression', 'in_app_purchase', 'screen_view']);
@@ -61,17 +71,44 @@ function ga4EventName(name: string): string {
     .replace(/_+$/, '')
     .slice(0, LIMITS.nameLength)
     .replace(/_+$/, '');
-  if (snake === '') throw instrumentationError(`event name "${name}" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])`);
+  if (snake === '')
+    throw instrumentationError(`event name "${name}" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])`);
   return snake;
 }
 
 // Measurement Protocol reference, "Reserved names": event names that can't be sent (and the SDKs' reserved prefixes).
 const RESERVED_EVENTS = new Set([
-  'ad_activeview', 'ad_click', 'ad_exposure', 'ad_query', 'ad_reward', 'adunit_exposure', 'app_clear_data', 'app_exception',
-  'app_install', 'app_remove', 'app_store_refund', 'app_update', 'app_upgrade', 'dynamic_link_app_open', 'dynamic_link_app_update',
-  'dynamic_link_first_open', 'error', 'firebase_campaign', 'firebase_in_app_message_action', 'firebase_in_app_message_dismiss',
-  'firebase_in_app_message_impression', 'first_open', 'first_visit', 'notification_dismiss', 'notification_foreground',
-  'notification_open', 'notification_receive', 'notification_send', 'os_update', 'session_start', 'user_engagement',
+  'ad_activeview',
+  'ad_click',
+  'ad_exposure',
+  'ad_query',
+  'ad_reward',
+  'adunit_exposure',
+  'app_clear_data',
+  'app_exception',
+  'app_install',
+  'app_remove',
+  'app_store_refund',
+  'app_update',
+  'app_upgrade',
+  'dynamic_link_app_open',
+  'dynamic_link_app_update',
+  'dynamic_link_first_open',
+  'error',
+  'firebase_campaign',
+  'firebase_in_app_message_action',
+  'firebase_in_app_message_dismiss',
+  'firebase_in_app_message_impression',
+  'first_open',
+  'first_visit',
+  'notification_dismiss',
+  'notification_foreground',
+  'notification_open',
+  'notification_receive',
+  'notification_send',
+  'os_update',
+  'session_start',
+  'user_engagement',
 ]);
 
 function checkEventName(name: string, config: Ga4Config, original: string): string {
@@ -97,7 +134,10 @@ function userProperties(traits: Record<string, unknown>): Record<string, { value
 }
 
 /** The GA4 event of a message (name and params) and any user properties it sets. */
-function ga4Event(message: Message, config: Ga4Config): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
+function ga4Event(
+  message: Message,
+  config: Ga4Config,
+): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
   const properties = propertiesOf(message);
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
@@ -116,12 +156,19 @@ function ga4Event(message: Message, config: Ga4Config): { name: string; params: 
         page_title: firstOf(message, 'properties.title', 'context.page.title') ?? name,
         page_referrer: firstOf(message, 'properties.referrer', 'context.page.referrer'),
       };
-      const params = Object.fromEntries(Object.entries(page).filter(([, v]) => v !== undefined).map(([k, v]) => [k, paramValue(k, v)]));
+      const params = Object.fromEntries(
+        Object.entries(page)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, paramValue(k, v)]),
+      );
       return { name: 'page_view', params: limitParams({ ...params, ...customParams(without(properties, ['url', 'title', 'referrer'])) }) };
     }
     case 'screen':
       // screen_view (screen_name) is reserved for app streams ("Reserved names").
-      return { name: checkEventName('screen_view', config, 'screen_view'), params: limitParams({ ...(name && { screen_name: paramValue('screen_name', name) }), ...customParams(properties) }) };
+      return {
+        name: checkEventName('screen_view', config, 'screen_view'),
+        params: limitParams({ ...(name && { screen_name: paramValue('screen_name', name) }), ...customParams(properties) }),
+      };
     case 'group': {
       // Events reference, join_group: group_id.
       const groupId = firstOf(message, 'groupId');
@@ -154,7 +201,9 @@ export const ga4 = defineDestination({
     // client_id (web) or app_instance_id (app): the integrations.GA4 override, else the anonymousId.
     const clientId = firstOf(message, firebase ? 'integrations.GA4.appInstanceId' : 'integrations.GA4.clientId', 'anonymousId');
     if (typeof clientId !== 'string' && typeof clientId !== 'number') {
-      throw instrumentationError(`GA4 needs an anonymousId (or integrations.GA4.${firebase ? 'appInstanceId' : 'clientId'}) as ${firebase ? 'app_instance_id' : 'client_id'}`);
+      throw instrumentationError(
+        `GA4 needs an anonymousId (or integrations.GA4.${firebase ? 'appInstanceId' : 'clientId'}) as ${firebase ? 'app_instance_id' : 'client_id'}`,
+      );
     }
     const { name, params, userProperties: props } = ga4Event(message, config);
     const userId = userIdOf(message);

@@ -16,7 +16,11 @@ const LONG_VALUES: Record<string, number> = { page_location: 1000, page_referrer
 
 /** A name reduced to what GA4 accepts: [A-Za-z0-9_] only, starting with a letter, at most `max` characters. */
 function cleanName(name: string, max: number): string {
-  return name.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^[^A-Za-z]+/, '').replace(/_+$/, '').slice(0, max);
+  return name
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^[^A-Za-z]+/, '')
+    .replace(/_+$/, '')
+    .slice(0, max);
 }
 
 const RESERVED_PARAM_PREFIX = /^(firebase_|ga_|google_|gtag\.)/;
@@ -33,7 +37,13 @@ export function paramValue(name: string, value: unknown): unknown {
   return typeof value === 'string' ? value.slice(0, LONG_VALUES[name] ?? LIMITS.paramValueLength) : value;
 }
 
-const RESERVED_USER_PROPERTIES = new Set(['first_open_time', 'first_visit_time', 'last_deep_link_referrer', 'user_id', 'first_open_after_install']);
+const RESERVED_USER_PROPERTIES = new Set([
+  'first_open_time',
+  'first_visit_time',
+  'last_deep_link_referrer',
+  'user_id',
+  'first_open_after_install',
+]);
 
 /** A user property name (at most 24 characters), or undefined where it is reserved. */
 export function userPropertyName(name: string): string | undefined {

@@ -23,7 +23,10 @@ const MixpanelConfig = z.strictObject({
   token: z.string().min(1, 'token is required'),
   apiSecret: z.string().optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
   dataResidency: z.enum(['us', 'eu', 'in']).optional(),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).optional().describe('replaces both API hosts (proxies, tests)'),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .optional()
+    .describe('replaces both API hosts (proxies, tests)'),
   gdprApiToken: z.string().optional().describe('GDPR API OAuth token; needed to delete users'),
 });
 type MixpanelConfig = z.output<typeof MixpanelConfig>;
@@ -40,7 +43,8 @@ function idsOf(message: Message) {
   const userId = userIdOf(message);
   const anonymousId = anonymousIdOf(message);
   const distinctId = userId ?? anonymousId;
-  if (!distinctId) throw instrumentationError(`Mixpanel needs a userId or an anonymousId on the ${String(message.type)} event (distinct_id)`);
+  if (!distinctId)
+    throw instrumentationError(`Mixpanel needs a userId or an anonymousId on the ${String(message.type)} event (distinct_id)`);
   return { userId, anonymousId, distinctId };
 }
 
@@ -51,7 +55,10 @@ function idsOf(message: Message) {
 function insertId(message: Message, ...parts: unknown[]): string {
   const id = typeof message.messageId === 'string' ? message.messageId : '';
   if (/^[A-Za-z0-9-]{1,36}$/.test(id)) return id;
-  return createHash('sha256').update([id, ...parts].map(String).join('|')).digest('hex').slice(0, 36);
+  return createHash('sha256')
+    .update([id, ...parts].map(String).join('|'))
+    .digest('hex')
+    .slice(0, 36);
 }
 
 /** Default Properties (docs "Default Properties") from the event's context; `ip` drives GeoIP (Import Events). */
@@ -84,8 +91,13 @@ function mixpanelEvent(message: Message, config: MixpanelConfig, name: string, p
   };
 }
 
-const post = (endpoint: string, batch: unknown[], message: Message, headers: Record<string, string> = JSON_HEADERS, params?: Record<string, string>) =>
-  restRequest({ method: 'POST', endpoint, headers, params, jsonArray: { batch }, userId: message.anonymousId });
+const post = (
+  endpoint: string,
+  batch: unknown[],
+  message: Message,
+  headers: Record<string, string> = JSON_HEADERS,
+  params?: Record<string, string>,
+) => restRequest({ method: 'POST', endpoint, headers, params, jsonArray: { batch }, userId: message.anonymousId });
 
 /**
  * Import Events authenticates with the project secret as the Basic user name and an empty password; without a
@@ -118,7 +130,14 @@ function identify(message: Message, config: MixpanelConfig): DestinationRequest[
   const requests = [post(`${api}/engage`, [profile], message)];
   if (userId && anonymousId && userId !== anonymousId) {
     // Needed by projects on Original ID Merge; Simplified ID Merge links the two through $device_id/$user_id.
-    const properties = { token: config.token, distinct_id: userId, $identified_id: userId, $anon_id: anonymousId, $device_id: anonymousId, $user_id: userId };
+    const properties = {
+      token: config.token,
+      distinct_id: userId,
+      $identified_id: userId,
+      $anon_id: anonymousId,
+      $device_id: anonymousId,
+      $user_id: userId,
+    };
     requests.push(post(`${api}/track`, [{ event: '$identify', properties }], message));
   }
   return requests;

@@ -76,12 +76,23 @@ function posthogEvents(message: Message): Record<string, unknown>[] {
       // "Pageview": $pageview with $current_url.
       const url = firstOf(message, 'properties.url', 'context.page.url');
       const name = nameOf(message);
-      return [envelope(message, '$pageview', distinctIdOf(message), { ...propertiesOf(message), ...(name && { name }), ...(typeof url === 'string' && { $current_url: url }) })];
+      return [
+        envelope(message, '$pageview', distinctIdOf(message), {
+          ...propertiesOf(message),
+          ...(name && { name }),
+          ...(typeof url === 'string' && { $current_url: url }),
+        }),
+      ];
     }
     case 'screen': {
       // "Screen view": $screen with $screen_name.
       const name = nameOf(message) ?? firstOf(message, 'properties.name');
-      return [envelope(message, '$screen', distinctIdOf(message), { ...propertiesOf(message), ...(typeof name === 'string' && { $screen_name: name }) })];
+      return [
+        envelope(message, '$screen', distinctIdOf(message), {
+          ...propertiesOf(message),
+          ...(typeof name === 'string' && { $screen_name: name }),
+        }),
+      ];
     }
     case 'group': {
       // "Group identify": $groupidentify with $group_type, $group_key and $group_set. The type comes from
@@ -113,7 +124,7 @@ const bearer = (config: PostHogConfig) => ({ Authorization: `Bearer ${config.per
 function personIds(result: DeliveryResult): string[] {
   const results = isRecord(result.response) && Array.isArray(result.response.results) ? result.response.results : [];
   return results.flatMap((person: unknown) => {
-    const id = isRecord(person) ? idText(person.id) ?? idText(person.uuid) : undefined;
+    const id = isRecord(person) ? (idText(person.id) ?? idText(person.uuid)) : undefined;
     return id ? [id] : [];
   });
 }
@@ -144,21 +155,27 @@ export const posthog = defineDestination({
     const missing: string[] = [];
     let deleted = 0;
     for (const { userId } of users) {
-      const found = await io.send(restRequest({ method: 'GET', endpoint: `${persons}/`, headers: bearer(config), params: { distinct_id: userId } }));
+      const found = await io.send(
+        restRequest({ method: 'GET', endpoint: `${persons}/`, headers: bearer(config), params: { distinct_id: userId } }),
+      );
       const lookup = deletionOutcome('PostHog', found);
       if (lookup.status !== 'completed') return lookup;
       const ids = personIds(found);
       if (ids.length === 0) missing.push(userId);
       for (const id of ids) {
         const endpoint = `${persons}/${encodeURIComponent(id)}/`;
-        const outcome = deletionOutcome('PostHog', await io.send(restRequest({ method: 'DELETE', endpoint, headers: bearer(config), params: { delete_events: 'true' } })));
+        const outcome = deletionOutcome(
+          'PostHog',
+          await io.send(restRequest({ method: 'DELETE', endpoint, headers: bearer(config), params: { delete_events: 'true' } })),
+        );
         // A person gone between the lookup and the delete counts as not found.
         if (outcome.status === 'not_found') missing.push(userId);
         else if (outcome.status !== 'completed') return outcome;
         else deleted++;
       }
     }
-    if (deleted === 0 && missing.length > 0) return { status: 'not_found', reason: `PostHog has no person with distinct_id ${missing.join(', ')}` };
+    if (deleted === 0 && missing.length > 0)
+      return { status: 'not_found', reason: `PostHog has no person with distinct_id ${missing.join(', ')}` };
     return { status: 'completed', ...(missing.length > 0 && { detail: `no person with distinct_id ${missing.join(', ')}` }) };
   },
 });

@@ -13,8 +13,14 @@ import { defineDestination, type Message } from '../types';
 const SlackConfig = z.strictObject({
   webhookUrl: z.url({ protocol: /^https?$/, error: 'webhookUrl must be an http(s) URL' }),
   username: z.string().optional().describe('name the message is posted under'),
-  iconUrl: z.url({ protocol: /^https?$/, error: 'iconUrl must be an http(s) URL' }).optional().describe('icon the message is posted with'),
-  eventTemplate: z.string().optional().describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),
+  iconUrl: z
+    .url({ protocol: /^https?$/, error: 'iconUrl must be an http(s) URL' })
+    .optional()
+    .describe('icon the message is posted with'),
+  eventTemplate: z
+    .string()
+    .optional()
+    .describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),
   identifyTemplate: z.string().optional().describe('text of identify messages, with {{user}}, {{traits.x}} placeholders'),
   whitelistedEvents: z.array(z.string()).optional().describe('track events to post; others are refused; all when not set or empty'),
 });
@@ -68,7 +74,8 @@ function messageText(message: Message, config: SlackConfig): string {
       if (event === '') throw instrumentationError('a track event needs an event name');
       // A deliberate filter: the event is refused, naming it, so the test interface shows why nothing was posted.
       const allowed = config.whitelistedEvents ?? [];
-      if (allowed.length > 0 && !allowed.includes(event)) throw instrumentationError(`event "${event}" is not in the Slack destination's whitelistedEvents`);
+      if (allowed.length > 0 && !allowed.includes(event))
+        throw instrumentationError(`event "${event}" is not in the Slack destination's whitelistedEvents`);
       if (config.eventTemplate) return renderTemplate(config.eventTemplate, scope);
       const properties = propertiesOf(message);
       const suffix = Object.keys(properties).length > 0 ? ` ${JSON.stringify(properties)}` : '';
@@ -87,12 +94,21 @@ export const slack = defineDestination({
   transform(message, config) {
     const content = messageText(message, config);
     // Incoming Webhooks: `text` is required, so a template that renders to nothing is refused.
-    if (content.trim() === '') throw instrumentationError(`the Slack message for this ${String(message.type)} event is empty (check the template's placeholders)`);
+    if (content.trim() === '')
+      throw instrumentationError(`the Slack message for this ${String(message.type)} event is empty (check the template's placeholders)`);
     const body = {
       text: content,
       ...(config.username && { username: config.username }),
       ...(config.iconUrl && { icon_url: config.iconUrl }),
     };
-    return [restRequest({ method: 'POST', endpoint: config.webhookUrl, headers: { 'Content-Type': 'application/json' }, json: body, userId: message.anonymousId })];
+    return [
+      restRequest({
+        method: 'POST',
+        endpoint: config.webhookUrl,
+        headers: { 'Content-Type': 'application/json' },
+        json: body,
+        userId: message.anonymousId,
+      }),
+    ];
   },
 });

@@ -15,9 +15,7 @@ export type CredentialScheme = 'basic' | 'bearer';
 /** The texts clients see; the reference product answers bad credentials with exactly this. */
 export const INVALID_AUTHORIZATION = 'Invalid Authorization Header';
 
-export type ParsedAuthorization =
-  | { scheme: 'basic'; user: string; password: string }
-  | { scheme: 'bearer'; token: string };
+export type ParsedAuthorization = { scheme: 'basic'; user: string; password: string } | { scheme: 'bearer'; token: string };
 
 /** Splits an Authorization header; throws UnauthorizedError naming what is wrong with its shape. */
 export function parseAuthorization(header: string | undefined): ParsedAuthorization {
@@ -56,8 +54,7 @@ export async function authenticateToken(
   const record = token ? await workspaces.findToken(hashSecret(token)) : undefined;
   const tokenMatches = record !== undefined && matchesHash(token, record.tokenHash);
   const emailMatches =
-    credentials.scheme === 'bearer' ||
-    (record !== undefined && sameSecret(credentials.user.trim().toLowerCase(), record.email));
+    credentials.scheme === 'bearer' || (record !== undefined && sameSecret(credentials.user.trim().toLowerCase(), record.email));
   if (!record || !tokenMatches || !emailMatches || record.revokedAt) {
     throw new UnauthorizedError(INVALID_AUTHORIZATION);
   }
@@ -74,11 +71,7 @@ export function authenticateAdmin(header: string | undefined, admin: { user: str
       throw new UnauthorizedError('Invalid admin credentials');
     }
   })();
-  if (
-    credentials.scheme !== 'basic' ||
-    !sameSecret(credentials.user, admin.user) ||
-    !sameSecret(credentials.password, admin.password)
-  ) {
+  if (credentials.scheme !== 'basic' || !sameSecret(credentials.user, admin.user) || !sameSecret(credentials.password, admin.password)) {
     throw new UnauthorizedError('Invalid admin credentials');
   }
 }

@@ -56,11 +56,7 @@ export class CatalogService {
     return destination;
   }
 
-  async patchDestination(
-    workspaceId: string,
-    id: string,
-    patch: z.output<typeof DestinationPatch>,
-  ): Promise<Destination> {
+  async patchDestination(workspaceId: string, id: string, patch: z.output<typeof DestinationPatch>): Promise<Destination> {
     const changes: Record<string, unknown> = { ...patch, updatedAt: now() };
     if (patch.config) {
       const current = await this.getDestination(workspaceId, id);

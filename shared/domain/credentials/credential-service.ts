@@ -29,7 +29,10 @@ export class CredentialService {
   ) {}
 
   private requireWrapper(): KeyWrapper {
-    if (!this.wrapper) throw new ServiceUnavailableError('credentials cannot be kept: no encryption key is configured (WEIR_KMS_KEY_ID or WEIR_CREDENTIALS_KEY)');
+    if (!this.wrapper)
+      throw new ServiceUnavailableError(
+        'credentials cannot be kept: no encryption key is configured (WEIR_KMS_KEY_ID or WEIR_CREDENTIALS_KEY)',
+      );
     return this.wrapper;
   }
 

@@ -6,12 +6,19 @@ export const MAX_CREDENTIAL_BYTES = 16 * 1024;
 export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
 
 export const CredentialKeyParams = z.object({
-  key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
+  key: z
+    .string()
+    .regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
 });
 
 export const CredentialPut = z.strictObject({
-  value: z.string({ error: 'value must be a string' }).refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`),
-  isSecret: z.boolean({ error: 'isSecret must be true or false' }).default(true).describe('secret values are never shown again once written'),
+  value: z
+    .string({ error: 'value must be a string' })
+    .refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`),
+  isSecret: z
+    .boolean({ error: 'isSecret must be true or false' })
+    .default(true)
+    .describe('secret values are never shown again once written'),
 });
 
 export const CredentialView = z.object({
@@ -26,7 +33,15 @@ export type CredentialView = z.infer<typeof CredentialView>;
 /** Per-call credentials of a test request: `[{key, value, isSecret?}]` as the reference engine takes them, or `{key: value}`. */
 export const CredentialOverrides = z
   .union([
-    z.array(z.object({ key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier'), value: z.string(), isSecret: z.boolean().optional() })).max(200),
+    z
+      .array(
+        z.object({
+          key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier'),
+          value: z.string(),
+          isSecret: z.boolean().optional(),
+        }),
+      )
+      .max(200),
     z.record(z.string().regex(CREDENTIAL_KEY, 'keys must be identifiers'), z.string()),
   ])
   .describe('credentials for this call only, over the stored ones')

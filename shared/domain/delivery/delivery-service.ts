@@ -110,11 +110,16 @@ export class DeliveryService {
    */
   async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
     const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-    await Promise.all(destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)));
+    await Promise.all(
+      destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)),
+    );
   }
 
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
-    const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
+    const [connections, destinations] = await Promise.all([
+      this.catalog.listConnections(workspaceId),
+      this.catalog.listDestinations(workspaceId),
+    ]);
     const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
     return destinations.filter((d) => d.enabled && connected.has(d.id));
   }
@@ -133,7 +138,13 @@ export class DeliveryService {
     );
   }
 
-  private async deliverClaimed(ref: BatchRef, destination: Destination, events: Message[], owner: string, claim: BatchClaim): Promise<void> {
+  private async deliverClaimed(
+    ref: BatchRef,
+    destination: Destination,
+    events: Message[],
+    owner: string,
+    claim: BatchClaim,
+  ): Promise<void> {
     const run: BatchRun = {
       ref,
       owner,
@@ -175,7 +186,14 @@ export class DeliveryService {
   }
 
   /** Sends one output and records its outcome; false when the batch is no longer this owner's. */
-  private async deliverOutput(run: BatchRun, destination: Destination, message: Message, output: number, messageId: string, after: BatchPosition): Promise<boolean> {
+  private async deliverOutput(
+    run: BatchRun,
+    destination: Destination,
+    message: Message,
+    output: number,
+    messageId: string,
+    after: BatchPosition,
+  ): Promise<boolean> {
     const prepared = prepare(destination, message);
     if (!prepared.ok) {
       run.errors.push({ at: iso(Date.now()), messageId, error: prepared.error });
@@ -189,7 +207,14 @@ export class DeliveryService {
     }
     run.errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
     if (sent.kind === 'refused') {
-      this.sample(run, { messageId, outcome: 'aborted', request: sent.request, status: sent.status, response: sent.response, error: sent.error });
+      this.sample(run, {
+        messageId,
+        outcome: 'aborted',
+        request: sent.request,
+        status: sent.status,
+        response: sent.response,
+        error: sent.error,
+      });
       return this.record(run, after, 'aborted');
     }
     this.sample(run, { messageId, outcome: 'retrying', request: sent.request, status: sent.status, error: sent.error });
@@ -229,7 +254,14 @@ export class DeliveryService {
 
   /** What is kept for people to read never shows a secret the transformation let out. */
   private async finish(run: BatchRun, secrets: string[]): Promise<void> {
-    await this.deliveries.finishBatch(run.ref, run.owner, run.counts, redact(run.samples, secrets), redact(run.errors, secrets), iso(Date.now()));
+    await this.deliveries.finishBatch(
+      run.ref,
+      run.owner,
+      run.counts,
+      redact(run.samples, secrets),
+      redact(run.errors, secrets),
+      iso(Date.now()),
+    );
     const { delivered, filtered, aborted, retried } = run.added;
     deliveryMetrics(run.destinationType, { delivered, filtered, aborted, retried });
   }
@@ -293,7 +325,12 @@ export class DeliveryService {
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
-    const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
+    const final = async (
+      status: 'delivered' | 'aborted',
+      requests: ParkedDelivery['requests'],
+      lastError?: string,
+      lastStatus?: number,
+    ) => {
       const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
       if (await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
         deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
@@ -303,12 +340,25 @@ export class DeliveryService {
       await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const sent: SendOutcome = await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, circuit);
+    const sent: SendOutcome = await send(
+      destination,
+      { requests: claimed.requests, message: claimed.message as Message | undefined },
+      circuit,
+    );
     if (sent.kind === 'delivered') await final('delivered', []);
     else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
     else if (sent.kind === 'skipped') {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
-      await this.deliveries.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt: iso(Date.now() + this.delay(Math.max(1, claimed.attempts))), countAttempt: false }, at);
+      await this.deliveries.recordRetry(
+        claimed,
+        {
+          status: 'waiting',
+          requests: claimed.requests,
+          dueAt: iso(Date.now() + this.delay(Math.max(1, claimed.attempts))),
+          countAttempt: false,
+        },
+        at,
+      );
     } else {
       const attempts = claimed.attempts + 1;
       const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
@@ -316,7 +366,13 @@ export class DeliveryService {
       else {
         await this.deliveries.recordRetry(
           claimed,
-          { status: 'waiting', requests: sent.remaining, lastError: sent.error, lastStatus: sent.status, dueAt: iso(Date.now() + this.delay(attempts)) },
+          {
+            status: 'waiting',
+            requests: sent.remaining,
+            lastError: sent.error,
+            lastStatus: sent.status,
+            dueAt: iso(Date.now() + this.delay(attempts)),
+          },
           at,
         );
         deliveryMetrics(destination.type, { retried: 1 });

@@ -47,7 +47,9 @@ export class MonitoringService {
 
   async outcomes(workspaceId: string, destinationId: string): Promise<z.input<typeof Outcomes>> {
     if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
-    const sources = (await this.catalog.listConnections(workspaceId)).filter((c) => c.destinationId === destinationId).map((c) => c.sourceId);
+    const sources = (await this.catalog.listConnections(workspaceId))
+      .filter((c) => c.destinationId === destinationId)
+      .map((c) => c.sourceId);
     const [stats, ...sourceStats] = await Promise.all([
       this.deliveries.outcomes(workspaceId, destinationId),
       ...sources.map((id) => this.ingest.sourceStats(workspaceId, id)),
@@ -92,9 +94,14 @@ export class MonitoringService {
         }
       }
     }
-    const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
+    const next =
+      more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
     // Users suppressed since their events came in are not shown either (one read round per page).
-    const suppressed = await this.suppression.suppressedUsers(workspaceId, sourceId, events.map((e) => e.userId));
+    const suppressed = await this.suppression.suppressedUsers(
+      workspaceId,
+      sourceId,
+      events.map((e) => e.userId),
+    );
     const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
     return { events: shown, paging: next ? { next } : {} };
   }
@@ -106,7 +113,12 @@ export class MonitoringService {
     const batches = await this.deliveries.recentBatches(workspaceId, destinationId, 50);
     const events = batches
       .filter((b) => String(b.finishedAt ?? '') >= oldest)
-      .flatMap((b) => b.samples.slice().reverse().map((s) => ({ ...s, at: b.finishedAt })))
+      .flatMap((b) =>
+        b.samples
+          .slice()
+          .reverse()
+          .map((s) => ({ ...s, at: b.finishedAt })),
+      )
       .slice(0, query.limit);
     return { events, paging: {} };
   }

@@ -29,10 +29,17 @@ export async function transformForDelivery(
     name: revision.name,
     libraries,
     events,
-    context: { workspaceId, destinationId: destination.id, destinationType: destination.type, transformationId: revision.id, transformationVersionId: revision.versionId },
+    context: {
+      workspaceId,
+      destinationId: destination.id,
+      destinationType: destination.type,
+      transformationId: revision.id,
+      transformationVersionId: revision.versionId,
+    },
     credentials: credentials.values,
   });
-  if (!result.ok) return { outcomes: events.map(() => ({ error: `transformation failed: ${result.error}` })), secrets: credentials.secrets };
+  if (!result.ok)
+    return { outcomes: events.map(() => ({ error: `transformation failed: ${result.error}` })), secrets: credentials.secrets };
   const outputs: Message[][] = events.map(() => []);
   const errors: (string | undefined)[] = events.map(() => undefined);
   for (const entry of result.entries) {

@@ -130,7 +130,12 @@ export class SchemaCapture {
       },
       observations,
       (summary, rev, data) => this.repository.saveModelSketch(summary, rev, data),
-      (summary, rev, sketch) => this.repository.updateModelSummary(summary, rev, { schema: sketch.schemaView(), lastSeen: sketch.lastSeen ?? summary.lastSeen, total: sketch.total }),
+      (summary, rev, sketch) =>
+        this.repository.updateModelSummary(summary, rev, {
+          schema: sketch.schemaView(),
+          lastSeen: sketch.lastSeen ?? summary.lastSeen,
+          total: sketch.total,
+        }),
     );
 
     const versions = groupByVersion(observations);

@@ -64,7 +64,11 @@ export function schemaOf(flat: FlatEvent): Record<string, TypeName> {
  * and a type change or an added or removed key makes another version.
  */
 export function schemaHash(schema: Record<string, string>): string {
-  const text = JSON.stringify(Object.keys(schema).sort().map((key) => [key, schema[key]]));
+  const text = JSON.stringify(
+    Object.keys(schema)
+      .sort()
+      .map((key) => [key, schema[key]]),
+  );
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 

@@ -19,7 +19,11 @@ export async function forgetUser(
 ): Promise<number> {
   const userId = normaliseUserId(attributes.userId);
   if (userId === undefined) return 0;
-  const identifiers = new Set(Object.values(attributes).map((value) => value.trim()).filter(Boolean));
+  const identifiers = new Set(
+    Object.values(attributes)
+      .map((value) => value.trim())
+      .filter(Boolean),
+  );
   identifiers.add(userId);
   let changed = 0;
   for (const source of await catalog.listSources(workspaceId)) {

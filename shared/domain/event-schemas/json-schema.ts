@@ -60,7 +60,6 @@ function merge(a: Node, b: Node): Node {
   return merged;
 }
 
-
 function render(node: Node): Record<string, unknown> {
   const types = TYPE_ORDER.filter((type) => node.types.has(type));
   const schema: [string, unknown][] = [];
@@ -79,7 +78,10 @@ function render(node: Node): Record<string, unknown> {
   return Object.fromEntries(schema);
 }
 
-export function jsonSchemaOf(model: { EventID: string; EventType: string; EventIdentifier: string }, sketch: Sketch): Record<string, unknown> {
+export function jsonSchemaOf(
+  model: { EventID: string; EventType: string; EventIdentifier: string },
+  sketch: Sketch,
+): Record<string, unknown> {
   const root = newNode();
   for (const [key, names] of sketch.schema) {
     const node = nodeAt(root, key);

@@ -4,10 +4,10 @@ import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_IDENTIFIER_BYTES, type EventType } fr
 
 export type IngestedEvent = Record<string, unknown> & { type: EventType; messageId: string; receivedAt: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const hasId = (value: unknown) => (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
+const hasId = (value: unknown) =>
+  (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
 
 /**
  * A stable id for the person behind an event (the spec's serviceId, here `weirId`): the same for every event

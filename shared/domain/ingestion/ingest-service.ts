@@ -67,7 +67,11 @@ export class IngestService {
       const { writeKey: _writeKey, ...event } = request.body;
       events = [acceptEvent(event, 0, { type: request.type, receivedAt, ip: request.ip })];
     }
-    const suppressedUsers = await this.suppression.suppressedUsers(workspaceId, sourceId, events.map((e) => e.userId));
+    const suppressedUsers = await this.suppression.suppressedUsers(
+      workspaceId,
+      sourceId,
+      events.map((e) => e.userId),
+    );
     const kept = events.filter((event) => {
       const userId = normaliseUserId(event.userId);
       return userId === undefined || !suppressedUsers.has(userId);

@@ -29,11 +29,7 @@ export const RegulationCreate = z
   .strictObject({
     regulationType: RegulationType,
     sourceIds: z.array(Id).min(1, 'must list at least one source; leave it out for all sources').max(100).optional(),
-    destinationIds: z
-      .array(Id)
-      .min(1, 'must list at least one destination; leave it out for every destination')
-      .max(100)
-      .optional(),
+    destinationIds: z.array(Id).min(1, 'must list at least one destination; leave it out for every destination').max(100).optional(),
     users: z.array(User).min(1, 'must list at least one user').max(MAX_USERS_PER_REQUEST),
   })
   .superRefine((body, ctx) => {
@@ -55,12 +51,7 @@ export type RegulationCreate = z.output<typeof RegulationCreate>;
 const Flag = z.enum(['true', 'false'], { error: 'must be true or false' });
 export const RegulationListQuery = z.object({
   after_cursor: z.string().max(64).optional(),
-  per_page: z.coerce
-    .number({ error: 'per_page must be a number' })
-    .int('per_page must be an integer')
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .optional(),
+  per_page: z.coerce.number({ error: 'per_page must be a number' }).int('per_page must be an integer').min(1).max(MAX_PAGE_SIZE).optional(),
   userId: z
     .string()
     .trim()

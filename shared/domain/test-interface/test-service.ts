@@ -120,7 +120,13 @@ export class PipelineTestService {
       name: revision.name,
       libraries,
       events: [message],
-      context: { workspaceId, destinationId: destination.id, destinationType: destination.type, transformationId: revision.id, transformationVersionId: revision.versionId },
+      context: {
+        workspaceId,
+        destinationId: destination.id,
+        destinationType: destination.type,
+        transformationId: revision.id,
+        transformationVersionId: revision.versionId,
+      },
       credentials: credentials.values,
     });
     if (!result.ok) return [{ failed: result.error }];
@@ -130,10 +136,7 @@ export class PipelineTestService {
 }
 
 /** What the user-transformation stage made of the message (or one of its outputs). */
-type UserStageOutcome =
-  | { event: Message; shown?: unknown }
-  | { failed: string }
-  | { filtered: true };
+type UserStageOutcome = { event: Message; shown?: unknown } | { failed: string } | { filtered: true };
 
 /** The configuration a test runs with, or the text of why it cannot build a request. */
 type TestConfig = { ok: true; config: Record<string, unknown> } | { ok: false; error: string };
@@ -203,7 +206,11 @@ const identity = (destination: Destination) => ({
  */
 function resolveStages(stage: z.output<typeof Stage> | undefined): Stages {
   return stage
-    ? { user_transform: stage.user_transform === true, dest_transform: stage.dest_transform === true, send_to_destination: stage.send_to_destination === true }
+    ? {
+        user_transform: stage.user_transform === true,
+        dest_transform: stage.dest_transform === true,
+        send_to_destination: stage.send_to_destination === true,
+      }
     : { user_transform: true, dest_transform: true, send_to_destination: true };
 }
 

@@ -2,14 +2,7 @@ import type { UserCodeRepository, UserCodeRevision } from '../../persistence/use
 import { NotFoundError, ValidationError } from '../errors';
 import type { z } from 'zod';
 import type { PublishRequest, SuiteRequest, ValidationOutput } from './schemas';
-import {
-  defaultEvents,
-  matchesExpected,
-  parseTestInput,
-  type EventError,
-  type LibraryChoice,
-  type TransformationTester,
-} from './testing';
+import { defaultEvents, matchesExpected, parseTestInput, type EventError, type LibraryChoice, type TransformationTester } from './testing';
 
 /** One test of a suite: events in, optionally the exact output expected. */
 export interface TestDefinition {
@@ -115,7 +108,10 @@ export class PublishService {
       const run = t.tests[0];
       const base = { id: t.id, name: t.name, transformerVersionID: t.versionId };
       if (t.pass) {
-        successTestResults.push({ ...base, result: { output: { transformedEvents: run?.transformedEvents ?? [] }, logs: run?.logs ?? [] } });
+        successTestResults.push({
+          ...base,
+          result: { output: { transformedEvents: run?.transformedEvents ?? [] }, logs: run?.logs ?? [] },
+        });
       } else {
         const errors = run?.errors ?? [];
         failedTestResults.push({
@@ -247,9 +243,7 @@ export class PublishService {
       for (const test of target.suite) {
         const outcome = await this.tester.run(workspaceId, target.revision, test.input, libraryResolver);
         const matches = matchesExpected(outcome.transformedEvents, test.expectedOutput);
-        const errors = matches
-          ? outcome.errors
-          : [...outcome.errors, { message: 'output does not match expectedOutput' }];
+        const errors = matches ? outcome.errors : [...outcome.errors, { message: 'output does not match expectedOutput' }];
         tests.push({
           id: test.id,
           name: test.name,

@@ -20,10 +20,7 @@ const CodeVersion = z
 export const MAX_SAMPLE_EVENTS = 1000;
 const MAX_REVISIONS_PER_REQUEST = 40;
 const MAX_DESTINATIONS = 40;
-const SampleEvents = z
-  .array(z.record(z.string(), z.unknown()))
-  .max(MAX_SAMPLE_EVENTS)
-  .describe('sample events used to test the code');
+const SampleEvents = z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS).describe('sample events used to test the code');
 /** `publish` as a body field; the query parameter of the same name is read as well. */
 const Publish = z.boolean().optional();
 const ExternalId = z.string().max(200).optional();
@@ -149,7 +146,10 @@ export const PublishRequest = z
       .array(z.strictObject({ versionId: RefId, testInput: TestInput.optional() }))
       .max(MAX_REVISIONS_PER_REQUEST)
       .optional(),
-    libraries: z.array(z.strictObject({ versionId: RefId })).max(MAX_REVISIONS_PER_REQUEST).optional(),
+    libraries: z
+      .array(z.strictObject({ versionId: RefId }))
+      .max(MAX_REVISIONS_PER_REQUEST)
+      .optional(),
     commitId: z.string().optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
@@ -168,7 +168,10 @@ export const SuiteRequest = z
       .array(z.strictObject({ versionId: RefId, testSuite: z.array(TestDefinition).max(20).optional() }))
       .max(MAX_REVISIONS_PER_REQUEST)
       .optional(),
-    libraries: z.array(z.strictObject({ versionId: RefId })).max(MAX_REVISIONS_PER_REQUEST).optional(),
+    libraries: z
+      .array(z.strictObject({ versionId: RefId }))
+      .max(MAX_REVISIONS_PER_REQUEST)
+      .optional(),
   })
   .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
 export type SuiteRequest = z.infer<typeof SuiteRequest>;

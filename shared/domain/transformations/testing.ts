@@ -82,9 +82,7 @@ export class LibraryResolver {
       revision = (async () => {
         this.heads ??= this.code.listHeads('library', this.workspaceId);
         const head = (await this.heads).find((h) => h.importName === importName);
-        return head?.publishedVersionId
-          ? this.code.getRevision('library', this.workspaceId, head.id, head.publishedVersionId)
-          : undefined;
+        return head?.publishedVersionId ? this.code.getRevision('library', this.workspaceId, head.id, head.publishedVersionId) : undefined;
       })();
       this.published.set(importName, revision);
     }

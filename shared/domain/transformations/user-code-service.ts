@@ -1,7 +1,13 @@
 import type { z } from 'zod';
 import { newId, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { UserCodeHead, UserCodeKind, UserCodeRepository, UserCodeRevision, ConnectionChange } from '../../persistence/user-code-repository';
+import type {
+  UserCodeHead,
+  UserCodeKind,
+  UserCodeRepository,
+  UserCodeRevision,
+  ConnectionChange,
+} from '../../persistence/user-code-repository';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
@@ -81,10 +87,7 @@ export class UserCodeService {
     return this.transformationOf(head, await this.catalog.listDestinations(workspaceId));
   }
 
-  async createTransformation(
-    workspaceId: string,
-    input: z.output<typeof TransformationCreate> & Publish,
-  ): Promise<Transformation> {
+  async createTransformation(workspaceId: string, input: z.output<typeof TransformationCreate> & Publish): Promise<Transformation> {
     if (input.destinationIds && !input.publish) {
       throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
     }
@@ -137,10 +140,14 @@ export class UserCodeService {
         ...(input.publish && { publishedVersionId: revision.versionId, publishedImports: revision.imports }),
         ...(input.externalId !== undefined && { externalId: input.externalId }),
       };
-      const connections = input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
+      const connections =
+        input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
       try {
-        await this.code.appendRevision('transformation', head, revision, current.versionId, { rename: { from: current.name, to: head.name }, connections });
+        await this.code.appendRevision('transformation', head, revision, current.versionId, {
+          rename: { from: current.name, to: head.name },
+          connections,
+        });
         const updated = this.transformationOf(head, []);
         delete updated.destinations;
         return updated;
@@ -282,15 +289,16 @@ export class UserCodeService {
     return revision;
   }
 
-  private transformationOf(head: UserCodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
+  private transformationOf(
+    head: UserCodeHead,
+    destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[],
+  ): Transformation {
     return {
       ...transformationVersion(head),
       workspaceId: head.workspaceId,
       publishedVersionId: head.publishedVersionId,
       ...(head.externalId !== undefined && { externalId: head.externalId }),
-      destinations: destinations
-        .filter((d) => d.transformationId === head.id)
-        .map(({ id, name, enabled }) => ({ id, name, enabled })),
+      destinations: destinations.filter((d) => d.transformationId === head.id).map(({ id, name, enabled }) => ({ id, name, enabled })),
     };
   }
 
@@ -318,4 +326,3 @@ function libraryOf(head: UserCodeHead): Library {
     ...(head.externalId !== undefined && { externalId: head.externalId }),
   };
 }
-
