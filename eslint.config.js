@@ -4,17 +4,7 @@ const tseslint = require('typescript-eslint');
 
 module.exports = tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'cdk.out/',
-      'coverage/',
-      '.weir/',
-      'console/dist/',
-      'console/dist.*/',
-      'test-results/',
-      'infra/local/stubs/',
-      '*.js',
-    ],
+    ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.weir/', 'console/dist/', 'console/dist.*/', 'test-results/', 'infra/local/stubs/', '*.js'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

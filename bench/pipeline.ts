@@ -112,8 +112,7 @@ async function main(): Promise<void> {
 
     // Latency: one event per request, at a steady pace, to a connected webhook.
     const source = (await control('POST', '/v2/sources', { name: 'latency' })).source!;
-    const destination = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: hookUrl } }))
-      .destination!;
+    const destination = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: hookUrl } })).destination!;
     await control('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
     const sourceAuth = `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`;
     const sentAt = new Map<string, number>();

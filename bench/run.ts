@@ -225,9 +225,7 @@ async function main(): Promise<void> {
   console.log(`workload: ${events.length} events, ${fmt(eventBytes / 1024, 2)} KB JSON each (message only)\n`);
 
   // Start and warm every worker of the pool before measuring.
-  await Promise.all(
-    Array.from({ length: cores }, () => runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 10) })),
-  );
+  await Promise.all(Array.from({ length: cores }, () => runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 10) })));
   for (let i = 0; i < 200; i++) await runTransformation({ code: transformation, libraries: [library], events: events.slice(0, 1) });
 
   const one = events.slice(0, 1);

@@ -3,14 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import {
-  applyTo,
-  groupByModel,
-  groupByVersion,
-  SchemaCapture,
-  type AcceptedRecord,
-  type Observation,
-} from '../shared/domain/event-schemas/capture-service';
+import { applyTo, groupByModel, groupByVersion, SchemaCapture, type AcceptedRecord, type Observation } from '../shared/domain/event-schemas/capture-service';
 import { flatten } from '../shared/domain/event-schemas/flatten';
 import { Sketch } from '../shared/domain/event-schemas/sketch';
 import { CatalogRepository } from '../shared/persistence/catalog-repository';
@@ -173,9 +166,7 @@ function sectionCpu(): void {
   console.log(`\n1. In-process CPU, one core (batches of 100 events, ~${keys} flattened keys per track, ${BUDGET_MS} ms each)`);
   console.log(`  gunzip + JSON.parse (unpackEvents):          ${fmt(base.rate)} events/s`);
   console.log(`  + flatten, observe, decode/encode sketches:  ${fmt(capture.rate)} events/s`);
-  console.log(
-    `schema capture (CPU): ${fmt(capture.rate)} events/s per core, ${(base.rate / capture.rate).toFixed(1)}x the cost of unpacking`,
-  );
+  console.log(`schema capture (CPU): ${fmt(capture.rate)} events/s per core, ${(base.rate / capture.rate).toFixed(1)}x the cost of unpacking`);
   console.log(
     `  of capture's time: sketch decode and observe ${pct(cpu.ms.decode, capture.ms)}, encode ${pct(cpu.ms.encode, capture.ms)}; ${(cpu.touched / capture.batches).toFixed(1)} sketches touched per batch`,
   );
@@ -282,9 +273,7 @@ async function sectionVisibility(dataUrl: string, writeKey: string, admin: strin
     await sleep(Math.random() * 200); // land at different points of the stream poller's cycle
   }
   const sorted = samples.sort((a, b) => a - b);
-  console.log(
-    `\n3. Visibility on the local runtime (POST /v1/batch of 20 events, then GET /schemas/event-models every 20 ms; ${sorted.length} batches)`,
-  );
+  console.log(`\n3. Visibility on the local runtime (POST /v1/batch of 20 events, then GET /schemas/event-models every 20 ms; ${sorted.length} batches)`);
   console.log(
     `  ingestion answer → counted in TotalCount: p50 ${fmt(percentile(sorted, 0.5))} ms, p95 ${fmt(percentile(sorted, 0.95))} ms, max ${fmt(sorted.at(-1)!)} ms (target: within 5,000 ms; the local poller polls every 200 ms)`,
   );
@@ -292,9 +281,7 @@ async function sectionVisibility(dataUrl: string, writeKey: string, admin: strin
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  console.log(
-    `Weir schema capture benchmark — node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu'}`,
-  );
+  console.log(`Weir schema capture benchmark — node ${process.version}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'cpu'}`);
   sectionCpu();
 
   const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' } });
@@ -311,11 +298,7 @@ async function main(): Promise<void> {
       return ((await res.json()) as { source: { id: string; writeKey: string } }).source;
     };
     await sectionDynamo(store, ws.workspaceId, (await newSource('capture')).id);
-    await sectionVisibility(
-      rt.dataUrl,
-      (await newSource('visibility')).writeKey,
-      `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
-    );
+    await sectionVisibility(rt.dataUrl, (await newSource('visibility')).writeKey, `Basic ${Buffer.from('bench:bench-password').toString('base64')}`);
   } finally {
     client.destroy();
     await rt.stop();

@@ -18,8 +18,7 @@ export function diffLines(before: string, after: string): DiffLine[] {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       lines.push({ kind: 'same', text: a[i++]! });
       j++;
-    } else if (i < a.length && (j >= b.length || lengths[i + 1]![j]! >= lengths[i]![j + 1]!))
-      lines.push({ kind: 'removed', text: a[i++]! });
+    } else if (i < a.length && (j >= b.length || lengths[i + 1]![j]! >= lengths[i]![j + 1]!)) lines.push({ kind: 'removed', text: a[i++]! });
     else lines.push({ kind: 'added', text: b[j++]! });
   }
   return lines;

@@ -38,8 +38,7 @@ export function CodeEditor({ value, onChange, label }: { value: string; onChange
 
   useEffect(() => {
     const current = view.current;
-    if (current && current.state.doc.toString() !== value)
-      current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
+    if (current && current.state.doc.toString() !== value) current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
   }, [value]);
 
   return <div class="editor" ref={box} data-testid="code-editor" />;

@@ -50,11 +50,7 @@ export function OutcomesChart({ points }: { points: OutcomePoint[] }) {
   const last = points.at(-1);
   return (
     <figure>
-      <div
-        ref={box}
-        role="img"
-        aria-label={last ? `Outcomes: ${last.delivered} delivered, ${last.retrying} retrying, ${last.aborted} aborted` : 'Outcomes'}
-      />
+      <div ref={box} role="img" aria-label={last ? `Outcomes: ${last.delivered} delivered, ${last.retrying} retrying, ${last.aborted} aborted` : 'Outcomes'} />
       <figcaption class="hint">Read every 3 seconds while this page is open.</figcaption>
     </figure>
   );

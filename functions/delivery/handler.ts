@@ -10,5 +10,4 @@ const parked = repositories.parkedRecords;
  * New ingest items (filtered to them): each is delivered to the source's destinations. Delivery records its
  * progress, so a redelivered record sends nothing twice; a record that fails is reported for retry.
  */
-export const handler = (event: DynamoDBStreamEvent) =>
-  eachNewImage(event, 'delivery', (item) => delivery.deliverPart(ingestPartOf(item)), { parked });
+export const handler = (event: DynamoDBStreamEvent) => eachNewImage(event, 'delivery', (item) => delivery.deliverPart(ingestPartOf(item)), { parked });

@@ -10,8 +10,6 @@ export const handler = createHandler('eventSchemas', {
   'GET /v2/event-models/{EventID}/metadata': async ({ params, principal }) => schemas.modelMetadata(principal.workspaceId, params.EventID),
   'GET /v2/event-models/{EventID}/key-counts': async ({ params, principal }) => schemas.keyCounts(principal.workspaceId, params.EventID),
   'GET /v2/event-models/{EventID}/json-schema': async ({ params, principal }) => schemas.jsonSchema(principal.workspaceId, params.EventID),
-  'GET /v2/event-versions/{VersionID}/metadata': async ({ params, principal }) =>
-    schemas.versionMetadata(principal.workspaceId, params.VersionID),
-  'GET /v2/event-versions/{VersionID}/missing-keys': async ({ params, principal }) =>
-    schemas.missingKeys(principal.workspaceId, params.VersionID),
+  'GET /v2/event-versions/{VersionID}/metadata': async ({ params, principal }) => schemas.versionMetadata(principal.workspaceId, params.VersionID),
+  'GET /v2/event-versions/{VersionID}/missing-keys': async ({ params, principal }) => schemas.missingKeys(principal.workspaceId, params.VersionID),
 });

@@ -5,8 +5,6 @@ const { monitoring } = services();
 
 export const handler = createHandler('monitoring', {
   'GET /v2/destinations/{id}/outcomes': async ({ principal, params }) => monitoring.outcomes(principal.workspaceId, params.id),
-  'GET /v2/sources/{id}/live-events': async ({ principal, params, query }) =>
-    monitoring.sourceEvents(principal.workspaceId, params.id, query),
-  'GET /v2/destinations/{id}/live-events': async ({ principal, params, query }) =>
-    monitoring.destinationEvents(principal.workspaceId, params.id, query),
+  'GET /v2/sources/{id}/live-events': async ({ principal, params, query }) => monitoring.sourceEvents(principal.workspaceId, params.id, query),
+  'GET /v2/destinations/{id}/live-events': async ({ principal, params, query }) => monitoring.destinationEvents(principal.workspaceId, params.id, query),
 });

@@ -31,8 +31,7 @@ export const handler = createHandler('transformations', {
   'GET /transformations/{id}/versions/{versionId}': async ({ principal, params }) =>
     service.getTransformationVersion(principal.workspaceId, params.id, params.versionId),
 
-  'POST /libraries': async ({ principal, query, body }) =>
-    service.createLibrary(principal.workspaceId, { ...body, publish: publishOf(query, body) }),
+  'POST /libraries': async ({ principal, query, body }) => service.createLibrary(principal.workspaceId, { ...body, publish: publishOf(query, body) }),
   'GET /libraries': async ({ principal }) => ({ libraries: await service.listLibraries(principal.workspaceId) }),
   'GET /libraries/{id}': async ({ principal, params }) => service.getLibrary(principal.workspaceId, params.id),
   'POST /libraries/{id}': async ({ principal, params, query, body }) =>
@@ -44,8 +43,7 @@ export const handler = createHandler('transformations', {
   'GET /libraries/{id}/versions': async ({ principal, params, query }) => ({
     libraryVersions: await service.listLibraryVersions(principal.workspaceId, params.id, query),
   }),
-  'GET /libraries/{id}/versions/{versionId}': async ({ principal, params }) =>
-    service.getLibraryVersion(principal.workspaceId, params.id, params.versionId),
+  'GET /libraries/{id}/versions/{versionId}': async ({ principal, params }) => service.getLibraryVersion(principal.workspaceId, params.id, params.versionId),
 
   'POST /transformations/libraries/publish': async ({ principal, body }) => publishing.publish(principal.workspaceId, body),
   'POST /transformations/libraries/test': async ({ principal, body }) => publishing.test(principal.workspaceId, body),

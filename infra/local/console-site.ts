@@ -24,9 +24,7 @@ function newestChange(entry: string): number {
 }
 
 /** What a build reads: the console's sources, the shared code it imports and the locked dependencies. */
-const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.mts', 'shared', 'package-lock.json'].map((p) =>
-  path.join(ROOT, p),
-);
+const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.mts', 'shared', 'package-lock.json'].map((p) => path.join(ROOT, p));
 
 export function consoleBuildIsFresh(): boolean {
   if (!existsSync(STAMP)) return false;
@@ -40,15 +38,11 @@ export function consoleBuildIsFresh(): boolean {
 export function buildConsole(): void {
   const outDir = `${CONSOLE_DIST}.${process.pid}`;
   const vite = path.join(ROOT, 'node_modules/vite/bin/vite.js');
-  const built = spawnSync(
-    process.execPath,
-    [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outDir, '--logLevel', 'warn'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
-    },
-  );
+  const built = spawnSync(process.execPath, [vite, 'build', '--config', path.join(CONSOLE_DIR, 'vite.config.mts'), '--outDir', outDir, '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
+  });
   if (built.status !== 0) throw new Error(`console build failed (vite exited ${built.status})`);
   writeFileSync(path.join(outDir, '.built'), new Date().toISOString());
   rmSync(CONSOLE_DIST, { recursive: true, force: true });
@@ -89,10 +83,7 @@ export interface ConsoleSite {
 }
 
 /** Serves the console and its config.json, and lets its origin call the control plane (CORS). */
-export async function serveConsole(
-  urls: { controlUrl: string; dataUrl: string },
-  port = Number(process.env.CONSOLE_PORT || 3001),
-): Promise<ConsoleSite> {
+export async function serveConsole(urls: { controlUrl: string; dataUrl: string }, port = Number(process.env.CONSOLE_PORT || 3001)): Promise<ConsoleSite> {
   ensureConsoleBuilt();
   const config = JSON.stringify({ apiUrl: urls.controlUrl, dataPlaneUrl: urls.dataUrl });
   const headers = securityHeaders(urls.controlUrl);

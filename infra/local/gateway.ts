@@ -2,21 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
-import {
-  AUTHORIZERS,
-  ENDPOINT_FUNCTIONS,
-  PLANES,
-  UNAUTHORIZED_MESSAGE,
-  type AuthorizerName,
-  type Plane,
-} from '../../shared/contract/functions';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type AuthorizerName, type Plane } from '../../shared/contract/functions';
 import { corsHeaders, preflightHeaders } from '../../shared/contract/cors';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { componentLogger } from '../../shared/ops/logger';
@@ -89,9 +76,7 @@ function lambdaContext(functionName: string): Context {
 function encodeBody(bytes: Buffer): { body: string | null; isBase64Encoded: boolean } {
   if (bytes.length === 0) return { body: null, isBase64Encoded: false };
   const text = bytes.toString('utf8');
-  return Buffer.from(text, 'utf8').equals(bytes)
-    ? { body: text, isBase64Encoded: false }
-    : { body: bytes.toString('base64'), isBase64Encoded: true };
+  return Buffer.from(text, 'utf8').equals(bytes) ? { body: text, isBase64Encoded: false } : { body: bytes.toString('base64'), isBase64Encoded: true };
 }
 
 /** The body kept; `size` counts the bytes dropped too. */
@@ -184,9 +169,7 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
   // the handlers' own answers carry theirs from the handler stack.
   const fromHandler = new WeakSet<Answer>();
   const ownCors = (req: IncomingMessage, answer: Answer): Answer =>
-    plane !== 'control' || fromHandler.has(answer)
-      ? answer
-      : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
+    plane !== 'control' || fromHandler.has(answer) ? answer : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
 
   const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
   const refusing = new WeakSet<Duplex>();

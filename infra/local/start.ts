@@ -32,8 +32,7 @@ async function main() {
     ['storage', settings.dataDir ?? 'in memory (WEIR_IN_MEMORY=1)'],
     ['workspace', `${runtime.bootstrap?.workspaceId}  (${settings.bootstrap.email})`],
   ];
-  if (settings.generated.includes('bootstrap'))
-    rows.push(['token', `${settings.bootstrap.token}   (generated, kept in ${CREDENTIALS_FILE})`]);
+  if (settings.generated.includes('bootstrap')) rows.push(['token', `${settings.bootstrap.token}   (generated, kept in ${CREDENTIALS_FILE})`]);
   if (settings.generated.includes('admin')) {
     rows.push(['data-plane admin', `${settings.admin.user} / ${settings.admin.password}   (generated, kept in ${CREDENTIALS_FILE})`]);
   }

@@ -54,8 +54,7 @@ export function startStreamPoller(options: {
   intervalMs?: number;
 }): StreamPoller {
   const { client, streamArn, consumers, checkpointFile, intervalMs = 200 } = options;
-  const checkpoints: Record<string, string> =
-    checkpointFile && existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
+  const checkpoints: Record<string, string> = checkpointFile && existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
   const iterators = new Map<string, string | undefined>();
   const closed = new Set<string>();
   let running = true;

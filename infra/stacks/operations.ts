@@ -61,13 +61,7 @@ export class Operations extends Construct {
 
     alarm('DeliveriesAborted', weirMetric('DeliveryAborted'), 10, 'deliveries aborted (10 or more in 5 minutes)');
     alarm('RecordsParked', weirMetric('RecordsParked'), 1, 'stream records parked after failing (GET /admin/parked-records)');
-    alarm(
-      'SchedulerBacklog',
-      weirMetric('SchedulerBacklog', 'Minimum'),
-      100,
-      'the schedulers find a full page of due work on every run',
-      3,
-    );
+    alarm('SchedulerBacklog', weirMetric('SchedulerBacklog', 'Minimum'), 100, 'the schedulers find a full page of due work on every run', 3);
 
     new Dashboard(this, 'Dashboard', {
       dashboardName: `Weir-${props.stage.name}`,

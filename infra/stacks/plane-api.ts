@@ -1,13 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import {
-  AuthorizationType,
-  type CfnAuthorizer,
-  EndpointType,
-  LambdaIntegration,
-  RequestAuthorizer,
-  ResponseType,
-  RestApi,
-} from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, type CfnAuthorizer, EndpointType, LambdaIntegration, RequestAuthorizer, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -179,9 +171,7 @@ export class PlaneApi extends Construct {
         resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
       } else {
         if (AUTHORIZERS[route.auth].plane !== plane) {
-          throw new Error(
-            `route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`,
-          );
+          throw new Error(`route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`);
         }
         resource.addMethod(route.method, integration, {
           authorizationType: AuthorizationType.CUSTOM,

@@ -92,9 +92,7 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
       sourceMap: true,
       externalModules: EXTERNAL_MODULES,
       forceDockerBundling: false,
-      commandHooks: props.usesSandbox
-        ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling: bundleSandboxWorker }
-        : undefined,
+      commandHooks: props.usesSandbox ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling: bundleSandboxWorker } : undefined,
     },
   });
 }

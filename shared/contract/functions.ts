@@ -75,10 +75,7 @@ export const parkedRecordFilter = (consumer: string) => ({
 export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
   regulationProcessor: {
     entry: 'functions/regulation-processor/handler.ts',
-    filters: [
-      { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } },
-      parkedRecordFilter('regulationProcessor'),
-    ],
+    filters: [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } }, parkedRecordFilter('regulationProcessor')],
     batchSize: 25,
   },
   /** Accepted events on their way to destinations. */

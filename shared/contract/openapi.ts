@@ -21,8 +21,7 @@ function schemesOf(route: RouteDefinition): Scheme[] {
   return { none: [], account: ['basicToken', 'bearerToken'], bearer: ['bearerToken'], admin: ['adminBasic'] }[route.auth] as Scheme[];
 }
 
-const schemaOf = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };
 
@@ -45,8 +44,7 @@ export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, u
     const schemes = schemesOf(route);
     schemes.forEach((s) => used.add(s));
     const status = String(route.status ?? 200);
-    const success =
-      route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
+    const success = route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       summary: route.summary,
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,

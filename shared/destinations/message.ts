@@ -2,8 +2,7 @@ import type { Message } from './types';
 
 /** Reading events the way destination transforms need; shared so every type reads them alike. */
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A value at a dotted path, e.g. get(message, 'context.traits.email'). */
 export function get(value: unknown, path: string): unknown {

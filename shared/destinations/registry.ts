@@ -16,21 +16,7 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [
-  webhook,
-  amplitude,
-  mixpanel,
-  posthog,
-  braze,
-  customerio,
-  ga4,
-  slack,
-  redis,
-  s3,
-  kafka,
-  googleSheets,
-  bigQueryStream,
-];
+const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 
@@ -101,8 +87,7 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
   }));
 
 /** A configuration checked against its type: the parsed config, or its first problem. */
-export type ConfigCheck =
-  { ok: true; config: Record<string, unknown> } | { ok: false; field: string; message: string; unknownKeys?: string[] };
+export type ConfigCheck = { ok: true; config: Record<string, unknown> } | { ok: false; field: string; message: string; unknownKeys?: string[] };
 
 export function checkDestinationConfig(type: DestinationType, config: Record<string, unknown>): ConfigCheck {
   const result = type.config.safeParse(config);

@@ -53,9 +53,7 @@ export interface DeletionUser {
  * `failed` with `retryable` true is worth another attempt later.
  */
 export type DeletionOutcome =
-  | { status: 'completed'; detail?: string }
-  | { status: 'unsupported' | 'not_found'; reason: string }
-  | { status: 'failed'; error: string; retryable: boolean };
+  { status: 'completed'; detail?: string } | { status: 'unsupported' | 'not_found'; reason: string } | { status: 'failed'; error: string; retryable: boolean };
 
 /** The HTTP client a deletion call sends with (the one of http-client.ts, or a test's). */
 export type RequestSender = (request: DestinationRequest) => Promise<DeliveryResult>;

@@ -43,7 +43,5 @@ export function errorToResult(error: unknown, plane: Plane, request: Record<stri
     return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }).toResult();
   }
   log.error('unexpected error', { ...request, error });
-  return plane === 'data'
-    ? HttpReply.text(500, 'Internal server error').toResult()
-    : new HttpReply(500, { error: 'internal error' }).toResult();
+  return plane === 'data' ? HttpReply.text(500, 'Internal server error').toResult() : new HttpReply(500, { error: 'internal error' }).toResult();
 }

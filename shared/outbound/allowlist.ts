@@ -22,9 +22,7 @@ export function parseAllowlist(spec: string | undefined): OutboundAllowlist {
     if (entry.includes('/') && ipaddr.isValidCIDR(entry)) {
       const [net, bits] = ipaddr.parseCIDR(entry);
       ranges.push(
-        net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-          ? [(net as ipaddr.IPv6).toIPv4Address(), bits - 96]
-          : [net, bits],
+        net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96 ? [(net as ipaddr.IPv6).toIPv4Address(), bits - 96] : [net, bits],
       );
       continue;
     }

@@ -120,10 +120,7 @@ export async function vetUrl(url: URL, allowlist: OutboundAllowlist): Promise<Ve
   if (!isHostAllowlisted(allowlist, host)) {
     for (const { address } of addresses) {
       if (!isPublicAddress(address) && !isAddressAllowlisted(allowlist, address)) {
-        throw new OutboundError(
-          'blocked_resolution',
-          `request to ${url.href} failed, reason: cannot use ${address} as IP address for ${host}`,
-        );
+        throw new OutboundError('blocked_resolution', `request to ${url.href} failed, reason: cannot use ${address} as IP address for ${host}`);
       }
     }
   }
@@ -212,9 +209,7 @@ function requestOnce(
         chunks.push(chunk);
       });
       stream.on('error', (err) => fail(`request to ${url.href} failed, reason: ${err.message}`));
-      stream.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, bodyText: Buffer.concat(chunks).toString('utf8') }),
-      );
+      stream.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bodyText: Buffer.concat(chunks).toString('utf8') }));
     });
     if (body !== undefined) req.write(body);
     req.end();
@@ -253,8 +248,7 @@ export async function guardedFetch(rawUrl: unknown, init: GuardedFetchInit = {},
   const onCallerAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   if (options.signal?.aborted) controller.abort();
-  const timeoutError = () =>
-    new OutboundError('timeout', `request to ${timedOutAt ?? url.href} failed, reason: network timeout at: ${timedOutAt ?? url.href}`);
+  const timeoutError = () => new OutboundError('timeout', `request to ${timedOutAt ?? url.href} failed, reason: network timeout at: ${timedOutAt ?? url.href}`);
 
   try {
     for (let redirects = 0; ; redirects++) {

@@ -85,9 +85,7 @@ export class CatalogRepository {
   async delete(resource: Resource, workspaceId: string, id: string): Promise<void> {
     const existing = resource === 'source' ? await this.getSource(workspaceId, id) : await this.getDestination(workspaceId, id);
     if (!existing) throw NotFoundError.of(resource, id);
-    const connections = (await this.listConnections(workspaceId)).filter((c) =>
-      resource === 'source' ? c.sourceId === id : c.destinationId === id,
-    );
+    const connections = (await this.listConnections(workspaceId)).filter((c) => (resource === 'source' ? c.sourceId === id : c.destinationId === id));
     const deletes: TransactItem[] = [
       {
         Delete: {
@@ -156,21 +154,14 @@ export class CatalogRepository {
    * The item that makes `transformationId` the transformation of a destination (which must exist and be free
    * or already its own), or releases it; the code repository writes it with the transformation's revision.
    */
-  transformationConnectionItem(
-    workspaceId: string,
-    transformationId: string,
-    destinationId: string,
-    change: 'connect' | 'release',
-  ): TransactItem {
+  transformationConnectionItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
     return {
       Update: {
         TableName: this.store.table,
         Key: keys.destination(workspaceId, destinationId),
         UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
         ConditionExpression:
-          change === 'connect'
-            ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)'
-            : 'transformationId = :t',
+          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
         ExpressionAttributeValues: { ':t': transformationId },
       },
     };

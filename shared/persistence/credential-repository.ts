@@ -17,9 +17,7 @@ export class CredentialRepository {
   constructor(private readonly store: TableClient) {}
 
   async getDataKey(workspaceId: string): Promise<{ wrapped: Buffer; ref: string } | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.credentialDataKey(workspaceId), ConsistentRead: true }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.credentialDataKey(workspaceId), ConsistentRead: true }));
     return Item && { wrapped: bytes(Item.wrapped), ref: String(Item.ref) };
   }
 

@@ -101,8 +101,7 @@ export class DeletionJobRepository {
               Update: {
                 TableName: this.store.table,
                 Key: jobKey(job),
-                UpdateExpression:
-                  'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
+                UpdateExpression: 'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
                 ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {

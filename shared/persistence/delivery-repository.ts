@@ -174,13 +174,7 @@ export class DeliveryRepository {
    * Records one output's outcome (or an event handled without outputs) with the position after it, in one
    * write: what is recorded is never sent again, and is counted once.
    */
-  async recordOutput(
-    ref: BatchRef,
-    owner: string,
-    after: BatchPosition,
-    leaseUntil: string,
-    outcome?: keyof BatchCounts,
-  ): Promise<boolean> {
+  async recordOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, outcome?: keyof BatchCounts): Promise<boolean> {
     return this.ownedUpdate(
       ref,
       owner,
@@ -198,13 +192,7 @@ export class DeliveryRepository {
    * destination's `retrying` counter: the parked retry is the only copy that will be sent again.
    * 'duplicate' when this message is parked already for the destination (the same messageId came twice).
    */
-  async parkOutput(
-    ref: BatchRef,
-    owner: string,
-    after: BatchPosition,
-    leaseUntil: string,
-    parked: ParkedDelivery,
-  ): Promise<'parked' | 'duplicate' | 'lost'> {
+  async parkOutput(ref: BatchRef, owner: string, after: BatchPosition, leaseUntil: string, parked: ParkedDelivery): Promise<'parked' | 'duplicate' | 'lost'> {
     try {
       await this.store.doc.send(
         new TransactWriteCommand({
@@ -247,28 +235,16 @@ export class DeliveryRepository {
    * Finishes a batch and folds its counters into the destination's, in one transaction: a batch is counted
    * once, whoever finishes it. `counts` are the batch's totals (what its claim said plus what this owner added).
    */
-  async finishBatch(
-    ref: BatchRef,
-    owner: string,
-    counts: BatchCounts,
-    samples: DeliverySample[],
-    errors: OutcomeError[],
-    at: string,
-  ): Promise<boolean> {
+  async finishBatch(ref: BatchRef, owner: string, counts: BatchCounts, samples: DeliverySample[], errors: OutcomeError[], at: string): Promise<boolean> {
     try {
       await this.store.doc.send(
         new TransactWriteCommand({
           TransactItems: [
-            this.ownedUpdateItem(
-              ref,
-              owner,
-              'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil',
-              {
-                ':done': 'done',
-                ':samples': JSON.stringify(samples),
-                ':at': at,
-              },
-            ),
+            this.ownedUpdateItem(ref, owner, 'SET #status = :done, samples = :samples, finishedAt = :at REMOVE gsi1pk, gsi1sk, leaseUntil', {
+              ':done': 'done',
+              ':samples': JSON.stringify(samples),
+              ':at': at,
+            }),
             this.statsItem(ref.workspaceId, ref.destinationId, counts, errors, at),
           ],
         }),
@@ -308,11 +284,7 @@ export class DeliveryRepository {
   }
 
   /** The most recent finished batches of a destination, newest first (what was sent and answered). */
-  async recentBatches(
-    workspaceId: string,
-    destinationId: string,
-    limit: number,
-  ): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
+  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,

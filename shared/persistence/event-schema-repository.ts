@@ -250,9 +250,7 @@ export class EventSchemaRepository {
     for (let i = 0; i < lookups.length; i += 100) {
       let pending: Record<string, unknown>[] | undefined = lookups.slice(i, i + 100).map(modelKey);
       while (pending && pending.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: pending } } }),
-        );
+        const answer: BatchGetCommandOutput = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: pending } } }));
         summaries.push(...(answer.Responses?.[this.store.table] ?? []).map((item) => strip<ModelSummary>(item)));
         pending = answer.UnprocessedKeys?.[this.store.table]?.Keys;
       }
@@ -350,9 +348,7 @@ export class EventSchemaRepository {
   private async deleteAll(keysToDelete: Key[]): Promise<void> {
     let pending: unknown[] | undefined = keysToDelete.map((Key) => ({ DeleteRequest: { Key } }));
     while (pending && pending.length > 0) {
-      const answer: BatchWriteCommandOutput = await this.store.doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.store.table]: pending as never } }),
-      );
+      const answer: BatchWriteCommandOutput = await this.store.doc.send(new BatchWriteCommand({ RequestItems: { [this.store.table]: pending as never } }));
       pending = answer.UnprocessedItems?.[this.store.table];
     }
   }

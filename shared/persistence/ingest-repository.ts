@@ -28,8 +28,7 @@ function pack(events: Record<string, unknown>[]): Buffer[] {
   return [...pack(events.slice(0, half)), ...pack(events.slice(half))];
 }
 
-export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] =>
-  JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
+export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] => JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
 
 /** One stored ingest item (one part of a request), as its stream consumers read it. */
 export interface IngestPart {
@@ -84,9 +83,7 @@ export class IngestRepository {
       if (items.length === 1) {
         await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: items[0] }));
       } else {
-        await this.store.doc.send(
-          new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: this.store.table, Item } })) }),
-        );
+        await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: this.store.table, Item } })) }));
       }
     } catch (error) {
       log.error('ingest write failed', { error });
@@ -97,9 +94,7 @@ export class IngestRepository {
 
   /** The events of one stored part (delivery resuming a batch reads them again). */
   async readPart(workspaceId: string, sourceId: string, requestId: string, part: number): Promise<Record<string, unknown>[] | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.ingest(workspaceId, sourceId, requestId, part) }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.ingest(workspaceId, sourceId, requestId, part) }));
     return Item && unpackEvents(Item.payload as Uint8Array);
   }
 
@@ -138,9 +133,7 @@ export class IngestRepository {
   }
 
   async sourceStats(workspaceId: string, sourceId: string): Promise<{ suppressed: number; lastSuppressedAt?: string }> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
     return {
       suppressed: Number(Item?.suppressed ?? 0),
       ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }),

@@ -21,8 +21,7 @@ const KEY_LIMITS: Record<string, number> = { pk: 2048, gsi1pk: 2048, sk: 1024, g
  * inputs themselves (schemas, credentials) name the field; this names the key.
  */
 function checkedKey<K>(name: string, key: K): K {
-  const parts: [string, unknown][] =
-    typeof key === 'string' ? [[name.endsWith('Prefix') ? 'sk' : 'pk', key]] : Object.entries(key as Record<string, unknown>);
+  const parts: [string, unknown][] = typeof key === 'string' ? [[name.endsWith('Prefix') ? 'sk' : 'pk', key]] : Object.entries(key as Record<string, unknown>);
   for (const [attribute, value] of parts) {
     const limit = KEY_LIMITS[attribute];
     if (limit !== undefined && typeof value === 'string' && Buffer.byteLength(value) > limit) {

@@ -34,8 +34,7 @@ const attention = (at: string, r: ParkedRef) => ({
   gsi1sk: `${at}#${r.consumer}#${r.workspaceId}#${r.eventId}`,
 });
 const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eventId);
-const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) =>
-  rest as unknown as ParkedRecord;
+const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) => rest as unknown as ParkedRecord;
 
 export class ParkedRecordRepository {
   constructor(private readonly store: TableClient) {}
@@ -76,9 +75,7 @@ export class ParkedRecordRepository {
           TableName: this.store.table,
           Key: key(ref),
           UpdateExpression: 'SET #status = :replaying, dueAt = :lease, replays = replays + :one, gsi1sk = :gsk',
-          ConditionExpression: onDemand
-            ? 'attribute_exists(pk)'
-            : '(#status = :waiting AND dueAt <= :now) OR (#status = :replaying AND dueAt < :now)',
+          ConditionExpression: onDemand ? 'attribute_exists(pk)' : '(#status = :waiting AND dueAt <= :now) OR (#status = :replaying AND dueAt < :now)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':replaying': 'replaying',

@@ -69,9 +69,7 @@ export class RegulationRepository {
   }
 
   async getRegulation(workspaceId: string, id: string): Promise<Regulation | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.regulation(workspaceId, id), ConsistentRead: true }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.regulation(workspaceId, id), ConsistentRead: true }));
     return Item && Regulation.parse(Item);
   }
 
@@ -134,9 +132,7 @@ export class RegulationRepository {
       values[':canceled'] = filters.canceled;
     }
     const found: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined = options.afterSk
-      ? { pk: keys.workspacePartition(workspaceId), sk: options.afterSk }
-      : undefined;
+    let start: Record<string, unknown> | undefined = options.afterSk ? { pk: keys.workspacePartition(workspaceId), sk: options.afterSk } : undefined;
     do {
       const page = await this.store.doc.send(
         new QueryCommand({
@@ -170,9 +166,7 @@ export class RegulationRepository {
       let requested: Record<string, unknown>[] = userIds.slice(i, i + 100).map((userId) => keys.suppression(workspaceId, userId));
       for (let round = 0; requested.length > 0; round++) {
         if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** round)));
-        const answer = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: requested, ConsistentRead: true } } }),
-        );
+        const answer = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: requested, ConsistentRead: true } } }));
         for (const item of answer.Responses?.[this.store.table] ?? []) {
           const userId = String(item.sk).slice('SUPPRESS#'.length);
           const scopes = Object.entries(item)

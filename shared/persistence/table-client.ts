@@ -42,8 +42,7 @@ export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk:
   });
 
 /** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
-export const isConditionFailure = (error: unknown): boolean =>
-  error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
+export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
 
 /**
  * For a transaction cancelled because a condition failed: each item's code, in the order of the items

@@ -70,16 +70,12 @@ export class UserCodeRepository {
   }
 
   async getHead(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.code(kind, workspaceId, id), ConsistentRead: true }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.code(kind, workspaceId, id), ConsistentRead: true }));
     return Item?.kind === kind ? stripKeys<UserCodeHead>(Item) : undefined;
   }
 
   async getRevision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.revision(kind, workspaceId, id, versionId) }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.revision(kind, workspaceId, id, versionId) }));
     return stripKeys<UserCodeRevision>(Item);
   }
 
@@ -112,13 +108,7 @@ export class UserCodeRepository {
    * Creates a transformation or library: head, first revision and name guard, and (a transformation
    * published on create) its destinations, in one transaction. Throws NameTakenError or DestinationTakenError.
    */
-  async create(
-    kind: UserCodeKind,
-    head: UserCodeHead,
-    revision: UserCodeRevision,
-    uniqueName: string,
-    connections?: ConnectionChange,
-  ): Promise<void> {
+  async create(kind: UserCodeKind, head: UserCodeHead, revision: UserCodeRevision, uniqueName: string, connections?: ConnectionChange): Promise<void> {
     const items: Labelled[] = [
       ['head', this.putNew({ ...keys.code(kind, head.workspaceId, head.id), kind, ...head })],
       ['revision', this.revisionItem(kind, head.workspaceId, revision)],
@@ -205,16 +195,8 @@ export class UserCodeRepository {
   private connectionItems(workspaceId: string, transformationId: string, change?: ConnectionChange): Labelled[] {
     if (!change) return [];
     return [
-      ...change.connect.map((id): Labelled => [
-        'destination',
-        this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'connect'),
-        id,
-      ]),
-      ...change.release.map((id): Labelled => [
-        'destination',
-        this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'release'),
-        id,
-      ]),
+      ...change.connect.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'connect'), id]),
+      ...change.release.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'release'), id]),
     ];
   }
 
@@ -229,13 +211,10 @@ export class UserCodeRepository {
       const label = what.kind === 'library' ? 'library' : 'transformation';
       if (role === 'name') {
         throw new NameTakenError(
-          what.kind === 'library'
-            ? `a library with import name ${what.uniqueName} already exists`
-            : `a transformation named ${what.uniqueName} already exists`,
+          what.kind === 'library' ? `a library with import name ${what.uniqueName} already exists` : `a transformation named ${what.uniqueName} already exists`,
         );
       }
-      if (role === 'destination')
-        throw new DestinationTakenError(`destination ${destinationId} was deleted or connected to another transformation meanwhile`);
+      if (role === 'destination') throw new DestinationTakenError(`destination ${destinationId} was deleted or connected to another transformation meanwhile`);
       if (role === 'published') throw new StaleHeadError('a transformation or library was deleted while publishing; nothing was published');
       if (what.removing) throw new StaleHeadError(`${label} ${what.id} changed while it was being deleted; try again`);
       throw new StaleHeadError(`${label} changed concurrently; try again`);

@@ -67,9 +67,7 @@ export class WorkspaceRepository {
   }
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.token(tokenHash), ConsistentRead: true }),
-    );
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.token(tokenHash), ConsistentRead: true }));
     return Item as TokenRecord | undefined;
   }
 

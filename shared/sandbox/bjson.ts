@@ -326,8 +326,7 @@ function quotedLength(buf: Uint8Array, start: number, end: number, wide: boolean
 
 function decimalLength(v: number): number {
   const a = v < 0 ? -v : v;
-  const digits =
-    a < 10 ? 1 : a < 100 ? 2 : a < 1e3 ? 3 : a < 1e4 ? 4 : a < 1e5 ? 5 : a < 1e6 ? 6 : a < 1e7 ? 7 : a < 1e8 ? 8 : a < 1e9 ? 9 : 10;
+  const digits = a < 10 ? 1 : a < 100 ? 2 : a < 1e3 ? 3 : a < 1e4 ? 4 : a < 1e5 ? 5 : a < 1e6 ? 6 : a < 1e7 ? 7 : a < 1e8 ? 8 : a < 1e9 ? 9 : 10;
   return v < 0 ? digits + 1 : digits;
 }
 

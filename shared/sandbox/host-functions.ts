@@ -58,8 +58,7 @@ export function hostFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', urlHandle?: Qu
 
 function settleFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', deferred: QuickJSDeferredPromise, result: GuestFetchResult): void {
   const { ctx } = sb;
-  const guestJson = (json: string): QuickJSHandle =>
-    ctx.newString(json).consume((text) => ctx.unwrapResult(ctx.callFunction(sb.parse, ctx.undefined, text)));
+  const guestJson = (json: string): QuickJSHandle => ctx.newString(json).consume((text) => ctx.unwrapResult(ctx.callFunction(sb.parse, ctx.undefined, text)));
   let body: unknown;
   let parsed = false;
   if (result.ok) {

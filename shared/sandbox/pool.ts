@@ -165,9 +165,7 @@ export class SandboxPool {
     void this.retire(pooled);
     if (job) {
       job.reject(
-        pooled.memoryExhausted
-          ? new SandboxError('memory', limitMessages.memory(job.limits))
-          : new SandboxError('timeout', limitMessages.timeout(job.limits)),
+        pooled.memoryExhausted ? new SandboxError('memory', limitMessages.memory(job.limits)) : new SandboxError('timeout', limitMessages.timeout(job.limits)),
       );
     }
     // Replace the terminated worker at once, so the next invocation does not pay for the start, but

@@ -23,10 +23,6 @@ export function sandboxWorkerLaunch(): SandboxWorkerLaunch {
   const bundled = path.join(__dirname, SANDBOX_WORKER_BUNDLE_NAME);
   if (fs.existsSync(bundled)) return { script: bundled, eval: false, description: bundled };
   const source = JSON.stringify(SANDBOX_WORKER_SOURCE);
-  const bootstrap = [
-    `const req = require('node:module').createRequire(${source});`,
-    `req('tsx/cjs/api').register();`,
-    `req(${source});`,
-  ].join('\n');
+  const bootstrap = [`const req = require('node:module').createRequire(${source});`, `req('tsx/cjs/api').register();`, `req(${source});`].join('\n');
   return { script: bootstrap, eval: true, description: `${SANDBOX_WORKER_SOURCE} via tsx` };
 }

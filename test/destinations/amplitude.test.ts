@@ -114,12 +114,8 @@ describe('Amplitude transform (HTTP V2 API)', () => {
   });
 
   it('uses the EU residency host, or the configured base URL', () => {
-    expect(eventOf({ ...base, type: 'track', event: 'x' }, { residencyServer: 'EU' }).endpoint).toBe(
-      'https://api.eu.amplitude.com/2/httpapi',
-    );
-    expect(eventOf({ ...base, type: 'track', event: 'x' }, { baseUrl: 'http://proxy.local:8080/amp/' }).endpoint).toBe(
-      'http://proxy.local:8080/amp/2/httpapi',
-    );
+    expect(eventOf({ ...base, type: 'track', event: 'x' }, { residencyServer: 'EU' }).endpoint).toBe('https://api.eu.amplitude.com/2/httpapi');
+    expect(eventOf({ ...base, type: 'track', event: 'x' }, { baseUrl: 'http://proxy.local:8080/amp/' }).endpoint).toBe('http://proxy.local:8080/amp/2/httpapi');
     expect(amplitude.config.safeParse({ apiKey: 'k', baseUrl: 'ftp://x' }).success).toBe(false);
     expect(amplitude.config.safeParse({}).success).toBe(false);
   });

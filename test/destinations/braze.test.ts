@@ -119,9 +119,7 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
   it('page and screen: custom events "Viewed <name> Page|Screen" keeping the name as a property (Event object)', () => {
     expect(braze.transform!({ ...base, type: 'page', name: 'Pricing', properties: { url: 'https://x.io/pricing' } }, config())).toEqual([
       expected('/users/track', {
-        events: [
-          { external_id: 'u-1', name: 'Viewed Pricing Page', time: at, properties: { url: 'https://x.io/pricing', name: 'Pricing' } },
-        ],
+        events: [{ external_id: 'u-1', name: 'Viewed Pricing Page', time: at, properties: { url: 'https://x.io/pricing', name: 'Pricing' } }],
       }),
     ]);
     expect(braze.transform!({ ...base, type: 'screen', name: 'Home' }, config())).toEqual([
@@ -151,9 +149,7 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
     expect(endpoint({ dataCenter: 'US-10' })).toBe('https://rest.us-10.braze.com/users/track');
     expect(endpoint({ dataCenter: 'EU-01' })).toBe('https://rest.fra-01.braze.eu/users/track');
     expect(endpoint({ dataCenter: 'EU-02' })).toBe('https://rest.fra-02.braze.eu/users/track');
-    expect(endpoint({ dataCenter: 'EU-01', restEndpoint: 'http://proxy.local:8080/braze/' })).toBe(
-      'http://proxy.local:8080/braze/users/track',
-    );
+    expect(endpoint({ dataCenter: 'EU-01', restEndpoint: 'http://proxy.local:8080/braze/' })).toBe('http://proxy.local:8080/braze/users/track');
   });
 
   it('validates the configuration: REST API key, a data center or endpoint, http(s) URLs, no unknown keys', () => {
@@ -203,11 +199,7 @@ describe('Braze user deletion (POST: Delete users)', () => {
       ['POST', '/users/delete', 'Bearer KEY', 'application/json'],
     ]);
     const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `u-${from + i}`);
-    expect(vendor.received.map((r) => r.json)).toEqual([
-      { external_ids: ids(1, 50) },
-      { external_ids: ids(51, 100) },
-      { external_ids: ids(101, 120) },
-    ]);
+    expect(vendor.received.map((r) => r.json)).toEqual([{ external_ids: ids(1, 50) }, { external_ids: ids(51, 100) }, { external_ids: ids(101, 120) }]);
   });
 
   it('maps the answers: 200 completed, 404 not found, 500 retryable, 400 final with what Braze said', async () => {

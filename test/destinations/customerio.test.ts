@@ -76,19 +76,12 @@ describe('Customer.io transform (Track API)', () => {
     ]);
     const fromContext = { type: 'page', anonymousId: 'a-2', context: { page: { url: 'https://mysite.com/' } } };
     expect(customerio.transform!(fromContext, config())).toEqual([
-      expected(
-        'POST',
-        'https://track.customer.io/api/v1/events',
-        { name: 'https://mysite.com/', type: 'page', data: {}, anonymous_id: 'a-2' },
-        'a-2',
-      ),
+      expected('POST', 'https://track.customer.io/api/v1/events', { name: 'https://mysite.com/', type: 'page', data: {}, anonymous_id: 'a-2' }, 'a-2'),
     ]);
   });
 
   it('screen: an event of type screen named by the screen (Track a customer event, "Mobile screen view")', () => {
-    expect(
-      customerio.transform!({ ...base, type: 'screen', name: 'homepage', properties: { from: 'push-notification' } }, config()),
-    ).toEqual([
+    expect(customerio.transform!({ ...base, type: 'screen', name: 'homepage', properties: { from: 'push-notification' } }, config())).toEqual([
       expected('POST', 'https://track.customer.io/api/v1/customers/u-1/events', {
         name: 'homepage',
         type: 'screen',
@@ -139,9 +132,7 @@ describe('Customer.io transform (Track API)', () => {
       customerio.transform!({ ...base, userId, type: 'track', event: 'x' }, config(extra))[0]!.endpoint;
     expect(endpoint({ datacenter: 'US' })).toBe('https://track.customer.io/api/v1/customers/u-1/events');
     expect(endpoint({ datacenter: 'EU' })).toBe('https://track-eu.customer.io/api/v1/customers/u-1/events');
-    expect(endpoint({ datacenter: 'EU', baseUrl: 'http://proxy.local:9000/cio/' })).toBe(
-      'http://proxy.local:9000/cio/api/v1/customers/u-1/events',
-    );
+    expect(endpoint({ datacenter: 'EU', baseUrl: 'http://proxy.local:9000/cio/' })).toBe('http://proxy.local:9000/cio/api/v1/customers/u-1/events');
     expect(endpoint({}, 'ada@example.com/x')).toBe('https://track.customer.io/api/v1/customers/ada%40example.com%2Fx/events');
   });
 

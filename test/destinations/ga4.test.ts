@@ -274,10 +274,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
   });
 
   it('client_id: integrations.GA4.clientId overrides the anonymousId; without either the event is refused', () => {
-    const [request] = ga4.transform!(
-      { ...base, type: 'track', event: 'x', integrations: { GA4: { clientId: '123456.7654321' } } },
-      config(),
-    );
+    const [request] = ga4.transform!({ ...base, type: 'track', event: 'x', integrations: { GA4: { clientId: '123456.7654321' } } }, config());
     expect(request!.body.JSON.client_id).toBe('123456.7654321');
     expect(buildRequests(ga4, { type: 'track', event: 'x', userId: 'u-1' }, config())).toEqual({
       ok: false,
@@ -289,17 +286,15 @@ describe('GA4 transform (Measurement Protocol)', () => {
     expect(ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ debugMode: true }))[0]!.endpoint).toBe(
       'https://www.google-analytics.com/debug/mp/collect',
     );
-    expect(
-      ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ baseUrl: 'https://region1.google-analytics.com/' }))[0]!.endpoint,
-    ).toBe('https://region1.google-analytics.com/mp/collect');
+    expect(ga4.transform!({ ...base, type: 'track', event: 'x' }, config({ baseUrl: 'https://region1.google-analytics.com/' }))[0]!.endpoint).toBe(
+      'https://region1.google-analytics.com/mp/collect',
+    );
   });
 
   it('validates the configuration: apiSecret, measurementId for gtag, firebaseAppId for firebase, http(s) baseUrl', () => {
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1' }).success).toBe(true);
     expect(ga4.config.safeParse({ apiSecret: 's' }).error?.issues[0]?.message).toBe('measurementId is required for gtag');
-    expect(ga4.config.safeParse({ apiSecret: 's', typesOfClient: 'firebase' }).error?.issues[0]?.message).toBe(
-      'firebaseAppId is required for firebase',
-    );
+    expect(ga4.config.safeParse({ apiSecret: 's', typesOfClient: 'firebase' }).error?.issues[0]?.message).toBe('firebaseAppId is required for firebase');
     expect(ga4.config.safeParse({ measurementId: 'G-1' }).success).toBe(false);
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1', baseUrl: 'gopher://x' }).success).toBe(false);
     expect(ga4.config.safeParse({ apiSecret: 's', measurementId: 'G-1', typesOfClient: 'ios' }).success).toBe(false);

@@ -75,9 +75,7 @@ describe('Mixpanel transform (Ingestion API)', () => {
       ]),
     ]);
     const [screen] = transform({ ...base, type: 'screen', name: 'Home' });
-    expect(screen!.body.JSON_ARRAY.batch).toEqual([
-      { event: 'Viewed Home Screen', properties: { ...fromContext, name: 'Home', ...stamped } },
-    ]);
+    expect(screen!.body.JSON_ARRAY.batch).toEqual([{ event: 'Viewed Home Screen', properties: { ...fromContext, name: 'Home', ...stamped } }]);
     const [unnamed] = transform({ ...base, type: 'page' });
     expect(unnamed!.body.JSON_ARRAY.batch).toEqual([{ event: 'Viewed Page', properties: { ...fromContext, ...stamped } }]);
   });
@@ -105,18 +103,14 @@ describe('Mixpanel transform (Ingestion API)', () => {
 
   it('sends an alias as $create_alias on /track: distinct_id the previous id, alias the new one (Identities "Create Alias")', () => {
     expect(transform({ type: 'alias', userId: 'u-1', previousId: 'a-1', anonymousId: 'a-1' })).toEqual([
-      arrayPost('https://api.mixpanel.com/track', [
-        { event: '$create_alias', properties: { token: 'TOKEN', distinct_id: 'a-1', alias: 'u-1' } },
-      ]),
+      arrayPost('https://api.mixpanel.com/track', [{ event: '$create_alias', properties: { token: 'TOKEN', distinct_id: 'a-1', alias: 'u-1' } }]),
     ]);
   });
 
   it('sends a group as a /groups $set of its traits and an /engage $union of the group id under the group key (Group Profiles "Update Property", User Profiles "Union To List Property")', () => {
     const message = { ...base, type: 'group', groupId: 'g-1', traits: { groupType: 'company', name: 'Acme', plan: 'enterprise' } };
     expect(transform(message)).toEqual([
-      arrayPost('https://api.mixpanel.com/groups', [
-        { $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } },
-      ]),
+      arrayPost('https://api.mixpanel.com/groups', [{ $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } }]),
       arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $union: { company: ['g-1'] } }]),
     ]);
     expect(transform({ ...base, type: 'group', groupId: 7 })).toEqual([
@@ -220,8 +214,7 @@ describe('Mixpanel user deletion (GDPR API v3, "Create a Deletion Task")', () =>
       sent.push(r.endpoint);
       return { status: 201, response: {}, retryable: false };
     };
-    for (const dataResidency of ['us', 'eu', 'in'])
-      await mixpanel.deleteUsers!(users, config({ gdprApiToken: 't', dataResidency }), { send });
+    for (const dataResidency of ['us', 'eu', 'in']) await mixpanel.deleteUsers!(users, config({ gdprApiToken: 't', dataResidency }), { send });
     expect(sent).toEqual([
       'https://mixpanel.com/api/app/data-deletions/v3.0/',
       'https://eu.mixpanel.com/api/app/data-deletions/v3.0/',

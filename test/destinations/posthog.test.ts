@@ -62,9 +62,7 @@ describe('PostHog transform (capture API, /batch/)', () => {
       ]),
     ]);
     const [anonymous] = transform({ type: 'identify', anonymousId: 'a-1', traits: { plan: 'free' } });
-    expect(anonymous!.body.JSON.batch).toEqual([
-      { event: '$identify', distinct_id: 'a-1', properties: { $set: { plan: 'free' }, $lib: 'weir' } },
-    ]);
+    expect(anonymous!.body.JSON.batch).toEqual([{ event: '$identify', distinct_id: 'a-1', properties: { $set: { plan: 'free' }, $lib: 'weir' } }]);
   });
 
   it('sends a page as $pageview with $current_url, from properties.url or the page context (Pageview)', () => {
@@ -175,9 +173,7 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
     listing();
     deleting(204);
     expect(await posthog.deleteUsers!([{ userId: 'u-1' }], cfg(), io)).toEqual({ status: 'completed' });
-    expect(
-      vendor.received.map(({ method, path, query, headers }) => ({ method, path, query, authorization: headers.authorization })),
-    ).toEqual([
+    expect(vendor.received.map(({ method, path, query, headers }) => ({ method, path, query, authorization: headers.authorization }))).toEqual([
       { method: 'GET', path: LIST, query: { distinct_id: 'u-1' }, authorization: 'Bearer phx_KEY' },
       { method: 'DELETE', path: `${LIST}7/`, query: { delete_events: 'true' }, authorization: 'Bearer phx_KEY' },
     ]);
@@ -244,11 +240,7 @@ describe('PostHog user deletion (persons API: find by distinct_id, then delete w
       return { status: 200, response: { results: [] }, retryable: false };
     };
     for (const yourInstance of [undefined, 'https://eu.i.posthog.com']) {
-      await posthog.deleteUsers!(
-        [{ userId: 'u-1' }],
-        config({ personalApiKey: 'k', projectId: '123', ...(yourInstance && { yourInstance }) }),
-        { send },
-      );
+      await posthog.deleteUsers!([{ userId: 'u-1' }], config({ personalApiKey: 'k', projectId: '123', ...(yourInstance && { yourInstance }) }), { send });
     }
     expect(endpoints).toEqual(['https://us.posthog.com/api/projects/123/persons/', 'https://eu.posthog.com/api/projects/123/persons/']);
   });

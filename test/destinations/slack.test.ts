@@ -22,8 +22,7 @@ const expected = (body: Record<string, unknown>, userId: string | undefined = 'a
   ...(userId && { userId }),
 });
 
-const textOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) =>
-  slack.transform!(message, config(extra))[0]!.body.JSON.text;
+const textOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) => slack.transform!(message, config(extra))[0]!.body.JSON.text;
 
 describe('Slack transform (Incoming Webhooks)', () => {
   it('identify: "Identified <user> <traits as JSON>" posted as the payload text', () => {
@@ -34,16 +33,16 @@ describe('Slack transform (Incoming Webhooks)', () => {
   });
 
   it('track: "<event> was triggered by <user>", with the properties as JSON when there are any', () => {
-    expect(
-      slack.transform!({ ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42, currency: 'EUR' } }, config()),
-    ).toEqual([expected({ text: 'Order Completed was triggered by u-1 {"revenue":42,"currency":"EUR"}' })]);
+    expect(slack.transform!({ ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42, currency: 'EUR' } }, config())).toEqual([
+      expected({ text: 'Order Completed was triggered by u-1 {"revenue":42,"currency":"EUR"}' }),
+    ]);
     expect(textOf({ type: 'track', event: 'Signed Up', anonymousId: 'a-9' })).toBe('Signed Up was triggered by a-9');
   });
 
   it('username and icon_url override the poster, when configured (Incoming Webhooks payload)', () => {
-    expect(
-      slack.transform!({ ...base, type: 'track', event: 'Ping' }, config({ username: 'weir-bot', iconUrl: 'https://x.io/bot.png' })),
-    ).toEqual([expected({ text: 'Ping was triggered by u-1', username: 'weir-bot', icon_url: 'https://x.io/bot.png' })]);
+    expect(slack.transform!({ ...base, type: 'track', event: 'Ping' }, config({ username: 'weir-bot', iconUrl: 'https://x.io/bot.png' }))).toEqual([
+      expected({ text: 'Ping was triggered by u-1', username: 'weir-bot', icon_url: 'https://x.io/bot.png' }),
+    ]);
   });
 
   it('templates fill {{name}}, {{user}}, {{properties.x}}, {{traits.x}} and other event fields from the event', () => {

@@ -136,9 +136,7 @@ describe('the console, as a new user', () => {
     await form.getByRole('button', { name: 'Create destination' }).click();
     await page.getByRole('button', { name: /^Hook/ }).waitFor();
     await page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').waitFor();
-    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(
-      `${hook.url}/hook`,
-    );
+    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(`${hook.url}/hook`);
     await page.getByText('No failure.').waitFor();
     await checkPage('destinations');
   });
@@ -161,12 +159,8 @@ describe('the console, as a new user', () => {
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     const refused = page.getByRole('alert').first();
     await refused.waitFor();
-    await expect(refused.textContent()).resolves.toMatch(
-      /^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/,
-    );
-    await expect(page.getByRole('article', { name: 'Result of Tagger' }).textContent()).resolves.toContain(
-      'Event 0 (bad-1): Error: plan broken',
-    );
+    await expect(refused.textContent()).resolves.toMatch(/^publish refused, nothing was saved: transformation Tagger fails: Error: plan broken/);
+    await expect(page.getByRole('article', { name: 'Result of Tagger' }).textContent()).resolves.toContain('Event 0 (bad-1): Error: plan broken');
     await screenshot(page, 'transformations-refused-publish');
   });
 
@@ -179,9 +173,7 @@ describe('the console, as a new user', () => {
     await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on 1 sample event(s).');
     await page.getByRole('button', { name: /^Tagger published/ }).waitFor();
 
-    await replaceCode(
-      'export function transformEvent(event) {\n  return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };\n}\n',
-    );
+    await replaceCode('export function transformEvent(event) {\n  return { ...event, properties: { ...event.properties, tagged: "weir", version: 2 } };\n}\n');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const diff = page.getByRole('region', { name: 'Differences between the two revisions' });
     await diff.locator('ins', { hasText: 'version: 2' }).waitFor();
@@ -314,9 +306,7 @@ describe('the console, as a new user', () => {
     await page.getByLabel('Name').fill('Plan Helpers');
     await replaceCode('export function isPaid(plan) {\n  return plan !== "free";\n}\n');
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe(
-      'Published: its tests passed on the transformations that import it.',
-    );
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
     await page.getByRole('list', { name: 'Libraries' }).getByRole('button', { name: 'Plan Helpers published' }).waitFor();
     await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
   });

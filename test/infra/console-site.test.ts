@@ -43,16 +43,12 @@ describe('the console site', () => {
 
   test('is the one origin the control plane allows: functions, preflights and gateway responses', () => {
     const control = dev.planes.control;
-    const functions = Object.values(resourcesOf(control, 'AWS::Lambda::Function')).filter((f) =>
-      JSON.stringify(f.Properties).includes('WEIR_TABLE'),
-    );
+    const functions = Object.values(resourcesOf(control, 'AWS::Lambda::Function')).filter((f) => JSON.stringify(f.Properties).includes('WEIR_TABLE'));
     expect(functions.length).toBeGreaterThan(0);
     const withOrigin = functions.filter((f) => JSON.stringify(f.Properties).includes(CORS.originsVariable));
     expect(withOrigin.length).toBeGreaterThan(0);
     for (const f of withOrigin) {
-      const origin = JSON.stringify(
-        (f.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[CORS.originsVariable],
-      );
+      const origin = JSON.stringify((f.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables[CORS.originsVariable]);
       // https:// and the distribution's domain, imported from the console's stack: never a wildcard.
       expect(origin).toContain('https://');
       expect(origin).toContain('Weir-dev-Console');
@@ -64,7 +60,6 @@ describe('the console site', () => {
       expect(response.Properties!.ResponseParameters).toHaveProperty(['gatewayresponse.header.Access-Control-Allow-Origin']);
     }
     const data = Object.values(resourcesOf(dev.planes.data, 'AWS::ApiGateway::GatewayResponse'));
-    for (const response of data)
-      expect(response.Properties!.ResponseParameters).not.toHaveProperty(['gatewayresponse.header.Access-Control-Allow-Origin']);
+    for (const response of data) expect(response.Properties!.ResponseParameters).not.toHaveProperty(['gatewayresponse.header.Access-Control-Allow-Origin']);
   });
 });

@@ -12,13 +12,10 @@ function functionsOf(stage: ReturnType<typeof synthStage>): [string, NodejsFunct
   for (const [name, spec] of Object.entries(ENDPOINT_FUNCTIONS)) {
     out.push([name, stage.planeStack[spec.plane].plane.functions[name]!, 'credentials' in spec ? spec.credentials : undefined]);
   }
-  for (const [name, spec] of Object.entries(STREAM_CONSUMERS))
-    out.push([name, stage.stacks.control.streamConsumers.functions[name]!, spec.credentials]);
-  for (const [name, spec] of Object.entries(SCHEDULED_FUNCTIONS))
-    out.push([name, stage.stacks.control.scheduledFunctions.functions[name]!, spec.credentials]);
+  for (const [name, spec] of Object.entries(STREAM_CONSUMERS)) out.push([name, stage.stacks.control.streamConsumers.functions[name]!, spec.credentials]);
+  for (const [name, spec] of Object.entries(SCHEDULED_FUNCTIONS)) out.push([name, stage.stacks.control.scheduledFunctions.functions[name]!, spec.credentials]);
   for (const plane of ['control', 'data'] as const) {
-    for (const [name, fn] of Object.entries(stage.planeStack[plane].plane.authorizerFunctions))
-      out.push([`${name} authorizer`, fn, undefined]);
+    for (const [name, fn] of Object.entries(stage.planeStack[plane].plane.authorizerFunctions)) out.push([`${name} authorizer`, fn, undefined]);
   }
   return out;
 }

@@ -7,28 +7,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { BINARY_MEDIA_TYPES } from '../../infra/stacks/plane-api';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/contract/functions';
 import { createWeirStacks, stageConfig } from '../../infra/stacks';
-import {
-  AUTHORIZERS,
-  ENDPOINT_FUNCTIONS,
-  PLANES,
-  SCHEDULED_FUNCTIONS,
-  STREAM_CONSUMERS,
-  type Plane,
-} from '../../shared/contract/functions';
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { TABLE } from '../../shared/contract/table';
 import { expectStreamConsumerWired } from './stream-consumer-assertions';
-import {
-  cdkJsonContext,
-  logicalId,
-  methodPath,
-  REPO_ROOT,
-  refersToArnOf,
-  resourcePaths,
-  resourcesOf,
-  synthStage,
-  type SynthesizedStage,
-} from './synth';
+import { cdkJsonContext, logicalId, methodPath, REPO_ROOT, refersToArnOf, resourcePaths, resourcesOf, synthStage, type SynthesizedStage } from './synth';
 
 const PLANE_NAMES = Object.keys(PLANES) as Plane[];
 const routes: readonly RouteDefinition[] = ROUTES;
@@ -103,9 +86,7 @@ describe('API Gateway is built from the route manifest', () => {
     const preflights = methods.filter((m) => m.Properties!.HttpMethod === 'OPTIONS');
     // The control plane answers the console's preflights on every resource (a mock integration, no Lambda).
     if (plane === 'data') expect(preflights).toEqual([]);
-    else
-      for (const preflight of preflights)
-        expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    else for (const preflight of preflights) expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
   });
 
   test.each(PLANE_NAMES)('the %s plane grants API Gateway one invoke permission per routed function', (plane) => {
@@ -239,10 +220,7 @@ describe('Lambda functions', () => {
   test('every function runs nodejs22.x on ARM and knows the table', () => {
     const functions = allFunctions(dev);
     expect(functions).toHaveLength(
-      Object.keys(ENDPOINT_FUNCTIONS).length +
-        Object.keys(AUTHORIZERS).length +
-        Object.keys(STREAM_CONSUMERS).length +
-        Object.keys(SCHEDULED_FUNCTIONS).length,
+      Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length,
     );
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
@@ -279,9 +257,7 @@ describe('operations', () => {
   test('every function is traced (X-Ray), and so are both API stages', () => {
     for (const template of [dev.planes.control, dev.planes.data]) {
       // Weir's own functions (CDK's helper for deploying the console's files is not one of them).
-      const weir = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((fn) =>
-        JSON.stringify(fn.Properties).includes('WEIR_TABLE'),
-      );
+      const weir = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((fn) => JSON.stringify(fn.Properties).includes('WEIR_TABLE'));
       expect(weir.length).toBeGreaterThan(0);
       for (const fn of weir) expect(fn.Properties).toMatchObject({ TracingConfig: { Mode: 'Active' } });
       template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
@@ -291,18 +267,11 @@ describe('operations', () => {
   test("every function's errors, every stream consumer's iterator age and Weir's own metrics raise an alarm to the stage's topic", () => {
     const alarms = [...alarmsOf(dev.planes.control), ...alarmsOf(dev.planes.data)];
     const functionCount =
-      Object.keys(ENDPOINT_FUNCTIONS).length +
-      Object.keys(AUTHORIZERS).length +
-      Object.keys(STREAM_CONSUMERS).length +
-      Object.keys(SCHEDULED_FUNCTIONS).length;
+      Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length;
     expect(alarms.filter((a) => a.MetricName === 'Errors')).toHaveLength(functionCount);
     expect(alarms.filter((a) => a.MetricName === 'IteratorAge')).toHaveLength(Object.keys(STREAM_CONSUMERS).length);
     const own = alarms.filter((a) => a.Namespace === 'Weir').map((a) => [a.MetricName, a.Dimensions]);
-    expect(own).toEqual(
-      expect.arrayContaining(
-        ['DeliveryAborted', 'RecordsParked', 'SchedulerBacklog'].map((m) => [m, [{ Name: 'service', Value: 'weir' }]]),
-      ),
-    );
+    expect(own).toEqual(expect.arrayContaining(['DeliveryAborted', 'RecordsParked', 'SchedulerBacklog'].map((m) => [m, [{ Name: 'service', Value: 'weir' }]])));
     // Every alarm notifies the topic of the State stack (imported by reference).
     for (const alarm of alarms) expect(JSON.stringify(alarm.AlarmActions)).toContain(topicId());
   });
@@ -359,9 +328,7 @@ describe('stream consumers', () => {
     for (const [name, consumer] of Object.entries(STREAM_CONSUMERS)) {
       expectStreamConsumerWired(dev.stacks, dev.planes.control, name, consumer);
     }
-    expect(Object.keys(resourcesOf(dev.planes.control, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(
-      Object.keys(STREAM_CONSUMERS).length,
-    );
+    expect(Object.keys(resourcesOf(dev.planes.control, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(Object.keys(STREAM_CONSUMERS).length);
   });
 });
 

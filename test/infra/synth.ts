@@ -67,5 +67,4 @@ export function methodPath(resourceId: unknown, paths: Map<string, string>): str
 }
 
 /** Whether a CloudFormation value refers to the ARN of the resource with this logical id. */
-export const refersToArnOf = (value: unknown, id: string): boolean =>
-  JSON.stringify(value).includes(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+export const refersToArnOf = (value: unknown, id: string): boolean => JSON.stringify(value).includes(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));

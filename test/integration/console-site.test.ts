@@ -54,10 +54,6 @@ describe('the local console site', () => {
 
   it('adds its own origins to those CORS allows, keeping the ones set', () => {
     const port = new URL(url).port;
-    expect(process.env[CORS.originsVariable]?.split(',')).toEqual([
-      'https://other.console.test',
-      `http://127.0.0.1:${port}`,
-      `http://localhost:${port}`,
-    ]);
+    expect(process.env[CORS.originsVariable]?.split(',')).toEqual(['https://other.console.test', `http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   });
 });

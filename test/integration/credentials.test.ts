@@ -36,9 +36,7 @@ describe('credentials', () => {
 
     const { Items = [] } = await rt.store.doc.send(new ScanCommand({ TableName: rt.store.table }));
     const raw = JSON.stringify(
-      Items.map((item) =>
-        Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v])),
-      ),
+      Items.map((item) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v]))),
     );
     expect(raw).toContain('STRIPE_KEY');
     expect(raw).not.toContain(SECRET);
@@ -151,9 +149,8 @@ describe('getCredential in transformations', () => {
   it('takes per-call credentials over the stored ones in the test interface, for that call only', async () => {
     const { ws, api } = await setUp();
     const bearerApi = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-    const destination = (
-      await bearerApi('POST', '/v2/destinations', { name: 'h', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })
-    ).body.destination;
+    const destination = (await bearerApi('POST', '/v2/destinations', { name: 'h', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })).body
+      .destination;
     await api('POST', '/transformations?publish=true', { name: 'Keys', code: USES, destinationIds: [destination.id] });
     const stage = { user_transform: true, dest_transform: false, send_to_destination: false };
     const message = { type: 'track', event: 'x', anonymousId: 'a' };

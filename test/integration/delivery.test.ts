@@ -45,8 +45,7 @@ async function pipeline(...paths: string[]) {
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
   const destinations: string[] = [];
   for (const path of paths) {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body
-      .destination;
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
     await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
     destinations.push(d.id);
   }
@@ -55,10 +54,8 @@ async function pipeline(...paths: string[]) {
     api,
     source,
     destinations,
-    track: (body: Record<string, unknown>, type = 'track') =>
-      call(rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
-    batch: (batch: Record<string, unknown>[]) =>
-      call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
+    track: (body: Record<string, unknown>, type = 'track') => call(rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
+    batch: (batch: Record<string, unknown>[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
     publish: async (code: string) => {
       const created = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
         auth: basic(ws.email, ws.token),
@@ -208,8 +205,7 @@ describe('delivery', () => {
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
     const deadline = Date.now() + 5_000;
-    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
     expect(hook.pending()).toBe(1);
     await rt.poller.drain();
@@ -265,9 +261,8 @@ describe('delivery', () => {
     const p = await pipeline(); // no connection: the stream consumer leaves this batch alone
     await p.batch([1, 2, 3, 4].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
     await rt.poller.drain();
-    const destination = (
-      await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })
-    ).body.destination.id;
+    const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })).body.destination
+      .id;
     const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
     const ref = {
       workspaceId: p.ws.workspaceId,
@@ -283,9 +278,7 @@ describe('delivery', () => {
       progress: 0,
       output: 0,
     });
-    expect(
-      await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered'),
-    ).toBe(true);
+    expect(await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered')).toBe(true);
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, leaseEnds - Date.now() + 20));
@@ -336,8 +329,7 @@ describe('server-delivered retries', () => {
       await data.connect();
       const p = await pipeline();
       const nobody = `127.0.0.1:${await freePort()}`;
-      const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body
-        .destination.id;
+      const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body.destination.id;
       await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: cache });
       await p.track({ userId: 'grace', traits: { plan: 'team' } }, 'identify');
       await rt.poller.drain();
@@ -411,8 +403,7 @@ describe('live events and outcomes', () => {
       { type: 'track', userId: 'other', event: 'kept' },
     ]);
     await flow();
-    const events = async () =>
-      (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
+    const events = async () => (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
     expect(await events()).toEqual(['kept', 'before']);
     const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(p.ws.token),

@@ -22,8 +22,7 @@ afterAll(() => rt.stop());
 
 const MB = 1024 * 1024;
 const portOf = (url: string) => Number(new URL(url).port);
-const newSource = async () =>
-  (await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'S' } })).body.source as { id: string };
+const newSource = async () => (await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'S' } })).body.source as { id: string };
 const chunked = (body: Buffer, size = MB) => {
   const parts: Buffer[] = [];
   for (let at = 0; at < body.length; at += size) {
@@ -54,9 +53,7 @@ function parseAnswers(received: string): RawAnswer[] {
   while (rest.startsWith('HTTP/1.1 ')) {
     const end = rest.indexOf('\r\n\r\n');
     const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n');
-    const headers = Object.fromEntries(
-      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-    );
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
     rest = rest.slice(end + 4);
     let body = '';
     if (headers['transfer-encoding'] === 'chunked') {
@@ -98,13 +95,7 @@ function exchange(port: number, parts: (string | Buffer)[], timeoutMs = 10_000) 
  * A node:http upload (in 1 MB writes), recording every error the client sees. Unless `sized` is false it sends
  * Content-Length; without it node:http frames a POST body chunked but sends a GET or DELETE body unframed.
  */
-function upload(
-  port: number,
-  method: string,
-  path: string,
-  body: Buffer,
-  options: { sized?: boolean; headers?: Record<string, string>; agent?: Agent } = {},
-) {
+function upload(port: number, method: string, path: string, body: Buffer, options: { sized?: boolean; headers?: Record<string, string>; agent?: Agent } = {}) {
   return new Promise<{ status?: number; headers?: IncomingHttpHeaders; json?: unknown; errors: string[] }>((resolve) => {
     const headers = { ...options.headers, ...(options.sized === false ? {} : { 'Content-Length': String(body.length) }) };
     // Without an agent node:http asks for Connection: close.
@@ -188,8 +179,7 @@ describe('GET and DELETE carrying a body answer as they do without one', () => {
 
 describe('a client still sending a large body reads the answer, then the connection closes', () => {
   const big = Buffer.alloc(12 * MB, 'a');
-  const noRoute = (plane: 'control' | 'data') =>
-    plane === 'control' ? { error: 'No route POST /nowhere' } : { message: 'No route POST /nowhere' };
+  const noRoute = (plane: 'control' | 'data') => (plane === 'control' ? { error: 'No route POST /nowhere' } : { message: 'No route POST /nowhere' });
 
   it.each([
     ['control', 'Content-Length'],
@@ -269,10 +259,7 @@ describe('requests Node cannot parse or finish get a JSON 4xx, not a bare one', 
     });
 
     it.each([
-      [
-        'a DELETE whose body stops short',
-        'DELETE /v1/anything HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}',
-      ],
+      ['a DELETE whose body stops short', 'DELETE /v1/anything HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{}'],
       ['headers that never end', 'GET /v1/anything HTTP/1.1\r\nHost: localhost\r\n'],
     ])('%s → 408', async (_name, sent) => {
       const { answers, errors, timedOut } = await exchange(port, [sent], 5000);

@@ -5,17 +5,7 @@ import { ENDPOINT_FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES, routeKey, type RouteDefinition } from '../../shared/contract/routes';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { shutdownSandbox } from '../../shared/sandbox';
-import {
-  deepArray,
-  hostileCases,
-  nested,
-  withRaw,
-  HUGE_ASCII,
-  HUGE_EMOJI,
-  QUOTES,
-  type BodySample,
-  type HostileCase,
-} from '../support/hostile-inputs';
+import { deepArray, hostileCases, nested, withRaw, HUGE_ASCII, HUGE_EMOJI, QUOTES, type BodySample, type HostileCase } from '../support/hostile-inputs';
 import { ADMIN, basic, bearer, call, startTestRuntime, type Answer, type TestRuntime } from '../support/runtime';
 
 /**
@@ -38,17 +28,10 @@ beforeAll(async () => {
   };
   const source = (await api('POST', '/v2/sources', { name: 'Site' })).source;
   Object.assign(ids, { source: source.id, writeKey: source.writeKey });
-  ids.destination = (
-    await api('POST', '/v2/destinations', { name: 'Hook', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })
-  ).destination.id;
+  ids.destination = (await api('POST', '/v2/destinations', { name: 'Hook', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/h' } })).destination.id;
   ids.connection = (await api('POST', '/v2/connections', { sourceId: ids.source, destinationId: ids.destination })).connection.id;
   const account = basic(ws.email, ws.token);
-  const transformation = await api(
-    'POST',
-    '/transformations',
-    { name: 'T', code: 'export function transformEvent(e) { return e; }' },
-    account,
-  );
+  const transformation = await api('POST', '/transformations', { name: 'T', code: 'export function transformEvent(e) { return e; }' }, account);
   Object.assign(ids, { transformation: transformation.id, transformationVersion: transformation.versionId });
   const library = await api('POST', '/libraries', { name: 'Helpers', code: 'export const one = 1;' }, account);
   Object.assign(ids, { library: library.id, libraryVersion: library.versionId });
@@ -120,12 +103,7 @@ const SAMPLES: Record<string, BodySample> = {
 function acceptedAs(route: RouteDefinition, hostile: HostileCase): unknown {
   const key = routeKey(route);
   // A percent-encoding that decodes to no text is no id at all: the gateway refuses the path before any route.
-  if (
-    key === 'GET /schemas/event-model/{EventID}/key-counts' &&
-    hostile.name.startsWith('path EventID') &&
-    !hostile.name.includes('lone surrogate')
-  )
-    return {};
+  if (key === 'GET /schemas/event-model/{EventID}/key-counts' && hostile.name.startsWith('path EventID') && !hostile.name.includes('lone surrogate')) return {};
   if (key === 'GET /schemas/event-models' && hostile.name.startsWith('query ')) return [];
   if (key === 'GET /schemas/event-versions' && hostile.name.startsWith('query EventID')) return [];
   return undefined;
@@ -180,16 +158,12 @@ async function snapshot(): Promise<string> {
 function problemWith(answer: Answer, plane: 'control' | 'data', accepted: unknown): string | undefined {
   const seen = `${answer.status} ${answer.text.slice(0, 160)}`;
   if (accepted !== undefined)
-    return answer.status === 200 && isDeepStrictEqual(answer.body, accepted)
-      ? undefined
-      : `expected 200 ${JSON.stringify(accepted)}, got ${seen}`;
+    return answer.status === 200 && isDeepStrictEqual(answer.body, accepted) ? undefined : `expected 200 ${JSON.stringify(accepted)}, got ${seen}`;
   if (answer.status < 400 || answer.status >= 500) return `expected a 4xx, got ${seen}`;
   const type = answer.headers.get('content-type') ?? '';
   const body = answer.body as { error?: unknown; message?: unknown } | string;
   const jsonError =
-    type.startsWith('application/json') &&
-    typeof body === 'object' &&
-    typeof (body.error ?? (plane === 'data' ? body.message : undefined)) === 'string';
+    type.startsWith('application/json') && typeof body === 'object' && typeof (body.error ?? (plane === 'data' ? body.message : undefined)) === 'string';
   const textError = plane === 'data' && type.startsWith('text/plain') && answer.text.trim() !== '';
   return jsonError || textError ? undefined : `not an error body (${type}): ${seen}`;
 }

@@ -147,12 +147,7 @@ describe('POST /v1/*', () => {
         400,
         /^batch\[1\]: event is not a valid event: unknown type "buy"/,
       ],
-      [
-        '/v1/batch',
-        { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, 7] } },
-        400,
-        /^batch\[1\]: event is not a valid event: not an object/,
-      ],
+      ['/v1/batch', { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, 7] } }, 400, /^batch\[1\]: event is not a valid event: not an object/],
       [
         '/v1/batch',
         {
@@ -247,8 +242,7 @@ describe('POST /v1/*', () => {
     for (const [name, status] of cases) {
       // DynamoDB Local never pushes back: the ingest write fails here the way the service would fail it.
       const pushBack = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-        if ((args as { input: { Item?: { entity?: string } } }).input.Item?.entity === 'ingest')
-          throw Object.assign(new Error(name), { name });
+        if ((args as { input: { Item?: { entity?: string } } }).input.Item?.entity === 'ingest') throw Object.assign(new Error(name), { name });
         return next(args);
       };
       rt.store.doc.middlewareStack.add(pushBack as never, { step: 'initialize', name: 'pushBack' });

@@ -49,8 +49,7 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
   const ws = await rt.newWorkspace();
   const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body
-    .destination;
+  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
   let calls = 0;
   hook.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
@@ -79,9 +78,7 @@ test('each sandbox invocation emits SandboxInvocations with its outcome: ok, or 
     libraries: [],
     events: [{ message: { type: 'track' }, metadata: {} }],
   });
-  await expect(
-    runTransformation({ code: 'export function transformEvent(e) { return e', name: 'broken', libraries: [], events: [] }),
-  ).rejects.toThrow();
+  await expect(runTransformation({ code: 'export function transformEvent(e) { return e', name: 'broken', libraries: [], events: [] })).rejects.toThrow();
   const outcomes = documents()
     .filter((d) => d.SandboxInvocations === 1 && d.outcome !== undefined)
     .map((d) => d.outcome);

@@ -104,17 +104,7 @@ describe('parked stream records', () => {
     expect(listed.body[0]).not.toHaveProperty('image');
     const cli = execFileSync(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.resolve(__dirname, '../../infra/local/admin.ts'),
-        '--endpoint',
-        rt.dynamoEndpoint,
-        '--table',
-        rt.tableName,
-        'parked',
-        'list',
-      ],
+      ['--import', 'tsx', path.resolve(__dirname, '../../infra/local/admin.ts'), '--endpoint', rt.dynamoEndpoint, '--table', rt.tableName, 'parked', 'list'],
       {
         encoding: 'utf8',
       },

@@ -69,9 +69,7 @@ describe('schema capture', () => {
 
   it('loses no count when consumers write the same model at once', async () => {
     const s = await setup();
-    const records = Array.from({ length: 24 }, (_, i) =>
-      s.record([track('Clicked', i % 60, { i }), track('Clicked', i % 60, { i, n: i })]),
-    );
+    const records = Array.from({ length: 24 }, (_, i) => s.record([track('Clicked', i % 60, { i }), track('Clicked', i % 60, { i, n: i })]));
     const consumers = [s.newCapture(), s.newCapture(), s.newCapture(), s.newCapture()];
     // As Lambda does: what a consumer reports failed is handed over again, until nothing fails.
     let pending = records;
@@ -167,9 +165,7 @@ describe('schema capture', () => {
     expect((await s.newCapture().capture([s.record([odd])])).size).toBe(0);
     const [model] = await s.governance.eventModels(s.writeKey);
     expect(model!.Schema).toEqual(
-      JSON.parse(
-        '{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}',
-      ),
+      JSON.parse('{"__proto__":"string","properties.":"float64","properties.a.b":"bool","properties.constructor":"string","type":"string","userId":"string"}'),
     );
     expect(Object.keys(await s.governance.keyCounts(model!.EventID))).toContain('__proto__');
   });

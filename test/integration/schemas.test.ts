@@ -203,14 +203,8 @@ describe('data governance API', () => {
       });
     }
     const identified = (await get(`/schemas/event-model/${identify.EventID}/metadata`)).body;
-    expect(identified.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual([
-      'a-identify-a',
-      'a-identify-b',
-      'a-identify-c',
-    ]);
-    expect(identified.FrequentValues['traits.email']).toEqual(
-      ['a', 'b', 'c'].map((id) => ({ Value: `${id}@example.com`, Frequency: 1 / 3 })),
-    );
+    expect(identified.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual(['a-identify-a', 'a-identify-b', 'a-identify-c']);
+    expect(identified.FrequentValues['traits.email']).toEqual(['a', 'b', 'c'].map((id) => ({ Value: `${id}@example.com`, Frequency: 1 / 3 })));
   });
 
   it('gives each version its own frequent values and samples', async () => {
@@ -254,17 +248,7 @@ describe('data governance API', () => {
       type: 'object',
       title: 'track Order Completed',
     });
-    expect(schema.required).toEqual([
-      'context',
-      'event',
-      'messageId',
-      'properties',
-      'receivedAt',
-      'request_ip',
-      'type',
-      'userId',
-      'weirId',
-    ]);
+    expect(schema.required).toEqual(['context', 'event', 'messageId', 'properties', 'receivedAt', 'request_ip', 'type', 'userId', 'weirId']);
     const validate = new Ajv2020({ allowUnionTypes: true, ownProperties: true }).compile(schema);
     const { body } = await get(`/schemas/event-model/${order.EventID}/metadata`);
     for (const sample of body.SampledEvents) expect(validate(sample)).toBe(true);
@@ -289,9 +273,7 @@ describe('data governance API', () => {
 
     const all = (await get('/schemas/event-models')).body as { ID: number; EventID: string }[];
     expect(all.map((m) => m.ID)).toEqual([...all.map((m) => m.ID)].sort((x, y) => x - y));
-    expect(all.map((m) => m.EventID)).toEqual(
-      expect.arrayContaining([order.EventID, identify.EventID, siblings[0].EventID, others[0].EventID]),
-    );
+    expect(all.map((m) => m.EventID)).toEqual(expect.arrayContaining([order.EventID, identify.EventID, siblings[0].EventID, others[0].EventID]));
     expect((await get(`/schemas/event-models?writeKey=${other.writeKey}`)).body).toEqual(others);
     expect((await get('/schemas/event-models?WriteKey=no-such-key')).body).toEqual([]);
   });
@@ -316,9 +298,7 @@ describe('data governance API', () => {
 describe('data governance API and data regulations', () => {
   it("removes a deleted user's sampled events and values, keeping the counts", async () => {
     const s = await newSource();
-    await s.send(
-      ['gone', 'stay-1', 'stay-2'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com`, plan: 'pro' } })),
-    );
+    await s.send(['gone', 'stay-1', 'stay-2'].map((userId) => ({ type: 'identify', userId, traits: { email: `${userId}@example.com`, plan: 'pro' } })));
     const [model] = await modelsOf(s.writeKey, (m) => total(m) === 3);
     const [version] = (await get(`/schemas/event-versions?EventID=${model.EventID}`)).body;
     const metadataOf = async () => [
@@ -350,10 +330,7 @@ describe('data governance API and data regulations', () => {
       expect(metadata.TotalCount).toBe(3);
       expect(metadata.SampledEvents.map((e: { userId: string }) => e.userId)).toEqual(['stay-1', 'stay-2']);
       expect(metadata.FrequentValues.userId.map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1', 'stay-2']);
-      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value).sort()).toEqual([
-        'stay-1@example.com',
-        'stay-2@example.com',
-      ]);
+      expect(metadata.FrequentValues['traits.email'].map((v: { Value: string }) => v.Value).sort()).toEqual(['stay-1@example.com', 'stay-2@example.com']);
       expect(metadata.FrequentValues['traits.plan']).toEqual([{ Value: 'pro', Frequency: 1 }]);
     }
     expect((await get(`/schemas/event-model/${model.EventID}/key-counts`)).body['traits.email']).toBe(3);
@@ -395,15 +372,7 @@ describe('data governance API: refusals', () => {
   it('answers 200 {} for the key counts and 200 [] for the versions of an EventID that names nothing, whatever its shape', async () => {
     const missing = await get('/schemas/event-versions');
     expect([missing.status, missing.text]).toEqual([400, expect.stringContaining('Mandatory field: EventID missing')]);
-    const names = [
-      '',
-      '0190f5a2-0000-7000-8000-000000000000',
-      'nope',
-      "x' OR 1=1 --",
-      '"quoted"',
-      'x'.repeat(5000),
-      '\u{1F600}'.repeat(600),
-    ];
+    const names = ['', '0190f5a2-0000-7000-8000-000000000000', 'nope', "x' OR 1=1 --", '"quoted"', 'x'.repeat(5000), '\u{1F600}'.repeat(600)];
     for (const id of names) {
       const versions = await get(`/schemas/event-versions?EventID=${encodeURIComponent(id)}`);
       expect([id.slice(0, 20), versions.status, versions.body]).toEqual([id.slice(0, 20), 200, []]);

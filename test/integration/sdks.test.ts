@@ -28,9 +28,7 @@ async function connectedSource(path: string) {
   const ws = await rt.newWorkspace();
   const api = (method: string, p: string, body?: unknown) => call(rt.controlUrl, method, p, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'node service' })).body.source;
-  const destination = (
-    await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })
-  ).body.destination;
+  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
   return source as { id: string; writeKey: string };
 }

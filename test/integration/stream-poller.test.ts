@@ -37,10 +37,7 @@ describe('the local stream poller', () => {
       intervalMs: 50,
       consumers: [
         consumer({
-          filters: [
-            { eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'WANTED#' }] } } } },
-            { dynamodb: { Keys: { sk: { S: ['ALSO'] } } } },
-          ],
+          filters: [{ eventName: ['INSERT'], dynamodb: { Keys: { sk: { S: [{ prefix: 'WANTED#' }] } } } }, { dynamodb: { Keys: { sk: { S: ['ALSO'] } } } }],
           handler: async (event) => void seen.push(...event.Records),
         }),
       ],

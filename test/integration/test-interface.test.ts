@@ -130,10 +130,7 @@ describe('testDestination', () => {
   it('reports a throwing transformation and aborts the later stages with the exact texts, sending nothing', async () => {
     const w = await workspace();
     const d = await w.destination();
-    await w.transformation(
-      'export function transformEvent(event) { if (event.messageId === "msg-1") throw new Error("no tracks"); return event; }',
-      [d.id],
-    );
+    await w.transformation('export function transformEvent(event) { if (event.messageId === "msg-1") throw new Error("no tracks"); return event; }', [d.id]);
     const answer = await w.testDestination(d.id, { message: TRACK });
     expect(answer.status).toBe(200);
     expect(answer.body.data).toHaveLength(1);
@@ -150,9 +147,7 @@ describe('testDestination', () => {
     const dropped = await w.destination();
     await w.transformation('export function transformEvent(event) { return null; }', [dropped.id]);
     const filtered = await w.testDestination(dropped.id, { message: TRACK });
-    expect(filtered.body.data).toEqual([
-      { user_transformed_payload: { filtered: true, message: 'the transformation returned no event for this message' } },
-    ]);
+    expect(filtered.body.data).toEqual([{ user_transformed_payload: { filtered: true, message: 'the transformation returned no event for this message' } }]);
     expect(hook.received).toEqual([]);
 
     const fanned = await w.destination();
@@ -347,9 +342,7 @@ describe('testDestination', () => {
     expect(created.status).toBe(201);
     const answer = await w.testDestination(created.body.destination.id, { message: TRACK });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toBe(
-      "destination type REDIS is delivered by the data plane's own server; the test interface cannot send to it",
-    );
+    expect(answer.body.error).toBe("destination type REDIS is delivered by the data plane's own server; the test interface cannot send to it");
   });
 
   it("answers 404 for an unknown id and for another workspace's destination; Bearer works too; no credentials 401", async () => {
@@ -360,12 +353,7 @@ describe('testDestination', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe(`destination with id ${theirs.id} not found`);
     expect((await w.testDestination('nope', { message: TRACK })).status).toBe(404);
-    const viaBearer = await w.testDestination(
-      (await w.destination()).id,
-      { message: TRACK, stage: { dest_transform: true } },
-      '',
-      bearer(w.ws.token),
-    );
+    const viaBearer = await w.testDestination((await w.destination()).id, { message: TRACK, stage: { dest_transform: true } }, '', bearer(w.ws.token));
     expect(viaBearer.status).toBe(200);
     const anonymous = await call(rt.controlUrl, 'POST', `/v0/testDestination/${theirs.id}`, { body: { message: TRACK } });
     expect(anonymous.status).toBe(401);
@@ -410,8 +398,7 @@ describe('testSource', () => {
     const s = await w.source();
     const first = await w.destination({ webhookUrl: `${hook.url}/first` });
     const disabled = await w.destination({ webhookUrl: `${hook.url}/disabled` }, { enabled: false });
-    const cache = (await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } }))
-      .body.destination;
+    const cache = (await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } })).body.destination;
     const unconnected = await w.destination({ webhookUrl: `${hook.url}/unconnected` });
     for (const d of [first, disabled, cache]) await w.connect(s.id, d.id);
 
@@ -430,9 +417,7 @@ describe('testSource', () => {
     expect(hook.received.map((r) => r.path)).toEqual(['/first']);
 
     const forced = await w.testSource(s.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } }, '?force=true');
-    expect(forced.body.find((r: { destinationId: string }) => r.destinationId === disabled.id).data[0].destination_response_status).toEqual(
-      [200],
-    );
+    expect(forced.body.find((r: { destinationId: string }) => r.destinationId === disabled.id).data[0].destination_response_status).toEqual([200]);
     expect(hook.received.map((r) => r.path).sort()).toEqual(['/disabled', '/first', '/first']);
   });
 

@@ -1,30 +1,9 @@
-import { shutdownSandbox } from '../../shared/sandbox';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
-import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
+import { IDENTITY, THROWS, transformationSuite } from '../support/transformations';
+import { bearer, call, type TestRuntime } from '../support/runtime';
 
+const { state, client } = transformationSuite();
 let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => {
-  await rt.stop();
-  await shutdownSandbox();
-});
-
-/** The GitHub Action authenticates with Basic email:token; rudder-cli with Bearer. Both are used below. */
-const client = (ws: WorkspaceCredentials, scheme: 'basic' | 'bearer' = 'basic') => {
-  const auth = scheme === 'basic' ? basic(ws.email, ws.token) : bearer(ws.token);
-  return {
-    get: (path: string) => call(rt.controlUrl, 'GET', path, { auth }),
-    post: (path: string, body?: unknown) => call(rt.controlUrl, 'POST', path, { auth, body: body ?? {} }),
-    del: (path: string) => call(rt.controlUrl, 'DELETE', path, { auth }),
-  };
-};
-
-const IDENTITY = 'export function transformEvent(event, metadata) {\n  return event;\n}';
-const TAGGER = `import { tag } from "tagLib";
-export function transformEvent(event) {
-  return { ...event, tagged: tag(event.event ?? event.type) };
-}`;
-const THROWS = 'export function transformEvent(event) {\n  throw new Error("Manual Error");\n}';
+beforeAll(() => ({ rt } = state));
 
 describe('transformations', () => {
   it('are created as drafts by default, listed with drafts, and read back', async () => {
@@ -62,16 +41,9 @@ describe('transformations', () => {
     const third = (await api.post(`/transformations/${id}`, { name: 'Renamed' })).body;
 
     const asc = await api.get(`/transformations/${id}/versions`);
-    expect(asc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([
-      v1,
-      second.body.versionId,
-      third.versionId,
-    ]);
+    expect(asc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([v1, second.body.versionId, third.versionId]);
     const desc = await api.get(`/transformations/${id}/versions?count=2&orderBy=DESC`);
-    expect(desc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([
-      third.versionId,
-      second.body.versionId,
-    ]);
+    expect(desc.body.TransformationVersions.map((v: { versionId: string }) => v.versionId)).toEqual([third.versionId, second.body.versionId]);
 
     const first = await api.get(`/transformations/${id}/versions/${v1}`);
     expect(first.body).toMatchObject({ id, versionId: v1, name: 'Rev', description: '', code: IDENTITY, codeVersion: '1' });
@@ -201,181 +173,16 @@ describe('publishing a library on create', () => {
   });
 });
 
-describe('the GitHub Action flow', () => {
-  it('creates drafts, tests them together, and publishes them', async () => {
-    const ws = await rt.newWorkspace();
-    const api = client(ws);
-    const library = (
-      await api.post('/libraries?publish=false', {
-        name: 'Tag Lib',
-        description: '',
-        code: 'export function tag(x) { return "#" + x; }',
-        language: 'javascript',
-      })
-    ).body;
-    const transformation = (
-      await api.post('/transformations?publish=false', { name: 'Tagger', description: '', code: TAGGER, language: 'javascript' })
-    ).body;
-    expect(transformation.imports).toEqual(['tagLib']);
-    const broken = (await api.post('/transformations?publish=false', { name: 'Broken', code: THROWS })).body;
-
-    const testInput = [
-      { type: 'track', event: 'Order Completed', messageId: 'm1' },
-      { type: 'identify', messageId: 'm2' },
-    ];
-    const tested = await api.post('/transformations/libraries/test', {
-      transformations: [
-        { versionId: transformation.versionId, testInput },
-        { versionId: broken.versionId, testInput: JSON.stringify(testInput) },
-      ],
-      libraries: [{ versionId: library.versionId }],
-    });
-    expect(tested.status).toBe(200);
-    expect(tested.body.result.successTestResults).toEqual([
-      {
-        id: transformation.id,
-        name: 'Tagger',
-        transformerVersionID: transformation.versionId,
-        result: {
-          output: {
-            transformedEvents: [
-              { ...testInput[0], tagged: '#Order Completed' },
-              { ...testInput[1], tagged: '#identify' },
-            ],
-          },
-          logs: [],
-        },
-      },
-    ]);
-    expect(tested.body.result.failedTestResults).toEqual([
-      {
-        id: broken.id,
-        name: 'Broken',
-        transformerVersionID: broken.versionId,
-        result: 'Error: Manual Error\n    at transformEvent (Broken:2:18)\nError: Manual Error\n    at transformEvent (Broken:2:18)',
-        transformedEvents: [],
-        errors: testInput.map((event, eventIndex) => ({
-          message: 'Error: Manual Error\n    at transformEvent (Broken:2:18)',
-          messageId: event.messageId,
-          eventIndex,
-          event,
-        })),
-      },
-    ]);
-
-    const refused = await api.post('/transformations/libraries/publish', {
-      transformations: [{ versionId: transformation.versionId, testInput }, { versionId: broken.versionId }],
-      libraries: [{ versionId: library.versionId }],
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.published).toBe(false);
-    expect(refused.body.error).toMatch(/^publish refused, nothing was published: transformation Broken fails: Error: Manual Error/);
-    expect(refused.body.results.transformations.find((t: { id: string }) => t.id === broken.id).pass).toBe(false);
-    expect((await api.get(`/transformations/${transformation.id}`)).body.publishedVersionId).toBeNull();
-    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBeNull();
-
-    const published = await api.post('/transformations/libraries/publish', {
-      transformations: [{ versionId: transformation.versionId, testInput }],
-      libraries: [{ versionId: library.versionId }],
-      commitId: 'abc123',
-    });
-    expect(published.status).toBe(200);
-    expect(published.body).toEqual({ published: true });
-    expect((await api.get(`/transformations/${transformation.id}`)).body.publishedVersionId).toBe(transformation.versionId);
-    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBe(library.versionId);
-  });
-
-  it('re-tests the importers of a library, and refuses a library revision that breaks one', async () => {
-    const api = client(await rt.newWorkspace());
-    const library = (await api.post('/libraries?publish=true', { name: 'Tag Lib', code: 'export function tag(x) { return "#" + x; }' }))
-      .body;
-    const transformation = (await api.post('/transformations?publish=true', { name: 'Tagger', code: TAGGER })).body;
-    expect(transformation.publishedVersionId).toBe(transformation.versionId);
-
-    const bad = (await api.post(`/libraries/${library.id}`, { code: 'export function tag(x) { return x.missing.field; }' })).body;
-    const tested = await api.post('/transformations/libraries/test', { libraries: [{ versionId: bad.versionId }] });
-    expect(tested.body.result.failedTestResults).toEqual([
-      expect.objectContaining({
-        id: transformation.id,
-        transformerVersionID: transformation.versionId,
-        result: expect.stringContaining('TypeError'),
-      }),
-    ]);
-    const refused = await api.post('/transformations/libraries/publish', { libraries: [{ versionId: bad.versionId }] });
-    expect(refused.status).toBe(400);
-    expect((await api.get(`/libraries/${library.id}`)).body.publishedVersionId).toBe(library.versionId);
-
-    const refusedUpdate = await api.post(`/libraries/${library.id}?publish=true`, {
-      code: 'export function tag() { throw new Error("no"); }',
-    });
-    expect(refusedUpdate.status).toBe(400);
-    expect(refusedUpdate.body).toMatchObject({
-      published: false,
-      error: expect.stringContaining('transformation Tagger (it imports a library being published) fails: Error: no'),
-    });
-
-    const imported = await api.del(`/libraries/${library.id}`);
-    expect(imported.status).toBe(409);
-    expect(imported.body.error).toBe(`library ${library.id} is imported as tagLib by transformation(s) Tagger (${transformation.id})`);
-  });
-});
-
-describe('the rudder-cli flow', () => {
-  it('runs test suites with expected outputs, then publishes', async () => {
-    const api = client(await rt.newWorkspace(), 'bearer');
-    const t = (
-      await api.post('/transformations?publish=false', {
-        name: 'Upper',
-        code: 'export function transformEvent(e) { return { ...e, event: String(e.event).toUpperCase() }; }',
-        externalId: 'upper',
-      })
-    ).body;
-    const suite = (expected: unknown[]) => [
-      { id: 'case-1', name: 'uppercases', input: [{ type: 'track', event: 'a' }], expectedOutput: expected },
-    ];
-
-    const failing = await api.post('/transformations/tests/run', {
-      transformations: [{ versionId: t.versionId, testSuite: suite([{ type: 'track', event: 'a' }]) }],
-    });
-    expect(failing.status).toBe(200);
-    expect(failing.body.pass).toBe(false);
-    expect(failing.body.validationOutput.transformations[0]).toMatchObject({
-      id: t.id,
-      externalId: 'upper',
-      versionId: t.versionId,
-      pass: false,
-      testResult: { status: 'fail', results: [{ id: 'case-1', status: 'fail', actualOutput: [{ type: 'track', event: 'A' }] }] },
-    });
-    const notPublished = await api.post('/transformations/publish', {
-      transformations: [{ versionId: t.versionId, testSuite: suite([]) }],
-    });
-    expect(notPublished.status).toBe(200);
-    expect(notPublished.body.published).toBe(false);
-
-    const good = suite([{ type: 'track', event: 'A' }]);
-    expect(
-      (await api.post('/transformations/tests/run', { transformations: [{ versionId: t.versionId, testSuite: good }] })).body.pass,
-    ).toBe(true);
-    const published = await api.post('/transformations/publish', { transformations: [{ versionId: t.versionId, testSuite: good }] });
-    expect(published.body.published).toBe(true);
-    expect((await api.get(`/transformations/${t.id}`)).body.publishedVersionId).toBe(t.versionId);
-  });
-});
-
 describe('concurrency and isolation', () => {
   it('keeps every one of many simultaneous updates as its own revision; only publish moves the pointer', async () => {
     const api = client(await rt.newWorkspace());
     const created = (await api.post('/transformations?publish=true', { name: 'Busy', code: IDENTITY })).body;
-    const updates = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => api.post(`/transformations/${created.id}`, { description: `update ${i}` })),
-    );
+    const updates = await Promise.all(Array.from({ length: 8 }, (_, i) => api.post(`/transformations/${created.id}`, { description: `update ${i}` })));
     expect(updates.map((u) => u.status)).toEqual(Array(8).fill(200));
     const versions = (await api.get(`/transformations/${created.id}/versions?count=100`)).body.TransformationVersions;
     expect(versions).toHaveLength(9);
     expect(new Set(versions.map((v: { versionId: string }) => v.versionId)).size).toBe(9);
-    expect(new Set(versions.map((v: { description: string }) => v.description))).toEqual(
-      new Set(['', ...updates.map((u) => u.body.description)]),
-    );
+    expect(new Set(versions.map((v: { description: string }) => v.description))).toEqual(new Set(['', ...updates.map((u) => u.body.description)]));
     expect((await api.get(`/transformations/${created.id}`)).body.publishedVersionId).toBe(created.versionId);
   });
 
@@ -400,15 +207,12 @@ describe('concurrency and isolation', () => {
 describe('hostile code over HTTP', () => {
   it('stops a runaway transformation with a clear error, and the next workspace is served normally', async () => {
     const attacker = client(await rt.newWorkspace());
-    const spin = (await attacker.post('/transformations', { name: 'Spin', code: 'export function transformEvent(e) { while (true) {} }' }))
-      .body;
+    const spin = (await attacker.post('/transformations', { name: 'Spin', code: 'export function transformEvent(e) { while (true) {} }' })).body;
     const started = Date.now();
     const tested = await attacker.post('/transformations/libraries/test', { transformations: [{ versionId: spin.versionId }] });
     expect(Date.now() - started).toBeLessThan(4000 + 2000);
     expect(tested.status).toBe(200);
-    expect(tested.body.result.failedTestResults).toEqual([
-      expect.objectContaining({ id: spin.id, result: expect.stringMatching(/deadline of 4000 ms/) }),
-    ]);
+    expect(tested.body.result.failedTestResults).toEqual([expect.objectContaining({ id: spin.id, result: expect.stringMatching(/deadline of 4000 ms/) })]);
     const published = await attacker.post('/transformations/libraries/publish', { transformations: [{ versionId: spin.versionId }] });
     expect(published.status).toBe(400);
 

@@ -59,12 +59,9 @@ describe('event schemas on the control plane', () => {
     const versions = await same(`/v2/event-models/${eventId}/versions`, `/schemas/event-versions?EventID=${eventId}`);
     expect(versions).toHaveLength(2);
     await same(`/v2/event-versions/${versions[0].VersionID}/metadata`, `/schemas/event-version/${versions[0].VersionID}/metadata`);
-    expect(
-      await same(
-        `/v2/event-versions/${versions[0].VersionID}/missing-keys`,
-        `/schemas/event-version/${versions[0].VersionID}/missing-keys`,
-      ),
-    ).toEqual(['properties.seats']);
+    expect(await same(`/v2/event-versions/${versions[0].VersionID}/missing-keys`, `/schemas/event-version/${versions[0].VersionID}/missing-keys`)).toEqual([
+      'properties.seats',
+    ]);
   });
 
   it('answers another workspace 404, as for ids that do not exist', async () => {

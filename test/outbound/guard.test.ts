@@ -138,17 +138,13 @@ describe('guardedFetch refusals happen before any connection', () => {
 
   it('a name that resolves to a loopback address is refused, naming the address', async () => {
     const err = await refusal(guardedFetch('http://localhost:1/x', {}, options));
-    expect(err.message).toMatch(
-      /^request to http:\/\/localhost:1\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/,
-    );
+    expect(err.message).toMatch(/^request to http:\/\/localhost:1\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/);
     expect(err.code).toBe('blocked_resolution');
   });
 
   it('a name that does not resolve is refused', async () => {
     const err = await refusal(guardedFetch('http://no-such-host.invalid/', {}, options));
-    expect(err.message).toBe(
-      'request to http://no-such-host.invalid/ failed, reason: unable to resolve IP address for no-such-host.invalid',
-    );
+    expect(err.message).toBe('request to http://no-such-host.invalid/ failed, reason: unable to resolve IP address for no-such-host.invalid');
   });
 
   it('the local test server is refused without the allow-list', async () => {

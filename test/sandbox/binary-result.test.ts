@@ -14,17 +14,9 @@ const events = [{ message: { messageId: 'm1' }, metadata: { k: 'v' } }];
 /** Expressions for a transformed event, and the form the result is expected to travel in. */
 const cases: Array<[string, 'binary' | 'text', string]> = [
   ['plain nested data', 'binary', `({ a: 1, s: 'x', n: null, t: true, f: false, arr: [1, 'two', { three: [3, [4]] }], o: {} })`],
-  [
-    '-0, NaN and Infinity',
-    'binary',
-    `({ z: -0, nan: NaN, inf: Infinity, ninf: -Infinity, arr: [-0, NaN, Infinity, 1.5, -2147483649, 1e21, 5e-324] })`,
-  ],
+  ['-0, NaN and Infinity', 'binary', `({ z: -0, nan: NaN, inf: Infinity, ninf: -Infinity, arr: [-0, NaN, Infinity, 1.5, -2147483649, 1e21, 5e-324] })`],
   ['undefined dropped in objects and null in arrays', 'binary', `({ u: undefined, keep: 1, arr: [undefined, 2, undefined] })`],
-  [
-    'functions and symbols dropped in objects and null in arrays',
-    'text',
-    `({ f() {}, s: Symbol('s'), arr: [function () {}, Symbol('t'), 3], keep: 1 })`,
-  ],
+  ['functions and symbols dropped in objects and null in arrays', 'text', `({ f() {}, s: Symbol('s'), arr: [function () {}, Symbol('t'), 3], keep: 1 })`],
   ['array holes', 'binary', `({ h: [1, , 3, , ], empty: [, , ] })`],
   ['a sparse array', 'binary', `(() => { const a = []; a[6] = 'six'; a[2] = { two: 2 }; return { a }; })()`],
   ['integer-like keys, in JSON order', 'binary', `({ b: 1, 10: 'ten', 2: 'two', '4294967295': 'not an index', a: { 1: 1, z: 2, 0: 0 } })`],
@@ -34,16 +26,8 @@ const cases: Array<[string, 'binary' | 'text', string]> = [
     'binary',
     String.raw`({ t: 'tab\tquote"back\\slash\u0000\u001f\u007f\u2028 é€😀 \ud800 \udc00 x\ud83d', [String.fromCharCode(0xd83d) + 'k']: 'lone key' })`,
   ],
-  [
-    'a null-prototype object',
-    'binary',
-    `Object.assign(Object.create(null), { a: 1, nested: Object.assign(Object.create(null), { b: [2] }) })`,
-  ],
-  [
-    'a class instance without toJSON',
-    'binary',
-    `(() => { class P { constructor() { this.x = 1; } get y() { return 2; } } return { p: new P() }; })()`,
-  ],
+  ['a null-prototype object', 'binary', `Object.assign(Object.create(null), { a: 1, nested: Object.assign(Object.create(null), { b: [2] }) })`],
+  ['a class instance without toJSON', 'binary', `(() => { class P { constructor() { this.x = 1; } get y() { return 2; } } return { p: new P() }; })()`],
   [
     'non-enumerable and symbol keys',
     'binary',
@@ -55,18 +39,10 @@ const cases: Array<[string, 'binary' | 'text', string]> = [
     'text',
     `(() => { class P { constructor() { this.x = 1; } toJSON(key) { return { p: this.x + 1, key }; } } return { p: new P() }; })()`,
   ],
-  [
-    'an own non-enumerable toJSON',
-    'text',
-    `(() => { const o = { a: 1 }; Object.defineProperty(o, 'toJSON', { value: () => 'replaced' }); return { o }; })()`,
-  ],
+  ['an own non-enumerable toJSON', 'text', `(() => { const o = { a: 1 }; Object.defineProperty(o, 'toJSON', { value: () => 'replaced' }); return { o }; })()`],
   ['an own enumerable non-callable toJSON', 'text', `({ o: { toJSON: 5, a: 1 } })`],
   ['a prototype with toJSON', 'text', `({ o: Object.create({ toJSON() { return 'from proto'; } }) })`],
-  [
-    'a getter, invoked once',
-    'text',
-    `(() => { let calls = 0; return { g: { get v() { return ++calls; } }, after: { get calls() { return calls; } } }; })()`,
-  ],
+  ['a getter, invoked once', 'text', `(() => { let calls = 0; return { g: { get v() { return ++calls; } }, after: { get calls() { return calls; } } }; })()`],
   [
     'an array element getter, invoked once',
     'text',
@@ -74,11 +50,7 @@ const cases: Array<[string, 'binary' | 'text', string]> = [
   ],
   ['boxed primitives', 'text', `({ n: Object(1), s: Object('s'), b: Object(false) })`],
   ['a shared (not circular) reference', 'text', `(() => { const s = { v: 1 }; return { a: s, b: [s] }; })()`],
-  [
-    'nesting deeper than the binary path takes',
-    'text',
-    `(() => { let o = { leaf: 1 }; for (let i = 0; i < 300; i++) o = { o }; return o; })()`,
-  ],
+  ['nesting deeper than the binary path takes', 'text', `(() => { let o = { leaf: 1 }; for (let i = 0; i < 300; i++) o = { o }; return o; })()`],
 ];
 
 function expected(expression: string): string {
@@ -157,10 +129,7 @@ describe('the engine with binary results', () => {
   it.each([
     ['a cycle', `(() => { const o = { a: 1 }; o.self = { o }; return o; })()`],
     ['a BigInt', `({ n: 1n })`],
-    [
-      'a BigInt after a getter',
-      `(() => { let calls = 0; return { g: { get v() { log('getter', ++calls); return calls; } }, n: [1n] }; })()`,
-    ],
+    ['a BigInt after a getter', `(() => { let calls = 0; return { g: { get v() { log('getter', ++calls); return calls; } }, n: [1n] }; })()`],
     ['a toJSON on Object.prototype', `(() => { Object.prototype.toJSON = function () { return 'x'; }; return { a: 1 }; })()`],
     [
       'an index getter on Array.prototype',
@@ -202,8 +171,6 @@ describe('the engine with binary results', () => {
     expect(fits.ok && typeof fits.output).toBe('object');
     const over = await run(binary, code, exact - 1);
     expect(over).toEqual({ ok: false, kind: 'output', message: `output size limit of ${exact - 1} bytes exceeded` });
-    await expect(runTransformation({ code, libraries: [], events, limits: { outputBytes: exact - 1 } })).rejects.toBeInstanceOf(
-      SandboxError,
-    );
+    await expect(runTransformation({ code, libraries: [], events, limits: { outputBytes: exact - 1 } })).rejects.toBeInstanceOf(SandboxError);
   });
 });

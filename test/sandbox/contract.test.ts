@@ -78,9 +78,7 @@ describe('transformEvent', () => {
   });
 
   it('a transformation that throws fails only its own event, with the stack cut after transformEvent', async () => {
-    const result = await run(
-      'export function transformEvent(event) {\n  if (event.n === 2) throw new Error("Manual Error");\n  return event;\n}',
-    );
+    const result = await run('export function transformEvent(event) {\n  if (event.n === 2) throw new Error("Manual Error");\n  return event;\n}');
     expect(result.transformedEvents).toHaveLength(3);
     expect(result.transformedEvents[0]).toEqual({ transformedEvent: events[0]!.message, metadata: events[0]!.metadata });
     expect(result.transformedEvents[1]).toEqual({
@@ -161,9 +159,7 @@ describe('transformBatch', () => {
 
   it('a throw is a single error entry with empty metadata', async () => {
     const result = await run('export function transformBatch(events) {\n  throw new Error("batch broke");\n}');
-    expect(result.transformedEvents).toEqual([
-      { error: 'Error: batch broke\n    at transformBatch (base transformation:2:18)', metadata: {} },
-    ]);
+    expect(result.transformedEvents).toEqual([{ error: 'Error: batch broke\n    at transformBatch (base transformation:2:18)', metadata: {} }]);
   });
 
   it('a non-array return is a single error', async () => {

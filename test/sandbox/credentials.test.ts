@@ -17,12 +17,7 @@ const run = (events: Record<string, unknown>[], credentials?: Record<string, str
 describe('getCredential', () => {
   it("answers a key's value, and undefined for an unknown key or a key that is not a string", async () => {
     const result = await run([{ key: 'API_KEY' }, { key: 'OTHER' }, { key: 42 }, { key: {} }], { API_KEY: 'v-123' });
-    expect(result.transformedEvents.map((e) => ('transformedEvent' in e ? e.transformedEvent : e.error))).toEqual([
-      { key: 'v-123' },
-      {},
-      {},
-      {},
-    ]);
+    expect(result.transformedEvents.map((e) => ('transformedEvent' in e ? e.transformedEvent : e.error))).toEqual([{ key: 'v-123' }, {}, {}, {}]);
   });
 
   it('throws TypeError "Key should be valid and defined" without a key or with null, as that event\'s error', async () => {

@@ -16,9 +16,7 @@ beforeAll(async () => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null, body })),
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null, body })),
       );
       return;
     }
@@ -136,11 +134,7 @@ describe('without the allow-list', () => {
 
   it.each([
     ['the local server', (b: string) => `${b}/json`, 'blocked request to non-public address: 127.0.0.1'],
-    [
-      'the cloud metadata address',
-      () => 'http://169.254.169.254/latest/meta-data/',
-      'blocked request to non-public address: 169.254.169.254',
-    ],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', 'blocked request to non-public address: 169.254.169.254'],
     ['an IPv6 loopback literal', () => 'http://[::1]/', 'blocked request to non-public address: ::1'],
     ['a private address', () => 'http://10.0.0.1/', 'blocked request to non-public address: 10.0.0.1'],
     ['a non-http protocol', () => 'gopher://example.com/', 'invalid protocol, only http and https are supported'],
@@ -158,15 +152,11 @@ describe('without the allow-list', () => {
     const out = await transform(`export async function transformEvent(e) {
       try { await fetchV2("http://localhost:9/x"); return { ok: true }; } catch (err) { return { message: err.message }; }
     }`);
-    expect(out.message).toMatch(
-      /^request to http:\/\/localhost:9\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/,
-    );
+    expect(out.message).toMatch(/^request to http:\/\/localhost:9\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/);
   });
 
   it('fetchV2 without arguments rejects with "fetch url is required"', async () => {
-    const out = await transform(
-      'export async function transformEvent() { return fetchV2().then(() => ({}), (err) => ({ m: err.message })); }',
-    );
+    const out = await transform('export async function transformEvent() { return fetchV2().then(() => ({}), (err) => ({ m: err.message })); }');
     expect(out).toEqual({ m: 'fetch url is required' });
   });
 });

@@ -47,17 +47,11 @@ describe('runaway CPU is stopped within deadline + 50 ms', () => {
   const cases: Array<[string, string]> = [
     ['an infinite loop', 'export function transformEvent() { while (true) {} }'],
     ['a loop that catches its own interruption', 'export function transformEvent() { for (;;) { try { while (true) {} } catch (e) {} } }'],
-    [
-      'a loop around a long native call',
-      'const a = new Array(1e6).fill(0);\nexport function transformEvent() { while (true) a.indexOf(1); }',
-    ],
+    ['a loop around a long native call', 'const a = new Array(1e6).fill(0);\nexport function transformEvent() { while (true) a.indexOf(1); }'],
     ['a catastrophic regular expression', 'export function transformEvent() { return { m: /(a+)+$/.test("a".repeat(40) + "b") }; }'],
     ['an endless chain of promise jobs', 'export async function transformEvent() { while (true) await null; }'],
     ['a busy loop while the module evaluates', 'while (true) {}\nexport function transformEvent(e) { return e; }'],
-    [
-      'a loop that throws and catches on every turn',
-      'export function transformEvent() { let s = "x"; while (true) { try { s = s + s; } catch (e) {} } }',
-    ],
+    ['a loop that throws and catches on every turn', 'export function transformEvent() { let s = "x"; while (true) { try { s = s + s; } catch (e) {} } }'],
   ];
 
   it.each(cases)('%s', async (_name, code) => {
@@ -75,10 +69,7 @@ describe('memory bombs hit the hard memory cap', () => {
   const limits = { memoryBytes: 64 * MiB, deadlineMs: 5000 };
   const cases: Array<[string, string]> = [
     ['string growth', 'export function transformEvent() { const a = []; let s = "x".repeat(1 << 20); while (true) a.push(s + a.length); }'],
-    [
-      'string doubling that is read back',
-      'export function transformEvent() { let s = "x"; while (true) { s = s + s; s.charCodeAt(s.length - 1); } }',
-    ],
+    ['string doubling that is read back', 'export function transformEvent() { let s = "x"; while (true) { s = s + s; s.charCodeAt(s.length - 1); } }'],
     ['arrays of arrays', 'export function transformEvent() { const a = []; while (true) a.push(new Array(1e5).fill(1.5)); }'],
     ['typed arrays', 'export function transformEvent() { const a = []; while (true) a.push(new Float64Array(1e6)); }'],
     ['one huge allocation', 'export function transformEvent() { return { b: new ArrayBuffer(1024 * 1024 * 1024).byteLength }; }'],
@@ -126,9 +117,7 @@ describe('deep recursion hits the stack limit', () => {
   });
 
   it('moderate recursion stays within the default limit', async () => {
-    const result = await invoke(
-      'function f(n) { return n === 0 ? 0 : 1 + f(n - 1); }\nexport function transformEvent() { return { v: f(2000) }; }',
-    );
+    const result = await invoke('function f(n) { return n === 0 ? 0 : 1 + f(n - 1); }\nexport function transformEvent() { return { v: f(2000) }; }');
     expect(result.transformedEvents[0]).toMatchObject({ transformedEvent: { v: 2000 } });
   });
 });
@@ -137,9 +126,7 @@ describe('output is capped', () => {
   const limits = { outputBytes: 1 * MiB, deadlineMs: 5000 };
 
   it('a huge return value is refused', async () => {
-    const { err } = await timedFailure(() =>
-      invoke('export function transformEvent() { return { big: "x".repeat(2 * 1024 * 1024) }; }', limits),
-    );
+    const { err } = await timedFailure(() => invoke('export function transformEvent() { return { big: "x".repeat(2 * 1024 * 1024) }; }', limits));
     expect(err.kind).toBe('output');
     expect(err.message).toBe('output size limit of 1048576 bytes (1 MiB) exceeded');
     await expectHealthy();
@@ -160,11 +147,7 @@ describe('output is capped', () => {
 
   it('endless logging in test mode is refused', async () => {
     const { err } = await timedFailure(() =>
-      invoke(
-        'export function transformEvent(e) { for (let i = 0; i < 1e5; i++) log("line", i, "z".repeat(100)); return e; }',
-        limits,
-        true,
-      ),
+      invoke('export function transformEvent(e) { for (let i = 0; i < 1e5; i++) log("line", i, "z".repeat(100)); return e; }', limits, true),
     );
     expect(err.kind).toBe('output');
   });

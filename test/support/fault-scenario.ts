@@ -207,9 +207,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     const control = () => service.control;
     const source = (await api(control(), 'POST', '/v2/sources', token, { name: 'app' })).source;
     const hook = async (name: string, sourceId: string, ws = token) => {
-      const d = (
-        await api(control(), 'POST', '/v2/destinations', ws, { name, type: 'WEBHOOK', config: { webhookUrl: `${hooks.url}/${name}` } })
-      ).destination;
+      const d = (await api(control(), 'POST', '/v2/destinations', ws, { name, type: 'WEBHOOK', config: { webhookUrl: `${hooks.url}/${name}` } })).destination;
       await api(control(), 'POST', '/v2/connections', ws, { sourceId, destinationId: d.id });
       return d.id as string;
     };
@@ -283,8 +281,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     hooks.state.faults = false;
 
     // --- settling: every acknowledged event answered 2xx at both destinations, nothing left retrying ---
-    const deliveredAt = (name: string) =>
-      new Set(hooks.answered.filter((a) => a.path === `/${name}` && a.status === 200).map((a) => a.messageId));
+    const deliveredAt = (name: string) => new Set(hooks.answered.filter((a) => a.path === `/${name}` && a.status === 200).map((a) => a.messageId));
     const outcomes = (name: string) => api(control(), 'GET', `/v2/destinations/${ids[name]}/outcomes`, token);
     const deadline = Date.now() + options.settleTimeoutMs;
     for (;;) {
@@ -349,9 +346,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       }
       const until = Date.now() + 30_000;
       while (Date.now() < until) {
-        const got = hooks.received.filter(
-          (r) => r.messageId.startsWith(`latency-${phase}-`) && (r.path === '/healthy' || r.path === '/healthy2'),
-        ).length;
+        const got = hooks.received.filter((r) => r.messageId.startsWith(`latency-${phase}-`) && (r.path === '/healthy' || r.path === '/healthy2')).length;
         if (got >= sentAt.size) break;
         await sleep(100);
       }

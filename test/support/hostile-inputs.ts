@@ -47,8 +47,7 @@ const json = (value: unknown) => JSON.stringify(value);
 /** A JSON text with one placeholder string replaced by raw JSON (too deep for JSON.stringify to write). */
 const withRaw = (value: unknown, raw: string) => json(value).replace('"__RAW__"', raw);
 
-const wrongTypeOf = (value: unknown): unknown =>
-  typeof value === 'string' ? 42 : typeof value === 'object' && value !== null ? 'text' : 'text';
+const wrongTypeOf = (value: unknown): unknown => (typeof value === 'string' ? 42 : typeof value === 'object' && value !== null ? 'text' : 'text');
 
 /** Every string leaf whose key names an id, replaced by `huge` (array items of an `...Ids` key too). */
 function withHugeIds(value: unknown, huge: string, key = ''): unknown {
@@ -98,12 +97,7 @@ export const HOSTILE_CREDENTIALS: [string, string][] = [
   ['quotes in a Bearer token', `Bearer ${QUOTES}`],
 ];
 
-export function hostileCases(
-  route: RouteDefinition,
-  path: Record<string, string>,
-  sample: BodySample | undefined,
-  checksAuth: boolean,
-): HostileCase[] {
+export function hostileCases(route: RouteDefinition, path: Record<string, string>, sample: BodySample | undefined, checksAuth: boolean): HostileCase[] {
   const cases: HostileCase[] = [];
   const goodBody = sample ? json(sample.body) : undefined;
 
@@ -130,14 +124,12 @@ export function hostileCases(
   if (sample) {
     const { body } = sample;
     cases.push({ name: 'body: nested 100,000 levels deep', path, body: deepArray });
-    for (const wrong of [42, 'text', null, true, []])
-      cases.push({ name: `body: ${json(wrong)} instead of an object`, path, body: json(wrong) });
+    for (const wrong of [42, 'text', null, true, []]) cases.push({ name: `body: ${json(wrong)} instead of an object`, path, body: json(wrong) });
     for (const field of Object.keys(body)) {
       cases.push({ name: `body.${field}: nested 100,000 levels deep`, path, body: withRaw({ ...body, [field]: '__RAW__' }, deepArray) });
       cases.push({ name: `body.${field}: nested 40 levels deep`, path, body: json({ ...body, [field]: nested(40) }) });
       const wrong = sample.wrongTypes ? sample.wrongTypes[field] : wrongTypeOf(body[field]);
-      if (!sample.wrongTypes || field in sample.wrongTypes)
-        cases.push({ name: `body.${field}: a wrong type`, path, body: json({ ...body, [field]: wrong }) });
+      if (!sample.wrongTypes || field in sample.wrongTypes) cases.push({ name: `body.${field}: a wrong type`, path, body: json({ ...body, [field]: wrong }) });
     }
     cases.push({
       name: 'body: lone surrogates in every string and a key',
@@ -154,11 +146,8 @@ export function hostileCases(
     cases.push({ name: 'body: gzip stating a smaller size than it holds', path, body: lyingGzip(Buffer.from(goodBody!), 3) });
     cases.push({ name: 'body: a gzip bomb (8 MB) stating 100 bytes', path, body: lyingGzip(Buffer.alloc(8 * 1024 * 1024, 32), 100) });
     cases.push({ name: 'body: gzip cut short', path, body: gzipSync(Buffer.from(goodBody!)).subarray(0, 20) });
-    for (const headers of sample.headers ?? [])
-      cases.push({ name: `header ${Object.keys(headers).join()}`, path, body: goodBody, headers });
-    (sample.extra ?? []).forEach((extra, i) =>
-      cases.push({ name: `body: extra case ${i}`, path, body: typeof extra === 'string' ? extra : json(extra) }),
-    );
+    for (const headers of sample.headers ?? []) cases.push({ name: `header ${Object.keys(headers).join()}`, path, body: goodBody, headers });
+    (sample.extra ?? []).forEach((extra, i) => cases.push({ name: `body: extra case ${i}`, path, body: typeof extra === 'string' ? extra : json(extra) }));
   }
   return cases;
 }

@@ -55,9 +55,9 @@ test('an update that lost the race to another reads the new head and builds on i
 
 test('an update that keeps losing gives up with the stale-head conflict', async () => {
   const { code, catalog, appended } = fakes([head('v1')], Number.MAX_SAFE_INTEGER);
-  await expect(
-    new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false }),
-  ).rejects.toBeInstanceOf(StaleHeadError);
+  await expect(new UserCodeService(code, catalog, passing).updateTransformation('w1', 't1', { description: 'x', publish: false })).rejects.toBeInstanceOf(
+    StaleHeadError,
+  );
   expect(appended.length).toBeGreaterThan(1);
 });
 

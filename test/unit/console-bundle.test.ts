@@ -13,10 +13,7 @@ const BUDGET_BYTES = 200 * 1024;
 /** index.html's module scripts and preloads, and every chunk they import statically (not `import()`). */
 function initialScripts(): string[] {
   const html = readFileSync(path.join(CONSOLE_DIST, 'index.html'), 'utf8');
-  const entries = [
-    ...html.matchAll(/<script[^>]*type="module"[^>]*src="([^"]+)"/g),
-    ...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g),
-  ];
+  const entries = [...html.matchAll(/<script[^>]*type="module"[^>]*src="([^"]+)"/g), ...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)];
   const found = new Set(entries.map((m) => path.join(CONSOLE_DIST, m[1] ?? '')));
   for (const file of found) {
     for (const m of readFileSync(file, 'utf8').matchAll(/\bfrom\s*["'](\.{1,2}\/[^"']+)["']|\bimport\s*["'](\.{1,2}\/[^"']+)["']/g)) {

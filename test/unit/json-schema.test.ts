@@ -14,8 +14,7 @@ function sketchOf(events: Record<string, unknown>[]): Sketch {
 // Strict mode catches unknown keywords and keywords that do not apply to the declared type; union types are
 // what the export means to produce, so they are allowed. `ownProperties` keeps Ajv from reading inherited
 // members (`valueOf`, `constructor`) as if the event had them.
-const compile = (schema: Record<string, unknown>) =>
-  new Ajv2020({ strict: true, allowUnionTypes: true, ownProperties: true }).compile(schema);
+const compile = (schema: Record<string, unknown>) => new Ajv2020({ strict: true, allowUnionTypes: true, ownProperties: true }).compile(schema);
 
 const library = { name: 'analytics-node', version: '3.1.0' };
 

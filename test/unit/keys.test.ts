@@ -12,9 +12,7 @@ describe('key builders', () => {
     expect(() => keys.writeKey('k'.repeat(2039))).not.toThrow();
     expect(() => keys.writeKey('k'.repeat(2040))).toThrow('the writeKey key would exceed 2048 bytes');
     expect(() => keys.versionLookup('ws', 'v'.repeat(1025))).toThrow('the versionLookup key would exceed 1024 bytes');
-    expect(() => keys.revisionPartition('transformation', 'ws', 'i'.repeat(2048))).toThrow(
-      'the revisionPartition key would exceed 2048 bytes',
-    );
+    expect(() => keys.revisionPartition('transformation', 'ws', 'i'.repeat(2048))).toThrow('the revisionPartition key would exceed 2048 bytes');
   });
 
   it('leave constants and keys within the limits as they were', () => {

@@ -15,8 +15,7 @@ describe('the OpenAPI document', () => {
         const operation = doc.paths[route.path]?.[route.method.toLowerCase()];
         if ('body' in route) expect(operation.requestBody.content['application/json'].schema.type).toBe('object');
         const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-        if ('params' in route)
-          expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(pathParams));
+        if ('params' in route) expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(pathParams));
         const open = route.auth === 'none' && !('handlerAuth' in route);
         expect([route.path, operation.security.length > 0]).toEqual([route.path, !open]);
       }
@@ -75,9 +74,7 @@ describe('the OpenAPI document', () => {
       expect([path, doc.paths[path].get.security]).toEqual([path, [{ adminBasic: [] }]]);
       expect(doc.paths[path].get.responses['200'].content['application/json'].schema).toBeDefined();
     }
-    expect(doc.paths['/schemas/event-versions'].get.parameters).toEqual([
-      expect.objectContaining({ name: 'EventID', in: 'query', required: true }),
-    ]);
+    expect(doc.paths['/schemas/event-versions'].get.parameters).toEqual([expect.objectContaining({ name: 'EventID', in: 'query', required: true })]);
     expect(doc.paths['/health'].get.security).toEqual([]);
     expect(doc.paths['/v2/sources']).toBeUndefined();
   });

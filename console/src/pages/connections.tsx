@@ -63,12 +63,7 @@ export function Connections() {
                   <small>{destination?.type ?? 'destination'}</small>
                   {destination?.name ?? c.destinationId}
                 </span>
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`Disconnect ${source?.name} from ${destination?.name}`}
-                  onClick={() => void remove(c.id)}
-                >
+                <button type="button" class="secondary" aria-label={`Disconnect ${source?.name} from ${destination?.name}`} onClick={() => void remove(c.id)}>
                   Disconnect
                 </button>
               </li>

@@ -59,9 +59,7 @@ function NewDestination({ definitions, onCreated }: { definitions: Definition[];
   const fields = definitions.find((d) => d.name === type)?.fields ?? [];
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await create.run(() =>
-      api.post<{ destination: Destination }>('/v2/destinations', { name, type, config: configOf(fields, values) }),
-    );
+    const created = await create.run(() => api.post<{ destination: Destination }>('/v2/destinations', { name, type, config: configOf(fields, values) }));
     if (!created) return;
     setName('');
     setValues({});
@@ -87,15 +85,7 @@ function NewDestination({ definitions, onCreated }: { definitions: Definition[];
   );
 }
 
-function DestinationDetail({
-  destination,
-  definition,
-  onSaved,
-}: {
-  destination: Destination;
-  definition?: Definition;
-  onSaved: () => Promise<void>;
-}) {
+function DestinationDetail({ destination, definition, onSaved }: { destination: Destination; definition?: Definition; onSaved: () => Promise<void> }) {
   const fields = definition?.fields ?? [];
   const [values, setValues] = useState<FormValues>(valuesOf(fields, destination.config));
   const save = useAction();

@@ -133,9 +133,7 @@ function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promis
               type="button"
               class="secondary"
               disabled={cancel.busy}
-              onClick={() =>
-                void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))
-              }
+              onClick={() => void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))}
             >
               Cancel regulation
             </button>

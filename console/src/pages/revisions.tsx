@@ -11,10 +11,7 @@ interface Revision {
 
 /** Every revision, newest first (read again when `latest` changes), and the line diff between any two of them. */
 export function Revisions({ path, field, latest }: { path: string; field: string; latest: string }) {
-  const list = useLoad(
-    async () => (await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? [],
-    [path, latest],
-  );
+  const list = useLoad(async () => (await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? [], [path, latest]);
   const revisions = list.data ?? [];
   const [from, setFrom] = useState<string | undefined>(undefined);
   const [to, setTo] = useState<string | undefined>(undefined);

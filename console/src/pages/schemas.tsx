@@ -14,11 +14,7 @@ export function Schemas() {
   const sources = useLoad(() => api.get<{ sources: Source[] }>('/v2/sources'));
   const [sourceId, setSourceId] = useState<string | undefined>(undefined);
   const source = sources.data?.sources.find((s) => s.id === sourceId) ?? sources.data?.sources[0];
-  const models = useLoad(
-    () => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])),
-    [source?.id],
-    5000,
-  );
+  const models = useLoad(() => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])), [source?.id], 5000);
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const model = models.data?.find((m) => m.EventID === eventId);
 

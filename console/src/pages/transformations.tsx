@@ -29,11 +29,7 @@ const KINDS = {
   },
 } as const;
 
-const SAMPLE = JSON.stringify(
-  [{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: 'sample-1', properties: { plan: 'pro' } }],
-  null,
-  2,
-);
+const SAMPLE = JSON.stringify([{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: 'sample-1', properties: { plan: 'pro' } }], null, 2);
 
 export function Transformations() {
   const transformations = useLoad(() => api.get<{ transformations: Transformation[] }>('/transformations'));
@@ -73,12 +69,7 @@ export function Transformations() {
           </>
         ))}
       </div>
-      <Editor
-        key={opened}
-        kind={selected.kind}
-        item={item}
-        onSaved={async (id) => (await reload(), setSelected({ kind: selected.kind, id }))}
-      />
+      <Editor key={opened} kind={selected.kind} item={item} onSaved={async (id) => (await reload(), setSelected({ kind: selected.kind, id }))} />
     </div>
   );
 }
@@ -88,9 +79,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
   const [name, setName] = useState(item?.name ?? '');
   const [code, setCode] = useState(item?.code ?? spec.starter);
   const [samples, setSamples] = useState(SAMPLE);
-  const [destinationIds, setDestinationIds] = useState<string[]>(
-    item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : [],
-  );
+  const [destinationIds, setDestinationIds] = useState<string[]>(item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : []);
   const [answer, setAnswer] = useState<{ title: string; body: TestAnswer } | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const destinations = useLoad(() =>
@@ -128,9 +117,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       const revision = await save();
       if (kind === 'transformation') await api.post(`/transformations/${revision.id}?publish=true`, { events: input, destinationIds });
       else await api.post('/transformations/libraries/publish', { libraries: [{ versionId: revision.versionId }] });
-      setNotice(
-        `Published: its tests passed on ${kind === 'transformation' ? `${input.length} sample event(s)` : 'the transformations that import it'}.`,
-      );
+      setNotice(`Published: its tests passed on ${kind === 'transformation' ? `${input.length} sample event(s)` : 'the transformations that import it'}.`);
       await onSaved(revision.id);
     });
 
@@ -161,9 +148,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
               <input
                 type="checkbox"
                 checked={destinationIds.includes(d.id)}
-                onChange={(e) =>
-                  setDestinationIds(e.currentTarget.checked ? [...destinationIds, d.id] : destinationIds.filter((id) => id !== d.id))
-                }
+                onChange={(e) => setDestinationIds(e.currentTarget.checked ? [...destinationIds, d.id] : destinationIds.filter((id) => id !== d.id))}
               />
               {d.name}
             </label>

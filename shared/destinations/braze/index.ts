@@ -76,8 +76,7 @@ function userRef(message: Message): Record<string, unknown> {
   throw instrumentationError(`Braze needs a userId (external_id) or an anonymousId (user alias) on the ${String(message.type)} event`);
 }
 
-const compact = (fields: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 // User attributes object, "Braze user profile fields": gender is one of M, F, O, N, P.
 const GENDERS: Record<string, string> = {
@@ -165,9 +164,7 @@ function purchases(message: Message, config: BrazeConfig, products: unknown[]) {
     const productId = firstOf(product, 'product_id', 'sku', 'name', 'id');
     const price = Number(product.price);
     if (productId === undefined || product.price === undefined || product.price === null || !Number.isFinite(price)) {
-      throw instrumentationError(
-        `Order Completed product ${i} needs a product_id (or sku or name) and a numeric price for a Braze purchase`,
-      );
+      throw instrumentationError(`Order Completed product ${i} needs a product_id (or sku or name) and a numeric price for a Braze purchase`);
     }
     const { product_id: _id, sku: _sku, price: _price, quantity, currency: _currency, ...rest } = product;
     return {

@@ -28,13 +28,7 @@ type CustomerioConfig = z.output<typeof CustomerioConfig>;
 const baseOf = (config: CustomerioConfig) => trimBase(config.baseUrl ?? HOSTS[config.datacenter ?? 'US']);
 
 /** Track API authentication: Basic with site_id:api_key. */
-function request(
-  config: CustomerioConfig,
-  method: DestinationRequest['method'],
-  path: string,
-  json?: Record<string, unknown>,
-  userId?: unknown,
-) {
+function request(config: CustomerioConfig, method: DestinationRequest['method'], path: string, json?: Record<string, unknown>, userId?: unknown) {
   return restRequest({
     method,
     endpoint: `${baseOf(config)}${path}`,
@@ -119,13 +113,7 @@ function alias(message: Message, config: CustomerioConfig): DestinationRequest {
   if (!userId || (typeof previousId !== 'string' && typeof previousId !== 'number')) {
     throw instrumentationError('a Customer.io alias needs a userId and a previousId (the people to merge)');
   }
-  return request(
-    config,
-    'POST',
-    '/api/v1/merge_customers',
-    { primary: { id: userId }, secondary: { id: String(previousId) } },
-    message.anonymousId,
-  );
+  return request(config, 'POST', '/api/v1/merge_customers', { primary: { id: userId }, secondary: { id: String(previousId) } }, message.anonymousId);
 }
 
 function transformMessage(message: Message, config: CustomerioConfig): DestinationRequest {

@@ -54,8 +54,7 @@ const toNumber = (value: unknown): number | undefined => {
 };
 
 /** A parameter as GA4 types it: numbers for the money and count parameters, text (cut to its limit) otherwise. */
-const typed = (name: string, value: unknown) =>
-  NUMERIC.has(name) ? toNumber(value) : paramValue(name, typeof value === 'number' ? String(value) : value);
+const typed = (name: string, value: unknown) => (NUMERIC.has(name) ? toNumber(value) : paramValue(name, typeof value === 'number' ? String(value) : value));
 
 // Item parameters: GA4 item field → the product fields that may hold it.
 const ITEM_FIELDS: Record<string, string[]> = {

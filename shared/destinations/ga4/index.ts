@@ -55,8 +55,7 @@ function customParams(properties: Record<string, unknown>): Record<string, unkno
 /** "Limitations": at most 25 params per event; the mapped ones come first, so they are the ones kept. */
 const limitParams = (params: Record<string, unknown>) => Object.fromEntries(Object.entries(params).slice(0, LIMITS.paramsPerEvent));
 
-const without = (record: Record<string, unknown>, keys: string[]) =>
-  Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
+const without = (record: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
 
 // "Reserved names": ad_impression, in_app_purchase and screen_view are only allowed for app streams.
 const APP_ONLY_EVENTS = new Set(['ad_impression', 'in_app_purchase', 'screen_view']);
@@ -71,8 +70,7 @@ function ga4EventName(name: string): string {
     .replace(/_+$/, '')
     .slice(0, LIMITS.nameLength)
     .replace(/_+$/, '');
-  if (snake === '')
-    throw instrumentationError(`event name "${name}" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])`);
+  if (snake === '') throw instrumentationError(`event name "${name}" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])`);
   return snake;
 }
 
@@ -134,10 +132,7 @@ function userProperties(traits: Record<string, unknown>): Record<string, { value
 }
 
 /** The GA4 event of a message (name and params) and any user properties it sets. */
-function ga4Event(
-  message: Message,
-  config: Ga4Config,
-): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
+function ga4Event(message: Message, config: Ga4Config): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
   const properties = propertiesOf(message);
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {

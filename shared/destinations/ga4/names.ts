@@ -37,13 +37,7 @@ export function paramValue(name: string, value: unknown): unknown {
   return typeof value === 'string' ? value.slice(0, LONG_VALUES[name] ?? LIMITS.paramValueLength) : value;
 }
 
-const RESERVED_USER_PROPERTIES = new Set([
-  'first_open_time',
-  'first_visit_time',
-  'last_deep_link_referrer',
-  'user_id',
-  'first_open_after_install',
-]);
+const RESERVED_USER_PROPERTIES = new Set(['first_open_time', 'first_visit_time', 'last_deep_link_referrer', 'user_id', 'first_open_after_install']);
 
 /** A user property name (at most 24 characters), or undefined where it is reserved. */
 export function userPropertyName(name: string): string | undefined {

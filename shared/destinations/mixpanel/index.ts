@@ -36,15 +36,13 @@ const hosts = (config: MixpanelConfig) =>
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
-const compact = (fields: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 function idsOf(message: Message) {
   const userId = userIdOf(message);
   const anonymousId = anonymousIdOf(message);
   const distinctId = userId ?? anonymousId;
-  if (!distinctId)
-    throw instrumentationError(`Mixpanel needs a userId or an anonymousId on the ${String(message.type)} event (distinct_id)`);
+  if (!distinctId) throw instrumentationError(`Mixpanel needs a userId or an anonymousId on the ${String(message.type)} event (distinct_id)`);
   return { userId, anonymousId, distinctId };
 }
 
@@ -91,13 +89,8 @@ function mixpanelEvent(message: Message, config: MixpanelConfig, name: string, p
   };
 }
 
-const post = (
-  endpoint: string,
-  batch: unknown[],
-  message: Message,
-  headers: Record<string, string> = JSON_HEADERS,
-  params?: Record<string, string>,
-) => restRequest({ method: 'POST', endpoint, headers, params, jsonArray: { batch }, userId: message.anonymousId });
+const post = (endpoint: string, batch: unknown[], message: Message, headers: Record<string, string> = JSON_HEADERS, params?: Record<string, string>) =>
+  restRequest({ method: 'POST', endpoint, headers, params, jsonArray: { batch }, userId: message.anonymousId });
 
 /**
  * Import Events authenticates with the project secret as the Basic user name and an empty password; without a
@@ -119,8 +112,7 @@ const RESERVED: Record<string, string> = {
   lastName: '$last_name',
   avatar: '$avatar',
 };
-const profileProperties = (traits: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(traits).map(([key, value]) => [RESERVED[key] ?? key, value]));
+const profileProperties = (traits: Record<string, unknown>) => Object.fromEntries(Object.entries(traits).map(([key, value]) => [RESERVED[key] ?? key, value]));
 
 /** User Profiles "Set Property" on /engage; with both ids, Identities "Create Identity" ($identify) on /track. */
 function identify(message: Message, config: MixpanelConfig): DestinationRequest[] {

@@ -155,9 +155,7 @@ export const posthog = defineDestination({
     const missing: string[] = [];
     let deleted = 0;
     for (const { userId } of users) {
-      const found = await io.send(
-        restRequest({ method: 'GET', endpoint: `${persons}/`, headers: bearer(config), params: { distinct_id: userId } }),
-      );
+      const found = await io.send(restRequest({ method: 'GET', endpoint: `${persons}/`, headers: bearer(config), params: { distinct_id: userId } }));
       const lookup = deletionOutcome('PostHog', found);
       if (lookup.status !== 'completed') return lookup;
       const ids = personIds(found);
@@ -174,8 +172,7 @@ export const posthog = defineDestination({
         else deleted++;
       }
     }
-    if (deleted === 0 && missing.length > 0)
-      return { status: 'not_found', reason: `PostHog has no person with distinct_id ${missing.join(', ')}` };
+    if (deleted === 0 && missing.length > 0) return { status: 'not_found', reason: `PostHog has no person with distinct_id ${missing.join(', ')}` };
     return { status: 'completed', ...(missing.length > 0 && { detail: `no person with distinct_id ${missing.join(', ')}` }) };
   },
 });

@@ -29,8 +29,7 @@ export async function withRedis<T>(config: RedisConfig, work: (client: Redis) =>
   const host = config.address.slice(0, at);
   const port = Number(config.address.slice(at + 1));
   // Only a host name or IPv4 literal, so the host vetted below is exactly the one configured.
-  if (!/^[\w.-]+$/.test(host) || port < 1 || port > 65535)
-    return { ok: false, error: `invalid Redis address ${config.address}`, retryable: false };
+  if (!/^[\w.-]+$/.test(host) || port < 1 || port > 65535) return { ok: false, error: `invalid Redis address ${config.address}`, retryable: false };
 
   let target;
   try {

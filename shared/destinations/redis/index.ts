@@ -34,8 +34,7 @@ export const redis = defineDestination({
    * flattened to dotted fields, as text), the layout the deleter removes. Other types carry no traits to keep.
    */
   async deliver(message, config): Promise<DeliveryResult> {
-    if (message.type !== 'identify')
-      return { status: 204, response: { stored: false, reason: 'only identify events are stored in Redis' }, retryable: false };
+    if (message.type !== 'identify') return { status: 204, response: { stored: false, reason: 'only identify events are stored in Redis' }, retryable: false };
     const userId = userIdOf(message);
     if (!userId) return { status: 400, response: '', error: 'an identify needs a userId to be stored in Redis', retryable: false };
     const fields = flatten(traitsOf(message));

@@ -17,10 +17,7 @@ const SlackConfig = z.strictObject({
     .url({ protocol: /^https?$/, error: 'iconUrl must be an http(s) URL' })
     .optional()
     .describe('icon the message is posted with'),
-  eventTemplate: z
-    .string()
-    .optional()
-    .describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),
+  eventTemplate: z.string().optional().describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),
   identifyTemplate: z.string().optional().describe('text of identify messages, with {{user}}, {{traits.x}} placeholders'),
   whitelistedEvents: z.array(z.string()).optional().describe('track events to post; others are refused; all when not set or empty'),
 });
@@ -74,8 +71,7 @@ function messageText(message: Message, config: SlackConfig): string {
       if (event === '') throw instrumentationError('a track event needs an event name');
       // A deliberate filter: the event is refused, naming it, so the test interface shows why nothing was posted.
       const allowed = config.whitelistedEvents ?? [];
-      if (allowed.length > 0 && !allowed.includes(event))
-        throw instrumentationError(`event "${event}" is not in the Slack destination's whitelistedEvents`);
+      if (allowed.length > 0 && !allowed.includes(event)) throw instrumentationError(`event "${event}" is not in the Slack destination's whitelistedEvents`);
       if (config.eventTemplate) return renderTemplate(config.eventTemplate, scope);
       const properties = propertiesOf(message);
       const suffix = Object.keys(properties).length > 0 ? ` ${JSON.stringify(properties)}` : '';

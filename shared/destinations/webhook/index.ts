@@ -28,8 +28,7 @@ function validUrl(text: unknown): string {
 }
 
 /** The path overrides an event may carry itself or under integrations.WEBHOOK. */
-const overrideOf = (message: Message, key: 'fullPath' | 'appendPath'): unknown =>
-  message[key] ?? get(message, `integrations.WEBHOOK.${key}`);
+const overrideOf = (message: Message, key: 'fullPath' | 'appendPath'): unknown => message[key] ?? get(message, `integrations.WEBHOOK.${key}`);
 
 export const webhook = defineDestination({
   name: 'WEBHOOK',

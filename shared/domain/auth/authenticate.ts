@@ -53,8 +53,7 @@ export async function authenticateToken(
   const token = credentials.scheme === 'basic' ? credentials.password : credentials.token;
   const record = token ? await workspaces.findToken(hashSecret(token)) : undefined;
   const tokenMatches = record !== undefined && matchesHash(token, record.tokenHash);
-  const emailMatches =
-    credentials.scheme === 'bearer' || (record !== undefined && sameSecret(credentials.user.trim().toLowerCase(), record.email));
+  const emailMatches = credentials.scheme === 'bearer' || (record !== undefined && sameSecret(credentials.user.trim().toLowerCase(), record.email));
   if (!record || !tokenMatches || !emailMatches || record.revokedAt) {
     throw new UnauthorizedError(INVALID_AUTHORIZATION);
   }

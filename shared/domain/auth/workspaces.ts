@@ -44,10 +44,7 @@ export async function createToken(
  * Makes sure the operator's bootstrap credentials work: when no token with that value exists yet, a
  * workspace is created for them. Running it again changes nothing.
  */
-export async function ensureBootstrapWorkspace(
-  workspaces: WorkspaceRepository,
-  input: { email: string; token: string },
-): Promise<WorkspaceCredentials> {
+export async function ensureBootstrapWorkspace(workspaces: WorkspaceRepository, input: { email: string; token: string }): Promise<WorkspaceCredentials> {
   const existing = await workspaces.findToken(hashSecret(input.token));
   if (existing) return { workspaceId: existing.workspaceId, email: existing.email, token: input.token };
   return createWorkspace(workspaces, { name: 'Default workspace', email: input.email, token: input.token });

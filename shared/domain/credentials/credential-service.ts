@@ -30,9 +30,7 @@ export class CredentialService {
 
   private requireWrapper(): KeyWrapper {
     if (!this.wrapper)
-      throw new ServiceUnavailableError(
-        'credentials cannot be kept: no encryption key is configured (WEIR_KMS_KEY_ID or WEIR_CREDENTIALS_KEY)',
-      );
+      throw new ServiceUnavailableError('credentials cannot be kept: no encryption key is configured (WEIR_KMS_KEY_ID or WEIR_CREDENTIALS_KEY)');
     return this.wrapper;
   }
 

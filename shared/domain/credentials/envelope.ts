@@ -48,11 +48,7 @@ export class LocalKeyWrapper implements KeyWrapper {
   }
 
   async unwrap(workspaceId: string, wrapped: Buffer) {
-    return open(
-      this.key,
-      { iv: wrapped.subarray(0, 12), tag: wrapped.subarray(12, 28), ciphertext: wrapped.subarray(28) },
-      `data-key:${workspaceId}`,
-    );
+    return open(this.key, { iv: wrapped.subarray(0, 12), tag: wrapped.subarray(12, 28), ciphertext: wrapped.subarray(28) }, `data-key:${workspaceId}`);
   }
 }
 
@@ -62,16 +58,12 @@ export class KmsKeyWrapper implements KeyWrapper {
   constructor(readonly ref: string) {}
 
   async newDataKey(workspaceId: string) {
-    const answer = await this.kms.send(
-      new GenerateDataKeyCommand({ KeyId: this.ref, KeySpec: 'AES_256', EncryptionContext: { workspaceId } }),
-    );
+    const answer = await this.kms.send(new GenerateDataKeyCommand({ KeyId: this.ref, KeySpec: 'AES_256', EncryptionContext: { workspaceId } }));
     return { plaintext: Buffer.from(answer.Plaintext!), wrapped: Buffer.from(answer.CiphertextBlob!) };
   }
 
   async unwrap(workspaceId: string, wrapped: Buffer) {
-    const answer = await this.kms.send(
-      new DecryptCommand({ KeyId: this.ref, CiphertextBlob: wrapped, EncryptionContext: { workspaceId } }),
-    );
+    const answer = await this.kms.send(new DecryptCommand({ KeyId: this.ref, CiphertextBlob: wrapped, EncryptionContext: { workspaceId } }));
     return Buffer.from(answer.Plaintext!);
   }
 }

@@ -6,19 +6,14 @@ export const MAX_CREDENTIAL_BYTES = 16 * 1024;
 export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
 
 export const CredentialKeyParams = z.object({
-  key: z
-    .string()
-    .regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
+  key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
 });
 
 export const CredentialPut = z.strictObject({
   value: z
     .string({ error: 'value must be a string' })
     .refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`),
-  isSecret: z
-    .boolean({ error: 'isSecret must be true or false' })
-    .default(true)
-    .describe('secret values are never shown again once written'),
+  isSecret: z.boolean({ error: 'isSecret must be true or false' }).default(true).describe('secret values are never shown again once written'),
 });
 
 export const CredentialView = z.object({

@@ -54,8 +54,7 @@ export class Circuit {
     state.status = failure.status;
     state.error = failure.error;
     state.probing = false;
-    if (!failure.answered || state.failures >= FAILURE_STREAK || state.openUntil !== undefined)
-      state.openUntil = this.now() + this.openMs();
+    if (!failure.answered || state.failures >= FAILURE_STREAK || state.openUntil !== undefined) state.openUntil = this.now() + this.openMs();
     this.states.set(destinationId, state);
   }
 

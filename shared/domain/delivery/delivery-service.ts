@@ -110,16 +110,11 @@ export class DeliveryService {
    */
   async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
     const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-    await Promise.all(
-      destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)),
-    );
+    await Promise.all(destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)));
   }
 
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
-    const [connections, destinations] = await Promise.all([
-      this.catalog.listConnections(workspaceId),
-      this.catalog.listDestinations(workspaceId),
-    ]);
+    const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
     const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
     return destinations.filter((d) => d.enabled && connected.has(d.id));
   }
@@ -138,13 +133,7 @@ export class DeliveryService {
     );
   }
 
-  private async deliverClaimed(
-    ref: BatchRef,
-    destination: Destination,
-    events: Message[],
-    owner: string,
-    claim: BatchClaim,
-  ): Promise<void> {
+  private async deliverClaimed(ref: BatchRef, destination: Destination, events: Message[], owner: string, claim: BatchClaim): Promise<void> {
     const run: BatchRun = {
       ref,
       owner,
@@ -254,14 +243,7 @@ export class DeliveryService {
 
   /** What is kept for people to read never shows a secret the transformation let out. */
   private async finish(run: BatchRun, secrets: string[]): Promise<void> {
-    await this.deliveries.finishBatch(
-      run.ref,
-      run.owner,
-      run.counts,
-      redact(run.samples, secrets),
-      redact(run.errors, secrets),
-      iso(Date.now()),
-    );
+    await this.deliveries.finishBatch(run.ref, run.owner, run.counts, redact(run.samples, secrets), redact(run.errors, secrets), iso(Date.now()));
     const { delivered, filtered, aborted, retried } = run.added;
     deliveryMetrics(run.destinationType, { delivered, filtered, aborted, retried });
   }
@@ -325,12 +307,7 @@ export class DeliveryService {
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
-    const final = async (
-      status: 'delivered' | 'aborted',
-      requests: ParkedDelivery['requests'],
-      lastError?: string,
-      lastStatus?: number,
-    ) => {
+    const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
       const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
       if (await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
         deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
@@ -340,11 +317,7 @@ export class DeliveryService {
       await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const sent: SendOutcome = await send(
-      destination,
-      { requests: claimed.requests, message: claimed.message as Message | undefined },
-      circuit,
-    );
+    const sent: SendOutcome = await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, circuit);
     if (sent.kind === 'delivered') await final('delivered', []);
     else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
     else if (sent.kind === 'skipped') {

@@ -35,9 +35,7 @@ export class DeliveryLanes {
     let lane = this.lanes.get(destinationId);
     if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false }));
     const idle = !lane.running && lane.queue.length === 0;
-    const done = new Promise<void>((resolve, reject) =>
-      lane.queue.push({ job, settle: (error) => (error === undefined ? resolve() : reject(error)) }),
-    );
+    const done = new Promise<void>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve() : reject(error)) }));
     void this.pump(destinationId, lane);
     if (!(idle && options.wait)) {
       done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
@@ -47,9 +45,7 @@ export class DeliveryLanes {
     const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), this.waitMs())));
     try {
       if ((await Promise.race([done, waited])) === 'waited') {
-        done.catch((error: unknown) =>
-          log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }),
-        );
+        done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
       }
     } finally {
       clearTimeout(timer);

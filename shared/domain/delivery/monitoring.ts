@@ -47,9 +47,7 @@ export class MonitoringService {
 
   async outcomes(workspaceId: string, destinationId: string): Promise<z.input<typeof Outcomes>> {
     if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
-    const sources = (await this.catalog.listConnections(workspaceId))
-      .filter((c) => c.destinationId === destinationId)
-      .map((c) => c.sourceId);
+    const sources = (await this.catalog.listConnections(workspaceId)).filter((c) => c.destinationId === destinationId).map((c) => c.sourceId);
     const [stats, ...sourceStats] = await Promise.all([
       this.deliveries.outcomes(workspaceId, destinationId),
       ...sources.map((id) => this.ingest.sourceStats(workspaceId, id)),
@@ -94,8 +92,7 @@ export class MonitoringService {
         }
       }
     }
-    const next =
-      more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
+    const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
     // Users suppressed since their events came in are not shown either (one read round per page).
     const suppressed = await this.suppression.suppressedUsers(
       workspaceId,

@@ -31,14 +31,9 @@ const describe = (status: number, response: unknown) =>
  * Sends a prepared message through the destination's circuit: requests in order, stopping at the first that
  * fails; a server-delivered type delivers the message itself. The circuit hears every verdict.
  */
-export async function send(
-  destination: Destination,
-  prepared: { requests: DestinationRequest[]; message?: Message },
-  circuit: Circuit,
-): Promise<SendOutcome> {
+export async function send(destination: Destination, prepared: { requests: DestinationRequest[]; message?: Message }, circuit: Circuit): Promise<SendOutcome> {
   const verdict = circuit.admit(destination.id);
-  if (!verdict.send)
-    return { kind: 'skipped', status: verdict.status, error: verdict.error, request: prepared.requests[0], remaining: prepared.requests };
+  if (!verdict.send) return { kind: 'skipped', status: verdict.status, error: verdict.error, request: prepared.requests[0], remaining: prepared.requests };
 
   const type = destinationType(destination.type);
   if (prepared.message && type?.deliver) {

@@ -38,8 +38,7 @@ export async function transformForDelivery(
     },
     credentials: credentials.values,
   });
-  if (!result.ok)
-    return { outcomes: events.map(() => ({ error: `transformation failed: ${result.error}` })), secrets: credentials.secrets };
+  if (!result.ok) return { outcomes: events.map(() => ({ error: `transformation failed: ${result.error}` })), secrets: credentials.secrets };
   const outputs: Message[][] = events.map(() => []);
   const errors: (string | undefined)[] = events.map(() => undefined);
   for (const entry of result.entries) {

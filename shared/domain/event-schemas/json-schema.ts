@@ -78,10 +78,7 @@ function render(node: Node): Record<string, unknown> {
   return Object.fromEntries(schema);
 }
 
-export function jsonSchemaOf(
-  model: { EventID: string; EventType: string; EventIdentifier: string },
-  sketch: Sketch,
-): Record<string, unknown> {
+export function jsonSchemaOf(model: { EventID: string; EventType: string; EventIdentifier: string }, sketch: Sketch): Record<string, unknown> {
   const root = newNode();
   for (const [key, names] of sketch.schema) {
     const node = nodeAt(root, key);

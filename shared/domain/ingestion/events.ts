@@ -6,8 +6,7 @@ export type IngestedEvent = Record<string, unknown> & { type: EventType; message
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-const hasId = (value: unknown) =>
-  (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
+const hasId = (value: unknown) => (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
 
 /**
  * A stable id for the person behind an event (the spec's serviceId, here `weirId`): the same for every event

@@ -26,8 +26,7 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): RetryP
 }
 
 /** Attempt n failed: wait base × 2^(n-1), at most maxDelay. */
-export const retryDelay = (policy: RetryPolicy, attempts: number) =>
-  Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
+export const retryDelay = (policy: RetryPolicy, attempts: number) => Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempts - 1));
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

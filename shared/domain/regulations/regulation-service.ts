@@ -41,12 +41,7 @@ export class RegulationService {
     }));
     if (idempotencyKey !== undefined) {
       const requestHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
-      const fresh = await this.regulations.putIdempotency(
-        workspaceId,
-        idempotencyKey,
-        { requestHash, regulations: planned },
-        IDEMPOTENCY_TTL_SECONDS,
-      );
+      const fresh = await this.regulations.putIdempotency(workspaceId, idempotencyKey, { requestHash, regulations: planned }, IDEMPOTENCY_TTL_SECONDS);
       if (!fresh) {
         const recorded = await this.regulations.getIdempotency(workspaceId, idempotencyKey);
         if (recorded?.requestHash !== requestHash) {

@@ -13,9 +13,7 @@ export class SuppressionIndex {
   async suppressedUsers(workspaceId: string, sourceId: string, userIds: Iterable<unknown>): Promise<Set<string>> {
     // A userId longer than any regulation's can never be suppressed, and would not fit the index's key.
     const distinct = [
-      ...new Set(
-        [...userIds].map(normaliseUserId).filter((id): id is string => id !== undefined && Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES),
-      ),
+      ...new Set([...userIds].map(normaliseUserId).filter((id): id is string => id !== undefined && Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES)),
     ];
     const suppressed = new Set<string>();
     if (distinct.length === 0) return suppressed;

@@ -36,8 +36,7 @@ function itemOf(record: DynamoDBRecord): StreamItem | undefined {
   const image = newImageOf(record);
   if (!image) return undefined;
   const sequence = record.dynamodb?.SequenceNumber ?? '';
-  if (image.entity !== 'parkedRecord')
-    return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: image };
+  if (image.entity !== 'parkedRecord') return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: image };
   const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...parked } = image;
   const record_ = parked as unknown as ParkedRecord;
   return { sequence, eventId: record_.eventId, eventName: record_.eventName, item: record_.image, parked: record_ };
@@ -85,8 +84,7 @@ export async function consumeRecords(
   for (let attempt = 1; pending.length > 0; attempt++) {
     const verdict = await handleBatch(pending).catch((error: unknown) => new Map(pending.map((p) => [p.sequence, error])));
     for (const [sequence, error] of verdict) failures.set(sequence, error);
-    for (const done of pending.filter((p) => !verdict.has(p.sequence) && p.parked))
-      await settle(() => parkedRecords.release(done.parked!), done, handBack);
+    for (const done of pending.filter((p) => !verdict.has(p.sequence) && p.parked)) await settle(() => parkedRecords.release(done.parked!), done, handBack);
     pending = pending.filter((p) => verdict.has(p.sequence));
     if (pending.length === 0 || attempt >= attempts) break;
     await sleep((options.pauseMs ?? 100) * 2 ** (attempt - 1));

@@ -59,7 +59,4 @@ export const DestinationTestResult = z.union([
 ]);
 export type DestinationTestResult = z.infer<typeof DestinationTestResult>;
 
-export const SourceTestResult = z.union([
-  z.array(DestinationTestResult),
-  z.object({ message: z.string().describe('the source is disabled') }),
-]);
+export const SourceTestResult = z.union([z.array(DestinationTestResult), z.object({ message: z.string().describe('the source is disabled') })]);

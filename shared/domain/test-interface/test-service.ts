@@ -58,20 +58,13 @@ export class PipelineTestService {
     return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials), credentials.secrets);
   }
 
-  async testSource(
-    workspaceId: string,
-    sourceId: string,
-    message: Message,
-    options: TestOptions,
-  ): Promise<DestinationTestResult[] | { message: string }> {
+  async testSource(workspaceId: string, sourceId: string, message: Message, options: TestOptions): Promise<DestinationTestResult[] | { message: string }> {
     const stages = resolveStages(options.stage);
     checkMessage(message);
     const source = await this.catalog.getSource(workspaceId, sourceId);
     if (!source) throw NotFoundError.of('source', sourceId);
     if (!source.enabled && !options.force) return { message: TEXTS.sourceDisabled(sourceId) };
-    const connected = new Set(
-      (await this.catalog.listConnections(workspaceId)).filter((c) => c.sourceId === sourceId).map((c) => c.destinationId),
-    );
+    const connected = new Set((await this.catalog.listConnections(workspaceId)).filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
     const destinations = (await this.catalog.listDestinations(workspaceId)).filter((d) => connected.has(d.id));
     if (destinations.length === 0) throw refusal(TEXTS.notConnected(sourceId));
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
@@ -157,12 +150,7 @@ function configForTest(destination: Destination, overrides?: Record<string, unkn
 }
 
 /** The destination-transform and send stages for one event the user stage let through. */
-async function destinationStages(
-  destination: Destination,
-  config: TestConfig,
-  outcome: UserStageOutcome,
-  stages: Stages,
-): Promise<TestDataEntry> {
+async function destinationStages(destination: Destination, config: TestConfig, outcome: UserStageOutcome, stages: Stages): Promise<TestDataEntry> {
   if ('filtered' in outcome) return { user_transformed_payload: { filtered: true, message: TEXTS.filtered } };
   if ('failed' in outcome) {
     return {

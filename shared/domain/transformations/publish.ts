@@ -183,9 +183,7 @@ export class PublishService {
     const transformationRevisions = await Promise.all(
       request.transformations.map((t, i) => this.resolve(workspaceId, t.versionId, 'transformation', `transformations.${i}.versionId`)),
     );
-    const libraryRevisions = await Promise.all(
-      request.libraries.map((l, i) => this.resolve(workspaceId, l.versionId, 'library', `libraries.${i}.versionId`)),
-    );
+    const libraryRevisions = await Promise.all(request.libraries.map((l, i) => this.resolve(workspaceId, l.versionId, 'library', `libraries.${i}.versionId`)));
     assertOnePerResource(transformationRevisions, 'transformations');
     assertOnePerResource(libraryRevisions, 'libraries');
     return this.evaluateRevisions(

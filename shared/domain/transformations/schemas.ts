@@ -44,11 +44,7 @@ export const TransformationUpdate = z.strictObject({
   codeVersion: CodeVersion.optional(),
   language: Language.optional(),
   publish: Publish,
-  destinationIds: z
-    .array(RefId)
-    .max(MAX_DESTINATIONS)
-    .optional()
-    .describe('with publish: the destinations to connect, replacing the current ones'),
+  destinationIds: z.array(RefId).max(MAX_DESTINATIONS).optional().describe('with publish: the destinations to connect, replacing the current ones'),
   events: SampleEvents.optional(),
   externalId: ExternalId,
 });

@@ -157,5 +157,4 @@ function eventError(message: string, events: Record<string, unknown>[], eventInd
 }
 
 /** Compares a run's output with the expected output of a test definition. */
-export const matchesExpected = (actual: unknown[], expected: unknown[] | undefined): boolean =>
-  expected === undefined || isDeepStrictEqual(actual, expected);
+export const matchesExpected = (actual: unknown[], expected: unknown[] | undefined): boolean => expected === undefined || isDeepStrictEqual(actual, expected);

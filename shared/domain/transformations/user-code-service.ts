@@ -1,13 +1,7 @@
 import type { z } from 'zod';
 import { newId, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type {
-  UserCodeHead,
-  UserCodeKind,
-  UserCodeRepository,
-  UserCodeRevision,
-  ConnectionChange,
-} from '../../persistence/user-code-repository';
+import type { UserCodeHead, UserCodeKind, UserCodeRepository, UserCodeRevision, ConnectionChange } from '../../persistence/user-code-repository';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
@@ -75,10 +69,7 @@ export class UserCodeService {
   // --- transformations -----------------------------------------------------------------------------------
 
   async listTransformations(workspaceId: string): Promise<Transformation[]> {
-    const [heads, destinations] = await Promise.all([
-      this.code.listHeads('transformation', workspaceId),
-      this.catalog.listDestinations(workspaceId),
-    ]);
+    const [heads, destinations] = await Promise.all([this.code.listHeads('transformation', workspaceId), this.catalog.listDestinations(workspaceId)]);
     return heads.map((head) => this.transformationOf(head, destinations));
   }
 
@@ -114,11 +105,7 @@ export class UserCodeService {
     return created;
   }
 
-  async updateTransformation(
-    workspaceId: string,
-    id: string,
-    input: z.output<typeof TransformationUpdate> & Publish,
-  ): Promise<Transformation> {
+  async updateTransformation(workspaceId: string, id: string, input: z.output<typeof TransformationUpdate> & Publish): Promise<Transformation> {
     if (input.destinationIds && !input.publish) {
       throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
     }
@@ -140,8 +127,7 @@ export class UserCodeService {
         ...(input.publish && { publishedVersionId: revision.versionId, publishedImports: revision.imports }),
         ...(input.externalId !== undefined && { externalId: input.externalId }),
       };
-      const connections =
-        input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
+      const connections = input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
       try {
         await this.code.appendRevision('transformation', head, revision, current.versionId, {
@@ -289,10 +275,7 @@ export class UserCodeService {
     return revision;
   }
 
-  private transformationOf(
-    head: UserCodeHead,
-    destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[],
-  ): Transformation {
+  private transformationOf(head: UserCodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
     return {
       ...transformationVersion(head),
       workspaceId: head.workspaceId,
