@@ -308,6 +308,8 @@ describe('the console, as a new user', () => {
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
     await page.getByRole('list', { name: 'Libraries' }).getByRole('button', { name: 'Plan Helpers published' }).waitFor();
+    // The library's details render once it is loaded: wait for them, then check there is exactly one.
+    await page.getByText('import from "planHelpers"').first().waitFor();
     await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
   });
 
