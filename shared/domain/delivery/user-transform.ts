@@ -2,8 +2,7 @@ import type { Message } from '../../destinations';
 import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import type { InvocationCredentials } from '../credentials/credential-service';
 import type { Destination } from '../catalog/schemas';
-import { publishedTransformation } from '../transformations/published';
-import { runUserStage } from '../transformations/user-stage';
+import { publishedTransformation, runPublishedFor } from '../transformations/published';
 
 /** What the user-transformation stage made of one input event. */
 export type EventOutcome = { outputs: Message[] } | { filtered: true } | { error: string };
@@ -23,21 +22,7 @@ export async function transformForDelivery(
   const published = await publishedTransformation(code, workspaceId, destination.transformationId);
   if (!published) return { outcomes: events.map((event) => ({ outputs: [event] })), secrets: [] };
   const credentials = await credentialsOf();
-  const { revision, libraries } = published;
-  const result = await runUserStage({
-    code: revision.code,
-    name: revision.name,
-    libraries,
-    events,
-    context: {
-      workspaceId,
-      destinationId: destination.id,
-      destinationType: destination.type,
-      transformationId: revision.id,
-      transformationVersionId: revision.versionId,
-    },
-    credentials: credentials.values,
-  });
+  const result = await runPublishedFor(published, workspaceId, destination, events, credentials.values);
   if (!result.ok) return { outcomes: events.map(() => ({ error: `transformation failed: ${result.error}` })), secrets: credentials.secrets };
   const outputs: Message[][] = events.map(() => []);
   const errors: (string | undefined)[] = events.map(() => undefined);

@@ -3,14 +3,13 @@ import { buildRequests, destinationType, sendRequest, validateDestinationConfig,
 import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { UserCodeRepository } from '../../persistence/user-code-repository';
-import { runUserStage } from '../transformations/user-stage';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import type { CredentialOverrides } from '../credentials/schemas';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { checkIdentifiers } from '../ingestion/events';
-import { publishedTransformation } from '../transformations/published';
+import { publishedTransformation, runPublishedFor } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
 import { SUPPORTED_TYPES, TEXTS } from './texts';
 
@@ -107,21 +106,7 @@ export class PipelineTestService {
   ): Promise<UserStageOutcome[]> {
     const published = await publishedTransformation(this.code, workspaceId, destination.transformationId);
     if (!published) return [{ event: message, shown: { error: TEXTS.transformationNotFound } }];
-    const { revision, libraries } = published;
-    const result = await runUserStage({
-      code: revision.code,
-      name: revision.name,
-      libraries,
-      events: [message],
-      context: {
-        workspaceId,
-        destinationId: destination.id,
-        destinationType: destination.type,
-        transformationId: revision.id,
-        transformationVersionId: revision.versionId,
-      },
-      credentials: credentials.values,
-    });
+    const result = await runPublishedFor(published, workspaceId, destination, [message], credentials.values);
     if (!result.ok) return [{ failed: result.error }];
     if (result.entries.length === 0) return [{ filtered: true }];
     return result.entries.map((entry) => ('error' in entry ? { failed: entry.error } : { event: entry.event, shown: entry.event }));

@@ -1,6 +1,8 @@
 import type { UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
 import type { SandboxLibrary } from '../../sandbox';
+import type { Message } from '../../destinations';
 import { LibraryResolver } from './testing';
+import { runUserStage } from './user-stage';
 
 export interface PublishedCode {
   revision: UserCodeRevision;
@@ -25,3 +27,26 @@ export async function publishedTransformation(
   const libraries = await new LibraryResolver(code, workspaceId).librariesFor(revision.imports ?? []);
   return { revision, libraries };
 }
+
+/** A destination's published code over events, with the metadata each event gets (the user-transformation stage). */
+export const runPublishedFor = (
+  published: PublishedCode,
+  workspaceId: string,
+  destination: { id: string; type: string },
+  events: Message[],
+  credentials: Record<string, string>,
+) =>
+  runUserStage({
+    code: published.revision.code,
+    name: published.revision.name,
+    libraries: published.libraries,
+    events,
+    context: {
+      workspaceId,
+      destinationId: destination.id,
+      destinationType: destination.type,
+      transformationId: published.revision.id,
+      transformationVersionId: published.revision.versionId,
+    },
+    credentials,
+  });
