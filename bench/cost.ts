@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { APIGatewayProxyEvent, Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/functions';
+import { createWorkspace } from '../shared/domain/auth/workspaces';
+import { deliveryLanes } from '../shared/domain/delivery/delivery-service';
+import { createTableClient, getTableClient } from '../shared/persistence/table-client';
+import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
+import { shutdownSandbox } from '../shared/sandbox';
+import { startLocalRuntime } from '../infra/local/runtime';
+import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usage';
+
+// Cost per million events: one source → one published transformation → one batch vendor (Amplitude) and
+// one webhook, schema capture on, a regulation in force. The real handlers run in this process one stage at a
+// time (ingestion, then delivery, then capture), so each stage's DynamoDB requests and capacity units, its
+// Lambda invocations and its CPU time are its own. The vendors answer from another process.
+
+const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 10_000;
+/** Events per SDK request: analytics SDKs flush every 20 events or so. */
+const PER_REQUEST = 20;
+const USERS = 2_000;
+
+const ROOT = path.resolve(__dirname, '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const load = <T>(entry: string) => (require(path.join(ROOT, entry)) as { handler: T }).handler;
+const context = (name: string) =>
+  ({ functionName: name, awsRequestId: `bench-${Math.random()}`, getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
+
+function makeRequest(seed: number): Record<string, unknown>[] {
+  return Array.from({ length: PER_REQUEST }, (_, i) => {
+    const n = seed * PER_REQUEST + i;
+    return {
+      type: n % 10 === 0 ? 'identify' : 'track',
+      userId: `user-${(n * 7919) % USERS}`,
+      anonymousId: `anon-${n % 5000}`,
+      event: ['Product Viewed', 'Product Added', 'Order Completed'][n % 3],
+      messageId: `cost-${n}`,
+      timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(),
+      properties: { product_id: `p-${n % 300}`, price: (n * 3.7) % 100, currency: 'EUR', category: 'shoes' },
+      context: { library: { name: 'analytics-node', version: '3.0.0' }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+    };
+  });
+}
+
+async function startVendors(): Promise<{
+  url: string;
+  stats: () => Promise<{ requests: Record<string, number>; events: Record<string, number> }>;
+  stop(): void;
+}> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'support/vendor-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const url = `http://127.0.0.1:${line.toString().trim()}`;
+  return { url, stats: () => fetch(`${url}/stats`).then((r) => r.json() as never), stop: () => child.kill('SIGTERM') };
+}
+
+/** Runs `work`, and counts what it cost: DynamoDB through the counter, CPU of this process (workers included). */
+async function measure(name: string, invocations: number, work: () => Promise<void>): Promise<StageUsage> {
+  usageCounter.start(name);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const used = process.cpuUsage(cpu);
+  return { ...usageCounter.stop(), name, invocations, cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started };
+}
+
+async function main(): Promise<void> {
+  process.env.WEIR_OUTBOUND_ALLOWLIST = '127.0.0.1';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  process.env.LOG_LEVEL ??= 'ERROR';
+  const vendors = await startVendors();
+  const accepted: DynamoDBRecord[] = [];
+  const rt = await startLocalRuntime({
+    controlPort: 0,
+    dataPort: 0,
+    admin: { user: 'bench', password: 'bench-password' },
+    schedulerIntervalMs: 3600_000,
+    // The stream is read by this bench, which hands the records to each stage in turn.
+    consumers: [{ name: 'collector', filters: [ACCEPTED_EVENTS_FILTER], batchSize: 100, handler: async (event) => void accepted.push(...event.Records) }],
+  });
+  const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
+  const store = createTableClient({ client, table: rt.tableName });
+  usageCounter.attach(getTableClient());
+  try {
+    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'cost', email: 'cost@example.com' });
+    const control = async (method: string, route: string, body: unknown) => {
+      const res = await fetch(`${rt.controlUrl}${route}`, {
+        method,
+        headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
+      const text = await res.text();
+      return (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, Record<string, string>>;
+    };
+    const source = (await control('POST', '/v2/sources', { name: 'app' })).source!;
+    const amplitude = (await control('POST', '/v2/destinations', { name: 'amplitude', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendors.url}/amp` } }))
+      .destination!;
+    const webhook = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendors.url}/hook` } })).destination!;
+    for (const d of [amplitude, webhook]) await control('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    await control('POST', '/transformations?publish=true', {
+      name: 'Enrich',
+      code: 'export function transformEvent(event) { event.properties = { ...event.properties, enriched: true }; return event; }',
+      destinationIds: [amplitude.id, webhook.id],
+    });
+    await control('POST', '/v2/regulations', { regulationType: 'suppress', sourceIds: [source.id], users: [{ userId: 'user-7' }, { userId: 'user-8' }] });
+
+    // --- ingestion: the ingest function, one invocation per SDK request ---------------------------------------
+    const ingest = load<(e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number }>>('functions/ingest/handler.ts');
+    const auth = `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`;
+    const requests = Math.ceil(EVENTS / PER_REQUEST);
+    const bodies = Array.from({ length: requests }, (_, i) => JSON.stringify({ batch: makeRequest(i) }));
+    const event = (body: string) =>
+      ({
+        resource: '/v1/{type}',
+        path: '/v1/batch',
+        httpMethod: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/json' },
+        multiValueHeaders: {},
+        pathParameters: { type: 'batch' },
+        queryStringParameters: null,
+        requestContext: { identity: { sourceIp: '203.0.113.9' }, requestId: 'bench' },
+        body,
+        isBase64Encoded: false,
+      }) as unknown as APIGatewayProxyEvent;
+    await ingest(event(JSON.stringify({ batch: makeRequest(requests + 1) })), context('ingest')); // warm: the write key is cached from here on
+    const ingestion = await measure('ingestion', requests, async () => {
+      for (const body of bodies) {
+        const answer = await ingest(event(body), context('ingest'));
+        if (answer.statusCode !== 200) throw new Error(`ingestion answered ${answer.statusCode}`);
+      }
+    });
+    await rt.poller.drain();
+
+    // --- the stream consumers, in the batches their event source mappings hand them ---------------------------
+    const batches = (size: number) => Array.from({ length: Math.ceil(accepted.length / size) }, (_, i) => accepted.slice(i * size, (i + 1) * size));
+    const consume = async (name: string, entry: string, size: number) => {
+      const handler = load<(e: DynamoDBStreamEvent) => Promise<unknown>>(entry);
+      const groups = batches(size);
+      return measure(name, groups.length, async () => {
+        for (const Records of groups) await handler({ Records });
+        await deliveryLanes.idle();
+      });
+    };
+    const delivery = await consume('delivery', STREAM_CONSUMERS.delivery!.entry, STREAM_CONSUMERS.delivery!.batchSize);
+    const capture = await consume('capture', STREAM_CONSUMERS.schemaCapture!.entry, STREAM_CONSUMERS.schemaCapture!.batchSize);
+
+    // --- live events: a person watching the source's and a destination's live events, one refresh per 1,000 events
+    const monitoring = load<(e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number }>>('functions/monitoring/handler.ts');
+    const view = (resource: string, id: string) =>
+      ({
+        resource,
+        path: resource.replace('{id}', id),
+        httpMethod: 'GET',
+        headers: {},
+        pathParameters: { id },
+        queryStringParameters: null,
+        requestContext: { authorizer: { workspaceId: ws.workspaceId, principalId: ws.workspaceId }, requestId: 'bench' },
+        body: null,
+        isBase64Encoded: false,
+      }) as unknown as APIGatewayProxyEvent;
+    const refreshes = Math.max(1, Math.round(EVENTS / 1000));
+    const live = await measure('live events', refreshes * 2, async () => {
+      for (let i = 0; i < refreshes; i++) {
+        for (const [resource, id] of [
+          ['/v2/sources/{id}/live-events', source.id!],
+          ['/v2/destinations/{id}/live-events', webhook.id!],
+        ] as const) {
+          const answer = await monitoring(view(resource, id), context('monitoring'));
+          if (answer.statusCode !== 200) throw new Error(`live events answered ${answer.statusCode}`);
+        }
+      }
+    });
+
+    const sent = await vendors.stats();
+    delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
+    report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent);
+  } finally {
+    usageCounter.detach();
+    client.destroy();
+    await rt.stop();
+    await shutdownSandbox();
+    vendors.stop();
+  }
+}
+
+function report(
+  stages: Record<'ingestion' | 'delivery' | 'capture' | 'live', StageUsage>,
+  destinations: { amplitude: string; webhook: string },
+  sent: { requests: Record<string, number>; events: Record<string, number> },
+): void {
+  const perK = (n: number) => (n * 1000) / EVENTS;
+  const f = (n: number, digits = 1) => n.toFixed(digits);
+  console.log(`\nCost per million events (${EVENTS.toLocaleString('en-US')} events in SDK requests of ${PER_REQUEST}, ${USERS} users)`);
+  console.log('  stage              DDB req/1k  WRU/1k   RRU/1k  invocations/1k  CPU ms/1k   billed ms/1k  US$/M events');
+  let total = 0;
+  const line = (label: string, usage: StageUsage, memoryMb: number, apiRequests = 0, dbFilter?: (key: string) => boolean) => {
+    const db = dbFilter ? usageCounter.slice(usage, dbFilter) : usage;
+    const lambda = dbFilter ? { usd: 0, billedMs: 0 } : lambdaCost(usage, memoryMb);
+    const usd =
+      (db.wru * PRICES.writeRequestUnit + db.rru * PRICES.readRequestUnit + apiRequests * PRICES.restApiRequest) * (1e6 / EVENTS) + lambda.usd * (1e6 / EVENTS);
+    total += dbFilter ? 0 : usd;
+    console.log(
+      `  ${label.padEnd(18)} ${f(perK(db.requests)).padStart(10)} ${f(perK(db.wru)).padStart(7)} ${f(perK(db.rru)).padStart(8)} ${(dbFilter ? '' : f(perK(usage.invocations))).padStart(15)} ${(dbFilter ? '' : f(perK(usage.cpuMs), 0)).padStart(10)} ${(dbFilter ? '' : f(perK(lambda.billedMs), 0)).padStart(14)} ${f(usd, 3).padStart(13)}`,
+    );
+    return db;
+  };
+  line('ingestion', stages.ingestion, 512, stages.ingestion.invocations);
+  line('  of it suppression', stages.ingestion, 0, 0, (key) => key.includes('SUPPRESS'));
+  line('delivery', stages.delivery, 1024);
+  const amplitudeDb = line('  to Amplitude', stages.delivery, 0, 0, (key) => key.includes(destinations.amplitude));
+  const webhookDb = line('  to the webhook', stages.delivery, 0, 0, (key) => key.includes(destinations.webhook));
+  line('schema capture', stages.capture, 512);
+  line('live events', stages.live, 512, stages.live.invocations);
+  console.log(
+    `  vendor requests: Amplitude ${sent.requests['/amp/2/httpapi'] ?? 0} for ${sent.events['/amp/2/httpapi'] ?? 0} events, webhook ${sent.requests['/hook'] ?? 0}`,
+  );
+  console.log(`  prices: ${PRICES.note}`);
+  console.log(`ingestion store round trips/request: ${f(stages.ingestion.requests / stages.ingestion.invocations, 2)}`);
+  console.log(`ingestion cpu us/event: ${f((stages.ingestion.cpuMs * 1000) / EVENTS, 0)}`);
+  console.log(`delivery writes/event batch vendor: ${f(amplitudeDb.writeRequests / EVENTS, 3)}`);
+  console.log(`delivery writes/event webhook: ${f(webhookDb.writeRequests / EVENTS, 3)}`);
+  console.log(`usd per million events: ${f(total, 3)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

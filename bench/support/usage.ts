@@ -1,0 +1,111 @@
+import type { TableClient } from '../../shared/persistence/table-client';
+
+/**
+ * AWS list prices, us-east-1 (DynamoDB on-demand as reduced on 2024-11-01; Lambda on Arm; API Gateway REST
+ * APIs, first 333 million requests), as published on the AWS pricing pages, read 2026-11-24.
+ */
+export const PRICES = {
+  writeRequestUnit: 0.625 / 1e6,
+  readRequestUnit: 0.125 / 1e6,
+  lambdaRequest: 0.2 / 1e6,
+  lambdaGbSecond: 0.0000133334,
+  restApiRequest: 3.5 / 1e6,
+  /** What an invocation waits for besides its own CPU: a DynamoDB round trip in the region, a vendor's answer. */
+  storeRoundTripMs: 5,
+  vendorRequestMs: 100,
+  note:
+    'us-east-1 list prices: DynamoDB on-demand US$0.625/M WRU, US$0.125/M RRU; Lambda Arm US$0.20/M requests + US$0.0000133334/GB-s; ' +
+    'API Gateway REST US$3.50/M requests; billed Lambda time = measured CPU + 5 ms per store round trip + 100 ms per vendor request',
+};
+
+interface Request {
+  write: boolean;
+  wru: number;
+  rru: number;
+  /** The request's keys and items as text, to tell which item (or destination) it was about. */
+  keys: string;
+}
+
+export interface DbUsage {
+  requests: number;
+  writeRequests: number;
+  wru: number;
+  rru: number;
+}
+
+export interface StageUsage extends DbUsage {
+  name: string;
+  invocations: number;
+  cpuMs: number;
+  wallMs: number;
+  /** Outbound requests to vendors during the stage (set by the caller when known). */
+  vendorRequests?: number;
+  log?: Request[];
+}
+
+const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
+
+/**
+ * Counts every DynamoDB request the handlers of this process make, with the capacity DynamoDB reports for it
+ * (ReturnConsumedCapacity is asked on each), between start() and stop().
+ */
+class UsageCounter {
+  private log: Request[] | undefined;
+  private attached: TableClient | undefined;
+
+  attach(store: TableClient): void {
+    this.attached = store;
+    store.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        if (!this.log) return next(args);
+        input.ReturnConsumedCapacity = 'TOTAL';
+        const result = await next(args);
+        const output = result.output as { ConsumedCapacity?: { CapacityUnits?: number; WriteCapacityUnits?: number; ReadCapacityUnits?: number }[] };
+        const command = String(context.commandName ?? '');
+        const write = WRITES.test(command);
+        let units = 0;
+        for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
+        this.log?.push({ write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input) });
+        return result;
+      },
+      { step: 'initialize', name: 'benchUsage' },
+    );
+  }
+
+  detach(): void {
+    this.attached?.doc.middlewareStack.remove('benchUsage');
+  }
+
+  start(_stage: string): void {
+    this.log = [];
+  }
+
+  stop(): DbUsage & { log: Request[] } {
+    const log = this.log ?? [];
+    this.log = undefined;
+    return { ...sum(log), log };
+  }
+
+  /** The part of a stage's usage whose requests mention `match` (an item's key or a destination's id). */
+  slice(usage: StageUsage, match: (keys: string) => boolean): DbUsage {
+    return sum((usage.log ?? []).filter((r) => match(r.keys)));
+  }
+}
+
+function sum(log: Request[]): DbUsage {
+  return log.reduce((s, r) => ({ requests: s.requests + 1, writeRequests: s.writeRequests + (r.write ? 1 : 0), wru: s.wru + r.wru, rru: s.rru + r.rru }), {
+    requests: 0,
+    writeRequests: 0,
+    wru: 0,
+    rru: 0,
+  });
+}
+
+export const usageCounter = new UsageCounter();
+
+/** Lambda's bill for a stage: its invocations, and GB-seconds of the time they are modelled to take. */
+export function lambdaCost(usage: StageUsage, memoryMb: number): { usd: number; billedMs: number } {
+  const billedMs = usage.cpuMs + usage.requests * PRICES.storeRoundTripMs + (usage.vendorRequests ?? 0) * PRICES.vendorRequestMs;
+  return { billedMs, usd: usage.invocations * PRICES.lambdaRequest + (billedMs / 1000) * (memoryMb / 1024) * PRICES.lambdaGbSecond };
+}

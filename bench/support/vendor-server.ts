@@ -1,0 +1,45 @@
+import { createServer } from 'node:http';
+
+// Plays the vendors of the cost and latency benches in a process of its own, so their CPU is not counted as
+// Weir's: a webhook, and Amplitude's HTTP V2 API (which takes many events per request). GET /stats tells
+// what arrived: requests and events per path, and when each messageId first arrived (ms since start).
+
+const requests: Record<string, number> = {};
+const events: Record<string, number> = {};
+const firstSeen: Record<string, number> = {};
+const started = performance.now();
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (req.method === 'GET' && path === '/stats') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ requests, events, firstSeen }));
+      return;
+    }
+    if (req.method === 'DELETE' && path === '/stats') {
+      for (const record of [requests, events, firstSeen]) for (const key of Object.keys(record)) delete record[key];
+      res.writeHead(204).end();
+      return;
+    }
+    const at = performance.now() - started;
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+    const items = Array.isArray(body.events) ? (body.events as Record<string, unknown>[]) : [body];
+    requests[path] = (requests[path] ?? 0) + 1;
+    events[path] = (events[path] ?? 0) + items.length;
+    for (const item of items) {
+      const id = String(item.insert_id ?? item.messageId ?? '');
+      if (id && firstSeen[id] === undefined) firstSeen[id] = at;
+    }
+    const answer = Array.isArray(body.events)
+      ? { code: 200, events_ingested: items.length, payload_size_bytes: chunks.length, server_upload_time: Date.now() }
+      : {};
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
+  });
+});
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${(server.address() as { port: number }).port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
