@@ -21,6 +21,7 @@ import { UserCodeRepository } from './persistence/user-code-repository';
 import { CredentialRepository } from './persistence/credential-repository';
 import { DeletionJobRepository } from './persistence/deletion-job-repository';
 import { DeliveryRepository } from './persistence/delivery-repository';
+import { ParkedDeliveryRepository } from './persistence/parked-delivery-repository';
 import { IngestRepository } from './persistence/ingest-repository';
 import { ParkedRecordRepository } from './persistence/parked-record-repository';
 import { RegulationRepository } from './persistence/regulation-repository';
@@ -54,6 +55,9 @@ export function servicesOver(store: TableClient) {
     },
     get deliveries() {
       return once('deliveryRepository', () => new DeliveryRepository(store));
+    },
+    get parkedDeliveries() {
+      return once('parkedDeliveryRepository', () => new ParkedDeliveryRepository(store));
     },
     get ingest() {
       return once('ingestRepository', () => new IngestRepository(store));
@@ -104,7 +108,7 @@ export function servicesOver(store: TableClient) {
       return once('ingestion', () => new IngestService(r.catalog, this.suppression, r.ingest));
     },
     get delivery() {
-      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, this.credentials));
+      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials));
     },
     get monitoring() {
       return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression));

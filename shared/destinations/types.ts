@@ -63,6 +63,27 @@ export interface DeletionIO {
   send: RequestSender;
 }
 
+/** What the vendor made of one event of a chunk, where its answer tells events apart. */
+export type ChunkEventVerdict = { kind: 'delivered' } | { kind: 'refused'; error: string } | { kind: 'retryable'; error: string };
+
+/**
+ * A vendor's batch API: the one-event requests `transform` builds for events going to the same place are
+ * sent as one request whose `lists` (paths into the body, e.g. `JSON.events`) hold them all. Requests combine
+ * only where everything else (endpoint, headers, params, the rest of the body) is the same, so a per-request
+ * field such as GA4's client_id keeps its own requests.
+ */
+export interface BatchApi {
+  /** Most events per request, and most bytes of body, the vendor takes. */
+  maxEvents: number | ((request: DestinationRequest) => number);
+  maxBytes: number;
+  lists: string[];
+  /**
+   * Per-event verdicts when the vendor's answer names the events it took or refused (by their index in the
+   * chunk); undefined when the answer is about the request as a whole.
+   */
+  verdicts?(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined;
+}
+
 export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   /** The definition name stored on a destination, e.g. WEBHOOK. */
   name: string;
@@ -81,6 +102,8 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   invalidConfigText?(field: string): string | undefined;
   /** Pure: one event and a validated config → the request(s) to send. Throws DestinationError. */
   transform?(message: Message, config: z.output<Schema>): DestinationRequest[];
+  /** Where the vendor has a batch API: how one-event requests combine into one (see BatchApi). */
+  batch?: BatchApi;
   /** Server-delivered types: delivers one event itself (there is no HTTP request to show). */
   deliver?(message: Message, config: z.output<Schema>): Promise<DeliveryResult>;
   /** Deletes the users' data at the vendor (one call for all of them where the vendor allows it). */

@@ -109,10 +109,14 @@ export const keys = bounded({
     pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`,
     sk: `${requestId}#${part}`,
   }),
-  /** A parked delivery of one message's output to one destination, retried when due (one per output). */
-  deliveryRetry: (workspaceId: string, destinationId: string, messageId: string, output: number) => ({
+  /**
+   * A parked delivery of one output to one destination, retried when due: under its user (`U#<user>#`), in
+   * the order the events arrived, so a user's first parked delivery is one query away. (Deliveries parked
+   * before order was kept have `<messageId>#<output>` as their sort key.)
+   */
+  deliveryRetry: (workspaceId: string, destinationId: string, userKey: string, seq: string) => ({
     pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`,
-    sk: `${messageId}#${output}`,
+    sk: `U#${userKey}#${seq}`,
   }),
   /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
   deliveryAttention: 'DELIVERY#DUE',

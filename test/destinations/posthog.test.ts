@@ -39,9 +39,19 @@ describe('PostHog transform (capture API, /batch/)', () => {
     ]);
   });
 
-  it('sends no uuid when the messageId is not a UUID, and the anonymous id as distinct_id without a userId', () => {
+  it('turns a messageId that is not a UUID into one, the same every time, and sends the anonymous id as distinct_id without a userId', () => {
     const [request] = transform({ type: 'track', event: 'x', anonymousId: 'a-1', messageId: 'msg-1' });
-    expect(request!.body.JSON.batch).toEqual([{ event: 'x', distinct_id: 'a-1', properties: { $lib: 'weir' } }]);
+    const [event] = request!.body.JSON.batch as { uuid: string }[];
+    expect(event).toEqual({
+      event: 'x',
+      distinct_id: 'a-1',
+      properties: { $lib: 'weir' },
+      uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    });
+    const [again] = transform({ type: 'track', event: 'x', anonymousId: 'a-1', messageId: 'msg-1' });
+    const [other] = transform({ type: 'track', event: 'x', anonymousId: 'a-1', messageId: 'msg-2' });
+    expect((again!.body.JSON.batch as { uuid: string }[])[0]!.uuid).toBe(event!.uuid);
+    expect((other!.body.JSON.batch as { uuid: string }[])[0]!.uuid).not.toBe(event!.uuid);
   });
 
   it('sends an identify as $identify with the traits under $set and the anonymous id as $anon_distinct_id (Identify)', () => {

@@ -145,7 +145,7 @@ describe('delivery', () => {
   it("aborts a dead destination's events after the bounded retries, without holding up another destination", async () => {
     const p = await pipeline('/dead', '/alive');
     hook.on('/dead', json(503, {}));
-    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await rt.poller.drain();
     expect(at('/alive')).toHaveLength(3);
     // Answered failures open the circuit only after a streak: each event was sent once.
@@ -163,7 +163,7 @@ describe('delivery', () => {
     process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
     const p = await pipeline('/down');
     hook.on('/down', json(503, {}));
-    await p.batch([1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await p.batch([1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await rt.poller.drain();
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
     expect(await p.outcomes()).toMatchObject({ retrying: 8 });
@@ -184,7 +184,7 @@ describe('delivery', () => {
       seen.add(id);
       json(first && Number(id.split('-')[1]) % 2 === 1 ? 503 : 200, {})(req, res);
     });
-    await p.batch(Array.from({ length: 12 }, (_, n) => ({ type: 'track', userId: 'u', event: `e${n}`, messageId: `flap-${n}` })));
+    await p.batch(Array.from({ length: 12 }, (_, n) => ({ type: 'track', userId: `u${n}`, event: `e${n}`, messageId: `flap-${n}` })));
     await rt.poller.drain();
     // Every event went out on the first pass: one 503 in two never makes a streak.
     expect(new Set(at('/flapping').map((r) => (r.json as { messageId: string }).messageId)).size).toBe(12);
@@ -201,7 +201,7 @@ describe('delivery', () => {
     const p = await pipeline('/hanging', '/healthy');
     const other = await pipeline('/healthy-other');
     hook.on('/hanging', silent);
-    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
+    await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
     const deadline = Date.now() + 5_000;
@@ -271,17 +271,21 @@ describe('delivery', () => {
       requestId: parts[0]!.sk.split('#')[0]!,
       part: 0,
     };
-    // A consumer claimed the batch, handled two events, and died; its lease runs out 1.5 s later.
+    // A consumer took the batch, recorded two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rt.store);
-    const leaseEnds = Date.now() + 1500;
-    expect(await deliveries.claimBatch(ref, 'dead-owner', new Date().toISOString(), new Date(leaseEnds).toISOString())).toMatchObject({
-      progress: 0,
-      output: 0,
+    const leaseEnds = new Date(Date.now() + 1500).toISOString();
+    const guard = { ref, owner: 'dead-owner', prior: await deliveries.readBatch(ref), established: false };
+    expect(guard.prior).toEqual({ kind: 'absent' });
+    const recorded = await deliveries.writeBatch(guard, {
+      position: { progress: 2, output: 0 },
+      totals: { delivered: 2, filtered: 0, aborted: 0 },
+      leaseUntil: leaseEnds,
+      parks: [],
     });
-    expect(await deliveries.recordOutput(ref, 'dead-owner', { progress: 2, output: 0 }, new Date(leaseEnds).toISOString(), 'delivered')).toBe(true);
+    expect(recorded).toBe(true);
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, leaseEnds - Date.now() + 20));
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
     await rt.scheduler.runNow();
     expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
     await rt.scheduler.runNow();

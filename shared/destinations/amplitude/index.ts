@@ -3,7 +3,7 @@ import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { deletionOutcome } from '../deletion';
-import { defineDestination, type DestinationRequest, type Message } from '../types';
+import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 
 /**
  * Amplitude: events through the HTTP V2 API, user deletion through the User Privacy API.
@@ -106,11 +106,48 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
   }
 }
 
+/**
+ * HTTP V2 answers that name events ("Batch and retry HTTP V2 API requests"): a 400 lists the events it
+ * rejected (events_with_invalid_fields, events_with_missing_fields, silenced_events) and ingests none, so
+ * the others go again; a 429 lists throttled_events, the others were ingested.
+ */
+function amplitudeVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
+  if (!isRecord(answer.response)) return undefined;
+  const body = answer.response;
+  const indexes = (...fields: string[]) => {
+    const found = new Set<number>();
+    for (const field of fields) {
+      const value = body[field];
+      const lists = Array.isArray(value) ? [value] : isRecord(value) ? Object.values(value) : [];
+      for (const list of lists) if (Array.isArray(list)) for (const i of list) if (Number.isInteger(i)) found.add(i as number);
+    }
+    return found;
+  };
+  if (answer.status === 400) {
+    const rejected = indexes('events_with_invalid_fields', 'events_with_missing_fields', 'silenced_events');
+    if (rejected.size === 0) return undefined;
+    const error = `Amplitude rejected the event: ${String(body.error ?? 'invalid fields')}`;
+    return Array.from({ length: count }, (_, i) =>
+      rejected.has(i) ? { kind: 'refused', error } : { kind: 'retryable', error: 'sent again without the events Amplitude rejected' },
+    );
+  }
+  if (answer.status === 429) {
+    const throttled = indexes('throttled_events');
+    if (throttled.size === 0) return undefined;
+    return Array.from({ length: count }, (_, i) =>
+      throttled.has(i) ? { kind: 'retryable', error: 'Amplitude throttled the event (429)' } : { kind: 'delivered' },
+    );
+  }
+  return undefined;
+}
+
 export const amplitude = defineDestination({
   name: 'AM',
   displayName: 'Amplitude',
   config: AmplitudeConfig,
   delivery: 'http',
+  // HTTP V2: up to 2,000 events and 1 MB per request; insert_id (the messageId) makes a resent chunk harmless.
+  batch: { maxEvents: 1000, maxBytes: 900_000, lists: ['JSON.events'], verdicts: amplitudeVerdicts },
   transform(message, config) {
     // HTTP V2 API: POST /2/httpapi, JSON {api_key, events}.
     return [

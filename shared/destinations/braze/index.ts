@@ -243,6 +243,8 @@ export const braze = defineDestination({
   displayName: 'Braze',
   config: BrazeConfig,
   delivery: 'http',
+  // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all).
+  batch: { maxEvents: 75, maxBytes: 1_000_000, lists: ['JSON.attributes', 'JSON.events', 'JSON.purchases'] },
   transform: (message, config) => [transformMessage(message, config)],
   async deleteUsers(users, config, io) {
     for (let i = 0; i < users.length; i += BRAZE_DELETE_BATCH) {

@@ -4,7 +4,7 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DestinationRequest, type Message } from '../types';
+import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 
 /**
  * Mixpanel: events through the Ingestion API (/import with the project secret, else /track), user profiles
@@ -174,11 +174,31 @@ function view(message: Message, config: MixpanelConfig, kind: 'Page' | 'Screen')
   return [eventRequest(message, config, mixpanelEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties))];
 }
 
+/** /import with strict=1 answers 400 with failed_records (index, message) and imports every other event. */
+function mixpanelVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
+  const failed = isRecord(answer.response) && Array.isArray(answer.response.failed_records) ? answer.response.failed_records : undefined;
+  if (answer.status !== 400 || !failed) return undefined;
+  const errors = new Map<number, string>();
+  for (const record of failed)
+    if (isRecord(record) && Number.isInteger(record.index)) errors.set(record.index as number, String(record.message ?? 'invalid event'));
+  return Array.from({ length: count }, (_, i) =>
+    errors.has(i) ? { kind: 'refused', error: `Mixpanel refused the event: ${errors.get(i)}` } : { kind: 'delivered' },
+  );
+}
+
 export const mixpanel = defineDestination({
   name: 'MP',
   displayName: 'Mixpanel',
   config: MixpanelConfig,
   delivery: 'http',
+  // Ingestion API: /import takes 2,000 events (10 MB) per request, /track and /engage 50; $insert_id (the
+  // messageId) makes a resent chunk harmless.
+  batch: {
+    maxEvents: (request) => (request.endpoint.endsWith('/import') ? 2000 : 50),
+    maxBytes: 2_000_000,
+    lists: ['JSON_ARRAY.batch'],
+    verdicts: mixpanelVerdicts,
+  },
   transform(message, config) {
     switch (message.type) {
       case 'track': {

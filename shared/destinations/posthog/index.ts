@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
@@ -34,10 +35,22 @@ const appHost = (config: PostHogConfig) => ingestionHost(config).replace(/^https
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * PostHog dedupes on uuid. A messageId that is a UUID is used as it is; any other is turned into one, the
+ * same every time (a name-based UUID, version 5 layout, over the messageId), so a resent chunk is harmless.
+ */
+function uuidOf(messageId: unknown): string | undefined {
+  if (typeof messageId !== 'string' || messageId === '') return undefined;
+  if (UUID.test(messageId)) return messageId;
+  const hex = createHash('sha1').update(`weir:${messageId}`).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** The event's own fields: distinct_id, timestamp (ISO 8601) and uuid, which PostHog dedupes on. */
 function envelope(message: Message, event: string, distinctId: string, properties: Record<string, unknown>) {
   const timestamp = eventTime(message)?.toISOString();
-  const uuid = typeof message.messageId === 'string' && UUID.test(message.messageId) ? message.messageId : undefined;
+  const uuid = uuidOf(message.messageId);
   const ip = firstOf(message, 'context.ip', 'request_ip');
   return {
     event,
@@ -134,6 +147,8 @@ export const posthog = defineDestination({
   displayName: 'PostHog',
   config: PostHogConfig,
   delivery: 'http',
+  // /batch/ takes many events per request (20 MB); uuid (from the messageId) makes a resent chunk harmless.
+  batch: { maxEvents: 500, maxBytes: 1_000_000, lists: ['JSON.batch'] },
   transform(message, config) {
     // "Batch events": POST /batch/ with the project API key and the events under `batch`.
     return [

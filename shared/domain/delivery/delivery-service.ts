@@ -2,17 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { UserCodeRepository } from '../../persistence/user-code-repository';
-import type {
-  BatchClaim,
-  BatchCounts,
-  BatchPosition,
-  BatchRef,
-  DeliveryRepository,
-  DeliverySample,
-  NeedingAttention,
-  OutcomeError,
-  ParkedDelivery,
-} from '../../persistence/delivery-repository';
+import { MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepository } from '../../persistence/delivery-repository';
+import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
+import type { BatchCounts, BatchPosition, BatchRef, DeliverySample, NeedingAttention, OutcomeError, ParkedDelivery } from './records';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
@@ -20,7 +12,9 @@ import { countMetrics } from '../../ops/metrics';
 import { redact } from '../credentials/redact';
 import { Circuit } from './circuit';
 import { DeliveryLanes } from './lanes';
-import { prepare, send, type SendOutcome } from './sender';
+import { prepare, send, sendChunk, type SendOutcome } from './sender';
+import { destinationType } from '../../destinations';
+import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { transformForDelivery } from './user-transform';
 
 /**
@@ -70,182 +64,248 @@ function deliveryMetrics(destinationType: string, counts: Partial<Record<'delive
   countMetrics(named, { destinationType });
 }
 
+/** How long live delivery keeps a source's destinations before it reads them again: changes reach it within this. */
+export const DESTINATIONS_CACHE_MS = 5000;
+
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
 const iso = (ms: number) => new Date(ms).toISOString();
+const pad = (n: number) => String(n).padStart(6, '0');
+const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
+const zero = (): BatchCounts => ({ delivered: 0, filtered: 0, aborted: 0 });
 
-/** What one run of a batch gathers for its finish: totals, and what people will read. */
+/** What one run of a batch gathers between its writes: totals, parks, and what people will read. */
 interface BatchRun {
-  ref: BatchRef;
-  owner: string;
-  destinationType: string;
-  counts: BatchCounts;
-  /** What this run did (the metrics it reports): the counts it added, and the outputs it parked. */
+  guard: BatchGuard;
+  destination: Destination;
+  position: BatchPosition;
+  totals: BatchCounts;
+  /** What this run did (the metrics it reports). */
   added: BatchCounts & { retried: number };
+  parks: ParkedDelivery[];
   errors: OutcomeError[];
   samples: DeliverySample[];
+  /** Users with a parked delivery: their later events park behind it. */
+  held: Set<string>;
 }
 
 /**
  * Live delivery: for each enabled destination connected to the source, the published transformation (one
  * sandbox invocation per batch), the destination transform and the send, the same code the test interface
- * runs. Each destination's work runs in its own lane (see lanes.ts), behind its own circuit (circuit.ts).
- * Every output's outcome is recorded, with its count, before the next is sent, so a redelivered record or a
- * restart never sends again what was recorded; a failed send is parked as its own item, in the same
- * transaction, and retried when due, so it never holds up other events or destinations.
+ * runs. A vendor with a batch API gets the batch's events in chunks, one request each; others one request
+ * per event. Each destination's work runs in its own lane (lanes.ts), behind its own circuit (circuit.ts).
+ *
+ * A batch's item is read before anything is sent (done: nothing to do; another's live lease: theirs), and
+ * each send's outcomes are recorded with the position after them, in one write, before the next send; the
+ * last send's outcomes go in the write that finishes the batch, so a batch sent as one chunk costs one write.
+ * A failed send parks each of its events as its own item in the same write (retried when due, in each
+ * user's order); a user's later events wait behind their parked ones while other users' events flow.
  */
 export class DeliveryService {
+  /** Batches this process is running: a record handed over again meanwhile does not start them twice. */
+  private readonly running = new Set<string>();
+  private readonly destinations = new Map<string, { until: number; found: Destination[] }>();
+
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly code: UserCodeRepository,
     private readonly ingest: IngestRepository,
     private readonly deliveries: DeliveryRepository,
+    private readonly parked: ParkedDeliveryRepository,
     private readonly credentials: CredentialService,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
-  /**
-   * One stored ingest part, to every destination that should receive it: each (part, destination) is claimed
-   * first (durable: what a crash interrupts is resumed when the lease runs out), then handed to its lane.
-   */
+  /** One stored ingest part, to every destination that should receive it, each in its lane. */
   async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
     const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-    await Promise.all(destinations.map((destination) => this.claimAndSubmit({ ...part, destinationId: destination.id }, destination, part.events)));
+    await Promise.all(destinations.map((destination) => this.submit({ ...part, destinationId: destination.id }, destination, part.events, 'stream')));
   }
 
+  /**
+   * The enabled destinations connected to a source, kept for DESTINATIONS_CACHE_MS per process (as write keys
+   * are at ingestion): two reads of the workspace's catalog per source and period, not per stream record.
+   */
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
+    const key = `${workspaceId}#${sourceId}`;
+    const cached = this.destinations.get(key);
+    if (cached && cached.until > Date.now()) return cached.found;
     const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
     const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
-    return destinations.filter((d) => d.enabled && connected.has(d.id));
+    const found = destinations.filter((d) => d.enabled && connected.has(d.id));
+    if (this.destinations.size >= 10_000) this.destinations.clear();
+    this.destinations.set(key, { until: Date.now() + DESTINATIONS_CACHE_MS, found });
+    return found;
   }
 
-  private async claimAndSubmit(ref: BatchRef, destination: Destination, events: Message[]): Promise<void> {
-    const owner = randomUUID();
-    const claim = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), this.leaseUntil());
-    if (!claim) return;
-    await deliveryLanes.submit(
-      destination.id,
-      {
-        run: () => this.deliverClaimed(ref, destination, events, owner, claim),
-        handBack: async () => void (await this.deliveries.releaseBatch(ref, owner, iso(Date.now()))),
+  /**
+   * Reads where the batch stands and hands it to its lane. The stream consumer waits for it up to the lane
+   * wait; moving on earlier, it first makes the batch durable (holdBatch), so a crash leaves it to the
+   * scheduler. The scheduler needs no hold: what it resumes stays due until it is done.
+   */
+  private async submit(ref: BatchRef, destination: Destination, events: Message[], by: 'stream' | 'scheduler'): Promise<boolean> {
+    const id = batchId(ref);
+    if (this.running.has(id)) return false;
+    const prior = await this.deliveries.readBatch(ref);
+    if (prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return false;
+    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+    this.running.add(id);
+    const job = {
+      run: () => this.deliverBatch(guard, destination, events).finally(() => this.running.delete(id)),
+      handBack: async () => {
+        this.running.delete(id);
+        await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
       },
-      { wait: !circuit.isOpen(destination.id) },
-    );
+      ...(by === 'stream' && { makeDurable: async () => void (await this.deliveries.holdBatch(guard, this.leaseUntil())) }),
+    };
+    await deliveryLanes.submit(destination.id, job, { wait: by === 'scheduler' || !circuit.isOpen(destination.id) });
+    return true;
   }
 
-  private async deliverClaimed(ref: BatchRef, destination: Destination, events: Message[], owner: string, claim: BatchClaim): Promise<void> {
+  private async deliverBatch(guard: BatchGuard, destination: Destination, events: Message[]): Promise<void> {
+    const { ref, prior } = guard;
+    const start = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
     const run: BatchRun = {
-      ref,
-      owner,
-      destinationType: destination.type,
-      counts: { ...claim.counts },
-      added: { delivered: 0, filtered: 0, aborted: 0, retried: 0 },
+      guard,
+      destination,
+      position: start,
+      totals: prior.kind === 'sending' ? { ...prior.counts } : zero(),
+      added: { ...zero(), retried: 0 },
+      parks: [],
       errors: [],
       samples: [],
+      held: new Set(),
     };
-    if (claim.progress >= events.length) return this.finish(run, []);
-    // The claim may have waited in its lane: renewed before the first send, so no one else sends meanwhile.
-    if (!(await this.deliveries.renewBatch(ref, owner, this.leaseUntil()))) return;
-    const pending = events.slice(claim.progress);
+    if (start.progress >= events.length) return this.finish(run, []);
+    const pending = events.slice(start.progress);
     const { outcomes, secrets } = await transformForDelivery(this.code, ref.workspaceId, destination, pending, () =>
       this.credentials.forInvocation(ref.workspaceId),
     );
-    for (let i = 0; i < pending.length; i++) {
-      const index = claim.progress + i;
-      const messageId = String(pending[i]!.messageId);
-      const outcome = outcomes[i]!;
-      const next = { progress: index + 1, output: 0 };
-      if ('filtered' in outcome) {
-        this.sample(run, { messageId, outcome: 'filtered' });
-        if (!(await this.record(run, next, 'filtered'))) return;
-      } else if ('error' in outcome) {
-        run.errors.push({ at: iso(Date.now()), messageId, error: outcome.error });
-        this.sample(run, { messageId, outcome: 'aborted', error: outcome.error });
-        if (!(await this.record(run, next, 'aborted'))) return;
-      } else {
-        const outputs = outcome.outputs;
-        if (outputs.length === 0 && !(await this.record(run, next))) return;
-        for (let k = i === 0 ? claim.output : 0; k < outputs.length; k++) {
-          const after = k + 1 === outputs.length ? next : { progress: index, output: k + 1 };
-          if (!(await this.deliverOutput(run, destination, outputs[k]!, k, messageId, after))) return;
-        }
+    const type = destinationType(destination.type);
+    const slots = slotsOf(type, pending, outcomes, start, (message) => prepare(destination, message));
+    const sends = slots.filter((slot) => slot.kind === 'send');
+    run.held = await this.parked.heldUsers(
+      ref.workspaceId,
+      destination.id,
+      sends.map((slot) => slot.userKey),
+    );
+    let lastSend = -1;
+    slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
+    for (let i = 0; i < slots.length;) {
+      const slot = slots[i]!;
+      if (slot.kind !== 'send' || run.held.has(slot.userKey)) {
+        this.settle(run, slot);
+        i++;
+        continue;
+      }
+      const unit = unitAt(type, slots, i, run.held);
+      await this.sendUnit(run, slots.slice(i, unit.end), unit.sends);
+      i = unit.end;
+      // The last send's outcomes are written with the batch's finish.
+      if (i <= lastSend || run.parks.length >= MAX_PARKS_PER_WRITE) {
+        if (!(await this.write(run))) return;
       }
     }
     await this.finish(run, secrets);
   }
 
-  /** Sends one output and records its outcome; false when the batch is no longer this owner's. */
-  private async deliverOutput(
-    run: BatchRun,
-    destination: Destination,
-    message: Message,
-    output: number,
-    messageId: string,
-    after: BatchPosition,
-  ): Promise<boolean> {
-    const prepared = prepare(destination, message);
-    if (!prepared.ok) {
-      run.errors.push({ at: iso(Date.now()), messageId, error: prepared.error });
-      this.sample(run, { messageId, outcome: 'aborted', error: prepared.error });
-      return this.record(run, after, 'aborted');
+  /** Sends a unit (a chunk, or one event's requests) and settles each of its slots by what came back. */
+  private async sendUnit(run: BatchRun, range: Slot[], sends: SendSlot[]): Promise<void> {
+    const api = destinationType(run.destination.type)?.batch;
+    const verdicts = new Map<SendSlot, { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean }>();
+    let sample: Pick<DeliverySample, 'request' | 'status' | 'response'>;
+    if (api && sends.length > 0 && sends[0]!.envelope !== undefined) {
+      const sent = await sendChunk(
+        run.destination,
+        api,
+        sends.map((slot) => slot.requests[0]!),
+        circuit,
+      );
+      sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped }));
+      sample = { request: sent.request, status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
+    } else {
+      const slot = sends[0]!;
+      const sent: SendOutcome = await send(run.destination, { requests: slot.requests, message: slot.message }, circuit);
+      sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
+      if (sent.kind === 'delivered') verdicts.set(slot, { kind: 'delivered' });
+      else {
+        verdicts.set(slot, { kind: sent.kind === 'refused' ? 'refused' : 'retryable', error: sent.error, skipped: sent.kind === 'skipped' });
+        slot.requests = sent.remaining;
+      }
     }
-    const sent = await send(destination, prepared, circuit);
-    if (sent.kind === 'delivered') {
-      this.sample(run, { messageId, outcome: 'delivered', request: sent.request, status: sent.status, response: sent.response });
-      return this.record(run, after, 'delivered');
+    for (const slot of range) {
+      const verdict = slot.kind === 'send' ? verdicts.get(slot) : undefined;
+      if (!verdict) this.settle(run, slot);
+      else if (verdict.kind === 'delivered') this.count(run, slot, 'delivered', { messageId: slot.messageId, outcome: 'delivered', ...sample });
+      else if (verdict.kind === 'refused') {
+        run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
+        this.count(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', ...sample, error: verdict.error });
+      } else this.park(run, slot as SendSlot, verdict.error!, sample.status ?? 0, verdict.skipped ? 0 : 1);
     }
-    run.errors.push({ at: iso(Date.now()), messageId, status: sent.status, error: sent.error });
-    if (sent.kind === 'refused') {
-      this.sample(run, {
-        messageId,
-        outcome: 'aborted',
-        request: sent.request,
-        status: sent.status,
-        response: sent.response,
-        error: sent.error,
-      });
-      return this.record(run, after, 'aborted');
+  }
+
+  /** A slot that sends nothing now: counted as filtered or aborted, or parked behind its user's earlier event. */
+  private settle(run: BatchRun, slot: Slot): void {
+    if (slot.kind === 'send') return this.park(run, slot, 'waiting behind an earlier event of the same user', 0, 0);
+    if (slot.kind === 'filtered') return this.count(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered' });
+    if (slot.kind === 'aborted') {
+      run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, error: slot.error });
+      return this.count(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
     }
-    this.sample(run, { messageId, outcome: 'retrying', request: sent.request, status: sent.status, error: sent.error });
-    const parked = await this.deliveries.parkOutput(run.ref, run.owner, after, this.leaseUntil(), {
-      workspaceId: run.ref.workspaceId,
-      sourceId: run.ref.sourceId,
-      destinationId: destination.id,
-      messageId,
-      output,
-      requests: sent.remaining,
-      ...(prepared.message && { message: prepared.message }),
-      attempts: sent.kind === 'skipped' ? 0 : 1,
+    run.position = slot.after;
+  }
+
+  private count(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
+    run.totals[outcome]++;
+    run.added[outcome]++;
+    run.position = slot.after;
+    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
+  }
+
+  private park(run: BatchRun, slot: SendSlot, error: string, status: number, attempts: number): void {
+    const { ref } = run.guard;
+    run.parks.push({
+      workspaceId: ref.workspaceId,
+      sourceId: ref.sourceId,
+      destinationId: run.destination.id,
+      messageId: slot.messageId,
+      output: slot.output,
+      userKey: slot.userKey,
+      seq: `${ref.requestId}#${pad(ref.part)}#${pad(slot.index)}#${pad(slot.output)}`,
+      requests: slot.requests,
+      ...(slot.message && { message: slot.message }),
+      attempts,
       firstFailedAt: iso(Date.now()),
-      lastError: sent.error,
-      lastStatus: sent.status,
+      lastError: error,
+      lastStatus: status,
       status: 'waiting',
       dueAt: iso(Date.now() + this.delay(1)),
     });
-    // The same messageId twice for this destination: the one parked is the one that will be sent.
-    if (parked === 'duplicate') return this.record(run, after);
-    if (parked === 'parked') run.added.retried++;
-    return parked === 'parked';
+    run.held.add(slot.userKey);
+    run.added.retried++;
+    run.position = slot.after;
+    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push({ messageId: slot.messageId, outcome: 'retrying', status, error });
   }
 
-  private async record(run: BatchRun, after: BatchPosition, outcome?: keyof BatchCounts): Promise<boolean> {
-    const recorded = await this.deliveries.recordOutput(run.ref, run.owner, after, this.leaseUntil(), outcome);
-    if (recorded && outcome) {
-      run.counts[outcome]++;
-      run.added[outcome]++;
-    }
-    return recorded;
-  }
-
-  private sample(run: BatchRun, sample: DeliverySample): void {
-    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
+  /** Records the run so far; false when the batch is no longer this run's. */
+  private async write(run: BatchRun): Promise<boolean> {
+    const parks = run.parks.splice(0);
+    return this.deliveries.writeBatch(run.guard, { position: run.position, totals: run.totals, leaseUntil: this.leaseUntil(), parks });
   }
 
   /** What is kept for people to read never shows a secret the transformation let out. */
   private async finish(run: BatchRun, secrets: string[]): Promise<void> {
-    await this.deliveries.finishBatch(run.ref, run.owner, run.counts, redact(run.samples, secrets), redact(run.errors, secrets), iso(Date.now()));
+    const parks = run.parks.splice(0);
+    const finished = await this.deliveries.writeBatch(run.guard, {
+      position: run.position,
+      totals: run.totals,
+      leaseUntil: this.leaseUntil(),
+      parks,
+      finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
+    });
+    if (!finished) return;
     const { delivered, filtered, aborted, retried } = run.added;
-    deliveryMetrics(run.destinationType, { delivered, filtered, aborted, retried });
+    deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
   }
 
   private leaseUntil(): string {
@@ -287,30 +347,44 @@ export class DeliveryService {
     return count;
   }
 
-  /** A batch whose lease ran out: claimed again and resumed after its last recorded output. */
+  /** A batch whose lease ran out: taken over and resumed after its last recorded output. */
   private async resume(ref: BatchRef): Promise<boolean> {
-    const [events, destination] = await Promise.all([
+    const id = batchId(ref);
+    if (this.running.has(id)) return false;
+    const [events, destination, prior] = await Promise.all([
       this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
+      this.deliveries.readBatch(ref),
     ]);
-    if (!events || !destination) return false;
-    const owner = randomUUID();
-    const claim = await this.deliveries.claimBatch(ref, owner, iso(Date.now()), this.leaseUntil());
-    if (!claim) return false;
-    await this.deliverClaimed(ref, destination, events, owner, claim);
+    if (!events || !destination || prior.kind !== 'sending' || prior.leaseUntil >= iso(Date.now())) return false;
+    this.running.add(id);
+    try {
+      await this.deliverBatch({ ref, owner: randomUUID(), prior, established: false }, destination, events);
+    } finally {
+      this.running.delete(id);
+    }
     return true;
   }
 
   /** One more attempt of a parked delivery, if this caller wins it. */
   private async retry(parked: ParkedDelivery): Promise<boolean> {
-    const claimed = await this.deliveries.claimRetry(parked, iso(Date.now()), this.leaseUntil());
+    // A user's parked deliveries go in order: one that is not its user's first waits behind it.
+    const first = await this.parked.firstOfUser(parked);
+    if (first && (first.seq !== parked.seq || first.messageId !== parked.messageId)) {
+      await this.parked.reschedule(parked, iso(Date.now() + this.policy.maxDelayMs));
+      return false;
+    }
+    const claimed = await this.parked.claimRetry(parked, iso(Date.now()), this.leaseUntil());
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
     const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
       const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
-      if (await this.deliveries.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
+      if (await this.parked.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
         deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
+        // The user's next parked delivery, if any, is due now.
+        const next = await this.parked.firstOfUser(claimed);
+        if (next?.status === 'waiting') await this.parked.reschedule(next, iso(Date.now()));
       }
     };
     if (!destination || !destination.enabled) {
@@ -322,7 +396,7 @@ export class DeliveryService {
     else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
     else if (sent.kind === 'skipped') {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
-      await this.deliveries.recordRetry(
+      await this.parked.recordRetry(
         claimed,
         {
           status: 'waiting',
@@ -337,7 +411,7 @@ export class DeliveryService {
       const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
       if (expired) await final('aborted', sent.remaining, sent.error, sent.status);
       else {
-        await this.deliveries.recordRetry(
+        await this.parked.recordRetry(
           claimed,
           {
             status: 'waiting',

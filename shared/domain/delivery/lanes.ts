@@ -6,6 +6,8 @@ const log = componentLogger('delivery');
 export interface LaneJob {
   run(): Promise<void>;
   handBack(): Promise<void>;
+  /** Called before the submitter moves on while the job is queued or running: makes it durable (a claim). */
+  makeDurable?(): Promise<void>;
 }
 
 interface Lane {
@@ -39,6 +41,7 @@ export class DeliveryLanes {
     void this.pump(destinationId, lane);
     if (!(idle && options.wait)) {
       done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
+      await job.makeDurable?.();
       return;
     }
     let timer: NodeJS.Timeout | undefined;
@@ -46,6 +49,7 @@ export class DeliveryLanes {
     try {
       if ((await Promise.race([done, waited])) === 'waited') {
         done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
+        await job.makeDurable?.();
       }
     } finally {
       clearTimeout(timer);

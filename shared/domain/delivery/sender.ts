@@ -1,4 +1,5 @@
-import { buildRequests, destinationType, sendRequest, type DestinationRequest, type Message } from '../../destinations';
+import { buildRequests, destinationType, sendRequest, type BatchApi, type ChunkEventVerdict, type DestinationRequest, type Message } from '../../destinations';
+import { combine } from '../../destinations/batching';
 import type { Destination } from '../catalog/schemas';
 import type { Circuit } from './circuit';
 
@@ -71,4 +72,37 @@ function judge(
   }
   circuit.failed(destinationId, { status: result.status, error, answered: result.error === undefined });
   return { kind: 'retryable', status: result.status, error, request, remaining };
+}
+
+/** What sending a chunk of one-event requests as one came to: a verdict per event, and the request as sent. */
+export interface ChunkSent {
+  request: DestinationRequest;
+  status: number;
+  response?: unknown;
+  /** Not sent: the circuit is open (the retries it parks are not counted as attempts). */
+  skipped: boolean;
+  verdicts: ChunkEventVerdict[];
+}
+
+/**
+ * Sends `requests` (one event each, one envelope) as one request of the vendor's batch API, through the
+ * destination's circuit. Where the vendor's answer names the events it refused or put off, each event gets
+ * its own verdict; otherwise the answer's status decides for all of them.
+ */
+export async function sendChunk(destination: Destination, api: BatchApi, requests: DestinationRequest[], circuit: Circuit): Promise<ChunkSent> {
+  const request = combine(api, requests);
+  const all = (verdict: ChunkEventVerdict) => requests.map(() => verdict);
+  const admitted = circuit.admit(destination.id);
+  if (!admitted.send) return { request, status: admitted.status, skipped: true, verdicts: all({ kind: 'retryable', error: admitted.error }) };
+  const result = await sendRequest(request);
+  if (succeeded(result.status)) {
+    circuit.succeeded(destination.id);
+    return { request, status: result.status, response: result.response, skipped: false, verdicts: all({ kind: 'delivered' }) };
+  }
+  const error = result.error ?? describe(result.status, result.response);
+  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
+  if (named || !result.retryable) circuit.succeeded(destination.id);
+  else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
+  const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
+  return { request, status: result.status, response: result.response, skipped: false, verdicts };
 }

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { DestinationRequest } from '../../destinations/types';
+
+/**
+ * Delivery's records, as the domain knows them: the repository stores them and parses what it reads back
+ * with these schemas.
+ */
+
+/** One ingest part on its way to one destination. */
+export const BatchRef = z.object({
+  workspaceId: z.string(),
+  sourceId: z.string(),
+  destinationId: z.string(),
+  requestId: z.string(),
+  part: z.number().int(),
+});
+export type BatchRef = z.infer<typeof BatchRef>;
+
+/**
+ * How far a batch got: every input event before `progress` is handled, and of event `progress` the first
+ * `output` outputs of its transformation.
+ */
+export interface BatchPosition {
+  progress: number;
+  output: number;
+}
+
+export interface BatchCounts {
+  delivered: number;
+  filtered: number;
+  aborted: number;
+}
+
+/** What a batch's item says when delivery (re)starts it; `absent` for a batch never written. */
+export type BatchState =
+  { kind: 'absent' } | { kind: 'done' } | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts };
+
+const requests = z.array(z.custom<DestinationRequest>((value) => typeof value === 'object' && value !== null));
+
+/** What one delivered (or refused) event looked like on the wire, kept for the live-events view. */
+export const DeliverySample = z.object({
+  messageId: z.string(),
+  outcome: z.enum(['delivered', 'filtered', 'aborted', 'retrying']),
+  request: z.custom<DestinationRequest>().optional(),
+  status: z.number().optional(),
+  response: z.unknown().optional(),
+  error: z.string().optional(),
+});
+export type DeliverySample = z.infer<typeof DeliverySample>;
+
+export const OutcomeError = z.object({ at: z.string(), messageId: z.string(), status: z.number().optional(), error: z.string() });
+export type OutcomeError = z.infer<typeof OutcomeError>;
+
+/**
+ * A parked delivery of one output of one event: retried when due. Parked deliveries of one user (`userKey`)
+ * go in the order of `seq` (arrival): only the first of them is attempted; the others wait behind it.
+ */
+export const ParkedDelivery = z.object({
+  workspaceId: z.string(),
+  sourceId: z.string(),
+  destinationId: z.string(),
+  messageId: z.string(),
+  /** Which output of the transformation (0 without one or for a single output). */
+  output: z.number().int(),
+  /** The user whose order this delivery keeps; absent on deliveries parked before order was kept. */
+  userKey: z.string().optional(),
+  seq: z.string().optional(),
+  /** The requests still to send, the failed one first. */
+  requests,
+  /** For a server-delivered type: the event itself, delivered again as a whole. */
+  message: z.record(z.string(), z.unknown()).optional(),
+  attempts: z.number().int(),
+  firstFailedAt: z.string(),
+  lastError: z.string(),
+  lastStatus: z.number(),
+  status: z.enum(['waiting', 'sending', 'delivered', 'aborted']),
+  dueAt: z.string().optional(),
+  leaseUntil: z.string().optional(),
+});
+export type ParkedDelivery = z.infer<typeof ParkedDelivery>;
+
+/** What the scheduler finds to do: a batch whose lease ran out, or a parked retry that is due. */
+export type NeedingAttention = { kind: 'batch'; ref: BatchRef } | { kind: 'retry'; parked: ParkedDelivery };
+
+/** A destination's counters. */
+export interface OutcomeCounts {
+  delivered?: number;
+  filtered?: number;
+  aborted?: number;
+  /** Events parked for a retry right now: +1 when parked, -1 when delivered or aborted. */
+  retrying?: number;
+}

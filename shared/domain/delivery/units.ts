@@ -1,0 +1,100 @@
+import type { DestinationRequest, DestinationType, Message } from '../../destinations';
+import { envelopeOf, itemBytes } from '../../destinations/batching';
+import { normaliseUserId } from '../regulations/suppression-index';
+import type { BatchPosition } from './records';
+import type { Prepared } from './sender';
+import type { EventOutcome } from './user-transform';
+
+/**
+ * What a batch turns into before anything is sent: one slot per output of each pending event, in order, each
+ * with the batch position after it. Pure, so the same events always give the same slots and chunks.
+ */
+interface SlotBase {
+  index: number;
+  output: number;
+  after: BatchPosition;
+  messageId: string;
+  /** Whose order the slot keeps: the event's userId, else its anonymousId, else the message alone. */
+  userKey: string;
+}
+
+export type Slot = SlotBase &
+  (
+    | { kind: 'none' }
+    | { kind: 'filtered' }
+    | { kind: 'aborted'; error: string }
+    | { kind: 'send'; requests: DestinationRequest[]; message?: Message; envelope?: string; bytes: number }
+  );
+
+export type SendSlot = Extract<Slot, { kind: 'send' }>;
+
+export function userKeyOf(event: Message): string {
+  const user = normaliseUserId(event.userId);
+  if (user !== undefined) return `u:${user}`;
+  const anonymous = normaliseUserId(event.anonymousId);
+  return anonymous !== undefined ? `a:${anonymous}` : `m:${String(event.messageId)}`;
+}
+
+export function slotsOf(
+  type: DestinationType | undefined,
+  events: Message[],
+  outcomes: EventOutcome[],
+  start: BatchPosition,
+  prepare: (message: Message) => Prepared,
+): Slot[] {
+  const slots: Slot[] = [];
+  events.forEach((event, i) => {
+    const index = start.progress + i;
+    const base = { index, messageId: String(event.messageId), userKey: userKeyOf(event) };
+    const next = { progress: index + 1, output: 0 };
+    const outcome = outcomes[i]!;
+    if ('filtered' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'filtered' });
+    if ('error' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'aborted', error: outcome.error });
+    if (outcome.outputs.length === 0) return slots.push({ ...base, output: 0, after: next, kind: 'none' });
+    outcome.outputs.forEach((message, k) => {
+      if (i === 0 && k < start.output) return;
+      const after = k + 1 === outcome.outputs.length ? next : { progress: index, output: k + 1 };
+      const prepared = prepare(message);
+      if (!prepared.ok) return slots.push({ ...base, output: k, after, kind: 'aborted', error: prepared.error });
+      const single = prepared.requests.length === 1 && !prepared.message ? prepared.requests[0]! : undefined;
+      const envelope = type?.batch && single ? envelopeOf(type.batch, single) : undefined;
+      slots.push({
+        ...base,
+        output: k,
+        after,
+        kind: 'send',
+        requests: prepared.requests,
+        ...(prepared.message && { message: prepared.message }),
+        ...(envelope !== undefined && { envelope }),
+        bytes: envelope !== undefined && type?.batch ? itemBytes(type.batch, single!) : 0,
+      });
+    });
+  });
+  return slots;
+}
+
+/**
+ * The slots sent together from `from` on: a chunk of consecutive one-event requests with the same envelope,
+ * up to the vendor's limits (slots that send nothing now are taken along and settled with it), or one slot.
+ * Returns the index after the unit and its send slots.
+ */
+export function unitAt(type: DestinationType | undefined, slots: Slot[], from: number, held: Set<string>): { end: number; sends: SendSlot[] } {
+  const first = slots[from] as SendSlot;
+  const api = type?.batch;
+  if (!api || first.envelope === undefined) return { end: from + 1, sends: [first] };
+  const maxEvents = typeof api.maxEvents === 'function' ? api.maxEvents(first.requests[0]!) : api.maxEvents;
+  const sends: SendSlot[] = [first];
+  let bytes = first.bytes;
+  let end = from + 1;
+  for (; end < slots.length && sends.length < maxEvents; end++) {
+    const slot = slots[end]!;
+    // Slots that send nothing now (filtered, aborted, a held user's) are taken along and settled with it.
+    if (slot.kind !== 'send' || held.has(slot.userKey)) continue;
+    if (slot.envelope !== first.envelope || bytes + slot.bytes > api.maxBytes) break;
+    sends.push(slot);
+    bytes += slot.bytes;
+  }
+  // Slots that send nothing after the chunk's last send belong to whatever comes next.
+  while (end > from + 1 && !sends.includes(slots[end - 1] as SendSlot)) end--;
+  return { end, sends };
+}

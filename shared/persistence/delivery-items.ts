@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { ParkedDelivery, type OutcomeCounts, type OutcomeError } from '../domain/delivery/records';
+import { keys } from './keys';
+import type { TransactItem } from './table-client';
+
+/** Delivery records live as long as the events they deliver. */
+export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
+
+/** The gsi1 entry that makes an item due at `at` for the scheduler (B: a batch, R: a retry). */
+export const attention = (at: string, kind: 'B' | 'R', id: string) => ({ gsi1pk: keys.deliveryAttention, gsi1sk: `${at}#${kind}#${id}` });
+
+/** A user as a key part: readable where short and plain, a hash otherwise ('#' separates key parts). */
+export function userKeyPart(userKey: string): string {
+  return userKey.length <= 128 && !userKey.includes('#') ? userKey : `h:${createHash('sha256').update(userKey).digest('hex')}`;
+}
+
+/** The key of a parked delivery: ordered under its user, or by message for those parked before that. */
+export function parkedKey(parked: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'messageId' | 'output' | 'userKey' | 'seq'>) {
+  if (parked.userKey !== undefined && parked.seq !== undefined) {
+    return keys.deliveryRetry(parked.workspaceId, parked.destinationId, userKeyPart(parked.userKey), parked.seq);
+  }
+  const { pk } = keys.deliveryRetry(parked.workspaceId, parked.destinationId, '', '');
+  return { pk, sk: `${parked.messageId}#${parked.output}` };
+}
+
+export const retryId = (parked: ParkedDelivery) => `${parked.workspaceId}#${parked.destinationId}#${parkedKey(parked).sk}`;
+
+/** The item of a parked delivery. Requests and messages are JSON text: events may nest deeper than a map may. */
+export function parkedItem(parked: ParkedDelivery): Record<string, unknown> {
+  return {
+    ...parkedKey(parked),
+    entity: 'deliveryRetry',
+    ...parked,
+    requests: JSON.stringify(parked.requests),
+    message: parked.message && JSON.stringify(parked.message),
+    ...(parked.status === 'waiting' && parked.dueAt && attention(parked.dueAt, 'R', retryId(parked))),
+  };
+}
+
+const fromText = (value: unknown) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+export function parseParked(item: Record<string, unknown>): ParkedDelivery {
+  return ParkedDelivery.parse({ ...item, requests: fromText(item.requests) ?? [], message: fromText(item.message) ?? undefined });
+}
+
+/**
+ * An addition to a destination's counters, as a transaction item, so that it is written with the state change
+ * it counts (and so exactly once); errors replace the last ones shown.
+ */
+export function statsItem(table: string, workspaceId: string, destinationId: string, counts: OutcomeCounts, errors: OutcomeError[], at: string): TransactItem {
+  const values: Record<string, unknown> = { ':at': at };
+  const add = Object.entries(counts)
+    .filter(([, n]) => n)
+    .map(([name, n]) => {
+      values[`:${name}`] = n;
+      return `${name} :${name}`;
+    });
+  const set = ['updatedAt = :at'];
+  if (errors.length > 0) {
+    set.push('lastErrors = :errors');
+    values[':errors'] = errors.slice(-10);
+  }
+  return {
+    Update: {
+      TableName: table,
+      Key: keys.destinationStats(workspaceId, destinationId),
+      UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
+      ExpressionAttributeValues: values,
+    },
+  };
+}

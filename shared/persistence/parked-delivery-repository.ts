@@ -1,0 +1,179 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DestinationRequest } from '../destinations/types';
+import type { OutcomeError, ParkedDelivery } from '../domain/delivery/records';
+import { attention, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
+import { keys } from './keys';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+
+/** How a claimed attempt of a parked delivery ended. */
+export interface RetryOutcome {
+  status: 'delivered' | 'aborted' | 'waiting';
+  requests: DestinationRequest[];
+  lastError?: string;
+  lastStatus?: number;
+  dueAt?: string;
+  /** False when nothing was sent (the destination was known to be down): the attempt does not count. */
+  countAttempt?: boolean;
+  /** For an abort: the error the destination's outcomes show. */
+  error?: OutcomeError;
+}
+
+/**
+ * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
+ * aborted (moving the destination's `retrying` counter to that outcome in the same transaction).
+ */
+export class ParkedDeliveryRepository {
+  constructor(private readonly store: TableClient) {}
+
+  /**
+   * The users among `userKeys` with deliveries parked at the destination: their later events wait behind
+   * them. One read of the destination's counters; one query per user only while anything is parked there.
+   */
+  async heldUsers(workspaceId: string, destinationId: string, userKeys: string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    if (userKeys.length === 0) return held;
+    const { Item } = await this.store.doc.send(
+      new GetCommand({
+        TableName: this.store.table,
+        Key: keys.destinationStats(workspaceId, destinationId),
+        ConsistentRead: true,
+        ProjectionExpression: 'retrying',
+      }),
+    );
+    if (!(Number(Item?.retrying ?? 0) > 0)) return held;
+    const { pk } = keys.deliveryRetry(workspaceId, destinationId, '', '');
+    await Promise.all(
+      [...new Set(userKeys)].map(async (userKey) => {
+        const { Items = [] } = await this.store.doc.send(
+          new QueryCommand({
+            TableName: this.store.table,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+            ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(userKey)}#` },
+            ConsistentRead: true,
+            Limit: 1,
+            ProjectionExpression: 'sk',
+          }),
+        );
+        if (Items.length > 0) held.add(userKey);
+      }),
+    );
+    return held;
+  }
+
+  /** The user's first parked delivery at its destination (the one whose turn it is), if any. */
+  async firstOfUser(parked: ParkedDelivery): Promise<ParkedDelivery | undefined> {
+    if (parked.userKey === undefined) return undefined;
+    const { pk } = parkedKey(parked);
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+        ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(parked.userKey)}#` },
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    return Items[0] && parseParked(Items[0]);
+  }
+
+  /** Makes a waiting delivery due at `dueAt` (the next of a user once the one before it is done). */
+  async reschedule(parked: ParkedDelivery, dueAt: string): Promise<boolean> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: parkedKey(parked),
+          UpdateExpression: 'SET dueAt = :due, gsi1pk = :gpk, gsi1sk = :gsk',
+          ConditionExpression: '#status = :waiting',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':due': dueAt,
+            ':waiting': 'waiting',
+            ':gpk': keys.deliveryAttention,
+            ':gsk': attention(dueAt, 'R', retryId(parked)).gsi1sk,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Takes a due retry (or one whose attempt was lost) for one attempt. */
+  async claimRetry(parked: ParkedDelivery, now: string, leaseUntil: string): Promise<ParkedDelivery | undefined> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: parkedKey(parked),
+          UpdateExpression: 'SET #status = :sending, leaseUntil = :lease, gsi1sk = :gsk',
+          ConditionExpression: '(#status = :waiting AND dueAt <= :now) OR (#status = :sending AND leaseUntil < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':sending': 'sending',
+            ':waiting': 'waiting',
+            ':lease': leaseUntil,
+            ':now': now,
+            ':gsk': attention(leaseUntil, 'R', retryId(parked)).gsi1sk,
+          },
+        }),
+      );
+      return { ...parked, status: 'sending', leaseUntil };
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Records the claimed attempt's end: waiting again until `dueAt`, or final (delivered, aborted): the item
+   * goes, and the destination's `retrying` counter moves to that outcome, in one transaction.
+   */
+  async recordRetry(claimed: ParkedDelivery, outcome: RetryOutcome, at: string): Promise<boolean> {
+    const key = parkedKey(claimed);
+    const owned = { ':sending': 'sending', ':lease': claimed.leaseUntil };
+    try {
+      if (outcome.status === 'waiting') {
+        await this.store.doc.send(
+          new UpdateCommand({
+            TableName: this.store.table,
+            Key: key,
+            UpdateExpression:
+              'SET #status = :waiting, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil',
+            ConditionExpression: '#status = :sending AND leaseUntil = :lease',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ...owned,
+              ':waiting': 'waiting',
+              ':one': outcome.countAttempt === false ? 0 : 1,
+              ':requests': JSON.stringify(outcome.requests),
+              ':error': outcome.lastError ?? claimed.lastError,
+              ':code': outcome.lastStatus ?? claimed.lastStatus,
+              ':due': outcome.dueAt,
+              ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed)).gsi1sk,
+            },
+          }),
+        );
+        return true;
+      }
+      const remove: TransactItem = {
+        Delete: {
+          TableName: this.store.table,
+          Key: key,
+          ConditionExpression: '#status = :sending AND leaseUntil = :lease',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: owned,
+        },
+      };
+      const counts = { retrying: -1, [outcome.status]: 1 };
+      const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats] }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+let rt: TestRuntime;
+let vendor: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  vendor = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await vendor.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+beforeEach(() => (vendor.received.length = 0));
+
+type Destination = { name: string; type: string; config: Record<string, unknown> };
+
+async function pipeline(...destinations: Destination[]) {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const ids: string[] = [];
+  for (const destination of destinations) {
+    const d = (await api('POST', '/v2/destinations', destination)).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    ids.push(d.id);
+  }
+  return {
+    ws,
+    source,
+    ids,
+    batch: async (batch: Record<string, unknown>[]) =>
+      expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
+    outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${ids[i]}/outcomes`)).body,
+  };
+}
+
+async function flow(rounds = 1) {
+  await rt.poller.drain();
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rt.scheduler.runNow();
+  }
+}
+
+const amplitude = (path: string): Destination => ({ name: path, type: 'AM', config: { apiKey: 'key', baseUrl: `${vendor.url}${path}` } });
+const webhook = (path: string): Destination => ({ name: path, type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}${path}` } });
+const amplitudeEvents = (path: string) =>
+  vendor.received
+    .filter((r) => r.path === `${path}/2/httpapi`)
+    .map((r) => (r.json as { events: { insert_id: string; user_id: string; event_type: string }[] }).events);
+const events = (n: number, user: (i: number) => string, prefix = 'm') =>
+  Array.from({ length: n }, (_, i) => ({ type: 'track', userId: user(i), event: `e${i}`, messageId: `${prefix}-${i}` }));
+
+describe('batched delivery', () => {
+  it('sends a batch to Amplitude as one request, every event with its messageId as insert_id, counted once', async () => {
+    const p = await pipeline(amplitude('/amp'));
+    await p.batch(events(45, (i) => `user-${i % 7}`));
+    await flow();
+    const requests = amplitudeEvents('/amp');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 45 }, (_, i) => `m-${i}`));
+    expect(await p.outcomes()).toMatchObject({ delivered: 45, retrying: 0, aborted: 0 });
+  });
+
+  it('parks only the events a chunk answer names, and keeps their user waiting while the others flow', async () => {
+    const p = await pipeline(amplitude('/throttle'));
+    // The first answer throttles every event of user "hot" (429 throttled_events); later answers take all.
+    let answers = 0;
+    vendor.on('/throttle/2/httpapi', (req, res) => {
+      const sent = (req.json as { events: { user_id: string }[] }).events;
+      const throttled = sent.flatMap((e, i) => (e.user_id === 'hot' ? [i] : []));
+      if (answers++ === 0) json(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: throttled })(req, res);
+      else json(200, { code: 200, events_ingested: sent.length })(req, res);
+    });
+    await p.batch(events(10, (i) => (i % 3 === 0 ? 'hot' : `cool-${i}`), 'first'));
+    await rt.poller.drain();
+    expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 4 });
+    // A later request: the cool users' events go at once, "hot"'s wait behind its parked ones.
+    await p.batch(events(4, (i) => (i % 2 === 0 ? 'hot' : `cool-${i}`), 'second'));
+    await rt.poller.drain();
+    expect(amplitudeEvents('/throttle')[1]!.map((e) => e.insert_id)).toEqual(['second-1', 'second-3']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 8, retrying: 6 });
+    await flow(12);
+    const hot = amplitudeEvents('/throttle')
+      .slice(1)
+      .flat()
+      .filter((e) => e.user_id === 'hot')
+      .map((e) => e.insert_id);
+    expect(hot).toEqual(['first-0', 'first-3', 'first-6', 'first-9', 'second-0', 'second-2']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 14, retrying: 0, aborted: 0 });
+  });
+
+  it("holds a user's later events behind the one a webhook failed, in their order, while other users' events flow", async () => {
+    const p = await pipeline(webhook('/ordered'));
+    let failed = false;
+    vendor.on('/ordered', (req, res) => {
+      const event = req.json as { userId: string };
+      if (event.userId === 'slow' && !failed) {
+        failed = true;
+        return json(503, {})(req, res);
+      }
+      json(200, {})(req, res);
+    });
+    await p.batch(events(6, (i) => (i % 2 === 0 ? 'slow' : `fast-${i}`)));
+    await rt.poller.drain();
+    const sent = () => vendor.received.filter((r) => r.path === '/ordered').map((r) => r.json as { messageId: string; userId: string });
+    // The fast users' events went; "slow"'s first failed and its later ones were not sent.
+    expect(sent().map((e) => e.messageId)).toEqual(['m-0', 'm-1', 'm-3', 'm-5']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 3 });
+    await flow(12);
+    const slow = sent()
+      .filter((e) => e.userId === 'slow')
+      .map((e) => e.messageId);
+    expect(slow).toEqual(['m-0', 'm-0', 'm-2', 'm-4']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 0, aborted: 0 });
+  });
+
+  it('resumes a chunked batch after a restart with what was not recorded, once', async () => {
+    const p = await pipeline();
+    await p.batch(events(30, (i) => `user-${i}`));
+    await rt.poller.drain();
+    const d = (
+      await call(rt.controlUrl, 'POST', '/v2/destinations', {
+        auth: bearer(p.ws.token),
+        body: amplitude('/resumed'),
+      })
+    ).body.destination.id as string;
+    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
+    const deliveries = new DeliveryRepository(rt.store);
+    const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
+    const lease = new Date(Date.now() + 300).toISOString();
+    expect(
+      await deliveries.writeBatch(guard, {
+        position: { progress: 12, output: 0 },
+        totals: { delivered: 12, filtered: 0, aborted: 0 },
+        leaseUntil: lease,
+        parks: [],
+      }),
+    ).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    await rt.scheduler.runNow();
+    await rt.scheduler.runNow();
+    const requests = amplitudeEvents('/resumed');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 18 }, (_, i) => `m-${i + 12}`));
+    expect((await call(rt.controlUrl, 'GET', `/v2/destinations/${d}/outcomes`, { auth: bearer(p.ws.token) })).body).toMatchObject({ delivered: 30 });
+  });
+});
