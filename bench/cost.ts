@@ -173,6 +173,10 @@ async function main(): Promise<void> {
       }
     });
 
+    if (process.env.BENCH_COST_DEBUG) {
+      console.log('amplitude', amplitude.id, 'webhook', webhook.id);
+      for (const r of (delivery.log ?? []).filter((r) => r.keys.includes(amplitude.id!))) console.log(r.command, r.keys.slice(0, 3000));
+    }
     const sent = await vendors.stats();
     delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
     report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent);

@@ -19,6 +19,7 @@ export const PRICES = {
 };
 
 interface Request {
+  command: string;
   write: boolean;
   wru: number;
   rru: number;
@@ -66,7 +67,7 @@ class UsageCounter {
         const write = WRITES.test(command);
         let units = 0;
         for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
-        this.log?.push({ write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input) });
+        this.log?.push({ command, write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input) });
         return result;
       },
       { step: 'initialize', name: 'benchUsage' },

@@ -5,13 +5,13 @@ import type { UserCodeRepository } from '../../persistence/user-code-repository'
 import { MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepository } from '../../persistence/delivery-repository';
 import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
 import type { BatchCounts, BatchPosition, BatchRef, DeliverySample, NeedingAttention, OutcomeError, ParkedDelivery } from './records';
-import type { IngestRepository } from '../../persistence/ingest-repository';
+import type { IngestPart, IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
 import { countMetrics } from '../../ops/metrics';
 import { redact } from '../credentials/redact';
 import { Circuit } from './circuit';
-import { DeliveryLanes } from './lanes';
+import { DeliveryLanes, type LaneJob, type Ticket } from './lanes';
 import { prepare, send, sendChunk, type SendOutcome } from './sender';
 import { destinationType } from '../../destinations';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
@@ -103,7 +103,7 @@ interface BatchRun {
  */
 export class DeliveryService {
   /** Batches this process is running: a record handed over again meanwhile does not start them twice. */
-  private readonly running = new Set<string>();
+  private readonly running = new Map<string, Ticket>();
   private readonly destinations = new Map<string, { until: number; found: Destination[] }>();
 
   constructor(
@@ -116,10 +116,35 @@ export class DeliveryService {
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
-  /** One stored ingest part, to every destination that should receive it, each in its lane. */
-  async deliverPart(part: { workspaceId: string; sourceId: string; requestId: string; part: number; events: Message[] }): Promise<void> {
-    const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-    await Promise.all(destinations.map((destination) => this.submit({ ...part, destinationId: destination.id }, destination, part.events, 'stream')));
+  /**
+   * A stream batch of stored ingest parts, to every destination that should receive them: each (part,
+   * destination) goes to its lane, then the consumer waits while the lanes make progress (lanes.ts). Returns
+   * the parts that failed (by index), to be tried again: a read that failed, or work that could be neither
+   * finished nor made durable.
+   */
+  async deliverParts(parts: IngestPart[]): Promise<Map<number, unknown>> {
+    const failures = new Map<number, unknown>();
+    const tickets: { ticket: Ticket; part: number }[] = [];
+    for (const [i, part] of parts.entries()) {
+      try {
+        const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
+        for (const destination of destinations) {
+          const ticket = await this.submit({ ...part, destinationId: destination.id }, destination, part.events, 'stream');
+          if (ticket) tickets.push({ ticket, part: i });
+        }
+      } catch (error) {
+        failures.set(i, error);
+      }
+    }
+    const failed = await deliveryLanes.settle(tickets.map((t) => t.ticket));
+    for (const { ticket, part } of tickets) if (failed.has(ticket)) failures.set(part, failed.get(ticket));
+    return failures;
+  }
+
+  /** One stored ingest part (tests, and the consumer of a single record). */
+  async deliverPart(part: IngestPart): Promise<void> {
+    const failed = await this.deliverParts([part]);
+    if (failed.size > 0) throw failed.get(0);
   }
 
   /**
@@ -139,27 +164,29 @@ export class DeliveryService {
   }
 
   /**
-   * Reads where the batch stands and hands it to its lane. The stream consumer waits for it up to the lane
-   * wait; moving on earlier, it first makes the batch durable (holdBatch), so a crash leaves it to the
-   * scheduler. The scheduler needs no hold: what it resumes stays due until it is done.
+   * Reads where the batch stands and hands it to its lane (undefined: nothing to do, or already running
+   * here). Made durable only if its submitter stops waiting before its first write (holdBatch).
    */
-  private async submit(ref: BatchRef, destination: Destination, events: Message[], by: 'stream' | 'scheduler'): Promise<boolean> {
+  private async submit(ref: BatchRef, destination: Destination, events: Message[], by: 'stream' | 'scheduler'): Promise<Ticket | undefined> {
     const id = batchId(ref);
-    if (this.running.has(id)) return false;
+    const running = this.running.get(id);
+    if (running) return running;
     const prior = await this.deliveries.readBatch(ref);
-    if (prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return false;
+    if (prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return undefined;
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
-    this.running.add(id);
-    const job = {
+    const job: LaneJob = {
       run: () => this.deliverBatch(guard, destination, events).finally(() => this.running.delete(id)),
       handBack: async () => {
         this.running.delete(id);
         await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
       },
-      ...(by === 'stream' && { makeDurable: async () => void (await this.deliveries.holdBatch(guard, this.leaseUntil())) }),
+      makeDurable: async () => {
+        if (by === 'stream' && !guard.established) await this.deliveries.holdBatch(guard, this.leaseUntil());
+      },
     };
-    await deliveryLanes.submit(destination.id, job, { wait: by === 'scheduler' || !circuit.isOpen(destination.id) });
-    return true;
+    const ticket = deliveryLanes.submit(destination.id, job, { wait: by === 'scheduler' || !circuit.isOpen(destination.id) });
+    this.running.set(id, ticket);
+    return ticket;
   }
 
   private async deliverBatch(guard: BatchGuard, destination: Destination, events: Message[]): Promise<void> {
@@ -184,11 +211,7 @@ export class DeliveryService {
     const type = destinationType(destination.type);
     const slots = slotsOf(type, pending, outcomes, start, (message) => prepare(destination, message));
     const sends = slots.filter((slot) => slot.kind === 'send');
-    run.held = await this.parked.heldUsers(
-      ref.workspaceId,
-      destination.id,
-      sends.map((slot) => slot.userKey),
-    );
+    run.held = await this.parked.heldUsers(ref.workspaceId, destination.id, sends.map((slot) => slot.userKey));
     let lastSend = -1;
     slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
     for (let i = 0; i < slots.length;) {
@@ -233,14 +256,20 @@ export class DeliveryService {
         slot.requests = sent.remaining;
       }
     }
+    const own = (slot: SendSlot) => (sends.length > 1 ? { request: slot.requests[0] } : {});
     for (const slot of range) {
       const verdict = slot.kind === 'send' ? verdicts.get(slot) : undefined;
-      if (!verdict) this.settle(run, slot);
-      else if (verdict.kind === 'delivered') this.count(run, slot, 'delivered', { messageId: slot.messageId, outcome: 'delivered', ...sample });
+      if (slot.kind !== 'send' || !verdict) {
+        this.settle(run, slot);
+        continue;
+      }
+      // A chunk's event shows the one-event request it went in, not the whole chunk again.
+      const shown = { messageId: slot.messageId, ...sample, ...own(slot) };
+      if (verdict.kind === 'delivered') this.count(run, slot, 'delivered', { ...shown, outcome: 'delivered' });
       else if (verdict.kind === 'refused') {
         run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
-        this.count(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', ...sample, error: verdict.error });
-      } else this.park(run, slot as SendSlot, verdict.error!, sample.status ?? 0, verdict.skipped ? 0 : 1);
+        this.count(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
+      } else this.park(run, slot, verdict.error!, sample.status ?? 0, verdict.skipped ? 0 : 1);
     }
   }
 
@@ -330,20 +359,19 @@ export class DeliveryService {
       byDestination.set(id, [...(byDestination.get(id) ?? []), item]);
     }
     let count = 0;
-    await Promise.all(
-      [...byDestination].map(([destinationId, queue]) =>
-        deliveryLanes.submit(
-          destinationId,
-          {
-            run: async () => {
-              for (const item of queue) if (await (item.kind === 'retry' ? this.retry(item.parked) : this.resume(item.ref))) count++;
-            },
-            handBack: async () => undefined, // nothing was claimed yet: the items stay due
+    const tickets = [...byDestination].map(([destinationId, queue]) =>
+      deliveryLanes.submit(
+        destinationId,
+        {
+          run: async () => {
+            for (const item of queue) if (await (item.kind === 'retry' ? this.retry(item.parked) : this.resume(item.ref))) count++;
           },
-          { wait: true },
-        ),
+          handBack: async () => undefined, // nothing was claimed yet: the items stay due
+        },
+        { wait: true },
       ),
     );
+    await deliveryLanes.settle(tickets);
     return count;
   }
 
@@ -357,9 +385,11 @@ export class DeliveryService {
       this.deliveries.readBatch(ref),
     ]);
     if (!events || !destination || prior.kind !== 'sending' || prior.leaseUntil >= iso(Date.now())) return false;
-    this.running.add(id);
+    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+    const run = this.deliverBatch(guard, destination, events);
+    this.running.set(id, { destinationId: destination.id, job: { run: () => run, handBack: async () => undefined }, done: run.then(() => 'done' as const), wait: true });
     try {
-      await this.deliverBatch({ ref, owner: randomUUID(), prior, established: false }, destination, events);
+      await run;
     } finally {
       this.running.delete(id);
     }

@@ -6,8 +6,17 @@ const log = componentLogger('delivery');
 export interface LaneJob {
   run(): Promise<void>;
   handBack(): Promise<void>;
-  /** Called before the submitter moves on while the job is queued or running: makes it durable (a claim). */
+  /** Makes queued or running work durable (a claim) before its submitter moves on without it. */
   makeDurable?(): Promise<void>;
+}
+
+/** A job handed to a lane: settled once it is done, or once its submitter stopped waiting for it. */
+export interface Ticket {
+  destinationId: string;
+  job: LaneJob;
+  done: Promise<'done'>;
+  /** False when the destination is known to be failing: its submitter does not wait for it at all. */
+  wait: boolean;
 }
 
 interface Lane {
@@ -20,10 +29,10 @@ interface Lane {
  * came; lanes run side by side and never wait on each other, so a destination that hangs holds up only its
  * own lane, never another destination's, nor another workspace's.
  *
- * Whoever submits work (the stream consumer, the scheduler) has made its claim durable first, so work that
- * never runs (a crash) is found again when its lease runs out. The submitter waits for its work, up to
- * `waitMs`, only where the lane was idle and the destination's circuit closed: a lane that is busy or failing
- * is never waited on, and what is submitted to it goes on in the lane after the submitter has moved on.
+ * A submitter (the stream consumer, the scheduler) hands its work over, then settles it: it waits for each
+ * lane while that lane makes progress (a job of it finishes at least every `waitMs`), and stops waiting for a
+ * lane that does not, or whose destination is failing. What it stops waiting for is made durable first, so
+ * work that never runs (a crash) is found again when its lease runs out.
  */
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
@@ -32,28 +41,49 @@ export class DeliveryLanes {
 
   constructor(private readonly waitMs: () => number) {}
 
-  async submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Promise<void> {
-    if (this.stopping) return job.handBack();
+  submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
     let lane = this.lanes.get(destinationId);
     if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false }));
-    const idle = !lane.running && lane.queue.length === 0;
-    const done = new Promise<void>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve() : reject(error)) }));
+    const done = new Promise<'done'>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve('done') : reject(error)) }));
+    done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
     void this.pump(destinationId, lane);
-    if (!(idle && options.wait)) {
-      done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
-      await job.makeDurable?.();
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), this.waitMs())));
-    try {
-      if ((await Promise.race([done, waited])) === 'waited') {
-        done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
-        await job.makeDurable?.();
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    return { destinationId, job, done, wait: options.wait && !this.stopping };
+  }
+
+  /**
+   * Waits for the tickets' lanes while each makes progress; makes durable what it stops waiting for.
+   * Returns the tickets that could be made durable neither by finishing nor by their claim, with the error.
+   */
+  async settle(tickets: Ticket[]): Promise<Map<Ticket, unknown>> {
+    const failed = new Map<Ticket, unknown>();
+    const byLane = new Map<string, Ticket[]>();
+    for (const ticket of tickets) byLane.set(ticket.destinationId, [...(byLane.get(ticket.destinationId) ?? []), ticket]);
+    await Promise.all(
+      [...byLane.values()].map(async (pending) => {
+        const settled = new Set<Ticket>();
+        for (const t of pending) void t.done.then(() => settled.add(t), () => settled.add(t));
+        let waiting = pending.every((t) => t.wait);
+        while (waiting && settled.size < pending.length) {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), this.waitMs())));
+          const open = pending.filter((t) => !settled.has(t));
+          const next = await Promise.race([timeout, ...open.map((t) => t.done.catch(() => 'done' as const))]);
+          clearTimeout(timer);
+          // Let the settled set catch up with the job that just finished.
+          await Promise.resolve();
+          if (next === 'waited') waiting = false;
+        }
+        for (const t of pending) {
+          if (settled.has(t)) continue;
+          try {
+            await t.job.makeDurable?.();
+          } catch (error) {
+            failed.set(t, error);
+          }
+        }
+      }),
+    );
+    return failed;
   }
 
   private async pump(destinationId: string, lane: Lane): Promise<void> {
