@@ -105,10 +105,10 @@ export function servicesOver(store: TableClient) {
     /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
     forgetInSchemas: (regulation: Regulation) => forgetUser(r.schemas, r.catalog, regulation.workspaceId, regulation.attributes),
     get ingestion() {
-      return once('ingestion', () => new IngestService(r.catalog, this.suppression, r.ingest));
+      return once('ingestion', () => new IngestService(r.catalog, r.ingest));
     },
     get delivery() {
-      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials));
+      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials, this.suppression));
     },
     get monitoring() {
       return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression));

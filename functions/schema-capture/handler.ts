@@ -2,9 +2,10 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
 import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
+import { withoutSuppressed } from '../../shared/domain/regulations/suppression-index';
 import { services } from '../../shared/services';
 
-const { capture, repositories } = services();
+const { capture, repositories, suppression } = services();
 const parked = repositories.parkedRecords;
 
 /**
@@ -27,7 +28,8 @@ export const handler = (event: DynamoDBStreamEvent) =>
           failures.set(sequence, error);
         }
       }
-      const failed = await capture.capture(records);
+      // Suppressed users' events are never captured (one index read per workspace for the batch).
+      const failed = await capture.capture((await withoutSuppressed(suppression, records)).parts);
       for (const record of records) if (failed.has(record.recordId)) failures.set(record.sequence, failed.get(record.recordId));
       return failures;
     },

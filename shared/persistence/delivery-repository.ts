@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import {
   BatchRef,
   DeliverySample,
@@ -17,6 +17,20 @@ import { isConditionFailure, refusedItems, type TableClient, type TransactItem }
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 const batchKey = (b: BatchRef) => keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
 const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
+export const batchIdOf = batchId;
+const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
+
+function stateOf(item: Record<string, unknown>): BatchState {
+  if (item.status !== 'sending') return { kind: 'done' };
+  const count = (name: string) => Number(item[name] ?? 0);
+  return {
+    kind: 'sending',
+    owner: String(item.owner),
+    leaseUntil: String(item.leaseUntil),
+    position: { progress: count('progress'), output: count('output') },
+    counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
+  };
+}
 
 /**
  * Who may write a batch: its owner, once one of its writes went through; before that, whoever finds the
@@ -52,17 +66,23 @@ export class DeliveryRepository {
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
   async readBatch(ref: BatchRef): Promise<BatchState> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: batchKey(ref), ConsistentRead: true }));
-    if (!Item) return { kind: 'absent' };
-    if (Item.status !== 'sending') return { kind: 'done' };
-    const count = (name: string) => Number(Item[name] ?? 0);
-    return {
-      kind: 'sending',
-      owner: String(Item.owner),
-      leaseUntil: String(Item.leaseUntil),
-      position: { progress: count('progress'), output: count('output') },
-      counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
-    };
+    return (await this.readBatches([ref])).get(batchId(ref))!;
+  }
+
+  /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
+  async readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
+    const states = new Map<string, BatchState>(refs.map((ref) => [batchId(ref), { kind: 'absent' }]));
+    for (let i = 0; i < refs.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = refs.slice(i, i + 100).map(batchKey);
+      while (request && request.length > 0) {
+        const answer: BatchGetCommandOutput = await this.store.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
+        );
+        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(batchIdOfItem(item), stateOf(item));
+        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
+      }
+    }
+    return states;
   }
 
   /**

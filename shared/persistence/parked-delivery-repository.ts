@@ -25,13 +25,8 @@ export interface RetryOutcome {
 export class ParkedDeliveryRepository {
   constructor(private readonly store: TableClient) {}
 
-  /**
-   * The users among `userKeys` with deliveries parked at the destination: their later events wait behind
-   * them. One read of the destination's counters; one query per user only while anything is parked there.
-   */
-  async heldUsers(workspaceId: string, destinationId: string, userKeys: string[]): Promise<Set<string>> {
-    const held = new Set<string>();
-    if (userKeys.length === 0) return held;
+  /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */
+  async retryingCount(workspaceId: string, destinationId: string): Promise<number> {
     const { Item } = await this.store.doc.send(
       new GetCommand({
         TableName: this.store.table,
@@ -40,10 +35,14 @@ export class ParkedDeliveryRepository {
         ProjectionExpression: 'retrying',
       }),
     );
-    if (!(Number(Item?.retrying ?? 0) > 0)) return held;
+    return Number(Item?.retrying ?? 0);
+  }
+
+  /** The users among `userKeys` with a delivery parked at the destination: one query each. */
+  async usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]> {
     const { pk } = keys.deliveryRetry(workspaceId, destinationId, '', '');
-    await Promise.all(
-      [...new Set(userKeys)].map(async (userKey) => {
+    const found = await Promise.all(
+      userKeys.map(async (userKey) => {
         const { Items = [] } = await this.store.doc.send(
           new QueryCommand({
             TableName: this.store.table,
@@ -54,10 +53,10 @@ export class ParkedDeliveryRepository {
             ProjectionExpression: 'sk',
           }),
         );
-        if (Items.length > 0) held.add(userKey);
+        return Items.length > 0 ? [userKey] : [];
       }),
     );
-    return held;
+    return found.flat();
   }
 
   /** The user's first parked delivery at its destination (the one whose turn it is), if any. */

@@ -1,12 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
-import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
 import { errorToResult } from '../../shared/http/error-mapping';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { RegulationRepository } from '../../shared/persistence/regulation-repository';
 import { queryAll } from '../../shared/persistence/table-client';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -177,7 +175,7 @@ describe('POST /v1/*', () => {
     expect(await s.stored()).toEqual([]);
   });
 
-  it("drops suppressed users' events before storage with a 200, counts them, and lets them through once lifted", async () => {
+  it("stores suppressed users' events with a 200 (the consumers drop them, see delivery and capture), in one store call per request", async () => {
     const s = await source();
     const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(s.ws.token),
@@ -192,24 +190,13 @@ describe('POST /v1/*', () => {
     ];
     expect((await send('/v1/batch', { auth: s.auth, body: { batch } })).status).toBe(200);
     expect((await send('/v1/identify', { auth: s.auth, body: { userId: 'gone' } })).text).toBe('OK');
-    expect((await s.stored()).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId))).toEqual(['kept', 'anon']);
-    expect(await new IngestRepository(rt.store).sourceStats(s.ws.workspaceId, s.id)).toEqual({
-      suppressed: 3,
-      lastSuppressedAt: expect.any(String),
-    });
-
-    await call(rt.controlUrl, 'DELETE', `/v2/regulations/${created.body[0].id}`, { auth: bearer(s.ws.token) });
-    expect((await send('/v1/track', { auth: s.auth, body: { userId: 'gone', event: 'back' } })).status).toBe(200);
-    expect((await s.stored()).flatMap((x) => x.events.map((e) => e.event ?? null))).toContain('back');
+    expect((await s.stored()).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId))).toEqual(['gone', ' gone ', 'kept', 'anon', 'gone']);
+    expect(created.status).toBe(201);
   });
 
-  it('costs two store calls per request once the write key is known: the suppression read and the write', async () => {
+  it('costs one store call per request once the write key is known: the write', async () => {
     const s = await source();
-    const service = new IngestService(
-      new CatalogRepository(rt.store),
-      new SuppressionIndex(new RegulationRepository(rt.store)),
-      new IngestRepository(rt.store),
-    );
+    const service = new IngestService(new CatalogRepository(rt.store), new IngestRepository(rt.store));
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     await service.accept({ type: 'batch', body, authorization: s.auth });
     const calls: string[] = [];
@@ -223,16 +210,12 @@ describe('POST /v1/*', () => {
     } finally {
       rt.store.doc.middlewareStack.remove('countCalls');
     }
-    expect(calls).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
+    expect(calls).toEqual(['PutItemCommand']);
   });
 
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
-    const service = new IngestService(
-      new CatalogRepository(rt.store),
-      new SuppressionIndex(new RegulationRepository(rt.store)),
-      new IngestRepository(rt.store),
-    );
+    const service = new IngestService(new CatalogRepository(rt.store), new IngestRepository(rt.store));
     const cases = [
       ['ProvisionedThroughputExceededException', 429],
       ['ThrottlingException', 429],

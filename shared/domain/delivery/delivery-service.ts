@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { UserCodeRepository } from '../../persistence/user-code-repository';
-import { MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepository } from '../../persistence/delivery-repository';
+import { batchIdOf, MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepository } from '../../persistence/delivery-repository';
+import { DeliveryRound } from './round';
+import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
 import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
-import type { BatchCounts, BatchPosition, BatchRef, DeliverySample, NeedingAttention, OutcomeError, ParkedDelivery } from './records';
+import type { BatchCounts, BatchPosition, BatchRef, BatchState, DeliverySample, NeedingAttention, OutcomeError, ParkedDelivery } from './records';
 import type { IngestPart, IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
@@ -15,7 +17,7 @@ import { DeliveryLanes, type LaneJob, type Ticket } from './lanes';
 import { prepare, send, sendChunk, type SendOutcome } from './sender';
 import { destinationType } from '../../destinations';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
-import { transformForDelivery } from './user-transform';
+import { transformForDelivery, type EventOutcome } from './user-transform';
 
 /**
  * Retries of failed deliveries, the reference's defaults: wait min(10 s × 2^(n-1), 5 min) after the n-th
@@ -28,8 +30,10 @@ export interface DeliveryPolicy {
   retryWindowMs: number;
   /** How long an attempt owns a batch or a retry before another may take it over. */
   leaseMs: number;
-  /** How long the stream consumer (or the scheduler) waits for a destination's work before moving on. */
+  /** How long the stream consumer (or the scheduler) waits for a destination that does not answer before moving on. */
   laneWaitMs: number;
+  /** How long it waits in all for destinations that answer, but not fast enough to finish its batch. */
+  laneMaxWaitMs: number;
   /** How long a destination's circuit stays open before one probe may go. */
   circuitOpenMs: number;
 }
@@ -47,6 +51,7 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     retryWindowMs: number('WEIR_DELIVERY_RETRY_WINDOW_MS', 3 * 3600_000),
     leaseMs: number('WEIR_DELIVERY_LEASE_MS', 60_000),
     laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
+    laneMaxWaitMs: number('WEIR_DELIVERY_LANE_MAX_WAIT_MS', 5000),
     circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
   };
 }
@@ -55,7 +60,10 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
  * Per process, shared by every delivery service in it (in the local runtime, the stream consumer's and the
  * scheduler's): one lane and one circuit per destination.
  */
-export const deliveryLanes = new DeliveryLanes(() => deliveryPolicyFromEnv().laneWaitMs);
+export const deliveryLanes = new DeliveryLanes(
+  () => deliveryPolicyFromEnv().laneWaitMs,
+  () => deliveryPolicyFromEnv().laneMaxWaitMs,
+);
 const circuit = new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs);
 
 /** Delivery outcomes per destination type, as CloudWatch metrics (DeliveryDelivered, DeliveryRetried, …). */
@@ -71,8 +79,13 @@ export const DESTINATIONS_CACHE_MS = 5000;
 const SAMPLES_PER_BATCH = 20;
 const iso = (ms: number) => new Date(ms).toISOString();
 const pad = (n: number) => String(n).padStart(6, '0');
-const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
 const zero = (): BatchCounts => ({ delivered: 0, filtered: 0, aborted: 0 });
+
+/** A part's events as delivery gets them: all of them (positions count them all), and which are suppressed. */
+interface PartEvents {
+  events: Message[];
+  suppressed: Set<number>;
+}
 
 /** What one run of a batch gathers between its writes: totals, parks, and what people will read. */
 interface BatchRun {
@@ -113,6 +126,7 @@ export class DeliveryService {
     private readonly deliveries: DeliveryRepository,
     private readonly parked: ParkedDeliveryRepository,
     private readonly credentials: CredentialService,
+    private readonly suppression: SuppressionIndex,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
@@ -124,21 +138,53 @@ export class DeliveryService {
    */
   async deliverParts(parts: IngestPart[]): Promise<Map<number, unknown>> {
     const failures = new Map<number, unknown>();
-    const tickets: { ticket: Ticket; part: number }[] = [];
+    let suppressed: Set<number>[];
+    try {
+      suppressed = await this.suppressedIn(parts);
+    } catch (error) {
+      return new Map(parts.map((_, i) => [i, error]));
+    }
+    const work: { ref: BatchRef; destination: Destination; part: number }[] = [];
     for (const [i, part] of parts.entries()) {
       try {
         const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
-        for (const destination of destinations) {
-          const ticket = await this.submit({ ...part, destinationId: destination.id }, destination, part.events, 'stream');
-          if (ticket) tickets.push({ ticket, part: i });
-        }
+        for (const destination of destinations) work.push({ ref: { ...part, destinationId: destination.id }, destination, part: i });
       } catch (error) {
         failures.set(i, error);
       }
     }
+    const round = this.round();
+    const tickets: { ticket: Ticket; part: number }[] = [];
+    try {
+      const states = await this.deliveries.readBatches(work.filter((w) => !this.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      for (const { ref, destination, part } of work) {
+        const ticket = this.submit(ref, destination, { events: parts[part]!.events, suppressed: suppressed[part]! }, round, states.get(batchIdOf(ref)));
+        if (ticket) tickets.push({ ticket, part });
+      }
+    } catch (error) {
+      for (const { part } of work) failures.set(part, error);
+      return failures;
+    }
     const failed = await deliveryLanes.settle(tickets.map((t) => t.ticket));
     for (const { ticket, part } of tickets) if (failed.has(ticket)) failures.set(part, failed.get(ticket));
     return failures;
+  }
+
+  /**
+   * Which events of each part belong to suppressed users (one index read per workspace); they are counted on
+   * their source, the count the destination's outcomes show as suppressed. (A record handed over again after
+   * a failure may be counted again; nothing is sent for it either way.)
+   */
+  private async suppressedIn(parts: IngestPart[]): Promise<Set<number>[]> {
+    const { indexes, dropped } = await suppressedIn(this.suppression, parts);
+    const at = iso(Date.now());
+    for (const { workspaceId, sourceId, count } of dropped.values()) await this.ingest.countSuppressed(workspaceId, sourceId, count, at);
+    countMetrics({ EventsSuppressed: [...dropped.values()].reduce((n, d) => n + d.count, 0) });
+    return indexes;
+  }
+
+  private round(): DeliveryRound {
+    return new DeliveryRound(this.code, this.credentials, this.parked);
   }
 
   /** One stored ingest part (tests, and the consumer of a single record). */
@@ -167,29 +213,28 @@ export class DeliveryService {
    * Reads where the batch stands and hands it to its lane (undefined: nothing to do, or already running
    * here). Made durable only if its submitter stops waiting before its first write (holdBatch).
    */
-  private async submit(ref: BatchRef, destination: Destination, events: Message[], by: 'stream' | 'scheduler'): Promise<Ticket | undefined> {
-    const id = batchId(ref);
+  private submit(ref: BatchRef, destination: Destination, part: PartEvents, round: DeliveryRound, prior: BatchState | undefined): Ticket | undefined {
+    const id = batchIdOf(ref);
     const running = this.running.get(id);
     if (running) return running;
-    const prior = await this.deliveries.readBatch(ref);
-    if (prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return undefined;
+    if (!prior || prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return undefined;
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
     const job: LaneJob = {
-      run: () => this.deliverBatch(guard, destination, events).finally(() => this.running.delete(id)),
+      run: () => this.deliverBatch(guard, destination, part, round).finally(() => this.running.delete(id)),
       handBack: async () => {
         this.running.delete(id);
         await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
       },
       makeDurable: async () => {
-        if (by === 'stream' && !guard.established) await this.deliveries.holdBatch(guard, this.leaseUntil());
+        if (!guard.established) await this.deliveries.holdBatch(guard, this.leaseUntil());
       },
     };
-    const ticket = deliveryLanes.submit(destination.id, job, { wait: by === 'scheduler' || !circuit.isOpen(destination.id) });
+    const ticket = deliveryLanes.submit(destination.id, job, { wait: !circuit.isOpen(destination.id) });
     this.running.set(id, ticket);
     return ticket;
   }
 
-  private async deliverBatch(guard: BatchGuard, destination: Destination, events: Message[]): Promise<void> {
+  private async deliverBatch(guard: BatchGuard, destination: Destination, { events, suppressed }: PartEvents, round: DeliveryRound): Promise<void> {
     const { ref, prior } = guard;
     const start = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
     const run: BatchRun = {
@@ -205,13 +250,27 @@ export class DeliveryService {
     };
     if (start.progress >= events.length) return this.finish(run, []);
     const pending = events.slice(start.progress);
-    const { outcomes, secrets } = await transformForDelivery(this.code, ref.workspaceId, destination, pending, () =>
-      this.credentials.forInvocation(ref.workspaceId),
+    // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
+    const live = pending.map((_, i) => !suppressed.has(start.progress + i));
+    const published = await round.published(ref.workspaceId, destination.transformationId);
+    const transformed = await transformForDelivery(
+      published,
+      ref.workspaceId,
+      destination,
+      pending.filter((_, i) => live[i]),
+      () => round.credentialsOf(ref.workspaceId),
     );
+    let next = 0;
+    const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
+    const { secrets } = transformed;
     const type = destinationType(destination.type);
     const slots = slotsOf(type, pending, outcomes, start, (message) => prepare(destination, message));
     const sends = slots.filter((slot) => slot.kind === 'send');
-    run.held = await this.parked.heldUsers(ref.workspaceId, destination.id, sends.map((slot) => slot.userKey));
+    run.held = await round.heldAt(
+      ref.workspaceId,
+      destination.id,
+      sends.map((slot) => slot.userKey),
+    );
     let lastSend = -1;
     slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
     for (let i = 0; i < slots.length;) {
@@ -249,6 +308,8 @@ export class DeliveryService {
     } else {
       const slot = sends[0]!;
       const sent: SendOutcome = await send(run.destination, { requests: slot.requests, message: slot.message }, circuit);
+      // An answer, even a failure, is progress; a time-out or a refused connection is not.
+      if (sent.kind === 'delivered' || sent.kind === 'refused' || (sent.kind === 'retryable' && sent.answered)) deliveryLanes.touch(run.destination.id);
       sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
       if (sent.kind === 'delivered') verdicts.set(slot, { kind: 'delivered' });
       else {
@@ -377,17 +438,24 @@ export class DeliveryService {
 
   /** A batch whose lease ran out: taken over and resumed after its last recorded output. */
   private async resume(ref: BatchRef): Promise<boolean> {
-    const id = batchId(ref);
+    const id = batchIdOf(ref);
     if (this.running.has(id)) return false;
-    const [events, destination, prior] = await Promise.all([
+    const [stored, destination, prior] = await Promise.all([
       this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);
-    if (!events || !destination || prior.kind !== 'sending' || prior.leaseUntil >= iso(Date.now())) return false;
+    if (!stored || !destination || prior.kind !== 'sending' || prior.leaseUntil >= iso(Date.now())) return false;
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
-    const run = this.deliverBatch(guard, destination, events);
-    this.running.set(id, { destinationId: destination.id, job: { run: () => run, handBack: async () => undefined }, done: run.then(() => 'done' as const), wait: true });
+    // Counted when the stream handed the part over; only left out again here.
+    const [suppressed] = (await suppressedIn(this.suppression, [{ ...ref, events: stored }])).indexes;
+    const run = this.deliverBatch(guard, destination, { events: stored, suppressed: suppressed! }, this.round());
+    this.running.set(id, {
+      destinationId: destination.id,
+      job: { run: () => run, handBack: async () => undefined },
+      done: run.then(() => 'done' as const),
+      wait: true,
+    });
     try {
       await run;
     } finally {

@@ -22,6 +22,8 @@ export interface Ticket {
 interface Lane {
   queue: { job: LaneJob; settle: (error?: unknown) => void }[];
   running: boolean;
+  /** Called when the lane's work moves on (a destination answered): a submitter waiting for it waits on. */
+  onProgress: (() => void)[];
 }
 
 /**
@@ -30,20 +32,36 @@ interface Lane {
  * own lane, never another destination's, nor another workspace's.
  *
  * A submitter (the stream consumer, the scheduler) hands its work over, then settles it: it waits for each
- * lane while that lane makes progress (a job of it finishes at least every `waitMs`), and stops waiting for a
- * lane that does not, or whose destination is failing. What it stops waiting for is made durable first, so
- * work that never runs (a crash) is found again when its lease runs out.
+ * lane while that lane makes progress (its destination answers at least every `waitMs`), for at most
+ * `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is failing. So a
+ * destination that hangs costs its submitter `waitMs` once, and one that is slow but answering at most
+ * `maxWaitMs`. What it stops waiting for is made durable first, so work that never runs (a crash) is found
+ * again when its lease runs out.
  */
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
   private stopping = false;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly waitMs: () => number) {}
+  constructor(
+    private readonly waitMs: () => number,
+    private readonly maxWaitMs: () => number,
+  ) {}
+
+  /** The destination answered: its lane is making progress. */
+  touch(destinationId: string): void {
+    const lane = this.lanes.get(destinationId);
+    if (lane) for (const notify of lane.onProgress.splice(0)) notify();
+  }
+
+  private progressOf(destinationId: string): Promise<'progress'> {
+    const lane = this.lanes.get(destinationId);
+    return new Promise((resolve) => lane?.onProgress.push(() => resolve('progress')));
+  }
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
     let lane = this.lanes.get(destinationId);
-    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false }));
+    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [] }));
     const done = new Promise<'done'>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve('done') : reject(error)) }));
     done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
     void this.pump(destinationId, lane);
@@ -58,16 +76,22 @@ export class DeliveryLanes {
     const failed = new Map<Ticket, unknown>();
     const byLane = new Map<string, Ticket[]>();
     for (const ticket of tickets) byLane.set(ticket.destinationId, [...(byLane.get(ticket.destinationId) ?? []), ticket]);
+    const until = Date.now() + this.maxWaitMs();
     await Promise.all(
       [...byLane.values()].map(async (pending) => {
         const settled = new Set<Ticket>();
-        for (const t of pending) void t.done.then(() => settled.add(t), () => settled.add(t));
+        for (const t of pending)
+          void t.done.then(
+            () => settled.add(t),
+            () => settled.add(t),
+          );
         let waiting = pending.every((t) => t.wait);
         while (waiting && settled.size < pending.length) {
           let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), this.waitMs())));
+          const wait = Math.min(this.waitMs(), until - Date.now());
+          const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), Math.max(0, wait))));
           const open = pending.filter((t) => !settled.has(t));
-          const next = await Promise.race([timeout, ...open.map((t) => t.done.catch(() => 'done' as const))]);
+          const next = await Promise.race([timeout, this.progressOf(pending[0]!.destinationId), ...open.map((t) => t.done.catch(() => 'done' as const))]);
           clearTimeout(timer);
           // Let the settled set catch up with the job that just finished.
           await Promise.resolve();

@@ -10,7 +10,7 @@ export type SendOutcome =
   /** Answered with a refusal that no retry will change (4xx but 408 and 429): aborted. */
   | { kind: 'refused'; status: number; response: unknown; error: string; request?: DestinationRequest; remaining: DestinationRequest[] }
   /** Failed in a way a later attempt may not (5xx, 429, 408, no answer): parked for a retry. */
-  | { kind: 'retryable'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] }
+  | { kind: 'retryable'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[]; answered: boolean }
   /** Not sent: the destination's circuit is open. Parked, and not counted as an attempt. */
   | { kind: 'skipped'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] };
 
@@ -71,7 +71,7 @@ function judge(
     return { kind: 'refused', status: result.status, response: result.response, error, request, remaining };
   }
   circuit.failed(destinationId, { status: result.status, error, answered: result.error === undefined });
-  return { kind: 'retryable', status: result.status, error, request, remaining };
+  return { kind: 'retryable', status: result.status, error, request, remaining, answered: result.error === undefined };
 }
 
 /** What sending a chunk of one-event requests as one came to: a verdict per event, and the request as sent. */
@@ -81,6 +81,8 @@ export interface ChunkSent {
   response?: unknown;
   /** Not sent: the circuit is open (the retries it parks are not counted as attempts). */
   skipped: boolean;
+  /** The destination answered (whatever it said): no time-out, no refused connection. */
+  answered: boolean;
   verdicts: ChunkEventVerdict[];
 }
 
@@ -93,16 +95,16 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
   const request = combine(api, requests);
   const all = (verdict: ChunkEventVerdict) => requests.map(() => verdict);
   const admitted = circuit.admit(destination.id);
-  if (!admitted.send) return { request, status: admitted.status, skipped: true, verdicts: all({ kind: 'retryable', error: admitted.error }) };
+  if (!admitted.send) return { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
   const result = await sendRequest(request);
   if (succeeded(result.status)) {
     circuit.succeeded(destination.id);
-    return { request, status: result.status, response: result.response, skipped: false, verdicts: all({ kind: 'delivered' }) };
+    return { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts: all({ kind: 'delivered' }) };
   }
   const error = result.error ?? describe(result.status, result.response);
   const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
   if (named || !result.retryable) circuit.succeeded(destination.id);
   else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
   const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
-  return { request, status: result.status, response: result.response, skipped: false, verdicts };
+  return { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts };
 }

@@ -1,8 +1,7 @@
 import type { Message } from '../../destinations';
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import type { InvocationCredentials } from '../credentials/credential-service';
 import type { Destination } from '../catalog/schemas';
-import { publishedTransformation, runPublishedFor } from '../transformations/published';
+import { runPublishedFor, type PublishedCode } from '../transformations/published';
 
 /** What the user-transformation stage made of one input event. */
 export type EventOutcome = { outputs: Message[] } | { filtered: true } | { error: string };
@@ -13,13 +12,12 @@ export type EventOutcome = { outputs: Message[] } | { filtered: true } | { error
  * every event goes on as it is. A failure of the whole invocation fails every event of the batch.
  */
 export async function transformForDelivery(
-  code: UserCodeRepository,
+  published: PublishedCode | undefined,
   workspaceId: string,
   destination: Destination,
   events: Message[],
   credentialsOf: () => Promise<InvocationCredentials>,
 ): Promise<{ outcomes: EventOutcome[]; secrets: string[] }> {
-  const published = await publishedTransformation(code, workspaceId, destination.transformationId);
   if (!published) return { outcomes: events.map((event) => ({ outputs: [event] })), secrets: [] };
   const credentials = await credentialsOf();
   const result = await runPublishedFor(published, workspaceId, destination, events, credentials.values);

@@ -2,15 +2,10 @@ import type { CatalogRepository } from '../../persistence/catalog-repository';
 import { newId } from '../ids';
 import type { IngestRepository } from '../../persistence/ingest-repository';
 import { authenticateWriteKey } from '../auth/authenticate';
-import type { SuppressionIndex } from '../regulations/suppression-index';
-import { normaliseUserId } from '../regulations/suppression-index';
 import { acceptEvent, type IngestedEvent } from './events';
 import { BatchBody, type EventType } from './schemas';
-import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
 import { validate } from '../validation';
-
-const log = componentLogger('ingestion');
 
 export interface IngestRequest {
   /** The path's type: one of the six, or batch. */
@@ -23,25 +18,24 @@ export interface IngestRequest {
 /**
  * Successful write-key lookups are kept this long in the process: two reads saved per request. A disabled
  * source or a deleted one is refused within this time; an unknown key is never cached, so a new source
- * works at once. Suppression is never cached.
+ * works at once.
  */
 export const WRITE_KEY_CACHE_MS = 5000;
 const WRITE_KEY_CACHE_SIZE = 10_000;
 
 export interface IngestResult {
   accepted: number;
-  suppressed: number;
 }
 
 /**
- * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request), drop the
- * events of suppressed users (one index read per request), and store the rest durably (one write per
- * request) before answering. The table's stream takes them on to delivery and to schema capture.
+ * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request), and store
+ * them durably (one write per request, the only store round trip once the write key is known) before
+ * answering. The table's stream takes them on to delivery and to schema capture, which drop the events of
+ * suppressed users (one index read per stream batch; see suppression-index.ts).
  */
 export class IngestService {
   constructor(
     private readonly catalog: CatalogRepository,
-    private readonly suppression: SuppressionIndex,
     private readonly ingest: IngestRepository,
   ) {}
 
@@ -67,23 +61,8 @@ export class IngestService {
       const { writeKey: _writeKey, ...event } = request.body;
       events = [acceptEvent(event, 0, { type: request.type, receivedAt, ip: request.ip })];
     }
-    const suppressedUsers = await this.suppression.suppressedUsers(
-      workspaceId,
-      sourceId,
-      events.map((e) => e.userId),
-    );
-    const kept = events.filter((event) => {
-      const userId = normaliseUserId(event.userId);
-      return userId === undefined || !suppressedUsers.has(userId);
-    });
-    const suppressed = events.length - kept.length;
-    if (kept.length > 0) await this.ingest.write({ workspaceId, sourceId, requestId: newId(), receivedAt, events: kept });
-    if (suppressed > 0) {
-      await this.ingest.countSuppressed(workspaceId, sourceId, suppressed, receivedAt).catch((error: unknown) => {
-        log.error('suppressed-event count failed', { workspaceId, sourceId, error });
-      });
-    }
-    countMetrics({ EventsIngested: kept.length, EventsSuppressed: suppressed });
-    return { accepted: kept.length, suppressed };
+    await this.ingest.write({ workspaceId, sourceId, requestId: newId(), receivedAt, events });
+    countMetrics({ EventsIngested: events.length });
+    return { accepted: events.length };
   }
 }

@@ -1,0 +1,54 @@
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
+import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
+import { publishedTransformation, type PublishedCode } from '../transformations/published';
+
+/**
+ * What one delivery round (a stream batch, or one batch the scheduler resumes) reads once and shares between
+ * its parts and destinations: the published code of each transformation, the workspace's credentials, and
+ * which users wait behind a parked delivery at each destination. Nothing outlives the round, so a publish or
+ * a credential change applies from the next stream batch on.
+ */
+export class DeliveryRound {
+  private readonly memo = new Map<string, Promise<unknown>>();
+  private readonly held = new Map<string, { users: Set<string>; checked: Set<string> }>();
+
+  constructor(
+    private readonly code: UserCodeRepository,
+    private readonly credentials: CredentialService,
+    private readonly parked: ParkedDeliveryRepository,
+  ) {}
+
+  private once<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let found = this.memo.get(key) as Promise<T> | undefined;
+    if (!found) this.memo.set(key, (found = load()));
+    return found;
+  }
+
+  published(workspaceId: string, transformationId: string | undefined): Promise<PublishedCode | undefined> {
+    if (!transformationId) return Promise.resolve(undefined);
+    return this.once(`code#${workspaceId}#${transformationId}`, () => publishedTransformation(this.code, workspaceId, transformationId));
+  }
+
+  credentialsOf(workspaceId: string): Promise<InvocationCredentials> {
+    return this.once(`credentials#${workspaceId}`, () => this.credentials.forInvocation(workspaceId));
+  }
+
+  /**
+   * The users held at a destination (a delivery of theirs is parked): one read of the destination's counters
+   * per round, one query per user only while something is parked there. The set is shared: what a batch
+   * parks holds that user's events in the round's later batches too.
+   */
+  async heldAt(workspaceId: string, destinationId: string, userKeys: string[]): Promise<Set<string>> {
+    const key = `${workspaceId}#${destinationId}`;
+    let entry = this.held.get(key);
+    if (!entry) this.held.set(key, (entry = { users: new Set(), checked: new Set() }));
+    const retrying = await this.once(`retrying#${key}`, () => this.parked.retryingCount(workspaceId, destinationId));
+    if (retrying > 0) {
+      const unknown = [...new Set(userKeys)].filter((user) => !entry.checked.has(user) && !entry.users.has(user));
+      for (const user of unknown) entry.checked.add(user);
+      for (const user of await this.parked.usersWithParked(workspaceId, destinationId, unknown)) entry.users.add(user);
+    }
+    return entry.users;
+  }
+}
