@@ -177,6 +177,14 @@ async function main(): Promise<void> {
       }
     });
 
+    if (process.env.BENCH_COST_DEBUG) {
+      const byCommand = new Map<string, number[]>();
+      for (const r of (delivery.log ?? []).filter((r) => r.keys.includes(webhook.id!)))
+        byCommand.set(r.command, [...(byCommand.get(r.command) ?? []), r.wru + r.rru]);
+      for (const [command, units] of byCommand) console.log(command, units.length, units.slice(0, 25).join(' '));
+      const update = (delivery.log ?? []).find((r) => r.command === 'UpdateItemCommand' && r.keys.includes(webhook.id!));
+      console.log(update?.keys);
+    }
     const sent = await vendors.stats();
     delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
     report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent, stored);

@@ -15,6 +15,15 @@ import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } f
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
+
+const indexAt = (ref: BatchRef, at: string) => ({ ':gpk': keys.deliveryAttention, ':gsk': attention(at, 'B', batchId(ref)).gsi1sk });
+
+/** Whether a write renews the owner's lease: the first write does, then any once half the lease is gone. */
+function renews(guard: BatchGuard, leaseUntil: string): boolean {
+  if (!guard.established || !guard.leaseUntil) return true;
+  const left = Date.parse(guard.leaseUntil) - Date.now();
+  return left < (Date.parse(leaseUntil) - Date.now()) / 2;
+}
 const batchKey = (b: BatchRef) => keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
 const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
 export const batchIdOf = batchId;
@@ -41,6 +50,8 @@ export interface BatchGuard {
   owner: string;
   prior: BatchState;
   established: boolean;
+  /** The lease this owner last wrote. */
+  leaseUntil?: string;
 }
 
 /** One write of a batch: the position after what it records, the batch's totals, and what it parks. */
@@ -129,10 +140,33 @@ export class DeliveryRepository {
         }),
       );
       guard.established = true;
+      guard.leaseUntil = leaseUntil;
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
+    }
+  }
+
+  /**
+   * Puts a batch another owner is running into the scheduler's index at its lease: found due whose owner
+   * renewed the lease since (owners renew it without moving the entry), or handed over again while its
+   * owner, maybe gone, had not entered it. Either way the scheduler finds it once the lease runs out.
+   */
+  async realignBatch(ref: BatchRef, leaseUntil: string): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: batchKey(ref),
+          UpdateExpression: 'SET gsi1pk = :gpk, gsi1sk = :gsk',
+          ConditionExpression: 'leaseUntil = :lease AND #status = :sending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':lease': leaseUntil, ':sending': 'sending', ...indexAt(ref, leaseUntil) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
     }
   }
 
@@ -158,6 +192,7 @@ export class DeliveryRepository {
       try {
         if (!stats) await this.store.doc.send(new UpdateCommand(batch.Update!));
         else await this.store.doc.send(new TransactWriteCommand({ TransactItems: [batch, stats, ...parks.map((p) => this.parkPut(p))] }));
+        if (!change.finish && renews(guard, change.leaseUntil)) guard.leaseUntil = change.leaseUntil;
         guard.established = true;
         return true;
       } catch (error) {
@@ -202,9 +237,13 @@ export class DeliveryRepository {
       set.push('#status = :done, samples = :samples, finishedAt = :at');
       Object.assign(values, { ':done': 'done', ':samples': gzipSync(JSON.stringify(change.finish.samples)), ':at': change.finish.at });
       remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil';
-    } else {
-      set.push('#status = :sending, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk');
-      Object.assign(values, { ':lease': change.leaseUntil, ...prefixed(attention(change.leaseUntil, 'B', batchId(ref))) });
+    } else if (renews(guard, change.leaseUntil)) {
+      // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
+      // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was
+      // held (holdBatch) or found through the index keeps the entry it has. An item in the index costs
+      // index writes on every update, so a batch delivered while its submitter waits never enters it.
+      set.push('#status = :sending, leaseUntil = :lease');
+      values[':lease'] = change.leaseUntil;
     }
     const mine = '(#owner = :owner AND #status = :sending)';
     let condition = mine;
@@ -292,8 +331,6 @@ export class DeliveryRepository {
     return Item;
   }
 }
-
-const prefixed = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([k, v]) => [`:${k === 'gsi1pk' ? 'gpk' : 'gsk'}`, v]));
 
 /**
  * Samples are kept as gzipped JSON: they hold events, which may nest deeper than the 32 levels a DynamoDB map

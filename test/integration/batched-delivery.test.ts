@@ -1,13 +1,19 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { keys } from '../../shared/persistence/keys';
+import { queryAll } from '../../shared/persistence/table-client';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+// Destinations connected in a test are seen at once (the default keeps a source's destinations 5 s).
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 let rt: TestRuntime;
 let vendor: DestinationServer;
 beforeAll(async () => {
@@ -144,6 +150,7 @@ describe('batched delivery', () => {
     const deliveries = new DeliveryRepository(rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 300).toISOString();
+    expect(await deliveries.holdBatch(guard, lease)).toBe(true);
     expect(
       await deliveries.writeBatch(guard, {
         position: { progress: 12, output: 0 },
@@ -159,5 +166,34 @@ describe('batched delivery', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 18 }, (_, i) => `m-${i + 12}`));
     expect((await call(rt.controlUrl, 'GET', `/v2/destinations/${d}/outcomes`, { auth: bearer(p.ws.token) })).body).toMatchObject({ delivered: 30 });
+  });
+
+  it("puts a batch whose record comes again while another owner's lease is live where the scheduler finds it", async () => {
+    const p = await pipeline();
+    await p.batch(events(4, (i) => `user-${i}`));
+    await rt.poller.drain();
+    const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
+    const d = (await api('POST', '/v2/destinations', webhook('/again'))).body.destination.id as string;
+    await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
+    const [item] = await queryAll(rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
+    });
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: 0 };
+    // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
+    const deliveries = new DeliveryRepository(rt.store);
+    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
+    const lease = new Date(Date.now() + 800).toISOString();
+    const totals = { delivered: 2, filtered: 0, aborted: 0 };
+    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, leaseUntil: lease, parks: [] })).toBe(true);
+    // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+    const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    expect(vendor.received.filter((r) => r.path === '/again')).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
+    await rt.scheduler.runNow();
+    expect(vendor.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
   });
 });

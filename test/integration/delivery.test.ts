@@ -271,11 +271,12 @@ describe('delivery', () => {
       requestId: parts[0]!.sk.split('#')[0]!,
       part: 0,
     };
-    // A consumer took the batch, recorded two events, and died; its lease runs out 1.5 s later.
+    // A consumer took the batch, moved on (holding it), recorded two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rt.store);
     const leaseEnds = new Date(Date.now() + 1500).toISOString();
     const guard = { ref, owner: 'dead-owner', prior: await deliveries.readBatch(ref), established: false };
     expect(guard.prior).toEqual({ kind: 'absent' });
+    expect(await deliveries.holdBatch(guard, leaseEnds)).toBe(true);
     const recorded = await deliveries.writeBatch(guard, {
       position: { progress: 2, output: 0 },
       totals: { delivered: 2, filtered: 0, aborted: 0 },

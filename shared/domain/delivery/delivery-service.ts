@@ -34,6 +34,8 @@ export interface DeliveryPolicy {
   laneWaitMs: number;
   /** How long it waits in all for destinations that answer, but not fast enough to finish its batch. */
   laneMaxWaitMs: number;
+  /** How long a source's destinations are kept before they are read again: changes reach delivery within it. */
+  configCacheMs: number;
   /** How long a destination's circuit stays open before one probe may go. */
   circuitOpenMs: number;
 }
@@ -52,6 +54,7 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     leaseMs: number('WEIR_DELIVERY_LEASE_MS', 60_000),
     laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
     laneMaxWaitMs: number('WEIR_DELIVERY_LANE_MAX_WAIT_MS', 5000),
+    configCacheMs: number('WEIR_DELIVERY_CONFIG_CACHE_MS', 5000),
     circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
   };
 }
@@ -71,9 +74,6 @@ function deliveryMetrics(destinationType: string, counts: Partial<Record<'delive
   const named = Object.fromEntries(Object.entries(counts).map(([k, n]) => [`Delivery${k.charAt(0).toUpperCase()}${k.slice(1)}`, n ?? 0]));
   countMetrics(named, { destinationType });
 }
-
-/** How long live delivery keeps a source's destinations before it reads them again: changes reach it within this. */
-export const DESTINATIONS_CACHE_MS = 5000;
 
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
@@ -183,6 +183,12 @@ export class DeliveryService {
     return indexes;
   }
 
+  /** A ticket that is done once the batch is in the scheduler's index (a failure fails the record). */
+  private indexed(ref: BatchRef, leaseUntil: string): Ticket {
+    const done = this.deliveries.realignBatch(ref, leaseUntil).then(() => 'done' as const);
+    return { destinationId: ref.destinationId, job: { run: () => done.then(() => undefined), handBack: async () => undefined }, done, wait: true };
+  }
+
   private round(): DeliveryRound {
     return new DeliveryRound(this.code, this.credentials, this.parked);
   }
@@ -194,7 +200,7 @@ export class DeliveryService {
   }
 
   /**
-   * The enabled destinations connected to a source, kept for DESTINATIONS_CACHE_MS per process (as write keys
+   * The enabled destinations connected to a source, kept for `configCacheMs` per process (as write keys
    * are at ingestion): two reads of the workspace's catalog per source and period, not per stream record.
    */
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
@@ -205,7 +211,7 @@ export class DeliveryService {
     const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
     const found = destinations.filter((d) => d.enabled && connected.has(d.id));
     if (this.destinations.size >= 10_000) this.destinations.clear();
-    this.destinations.set(key, { until: Date.now() + DESTINATIONS_CACHE_MS, found });
+    this.destinations.set(key, { until: Date.now() + this.policy.configCacheMs, found });
     return found;
   }
 
@@ -217,7 +223,11 @@ export class DeliveryService {
     const id = batchIdOf(ref);
     const running = this.running.get(id);
     if (running) return running;
-    if (!prior || prior.kind === 'done' || (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now()))) return undefined;
+    if (!prior || prior.kind === 'done') return undefined;
+    if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
+      // Another owner's, maybe gone with its process: the scheduler takes it over once its lease runs out.
+      return this.indexed(ref, prior.leaseUntil);
+    }
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
     const job: LaneJob = {
       run: () => this.deliverBatch(guard, destination, part, round).finally(() => this.running.delete(id)),
@@ -445,7 +455,11 @@ export class DeliveryService {
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);
-    if (!stored || !destination || prior.kind !== 'sending' || prior.leaseUntil >= iso(Date.now())) return false;
+    if (!stored || !destination || prior.kind !== 'sending') return false;
+    if (prior.leaseUntil >= iso(Date.now())) {
+      await this.deliveries.realignBatch(ref, prior.leaseUntil);
+      return false;
+    }
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
     // Counted when the stream handed the part over; only left out again here.
     const [suppressed] = (await suppressedIn(this.suppression, [{ ...ref, events: stored }])).indexes;

@@ -69,7 +69,8 @@ export class DeliveryLanes {
   }
 
   /**
-   * Waits for the tickets' lanes while each makes progress; makes durable what it stops waiting for.
+   * Waits for the tickets' lanes while each makes progress; makes durable what it stops waiting for, and
+   * what failed.
    * Returns the tickets that could be made durable neither by finishing nor by their claim, with the error.
    */
   async settle(tickets: Ticket[]): Promise<Map<Ticket, unknown>> {
@@ -79,10 +80,12 @@ export class DeliveryLanes {
     const until = Date.now() + this.maxWaitMs();
     await Promise.all(
       [...byLane.values()].map(async (pending) => {
+        // Settled: done, or failed (a failed job is made durable below, like one not waited for).
         const settled = new Set<Ticket>();
+        const succeeded = new Set<Ticket>();
         for (const t of pending)
           void t.done.then(
-            () => settled.add(t),
+            () => (settled.add(t), succeeded.add(t)),
             () => settled.add(t),
           );
         let waiting = pending.every((t) => t.wait);
@@ -98,7 +101,7 @@ export class DeliveryLanes {
           if (next === 'waited') waiting = false;
         }
         for (const t of pending) {
-          if (settled.has(t)) continue;
+          if (succeeded.has(t)) continue;
           try {
             await t.job.makeDurable?.();
           } catch (error) {
