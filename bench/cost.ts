@@ -177,14 +177,6 @@ async function main(): Promise<void> {
       }
     });
 
-    if (process.env.BENCH_COST_DEBUG) {
-      const byCommand = new Map<string, number[]>();
-      for (const r of (delivery.log ?? []).filter((r) => r.keys.includes(webhook.id!)))
-        byCommand.set(r.command, [...(byCommand.get(r.command) ?? []), r.wru + r.rru]);
-      for (const [command, units] of byCommand) console.log(command, units.length, units.slice(0, 25).join(' '));
-      const update = (delivery.log ?? []).find((r) => r.command === 'UpdateItemCommand' && r.keys.includes(webhook.id!));
-      console.log(update?.keys);
-    }
     const sent = await vendors.stats();
     delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
     report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent, stored);
@@ -220,11 +212,12 @@ function report(
     return db;
   };
   line('ingestion', stages.ingestion, 512, stages.ingestion.invocations);
-  line('  of it suppression', stages.ingestion, 0, 0, (key) => key.includes('SUPPRESS'));
   line('delivery', stages.delivery, 1024);
+  line('  of it suppression', stages.delivery, 0, 0, (key) => key.includes('SUPPRESS'));
   const amplitudeDb = line('  to Amplitude', stages.delivery, 0, 0, (key) => key.includes(destinations.amplitude));
   const webhookDb = line('  to the webhook', stages.delivery, 0, 0, (key) => key.includes(destinations.webhook));
   line('schema capture', stages.capture, 512);
+  line('  of it suppression', stages.capture, 0, 0, (key) => key.includes('SUPPRESS'));
   line('live events', stages.live, 512, stages.live.invocations);
   console.log(
     `  vendor requests: Amplitude ${sent.requests['/amp/2/httpapi'] ?? 0} for ${sent.events['/amp/2/httpapi'] ?? 0} events, webhook ${sent.requests['/hook'] ?? 0}`,

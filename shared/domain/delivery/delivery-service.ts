@@ -270,6 +270,7 @@ export class DeliveryService {
       pending.filter((_, i) => live[i]),
       () => round.credentialsOf(ref.workspaceId),
     );
+    deliveryLanes.touch(destination.id);
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
     const { secrets } = transformed;
@@ -390,7 +391,9 @@ export class DeliveryService {
   /** Records the run so far; false when the batch is no longer this run's. */
   private async write(run: BatchRun): Promise<boolean> {
     const parks = run.parks.splice(0);
-    return this.deliveries.writeBatch(run.guard, { position: run.position, totals: run.totals, leaseUntil: this.leaseUntil(), parks });
+    const written = await this.deliveries.writeBatch(run.guard, { position: run.position, totals: run.totals, leaseUntil: this.leaseUntil(), parks });
+    deliveryLanes.touch(run.destination.id);
+    return written;
   }
 
   /** What is kept for people to read never shows a secret the transformation let out. */

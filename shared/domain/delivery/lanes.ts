@@ -48,7 +48,7 @@ export class DeliveryLanes {
     private readonly maxWaitMs: () => number,
   ) {}
 
-  /** The destination answered: its lane is making progress. */
+  /** The lane's work moved on (its code ran, its destination answered, its outcome was written). */
   touch(destinationId: string): void {
     const lane = this.lanes.get(destinationId);
     if (lane) for (const notify of lane.onProgress.splice(0)) notify();
