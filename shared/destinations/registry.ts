@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../domain/errors';
+import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
 import { braze } from './braze';
 import { customerio } from './customerio';
@@ -92,12 +93,12 @@ export type ConfigCheck = { ok: true; config: Record<string, unknown> } | { ok: 
 export function checkDestinationConfig(type: DestinationType, config: Record<string, unknown>): ConfigCheck {
   const result = type.config.safeParse(config);
   if (result.success) return { ok: true, config: result.data as Record<string, unknown> };
-  const issue = result.error.issues[0];
+  const [problem] = problemsOf(result.error);
   return {
     ok: false,
-    field: (issue?.path ?? []).map(String).join('.'),
-    message: issue?.message ?? 'invalid',
-    ...(issue?.code === 'unrecognized_keys' && { unknownKeys: issue.keys }),
+    field: (problem?.path ?? []).join('.'),
+    message: problem?.message ?? 'invalid',
+    ...(problem?.unknownKeys && { unknownKeys: problem.unknownKeys }),
   };
 }
 

@@ -1,6 +1,21 @@
 import type { z } from 'zod';
 import { ValidationError } from './errors';
 
+/** One thing zod refused: where (the path under the value checked), its message, and for an object the fields it does not know. */
+export interface Problem {
+  path: string[];
+  message: string;
+  unknownKeys?: string[];
+}
+
+/** What a failed parse refused, in zod's order: the one place that reads zod's issues. */
+export const problemsOf = (error: z.ZodError): Problem[] =>
+  error.issues.map((issue) => ({
+    path: issue.path.map(String),
+    message: issue.message,
+    ...(issue.code === 'unrecognized_keys' && { unknownKeys: issue.keys }),
+  }));
+
 /**
  * The one way zod's verdict becomes an error: parses `value` with `schema`, and a failure becomes a
  * ValidationError whose message names the first offending field (`<where>.<path>: <problem>`) and whose
@@ -10,11 +25,11 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const details: Record<string, string> = {};
-  for (const issue of result.error.issues) {
-    const keysOf = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+  for (const problem of problemsOf(result.error)) {
+    const keysOf = problem.unknownKeys ?? [undefined];
     for (const key of keysOf) {
-      const path = [where, ...issue.path.map(String), ...(key ? [key] : [])].join('.');
-      details[path] ??= key ? 'unknown field' : issue.message;
+      const path = [where, ...problem.path, ...(key ? [key] : [])].join('.');
+      details[path] ??= key ? 'unknown field' : problem.message;
     }
   }
   const [firstPath, firstMessage] = Object.entries(details)[0] ?? [where, 'invalid'];

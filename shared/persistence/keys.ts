@@ -1,4 +1,5 @@
 import { ValidationError } from '../domain/errors';
+import type { UserCodeKind } from '../domain/transformations/schemas';
 
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
@@ -9,7 +10,6 @@ import { ValidationError } from '../domain/errors';
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
-export type UserCodeKind = 'transformation' | 'library';
 const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
 
 /** DynamoDB's limits on key values (UTF-8 bytes): partition keys 2,048, sort keys 1,024 (GSI keys alike). */

@@ -1,40 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient } from './table-client';
+import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
-/**
- * A stream record that a consumer could not handle after its attempts, parked with its content and its last
- * error: the stream forgets records after 24 hours, and an on-failure queue would hold only their position.
- * Putting it in `replaying` state changes the item, and that change reaches the same consumer through its
- * stream filter (`parkedRecordFilter`), which handles the content again and removes the item once done.
- */
-export interface ParkedRecord {
-  consumer: string;
-  workspaceId: string;
-  /** The stream record's id (eventID): one parked item per record and consumer. */
-  eventId: string;
-  sequence: string;
-  eventName: string;
-  /** The record's new image as a plain item. */
-  image: Record<string, unknown>;
-  lastError: string;
-  /** Failed replays so far (0 when just parked). */
-  attempts: number;
-  parkedAt: string;
-  status: 'waiting' | 'replaying';
-  /** When the scheduler replays it next (waiting), or takes it back if the replay was lost (replaying). */
-  dueAt: string;
-  replays: number;
-}
-
-export type ParkedRef = Pick<ParkedRecord, 'consumer' | 'workspaceId' | 'eventId'>;
+/** The domain owns the shape of a parked record; this repository parses what it reads with it. */
+export type { ParkedRecord, ParkedRef };
 
 const attention = (at: string, r: ParkedRef) => ({
   gsi1pk: keys.parkedRecordsDue,
   gsi1sk: `${at}#${r.consumer}#${r.workspaceId}#${r.eventId}`,
 });
 const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eventId);
-const strip = ({ pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...rest }: Record<string, unknown>) => rest as unknown as ParkedRecord;
 
 export class ParkedRecordRepository {
   constructor(private readonly store: TableClient) {}
@@ -87,7 +63,7 @@ export class ParkedRecordRepository {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes && strip(Attributes);
+      return Attributes && ParkedRecord.parse(Attributes);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -141,7 +117,7 @@ export class ParkedRecordRepository {
 
   async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key(ref), ConsistentRead: true }));
-    return Item && strip(Item);
+    return Item && ParkedRecord.parse(Item);
   }
 
   /** Parked records across workspaces, by due time; `before` limits them to those due by then. */
@@ -155,6 +131,6 @@ export class ParkedRecordRepository {
         Limit: limit,
       }),
     );
-    return Items.map(strip);
+    return Items.map((item) => ParkedRecord.parse(item));
   }
 }

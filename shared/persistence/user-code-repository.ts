@@ -1,33 +1,12 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
 import { CatalogRepository } from './catalog-repository';
-import { keys, type UserCodeKind } from './keys';
+import { keys } from './keys';
 import { queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
 
-export type { UserCodeKind };
-
-/** What a head item (the working copy of a transformation or library) holds besides its keys. */
-export interface UserCodeHead {
-  id: string;
-  versionId: string;
-  workspaceId: string;
-  name: string;
-  description: string;
-  code: string;
-  language: string;
-  createdAt: string;
-  updatedAt: string;
-  publishedVersionId: string | null;
-  /** Import names used by the published revision (transformations), for dependency checks. */
-  publishedImports?: string[];
-  imports?: string[];
-  importName?: string;
-  codeVersion?: '1';
-  externalId?: string;
-}
-
-/** An immutable revision. */
-export type UserCodeRevision = Omit<UserCodeHead, 'workspaceId' | 'publishedVersionId' | 'publishedImports' | 'externalId'>;
+/** The domain owns the shapes of heads and revisions; this repository parses what it reads with them. */
+export type { UserCodeHead, UserCodeKind, UserCodeRevision };
 
 /** Destinations a transformation takes on (`connect`) and gives up (`release`) in the same write. */
 export interface ConnectionChange {
@@ -46,12 +25,6 @@ export interface PublishMove {
 /** A transaction item with what it is, so a refused condition can be named. */
 type Labelled = [role: 'head' | 'revision' | 'name' | 'destination' | 'published', item: TransactItem, destinationId?: string];
 
-const stripKeys = <T>(item: Record<string, unknown> | undefined): T | undefined => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, kind: _k, ...rest } = item;
-  return rest as T;
-};
-
 /**
  * Transformations and libraries with their revisions. Every change writes a new revision and moves the
  * head in one transaction guarded by the head's current versionId, so concurrent updates each land as
@@ -66,17 +39,17 @@ export class UserCodeRepository {
 
   async listHeads(kind: UserCodeKind, workspaceId: string): Promise<UserCodeHead[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.codePrefix(kind));
-    return items.map((item) => stripKeys<UserCodeHead>(item) as UserCodeHead);
+    return items.map((item) => UserCodeHead.parse(item));
   }
 
   async getHead(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.code(kind, workspaceId, id), ConsistentRead: true }));
-    return Item?.kind === kind ? stripKeys<UserCodeHead>(Item) : undefined;
+    return Item?.kind === kind ? UserCodeHead.parse(Item) : undefined;
   }
 
   async getRevision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.revision(kind, workspaceId, id, versionId) }));
-    return stripKeys<UserCodeRevision>(Item);
+    return Item && UserCodeRevision.parse(Item);
   }
 
   /** Revisions in creation order (version ids are time-sortable), oldest first unless `descending`. */
@@ -90,7 +63,7 @@ export class UserCodeRepository {
         Limit: options.limit,
       }),
     );
-    return Items.map((item) => stripKeys<UserCodeRevision>(item) as UserCodeRevision);
+    return Items.map((item) => UserCodeRevision.parse(item));
   }
 
   /** A revision of either kind found by its version id alone. */
@@ -101,7 +74,7 @@ export class UserCodeRepository {
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
       ExpressionAttributeValues: { ':pk': lookup.gsi1pk, ':sk': lookup.gsi1sk },
     });
-    return item && { kind: item.kind as UserCodeKind, revision: stripKeys<UserCodeRevision>(item) as UserCodeRevision };
+    return item && { kind: UserCodeKind.parse(item.kind), revision: UserCodeRevision.parse(item) };
   }
 
   /**

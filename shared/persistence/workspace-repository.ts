@@ -3,21 +3,10 @@ import { keys } from './keys';
 import { isConditionFailure, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
+import { TokenRecord, type WorkspaceRecord } from '../domain/auth/schemas';
 
-export interface WorkspaceRecord {
-  workspaceId: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface TokenRecord {
-  tokenId: string;
-  workspaceId: string;
-  email: string;
-  tokenHash: string;
-  createdAt: string;
-  revokedAt?: string;
-}
+/** The domain owns the shapes of workspaces and tokens; this repository parses what it reads with them. */
+export type { TokenRecord, WorkspaceRecord };
 
 /** Workspaces, their users and personal access tokens. */
 export class WorkspaceRepository {
@@ -68,15 +57,16 @@ export class WorkspaceRepository {
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.token(tokenHash), ConsistentRead: true }));
-    return Item as TokenRecord | undefined;
+    return Item && TokenRecord.parse(Item);
   }
 
   async listTokens(workspaceId: string): Promise<TokenRecord[]> {
-    return queryAll<TokenRecord>(this.store, {
+    const items = await queryAll(this.store, {
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.tokensOfWorkspace(workspaceId).gsi1pk },
     });
+    return items.map((item) => TokenRecord.parse(item));
   }
 
   async revokeToken(token: TokenRecord, revokedAt: string): Promise<void> {

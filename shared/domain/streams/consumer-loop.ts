@@ -1,9 +1,10 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
-import type { ParkedRecord, ParkedRecordRepository } from '../../persistence/parked-record-repository';
+import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
 import { newImageOf } from '../../persistence/stream-records';
 import { parkedRetryPolicy } from './parked-records';
+import { ParkedRecord } from './schemas';
 
 const log = componentLogger('streams');
 
@@ -37,9 +38,8 @@ function itemOf(record: DynamoDBRecord): StreamItem | undefined {
   if (!image) return undefined;
   const sequence = record.dynamodb?.SequenceNumber ?? '';
   if (image.entity !== 'parkedRecord') return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: image };
-  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, entity: _e, ...parked } = image;
-  const record_ = parked as unknown as ParkedRecord;
-  return { sequence, eventId: record_.eventId, eventName: record_.eventName, item: record_.image, parked: record_ };
+  const parked = ParkedRecord.parse(image);
+  return { sequence, eventId: parked.eventId, eventName: parked.eventName, item: parked.image, parked };
 }
 
 /**

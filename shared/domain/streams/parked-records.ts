@@ -1,6 +1,6 @@
-import type { ParkedRecord, ParkedRecordRepository, ParkedRef } from '../../persistence/parked-record-repository';
+import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
 import { countMetrics } from '../../ops/metrics';
-import type { ParkedRecordView } from './schemas';
+import type { ParkedRecord, ParkedRecordView, ParkedRef } from './schemas';
 
 /**
  * Parked stream records are replayed by the scheduler after 1 min, 2 min, 4 min … (at most an hour apart;

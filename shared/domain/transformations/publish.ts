@@ -1,7 +1,7 @@
-import type { UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import { NotFoundError, ValidationError } from '../errors';
 import type { z } from 'zod';
-import type { PublishRequest, SuiteRequest, ValidationOutput } from './schemas';
+import type { PublishRequest, SuiteRequest, UserCodeRevision, ValidationOutput } from './schemas';
 import { defaultEvents, matchesExpected, parseTestInput, type EventError, type LibraryChoice, type TransformationTester } from './testing';
 
 /** One test of a suite: events in, optionally the exact output expected. */

@@ -1,4 +1,5 @@
-import type { UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { UserCodeRevision } from './schemas';
 import type { SandboxLibrary } from '../../sandbox';
 import type { Message } from '../../destinations';
 import { LibraryResolver } from './testing';

@@ -84,6 +84,40 @@ export const VersionsQuery = z.object({
 
 export const VersionParams = z.object({ id: RefId, versionId: RefId });
 
+// --- what the table holds: the repository parses every head and revision it reads with these ------------
+
+export const UserCodeKind = z.enum(['transformation', 'library']);
+export type UserCodeKind = z.infer<typeof UserCodeKind>;
+
+/** An immutable revision of a transformation or library. */
+export const UserCodeRevision = z.object({
+  id: z.string(),
+  versionId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  code: z.string(),
+  language: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  /** A transformation's: always '1'. */
+  codeVersion: z.literal('1').optional(),
+  /** A transformation's: the import names its code uses. */
+  imports: z.array(z.string()).optional(),
+  /** A library's: the name transformations import it by. */
+  importName: z.string().optional(),
+});
+export type UserCodeRevision = z.infer<typeof UserCodeRevision>;
+
+/** A head: the working copy of a transformation or library, the revision it is at and the one published. */
+export const UserCodeHead = UserCodeRevision.extend({
+  workspaceId: z.string(),
+  publishedVersionId: z.string().nullable(),
+  /** A transformation's: the import names of its published revision, for dependency checks. */
+  publishedImports: z.array(z.string()).optional(),
+  externalId: z.string().optional(),
+});
+export type UserCodeHead = z.infer<typeof UserCodeHead>;
+
 /** One immutable revision of a transformation (SPEC §2.2). */
 export const TransformationVersion = z.object({
   id: z.string(),

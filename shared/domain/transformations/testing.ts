@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
 import { runUserStage } from './user-stage';
-import type { UserCodeHead, UserCodeRepository, UserCodeRevision } from '../../persistence/user-code-repository';
+import type { UserCodeRepository } from '../../persistence/user-code-repository';
 import type { CredentialService } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import { ValidationError } from '../errors';
 import { DEFAULT_EVENTS } from './default-events';
-import { MAX_SAMPLE_EVENTS } from './schemas';
+import { MAX_SAMPLE_EVENTS, type UserCodeHead, type UserCodeRevision } from './schemas';
 
 /** Library revisions chosen for a test run, by import name; they win over the published ones. */
 export type LibraryChoice = Map<string, UserCodeRevision>;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { newId, now } from '../ids';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { UserCodeHead, UserCodeKind, UserCodeRepository, UserCodeRevision, ConnectionChange } from '../../persistence/user-code-repository';
+import type { UserCodeRepository, ConnectionChange } from '../../persistence/user-code-repository';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
@@ -13,6 +13,9 @@ import type {
   TransformationCreate,
   TransformationUpdate,
   TransformationVersion,
+  UserCodeHead,
+  UserCodeKind,
+  UserCodeRevision,
   VersionsQuery,
 } from './schemas';
 import type { PublishService } from './publish';
