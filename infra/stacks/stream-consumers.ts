@@ -56,6 +56,7 @@ export class StreamConsumers extends Construct {
           startingPosition: StartingPosition.TRIM_HORIZON,
           batchSize: consumer.batchSize,
           ...(consumer.batchingWindowSeconds && { maxBatchingWindow: Duration.seconds(consumer.batchingWindowSeconds) }),
+          ...(consumer.parallelizationFactor && { parallelizationFactor: consumer.parallelizationFactor }),
           // Unlimited: a record is never skipped. One that fails for itself is parked in the table by the
           // consumer (with its content, which this queue would not hold); the queue gets a batch's position only
           // if the stream itself expires records (24 h of failing to reach the table).

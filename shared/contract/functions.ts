@@ -58,6 +58,11 @@ export interface StreamConsumer {
    * fuller batches for a consumer whose cost is per batch. The local poller hands records over at once.
    */
   batchingWindowSeconds?: number;
+  /**
+   * In AWS, how many batches of one shard run at once (Lambda's ParallelizationFactor); records with the same
+   * partition key (an ingest item's: one source) still go in order, one batch after the other.
+   */
+  parallelizationFactor?: number;
   /** Runs user code: gets the sandbox's memory, time-out and worker bundle. */
   usesSandbox?: boolean;
   credentials?: CredentialsAccess;
@@ -78,11 +83,17 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
     filters: [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } }, parkedRecordFilter('regulationProcessor')],
     batchSize: 25,
   },
-  /** Accepted events on their way to destinations. */
+  /**
+   * Accepted events on their way to destinations. No batching window: latency is what a destination's user
+   * sees. A batch of up to 25 parts shares its reads (batch items in one BatchGet, each transformation's code
+   * and the credentials once), and a vendor with a batch API gets each part in one request. Four batches
+   * per shard at once: sources go side by side, each source's parts in order.
+   */
   delivery: {
     entry: 'functions/delivery/handler.ts',
     filters: [ACCEPTED_EVENTS_FILTER, parkedRecordFilter('delivery')],
-    batchSize: 10,
+    batchSize: 25,
+    parallelizationFactor: 4,
     usesSandbox: true,
     credentials: 'read',
   },

@@ -24,6 +24,7 @@ export function expectStreamConsumerWired(stacks: WeirStacks, template: Template
   });
   // A batching window only where the entry asks for one (schema capture: fewer, fuller batches).
   expect(mappings[0]!.Properties!.MaximumBatchingWindowInSeconds).toBe(consumer.batchingWindowSeconds);
+  expect(mappings[0]!.Properties!.ParallelizationFactor).toBe(consumer.parallelizationFactor);
   expect(refersToArnOf(mappings[0]!.Properties!.DestinationConfig, queueId)).toBe(true);
   expect(JSON.stringify(mappings[0]!.Properties!.EventSourceArn)).toContain('StreamArn');
 
