@@ -83,8 +83,10 @@ export class DeliveryRepository {
   /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
   async readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
     const states = new Map<string, BatchState>(refs.map((ref) => [batchId(ref), { kind: 'absent' }]));
-    for (let i = 0; i < refs.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = refs.slice(i, i + 100).map(batchKey);
+    // Each batch once: a stream batch may hand the same record over twice.
+    const distinct = [...new Map(refs.map((ref) => [batchId(ref), ref])).values()];
+    for (let i = 0; i < distinct.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = distinct.slice(i, i + 100).map(batchKey);
       while (request && request.length > 0) {
         const answer: BatchGetCommandOutput = await this.store.doc.send(
           new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),

@@ -255,6 +255,13 @@ describe('delivery', () => {
     expect(await handler({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
     await flow();
     expect(at('/dup')).toHaveLength(2);
+    // Handled, not parked: the record came twice in one batch, and was read once.
+    expect(
+      await queryAll(rt.store, {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.parkedRecord(p.ws.workspaceId, 'delivery', 'x').pk },
+      }),
+    ).toEqual([]);
   });
 
   it('resumes an interrupted batch after its last recorded event when the lease runs out', async () => {
