@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { normaliseUserId } from '../regulations/suppression-index';
-import { MAX_PATH_CHARS, sortedObject, typeName, valueText, type FlatEvent } from './flatten';
-import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
-import { offer } from './reservoir';
+import { MAX_PATH_CHARS, sortedObject, typeName, valueText, type FlatEvent, type TypeName } from './flatten';
+import { LossyCounter, type FrequentValue } from './lossy-counter';
+import { offer, SAMPLE_SIZE } from './reservoir';
+import { readSnapshot, writeSnapshot } from './sketch-codec';
 
 /**
  * What schema capture knows of one event model or one event version: counts, the (union) schema, key
- * counts, frequent values, sampled events. Stored gzipped in one item and rewritten under a revision check,
- * so concurrent consumers never lose a count; `applied` names the stream records already in it, so a
- * replayed record is not counted twice.
+ * counts, frequent values, sampled events, and the stream records already in it (so a replayed record is
+ * not counted twice). How it is stored (a snapshot and a journal of later observations) is
+ * sketch-layout.ts; its bytes are sketch-codec.ts.
  */
 export const LIMITS = {
   /** Distinct keys a model or version tracks (schema, key counts); keys past it are left out. */
@@ -21,14 +21,14 @@ export const LIMITS = {
   /** Longer values are counted by their first 200 characters. */
   valueChars: 200,
   /**
-   * Stream records remembered as applied (by a 60-bit digest of their id), so a retried batch is
+   * Stream records remembered as applied (by a 48-bit digest of their id), so a retried batch is
    * recognised: Lambda retries a batch (at most 200 records, STREAM_CONSUMERS) from its first failed record.
    */
   appliedRecords: 400,
   /**
-   * Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples, then no
-   * array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and one
-   * sample always fit.
+   * Stored size of a snapshot (compressed): past it, fewer candidate values are kept, then fewer samples,
+   * then no array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and
+   * one sample always fit.
    */
   sketchBytes: 300 * 1024,
 } as const;
@@ -40,28 +40,17 @@ export const LIMITS = {
  */
 export const UNCOUNTED_VALUES: ReadonlySet<string> = new Set(['messageId', 'receivedAt', 'sentAt', 'timestamp', 'originalTimestamp']);
 
-interface SketchState {
-  total: number;
-  firstSeen?: string;
-  lastSeen?: string;
-  /** key, type names, events with it not null: one list, so a key is stored once. */
-  keys: [string, string, number][];
-  topLevel: [string, number][];
-  arrays: string[];
-  nullable: string[];
-  /** Counters by the index of their key in `keys` (counted keys are always known keys), so no key is stored twice. */
-  values: [number, LossyCounterState][];
-  samples: Record<string, unknown>[];
-  applied: string[];
-}
-
 export interface Metadata {
   SampledEvents: Record<string, unknown>[];
   TotalCount: number;
   FrequentValues: Record<string, FrequentValue[]>;
 }
 
-const digest = (recordId: string) => createHash('sha256').update(recordId).digest('base64url').slice(0, 10);
+/**
+ * A stream record as sketches remember it: the first 48 bits of the SHA-256 of its id (the first eight
+ * characters of the base64url digest the first format kept ten of), so both formats name it alike.
+ */
+export const recordDigest = (recordId: string): number => createHash('sha256').update(recordId).digest().readUIntBE(0, 6);
 
 export class Sketch {
   total = 0;
@@ -77,88 +66,108 @@ export class Sketch {
   readonly nullable = new Set<string>();
   readonly values = new Map<string, LossyCounter>();
   samples: Record<string, unknown>[] = [];
-  private applied: string[] = [];
+  /**
+   * Digests of the stream records applied, oldest first. A version's list leaves out records its model
+   * holds (they were written to every version before the model): `prunedAt` is the model revision whose
+   * records it left out, so a capture that read the model before that reads it again.
+   */
+  applied: number[] = [];
+  prunedAt = 0;
+  /** Keys and top-level fields in the order they were first seen: journal entries name them by position. */
+  readonly keyNames: string[] = [];
+  readonly topLevelNames: string[] = [];
 
+  /** A stored snapshot (either format; none is an empty sketch). */
   static decode(data: Uint8Array | undefined): Sketch {
     const sketch = new Sketch();
-    if (!data) return sketch;
-    const state = JSON.parse(gunzipSync(data).toString('utf8')) as SketchState;
-    sketch.total = state.total;
-    sketch.firstSeen = state.firstSeen;
-    sketch.lastSeen = state.lastSeen;
-    for (const [key, types, count] of state.keys) {
-      sketch.schema.set(key, types);
-      sketch.keyCounts.set(key, count);
-    }
-    state.topLevel.forEach(([k, v]) => sketch.topLevel.set(k, v));
-    state.arrays.forEach((k) => sketch.arrays.add(k));
-    state.nullable.forEach((k) => sketch.nullable.add(k));
-    for (const [index, counter] of state.values) {
-      const key = state.keys[index]?.[0];
-      if (key !== undefined) sketch.values.set(key, new LossyCounter(counter));
-    }
-    sketch.samples = state.samples;
-    sketch.applied = state.applied;
+    if (data) readSnapshot(data, sketch);
     return sketch;
   }
 
-  /** Gzipped state within the size budget (LIMITS.sketchBytes says what gives way, in which order). */
+  /** The snapshot within the size budget (LIMITS.sketchBytes says what gives way, in which order). */
   encode(): Buffer {
-    let encoded = this.pack();
-    for (let cap = MAX_CANDIDATES / 2; encoded.length > LIMITS.sketchBytes && cap >= 1; cap = Math.floor(cap / 2)) {
-      this.values.forEach((counter) => counter.limit(cap));
-      encoded = this.pack();
-    }
-    while (encoded.length > LIMITS.sketchBytes && this.samples.length > 1) {
-      this.samples.pop();
-      encoded = this.pack();
-    }
-    // Last, the JSON Schema's detail (which paths were arrays or null), then the value counters: keys,
-    // counts and a sample always fit.
-    const lastResorts = [() => (this.arrays.clear(), this.nullable.clear()), () => this.values.clear()];
-    for (const giveWay of lastResorts) {
-      if (encoded.length <= LIMITS.sketchBytes) break;
-      giveWay();
-      encoded = this.pack();
-    }
-    return encoded;
+    return writeSnapshot(this, LIMITS.sketchBytes);
   }
 
-  hasApplied(recordId: string): boolean {
-    return this.applied.includes(digest(recordId));
+  hasApplied(record: string | number): boolean {
+    return this.applied.includes(typeof record === 'number' ? record : recordDigest(record));
   }
 
-  markApplied(recordId: string): void {
-    this.applied.push(digest(recordId));
+  /** Leaves out the applied records `model` holds (a version's list, `model` its model's as of revision `rev`). */
+  prune(model: ReadonlySet<number>, rev: number): void {
+    this.applied = this.applied.filter((digest) => !model.has(digest));
+    this.prunedAt = Math.max(this.prunedAt, rev);
+  }
+
+  markApplied(record: string | number): void {
+    this.applied.push(typeof record === 'number' ? record : recordDigest(record));
     if (this.applied.length > LIMITS.appliedRecords) this.applied.splice(0, this.applied.length - LIMITS.appliedRecords);
   }
 
-  /** Counts one event: `flat` is its flattening, `at` when it was received. */
-  observe(event: Record<string, unknown>, flat: FlatEvent, at: string): void {
+  /** Counts one event: `flat` is its flattening, `at` when it was received. Returns the sample slot it took, or -1. */
+  observe(event: Record<string, unknown>, flat: FlatEvent, at: string): number {
+    this.seen(at);
+    for (const [key, value] of flat.leaves) {
+      this.countLeaf(key, typeName(value), UNCOUNTED_VALUES.has(key) ? undefined : valueText(value).slice(0, LIMITS.valueChars));
+    }
+    for (const key of Object.keys(event)) this.countTopLevel(key);
+    for (const path of flat.arrays) this.addArray(path);
+    for (const path of flat.nulls) this.addNull(path);
+    return offer(this.samples, this.total, event);
+  }
+
+  // What an observation does, one part at a time: observe() and a journal's replay both come through here.
+
+  seen(at: string): void {
     this.total++;
+    this.widen(at);
+  }
+
+  /** First and last seen, so that they include `at`. */
+  widen(at: string): void {
     if (!this.firstSeen || at < this.firstSeen) this.firstSeen = at;
     if (!this.lastSeen || at > this.lastSeen) this.lastSeen = at;
-    for (const [key, value] of flat.leaves) {
-      const type = typeName(value);
-      const known = this.schema.get(key);
-      if (known === undefined) {
-        if (this.schema.size >= LIMITS.keysPerModel) continue;
-        this.schema.set(key, type);
-      } else if (!known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
-      this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
-      if (UNCOUNTED_VALUES.has(key)) continue;
-      let counter = this.values.get(key);
-      if (!counter && this.values.size < LIMITS.countedKeys) this.values.set(key, (counter = new LossyCounter()));
-      counter?.observe(valueText(value).slice(0, LIMITS.valueChars));
+  }
+
+  /** A leaf of type `type`; `text` is its value as counted (undefined for the values not counted). */
+  countLeaf(key: string, type: TypeName, text: string | undefined): void {
+    const known = this.schema.get(key);
+    if (known === undefined) {
+      if (this.schema.size >= LIMITS.keysPerModel) return;
+      this.schema.set(key, type);
+      this.keyNames.push(key);
+    } else if (known !== type && !known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
+    this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
+    if (text === undefined) return;
+    let counter = this.values.get(key);
+    if (!counter) {
+      if (this.values.size >= LIMITS.countedKeys) return;
+      this.values.set(key, (counter = new LossyCounter()));
     }
-    for (const key of Object.keys(event)) {
-      const seen = this.topLevel.get(key);
-      if (seen !== undefined) this.topLevel.set(key, seen + 1);
-      else if (this.topLevel.size < LIMITS.topLevelFields && key.length <= MAX_PATH_CHARS) this.topLevel.set(key, 1);
+    counter.observe(text);
+  }
+
+  countTopLevel(key: string): void {
+    const seen = this.topLevel.get(key);
+    if (seen !== undefined) this.topLevel.set(key, seen + 1);
+    else if (this.topLevel.size < LIMITS.topLevelFields && key.length <= MAX_PATH_CHARS) {
+      this.topLevel.set(key, 1);
+      this.topLevelNames.push(key);
     }
-    for (const path of flat.arrays) if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
-    for (const path of flat.nulls) if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
-    offer(this.samples, this.total, event);
+  }
+
+  addArray(path: string): void {
+    if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
+  }
+
+  addNull(path: string): void {
+    if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
+  }
+
+  /** An event that took sample slot `slot` (a journal's record of what observe() decided). */
+  placeSample(slot: number, event: Record<string, unknown>): void {
+    if (slot < this.samples.length) this.samples[slot] = event;
+    else if (this.samples.length < SAMPLE_SIZE) this.samples.push(event);
   }
 
   /**
@@ -189,22 +198,5 @@ export class Sketch {
       if (values.length > 0) frequent.push([key, values]);
     }
     return { SampledEvents: this.samples, TotalCount: this.total, FrequentValues: sortedObject(frequent) };
-  }
-
-  private pack(): Buffer {
-    const index = new Map([...this.schema.keys()].map((key, i) => [key, i]));
-    const state: SketchState = {
-      total: this.total,
-      firstSeen: this.firstSeen,
-      lastSeen: this.lastSeen,
-      keys: [...this.schema].map(([key, types]) => [key, types, this.keyCounts.get(key) ?? 0]),
-      topLevel: [...this.topLevel],
-      arrays: [...this.arrays],
-      nullable: [...this.nullable],
-      values: [...this.values].map(([key, counter]) => [index.get(key)!, counter.toState()]),
-      samples: this.samples,
-      applied: this.applied,
-    };
-    return gzipSync(JSON.stringify(state));
   }
 }
