@@ -76,6 +76,11 @@ export class LossyCounter {
     return this.counts.keys();
   }
 
+  /** The candidates with their counts, in no particular order. */
+  candidates(): IterableIterator<[string, number]> {
+    return this.counts.entries();
+  }
+
   countOf = (value: string): number => this.counts.get(value) ?? 0;
   deltaOf = (value: string): number => this.deltas.get(value) ?? 0;
 

@@ -91,7 +91,7 @@ interface NumberGroup {
   prefix: string;
   /** Digits after the point, plus one (0: no point). */
   fraction: number;
-  members: { number: number; value: string }[];
+  members: { number: number; value: string; count: number }[];
 }
 
 /**
@@ -107,18 +107,18 @@ function writeCounters(w: ByteWriter, sketch: Sketch, index: Map<string, number>
   const deltas: number[] = [];
   w.uint(sketch.values.size);
   for (const [key, counter] of sketch.values) {
-    const plain: string[] = [];
+    const plain: [string, number][] = [];
     const groups = new Map<string, NumberGroup>();
-    for (const value of counter.values()) {
-      const split = numberAtEnd(value);
+    for (const candidate of counter.candidates()) {
+      const split = numberAtEnd(candidate[0]);
       if (!split) {
-        plain.push(value);
+        plain.push(candidate);
         continue;
       }
       const name = `${split.fraction}:${split.prefix}`;
       let group = groups.get(name);
       if (!group) groups.set(name, (group = { prefix: split.prefix, fraction: split.fraction, members: [] }));
-      group.members.push({ number: split.number, value });
+      group.members.push({ number: split.number, value: candidate[0], count: candidate[1] });
     }
     w.uint(index.get(key)!);
     w.uint(counter.observations);
@@ -130,23 +130,23 @@ function writeCounters(w: ByteWriter, sketch: Sketch, index: Map<string, number>
       w.uint(fraction);
       w.uint(members.length);
     }
-    plain.sort();
+    plain.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     let previous = '';
-    for (const value of plain) {
+    for (const [value, count] of plain) {
       const same = sharedPrefix(previous, value);
       shared.push(same);
       texts.push(same === 0 ? value : value.slice(same));
-      counts.push(counter.countOf(value));
+      counts.push(count);
       deltas.push(counter.deltaOf(value));
       previous = value;
     }
     for (const { members } of groups.values()) {
       members.sort((a, b) => a.number - b.number);
       let last = 0;
-      for (const { number, value } of members) {
+      for (const { number, value, count } of members) {
         steps.push(number - last);
         last = number;
-        counts.push(counter.countOf(value));
+        counts.push(count);
         deltas.push(counter.deltaOf(value));
       }
     }
@@ -184,7 +184,7 @@ function readCounters(r: ByteReader, into: Sketch): void {
         counter.put(prefix + numberText(number, fraction), counts[c]!, deltas[c]!);
       }
     }
-    if (key !== undefined) into.values.set(key, counter);
+    if (key !== undefined) into.restoreCounter(key, counter);
   }
 }
 
@@ -199,11 +199,11 @@ function pack(sketch: Sketch): Buffer {
   for (const key of sketch.keyNames) {
     index.set(key, index.size);
     w.string(key);
-    const types = sketch.schema.get(key) ?? '';
+    const types = sketch.typesOf(key) ?? '';
     const code = typesCode(types);
     w.uint(code);
     if (code === 0) w.string(types);
-    w.uint(sketch.keyCounts.get(key) ?? 0);
+    w.uint(sketch.countOf(key));
   }
   w.uint(sketch.topLevelNames.length);
   for (const key of sketch.topLevelNames) {
@@ -235,7 +235,7 @@ export function writeSnapshot(sketch: Sketch, budget: number): Buffer {
   }
   // Last, the JSON Schema's detail (which paths were arrays or null), then the value counters: keys,
   // counts and a sample always fit.
-  const lastResorts = [() => (sketch.arrays.clear(), sketch.nullable.clear()), () => sketch.values.clear()];
+  const lastResorts = [() => (sketch.arrays.clear(), sketch.nullable.clear()), () => sketch.dropCounters()];
   for (const giveWay of lastResorts) {
     if (encoded.length <= budget) break;
     giveWay();
@@ -255,9 +255,8 @@ export function readSnapshot(data: Uint8Array, into: Sketch): void {
   for (let i = r.uint(); i > 0; i--) {
     const key = r.string();
     const code = r.uint();
-    into.schema.set(key, code === 0 ? r.string() : typesOf(code));
-    into.keyCounts.set(key, r.uint());
-    into.keyNames.push(key);
+    const types = code === 0 ? r.string() : typesOf(code);
+    into.restoreKey(key, types, r.uint());
   }
   for (let i = r.uint(); i > 0; i--) {
     const key = r.string();
@@ -293,9 +292,7 @@ function readFirstFormat(data: Uint8Array, into: Sketch): void {
   into.firstSeen = state.firstSeen;
   into.lastSeen = state.lastSeen;
   for (const [key, types, count] of state.keys) {
-    into.schema.set(key, types);
-    into.keyCounts.set(key, count);
-    into.keyNames.push(key);
+    into.restoreKey(key, types, count);
   }
   for (const [key, count] of state.topLevel) {
     into.topLevel.set(key, count);
@@ -305,7 +302,7 @@ function readFirstFormat(data: Uint8Array, into: Sketch): void {
   state.nullable.forEach((path) => into.nullable.add(path));
   for (const [index, counter] of state.values) {
     const key = state.keys[index]?.[0];
-    if (key !== undefined) into.values.set(key, new LossyCounter(counter));
+    if (key !== undefined) into.restoreCounter(key, new LossyCounter(counter));
   }
   into.samples = state.samples;
   into.applied = state.applied.map((digest) => Buffer.from(digest.slice(0, 8), 'base64url').readUIntBE(0, 6));

@@ -52,18 +52,28 @@ export interface Metadata {
  */
 export const recordDigest = (recordId: string): number => createHash('sha256').update(recordId).digest().readUIntBE(0, 6);
 
+interface KeyStats {
+  types: string;
+  count: number;
+  /** Whether its values are counted (not one of UNCOUNTED_VALUES). */
+  counted: boolean;
+  counter?: LossyCounter;
+}
+
 export class Sketch {
   total = 0;
   firstSeen?: string;
   lastSeen?: string;
-  /** key → type names, comma-separated in first-seen order when the key was seen with several. */
-  readonly schema = new Map<string, string>();
-  /** key → events in which it was present and not null. */
-  readonly keyCounts = new Map<string, number>();
+  /**
+   * Per key: its type names (comma-separated in first-seen order when it was seen with several), the events
+   * in which it was present and not null, and its value counter: one lookup for each leaf counted.
+   */
+  private readonly keys = new Map<string, KeyStats>();
   /** top-level field → events that had it (any value): what every event has is required in the JSON Schema. */
   readonly topLevel = new Map<string, number>();
   readonly arrays = new Set<string>();
   readonly nullable = new Set<string>();
+  /** key → the counter of its values (the keys counted, in the order their counters began). */
   readonly values = new Map<string, LossyCounter>();
   samples: Record<string, unknown>[] = [];
   /**
@@ -107,9 +117,7 @@ export class Sketch {
   /** Counts one event: `flat` is its flattening, `at` when it was received. Returns the sample slot it took, or -1. */
   observe(event: Record<string, unknown>, flat: FlatEvent, at: string): number {
     this.seen(at);
-    for (const [key, value] of flat.leaves) {
-      this.countLeaf(key, typeName(value), UNCOUNTED_VALUES.has(key) ? undefined : valueText(value).slice(0, LIMITS.valueChars));
-    }
+    for (const [key, value] of flat.leaves) this.countValue(key, value);
     for (const key of Object.keys(event)) this.countTopLevel(key);
     for (const path of flat.arrays) this.addArray(path);
     for (const path of flat.nulls) this.addNull(path);
@@ -131,20 +139,68 @@ export class Sketch {
 
   /** A leaf of type `type`; `text` is its value as counted (undefined for the values not counted). */
   countLeaf(key: string, type: TypeName, text: string | undefined): void {
-    const known = this.schema.get(key);
-    if (known === undefined) {
-      if (this.schema.size >= LIMITS.keysPerModel) return;
-      this.schema.set(key, type);
+    const stats = this.statsOf(key, type);
+    if (stats && text !== undefined) this.counterOf(key, stats)?.observe(text);
+  }
+
+  /** A leaf as observe() finds it: countLeaf's work, the value's text made only for a key that is counted. */
+  private countValue(key: string, value: string | number | boolean): void {
+    const stats = this.statsOf(key, typeName(value));
+    if (!stats?.counted) return;
+    const text = typeof value === 'string' ? (value.length > LIMITS.valueChars ? value.slice(0, LIMITS.valueChars) : value) : valueText(value);
+    this.counterOf(key, stats)?.observe(text);
+  }
+
+  /** The key's stats, counted once more with a value of type `type` (undefined past LIMITS.keysPerModel). */
+  private statsOf(key: string, type: TypeName): KeyStats | undefined {
+    let stats = this.keys.get(key);
+    if (stats === undefined) {
+      if (this.keys.size >= LIMITS.keysPerModel) return undefined;
+      this.keys.set(key, (stats = { types: type, count: 0, counted: !UNCOUNTED_VALUES.has(key), counter: undefined }));
       this.keyNames.push(key);
-    } else if (known !== type && !known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
-    this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
-    if (text === undefined) return;
-    let counter = this.values.get(key);
-    if (!counter) {
-      if (this.values.size >= LIMITS.countedKeys) return;
-      this.values.set(key, (counter = new LossyCounter()));
-    }
-    counter.observe(text);
+    } else if (stats.types !== type && !stats.types.split(',').includes(type)) stats.types = `${stats.types},${type}`;
+    stats.count++;
+    return stats;
+  }
+
+  private counterOf(key: string, stats: KeyStats): LossyCounter | undefined {
+    if (stats.counter || this.values.size >= LIMITS.countedKeys) return stats.counter;
+    const counter = (stats.counter = new LossyCounter());
+    this.values.set(key, counter);
+    return counter;
+  }
+
+  /** key → type names, comma-separated in first-seen order when the key was seen with several. */
+  get schema(): Map<string, string> {
+    return new Map([...this.keys].map(([key, { types }]) => [key, types]));
+  }
+
+  /** key → events in which it was present and not null. */
+  get keyCounts(): Map<string, number> {
+    return new Map([...this.keys].map(([key, { count }]) => [key, count]));
+  }
+
+  typesOf = (key: string): string | undefined => this.keys.get(key)?.types;
+  countOf = (key: string): number => this.keys.get(key)?.count ?? 0;
+
+  /** A key as stored, in the order keys were first seen (sketch-codec.ts). */
+  restoreKey(key: string, types: string, count: number): void {
+    this.keys.set(key, { types, count, counted: !UNCOUNTED_VALUES.has(key), counter: undefined });
+    this.keyNames.push(key);
+  }
+
+  /** A key's value counter as stored (the key restored first). */
+  restoreCounter(key: string, counter: LossyCounter): void {
+    const stats = this.keys.get(key);
+    if (!stats) return;
+    stats.counter = counter;
+    this.values.set(key, counter);
+  }
+
+  /** No value counters any more (what gives way last when a sketch outgrows its stored size). */
+  dropCounters(): void {
+    for (const stats of this.keys.values()) stats.counter = undefined;
+    this.values.clear();
   }
 
   countTopLevel(key: string): void {
@@ -184,11 +240,11 @@ export class Sketch {
   }
 
   schemaView(): Record<string, string> {
-    return sortedObject(this.schema);
+    return sortedObject([...this.keys].map(([key, { types }]) => [key, types]));
   }
 
   keyCountsView(): Record<string, number> {
-    return sortedObject(this.keyCounts);
+    return sortedObject([...this.keys].map(([key, { count }]) => [key, count]));
   }
 
   metadata(): Metadata {
