@@ -4,7 +4,7 @@ import { applyTo, groupByModel, groupByVersion, type Observation } from '../../s
 import { flatten } from '../../shared/domain/event-schemas/flatten';
 import type { SketchBase, SketchHead, SketchWrite } from '../../shared/domain/event-schemas/records';
 import { Sketch } from '../../shared/domain/event-schemas/sketch';
-import { LAYOUT, OpenSketch } from '../../shared/domain/event-schemas/sketch-layout';
+import { LAYOUT, OpenSketch, SketchCache } from '../../shared/domain/event-schemas/sketch-layout';
 
 /** One sketch's items, kept in memory and written as the repository writes them (conditions included). */
 class Items {
@@ -203,6 +203,28 @@ describe('sketch heads, journals and bases', () => {
     // The model's records were not counted again in it either.
     expect(sketch.total).toBe(version.observations.filter((o) => o.recordId === 'b').length);
   });
+});
+
+it('keeps a written sketch for the next capture only while the stored head is the one it wrote', () => {
+  const items = new Items();
+  const cache = new SketchCache();
+  const capture = (open: OpenSketch, id: string, from: number, size: number) => {
+    const { write } = applyTo(open, observationsOf([recordOf(id, from, size)]));
+    expect(items.save(open.rev, write!)).toBe(true);
+    cache.keep('k', open, write!);
+  };
+  capture(items.open(), 'a', 0, 3);
+  const kept = cache.take('k', items.head)!;
+  expect(state(kept.sketch)).toEqual(state(items.open().sketch));
+  expect(cache.take('k', items.head)).toBeUndefined(); // taken: the caller changes it
+  capture(kept, 'b', 3, 100); // folded
+  capture(cache.take('k', items.head)!, 'c', 103, 2); // journaled
+  expect(state(cache.take('k', items.head)!.sketch)).toEqual(state(items.open().sketch));
+  // Another consumer writes in between: the head read is not the one kept, which is not used.
+  capture(items.open(), 'd', 105, 2);
+  const { write } = applyTo(items.open(), observationsOf([recordOf('e', 107, 2)]));
+  items.save(items.head!.rev, write!);
+  expect(cache.take('k', items.head)).toBeUndefined();
 });
 
 it('flattens a journaled event and a snapshot alike: the journal replays what observe() saw', () => {

@@ -4,7 +4,7 @@ import { now } from '../ids';
 import { flatten, versionOf, type FlatEvent } from './flatten';
 import type { ModelRef, ModelSummary, SketchWrite } from './records';
 import { recordDigest, type Sketch } from './sketch';
-import { newToken, OpenSketch, type ModelRecords } from './sketch-layout';
+import { newToken, OpenSketch, SketchCache, type ModelRecords } from './sketch-layout';
 
 /**
  * Schema capture (area D): accepted events, a stream batch at a time, into event models and versions. The
@@ -108,6 +108,7 @@ const CONCURRENCY = 4;
 
 export class SchemaCapture {
   private readonly writeKeys = new Map<string, { writeKey?: string; at: number }>();
+  private readonly sketches = new SketchCache();
 
   constructor(
     private readonly repository: EventSchemaRepository,
@@ -135,23 +136,26 @@ export class SchemaCapture {
   private async captureModel({ ref, observations }: ModelBatch): Promise<void> {
     const writeKey = await this.writeKeyOf(ref.workspaceId, ref.sourceId);
     if (writeKey === undefined) return; // the source is gone: nothing to keep its schemas for
-    let model = await this.openModel(ref, writeKey, observations[0]!.at);
+    const modelKey = JSON.stringify(['model', ref]);
+    let model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
     const records = (): ModelRecords => ({ applied: new Set(model.open.sketch.applied), rev: model.open.rev });
     let known = records();
     // Versions first: once the model holds a record, every version of its events does.
     for (const [hash, version] of groupByVersion(observations)) {
       const id = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, eventId: model.summary.eventId, hash };
+      const key = JSON.stringify(['version', id]);
       await this.apply(
+        key,
         async () => {
           let stored = await this.repository.loadVersion(id);
           if (!stored.head) {
             await this.repository.createVersion(model.summary, hash, version.schema, version.observations[0]!.at, newToken());
             stored = await this.repository.loadVersion(id);
           }
-          const open = stored.head && OpenSketch.of(stored.head, stored.bases);
+          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases));
           // Its records were left out by a model newer than the one read: read the model again.
           if (open && open.sketch.prunedAt > known.rev) {
-            model = await this.openModel(ref, writeKey, observations[0]!.at);
+            model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
             known = records();
           }
           return open;
@@ -164,6 +168,7 @@ export class SchemaCapture {
     let first: OpenSketch | undefined = model.open;
     let summary = model.summary;
     const written = await this.apply(
+      modelKey,
       async () => {
         const read = first;
         first = undefined;
@@ -181,10 +186,10 @@ export class SchemaCapture {
   }
 
   /** The model's summary and sketch, the model created (with an empty sketch) if it is new. */
-  private async openModel(ref: ModelRef, writeKey: string, at: string): Promise<{ summary: ModelSummary; open: OpenSketch }> {
+  private async openModel(ref: ModelRef, writeKey: string, at: string, key: string): Promise<{ summary: ModelSummary; open: OpenSketch }> {
     for (let attempt = 1; ; attempt++) {
       const { summary, head, bases } = await this.repository.loadModel(ref);
-      const open = head && OpenSketch.of(head, bases);
+      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases));
       if (summary && open) return { summary, open };
       if (!summary || !head) await this.repository.createModel(ref, writeKey, at, newToken());
       if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the model could not be read nor created');
@@ -196,6 +201,7 @@ export class SchemaCapture {
    * read when another consumer wrote in between). Returns the sketch as written, and its revision.
    */
   private async apply(
+    key: string,
     load: () => Promise<OpenSketch | undefined>,
     observations: Observation[],
     save: (rev: number, write: SketchWrite) => Promise<boolean>,
@@ -206,7 +212,10 @@ export class SchemaCapture {
       if (open) {
         const { write } = applyTo(open, observations, model?.());
         if (!write) return open;
-        if ((await save(open.rev, write)) && !write.retry) return { rev: write.head.rev, sketch: open.sketch };
+        if ((await save(open.rev, write)) && !write.retry) {
+          this.sketches.keep(key, open, write);
+          return { rev: write.head.rev, sketch: open.sketch };
+        }
       }
       if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the sketch kept changing under concurrent writers');
       // Full jitter, doubling: contenders spread out instead of colliding again.

@@ -124,6 +124,9 @@ export class OpenSketch {
     private readonly bodyBytes = 0,
   ) {}
 
+  /** What the last write() or fold() would leave: the sketch as it will be read once the write is made. */
+  private after?: OpenSketch;
+
   /**
    * The sketch of a head and its two base slots read together; undefined when they do not make one (the
    * slot was read after a later fold wrote over it): read them again.
@@ -170,8 +173,9 @@ export class OpenSketch {
     const raw = !this.firstFormat && entry.size <= LAYOUT.journalEvents ? entry.finish(rev, digests) : undefined;
     digests.forEach((digest) => this.sketch.markApplied(digest));
     if (raw) {
-      const appended = writeBody({ ...this.body, entries: [...this.body.entries, { rev, raw }] });
-      if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) return { head: this.head(rev, appended) };
+      const body = { ...this.body, entries: [...this.body.entries, { rev, raw }] };
+      const appended = writeBody(body);
+      if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) return this.written({ head: this.head(rev, appended) }, body, this.slots);
     }
     return this.fold(model);
   }
@@ -198,7 +202,27 @@ export class OpenSketch {
     if (model) this.sketch.prune(model.applied, model.rev);
     const tag = randomInt(2 ** 47);
     const base = { slot, rev, token: this.token, tag, data: this.sketch.encode() };
-    return { head: this.head(rev, writeBody({ slot, tag, from: rev, size: base.data.length, entries: [] })), base };
+    const body = { slot, tag, from: rev, size: base.data.length, entries: [] };
+    const slots = this.slots.map((written, i) => (i === slot ? rev : written));
+    return this.written({ head: this.head(rev, writeBody(body)), base }, body, slots);
+  }
+
+  /**
+   * The sketch as it is once `write` (the last this one returned) is made, without reading it back: what a
+   * cache keeps (SketchCache).
+   */
+  get next(): OpenSketch | undefined {
+    return this.after;
+  }
+
+  /** How much a cache holds in keeping this sketch: the size of its snapshot and journal, as stored. */
+  get weight(): number {
+    return this.body.size + this.bodyBytes;
+  }
+
+  private written(write: SketchWrite, body: Body, slots: (number | undefined)[]): SketchWrite {
+    this.after = new OpenSketch(write.head, write.head.rev, this.sketch, body, this.token, slots, false, write.head.body!.length);
+    return write;
   }
 
   /** The slot the head read names, with the tag it held: what a fold leaves behind. */
@@ -209,6 +233,49 @@ export class OpenSketch {
   private head(rev: number, body: Buffer): SketchWrite['head'] {
     const { total, firstSeen, lastSeen } = this.sketch;
     return { rev, token: this.token, total, firstSeen, lastSeen, body };
+  }
+}
+
+/**
+ * Sketches as this process last wrote them, kept decoded. A consumer mostly captures the same models batch
+ * after batch; when the head it reads is the one it wrote (same revision, same bytes), the sketch is taken
+ * from here instead of being decoded and replayed again. Bounded by the stored size of what it holds (a
+ * decoded sketch takes some fifty times that in memory), least recently written first out.
+ */
+export class SketchCache {
+  private readonly entries = new Map<string, { head: SketchHead; open: OpenSketch }>();
+  private weight = 0;
+
+  constructor(private readonly budget = 1024 * 1024) {}
+
+  /** The sketch `head` is, if it is the head last kept for `key`; taken out, as the caller will change it. */
+  take(key: string, head: SketchHead | undefined): OpenSketch | undefined {
+    const kept = this.entries.get(key);
+    if (!kept) return undefined;
+    this.drop(key);
+    const same = head !== undefined && kept.head.rev === head.rev && head.body !== undefined && Buffer.compare(kept.head.body!, head.body) === 0;
+    return same ? kept.open : undefined;
+  }
+
+  /** Keeps the sketch `write` leaves (after it was made). */
+  keep(key: string, open: OpenSketch, write: SketchWrite): void {
+    const next = open.next;
+    if (!next || write.retry || next.weight > this.budget / 4) return;
+    this.drop(key);
+    this.entries.set(key, { head: write.head, open: next });
+    this.weight += next.weight;
+    for (const [oldest, { open: out }] of this.entries) {
+      if (this.weight <= this.budget) break;
+      this.entries.delete(oldest);
+      this.weight -= out.weight;
+    }
+  }
+
+  private drop(key: string): void {
+    const kept = this.entries.get(key);
+    if (!kept) return;
+    this.entries.delete(key);
+    this.weight -= kept.open.weight;
   }
 }
 
