@@ -31,11 +31,18 @@ export class LossyCounter {
   private n = 0;
   private floor = 0;
   /**
-   * value → count, and value → possible undercount (Δ): Maps, so any string (also `__proto__`) is just a
-   * value; two of numbers rather than one of pairs, so counting and reading a stored counter allocate nothing.
+   * value → its slot; per slot its count, possible undercount (Δ) and the order it was put in. A Map, so any
+   * string (also `__proto__`) is just a value; numbers in typed arrays, so counting, reading a stored counter
+   * and evicting neither allocate nor hash more than the values they look up or drop.
    */
-  private readonly counts = new Map<string, number>();
-  private readonly deltas = new Map<string, number>();
+  private readonly slots = new Map<string, number>();
+  private names: (string | undefined)[] = [];
+  private counts = new Float64Array(8);
+  private deltas = new Float64Array(8);
+  private order = new Float64Array(8);
+  private readonly free: number[] = [];
+  private used = 0;
+  private puts = 0;
 
   constructor(
     state?: LossyCounterState,
@@ -54,8 +61,15 @@ export class LossyCounter {
   }
 
   put(value: string, count: number, delta: number): void {
-    this.counts.set(value, count);
-    this.deltas.set(value, delta);
+    let slot = this.slots.get(value);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.grow();
+      this.slots.set(value, slot);
+      this.names[slot] = value;
+      this.order[slot] = this.puts++;
+    }
+    this.counts[slot] = count;
+    this.deltas[slot] = delta;
   }
 
   get observations(): number {
@@ -68,33 +82,40 @@ export class LossyCounter {
   }
 
   get size(): number {
-    return this.counts.size;
+    return this.slots.size;
   }
 
-  /** The candidate values, in no particular order. */
+  /** The candidate values, in the order they were put. */
   values(): IterableIterator<string> {
-    return this.counts.keys();
+    return this.slots.keys();
   }
 
-  /** The candidates with their counts, in no particular order. */
-  candidates(): IterableIterator<[string, number]> {
-    return this.counts.entries();
+  /** The candidates with their counts, in the order they were put. */
+  *candidates(): IterableIterator<[string, number]> {
+    for (const [value, slot] of this.slots) yield [value, this.counts[slot]!];
   }
 
-  countOf = (value: string): number => this.counts.get(value) ?? 0;
-  deltaOf = (value: string): number => this.deltas.get(value) ?? 0;
+  countOf = (value: string): number => {
+    const slot = this.slots.get(value);
+    return slot === undefined ? 0 : this.counts[slot]!;
+  };
+
+  deltaOf = (value: string): number => {
+    const slot = this.slots.get(value);
+    return slot === undefined ? 0 : this.deltas[slot]!;
+  };
 
   observe(value: string): void {
     this.n++;
-    const count = this.counts.get(value);
-    if (count !== undefined) this.counts.set(value, count + 1);
+    const slot = this.slots.get(value);
+    if (slot !== undefined) this.counts[slot]!++;
     else {
       this.put(value, 1, Math.max(Math.ceil(this.n / BUCKET_WIDTH) - 1, this.floor));
-      if (this.counts.size > this.cap) this.evict(Math.floor(this.cap * 0.9));
+      if (this.slots.size > this.cap) this.evict(Math.floor(this.cap * 0.9));
     }
     if (this.n % BUCKET_WIDTH === 0) {
       const bucket = this.n / BUCKET_WIDTH;
-      for (const [key, count] of this.counts) if (count + this.deltas.get(key)! <= bucket) this.drop(key);
+      for (const [key, slot] of this.slots) if (this.counts[slot]! + this.deltas[slot]! <= bucket) this.drop(key);
     }
   }
 
@@ -106,26 +127,42 @@ export class LossyCounter {
   /** Keeps at most `cap` candidates from now on (the size budget of a stored sketch lowers it). */
   limit(cap: number): void {
     this.cap = Math.max(1, cap);
-    if (this.counts.size > this.cap) this.evict(this.cap);
+    if (this.slots.size > this.cap) this.evict(this.cap);
   }
 
   /** The values seen at least once in every hundred observations, most frequent first. */
   frequent(): FrequentValue[] {
     // Less a hair: (0.01 - 0.001) is 0.009000000000000001 in binary, which would hide a value at exactly 0.9 %.
     const threshold = (SUPPORT - ERROR) * this.n - 1e-9;
-    return [...this.counts]
+    return [...this.candidates()]
       .filter(([, count]) => count >= threshold)
       .sort(([a, ca], [b, cb]) => cb - ca || (a < b ? -1 : a > b ? 1 : 0))
       .map(([value, count]) => ({ Value: value, Frequency: count / this.n }));
   }
 
   toState(): LossyCounterState {
-    return { n: this.n, floor: this.floor, candidates: [...this.counts].map(([value, count]) => [value, count, this.deltas.get(value)!]) };
+    return { n: this.n, floor: this.floor, candidates: [...this.slots].map(([value, slot]) => [value, this.counts[slot]!, this.deltas[slot]!]) };
   }
 
   private drop(value: string): boolean {
-    this.deltas.delete(value);
-    return this.counts.delete(value);
+    const slot = this.slots.get(value);
+    if (slot === undefined) return false;
+    this.slots.delete(value);
+    this.names[slot] = undefined;
+    this.free.push(slot);
+    return true;
+  }
+
+  private grow(): number {
+    if (this.used === this.counts.length) {
+      const size = this.counts.length * 2;
+      for (const field of ['counts', 'deltas', 'order'] as const) {
+        const grown = new Float64Array(size);
+        grown.set(this[field]);
+        this[field] = grown;
+      }
+    }
+    return this.used++;
   }
 
   /**
@@ -133,25 +170,26 @@ export class LossyCounter {
    * the highest bound dropped.
    */
   private evict(keep: number): void {
-    const size = this.counts.size;
-    const excess = size - keep;
+    const excess = this.slots.size - keep;
     if (excess <= 0) return;
-    if (scratch.length < 2 * size) scratch = new Float64Array(4 * size);
-    const bounds = scratch.subarray(0, size);
-    const sorted = scratch.subarray(size, 2 * size);
-    let i = 0;
-    for (const [value, count] of this.counts) bounds[i++] = count + this.deltas.get(value)!;
-    sorted.set(bounds);
-    sorted.sort();
-    const highest = sorted[excess - 1]!;
-    let ties = excess;
-    while (ties > 0 && sorted[ties - 1] === highest) ties--;
-    ties = excess - ties; // how many of the bound `highest` go
-    i = 0;
-    for (const value of this.counts.keys()) {
-      const bound = bounds[i++]!;
-      if (bound < highest || (bound === highest && ties-- > 0)) this.drop(value);
+    if (scratch.length < this.used) scratch = new Float64Array(2 * this.used);
+    let live = 0;
+    for (let slot = 0; slot < this.used; slot++) if (this.names[slot] !== undefined) scratch[live++] = this.counts[slot]! + this.deltas[slot]!;
+    const bounds = scratch.subarray(0, live).sort();
+    const highest = bounds[excess - 1]!;
+    let below = excess;
+    while (below > 0 && bounds[below - 1] === highest) below--;
+    // Every candidate under the highest bound dropped goes; of those at it, the first put.
+    const tied: number[] = [];
+    for (let slot = 0; slot < this.used; slot++) {
+      const name = this.names[slot];
+      if (name === undefined) continue;
+      const bound = this.counts[slot]! + this.deltas[slot]!;
+      if (bound < highest) this.drop(name);
+      else if (bound === highest) tied.push(slot);
     }
+    tied.sort((a, b) => this.order[a]! - this.order[b]!);
+    for (const slot of tied.slice(0, excess - below)) this.drop(this.names[slot]!);
     this.floor = Math.max(this.floor, highest);
   }
 }

@@ -172,12 +172,22 @@ export class OpenSketch {
     const rev = this.rev + 1;
     const raw = !this.firstFormat && entry.size <= LAYOUT.journalEvents ? entry.finish(rev, digests) : undefined;
     digests.forEach((digest) => this.sketch.markApplied(digest));
-    if (raw) {
+    if (raw && !this.clearlyTooLong(raw)) {
       const body = { ...this.body, entries: [...this.body.entries, { rev, raw }] };
       const appended = writeBody(body);
       if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) return this.written({ head: this.head(rev, appended) }, body, this.slots);
     }
     return this.fold(model);
+  }
+
+  /**
+   * Whether the journal with `raw` would be well past journalBytes, by the rate the entries before it
+   * compressed at (half when there are none): then it is folded without being compressed first to be sure.
+   */
+  private clearlyTooLong(raw: Uint8Array): boolean {
+    const before = this.body.entries.reduce((sum, entry) => sum + entry.raw.length, 0);
+    const entry = raw.length * (before > 0 ? this.bodyBytes / before : 0.5);
+    return this.bodyBytes + entry > 1.5 * this.journalBytes(entry);
   }
 
   /**
