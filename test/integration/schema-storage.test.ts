@@ -173,6 +173,20 @@ describe('sketch storage', () => {
     );
   });
 
+  it("writes a model's grown schema before the counts that come with it", async () => {
+    const s = await setup();
+    const save = s.repository.saveModelSketch;
+    const schemaAtCount: string[][] = [];
+    s.repository.saveModelSketch = async (ref, rev, write) => {
+      schemaAtCount.push(Object.keys((await s.repository.loadModel(ref)).summary!.schema).filter((key) => key.startsWith('properties.')));
+      return save(ref, rev, write);
+    };
+    const capture = new SchemaCapture(s.repository, s.catalog);
+    await capture.capture([s.record('req-1#0', [paid(1, { plan: 'pro' })])]);
+    await capture.capture([s.record('req-2#0', [paid(2, { plan: 'pro', seats: 3 })])]);
+    expect(schemaAtCount).toEqual([['properties.plan'], ['properties.plan', 'properties.seats']]);
+  });
+
   it('forgets a user in journals and bases alike, and deletes the base the sketch no longer reads', async () => {
     const s = await setup();
     const capture = new SchemaCapture(s.repository, s.catalog);

@@ -161,7 +161,7 @@ export class SchemaCapture {
           return open;
         },
         version.observations,
-        (rev, write) => this.repository.saveVersionSketch(id, rev, write),
+        (open, write) => this.repository.saveVersionSketch(id, open.rev, write),
         () => known,
       );
     }
@@ -178,7 +178,16 @@ export class SchemaCapture {
         return stored.head && OpenSketch.of(stored.head, stored.bases);
       },
       observations,
-      (rev, write) => this.repository.saveModelSketch(ref, rev, write),
+      async (open, write) => {
+        // A schema grown is written before the counts that come with it, so a listing never shows a count
+        // whose keys its schema lacks.
+        const schema = open.sketch.schemaView();
+        if (!write.retry && !sameSchema(summary.schema, schema)) {
+          await this.repository.updateModelSchema(ref, write.head.rev, schema);
+          summary = { ...summary, schema };
+        }
+        return this.repository.saveModelSketch(ref, open.rev, write);
+      },
     );
     // The summary's schema follows the sketch's, also when its last write was lost.
     const schema = written.sketch.schemaView();
@@ -204,7 +213,7 @@ export class SchemaCapture {
     key: string,
     load: () => Promise<OpenSketch | undefined>,
     observations: Observation[],
-    save: (rev: number, write: SketchWrite) => Promise<boolean>,
+    save: (open: OpenSketch, write: SketchWrite) => Promise<boolean>,
     model?: () => ModelRecords,
   ): Promise<{ rev: number; sketch: Sketch }> {
     for (let attempt = 1; ; attempt++) {
@@ -212,7 +221,7 @@ export class SchemaCapture {
       if (open) {
         const { write } = applyTo(open, observations, model?.());
         if (!write) return open;
-        if ((await save(open.rev, write)) && !write.retry) {
+        if ((await save(open, write)) && !write.retry) {
           this.sketches.keep(key, open, write);
           return { rev: write.head.rev, sketch: open.sketch };
         }
