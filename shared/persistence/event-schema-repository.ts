@@ -3,59 +3,34 @@ import {
   type BatchGetCommandOutput,
   BatchWriteCommand,
   type BatchWriteCommandOutput,
-  GetCommand,
+  DeleteCommand,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
+import {
+  ModelRef,
+  ModelSummary,
+  SketchBase,
+  SketchHead,
+  VersionRef,
+  VersionSummary,
+  type ModelRef as ModelRefRecord,
+  type SketchWrite,
+  type StoredSketch as Stored,
+  type VersionRef as VersionRefRecord,
+} from '../domain/event-schemas/records';
 import { keys } from './keys';
 import { isConditionFailure, queryAll, queryPrefix, type TableClient } from './table-client';
 
 /**
- * Event models and versions (area D). Each has a summary item (what the API lists) and a sketch item (the
- * gzipped counts, values and samples capture rewrites under a revision check); the summary follows its
- * sketch, written after it with the sketch's revision, so a lost summary write is repaired by the next.
+ * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
+ * (records.ts, sketch-layout.ts). Items are parsed with the domain's zod schemas as they are read. Listings
+ * take their counts from the heads (capture keeps them there), so a summary is written only when it is
+ * created and when a model's schema grows.
  */
-export interface ModelRef {
-  workspaceId: string;
-  sourceId: string;
-  eventType: string;
-  eventIdentifier: string;
-}
-
-export interface ModelSummary extends ModelRef {
-  id: number;
-  eventId: string;
-  writeKey: string;
-  createdAt: string;
-  schema: Record<string, string>;
-  lastSeen: string;
-  total: number;
-  rev: number;
-}
-
-export interface VersionSummary {
-  workspaceId: string;
-  sourceId: string;
-  id: number;
-  versionId: string;
-  eventId: string;
-  hash: string;
-  schema: Record<string, string>;
-  firstSeen: string;
-  lastSeen: string;
-  total: number;
-  rev: number;
-}
-
-export type VersionRef = Pick<VersionSummary, 'workspaceId' | 'sourceId' | 'eventId' | 'hash'>;
-
-/** A sketch as stored: its revision and its gzipped state (none before the first events). */
-export interface StoredSketch {
-  rev: number;
-  data?: Uint8Array;
-}
+export type Key = { pk: string; sk: string };
 
 export const SCHEMA_LIMITS = {
   /** Event models per write key (source): the least recently seen is evicted for a new one. */
@@ -64,22 +39,25 @@ export const SCHEMA_LIMITS = {
   versionsPerModel: 20,
 } as const;
 
-const modelKey = (ref: ModelRef) => keys.schemaModel(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
-const modelSketchKey = (ref: ModelRef) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
-const versionKey = (v: VersionRef) => keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
-const versionSketchKey = (v: VersionRef) => keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
-
-export type Key = { pk: string; sk: string };
-const SUMMARY_FIELDS = ['pk', 'sk', 'entity', 'gsi1pk', 'gsi1sk'];
-/**
- * A summary as the API sees it. Schemas are stored as JSON text: their keys come from events, and a key such
- * as `__proto__` or "" cannot be a key of a DynamoDB map written through the document client.
- */
-const strip = <T>(item: Record<string, unknown>): T => {
-  const fields = Object.fromEntries(Object.entries(item).filter(([k]) => !SUMMARY_FIELDS.includes(k)));
-  return { ...fields, schema: JSON.parse(String(item.schema ?? '{}')) } as T;
-};
+const modelKey = (ref: ModelRefRecord) => keys.schemaModel(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
+const modelHeadKey = (ref: ModelRefRecord) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
+const modelBaseKeys = (ref: ModelRefRecord) =>
+  [0, 1].map((slot) => keys.schemaModelBase(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier, slot));
+const versionKey = (v: VersionRefRecord) => keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
+const versionHeadKey = (v: VersionRefRecord) => keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
+const versionBaseKeys = (v: VersionRefRecord) => [0, 1].map((slot) => keys.schemaVersionBase(v.workspaceId, v.sourceId, v.eventId, v.hash, slot));
+const baseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseOf(head, slot));
+const parseBases = (items: (Record<string, unknown> | undefined)[]) => items.map((item) => item && SketchBase.parse(item));
 const stored = (schema: Record<string, string>) => JSON.stringify(schema);
+const keyOf = (item: Record<string, unknown>) => `${String(item.pk)}\n${String(item.sk)}`;
+
+/** Summaries with the counts of their heads (a head of the first format has none: its summary kept them). */
+const modelWithCounts = (summary: ModelSummary, head: SketchHead | undefined): ModelSummary =>
+  head?.total === undefined ? summary : { ...summary, total: head.total, lastSeen: head.lastSeen ?? summary.lastSeen };
+const versionWithCounts = (summary: VersionSummary, head: SketchHead | undefined): VersionSummary =>
+  head?.total === undefined
+    ? summary
+    : { ...summary, total: head.total, firstSeen: head.firstSeen ?? summary.firstSeen, lastSeen: head.lastSeen ?? summary.lastSeen };
 
 export class EventSchemaRepository {
   constructor(
@@ -89,26 +67,24 @@ export class EventSchemaRepository {
 
   // --- capture ---------------------------------------------------------------------------------------------
 
-  /** A model's summary and sketch, read consistently in one call. */
-  async loadModel(ref: ModelRef): Promise<{ summary?: ModelSummary; sketch?: StoredSketch }> {
-    const [summary, sketch] = await this.getBoth(modelKey(ref), modelSketchKey(ref));
-    return { summary: summary && strip<ModelSummary>(summary), sketch: sketch && toSketch(sketch) };
+  /** A model's summary, sketch head and base slots, read consistently in one call. */
+  async loadModel(ref: ModelRefRecord): Promise<Stored & { summary?: ModelSummary }> {
+    const [summary, head, ...bases] = await this.getAll([modelKey(ref), modelHeadKey(ref), ...modelBaseKeys(ref)], true);
+    return { summary: summary && ModelSummary.parse(summary), head: head && SketchHead.parse(head), bases: parseBases(bases) };
   }
 
-  async loadVersion(v: VersionRef) {
-    const [summary, sketch] = await this.getBoth(versionKey(v), versionSketchKey(v));
-    return { summary: summary && strip<VersionSummary>(summary), sketch: sketch && toSketch(sketch) };
-  }
+  /** A version's sketch head and base slots, read consistently in one call (no head: the version does not exist). */
+  loadVersion = (v: VersionRefRecord): Promise<Stored> => this.sketchAt(versionHeadKey(v), true);
 
   /**
-   * Creates a model with an empty sketch, evicting the source's least recently seen model at the limit.
+   * Creates a model with an empty sketch head (marked `token`, sketch-layout.ts), evicting the source's least recently seen model at the limit.
    * Undefined when another consumer created it first (the caller reads it again).
    */
-  async createModel(ref: ModelRef, writeKey: string, at: string): Promise<ModelSummary | undefined> {
-    const existing = (await queryPrefix(this.store, modelKey(ref).pk, keys.schemaModelPrefix)).map((item) => strip<ModelSummary>(item));
+  async createModel(ref: ModelRefRecord, writeKey: string, at: string, token: number): Promise<ModelSummary | undefined> {
+    const existing = await this.modelsOfSource(ref.workspaceId, ref.sourceId);
     for (const stale of leastRecentlySeen(existing, existing.length + 1 - this.limits.modelsPerSource)) await this.deleteModel(stale);
     const summary: ModelSummary = {
-      ...ref,
+      ...ModelRef.parse(ref),
       id: await this.nextRow('model'),
       eventId: uuidv7(),
       writeKey,
@@ -118,13 +94,13 @@ export class EventSchemaRepository {
       total: 0,
       rev: 0,
     };
-    const created = await this.createPair(
+    const created = await this.createTriple(
       { ...modelKey(ref), entity: 'schemaModel', ...summary, schema: stored(summary.schema) },
-      { ...modelSketchKey(ref), entity: 'schemaModelSketch', rev: 0 },
+      { ...modelHeadKey(ref), entity: 'schemaModelSketch', rev: 0, token, total: 0, lastSeen: at },
       {
         ...keys.schemaModelLookup(summary.eventId),
         entity: 'schemaModelLookup',
-        ...ref,
+        ...ModelRef.parse(ref),
         gsi1pk: keys.schemaModels,
         gsi1sk: String(summary.id).padStart(12, '0'),
       },
@@ -138,7 +114,8 @@ export class EventSchemaRepository {
     hash: string,
     schema: Record<string, string>,
     at: string,
-  ): Promise<VersionSummary | undefined> {
+    token: number,
+  ) {
     const existing = await this.versionsOf(model);
     for (const stale of leastRecentlySeen(existing, existing.length + 1 - this.limits.versionsPerModel)) await this.deleteVersion(stale);
     const summary: VersionSummary = {
@@ -154,106 +131,132 @@ export class EventSchemaRepository {
       total: 0,
       rev: 0,
     };
-    const created = await this.createPair(
+    return this.createTriple(
       { ...versionKey(summary), entity: 'schemaVersion', ...summary, schema: stored(summary.schema) },
-      { ...versionSketchKey(summary), entity: 'schemaVersionSketch', rev: 0 },
-      {
-        ...keys.schemaVersionLookup(summary.versionId),
-        entity: 'schemaVersionLookup',
-        ...modelOf(summary),
-        hash,
-        eventId: summary.eventId,
-      },
+      { ...versionHeadKey(summary), entity: 'schemaVersionSketch', rev: 0, token, total: 0, firstSeen: at, lastSeen: at },
+      { ...keys.schemaVersionLookup(summary.versionId), entity: 'schemaVersionLookup', ...VersionRef.parse(summary) },
     );
-    return created ? summary : undefined;
   }
 
-  /** Replaces a sketch if it is still at revision `rev`; false when another consumer wrote it first. */
-  saveModelSketch = (ref: ModelRef, rev: number, data: Uint8Array) => this.saveSketch(modelSketchKey(ref), rev, data);
-  saveVersionSketch = (v: VersionSummary, rev: number, data: Uint8Array) => this.saveSketch(versionSketchKey(v), rev, data);
+  /**
+   * Writes a sketch: its base first, if any, unless its slot holds a base as new; then its head if still at
+   * revision `rev`. False when another consumer wrote either first.
+   */
+  saveModelSketch = (ref: ModelRefRecord, rev: number, write: SketchWrite) => this.saveSketch(modelHeadKey(ref), rev, write);
+  saveVersionSketch = (v: VersionRefRecord, rev: number, write: SketchWrite) => this.saveSketch(versionHeadKey(v), rev, write);
 
-  /** Brings a summary up to its sketch's revision (an older write arriving late changes nothing). */
-  updateModelSummary = (ref: ModelRef, rev: number, fields: Pick<ModelSummary, 'schema' | 'lastSeen' | 'total'>) =>
-    this.updateSummary(modelKey(ref), rev, { ...fields, schema: stored(fields.schema) });
-  updateVersionSummary = (v: VersionSummary, rev: number, fields: Pick<VersionSummary, 'firstSeen' | 'lastSeen' | 'total'>) =>
-    this.updateSummary(versionKey(v), rev, fields);
+  /** A model's schema as of its sketch at revision `rev` (an older write arriving late changes nothing). */
+  async updateModelSchema(ref: ModelRefRecord, rev: number, schema: Record<string, string>): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: modelKey(ref),
+          UpdateExpression: 'SET #schema = :schema, #rev = :rev',
+          ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
+          ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
+          ExpressionAttributeValues: { ':schema': stored(schema), ':rev': rev },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
 
-  /** Every model and version sketch of a source, with the key to write each back by (`replaceSketch`). */
-  async sketchesOf(workspaceId: string, sourceId: string): Promise<(StoredSketch & { key: Key })[]> {
+  /** Every model and version sketch of a source, with the key of its head (to write it back by). */
+  async sketchesOf(workspaceId: string, sourceId: string): Promise<(Stored & { key: Key })[]> {
     const pk = keys.schemaModel(workspaceId, sourceId, '', '').pk;
-    const items = (await Promise.all(keys.schemaSketchPrefixes.map((prefix) => queryPrefix(this.store, pk, prefix)))).flat();
-    return items.map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, ...toSketch(item) }));
+    const heads = (await Promise.all(keys.schemaSketchPrefixes.map((prefix) => queryPrefix(this.store, pk, prefix)))).flat();
+    const bases = new Map<string, Record<string, unknown>>();
+    for (const prefix of keys.schemaSketchPrefixes.flatMap((sk) => baseKeys({ pk, sk }).map((key) => key.sk))) {
+      for (const item of await queryPrefix(this.store, pk, prefix)) bases.set(keyOf(item), item);
+    }
+    return heads.map((item) => {
+      const key = { pk: String(item.pk), sk: String(item.sk) };
+      return { key, head: SketchHead.parse(item), bases: parseBases(baseKeys(key).map((base) => bases.get(keyOf(base)))) };
+    });
   }
 
-  async sketchAt(key: Key): Promise<StoredSketch | undefined> {
-    const item = await this.get(key, true);
-    return item && toSketch(item);
+  /** A sketch's head and base slots, by the key of its head. */
+  async sketchAt(key: Key, consistent = true): Promise<Stored> {
+    const [head, ...bases] = await this.getAll([key, ...baseKeys(key)], consistent);
+    return { head: head && SketchHead.parse(head), bases: parseBases(bases) };
   }
 
-  replaceSketch = (key: Key, rev: number, data: Uint8Array) => this.saveSketch(key, rev, data);
+  /** Writes a sketch found by sketchesOf (its head's key), as saveModelSketch does. */
+  replaceSketch = (key: Key, rev: number, write: SketchWrite) => this.saveSketch(key, rev, write);
+
+  /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held). */
+  async dropBase(key: Key, slot: number, tag: number): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new DeleteCommand({
+          TableName: this.store.table,
+          Key: keys.schemaBaseOf(key, slot),
+          ConditionExpression: '#tag = :tag',
+          ExpressionAttributeNames: { '#tag': 'tag' },
+          ExpressionAttributeValues: { ':tag': tag },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
 
   // --- the API ---------------------------------------------------------------------------------------------
 
   /** Where a model lives, from its lookup: enough to reach its sketch or versions. */
-  async modelRef(eventId: string): Promise<(ModelRef & { eventId: string }) | undefined> {
-    const lookup = await this.get(keys.schemaModelLookup(eventId));
-    if (!lookup) return undefined;
-    const { workspaceId, sourceId, eventType, eventIdentifier } = lookup as unknown as ModelRef;
-    return { workspaceId, sourceId, eventType, eventIdentifier, eventId };
+  async modelRef(eventId: string): Promise<(ModelRefRecord & { eventId: string }) | undefined> {
+    const [lookup] = await this.getAll([keys.schemaModelLookup(eventId)]);
+    return lookup && { ...ModelRef.parse(lookup), eventId };
   }
 
   /** Where a version lives, from its lookup. */
-  async versionRef(versionId: string): Promise<VersionRef | undefined> {
-    const lookup = await this.get(keys.schemaVersionLookup(versionId));
-    if (!lookup) return undefined;
-    const { workspaceId, sourceId, eventId, hash } = lookup as unknown as VersionRef;
-    return { workspaceId, sourceId, eventId, hash };
+  async versionRef(versionId: string): Promise<VersionRefRecord | undefined> {
+    const [lookup] = await this.getAll([keys.schemaVersionLookup(versionId)]);
+    return lookup && VersionRef.parse(lookup);
   }
 
   async findModel(eventId: string): Promise<ModelSummary | undefined> {
     const ref = await this.modelRef(eventId);
-    const summary = ref && (await this.get(modelKey(ref)));
-    return summary && strip<ModelSummary>(summary);
+    const [summary, head] = ref ? await this.getAll([modelKey(ref), modelHeadKey(ref)]) : [];
+    return summary && modelWithCounts(ModelSummary.parse(summary), head && SketchHead.parse(head));
   }
 
   async findVersion(versionId: string): Promise<VersionSummary | undefined> {
     const ref = await this.versionRef(versionId);
-    const summary = ref && (await this.get(versionKey(ref)));
-    return summary && strip<VersionSummary>(summary);
+    const [summary, head] = ref ? await this.getAll([versionKey(ref), versionHeadKey(ref)]) : [];
+    return summary && versionWithCounts(VersionSummary.parse(summary), head && SketchHead.parse(head));
   }
 
-  async modelSketch(ref: ModelRef): Promise<StoredSketch | undefined> {
-    const item = await this.get(modelSketchKey(ref));
-    return item && toSketch(item);
-  }
-
-  async versionSketch(v: VersionRef): Promise<StoredSketch | undefined> {
-    const item = await this.get(versionSketchKey(v));
-    return item && toSketch(item);
-  }
+  /** A model's or version's head and base slots (read again, consistently, when the caller found them apart). */
+  modelSketch = (ref: ModelRefRecord, consistent = false) => this.sketchAt(modelHeadKey(ref), consistent);
+  versionSketch = (v: VersionRefRecord, consistent = false) => this.sketchAt(versionHeadKey(v), consistent);
 
   /** The models of one source (write key), in row-number order. */
   async modelsOfSource(workspaceId: string, sourceId: string): Promise<ModelSummary[]> {
     const pk = keys.schemaModel(workspaceId, sourceId, '', '').pk;
-    const items = await queryPrefix(this.store, pk, keys.schemaModelPrefix);
-    return items.map((item) => strip<ModelSummary>(item)).sort((a, b) => a.id - b.id);
+    const [summaries, heads] = await Promise.all([queryPrefix(this.store, pk, keys.schemaModelPrefix), this.countsOf(pk, 'MODELSKETCH#')]);
+    return summaries.map((item) => modelWithCounts(ModelSummary.parse(item), heads.get(String(item.sk).replace(/^MODEL#/, '')))).sort((a, b) => a.id - b.id);
   }
 
   /** Every model of the data plane, in row-number order. */
   async allModels(): Promise<ModelSummary[]> {
-    const lookups = await queryAll<ModelRef>(this.store, {
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.schemaModels },
-    });
+    const lookups = (
+      await queryAll(this.store, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.schemaModels },
+      })
+    ).map((item) => ModelRef.parse(item));
     const summaries: ModelSummary[] = [];
-    for (let i = 0; i < lookups.length; i += 100) {
-      let pending: Record<string, unknown>[] | undefined = lookups.slice(i, i + 100).map(modelKey);
-      while (pending && pending.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: pending } } }));
-        summaries.push(...(answer.Responses?.[this.store.table] ?? []).map((item) => strip<ModelSummary>(item)));
-        pending = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
+    for (let i = 0; i < lookups.length; i += 50) {
+      const chunk = lookups.slice(i, i + 50);
+      const items = await this.getAll(chunk.flatMap((ref) => [modelKey(ref), modelHeadKey(ref)]));
+      chunk.forEach((_, k) => {
+        const [summary, head] = [items[2 * k], items[2 * k + 1]];
+        if (summary) summaries.push(modelWithCounts(ModelSummary.parse(summary), head && SketchHead.parse(head)));
+      });
     }
     return summaries.sort((a, b) => a.id - b.id);
   }
@@ -261,11 +264,23 @@ export class EventSchemaRepository {
   /** The versions of a model, in row-number order. */
   async versionsOf(model: Pick<ModelSummary, 'workspaceId' | 'sourceId' | 'eventId'>): Promise<VersionSummary[]> {
     const pk = keys.schemaVersion(model.workspaceId, model.sourceId, model.eventId, '').pk;
-    const items = await queryPrefix(this.store, pk, keys.schemaVersionPrefix(model.eventId));
-    return items.map((item) => strip<VersionSummary>(item)).sort((a, b) => a.id - b.id);
+    const prefix = keys.schemaVersionPrefix(model.eventId);
+    const [summaries, heads] = await Promise.all([queryPrefix(this.store, pk, prefix), this.countsOf(pk, `VERSIONSKETCH#${model.eventId}#`)]);
+    return summaries.map((item) => versionWithCounts(VersionSummary.parse(item), heads.get(String(item.sk).slice(prefix.length)))).sort((a, b) => a.id - b.id);
   }
 
   // --- internals -------------------------------------------------------------------------------------------
+
+  /** The counts of the heads under `prefix`, by the rest of their sort key (their journals are not read). */
+  private async countsOf(pk: string, prefix: string): Promise<Map<string, SketchHead>> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ProjectionExpression: 'sk, #rev, #total, #first, #last',
+      ExpressionAttributeNames: { '#rev': 'rev', '#total': 'total', '#first': 'firstSeen', '#last': 'lastSeen' },
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    });
+    return new Map(items.map((item) => [String(item.sk).slice(prefix.length), SketchHead.parse(item)]));
+  }
 
   private async nextRow(kind: 'model' | 'version'): Promise<number> {
     const { Attributes } = await this.store.doc.send(
@@ -281,14 +296,14 @@ export class EventSchemaRepository {
     return Number(Attributes?.next);
   }
 
-  /** Summary, empty sketch and lookup in one transaction; false when the summary already exists. */
-  private async createPair(summary: Record<string, unknown>, sketch: Record<string, unknown>, lookup: Record<string, unknown>) {
+  /** Summary, empty sketch head and lookup in one transaction; false when the summary already exists. */
+  private async createTriple(summary: Record<string, unknown>, head: Record<string, unknown>, lookup: Record<string, unknown>) {
     try {
       await this.store.doc.send(
         new TransactWriteCommand({
           TransactItems: [
             { Put: { TableName: this.store.table, Item: summary, ConditionExpression: 'attribute_not_exists(pk)' } },
-            { Put: { TableName: this.store.table, Item: sketch } },
+            { Put: { TableName: this.store.table, Item: head } },
             { Put: { TableName: this.store.table, Item: lookup } },
           ],
         }),
@@ -300,12 +315,38 @@ export class EventSchemaRepository {
     }
   }
 
-  private async saveSketch(key: Key, rev: number, data: Uint8Array): Promise<boolean> {
+  private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
+    if (base) {
+      const { slot, ...stored } = base;
+      try {
+        await this.store.doc.send(
+          new PutCommand({
+            TableName: this.store.table,
+            Item: {
+              ...keys.schemaBaseOf(key, slot),
+              entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
+              ...SketchBase.parse(stored),
+            },
+            // Never over a base another writer folded at this revision or a later one (its head may name it).
+            ConditionExpression: 'attribute_not_exists(pk) OR #token <> :token OR #rev < :rev',
+            ExpressionAttributeNames: { '#token': 'token', '#rev': 'rev' },
+            ExpressionAttributeValues: { ':token': stored.token, ':rev': stored.rev },
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    }
+    return this.putHead(key, rev, head);
+  }
+
+  private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {
     try {
       await this.store.doc.send(
         new PutCommand({
           TableName: this.store.table,
-          Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', rev: rev + 1, data },
+          Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', ...SketchHead.parse(head) },
           ConditionExpression: '#rev = :rev',
           ExpressionAttributeNames: { '#rev': 'rev' },
           ExpressionAttributeValues: { ':rev': rev },
@@ -318,31 +359,13 @@ export class EventSchemaRepository {
     }
   }
 
-  private async updateSummary(key: Key, rev: number, fields: Record<string, unknown>): Promise<void> {
-    const entries = Object.entries(fields);
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: key,
-          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #rev = :rev`,
-          ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
-          ExpressionAttributeNames: { '#rev': 'rev', ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])) },
-          ExpressionAttributeValues: { ':rev': rev, ...Object.fromEntries(entries.map(([, value], i) => [`:f${i}`, value])) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-
   private async deleteModel(model: ModelSummary): Promise<void> {
     for (const version of await this.versionsOf(model)) await this.deleteVersion(version);
-    await this.deleteAll([modelKey(model), modelSketchKey(model), keys.schemaModelLookup(model.eventId)]);
+    await this.deleteAll([modelKey(model), modelHeadKey(model), ...modelBaseKeys(model), keys.schemaModelLookup(model.eventId)]);
   }
 
   private async deleteVersion(version: VersionSummary): Promise<void> {
-    await this.deleteAll([versionKey(version), versionSketchKey(version), keys.schemaVersionLookup(version.versionId)]);
+    await this.deleteAll([versionKey(version), versionHeadKey(version), ...versionBaseKeys(version), keys.schemaVersionLookup(version.versionId)]);
   }
 
   private async deleteAll(keysToDelete: Key[]): Promise<void> {
@@ -353,22 +376,22 @@ export class EventSchemaRepository {
     }
   }
 
-  private getBoth(a: Key, b: Key): Promise<[Record<string, unknown> | undefined, Record<string, unknown> | undefined]> {
-    return Promise.all([this.get(a, true), this.get(b, true)]);
-  }
-
-  private async get(Key: Key, ConsistentRead = false): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key, ConsistentRead }));
-    return Item;
+  /** Items by key, in the order of `wanted` (undefined where there is none), in BatchGet calls of 100. */
+  private async getAll(wanted: Key[], ConsistentRead = false): Promise<(Record<string, unknown> | undefined)[]> {
+    const found = new Map<string, Record<string, unknown>>();
+    for (let i = 0; i < wanted.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
+      while (pending && pending.length > 0) {
+        const answer: BatchGetCommandOutput = await this.store.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: pending, ConsistentRead } } }),
+        );
+        for (const item of answer.Responses?.[this.store.table] ?? []) found.set(keyOf(item), item);
+        pending = answer.UnprocessedKeys?.[this.store.table]?.Keys;
+      }
+    }
+    return wanted.map((key) => found.get(keyOf(key)));
   }
 }
-
-const toSketch = (item: Record<string, unknown>): StoredSketch => ({
-  rev: Number(item.rev ?? 0),
-  data: item.data as Uint8Array | undefined,
-});
-
-const modelOf = (v: Pick<VersionSummary, 'workspaceId' | 'sourceId'>) => ({ workspaceId: v.workspaceId, sourceId: v.sourceId });
 
 /** The `count` items seen least recently (none when count ≤ 0). */
 function leastRecentlySeen<T extends { lastSeen: string }>(items: T[], count: number): T[] {

@@ -138,9 +138,10 @@ export const keys = bounded({
   /** Counters of a source (suppressed events so far). */
   sourceStats: (workspaceId: string, sourceId: string) => ({ pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` }),
   /**
-   * Event schemas (area D), in a partition per source: per event model a summary item (what listings read;
-   * small) and a sketch item (counts, frequent values, samples; what capture rewrites), and the same pair per
-   * event version. Models are found by their natural key (type, identifier) when capturing…
+   * Event schemas (area D), in a partition per source: per event model a summary item (what listings read),
+   * a sketch head (revision, counts and the journal capture rewrites) and a sketch base (the snapshot the
+   * journal is folded into now and then), and the same three per event version. Models are found by their
+   * natural key (type, identifier) when capturing…
    */
   schemaModel: (workspaceId: string, sourceId: string, eventType: string, identifier: string) => ({
     pk: schemaPartition(workspaceId, sourceId),
@@ -161,6 +162,17 @@ export const keys = bounded({
     sk: `VERSIONSKETCH#${eventId}#${hash}`,
   }),
   schemaSketchPrefixes: ['MODELSKETCH#', 'VERSIONSKETCH#'],
+  /** The two base slots of a model's or version's sketch (0 and 1). */
+  schemaModelBase: (workspaceId: string, sourceId: string, eventType: string, identifier: string, slot: number) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `MODELBASE${slot}#${eventType}#${identifier}`,
+  }),
+  schemaVersionBase: (workspaceId: string, sourceId: string, eventId: string, hash: string, slot: number) => ({
+    pk: schemaPartition(workspaceId, sourceId),
+    sk: `VERSIONBASE${slot}#${eventId}#${hash}`,
+  }),
+  /** A head's base slot: the same key, BASE0 or BASE1 for SKETCH. */
+  schemaBaseOf: (head: { pk: string; sk: string }, slot: number) => ({ pk: head.pk, sk: head.sk.replace(/^(MODEL|VERSION)SKETCH#/, `$1BASE${slot}#`) }),
   /**
    * …and by their UUIDs through lookups written once at creation (the data plane's admin API names them
    * without a workspace); model lookups are listed across workspaces on gsi1 in row-number order. Row

@@ -124,22 +124,25 @@ describe('schema capture', () => {
     expect(await s.governance.missingKeys(versions[1]!.VersionID)).toEqual(['properties.a', 'properties.b']);
   });
 
-  it('brings back a summary whose write was lost, from its sketch', async () => {
+  it("brings back a model's schema whose summary write was lost, from its sketch, and lists counts from the sketch", async () => {
     const s = await setup();
-    const record = s.record([track('Upgraded', 1), track('Upgraded', 2)]);
+    const record = s.record([track('Upgraded', 1), track('Upgraded', 2, { plan: 'pro' })]);
     await s.newCapture().capture([record]);
+    // The summary is written only when the schema grows: as if that write had been lost.
     await rt.store.doc.send(
       new UpdateCommand({
         TableName: rt.store.table,
         Key: keys.schemaModel(s.workspaceId, s.sourceId, 'track', 'Upgraded'),
-        UpdateExpression: 'SET #total = :zero, #rev = :zero',
-        ExpressionAttributeNames: { '#total': 'total', '#rev': 'rev' },
-        ExpressionAttributeValues: { ':zero': 0 },
+        UpdateExpression: 'SET #schema = :empty, #rev = :zero',
+        ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
+        ExpressionAttributeValues: { ':empty': '{}', ':zero': 0 },
       }),
     );
-    expect((await s.governance.eventModels(s.writeKey))[0]!.TotalCount).toBe(0);
-    await s.newCapture().capture([record]);
-    expect((await s.governance.eventModels(s.writeKey))[0]!.TotalCount).toBe(2);
+    const [lost] = await s.governance.eventModels(s.writeKey);
+    expect([lost!.TotalCount, lost!.Schema]).toEqual([2, {}]);
+    await s.newCapture().capture([record]); // handed over again: nothing new to count
+    const [repaired] = await s.governance.eventModels(s.writeKey);
+    expect([repaired!.TotalCount, repaired!.Schema['properties.plan']]).toEqual([2, 'string']);
   });
 
   it('leaves out events it cannot key or that have too many keys', async () => {

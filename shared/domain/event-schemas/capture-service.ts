@@ -1,16 +1,20 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
 import { now } from '../ids';
-import type { ModelRef, EventSchemaRepository, StoredSketch, VersionSummary } from '../../persistence/event-schema-repository';
 import { flatten, versionOf, type FlatEvent } from './flatten';
-import { Sketch } from './sketch';
+import type { ModelRef, ModelSummary, SketchWrite } from './records';
+import { recordDigest, type Sketch } from './sketch';
+import { newToken, OpenSketch, SketchCache, type ModelRecords } from './sketch-layout';
 
 /**
  * Schema capture (area D): accepted events, a stream batch at a time, into event models and versions. The
- * batch is aggregated in memory per model and version, then each sketch is read, updated and written back
- * under a revision check (a conflict with another consumer re-reads and re-applies), so no count is lost;
- * each sketch remembers the stream records it holds, so a replayed record counts nothing twice.
- * DynamoDB cost per batch: per model and per version touched, two consistent reads, one sketch write and one
- * summary write, whatever the number of events.
+ * batch is aggregated in memory per model and version; then each sketch is read, the events of records it
+ * does not hold yet are observed, and one write of its head (sketch-layout.ts) goes back under a revision
+ * check (a conflict with another consumer re-reads and re-applies), so no count is lost; each sketch
+ * remembers the stream records it holds, so a replayed record counts nothing twice. Versions are written
+ * before their model, so once a listing shows a model's count, its versions show theirs.
+ * DynamoDB cost per batch: per model and per version touched, one read and one small write (now and then a
+ * base too), whatever the number of events; a model's summary only when its schema grows.
  */
 export interface AcceptedRecord {
   /** The ingest item (request id and part): what a replay is recognised by. */
@@ -31,6 +35,8 @@ export const CAPTURE_LIMITS = {
 
 export interface Observation {
   recordId: string;
+  /** The record as sketches remember it (recordDigest). */
+  digest: number;
   event: Record<string, unknown>;
   flat: FlatEvent;
   at: string;
@@ -51,17 +57,20 @@ export function identifierOf(event: Record<string, unknown>): string | undefined
 export function groupByModel(records: AcceptedRecord[]): ModelBatch[] {
   const batches = new Map<string, ModelBatch>();
   for (const record of records) {
+    const digest = recordDigest(record.recordId);
     for (const event of record.events) {
       const identifier = identifierOf(event);
       if (typeof event.type !== 'string' || identifier === undefined) continue;
       const flat = flatten(event);
       if (flat.leaves.size > CAPTURE_LIMITS.keysPerEvent) continue;
-      const ref = { workspaceId: record.workspaceId, sourceId: record.sourceId, eventType: event.type, eventIdentifier: identifier };
-      const key = JSON.stringify(Object.values(ref));
+      const key = `${record.workspaceId}\n${record.sourceId}\n${event.type}\n${identifier}`;
       let batch = batches.get(key);
-      if (!batch) batches.set(key, (batch = { ref, observations: [] }));
+      if (!batch) {
+        const ref = { workspaceId: record.workspaceId, sourceId: record.sourceId, eventType: event.type, eventIdentifier: identifier };
+        batches.set(key, (batch = { ref, observations: [] }));
+      }
       const at = typeof event.receivedAt === 'string' ? event.receivedAt : now();
-      batch.observations.push({ recordId: record.recordId, event, flat, at });
+      batch.observations.push({ recordId: record.recordId, digest, event, flat, at });
     }
   }
   return [...batches.values()];
@@ -79,13 +88,19 @@ export function groupByVersion(observations: Observation[]): Map<string, { schem
   return versions;
 }
 
-/** A stored sketch with the observations of records it does not hold yet; `fresh` counts them. */
-export function applyTo(data: Uint8Array | undefined, observations: Observation[]): { sketch: Sketch; fresh: number } {
-  const sketch = Sketch.decode(data);
-  const fresh = observations.filter((o) => !sketch.hasApplied(o.recordId));
-  for (const o of fresh) sketch.observe(o.event, o.flat, o.at);
-  new Set(fresh.map((o) => o.recordId)).forEach((id) => sketch.markApplied(id));
-  return { sketch, fresh: fresh.length };
+/**
+ * The observations of records `open` does not hold yet (nor, for a version, its model), observed in it:
+ * what to write (undefined when there is nothing new) and how many events that was.
+ */
+export function applyTo(open: OpenSketch, observations: Observation[], model?: ModelRecords): { write?: SketchWrite; fresh: number } {
+  const entry = open.entry();
+  const digests: number[] = [];
+  for (const o of observations) {
+    if (open.sketch.hasApplied(o.digest) || model?.applied.has(o.digest)) continue;
+    entry.observe(o.event, o.flat, o.at);
+    if (digests.at(-1) !== o.digest && !digests.includes(o.digest)) digests.push(o.digest);
+  }
+  return entry.size === 0 ? { fresh: 0 } : { write: open.write(entry, digests, model), fresh: entry.size };
 }
 
 const WRITE_KEY_TTL_MS = 5 * 60_000;
@@ -93,6 +108,7 @@ const CONCURRENCY = 4;
 
 export class SchemaCapture {
   private readonly writeKeys = new Map<string, { writeKey?: string; at: number }>();
+  private readonly sketches = new SketchCache();
 
   constructor(
     private readonly repository: EventSchemaRepository,
@@ -120,69 +136,95 @@ export class SchemaCapture {
   private async captureModel({ ref, observations }: ModelBatch): Promise<void> {
     const writeKey = await this.writeKeyOf(ref.workspaceId, ref.sourceId);
     if (writeKey === undefined) return; // the source is gone: nothing to keep its schemas for
-    // The model's summary is written last, so once a listing shows its count its versions show theirs.
-    const { summary: model, finish } = await this.apply(
-      async () => {
-        const loaded = await this.repository.loadModel(ref);
-        if (loaded.summary && loaded.sketch) return { summary: loaded.summary, sketch: loaded.sketch };
-        const created = await this.repository.createModel(ref, writeKey, observations[0]!.at);
-        return created && { summary: created, sketch: { rev: 0 } };
-      },
-      observations,
-      (summary, rev, data) => this.repository.saveModelSketch(summary, rev, data),
-      (summary, rev, sketch) =>
-        this.repository.updateModelSummary(summary, rev, {
-          schema: sketch.schemaView(),
-          lastSeen: sketch.lastSeen ?? summary.lastSeen,
-          total: sketch.total,
-        }),
-    );
-
-    const versions = groupByVersion(observations);
-    for (const [hash, version] of versions) {
-      const id = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, eventId: model.eventId, hash };
-      const written = await this.apply<VersionSummary>(
+    const modelKey = JSON.stringify(['model', ref]);
+    let model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
+    const records = (): ModelRecords => ({ applied: new Set(model.open.sketch.applied), rev: model.open.rev });
+    let known = records();
+    // Versions first: once the model holds a record, every version of its events does.
+    for (const [hash, version] of groupByVersion(observations)) {
+      const id = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, eventId: model.summary.eventId, hash };
+      const key = JSON.stringify(['version', id]);
+      await this.apply(
+        key,
         async () => {
-          const loaded = await this.repository.loadVersion(id);
-          if (loaded.summary && loaded.sketch) return { summary: loaded.summary, sketch: loaded.sketch };
-          const created = await this.repository.createVersion(model, hash, version.schema, version.observations[0]!.at);
-          return created && { summary: created, sketch: { rev: 0 } };
+          let stored = await this.repository.loadVersion(id);
+          if (!stored.head) {
+            await this.repository.createVersion(model.summary, hash, version.schema, version.observations[0]!.at, newToken());
+            stored = await this.repository.loadVersion(id);
+          }
+          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases));
+          // Its records were left out by a model newer than the one read: read the model again.
+          if (open && open.sketch.prunedAt > known.rev) {
+            model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
+            known = records();
+          }
+          return open;
         },
         version.observations,
-        (summary, rev, data) => this.repository.saveVersionSketch(summary, rev, data),
-        (summary, rev, sketch) =>
-          this.repository.updateVersionSummary(summary, rev, {
-            firstSeen: sketch.firstSeen ?? summary.firstSeen,
-            lastSeen: sketch.lastSeen ?? summary.lastSeen,
-            total: sketch.total,
-          }),
+        (open, write) => this.repository.saveVersionSketch(id, open.rev, write),
+        () => known,
       );
-      await written.finish();
     }
-    await finish();
+    let first: OpenSketch | undefined = model.open;
+    let summary = model.summary;
+    const written = await this.apply(
+      modelKey,
+      async () => {
+        const read = first;
+        first = undefined;
+        if (read) return read;
+        const stored = await this.repository.loadModel(ref);
+        if (stored.summary) summary = stored.summary;
+        return stored.head && OpenSketch.of(stored.head, stored.bases);
+      },
+      observations,
+      async (open, write) => {
+        // A schema grown is written before the counts that come with it, so a listing never shows a count
+        // whose keys its schema lacks.
+        const schema = open.sketch.schemaView();
+        if (!write.retry && !sameSchema(summary.schema, schema)) {
+          await this.repository.updateModelSchema(ref, write.head.rev, schema);
+          summary = { ...summary, schema };
+        }
+        return this.repository.saveModelSketch(ref, open.rev, write);
+      },
+    );
+    // The summary's schema follows the sketch's, also when its last write was lost.
+    const schema = written.sketch.schemaView();
+    if (!sameSchema(summary.schema, schema)) await this.repository.updateModelSchema(ref, written.rev, schema);
+  }
+
+  /** The model's summary and sketch, the model created (with an empty sketch) if it is new. */
+  private async openModel(ref: ModelRef, writeKey: string, at: string, key: string): Promise<{ summary: ModelSummary; open: OpenSketch }> {
+    for (let attempt = 1; ; attempt++) {
+      const { summary, head, bases } = await this.repository.loadModel(ref);
+      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases));
+      if (summary && open) return { summary, open };
+      if (!summary || !head) await this.repository.createModel(ref, writeKey, at, newToken());
+      if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the model could not be read nor created');
+    }
   }
 
   /**
    * Read, apply what the sketch does not hold yet, write back if still at the revision read (again from the
-   * read when another consumer wrote in between); `finish` then brings the summary up to date.
+   * read when another consumer wrote in between). Returns the sketch as written, and its revision.
    */
-  private async apply<S extends { rev: number }>(
-    load: () => Promise<{ summary: S; sketch: StoredSketch } | undefined>,
+  private async apply(
+    key: string,
+    load: () => Promise<OpenSketch | undefined>,
     observations: Observation[],
-    save: (summary: S, rev: number, data: Uint8Array) => Promise<boolean>,
-    summarize: (summary: S, rev: number, sketch: Sketch) => Promise<void>,
-  ): Promise<{ summary: S; finish: () => Promise<void> }> {
+    save: (open: OpenSketch, write: SketchWrite) => Promise<boolean>,
+    model?: () => ModelRecords,
+  ): Promise<{ rev: number; sketch: Sketch }> {
     for (let attempt = 1; ; attempt++) {
-      const loaded = await load();
-      if (loaded) {
-        const { summary, sketch: stored } = loaded;
-        const { sketch, fresh } = applyTo(stored.data, observations);
-        let rev = stored.rev;
-        if (fresh > 0) {
-          if (await save(summary, rev, sketch.encode())) rev++;
-          else rev = -1;
+      const open = await load();
+      if (open) {
+        const { write } = applyTo(open, observations, model?.());
+        if (!write) return open;
+        if ((await save(open, write)) && !write.retry) {
+          this.sketches.keep(key, open, write);
+          return { rev: write.head.rev, sketch: open.sketch };
         }
-        if (rev >= 0) return { summary, finish: async () => void (summary.rev < rev && (await summarize(summary, rev, sketch))) };
       }
       if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the sketch kept changing under concurrent writers');
       // Full jitter, doubling: contenders spread out instead of colliding again.
@@ -199,4 +241,9 @@ export class SchemaCapture {
     this.writeKeys.set(key, { writeKey: source?.writeKey, at: Date.now() });
     return source?.writeKey;
   }
+}
+
+function sameSchema(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }

@@ -37,7 +37,8 @@ export function flatten(event: Record<string, unknown>): FlatEvent {
       if (value.length > 0 && path) flat.arrays.push(path);
       value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
     } else if (typeof value === 'object') {
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) walk(child, path ? `${path}.${key}` : key);
+      const object = value as Record<string, unknown>;
+      for (const key in object) if (Object.hasOwn(object, key)) walk(object[key], path ? `${path}.${key}` : key);
     } else if (path && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
       // A top-level field named "" has no path to show (and could not be a key of the stored schema).
       flat.leaves.set(path, value);
@@ -81,7 +82,9 @@ const versionCache = new Map<string, { schema: Record<string, TypeName>; hash: s
 const VERSION_CACHE_SIZE = 1000;
 
 export function versionOf(flat: FlatEvent): { schema: Record<string, TypeName>; hash: string } {
-  const signature = JSON.stringify([...flat.leaves].map(([key, value]) => [key, typeName(value)]));
+  // Each key with its length before it and its type's initial after it: unambiguous, and no arrays to build.
+  let signature = '';
+  for (const [key, value] of flat.leaves) signature += `${key.length}:${key}${typeof value === 'string' ? 's' : typeof value === 'number' ? 'f' : 'b'}`;
   let found = versionCache.get(signature);
   if (!found) {
     if (versionCache.size >= VERSION_CACHE_SIZE) versionCache.clear();

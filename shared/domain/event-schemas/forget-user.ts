@@ -1,15 +1,17 @@
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
 import { normaliseUserId } from '../regulations/suppression-index';
-import { Sketch } from './sketch';
+import type { StoredSketch } from './records';
+import { OpenSketch } from './sketch-layout';
 
 const ATTEMPTS = 10;
 
 /**
  * A deletion regulation reaches Weir's own copies too: the user's sampled events, and the frequent-value
- * candidates equal to one of their identifiers, leave every event model and version of the workspace. Each
- * sketch is rewritten under its revision check (again on a conflict with capture), so nothing capture adds
- * meanwhile is lost; idempotent, so a replayed regulation changes nothing more. Returns the sketches changed.
+ * candidates equal to one of their identifiers, leave every event model and version of the workspace, and
+ * so do the journals that still hold the values of recent events. Each sketch is rewritten whole under its
+ * revision check (again on a conflict with capture), so nothing capture adds meanwhile is lost; idempotent,
+ * so a replayed regulation changes nothing more. Returns the sketches changed.
  */
 export async function forgetUser(
   repository: EventSchemaRepository,
@@ -28,17 +30,23 @@ export async function forgetUser(
   let changed = 0;
   for (const source of await catalog.listSources(workspaceId)) {
     for (const found of await repository.sketchesOf(workspaceId, source.id)) {
-      let stored: typeof found | undefined = found;
-      for (let attempt = 1; stored; attempt++) {
-        const sketch = Sketch.decode(stored.data);
-        if (!sketch.forget(userId, identifiers)) break;
-        if (await repository.replaceSketch(found.key, stored.rev, sketch.encode())) {
-          changed++;
-          break;
+      let stored: StoredSketch = found;
+      for (let attempt = 1; ; attempt++) {
+        const open = OpenSketch.of(stored.head, stored.bases);
+        if (open) {
+          // A journal holds the values of the events it records: it goes too, folded into a new base; and the
+          // base it started from is deleted, unless a capture has folded into that slot since.
+          if (!open.sketch.forget(userId, identifiers) && !open.hasJournal) break;
+          const left = open.named;
+          const write = open.fold();
+          if ((await repository.replaceSketch(found.key, open.rev, write)) && !write.retry) {
+            if (left) await repository.dropBase(found.key, left.slot, left.tag);
+            changed++;
+            break;
+          }
         }
         if (attempt >= ATTEMPTS) throw new Error(`sketch ${found.key.sk} kept changing while a user was being forgotten`);
-        const again = await repository.sketchAt(found.key);
-        stored = again && { ...again, key: found.key };
+        stored = await repository.sketchAt(found.key);
       }
     }
   }

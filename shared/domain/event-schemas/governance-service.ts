@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { ModelSummary, EventSchemaRepository, VersionSummary } from '../../persistence/event-schema-repository';
+import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
 import { couldBeWriteKey } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
+import type { ModelSummary, VersionSummary } from './records';
 import { isUuid, type EventModel, type EventVersion, type Metadata } from './schemas';
-import { Sketch } from './sketch';
+import { readSketch } from './sketch-layout';
 
 export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
   ID: m.id,
@@ -61,13 +62,13 @@ export class SchemaGovernance {
   async versionMetadata(versionId: string): Promise<z.input<typeof Metadata>> {
     const version = await this.repository.versionRef(versionId);
     if (!version) throw versionNotFound(versionId);
-    return Sketch.decode((await this.repository.versionSketch(version))?.data).metadata();
+    return (await readSketch((consistent) => this.repository.versionSketch(version, consistent))).metadata();
   }
 
   async keyCounts(eventId: string): Promise<Record<string, number>> {
     const model = isUuid(eventId) ? await this.repository.modelRef(eventId) : undefined;
     if (!model) return {};
-    return Sketch.decode((await this.repository.modelSketch(model))?.data).keyCountsView();
+    return (await readSketch((consistent) => this.repository.modelSketch(model, consistent))).keyCountsView();
   }
 
   /** Keys of the model's schema that this version's events never have, sorted. */
@@ -90,7 +91,7 @@ export class SchemaGovernance {
   private async modelSketch(eventId: string) {
     const model = await this.repository.modelRef(eventId);
     if (!model) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
-    return { model, sketch: Sketch.decode((await this.repository.modelSketch(model))?.data) };
+    return { model, sketch: await readSketch((consistent) => this.repository.modelSketch(model, consistent)) };
   }
 }
 

@@ -30,8 +30,19 @@ export interface FrequentValue {
 export class LossyCounter {
   private n = 0;
   private floor = 0;
-  /** value → [count, delta]; a Map, so any string (also `__proto__`) is just a value. */
-  private readonly entries = new Map<string, [number, number]>();
+  /**
+   * value → its slot; per slot its count, possible undercount (Δ) and the order it was put in. A Map, so any
+   * string (also `__proto__`) is just a value; numbers in typed arrays, so counting, reading a stored counter
+   * and evicting neither allocate nor hash more than the values they look up or drop.
+   */
+  private readonly slots = new Map<string, number>();
+  private names: (string | undefined)[] = [];
+  private counts = new Float64Array(8);
+  private deltas = new Float64Array(8);
+  private order = new Float64Array(8);
+  private readonly free: number[] = [];
+  private used = 0;
+  private puts = 0;
 
   constructor(
     state?: LossyCounterState,
@@ -40,62 +51,148 @@ export class LossyCounter {
     if (!state) return;
     this.n = state.n;
     this.floor = state.floor;
-    for (const [value, count, delta] of state.candidates) this.entries.set(value, [count, delta]);
+    for (const [value, count, delta] of state.candidates) this.put(value, count, delta);
+  }
+
+  /** Sets the counts a stored counter had, before its candidates are put back (put). */
+  restore(n: number, floor: number): void {
+    this.n = n;
+    this.floor = floor;
+  }
+
+  put(value: string, count: number, delta: number): void {
+    let slot = this.slots.get(value);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.grow();
+      this.slots.set(value, slot);
+      this.names[slot] = value;
+      this.order[slot] = this.puts++;
+    }
+    this.counts[slot] = count;
+    this.deltas[slot] = delta;
   }
 
   get observations(): number {
     return this.n;
   }
 
-  get size(): number {
-    return this.entries.size;
+  /** The undercount newcomers start with (the highest bound evicted so far). */
+  get lowestDelta(): number {
+    return this.floor;
   }
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The candidate values, in the order they were put. */
+  values(): IterableIterator<string> {
+    return this.slots.keys();
+  }
+
+  /** The candidates with their counts, in the order they were put. */
+  *candidates(): IterableIterator<[string, number]> {
+    for (const [value, slot] of this.slots) yield [value, this.counts[slot]!];
+  }
+
+  countOf = (value: string): number => {
+    const slot = this.slots.get(value);
+    return slot === undefined ? 0 : this.counts[slot]!;
+  };
+
+  deltaOf = (value: string): number => {
+    const slot = this.slots.get(value);
+    return slot === undefined ? 0 : this.deltas[slot]!;
+  };
 
   observe(value: string): void {
     this.n++;
-    const entry = this.entries.get(value);
-    if (entry) entry[0]++;
+    const slot = this.slots.get(value);
+    if (slot !== undefined) this.counts[slot]!++;
     else {
-      this.entries.set(value, [1, Math.max(Math.ceil(this.n / BUCKET_WIDTH) - 1, this.floor)]);
-      if (this.entries.size > this.cap) this.evict(Math.floor(this.cap * 0.9));
+      this.put(value, 1, Math.max(Math.ceil(this.n / BUCKET_WIDTH) - 1, this.floor));
+      if (this.slots.size > this.cap) this.evict(Math.floor(this.cap * 0.9));
     }
     if (this.n % BUCKET_WIDTH === 0) {
       const bucket = this.n / BUCKET_WIDTH;
-      for (const [key, [count, delta]] of this.entries) if (count + delta <= bucket) this.entries.delete(key);
+      for (const [key, slot] of this.slots) if (this.counts[slot]! + this.deltas[slot]! <= bucket) this.drop(key);
     }
   }
 
   /** Drops a value and its count (a user's data deleted); true when it was a candidate. */
   forget(value: string): boolean {
-    return this.entries.delete(value);
+    return this.drop(value);
   }
 
   /** Keeps at most `cap` candidates from now on (the size budget of a stored sketch lowers it). */
   limit(cap: number): void {
     this.cap = Math.max(1, cap);
-    if (this.entries.size > this.cap) this.evict(this.cap);
+    if (this.slots.size > this.cap) this.evict(this.cap);
   }
 
   /** The values seen at least once in every hundred observations, most frequent first. */
   frequent(): FrequentValue[] {
     // Less a hair: (0.01 - 0.001) is 0.009000000000000001 in binary, which would hide a value at exactly 0.9 %.
     const threshold = (SUPPORT - ERROR) * this.n - 1e-9;
-    return [...this.entries]
-      .filter(([, [count]]) => count >= threshold)
-      .sort(([a, [ca]], [b, [cb]]) => cb - ca || (a < b ? -1 : a > b ? 1 : 0))
-      .map(([value, [count]]) => ({ Value: value, Frequency: count / this.n }));
+    return [...this.candidates()]
+      .filter(([, count]) => count >= threshold)
+      .sort(([a, ca], [b, cb]) => cb - ca || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([value, count]) => ({ Value: value, Frequency: count / this.n }));
   }
 
   toState(): LossyCounterState {
-    return { n: this.n, floor: this.floor, candidates: [...this.entries].map(([value, [count, delta]]) => [value, count, delta]) };
+    return { n: this.n, floor: this.floor, candidates: [...this.slots].map(([value, slot]) => [value, this.counts[slot]!, this.deltas[slot]!]) };
   }
 
-  /** Drops the least counted candidates down to `keep`, raising the floor to the highest bound dropped. */
-  private evict(keep: number): void {
-    const ranked = [...this.entries].sort(([, [ca, da]], [, [cb, db]]) => ca + da - (cb + db));
-    for (const [value, [count, delta]] of ranked.slice(0, ranked.length - keep)) {
-      this.entries.delete(value);
-      this.floor = Math.max(this.floor, count + delta);
+  private drop(value: string): boolean {
+    const slot = this.slots.get(value);
+    if (slot === undefined) return false;
+    this.slots.delete(value);
+    this.names[slot] = undefined;
+    this.free.push(slot);
+    return true;
+  }
+
+  private grow(): number {
+    if (this.used === this.counts.length) {
+      const size = this.counts.length * 2;
+      for (const field of ['counts', 'deltas', 'order'] as const) {
+        const grown = new Float64Array(size);
+        grown.set(this[field]);
+        this[field] = grown;
+      }
     }
+    return this.used++;
+  }
+
+  /**
+   * Drops the least counted candidates down to `keep` (of equal bounds, the first put), raising the floor to
+   * the highest bound dropped.
+   */
+  private evict(keep: number): void {
+    const excess = this.slots.size - keep;
+    if (excess <= 0) return;
+    if (scratch.length < this.used) scratch = new Float64Array(2 * this.used);
+    let live = 0;
+    for (let slot = 0; slot < this.used; slot++) if (this.names[slot] !== undefined) scratch[live++] = this.counts[slot]! + this.deltas[slot]!;
+    const bounds = scratch.subarray(0, live).sort();
+    const highest = bounds[excess - 1]!;
+    let below = excess;
+    while (below > 0 && bounds[below - 1] === highest) below--;
+    // Every candidate under the highest bound dropped goes; of those at it, the first put.
+    const tied: number[] = [];
+    for (let slot = 0; slot < this.used; slot++) {
+      const name = this.names[slot];
+      if (name === undefined) continue;
+      const bound = this.counts[slot]! + this.deltas[slot]!;
+      if (bound < highest) this.drop(name);
+      else if (bound === highest) tied.push(slot);
+    }
+    tied.sort((a, b) => this.order[a]! - this.order[b]!);
+    for (const slot of tied.slice(0, excess - below)) this.drop(this.names[slot]!);
+    this.floor = Math.max(this.floor, highest);
   }
 }
+
+/** Room for evict's bounds, kept between calls. */
+let scratch = new Float64Array(4 * MAX_CANDIDATES);

@@ -4,12 +4,11 @@
  */
 export const SAMPLE_SIZE = 5;
 
-/** Offers the `seen`-th item (1-based, this one included) to `sample`, in place. */
-export function offer<T>(sample: T[], seen: number, item: T, size = SAMPLE_SIZE, random: () => number = Math.random): void {
-  if (sample.length < size) {
-    sample.push(item);
-    return;
-  }
+/** Offers the `seen`-th item (1-based, this one included) to `sample`, in place; returns the slot it took, or -1. */
+export function offer<T>(sample: T[], seen: number, item: T, size = SAMPLE_SIZE, random: () => number = Math.random): number {
+  if (sample.length < size) return sample.push(item) - 1;
   const slot = Math.floor(random() * seen);
-  if (slot < size) sample[slot] = item;
+  if (slot >= size) return -1;
+  sample[slot] = item;
+  return slot;
 }

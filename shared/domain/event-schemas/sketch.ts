@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { normaliseUserId } from '../regulations/suppression-index';
-import { MAX_PATH_CHARS, sortedObject, typeName, valueText, type FlatEvent } from './flatten';
-import { LossyCounter, MAX_CANDIDATES, type FrequentValue, type LossyCounterState } from './lossy-counter';
-import { offer } from './reservoir';
+import { MAX_PATH_CHARS, sortedObject, typeName, valueText, type FlatEvent, type TypeName } from './flatten';
+import { LossyCounter, type FrequentValue } from './lossy-counter';
+import { offer, SAMPLE_SIZE } from './reservoir';
+import { readSnapshot, writeSnapshot } from './sketch-codec';
 
 /**
  * What schema capture knows of one event model or one event version: counts, the (union) schema, key
- * counts, frequent values, sampled events. Stored gzipped in one item and rewritten under a revision check,
- * so concurrent consumers never lose a count; `applied` names the stream records already in it, so a
- * replayed record is not counted twice.
+ * counts, frequent values, sampled events, and the stream records already in it (so a replayed record is
+ * not counted twice). How it is stored (a snapshot and a journal of later observations) is
+ * sketch-layout.ts; its bytes are sketch-codec.ts.
  */
 export const LIMITS = {
   /** Distinct keys a model or version tracks (schema, key counts); keys past it are left out. */
@@ -21,14 +21,14 @@ export const LIMITS = {
   /** Longer values are counted by their first 200 characters. */
   valueChars: 200,
   /**
-   * Stream records remembered as applied (by a 60-bit digest of their id), so a retried batch is
+   * Stream records remembered as applied (by a 48-bit digest of their id), so a retried batch is
    * recognised: Lambda retries a batch (at most 200 records, STREAM_CONSUMERS) from its first failed record.
    */
   appliedRecords: 400,
   /**
-   * Stored size of a sketch (gzipped): past it, fewer candidate values are kept, then fewer samples, then no
-   * array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and one
-   * sample always fit.
+   * Stored size of a snapshot (compressed): past it, fewer candidate values are kept, then fewer samples,
+   * then no array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and
+   * one sample always fit.
    */
   sketchBytes: 300 * 1024,
 } as const;
@@ -40,125 +40,190 @@ export const LIMITS = {
  */
 export const UNCOUNTED_VALUES: ReadonlySet<string> = new Set(['messageId', 'receivedAt', 'sentAt', 'timestamp', 'originalTimestamp']);
 
-interface SketchState {
-  total: number;
-  firstSeen?: string;
-  lastSeen?: string;
-  /** key, type names, events with it not null: one list, so a key is stored once. */
-  keys: [string, string, number][];
-  topLevel: [string, number][];
-  arrays: string[];
-  nullable: string[];
-  /** Counters by the index of their key in `keys` (counted keys are always known keys), so no key is stored twice. */
-  values: [number, LossyCounterState][];
-  samples: Record<string, unknown>[];
-  applied: string[];
-}
-
 export interface Metadata {
   SampledEvents: Record<string, unknown>[];
   TotalCount: number;
   FrequentValues: Record<string, FrequentValue[]>;
 }
 
-const digest = (recordId: string) => createHash('sha256').update(recordId).digest('base64url').slice(0, 10);
+/**
+ * A stream record as sketches remember it: the first 48 bits of the SHA-256 of its id (the first eight
+ * characters of the base64url digest the first format kept ten of), so both formats name it alike.
+ */
+export const recordDigest = (recordId: string): number => createHash('sha256').update(recordId).digest().readUIntBE(0, 6);
+
+interface KeyStats {
+  types: string;
+  count: number;
+  /** Whether its values are counted (not one of UNCOUNTED_VALUES). */
+  counted: boolean;
+  counter?: LossyCounter;
+}
 
 export class Sketch {
   total = 0;
   firstSeen?: string;
   lastSeen?: string;
-  /** key → type names, comma-separated in first-seen order when the key was seen with several. */
-  readonly schema = new Map<string, string>();
-  /** key → events in which it was present and not null. */
-  readonly keyCounts = new Map<string, number>();
+  /**
+   * Per key: its type names (comma-separated in first-seen order when it was seen with several), the events
+   * in which it was present and not null, and its value counter: one lookup for each leaf counted.
+   */
+  private readonly keys = new Map<string, KeyStats>();
   /** top-level field → events that had it (any value): what every event has is required in the JSON Schema. */
   readonly topLevel = new Map<string, number>();
   readonly arrays = new Set<string>();
   readonly nullable = new Set<string>();
+  /** key → the counter of its values (the keys counted, in the order their counters began). */
   readonly values = new Map<string, LossyCounter>();
   samples: Record<string, unknown>[] = [];
-  private applied: string[] = [];
+  /**
+   * Digests of the stream records applied, oldest first. A version's list leaves out records its model
+   * holds (they were written to every version before the model): `prunedAt` is the model revision whose
+   * records it left out, so a capture that read the model before that reads it again.
+   */
+  applied: number[] = [];
+  prunedAt = 0;
+  /** Keys and top-level fields in the order they were first seen: journal entries name them by position. */
+  readonly keyNames: string[] = [];
+  readonly topLevelNames: string[] = [];
 
+  /** A stored snapshot (either format; none is an empty sketch). */
   static decode(data: Uint8Array | undefined): Sketch {
     const sketch = new Sketch();
-    if (!data) return sketch;
-    const state = JSON.parse(gunzipSync(data).toString('utf8')) as SketchState;
-    sketch.total = state.total;
-    sketch.firstSeen = state.firstSeen;
-    sketch.lastSeen = state.lastSeen;
-    for (const [key, types, count] of state.keys) {
-      sketch.schema.set(key, types);
-      sketch.keyCounts.set(key, count);
-    }
-    state.topLevel.forEach(([k, v]) => sketch.topLevel.set(k, v));
-    state.arrays.forEach((k) => sketch.arrays.add(k));
-    state.nullable.forEach((k) => sketch.nullable.add(k));
-    for (const [index, counter] of state.values) {
-      const key = state.keys[index]?.[0];
-      if (key !== undefined) sketch.values.set(key, new LossyCounter(counter));
-    }
-    sketch.samples = state.samples;
-    sketch.applied = state.applied;
+    if (data) readSnapshot(data, sketch);
     return sketch;
   }
 
-  /** Gzipped state within the size budget (LIMITS.sketchBytes says what gives way, in which order). */
+  /** The snapshot within the size budget (LIMITS.sketchBytes says what gives way, in which order). */
   encode(): Buffer {
-    let encoded = this.pack();
-    for (let cap = MAX_CANDIDATES / 2; encoded.length > LIMITS.sketchBytes && cap >= 1; cap = Math.floor(cap / 2)) {
-      this.values.forEach((counter) => counter.limit(cap));
-      encoded = this.pack();
-    }
-    while (encoded.length > LIMITS.sketchBytes && this.samples.length > 1) {
-      this.samples.pop();
-      encoded = this.pack();
-    }
-    // Last, the JSON Schema's detail (which paths were arrays or null), then the value counters: keys,
-    // counts and a sample always fit.
-    const lastResorts = [() => (this.arrays.clear(), this.nullable.clear()), () => this.values.clear()];
-    for (const giveWay of lastResorts) {
-      if (encoded.length <= LIMITS.sketchBytes) break;
-      giveWay();
-      encoded = this.pack();
-    }
-    return encoded;
+    return writeSnapshot(this, LIMITS.sketchBytes);
   }
 
-  hasApplied(recordId: string): boolean {
-    return this.applied.includes(digest(recordId));
+  hasApplied(record: string | number): boolean {
+    return this.applied.includes(typeof record === 'number' ? record : recordDigest(record));
   }
 
-  markApplied(recordId: string): void {
-    this.applied.push(digest(recordId));
+  /** Leaves out the applied records `model` holds (a version's list, `model` its model's as of revision `rev`). */
+  prune(model: ReadonlySet<number>, rev: number): void {
+    this.applied = this.applied.filter((digest) => !model.has(digest));
+    this.prunedAt = Math.max(this.prunedAt, rev);
+  }
+
+  markApplied(record: string | number): void {
+    this.applied.push(typeof record === 'number' ? record : recordDigest(record));
     if (this.applied.length > LIMITS.appliedRecords) this.applied.splice(0, this.applied.length - LIMITS.appliedRecords);
   }
 
-  /** Counts one event: `flat` is its flattening, `at` when it was received. */
-  observe(event: Record<string, unknown>, flat: FlatEvent, at: string): void {
+  /** Counts one event: `flat` is its flattening, `at` when it was received. Returns the sample slot it took, or -1. */
+  observe(event: Record<string, unknown>, flat: FlatEvent, at: string): number {
+    this.seen(at);
+    for (const [key, value] of flat.leaves) this.countValue(key, value);
+    for (const key of Object.keys(event)) this.countTopLevel(key);
+    for (const path of flat.arrays) this.addArray(path);
+    for (const path of flat.nulls) this.addNull(path);
+    return offer(this.samples, this.total, event);
+  }
+
+  // What an observation does, one part at a time: observe() and a journal's replay both come through here.
+
+  seen(at: string): void {
     this.total++;
+    this.widen(at);
+  }
+
+  /** First and last seen, so that they include `at`. */
+  widen(at: string): void {
     if (!this.firstSeen || at < this.firstSeen) this.firstSeen = at;
     if (!this.lastSeen || at > this.lastSeen) this.lastSeen = at;
-    for (const [key, value] of flat.leaves) {
-      const type = typeName(value);
-      const known = this.schema.get(key);
-      if (known === undefined) {
-        if (this.schema.size >= LIMITS.keysPerModel) continue;
-        this.schema.set(key, type);
-      } else if (!known.split(',').includes(type)) this.schema.set(key, `${known},${type}`);
-      this.keyCounts.set(key, (this.keyCounts.get(key) ?? 0) + 1);
-      if (UNCOUNTED_VALUES.has(key)) continue;
-      let counter = this.values.get(key);
-      if (!counter && this.values.size < LIMITS.countedKeys) this.values.set(key, (counter = new LossyCounter()));
-      counter?.observe(valueText(value).slice(0, LIMITS.valueChars));
+  }
+
+  /** A leaf of type `type`; `text` is its value as counted (undefined for the values not counted). */
+  countLeaf(key: string, type: TypeName, text: string | undefined): void {
+    const stats = this.statsOf(key, type);
+    if (stats && text !== undefined) this.counterOf(key, stats)?.observe(text);
+  }
+
+  /** A leaf as observe() finds it: countLeaf's work, the value's text made only for a key that is counted. */
+  private countValue(key: string, value: string | number | boolean): void {
+    const stats = this.statsOf(key, typeName(value));
+    if (!stats?.counted) return;
+    const text = typeof value === 'string' ? (value.length > LIMITS.valueChars ? value.slice(0, LIMITS.valueChars) : value) : valueText(value);
+    this.counterOf(key, stats)?.observe(text);
+  }
+
+  /** The key's stats, counted once more with a value of type `type` (undefined past LIMITS.keysPerModel). */
+  private statsOf(key: string, type: TypeName): KeyStats | undefined {
+    let stats = this.keys.get(key);
+    if (stats === undefined) {
+      if (this.keys.size >= LIMITS.keysPerModel) return undefined;
+      this.keys.set(key, (stats = { types: type, count: 0, counted: !UNCOUNTED_VALUES.has(key), counter: undefined }));
+      this.keyNames.push(key);
+    } else if (stats.types !== type && !stats.types.split(',').includes(type)) stats.types = `${stats.types},${type}`;
+    stats.count++;
+    return stats;
+  }
+
+  private counterOf(key: string, stats: KeyStats): LossyCounter | undefined {
+    if (stats.counter || this.values.size >= LIMITS.countedKeys) return stats.counter;
+    const counter = (stats.counter = new LossyCounter());
+    this.values.set(key, counter);
+    return counter;
+  }
+
+  /** key → type names, comma-separated in first-seen order when the key was seen with several. */
+  get schema(): Map<string, string> {
+    return new Map([...this.keys].map(([key, { types }]) => [key, types]));
+  }
+
+  /** key → events in which it was present and not null. */
+  get keyCounts(): Map<string, number> {
+    return new Map([...this.keys].map(([key, { count }]) => [key, count]));
+  }
+
+  typesOf = (key: string): string | undefined => this.keys.get(key)?.types;
+  countOf = (key: string): number => this.keys.get(key)?.count ?? 0;
+
+  /** A key as stored, in the order keys were first seen (sketch-codec.ts). */
+  restoreKey(key: string, types: string, count: number): void {
+    this.keys.set(key, { types, count, counted: !UNCOUNTED_VALUES.has(key), counter: undefined });
+    this.keyNames.push(key);
+  }
+
+  /** A key's value counter as stored (the key restored first). */
+  restoreCounter(key: string, counter: LossyCounter): void {
+    const stats = this.keys.get(key);
+    if (!stats) return;
+    stats.counter = counter;
+    this.values.set(key, counter);
+  }
+
+  /** No value counters any more (what gives way last when a sketch outgrows its stored size). */
+  dropCounters(): void {
+    for (const stats of this.keys.values()) stats.counter = undefined;
+    this.values.clear();
+  }
+
+  countTopLevel(key: string): void {
+    const seen = this.topLevel.get(key);
+    if (seen !== undefined) this.topLevel.set(key, seen + 1);
+    else if (this.topLevel.size < LIMITS.topLevelFields && key.length <= MAX_PATH_CHARS) {
+      this.topLevel.set(key, 1);
+      this.topLevelNames.push(key);
     }
-    for (const key of Object.keys(event)) {
-      const seen = this.topLevel.get(key);
-      if (seen !== undefined) this.topLevel.set(key, seen + 1);
-      else if (this.topLevel.size < LIMITS.topLevelFields && key.length <= MAX_PATH_CHARS) this.topLevel.set(key, 1);
-    }
-    for (const path of flat.arrays) if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
-    for (const path of flat.nulls) if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
-    offer(this.samples, this.total, event);
+  }
+
+  addArray(path: string): void {
+    if (this.arrays.size < LIMITS.keysPerModel) this.arrays.add(path);
+  }
+
+  addNull(path: string): void {
+    if (this.nullable.size < LIMITS.keysPerModel) this.nullable.add(path);
+  }
+
+  /** An event that took sample slot `slot` (a journal's record of what observe() decided). */
+  placeSample(slot: number, event: Record<string, unknown>): void {
+    if (slot < this.samples.length) this.samples[slot] = event;
+    else if (this.samples.length < SAMPLE_SIZE) this.samples.push(event);
   }
 
   /**
@@ -175,11 +240,11 @@ export class Sketch {
   }
 
   schemaView(): Record<string, string> {
-    return sortedObject(this.schema);
+    return sortedObject([...this.keys].map(([key, { types }]) => [key, types]));
   }
 
   keyCountsView(): Record<string, number> {
-    return sortedObject(this.keyCounts);
+    return sortedObject([...this.keys].map(([key, { count }]) => [key, count]));
   }
 
   metadata(): Metadata {
@@ -189,22 +254,5 @@ export class Sketch {
       if (values.length > 0) frequent.push([key, values]);
     }
     return { SampledEvents: this.samples, TotalCount: this.total, FrequentValues: sortedObject(frequent) };
-  }
-
-  private pack(): Buffer {
-    const index = new Map([...this.schema.keys()].map((key, i) => [key, i]));
-    const state: SketchState = {
-      total: this.total,
-      firstSeen: this.firstSeen,
-      lastSeen: this.lastSeen,
-      keys: [...this.schema].map(([key, types]) => [key, types, this.keyCounts.get(key) ?? 0]),
-      topLevel: [...this.topLevel],
-      arrays: [...this.arrays],
-      nullable: [...this.nullable],
-      values: [...this.values].map(([key, counter]) => [index.get(key)!, counter.toState()]),
-      samples: this.samples,
-      applied: this.applied,
-    };
-    return gzipSync(JSON.stringify(state));
   }
 }
