@@ -84,11 +84,22 @@ class Scanner {
 
   leb(): number {
     const { bytes, end } = this;
+    const p = this.pos;
+    const first = bytes[p]!;
+    if (first < 0x80 && p < end) {
+      this.pos = p + 1;
+      return first;
+    }
+    // Two bytes (lengths and key indexes up to 16383) without the loop.
+    if (p + 1 < end && bytes[p + 1]! < 0x80) {
+      this.pos = p + 2;
+      return (first & 0x7f) + bytes[p + 1]! * 0x80;
+    }
     let v = 0;
-    for (let shift = 0; shift <= 28; shift += 7) {
+    for (let scale = 1; scale <= 0x10000000; scale *= 0x80) {
       if (this.pos >= end) break;
       const b = bytes[this.pos++]!;
-      v += (b & 0x7f) * 2 ** shift;
+      v += (b & 0x7f) * scale;
       if (b < 0x80) return v;
     }
     throw BAIL;

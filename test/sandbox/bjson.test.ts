@@ -46,7 +46,6 @@ describe('binary encoding of plain JSON data', () => {
     expect(JSON.stringify(decodePlainJson(bytes!))).toBe(JSON.stringify(value));
   });
 
-
   it('decodes back to what JSON text would give', () => {
     const value = [{ message: awkwardMessage(), metadata: { k: 'v' } }];
     const bytes = encodePlainJson(value);
@@ -95,7 +94,10 @@ describe('the engine with binary input', () => {
   });
 
   it('gives the guest the same events as JSON text does', async () => {
-    const events = [{ message: awkwardMessage(), metadata: {} }, { message: longPathsMessage(), metadata: {} }];
+    const events = [
+      { message: awkwardMessage(), metadata: {} },
+      { message: longPathsMessage(), metadata: {} },
+    ];
     const fromText = await engine.run({ ...job, input: JSON.stringify(events) });
     await engine.tidy();
     const fromBinary = await engine.run({ ...job, input: encodePlainJson(events)! });
