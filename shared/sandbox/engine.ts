@@ -353,7 +353,7 @@ export class QuickJsEngine {
       healthy = (err instanceof GuestThrow || err instanceof HostFailure) && !limitHit;
     }
     sb.deadline = Number.NEGATIVE_INFINITY;
-    sb.abort.abort();
+    sb.abort?.abort();
     sb.pendingInput = undefined;
     this.used = { sandbox: sb, healthy, snapshot };
     return outcome;

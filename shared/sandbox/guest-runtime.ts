@@ -19,8 +19,8 @@ export const CONTRACT_ERRORS: Readonly<Record<number, string>> = {
  * A row is [metadataIndex, event] or [metadataIndex, 0, error], where error is a CONTRACT_ERRORS code,
  * a [String(err), err.stack] pair or a plain text; metadataIndex points at the input event whose
  * metadata the output carries (-1 = {}), so metadata never travels back through JSON.
- * When `emit` is given, the result object is first offered to it, at the moment it would have been
- * stringified; if the host took it in binary form, `run` returns 0 instead of the string.
+ * When `emit` is given, the result object is first offered to it (with its number of rows), at the moment
+ * it would have been stringified; if the host took it in binary form, `run` returns 0 instead of the string.
  * `intrinsics` are captured for GUEST_CHECK_SOURCE, which is compiled only when a result is offered.
  *
  * It is compiled for every context and QuickJS compiles at roughly 0.15 ms per KB, which is why it is
@@ -71,7 +71,7 @@ function run(ns, input) {
   for (i = 0; i < n; i++) ids[ev[i].message.messageId] = i;
   function at(e) { if (!e) return -1; var j = ids[e.messageId]; return j === undefined ? -1 : j; }
   function meta(e) { var j = at(e); return j < 0 ? {} : ev[j].metadata || {}; }
-  function fin(rows) { var o = { e: k, r: rows, l: logs, x: x }; H[2] = o; return E && E(o) ? 0 : S(o); }
+  function fin(rows) { var o = { e: k, r: rows, l: logs, x: x }; H[2] = o; return E && E(o, rows.length) ? 0 : S(o); }
   function bad(i, j, e) { if (limit(e)) throw e; out[i] = [[j, 0, err(e)]]; }
   function then(r) { return r && (typeof r == 'object' || typeof r == 'function') && typeof r.then == 'function'; }
   if (k == 'transformEvent') {
