@@ -9,7 +9,8 @@ import type { EngineCheckJob, EngineOutcome, EngineRunJob, SandboxLibrary } from
 import { RandomStateLocator } from './random-state';
 import { createSandbox, releaseSandbox } from './sandbox';
 import type { Sandbox } from './sandbox';
-import { captureSnapshot, MAX_SNAPSHOTS, restoreSnapshot, SLOW_LOADS_KEPT, SNAPSHOT_MIN_LOAD_MS, snapshotKey } from './snapshots';
+import { MAX_SNAPSHOTS, SNAPSHOT_IDLE_RUNS, SNAPSHOT_MIN_LOAD_MS, SnapshotStore } from './snapshot-store';
+import { captureSnapshot, restoreSnapshot, snapshotKey } from './snapshots';
 import type { CaptureRequest, Snapshot } from './snapshots';
 import { WasmInstance } from './wasm-instance';
 
@@ -44,9 +45,10 @@ const BINARY_RESULT_PROBE = String.raw`{
  * WebAssembly instance underneath is reused only while it stays small and no limit was hit. Meant to
  * run inside a worker thread, where the pool's watchdog can terminate a runaway native call.
  *
- * Code whose module took long to load is run from a memory snapshot instead (see Snapshot): after an
- * invocation that loaded it the ordinary way, the module is loaded once more in an instance of its own
- * and the memory copied; later invocations with the same key start from those bytes. A snapshot is
+ * Code that loaded twice in a row is run from a memory snapshot instead (see Snapshot; SnapshotStore
+ * decides which code keeps one): after an invocation that loaded it the ordinary way, the module is
+ * loaded once more in an instance of its own and the memory copied; later invocations with the same key
+ * start from those bytes, so they neither compile nor evaluate anything before the events. A snapshot is
  * dropped after any limit hit or host-side fault, and when its instance grew too large.
  *
  * Module top-level code that reads the clock or Math.random sees the values of the capture moment, as a
@@ -60,8 +62,8 @@ export class QuickJsEngine {
   /**
    * `onMemoryExhausted` is called (synchronously, from inside the guest's allocation) the first time an
    * invocation hits the memory cap, so a supervisor can stop a guest that then stalls in native code.
-   * `snapshotMinLoadMs` and `maxSnapshots` default to SNAPSHOT_MIN_LOAD_MS and MAX_SNAPSHOTS
-   * (`maxSnapshots: 0` turns snapshots off).
+   * `snapshotMinLoadMs`, `maxSnapshots` and `snapshotIdleRuns` default to SNAPSHOT_MIN_LOAD_MS,
+   * MAX_SNAPSHOTS and SNAPSHOT_IDLE_RUNS (`maxSnapshots: 0` turns snapshots off; see SnapshotStore).
    */
   constructor(
     private readonly options: {
@@ -69,21 +71,22 @@ export class QuickJsEngine {
       binaryResultMinBytes?: number;
       snapshotMinLoadMs?: number;
       maxSnapshots?: number;
+      snapshotIdleRuns?: number;
     } = {},
   ) {
     this.binaryResultMinBytes = options.binaryResultMinBytes ?? BINARY_RESULT_MIN_BYTES;
-    this.snapshotMinLoadMs = options.snapshotMinLoadMs ?? SNAPSHOT_MIN_LOAD_MS;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+    this.snapshots = new SnapshotStore({
+      maxSnapshots: this.maxSnapshots,
+      minLoadMs: options.snapshotMinLoadMs ?? SNAPSHOT_MIN_LOAD_MS,
+      idleRuns: options.snapshotIdleRuns ?? SNAPSHOT_IDLE_RUNS,
+    });
   }
 
   private binaryResultMinBytes: number;
-  private readonly snapshotMinLoadMs: number;
   private readonly maxSnapshots: number;
-  /** Least recently used first. */
-  private readonly snapshots = new Map<string, Snapshot>();
+  private readonly snapshots: SnapshotStore;
   private pendingCapture?: CaptureRequest;
-  /** Keys of code that loaded slowly once; a second slow load takes a snapshot. */
-  private readonly slowLoads = new Set<string>();
   /** Where Math.random's state is in a context; when it cannot be found, snapshots are not used at all. */
   private readonly randomState = new RandomStateLocator();
   /** Whether the last run() started from a snapshot; for tests and diagnostics. */
@@ -139,11 +142,9 @@ export class QuickJsEngine {
     // A used snapshot must be restored (or dropped) before it can be looked up again.
     if (this.used) await this.tidy(job.limits.memoryBytes);
     const key = this.maxSnapshots > 0 && !this.randomState.failed ? snapshotKey(job, this.binaryOutput) : undefined;
-    const snapshot = key === undefined ? undefined : this.snapshots.get(key);
+    const snapshot = this.snapshots.use(key);
     this.lastRunFromSnapshot = snapshot !== undefined;
     if (snapshot) {
-      this.snapshots.delete(snapshot.key);
-      this.snapshots.set(snapshot.key, snapshot);
       return this.invoke(
         job.limits,
         job,
@@ -177,19 +178,10 @@ export class QuickJsEngine {
         run.dispose();
       }
     });
-    // Only code that loads slowly, and loads without calling out, is worth and fit for a snapshot.
-    if (key !== undefined && loadMs > 0 && loadMs < this.snapshotMinLoadMs) this.slowLoads.delete(key);
-    if (key !== undefined && outcome.ok && !loadCalledHost && loadMs >= this.snapshotMinLoadMs) {
-      if (this.slowLoads.delete(key)) {
-        const { code, name, libraries, limits, testMode } = job;
-        this.pendingCapture = { key, code, name, libraries, limits, testMode, emit: this.binaryOutput };
-      } else {
-        this.slowLoads.add(key);
-        for (const old of this.slowLoads) {
-          if (this.slowLoads.size <= SLOW_LOADS_KEPT) break;
-          this.slowLoads.delete(old);
-        }
-      }
+    // Only code that loads without calling out is fit for a snapshot; the store decides whether it is worth one.
+    if (key !== undefined && outcome.ok && !loadCalledHost && loadMs > 0 && this.snapshots.wants(key, loadMs)) {
+      const { code, name, libraries, limits, testMode } = job;
+      this.pendingCapture = { key, code, name, libraries, limits, testMode, emit: this.binaryOutput };
     }
     return outcome;
   }
@@ -280,20 +272,14 @@ export class QuickJsEngine {
     });
   }
 
-  /** Takes a snapshot (see captureSnapshot) and keeps it as the most recently used, within maxSnapshots. */
+  /** Takes a snapshot (see captureSnapshot) and keeps it as the most recently used (see SnapshotStore.add). */
   private async capture(c: CaptureRequest): Promise<void> {
     const snapshot = await captureSnapshot(c, {
       onMemoryExhausted: this.options.onMemoryExhausted,
       binaryResultMinBytes: () => this.binaryResultMinBytes,
       randomState: this.randomState,
     });
-    if (!snapshot) return;
-    this.snapshots.delete(c.key);
-    this.snapshots.set(c.key, snapshot);
-    for (const key of this.snapshots.keys()) {
-      if (this.snapshots.size <= this.maxSnapshots) break;
-      this.snapshots.delete(key);
-    }
+    if (snapshot) this.snapshots.add(snapshot);
   }
 
   private dropInstance(): void {
@@ -339,7 +325,8 @@ export class QuickJsEngine {
     let healthy: boolean;
     try {
       sb.rt.setMaxStackSize(limits.stackBytes);
-      installModuleLoader(sb, libraries);
+      // A snapshot's loader was installed at capture, for the same libraries (they are part of its key).
+      if (!snapshot) installModuleLoader(sb, libraries);
       const output = await body(sb);
       // An interruption can surface as an ordinary rejection inside async code; it still ends the invocation.
       if (instance.memoryExhausted) outcome = { ok: false, kind: 'memory', message: limitMessages.memory(limits) };

@@ -14,21 +14,10 @@ import type { Sandbox } from './sandbox';
 import { WasmInstance } from './wasm-instance';
 
 /**
- * Module loading (compile + evaluate of the code and its libraries) that took at least this long on two
- * ordinary invocations in a row is worth a memory snapshot; below it, a fresh runtime is about as fast
- * as a restore and costs no memory. Twice in a row, because any code can load slowly once: in a new
- * worker, while V8 compiles the WebAssembly code paths it takes, or on a busy machine.
- */
-export const SNAPSHOT_MIN_LOAD_MS = 3;
-/**
  * A snapshot whose instance grew past this during an invocation is dropped rather than restored, which
  * bounds a kept snapshot to this much linear memory plus its copy (typically 6 MiB).
  */
 const SNAPSHOT_MAX_INSTANCE_BYTES = 32 * 1024 * 1024;
-/** Keys remembered as having loaded slowly once (bounded; the oldest is forgotten first). */
-export const SLOW_LOADS_KEPT = 64;
-/** Snapshots kept per engine (= per worker); each holds its own instance: 16 MiB or more plus its copy. */
-export const MAX_SNAPSHOTS = 4;
 
 /**
  * A sandbox whose runtime, context and module (with its libraries) were loaded once, in an instance of

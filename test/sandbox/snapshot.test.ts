@@ -192,12 +192,36 @@ describe('the snapshot path gives the results of the ordinary path', () => {
     expect(engine.snapshotCount).toBe(0);
   });
 
-  it('code that loads quickly keeps the ordinary path with the default threshold', async () => {
+  it('code that loads quickly is snapshotted with the default settings once it loaded twice', async () => {
     const engine = new QuickJsEngine();
     await engine.tidy();
-    const spec: Job = { code: `export function transformEvent(e) { return e; }`, libraries: [] };
-    for (let i = 0; i < 5; i++) expect((await call(engine, spec)).cached).toBe(false);
-    expect(engine.snapshotCount).toBe(0);
+    const spec: Job = { code: `export function transformEvent(e) { return { id: e.messageId }; }`, libraries: [] };
+    const results: Call[] = [];
+    for (let i = 0; i < 4; i++) results.push(await call(engine, spec));
+    expect(results.map((r) => r.cached)).toEqual([false, false, true, true]);
+    expect(new Set(results.map((r) => JSON.stringify(r.value))).size).toBe(1);
+  });
+
+  it('code that loads quickly takes the place of an idle snapshot only, never of one in use', async () => {
+    // However slowly a busy machine loads them, no load counts as slow here.
+    const engine = new QuickJsEngine({ maxSnapshots: 1, snapshotIdleRuns: 6, snapshotMinLoadMs: Number.POSITIVE_INFINITY });
+    await engine.tidy();
+    const [a, b] = ['a', 'b'].map((v): Job => ({ code: `export function transformEvent(e) { return { v: '${v}' }; }`, libraries: [] }));
+    const runs = async (spec: Job, n: number) => {
+      const cached: boolean[] = [];
+      for (let i = 0; i < n; i++) cached.push((await call(engine, spec, [events[0]])).cached);
+      return cached;
+    };
+    expect(await runs(a!, 3)).toEqual([false, false, true]);
+    // While a keeps being used, b runs the ordinary way however often it loads.
+    for (let i = 0; i < 3; i++) {
+      expect(await runs(b!, 2)).toEqual([false, false]);
+      expect(await runs(a!, 1)).toEqual([true]);
+    }
+    // Once a has been idle for snapshotIdleRuns invocations, b takes its place.
+    expect(await runs(b!, 7)).toEqual([false, false, false, false, false, false, true]);
+    expect(await runs(a!, 1)).toEqual([false]);
+    expect(engine.snapshotCount).toBe(1);
   });
 
   it('code that loads slowly is snapshotted with the default threshold', async () => {
@@ -255,8 +279,12 @@ describe('every invocation on the snapshot path starts pristine', () => {
     math: 2,
   };
 
-  it('globals, prototypes, library exports and module-level state do not carry over', async () => {
-    const engine = await snapshotting();
+  it.each([
+    ['snapshotting any code', snapshotting],
+    ['the default settings', async () => new QuickJsEngine()],
+  ])('globals, prototypes, library exports and module-level state do not carry over (%s)', async (_name, make) => {
+    const engine = await make();
+    await engine.tidy();
     const one = [events[0]];
     const first = await call(engine, tamper, one);
     expect((first.value as { r: unknown[] }).r).toEqual([[0, pristine]]);
@@ -455,6 +483,37 @@ describe('a snapshot serves only its own key', () => {
     expect(latest.cached).toBe(true);
     expect((latest.value as { r: [[number, { i: number }]] }).r[0][1].i).toBe(2);
   });
+});
+
+describe('through the worker pool, with small code', () => {
+  const code = `
+    let counter = 0;
+    export function transformEvent(event) {
+      counter++;
+      if (event.spin) while (true) {}
+      if (event.bomb) { const a = []; for (;;) a.push(new Array(1e5).fill(1.5)); }
+      const out = { id: event.messageId, counter, leaked: typeof globalThis.leaked, proto: ({}).polluted };
+      globalThis.leaked = 1;
+      Object.prototype.polluted = 'yes';
+      return out;
+    }`;
+  const invoke = (message: Record<string, unknown>) =>
+    runTransformation({ code, libraries: [], events: [{ message, metadata: {} }], limits: { deadlineMs: 500, memoryBytes: 48 * MiB } });
+  const expected = { id: 'p', counter: 1, leaked: 'undefined' };
+
+  it('every invocation is pristine, before and after limits stop one', async () => {
+    const healthy = async () => {
+      // Enough calls for every worker to have loaded the code twice and run it from its snapshot.
+      for (let i = 0; i < 4 * os.availableParallelism(); i++) {
+        expect((await invoke({ messageId: 'p' })).transformedEvents).toEqual([{ transformedEvent: expected, metadata: {} }]);
+      }
+    };
+    await healthy();
+    await expect(invoke({ messageId: 's', spin: true })).rejects.toMatchObject({ kind: 'timeout' });
+    await healthy();
+    await expect(invoke({ messageId: 'b', bomb: true })).rejects.toMatchObject({ kind: 'memory' });
+    await healthy();
+  }, 60_000);
 });
 
 describe('through the worker pool, with a 70 KB library', () => {
