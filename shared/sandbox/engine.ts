@@ -7,6 +7,7 @@ import type { SandboxLimits } from './limits';
 import { installModuleLoader, LIBRARY_PREFIX } from './module-loader';
 import type { EngineCheckJob, EngineOutcome, EngineRunJob, SandboxLibrary } from './protocol';
 import { RandomStateLocator } from './random-state';
+import { HeapEndLocator } from './snapshot-memory';
 import { createSandbox, releaseSandbox } from './sandbox';
 import type { Sandbox } from './sandbox';
 import { MAX_SNAPSHOTS, SNAPSHOT_IDLE_RUNS, SNAPSHOT_MIN_LOAD_MS, SnapshotStore } from './snapshot-store';
@@ -89,6 +90,8 @@ export class QuickJsEngine {
   private pendingCapture?: CaptureRequest;
   /** Where Math.random's state is in a context; when it cannot be found, snapshots are not used at all. */
   private readonly randomState = new RandomStateLocator();
+  /** Where the C heap's end is kept, so restores need not read the memory above it. */
+  private readonly heapEnd = new HeapEndLocator();
   /** Whether the last run() started from a snapshot; for tests and diagnostics. */
   lastRunFromSnapshot = false;
 
@@ -264,6 +267,11 @@ export class QuickJsEngine {
     return this.binaryOutput;
   }
 
+  /** Finds where the C heap ends (see HeapEndLocator), which the first snapshot would otherwise do. */
+  async locateHeapEnd(): Promise<boolean> {
+    return (await this.heapEnd.address()) !== undefined;
+  }
+
   async check(job: EngineCheckJob): Promise<EngineOutcome> {
     return this.invoke(job.limits, job, [job.library], async (sb) => {
       const ns = await evaluateModule(sb, job.library.code, `${LIBRARY_PREFIX}${job.library.importName}`);
@@ -278,6 +286,7 @@ export class QuickJsEngine {
       onMemoryExhausted: this.options.onMemoryExhausted,
       binaryResultMinBytes: () => this.binaryResultMinBytes,
       randomState: this.randomState,
+      heapEnd: this.heapEnd,
     });
     if (snapshot) this.snapshots.add(snapshot);
   }

@@ -1,86 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { encodePlainJson, readOutcome } from '../../shared/sandbox/bjson';
+import { readOutcome } from '../../shared/sandbox/bjson';
 import { QuickJsEngine, snapshotKey } from '../../shared/sandbox/engine';
 import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
 import type { SandboxLibrary } from '../../shared/sandbox';
 import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
 import type { SandboxLimits } from '../../shared/sandbox/limits';
-import type { EngineOutcome, EngineRunJob } from '../../shared/sandbox/protocol';
+import { call, events, fromSnapshot, helpers, job, MiB, ordinary, snapshotting } from '../support/snapshot-calls';
+import type { Call, Job } from '../support/snapshot-calls';
 
-// Code whose module loads slowly runs from a memory snapshot taken after the module was loaded. These
-// tests hold that path to the same results as the ordinary one, and to a pristine state every time.
-
-const MiB = 1024 * 1024;
-
-const events = [
-  { message: { messageId: 'm1', type: 'track', event: 'Order Completed', n: 1 }, metadata: { sourceId: 's1' } },
-  { message: { messageId: 'm2', type: 'identify', traits: { email: ' A.B+x@Example.com ' }, n: 2 }, metadata: { sourceId: 's2' } },
-  { message: { messageId: 'm3', type: 'page', n: 3 }, metadata: { sourceId: 's3' } },
-];
-
-const helpers: SandboxLibrary = {
-  importName: 'helpers',
-  name: 'helpers',
-  code: `
-    export const state = { calls: 0, seen: [] };
-    export const config = { mode: 'default' };
-    export function normalizeEmail(email) { state.calls++; return String(email).trim().toLowerCase().replace(/\\+[^@]*@/, '@'); }
-    export function slugify(text) { return String(text).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''); }
-  `,
-};
-
-interface Call {
-  outcome: EngineOutcome;
-  value: unknown;
-  cached: boolean;
-}
-
-type Job = Partial<EngineRunJob> & { code: string; limits?: SandboxLimits };
-
-function job(spec: Job, input: unknown = events): EngineRunJob {
-  return {
-    name: 'snapshot test',
-    libraries: [helpers],
-    input: encodePlainJson(input) ?? JSON.stringify(input),
-    testMode: false,
-    limits: DEFAULT_LIMITS,
-    allowlist: '',
-    ...spec,
-  };
-}
-
-/** One invocation followed by the tidy-up a worker does after replying. */
-async function call(engine: QuickJsEngine, spec: Job, input?: unknown): Promise<Call> {
-  const outcome = await engine.run(job(spec, input));
-  const cached = engine.lastRunFromSnapshot;
-  await engine.tidy(spec.limits?.memoryBytes ?? DEFAULT_LIMITS.memoryBytes);
-  return { outcome, cached, value: outcome.ok ? readOutcome(outcome.output) : undefined };
-}
-
-/** An engine that snapshots any code that loaded twice, however fast it loaded. */
-async function snapshotting(maxSnapshots?: number): Promise<QuickJsEngine> {
-  const engine = new QuickJsEngine({ snapshotMinLoadMs: 0, maxSnapshots });
-  await engine.tidy();
-  return engine;
-}
-
-async function ordinary(): Promise<QuickJsEngine> {
-  const engine = new QuickJsEngine({ maxSnapshots: 0 });
-  await engine.tidy();
-  return engine;
-}
-
-/** Two ordinary loads, after which a snapshot is taken; returns the first invocation from it. */
-async function fromSnapshot(engine: QuickJsEngine, spec: Job, input?: unknown): Promise<Call> {
-  const first = await call(engine, spec, input);
-  const second = await call(engine, spec, input);
-  expect([first.cached, second.cached]).toEqual([false, false]);
-  const third = await call(engine, spec, input);
-  expect(third.cached).toBe(true);
-  return third;
-}
+// Code that loaded twice runs from a memory snapshot taken after the module was loaded. These tests
+// hold that path to the same results as the ordinary one, and to a pristine state every time.
 
 afterAll(() => shutdownSandbox());
 
@@ -192,38 +123,6 @@ describe('the snapshot path gives the results of the ordinary path', () => {
     expect(engine.snapshotCount).toBe(0);
   });
 
-  it('code that loads quickly is snapshotted with the default settings once it loaded twice', async () => {
-    const engine = new QuickJsEngine();
-    await engine.tidy();
-    const spec: Job = { code: `export function transformEvent(e) { return { id: e.messageId }; }`, libraries: [] };
-    const results: Call[] = [];
-    for (let i = 0; i < 4; i++) results.push(await call(engine, spec));
-    expect(results.map((r) => r.cached)).toEqual([false, false, true, true]);
-    expect(new Set(results.map((r) => JSON.stringify(r.value))).size).toBe(1);
-  });
-
-  it('code that loads quickly takes the place of an idle snapshot only, never of one in use', async () => {
-    // However slowly a busy machine loads them, no load counts as slow here.
-    const engine = new QuickJsEngine({ maxSnapshots: 1, snapshotIdleRuns: 6, snapshotMinLoadMs: Number.POSITIVE_INFINITY });
-    await engine.tidy();
-    const [a, b] = ['a', 'b'].map((v): Job => ({ code: `export function transformEvent(e) { return { v: '${v}' }; }`, libraries: [] }));
-    const runs = async (spec: Job, n: number) => {
-      const cached: boolean[] = [];
-      for (let i = 0; i < n; i++) cached.push((await call(engine, spec, [events[0]])).cached);
-      return cached;
-    };
-    expect(await runs(a!, 3)).toEqual([false, false, true]);
-    // While a keeps being used, b runs the ordinary way however often it loads.
-    for (let i = 0; i < 3; i++) {
-      expect(await runs(b!, 2)).toEqual([false, false]);
-      expect(await runs(a!, 1)).toEqual([true]);
-    }
-    // Once a has been idle for snapshotIdleRuns invocations, b takes its place.
-    expect(await runs(b!, 7)).toEqual([false, false, false, false, false, false, true]);
-    expect(await runs(a!, 1)).toEqual([false]);
-    expect(engine.snapshotCount).toBe(1);
-  });
-
   it('code that loads slowly is snapshotted with the default threshold', async () => {
     const engine = new QuickJsEngine();
     await engine.tidy();
@@ -294,21 +193,6 @@ describe('every invocation on the snapshot path starts pristine', () => {
       expect(next.cached).toBe(true);
       expect((next.value as { r: unknown[] }).r).toEqual([[0, pristine]]);
     }
-  });
-
-  it('restoring leaves the memory byte-identical to the capture, except the reseeded Math.random state', async () => {
-    const engine = await snapshotting();
-    await fromSnapshot(engine, tamper, events);
-    const internals = engine as unknown as {
-      snapshots: Map<string, { memory: Uint8Array; randomState: number; sandbox: { instance: { memory: { buffer: ArrayBuffer } } } }>;
-    };
-    const [snapshot] = [...internals.snapshots.values()];
-    const memory = new Uint8Array(snapshot!.sandbox.instance.memory.buffer);
-    const expected = new Uint8Array(memory.length);
-    expected.set(snapshot!.memory);
-    const differing: number[] = [];
-    for (let i = 0; i < memory.length; i++) if (memory[i] !== expected[i]) differing.push(i);
-    expect(differing.every((at) => at >= snapshot!.randomState && at < snapshot!.randomState + 8)).toBe(true);
   });
 
   it('a host function the previous invocation let go of still works', async () => {
@@ -483,37 +367,6 @@ describe('a snapshot serves only its own key', () => {
     expect(latest.cached).toBe(true);
     expect((latest.value as { r: [[number, { i: number }]] }).r[0][1].i).toBe(2);
   });
-});
-
-describe('through the worker pool, with small code', () => {
-  const code = `
-    let counter = 0;
-    export function transformEvent(event) {
-      counter++;
-      if (event.spin) while (true) {}
-      if (event.bomb) { const a = []; for (;;) a.push(new Array(1e5).fill(1.5)); }
-      const out = { id: event.messageId, counter, leaked: typeof globalThis.leaked, proto: ({}).polluted };
-      globalThis.leaked = 1;
-      Object.prototype.polluted = 'yes';
-      return out;
-    }`;
-  const invoke = (message: Record<string, unknown>) =>
-    runTransformation({ code, libraries: [], events: [{ message, metadata: {} }], limits: { deadlineMs: 500, memoryBytes: 48 * MiB } });
-  const expected = { id: 'p', counter: 1, leaked: 'undefined' };
-
-  it('every invocation is pristine, before and after limits stop one', async () => {
-    const healthy = async () => {
-      // Enough calls for every worker to have loaded the code twice and run it from its snapshot.
-      for (let i = 0; i < 4 * os.availableParallelism(); i++) {
-        expect((await invoke({ messageId: 'p' })).transformedEvents).toEqual([{ transformedEvent: expected, metadata: {} }]);
-      }
-    };
-    await healthy();
-    await expect(invoke({ messageId: 's', spin: true })).rejects.toMatchObject({ kind: 'timeout' });
-    await healthy();
-    await expect(invoke({ messageId: 'b', bomb: true })).rejects.toMatchObject({ kind: 'memory' });
-    await healthy();
-  }, 60_000);
 });
 
 describe('through the worker pool, with a 70 KB library', () => {
