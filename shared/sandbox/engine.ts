@@ -58,6 +58,8 @@ const BINARY_RESULT_PROBE = String.raw`{
  *
  * Call `tidy()` after each invocation (after its result was sent): it releases or restores the used
  * sandbox, takes a pending snapshot and prepares the next sandbox, so none of that is on a caller's clock.
+ * A worker that serves a pool tidies without the snapshot and takes it (capturePending) when its pool
+ * lets it, so that snapshots are not taken while requests wait for them.
  */
 export class QuickJsEngine {
   /**
@@ -104,16 +106,16 @@ export class QuickJsEngine {
   private used?: { sandbox: Sandbox; healthy: boolean; snapshot?: Snapshot };
 
   /**
-   * True when the next tidy() takes milliseconds: the instance must be replaced or a snapshot taken.
-   * The worker then reports itself busy until tidy() is done.
+   * True when the next tidy() takes milliseconds: the instance must be replaced. The worker then reports
+   * itself busy until tidy() is done.
    */
   get needsFreshInstance(): boolean {
-    return (
-      !this.instance ||
-      (this.used !== undefined && !this.used.snapshot && !this.used.healthy) ||
-      this.instance.bytes > RECYCLE_ABOVE_BYTES ||
-      this.pendingCapture !== undefined
-    );
+    return !this.instance || (this.used !== undefined && !this.used.snapshot && !this.used.healthy) || this.instance.bytes > RECYCLE_ABOVE_BYTES;
+  }
+
+  /** True when a snapshot waits to be taken (milliseconds of work): by tidy(), or capturePending(). */
+  get wantsCapture(): boolean {
+    return this.pendingCapture !== undefined;
   }
 
   /** Number of snapshots kept; for tests and diagnostics. */
@@ -122,18 +124,17 @@ export class QuickJsEngine {
   }
 
   /**
-   * Releases (or, for a snapshot, restores) the last invocation's sandbox, takes a pending snapshot and
-   * prepares a pristine sandbox for the next invocation.
+   * Releases (or, for a snapshot, restores) the last invocation's sandbox, takes a pending snapshot
+   * unless `capture` is false (it then waits for capturePending()) and prepares a pristine sandbox for
+   * the next invocation.
    */
-  async tidy(maxBytes: number = this.instance?.maxBytes ?? DEFAULT_LIMITS.memoryBytes): Promise<void> {
+  async tidy(maxBytes: number = this.instance?.maxBytes ?? DEFAULT_LIMITS.memoryBytes, capture = true): Promise<void> {
     const used = this.used;
     this.used = undefined;
     if (used?.snapshot) {
       if (!(used.healthy && restoreSnapshot(used.snapshot))) this.snapshots.delete(used.snapshot.key);
     } else if (used && !(used.healthy && releaseSandbox(used.sandbox))) this.dropInstance();
-    const capture = this.pendingCapture;
-    this.pendingCapture = undefined;
-    if (capture) await this.capture(capture);
+    if (capture) await this.capturePending();
     if (this.instance && (this.instance.bytes > RECYCLE_ABOVE_BYTES || this.instance.maxBytes !== maxBytes)) {
       this.dropInstance();
     }
@@ -141,9 +142,17 @@ export class QuickJsEngine {
     this.next ??= this.createSandbox(this.instance);
   }
 
+  /** Takes the snapshot that waits to be taken, if any (see wantsCapture). */
+  async capturePending(): Promise<void> {
+    const capture = this.pendingCapture;
+    this.pendingCapture = undefined;
+    if (capture) await this.capture(capture);
+  }
+
   async run(job: EngineRunJob): Promise<EngineOutcome> {
-    // A used snapshot must be restored (or dropped) before it can be looked up again.
-    if (this.used) await this.tidy(job.limits.memoryBytes);
+    // A used snapshot must be restored (or dropped) before it can be looked up again; a snapshot is
+    // never taken on an invocation's clock.
+    if (this.used) await this.tidy(job.limits.memoryBytes, false);
     const key = this.maxSnapshots > 0 && !this.randomState.failed ? snapshotKey(job, this.binaryOutput) : undefined;
     const snapshot = this.snapshots.use(key);
     this.lastRunFromSnapshot = snapshot !== undefined;
@@ -299,8 +308,8 @@ export class QuickJsEngine {
   }
 
   private async sandboxFor(limits: SandboxLimits): Promise<Sandbox> {
-    if (this.used) await this.tidy(limits.memoryBytes);
-    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes);
+    if (this.used) await this.tidy(limits.memoryBytes, false);
+    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes, false);
     const sandbox = this.next ?? this.createSandbox(this.instance!);
     this.next = undefined;
     return sandbox;
