@@ -188,23 +188,27 @@ async function coldQuickJs(lib: SandboxLibrary, code: string, events: SandboxEve
 }
 
 /**
- * Cold invocations of QuickJS and of node:vm, one of each in turn, so that both see the same machine: on a
- * shared machine, load that comes and goes would otherwise fall on one side of the ratio only.
+ * Cold invocations of QuickJS (each after an idle gap, as between requests: the worker prepares the next
+ * sandbox meanwhile) and of node:vm (back to back), in alternating blocks, so that both see the same
+ * machine: on a shared machine, load that comes and goes would otherwise fall on one side of the ratio.
  */
-async function coldPairs(libraries: SandboxLibrary[], code: string, vmBody: string, events: SandboxEvent[], iterations: number, gapMs: number) {
+async function coldBlocks(libraries: SandboxLibrary[], code: string, vmBody: string, events: SandboxEvent[], iterations: number, gapMs: number) {
   const quickjs: number[] = [];
   const vmSamples: number[] = [];
   const input = JSON.stringify(events);
-  for (let i = 0; i < iterations; i++) {
-    let started = performance.now();
-    await runTransformation({ code, libraries, events });
-    quickjs.push(performance.now() - started);
-    // Idle time between calls, as between requests: the worker prepares the next sandbox meanwhile, and
-    // is done with it before node:vm runs.
-    await sleep(gapMs);
-    started = performance.now();
-    JSON.parse(vmRunner(vmBody)(input));
-    vmSamples.push(performance.now() - started);
+  const block = Math.max(1, Math.ceil(iterations / 8));
+  for (let done = 0; done < iterations; done += block) {
+    for (let i = done; i < Math.min(iterations, done + block); i++) {
+      const started = performance.now();
+      await runTransformation({ code, libraries, events });
+      quickjs.push(performance.now() - started);
+      await sleep(gapMs);
+    }
+    for (let i = done; i < Math.min(iterations, done + block); i++) {
+      const started = performance.now();
+      JSON.parse(vmRunner(vmBody)(input));
+      vmSamples.push(performance.now() - started);
+    }
   }
   return { quickjs: summary(quickjs), vm: summary(vmSamples) };
 }
@@ -232,7 +236,7 @@ function throughputVm(run: (input: string) => string, batch: SandboxEvent[], bud
   return { processed, ms: performance.now() - started };
 }
 
-/** Events/s of QuickJS and of node:vm on `batch`, in alternating rounds (see coldPairs). */
+/** Events/s of QuickJS and of node:vm on `batch`, in alternating rounds (see coldBlocks). */
 async function throughputPairs(batch: SandboxEvent[], rounds: number, quickjsMs: number, vmMs: number): Promise<{ quickjs: number; vm: number }> {
   const run = vmRunner(LIBRARY_BODY);
   const q = { processed: 0, ms: 0 };
@@ -264,7 +268,7 @@ async function main(): Promise<void> {
 
   const one = events.slice(0, 1);
   console.log('Cold invocation: fresh sandbox + module with one small library + 1 event (ms)');
-  const { quickjs: cold, vm: coldVmResult } = await coldPairs([library], transformation, LIBRARY_BODY, one, 400, 2);
+  const { quickjs: cold, vm: coldVmResult } = await coldBlocks([library], transformation, LIBRARY_BODY, one, 400, 2);
   const coldBackToBack = await coldQuickJs(library, transformation, one, 400, 0);
   // Code never seen before (a comment makes each call distinct): compiled every time, without a snapshot.
   const unseenSamples: number[] = [];
@@ -286,7 +290,7 @@ async function main(): Promise<void> {
   const heavyCode = `import { helper1 } from 'heavyLib';\nimport { normalizeEmail, slugify, centsFromAmount } from 'myLib';\n${TRANSFORM_BODY.replace('function transformEvent', 'export function transformEvent').replace('return out;', 'out.h = helper1(event.type); return out;')}`;
   const heavyBody = `${heavy.code.replace(/^export /gm, '')}\n${LIBRARY_BODY}`;
   console.log(`Cold invocation with a ${fmt(heavy.code.length / 1024, 1)} KB library (ms)`);
-  const { quickjs: heavyQ, vm: heavyVm } = await coldPairs([heavy, library], heavyCode, heavyBody, one, 60, 2);
+  const { quickjs: heavyQ, vm: heavyVm } = await coldBlocks([heavy, library], heavyCode, heavyBody, one, 60, 2);
   // Code never seen before (a comment makes each call distinct): the module is compiled every time, as
   // for the first calls of any code, before a worker has a memory snapshot of it.
   const compiledQjs = [] as number[];
