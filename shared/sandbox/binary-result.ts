@@ -13,6 +13,8 @@ const MAX_RESULT_DEPTH = 256;
  * crossover around 4 KB, i.e. a handful of typical events).
  */
 export const BINARY_RESULT_MIN_BYTES = 4096;
+/** Results with fewer rows than this go as JSON text without being encoded first (see BINARY_RESULT_MIN_BYTES). */
+export const BINARY_RESULT_MIN_ROWS = 2;
 
 /**
  * Takes the guest's result object in QuickJS's binary format when that is exactly its JSON: the

@@ -7,9 +7,11 @@ import type { SandboxLimits } from './limits';
 import { installModuleLoader, LIBRARY_PREFIX } from './module-loader';
 import type { EngineCheckJob, EngineOutcome, EngineRunJob, SandboxLibrary } from './protocol';
 import { RandomStateLocator } from './random-state';
+import { HeapEndLocator } from './snapshot-memory';
 import { createSandbox, releaseSandbox } from './sandbox';
 import type { Sandbox } from './sandbox';
-import { captureSnapshot, MAX_SNAPSHOTS, restoreSnapshot, SLOW_LOADS_KEPT, SNAPSHOT_MIN_LOAD_MS, snapshotKey } from './snapshots';
+import { MAX_SNAPSHOTS, SNAPSHOT_IDLE_RUNS, SNAPSHOT_MIN_LOAD_MS, SnapshotStore } from './snapshot-store';
+import { captureSnapshot, restoreSnapshot, snapshotKey } from './snapshots';
 import type { CaptureRequest, Snapshot } from './snapshots';
 import { WasmInstance } from './wasm-instance';
 
@@ -44,9 +46,10 @@ const BINARY_RESULT_PROBE = String.raw`{
  * WebAssembly instance underneath is reused only while it stays small and no limit was hit. Meant to
  * run inside a worker thread, where the pool's watchdog can terminate a runaway native call.
  *
- * Code whose module took long to load is run from a memory snapshot instead (see Snapshot): after an
- * invocation that loaded it the ordinary way, the module is loaded once more in an instance of its own
- * and the memory copied; later invocations with the same key start from those bytes. A snapshot is
+ * Code that loaded twice in a row is run from a memory snapshot instead (see Snapshot; SnapshotStore
+ * decides which code keeps one): after an invocation that loaded it the ordinary way, the module is
+ * loaded once more in an instance of its own and the memory copied; later invocations with the same key
+ * start from those bytes, so they neither compile nor evaluate anything before the events. A snapshot is
  * dropped after any limit hit or host-side fault, and when its instance grew too large.
  *
  * Module top-level code that reads the clock or Math.random sees the values of the capture moment, as a
@@ -55,13 +58,15 @@ const BINARY_RESULT_PROBE = String.raw`{
  *
  * Call `tidy()` after each invocation (after its result was sent): it releases or restores the used
  * sandbox, takes a pending snapshot and prepares the next sandbox, so none of that is on a caller's clock.
+ * A worker that serves a pool tidies without the snapshot and takes it (capturePending) when its pool
+ * lets it, so that snapshots are not taken while requests wait for them.
  */
 export class QuickJsEngine {
   /**
    * `onMemoryExhausted` is called (synchronously, from inside the guest's allocation) the first time an
    * invocation hits the memory cap, so a supervisor can stop a guest that then stalls in native code.
-   * `snapshotMinLoadMs` and `maxSnapshots` default to SNAPSHOT_MIN_LOAD_MS and MAX_SNAPSHOTS
-   * (`maxSnapshots: 0` turns snapshots off).
+   * `snapshotMinLoadMs`, `maxSnapshots` and `snapshotIdleRuns` default to SNAPSHOT_MIN_LOAD_MS,
+   * MAX_SNAPSHOTS and SNAPSHOT_IDLE_RUNS (`maxSnapshots: 0` turns snapshots off; see SnapshotStore).
    */
   constructor(
     private readonly options: {
@@ -69,23 +74,26 @@ export class QuickJsEngine {
       binaryResultMinBytes?: number;
       snapshotMinLoadMs?: number;
       maxSnapshots?: number;
+      snapshotIdleRuns?: number;
     } = {},
   ) {
     this.binaryResultMinBytes = options.binaryResultMinBytes ?? BINARY_RESULT_MIN_BYTES;
-    this.snapshotMinLoadMs = options.snapshotMinLoadMs ?? SNAPSHOT_MIN_LOAD_MS;
     this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+    this.snapshots = new SnapshotStore({
+      maxSnapshots: this.maxSnapshots,
+      minLoadMs: options.snapshotMinLoadMs ?? SNAPSHOT_MIN_LOAD_MS,
+      idleRuns: options.snapshotIdleRuns ?? SNAPSHOT_IDLE_RUNS,
+    });
   }
 
   private binaryResultMinBytes: number;
-  private readonly snapshotMinLoadMs: number;
   private readonly maxSnapshots: number;
-  /** Least recently used first. */
-  private readonly snapshots = new Map<string, Snapshot>();
+  private readonly snapshots: SnapshotStore;
   private pendingCapture?: CaptureRequest;
-  /** Keys of code that loaded slowly once; a second slow load takes a snapshot. */
-  private readonly slowLoads = new Set<string>();
   /** Where Math.random's state is in a context; when it cannot be found, snapshots are not used at all. */
   private readonly randomState = new RandomStateLocator();
+  /** Where the C heap's end is kept, so restores need not read the memory above it. */
+  private readonly heapEnd = new HeapEndLocator();
   /** Whether the last run() started from a snapshot; for tests and diagnostics. */
   lastRunFromSnapshot = false;
 
@@ -98,16 +106,16 @@ export class QuickJsEngine {
   private used?: { sandbox: Sandbox; healthy: boolean; snapshot?: Snapshot };
 
   /**
-   * True when the next tidy() takes milliseconds: the instance must be replaced or a snapshot taken.
-   * The worker then reports itself busy until tidy() is done.
+   * True when the next tidy() takes milliseconds: the instance must be replaced. The worker then reports
+   * itself busy until tidy() is done.
    */
   get needsFreshInstance(): boolean {
-    return (
-      !this.instance ||
-      (this.used !== undefined && !this.used.snapshot && !this.used.healthy) ||
-      this.instance.bytes > RECYCLE_ABOVE_BYTES ||
-      this.pendingCapture !== undefined
-    );
+    return !this.instance || (this.used !== undefined && !this.used.snapshot && !this.used.healthy) || this.instance.bytes > RECYCLE_ABOVE_BYTES;
+  }
+
+  /** True when a snapshot waits to be taken (milliseconds of work): by tidy(), or capturePending(). */
+  get wantsCapture(): boolean {
+    return this.pendingCapture !== undefined;
   }
 
   /** Number of snapshots kept; for tests and diagnostics. */
@@ -116,18 +124,17 @@ export class QuickJsEngine {
   }
 
   /**
-   * Releases (or, for a snapshot, restores) the last invocation's sandbox, takes a pending snapshot and
-   * prepares a pristine sandbox for the next invocation.
+   * Releases (or, for a snapshot, restores) the last invocation's sandbox, takes a pending snapshot
+   * unless `capture` is false (it then waits for capturePending()) and prepares a pristine sandbox for
+   * the next invocation.
    */
-  async tidy(maxBytes: number = this.instance?.maxBytes ?? DEFAULT_LIMITS.memoryBytes): Promise<void> {
+  async tidy(maxBytes: number = this.instance?.maxBytes ?? DEFAULT_LIMITS.memoryBytes, capture = true): Promise<void> {
     const used = this.used;
     this.used = undefined;
     if (used?.snapshot) {
       if (!(used.healthy && restoreSnapshot(used.snapshot))) this.snapshots.delete(used.snapshot.key);
     } else if (used && !(used.healthy && releaseSandbox(used.sandbox))) this.dropInstance();
-    const capture = this.pendingCapture;
-    this.pendingCapture = undefined;
-    if (capture) await this.capture(capture);
+    if (capture) await this.capturePending();
     if (this.instance && (this.instance.bytes > RECYCLE_ABOVE_BYTES || this.instance.maxBytes !== maxBytes)) {
       this.dropInstance();
     }
@@ -135,15 +142,21 @@ export class QuickJsEngine {
     this.next ??= this.createSandbox(this.instance);
   }
 
+  /** Takes the snapshot that waits to be taken, if any (see wantsCapture). */
+  async capturePending(): Promise<void> {
+    const capture = this.pendingCapture;
+    this.pendingCapture = undefined;
+    if (capture) await this.capture(capture);
+  }
+
   async run(job: EngineRunJob): Promise<EngineOutcome> {
-    // A used snapshot must be restored (or dropped) before it can be looked up again.
-    if (this.used) await this.tidy(job.limits.memoryBytes);
+    // A used snapshot must be restored (or dropped) before it can be looked up again; a snapshot is
+    // never taken on an invocation's clock.
+    if (this.used) await this.tidy(job.limits.memoryBytes, false);
     const key = this.maxSnapshots > 0 && !this.randomState.failed ? snapshotKey(job, this.binaryOutput) : undefined;
-    const snapshot = key === undefined ? undefined : this.snapshots.get(key);
+    const snapshot = this.snapshots.use(key);
     this.lastRunFromSnapshot = snapshot !== undefined;
     if (snapshot) {
-      this.snapshots.delete(snapshot.key);
-      this.snapshots.set(snapshot.key, snapshot);
       return this.invoke(
         job.limits,
         job,
@@ -177,19 +190,10 @@ export class QuickJsEngine {
         run.dispose();
       }
     });
-    // Only code that loads slowly, and loads without calling out, is worth and fit for a snapshot.
-    if (key !== undefined && loadMs > 0 && loadMs < this.snapshotMinLoadMs) this.slowLoads.delete(key);
-    if (key !== undefined && outcome.ok && !loadCalledHost && loadMs >= this.snapshotMinLoadMs) {
-      if (this.slowLoads.delete(key)) {
-        const { code, name, libraries, limits, testMode } = job;
-        this.pendingCapture = { key, code, name, libraries, limits, testMode, emit: this.binaryOutput };
-      } else {
-        this.slowLoads.add(key);
-        for (const old of this.slowLoads) {
-          if (this.slowLoads.size <= SLOW_LOADS_KEPT) break;
-          this.slowLoads.delete(old);
-        }
-      }
+    // Only code that loads without calling out is fit for a snapshot; the store decides whether it is worth one.
+    if (key !== undefined && outcome.ok && !loadCalledHost && loadMs > 0 && this.snapshots.wants(key, loadMs)) {
+      const { code, name, libraries, limits, testMode } = job;
+      this.pendingCapture = { key, code, name, libraries, limits, testMode, emit: this.binaryOutput };
     }
     return outcome;
   }
@@ -272,6 +276,11 @@ export class QuickJsEngine {
     return this.binaryOutput;
   }
 
+  /** Finds where the C heap ends (see HeapEndLocator), which the first snapshot would otherwise do. */
+  async locateHeapEnd(): Promise<boolean> {
+    return (await this.heapEnd.address()) !== undefined;
+  }
+
   async check(job: EngineCheckJob): Promise<EngineOutcome> {
     return this.invoke(job.limits, job, [job.library], async (sb) => {
       const ns = await evaluateModule(sb, job.library.code, `${LIBRARY_PREFIX}${job.library.importName}`);
@@ -280,20 +289,15 @@ export class QuickJsEngine {
     });
   }
 
-  /** Takes a snapshot (see captureSnapshot) and keeps it as the most recently used, within maxSnapshots. */
+  /** Takes a snapshot (see captureSnapshot) and keeps it as the most recently used (see SnapshotStore.add). */
   private async capture(c: CaptureRequest): Promise<void> {
     const snapshot = await captureSnapshot(c, {
       onMemoryExhausted: this.options.onMemoryExhausted,
       binaryResultMinBytes: () => this.binaryResultMinBytes,
       randomState: this.randomState,
+      heapEnd: this.heapEnd,
     });
-    if (!snapshot) return;
-    this.snapshots.delete(c.key);
-    this.snapshots.set(c.key, snapshot);
-    for (const key of this.snapshots.keys()) {
-      if (this.snapshots.size <= this.maxSnapshots) break;
-      this.snapshots.delete(key);
-    }
+    if (snapshot) this.snapshots.add(snapshot);
   }
 
   private dropInstance(): void {
@@ -304,8 +308,8 @@ export class QuickJsEngine {
   }
 
   private async sandboxFor(limits: SandboxLimits): Promise<Sandbox> {
-    if (this.used) await this.tidy(limits.memoryBytes);
-    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes);
+    if (this.used) await this.tidy(limits.memoryBytes, false);
+    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes, false);
     const sandbox = this.next ?? this.createSandbox(this.instance!);
     this.next = undefined;
     return sandbox;
@@ -339,7 +343,8 @@ export class QuickJsEngine {
     let healthy: boolean;
     try {
       sb.rt.setMaxStackSize(limits.stackBytes);
-      installModuleLoader(sb, libraries);
+      // A snapshot's loader was installed at capture, for the same libraries (they are part of its key).
+      if (!snapshot) installModuleLoader(sb, libraries);
       const output = await body(sb);
       // An interruption can surface as an ordinary rejection inside async code; it still ends the invocation.
       if (instance.memoryExhausted) outcome = { ok: false, kind: 'memory', message: limitMessages.memory(limits) };
@@ -353,7 +358,7 @@ export class QuickJsEngine {
       healthy = (err instanceof GuestThrow || err instanceof HostFailure) && !limitHit;
     }
     sb.deadline = Number.NEGATIVE_INFINITY;
-    sb.abort.abort();
+    sb.abort?.abort();
     sb.pendingInput = undefined;
     this.used = { sandbox: sb, healthy, snapshot };
     return outcome;

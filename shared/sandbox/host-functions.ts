@@ -41,6 +41,7 @@ export function hostFetch(sb: Sandbox, name: 'fetch' | 'fetchV2', urlHandle?: Qu
   // timeout rather than resolving "ERROR" a moment before it; the abort signal ends it at close.
   const timeoutMs = Math.max(1, Math.min(GUEST_FETCH_TIMEOUT_MS, sb.deadline - performance.now() + 100));
   // A snapshot's sandbox serves one invocation after another: this request belongs to this one only.
+  sb.abort ??= new AbortController();
   const { signal } = sb.abort;
   void performGuestFetch(url, options, timeoutMs, signal, sb.allowlist).then((result) => {
     if (signal.aborted) return;

@@ -148,16 +148,30 @@ export class SandboxPool {
     if (!job || job.id !== message.id) return;
     clearTimeout(pooled.watchdog);
     pooled.job = undefined;
-    if (message.recycling) {
+    const capturing = !message.recycling && message.wantsCapture && this.mayCapture(pooled);
+    if (capturing) pooled.worker.postMessage({ op: 'capture' } satisfies WorkerRequest);
+    if (message.recycling || capturing) {
       pooled.ready = false;
       // Preparing the next sandbox runs guest code too; a stall there must not hold the worker forever.
       pooled.watchdog = setTimeout(() => this.onWatchdog(pooled), job.limits.deadlineMs + PREPARE_GRACE_MS);
       // Queued work keeps the process alive through the worker; this timer alone must not.
       pooled.watchdog.unref();
     }
-    const { op: _op, id: _id, recycling: _recycling, ...outcome } = message;
+    const { op: _op, id: _id, recycling: _recycling, wantsCapture: _wantsCapture, ...outcome } = message;
     job.resolve(outcome);
     this.pump();
+  }
+
+  /**
+   * Whether `pooled` may take a snapshot now (milliseconds during which it takes no work): only when no
+   * work waits and another worker is ready for what comes next, or it is the only worker. A worker
+   * that may not asks again after its next invocation.
+   */
+  private mayCapture(pooled: PooledWorker): boolean {
+    if (this.queue.length > 0) return false;
+    if (this.workers.size === 1) return true;
+    for (const other of this.workers) if (other !== pooled && other.ready && !other.job && !other.retired) return true;
+    return false;
   }
 
   private onWatchdog(pooled: PooledWorker): void {

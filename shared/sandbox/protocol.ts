@@ -34,11 +34,15 @@ export type EngineOutcome =
   /** output: the result as JSON text, or in QuickJS's binary format when that is exactly the same value. */
   { ok: true; output: string | Uint8Array } | { ok: false; kind: SandboxErrorKind; message: string };
 
-export type WorkerRequest = ({ id: number; op: 'run' } & EngineRunJob) | ({ id: number; op: 'check' } & EngineCheckJob);
+export type WorkerRequest =
+  | ({ id: number; op: 'run' } & EngineRunJob)
+  | ({ id: number; op: 'check' } & EngineCheckJob)
+  /** Take the snapshot the last reply said was waiting (wantsCapture); the worker says ready when done. */
+  | { op: 'capture' };
 
 export type WorkerMessage =
   | { op: 'ready' }
   | { op: 'startup-failed'; message: string }
   /** Sent from inside a running invocation the moment it hits the memory cap. */
   | { op: 'memory-exhausted' }
-  | ({ op: 'reply'; id: number; recycling: boolean } & EngineOutcome);
+  | ({ op: 'reply'; id: number; recycling: boolean; wantsCapture: boolean } & EngineOutcome);

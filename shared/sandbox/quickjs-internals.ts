@@ -1,7 +1,8 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
 
 // Access to quickjs-emscripten's private state, which the pinned version (package.json) fixes: the
-// host-function table and cached handles that snapshots save and check, and exception handles.
+// host-function table and cached handles that snapshots save and check, exception handles, and the C
+// heap's malloc and free.
 
 /** The JS side of quickjs-emscripten's host-function table, which guest function objects point into by id. */
 export interface HostRefTable {
@@ -52,4 +53,13 @@ export function takeException(ctx: QuickJSContext, handle: QuickJSHandle): Quick
   if (!errorPtr) return undefined;
   handle.dispose();
   return internals.memory.heapValueHandle(errorPtr);
+}
+
+/** malloc and free of the C heap under a QuickJS WebAssembly module, or undefined if they are not exported. */
+export function emscriptenHeap(module: QuickJSWASMModule): { malloc(bytes: number): number; free(ptr: number): void } | undefined {
+  const emscripten = (module as unknown as { module?: { _malloc?: unknown; _free?: unknown } }).module;
+  const malloc = emscripten?._malloc;
+  const free = emscripten?._free;
+  if (typeof malloc !== 'function' || typeof free !== 'function') return undefined;
+  return { malloc: (bytes) => malloc(bytes) as number, free: (ptr) => void free(ptr) };
 }

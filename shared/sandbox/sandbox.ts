@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
-import { takeBinaryResult } from './binary-result';
+import { BINARY_RESULT_MIN_ROWS, takeBinaryResult } from './binary-result';
 import { GUEST_RUNTIME_FILENAME, GUEST_RUNTIME_SOURCE } from './guest-runtime';
 import { decodeInput, hostFetch, hostGetCredential } from './host-functions';
 import { DEFAULT_LIMITS } from './limits';
@@ -37,7 +37,8 @@ export interface Sandbox {
   /** What getCredential answers in the current invocation. */
   credentials: Record<string, string>;
   hostCalls: Set<QuickJSDeferredPromise>;
-  abort: AbortController;
+  /** Ends the invocation's host requests when it closes; made by the first request (aborting costs time). */
+  abort?: AbortController;
   wake?: () => void;
   /** First import specifier that matched no library. */
   unresolvedImport?: string;
@@ -73,7 +74,6 @@ export function createSandbox(instance: WasmInstance, binaryResultMinBytes: () =
     allowlist: '',
     credentials: {},
     hostCalls: new Set(),
-    abort: new AbortController(),
     decoder: ctx.undefined,
     hostCallCount: 0,
     capturing: false,
@@ -84,7 +84,12 @@ export function createSandbox(instance: WasmInstance, binaryResultMinBytes: () =
     sb.interrupted = true;
     return true;
   });
-  sb.emit = ctx.newFunction('emit', (value) => (value && takeBinaryResult(sb, value, binaryResultMinBytes()) ? ctx.true : ctx.false));
+  sb.emit = ctx.newFunction('emit', (value, rows) => {
+    const minBytes = binaryResultMinBytes();
+    // A single row is rarely over the threshold: encoding it only to find that out costs more than it saves.
+    if (!value || (minBytes > 0 && rows !== undefined && ctx.getNumber(rows) < BINARY_RESULT_MIN_ROWS)) return ctx.false;
+    return takeBinaryResult(sb, value, minBytes) ? ctx.true : ctx.false;
+  });
   for (const name of ['fetch', 'fetchV2'] as const) {
     ctx.newFunction(name, (url, options) => hostFetch(sb, name, url, options)).consume((fn) => ctx.setProp(ctx.global, name, fn));
   }
@@ -116,7 +121,7 @@ export function resetInvocation(sb: Sandbox): void {
   sb.deadline = Number.NEGATIVE_INFINITY;
   sb.interrupted = false;
   sb.hostCalls = new Set();
-  sb.abort = new AbortController();
+  sb.abort = undefined;
   sb.wake = undefined;
   sb.unresolvedImport = undefined;
   sb.binaryResult = undefined;

@@ -8,27 +8,18 @@ import type { EngineRunJob, SandboxLibrary } from './protocol';
 import { contextCaches, copyHostRefs, hostRefTable } from './quickjs-internals';
 import type { HostRefTable } from './quickjs-internals';
 import { reseed } from './random-state';
+import { saveMemory, writeBack } from './snapshot-memory';
+import type { HeapEndLocator, SavedMemory } from './snapshot-memory';
 import type { RandomStateLocator } from './random-state';
 import { createSandbox, resetInvocation } from './sandbox';
 import type { Sandbox } from './sandbox';
 import { WasmInstance } from './wasm-instance';
 
 /**
- * Module loading (compile + evaluate of the code and its libraries) that took at least this long on two
- * ordinary invocations in a row is worth a memory snapshot; below it, a fresh runtime is about as fast
- * as a restore and costs no memory. Twice in a row, because any code can load slowly once: in a new
- * worker, while V8 compiles the WebAssembly code paths it takes, or on a busy machine.
- */
-export const SNAPSHOT_MIN_LOAD_MS = 3;
-/**
  * A snapshot whose instance grew past this during an invocation is dropped rather than restored, which
  * bounds a kept snapshot to this much linear memory plus its copy (typically 6 MiB).
  */
 const SNAPSHOT_MAX_INSTANCE_BYTES = 32 * 1024 * 1024;
-/** Keys remembered as having loaded slowly once (bounded; the oldest is forgotten first). */
-export const SLOW_LOADS_KEPT = 64;
-/** Snapshots kept per engine (= per worker); each holds its own instance: 16 MiB or more plus its copy. */
-export const MAX_SNAPSHOTS = 4;
 
 /**
  * A sandbox whose runtime, context and module (with its libraries) were loaded once, in an instance of
@@ -43,7 +34,7 @@ export interface Snapshot {
   run: QuickJSHandle;
   ns: QuickJSHandle;
   /** Linear memory at capture, up to its last non-zero byte; everything above it was zero. */
-  memory: Uint8Array;
+  memory: SavedMemory;
   /** Host-function ids the captured guest objects refer to (see HostRefTable). */
   hostRefs: HostRefTable;
   /** Address of the context's Math.random state, reseeded at every restore. */
@@ -86,41 +77,6 @@ export function snapshotKey(job: Pick<EngineRunJob, 'code' | 'name' | 'libraries
   return hash.digest('hex');
 }
 
-/** Length of `buffer` up to its last non-zero byte, rounded up to 8 bytes. */
-function usedLength(buffer: ArrayBuffer): number {
-  const words = new Float64Array(buffer, 0, Math.floor(buffer.byteLength / 8));
-  let end = words.length;
-  // Any non-zero bit pattern compares unequal to 0 except -0; NaN compares unequal as well.
-  while (end > 0 && words[end - 1] === 0 && !Object.is(words[end - 1], -0)) end--;
-  return end * 8;
-}
-
-const RESTORE_CHUNK_BYTES = 64 * 1024;
-const ZERO_CHUNK = Buffer.alloc(RESTORE_CHUNK_BYTES);
-
-/**
- * Makes `buffer` equal to `saved` followed by zeros. Compares chunk by chunk and writes only those that
- * differ: an invocation changes a small part of the memory, and pages it never touched stay unmapped.
- */
-function writeBack(buffer: ArrayBuffer, saved: Uint8Array): void {
-  const memory = Buffer.from(buffer);
-  const copy = Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
-  for (let at = 0; at < memory.length; at += RESTORE_CHUNK_BYTES) {
-    const end = Math.min(at + RESTORE_CHUNK_BYTES, memory.length);
-    const current = memory.subarray(at, end);
-    if (at >= copy.length) {
-      if (!current.equals(ZERO_CHUNK.subarray(0, end - at))) current.fill(0);
-    } else if (end <= copy.length) {
-      const original = copy.subarray(at, end);
-      if (!current.equals(original)) original.copy(current);
-    } else {
-      // The chunk where the copy ends: its first part comes back from the copy, the rest is zero.
-      copy.copy(memory, at, at);
-      memory.fill(0, copy.length, end);
-    }
-  }
-}
-
 /**
  * Loads the module of `c` in a new instance, with the same setup as an ordinary invocation, and keeps
  * a copy of the resulting memory. Runs under the invocation's limits; whatever goes wrong (a limit,
@@ -128,10 +84,12 @@ function writeBack(buffer: ArrayBuffer, saved: Uint8Array): void {
  */
 export async function captureSnapshot(
   c: CaptureRequest,
-  host: { onMemoryExhausted?: () => void; binaryResultMinBytes: () => number; randomState: RandomStateLocator },
+  host: { onMemoryExhausted?: () => void; binaryResultMinBytes: () => number; randomState: RandomStateLocator; heapEnd: HeapEndLocator },
 ): Promise<Snapshot | undefined> {
   let instance: WasmInstance;
+  let heapEnd: number | undefined;
   try {
+    heapEnd = await host.heapEnd.address();
     instance = await WasmInstance.create(c.limits.memoryBytes, host.onMemoryExhausted);
   } catch {
     return undefined;
@@ -155,13 +113,12 @@ export async function captureSnapshot(
     sb.capturing = false;
     sb.deadline = Number.NEGATIVE_INFINITY;
     if (instance.memoryExhausted || sb.interrupted || sb.hostCallCount > 0 || sb.unresolvedImport !== undefined) return undefined;
-    const view = new Uint8Array(instance.memory.buffer);
     const snapshot: Snapshot = {
       key: c.key,
       sandbox: sb,
       run,
       ns,
-      memory: view.slice(0, usedLength(instance.memory.buffer)),
+      memory: saveMemory(instance.memory.buffer, heapEnd),
       hostRefs: copyHostRefs(hostRefs),
       randomState,
       contextCaches: contextCaches(sb.ctx),

@@ -32,6 +32,8 @@ async function warmUp(): Promise<void> {
   await engine.tidy(DEFAULT_LIMITS.memoryBytes);
   await engine.probeBinaryInput();
   await engine.probeBinaryOutput();
+  // Before any code is snapshotted, so its first snapshot does not pay for this.
+  await engine.locateHeapEnd();
 }
 
 async function ready(preparation: Promise<void>): Promise<void> {
@@ -44,18 +46,22 @@ async function ready(preparation: Promise<void>): Promise<void> {
 }
 
 async function handle(request: WorkerRequest): Promise<void> {
+  if (request.op === 'capture') {
+    await ready(engine.capturePending());
+    return;
+  }
   let outcome: EngineOutcome;
   try {
     outcome = request.op === 'run' ? await engine.run(request) : await engine.check(request);
   } catch (err) {
     outcome = { ok: false, kind: 'runtime', message: `sandbox engine failure: ${(err as Error).message}` };
   }
-  // A replacement instance or a new snapshot takes milliseconds; the pool holds further work until this
-  // worker is ready.
+  // A replacement instance takes milliseconds; the pool holds further work until this worker is ready.
+  // So does a snapshot, which the pool asks for (op 'capture') when no request would wait for it.
   const recycling = engine.needsFreshInstance;
-  post({ op: 'reply', id: request.id, recycling, ...outcome });
+  post({ op: 'reply', id: request.id, recycling, wantsCapture: engine.wantsCapture, ...outcome });
   // Releasing this sandbox and preparing the next one happen after the reply, off the caller's clock.
-  const tidied = engine.tidy(request.limits.memoryBytes);
+  const tidied = engine.tidy(request.limits.memoryBytes, false);
   if (recycling) await ready(tidied);
   else await tidied.catch((err: unknown) => post({ op: 'startup-failed', message: (err as Error)?.message ?? String(err) }));
 }

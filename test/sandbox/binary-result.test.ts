@@ -117,6 +117,17 @@ describe('the engine with binary results', () => {
     expect(JSON.stringify(readOutcome(fromDefaults.output))).toBe(fromText.output);
   });
 
+  it('by default, a single row goes as text even above the threshold, with the same value', async () => {
+    const code = `export function transformBatch() { return [{ s: 'x'.repeat(${BINARY_RESULT_MIN_BYTES * 2}) }]; }`;
+    const fromText = await run(text, code);
+    const fromDefaults = await run(defaults, code);
+    expect(fromDefaults.ok && typeof fromDefaults.output).toBe('string');
+    expect(fromDefaults).toEqual(fromText);
+    // Two such rows are worth the binary form.
+    const two = await run(defaults, code.replace('return [', 'return [{ s: 1 }, '));
+    expect(two.ok && typeof two.output).toBe('object');
+  });
+
   it.each(cases)('%s: same value from both paths, over the expected one', async (_name, path, expression) => {
     const fromText = await run(text, transformation(expression));
     const fromBinary = await run(binary, transformation(expression));

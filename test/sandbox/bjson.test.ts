@@ -23,7 +23,29 @@ function awkwardMessage(): Record<string, unknown> {
   return message;
 }
 
+/** Values that take the codec's less common paths: long and wide strings, many keys, big numbers. */
+function longPathsMessage(): Record<string, unknown> {
+  const manyKeys: Record<string, unknown> = {};
+  for (let i = 0; i < 300; i++) manyKeys[`key ${i}`] = i % 3 === 0 ? undefined : { i, s: 'x'.repeat(i % 70) };
+  return {
+    messageId: 'long',
+    latin: 'é'.repeat(47) + 'ÿ'.repeat(200),
+    wideLate: 'a'.repeat(100) + '€',
+    wideEarly: '😀' + 'b'.repeat(100),
+    short: ['', 'a', 'ab', 'abcdefghijkl', 'abcdefghijklm', 'é€'],
+    numbers: [63, 64, -64, -65, 8191, 8192, -2147483647, 123456789, 0.1, -1.5e300],
+    manyKeys,
+  };
+}
+
 describe('binary encoding of plain JSON data', () => {
+  it('decodes values on the less common paths back to what JSON text would give', () => {
+    const value = [{ message: longPathsMessage(), metadata: {} }];
+    const bytes = encodePlainJson(value);
+    expect(bytes).toBeDefined();
+    expect(JSON.stringify(decodePlainJson(bytes!))).toBe(JSON.stringify(value));
+  });
+
   it('decodes back to what JSON text would give', () => {
     const value = [{ message: awkwardMessage(), metadata: { k: 'v' } }];
     const bytes = encodePlainJson(value);
@@ -40,6 +62,17 @@ describe('binary encoding of plain JSON data', () => {
     ['nesting deeper than the guest parser is trusted with', JSON.parse('['.repeat(100) + ']'.repeat(100)) as unknown],
   ])('leaves %s to JSON text', (_name, value) => {
     expect(encodePlainJson(value)).toBeUndefined();
+  });
+
+  it('leaves everything to JSON text while Object.prototype has an enumerable property', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      expect(encodePlainJson([{ message: { a: 1 } }])).toBeUndefined();
+    } finally {
+      delete proto.polluted;
+    }
+    expect(encodePlainJson([{ message: { a: 1 } }])).toBeDefined();
   });
 
   it('leaves a cycle to JSON text, which then throws as before', () => {
@@ -61,6 +94,10 @@ describe('the engine with binary input', () => {
   });
 
   it('gives the guest the same events as JSON text does', async () => {
+    const events = [
+      { message: awkwardMessage(), metadata: {} },
+      { message: longPathsMessage(), metadata: {} },
+    ];
     const fromText = await engine.run({ ...job, input: JSON.stringify(events) });
     await engine.tidy();
     const fromBinary = await engine.run({ ...job, input: encodePlainJson(events)! });

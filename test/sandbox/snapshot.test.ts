@@ -1,86 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { encodePlainJson, readOutcome } from '../../shared/sandbox/bjson';
+import { readOutcome } from '../../shared/sandbox/bjson';
 import { QuickJsEngine, snapshotKey } from '../../shared/sandbox/engine';
 import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
 import type { SandboxLibrary } from '../../shared/sandbox';
 import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
 import type { SandboxLimits } from '../../shared/sandbox/limits';
-import type { EngineOutcome, EngineRunJob } from '../../shared/sandbox/protocol';
+import { call, events, fromSnapshot, helpers, job, MiB, ordinary, snapshotting } from '../support/snapshot-calls';
+import type { Call, Job } from '../support/snapshot-calls';
 
-// Code whose module loads slowly runs from a memory snapshot taken after the module was loaded. These
-// tests hold that path to the same results as the ordinary one, and to a pristine state every time.
-
-const MiB = 1024 * 1024;
-
-const events = [
-  { message: { messageId: 'm1', type: 'track', event: 'Order Completed', n: 1 }, metadata: { sourceId: 's1' } },
-  { message: { messageId: 'm2', type: 'identify', traits: { email: ' A.B+x@Example.com ' }, n: 2 }, metadata: { sourceId: 's2' } },
-  { message: { messageId: 'm3', type: 'page', n: 3 }, metadata: { sourceId: 's3' } },
-];
-
-const helpers: SandboxLibrary = {
-  importName: 'helpers',
-  name: 'helpers',
-  code: `
-    export const state = { calls: 0, seen: [] };
-    export const config = { mode: 'default' };
-    export function normalizeEmail(email) { state.calls++; return String(email).trim().toLowerCase().replace(/\\+[^@]*@/, '@'); }
-    export function slugify(text) { return String(text).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''); }
-  `,
-};
-
-interface Call {
-  outcome: EngineOutcome;
-  value: unknown;
-  cached: boolean;
-}
-
-type Job = Partial<EngineRunJob> & { code: string; limits?: SandboxLimits };
-
-function job(spec: Job, input: unknown = events): EngineRunJob {
-  return {
-    name: 'snapshot test',
-    libraries: [helpers],
-    input: encodePlainJson(input) ?? JSON.stringify(input),
-    testMode: false,
-    limits: DEFAULT_LIMITS,
-    allowlist: '',
-    ...spec,
-  };
-}
-
-/** One invocation followed by the tidy-up a worker does after replying. */
-async function call(engine: QuickJsEngine, spec: Job, input?: unknown): Promise<Call> {
-  const outcome = await engine.run(job(spec, input));
-  const cached = engine.lastRunFromSnapshot;
-  await engine.tidy(spec.limits?.memoryBytes ?? DEFAULT_LIMITS.memoryBytes);
-  return { outcome, cached, value: outcome.ok ? readOutcome(outcome.output) : undefined };
-}
-
-/** An engine that snapshots any code that loaded twice, however fast it loaded. */
-async function snapshotting(maxSnapshots?: number): Promise<QuickJsEngine> {
-  const engine = new QuickJsEngine({ snapshotMinLoadMs: 0, maxSnapshots });
-  await engine.tidy();
-  return engine;
-}
-
-async function ordinary(): Promise<QuickJsEngine> {
-  const engine = new QuickJsEngine({ maxSnapshots: 0 });
-  await engine.tidy();
-  return engine;
-}
-
-/** Two ordinary loads, after which a snapshot is taken; returns the first invocation from it. */
-async function fromSnapshot(engine: QuickJsEngine, spec: Job, input?: unknown): Promise<Call> {
-  const first = await call(engine, spec, input);
-  const second = await call(engine, spec, input);
-  expect([first.cached, second.cached]).toEqual([false, false]);
-  const third = await call(engine, spec, input);
-  expect(third.cached).toBe(true);
-  return third;
-}
+// Code that loaded twice runs from a memory snapshot taken after the module was loaded. These tests
+// hold that path to the same results as the ordinary one, and to a pristine state every time.
 
 afterAll(() => shutdownSandbox());
 
@@ -192,14 +123,6 @@ describe('the snapshot path gives the results of the ordinary path', () => {
     expect(engine.snapshotCount).toBe(0);
   });
 
-  it('code that loads quickly keeps the ordinary path with the default threshold', async () => {
-    const engine = new QuickJsEngine();
-    await engine.tidy();
-    const spec: Job = { code: `export function transformEvent(e) { return e; }`, libraries: [] };
-    for (let i = 0; i < 5; i++) expect((await call(engine, spec)).cached).toBe(false);
-    expect(engine.snapshotCount).toBe(0);
-  });
-
   it('code that loads slowly is snapshotted with the default threshold', async () => {
     const engine = new QuickJsEngine();
     await engine.tidy();
@@ -255,8 +178,12 @@ describe('every invocation on the snapshot path starts pristine', () => {
     math: 2,
   };
 
-  it('globals, prototypes, library exports and module-level state do not carry over', async () => {
-    const engine = await snapshotting();
+  it.each([
+    ['snapshotting any code', snapshotting],
+    ['the default settings', async () => new QuickJsEngine()],
+  ])('globals, prototypes, library exports and module-level state do not carry over (%s)', async (_name, make) => {
+    const engine = await make();
+    await engine.tidy();
     const one = [events[0]];
     const first = await call(engine, tamper, one);
     expect((first.value as { r: unknown[] }).r).toEqual([[0, pristine]]);
@@ -266,21 +193,6 @@ describe('every invocation on the snapshot path starts pristine', () => {
       expect(next.cached).toBe(true);
       expect((next.value as { r: unknown[] }).r).toEqual([[0, pristine]]);
     }
-  });
-
-  it('restoring leaves the memory byte-identical to the capture, except the reseeded Math.random state', async () => {
-    const engine = await snapshotting();
-    await fromSnapshot(engine, tamper, events);
-    const internals = engine as unknown as {
-      snapshots: Map<string, { memory: Uint8Array; randomState: number; sandbox: { instance: { memory: { buffer: ArrayBuffer } } } }>;
-    };
-    const [snapshot] = [...internals.snapshots.values()];
-    const memory = new Uint8Array(snapshot!.sandbox.instance.memory.buffer);
-    const expected = new Uint8Array(memory.length);
-    expected.set(snapshot!.memory);
-    const differing: number[] = [];
-    for (let i = 0; i < memory.length; i++) if (memory[i] !== expected[i]) differing.push(i);
-    expect(differing.every((at) => at >= snapshot!.randomState && at < snapshot!.randomState + 8)).toBe(true);
   });
 
   it('a host function the previous invocation let go of still works', async () => {
