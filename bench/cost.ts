@@ -6,7 +6,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/functions';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { deliveryLanes } from '../shared/domain/delivery/delivery-service';
+import { deliveryLanes } from '../shared/domain/delivery/policy';
 import { createTableClient, getTableClient } from '../shared/persistence/table-client';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';

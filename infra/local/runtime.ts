@@ -6,7 +6,7 @@ import path from 'node:path';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { TABLE } from '../../shared/contract/table';
 import { ensureBootstrapWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
-import { deliveryLanes } from '../../shared/domain/delivery/delivery-service';
+import { deliveryLanes } from '../../shared/domain/delivery/policy';
 import { createTableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';

@@ -12,68 +12,12 @@ import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
 import { countMetrics } from '../../ops/metrics';
 import { redact } from '../credentials/redact';
-import { Circuit } from './circuit';
-import { DeliveryLanes, type LaneJob, type Ticket } from './lanes';
+import type { LaneJob, Ticket } from './lanes';
+import { circuit, deliveryLanes, deliveryMetrics, deliveryPolicyFromEnv, type DeliveryPolicy } from './policy';
 import { prepare, send, sendChunk, type SendOutcome } from './sender';
 import { destinationType } from '../../destinations';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { transformForDelivery, type EventOutcome } from './user-transform';
-
-/**
- * Retries of failed deliveries, the reference's defaults: wait min(10 s × 2^(n-1), 5 min) after the n-th
- * failure; abort once at least 3 attempts failed and 3 hours passed since the first failure.
- */
-export interface DeliveryPolicy {
-  baseDelayMs: number;
-  maxDelayMs: number;
-  minAttempts: number;
-  retryWindowMs: number;
-  /** How long an attempt owns a batch or a retry before another may take it over. */
-  leaseMs: number;
-  /** How long the stream consumer (or the scheduler) waits for a destination that does not answer before moving on. */
-  laneWaitMs: number;
-  /** How long it waits in all for destinations that answer, but not fast enough to finish its batch. */
-  laneMaxWaitMs: number;
-  /** How long a source's destinations are kept before they are read again: changes reach delivery within it. */
-  configCacheMs: number;
-  /** How long a destination's circuit stays open before one probe may go. */
-  circuitOpenMs: number;
-}
-
-export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryPolicy {
-  const number = (name: string, fallback: number) => {
-    const value = Number(env[name]);
-    return Number.isFinite(value) && value > 0 ? value : fallback;
-  };
-  const baseDelayMs = number('WEIR_DELIVERY_RETRY_BASE_MS', 10_000);
-  return {
-    baseDelayMs,
-    maxDelayMs: baseDelayMs * 30,
-    minAttempts: 3,
-    retryWindowMs: number('WEIR_DELIVERY_RETRY_WINDOW_MS', 3 * 3600_000),
-    leaseMs: number('WEIR_DELIVERY_LEASE_MS', 60_000),
-    laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
-    laneMaxWaitMs: number('WEIR_DELIVERY_LANE_MAX_WAIT_MS', 5000),
-    configCacheMs: number('WEIR_DELIVERY_CONFIG_CACHE_MS', 5000),
-    circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
-  };
-}
-
-/**
- * Per process, shared by every delivery service in it (in the local runtime, the stream consumer's and the
- * scheduler's): one lane and one circuit per destination.
- */
-export const deliveryLanes = new DeliveryLanes(
-  () => deliveryPolicyFromEnv().laneWaitMs,
-  () => deliveryPolicyFromEnv().laneMaxWaitMs,
-);
-const circuit = new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs);
-
-/** Delivery outcomes per destination type, as CloudWatch metrics (DeliveryDelivered, DeliveryRetried, …). */
-function deliveryMetrics(destinationType: string, counts: Partial<Record<'delivered' | 'filtered' | 'aborted' | 'retried', number>>): void {
-  const named = Object.fromEntries(Object.entries(counts).map(([k, n]) => [`Delivery${k.charAt(0).toUpperCase()}${k.slice(1)}`, n ?? 0]));
-  countMetrics(named, { destinationType });
-}
 
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
