@@ -18,6 +18,18 @@ const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
 const indexAt = (ref: BatchRef, at: string) => ({ ':gpk': keys.deliveryAttention, ':gsk': attention(at, 'B', batchId(ref)).gsi1sk });
 
+/** The values of what every write of a batch sets: what it is, its ref, when it began and when it goes. */
+const describing = (ref: BatchRef) => ({
+  ':ws': ref.workspaceId,
+  ':source': ref.sourceId,
+  ':destination': ref.destinationId,
+  ':request': ref.requestId,
+  ':part': ref.part,
+  ':entity': 'deliveryBatch',
+  ':now': new Date().toISOString(),
+  ':ttl': ttl(),
+});
+
 /** Whether a write renews the owner's lease: the first write does, then any once half the lease is gone. */
 function renews(guard: BatchGuard, leaseUntil: string): boolean {
   if (!guard.established || !guard.leaseUntil) return true;
@@ -112,14 +124,7 @@ export class DeliveryRepository {
       ':lease': leaseUntil,
       ':gpk': keys.deliveryAttention,
       ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk,
-      ':ws': ref.workspaceId,
-      ':source': ref.sourceId,
-      ':destination': ref.destinationId,
-      ':request': ref.requestId,
-      ':part': ref.part,
-      ':entity': 'deliveryBatch',
-      ':now': new Date().toISOString(),
-      ':ttl': ttl(),
+      ...describing(ref),
     };
     const mine = '(#owner = :owner AND #status = :sending)';
     let condition = `attribute_not_exists(pk) OR ${mine}`;
@@ -220,14 +225,7 @@ export class DeliveryRepository {
       ':nd': change.totals.delivered,
       ':nf': change.totals.filtered,
       ':na': change.totals.aborted,
-      ':ws': ref.workspaceId,
-      ':source': ref.sourceId,
-      ':destination': ref.destinationId,
-      ':request': ref.requestId,
-      ':part': ref.part,
-      ':entity': 'deliveryBatch',
-      ':now': new Date().toISOString(),
-      ':ttl': ttl(),
+      ...describing(ref),
     };
     const set = [
       'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
