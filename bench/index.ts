@@ -31,10 +31,8 @@ function run(file: string): Promise<Map<string, string>> {
       process.stdout.write(chunk);
       const lines = (rest + chunk.toString('utf8')).split('\n');
       rest = lines.pop() ?? '';
-      for (const line of lines) {
-        const match = /^([^\s:][^:]*): (\S+)$/.exec(line);
-        if (match && SUMMARY.includes(match[1]!)) found.set(match[1]!, match[2]!);
-      }
+      // Names may hold a colon themselves (node:vm): each is looked for as the start of a line.
+      for (const line of lines) for (const name of SUMMARY) if (line.startsWith(`${name}: `)) found.set(name, line.slice(name.length + 2).trim());
     });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(found) : reject(new Error(`bench/${file} exited with ${code}`))));
