@@ -5,7 +5,7 @@ import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
+import { getTableClient, queryAll } from '../../shared/persistence/table-client';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -190,6 +190,23 @@ describe('batched delivery', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
     const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    // While the index cannot be written, the record is not let go: it is parked, to come back later.
+    const failIndexing = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+      const input = (args as { input: { UpdateExpression?: string } }).input;
+      if (input.UpdateExpression === 'SET gsi1pk = :gpk, gsi1sk = :gsk') throw Object.assign(new Error('store unavailable'), { name: 'InternalServerError' });
+      return next(args);
+    };
+    getTableClient().doc.middlewareStack.add(failIndexing as never, { step: 'initialize', name: 'failIndexing' });
+    try {
+      expect(await handler({ Records: [{ ...record, eventID: 'refused' }] })).toEqual({ batchItemFailures: [] });
+    } finally {
+      getTableClient().doc.middlewareStack.remove('failIndexing');
+    }
+    const parked = await queryAll(rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.parkedRecord(p.ws.workspaceId, 'delivery', 'x').pk },
+    });
+    expect(parked.map((item) => [item.eventId, item.lastError])).toEqual([['refused', 'store unavailable']]);
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     expect(vendor.received.filter((r) => r.path === '/again')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));

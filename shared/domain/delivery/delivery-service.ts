@@ -127,10 +127,14 @@ export class DeliveryService {
     return indexes;
   }
 
-  /** A ticket that is done once the batch is in the scheduler's index (a failure fails the record). */
+  /**
+   * A ticket that is done once the batch is in the scheduler's index. If that write fails, settle() makes it
+   * again (makeDurable), and a second failure fails the record, which is then handed over again.
+   */
   private indexed(ref: BatchRef, leaseUntil: string): Ticket {
-    const done = this.deliveries.realignBatch(ref, leaseUntil).then(() => 'done' as const);
-    return { destinationId: ref.destinationId, job: { run: () => done.then(() => undefined), handBack: async () => undefined }, done, wait: true };
+    const index = () => this.deliveries.realignBatch(ref, leaseUntil);
+    const done = index().then(() => 'done' as const);
+    return { destinationId: ref.destinationId, job: { run: index, handBack: async () => undefined, makeDurable: index }, done, wait: true };
   }
 
   private round(): DeliveryRound {
