@@ -141,12 +141,6 @@ export class DeliveryService {
     return new DeliveryRound(this.code, this.credentials, this.parked);
   }
 
-  /** One stored ingest part (tests, and the consumer of a single record). */
-  async deliverPart(part: IngestPart): Promise<void> {
-    const failed = await this.deliverParts([part]);
-    if (failed.size > 0) throw failed.get(0);
-  }
-
   /**
    * The enabled destinations connected to a source, kept for `configCacheMs` per process (as write keys
    * are at ingestion): two reads of the workspace's catalog per source and period, not per stream record.
