@@ -54,9 +54,43 @@ const wellFormed = (text: string): boolean => (text as string & { isWellFormed()
 
 /**
  * Refuses a parsed JSON value that nests deeper than MAX_JSON_DEPTH or holds a lone surrogate in a string
- * or key, naming where. Walks with its own stack, so no depth can overflow the call stack.
+ * or key, naming where. Walks with its own stack, so no depth can overflow the call stack; the walk that
+ * names the place runs only once something is found (a body that passes builds no paths).
  */
 export function checkJsonBounds(root: unknown, where: string): void {
+  if (!withinBounds(root)) namePlace(root, where);
+}
+
+function withinBounds(root: unknown): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    if (typeof value === 'string') {
+      if (!wellFormed(value)) return false;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return false;
+    if (Array.isArray(value)) {
+      for (const child of value) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (!wellFormed(key)) return false;
+      values.push((value as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return true;
+}
+
+function namePlace(root: unknown, where: string): void {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value: root, path: where, depth: 0 }];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const { value, path, depth } = next;

@@ -1,0 +1,45 @@
+import { acceptEvent, weirIdOf } from '../../shared/domain/ingestion/events';
+import { newId } from '../../shared/domain/ids';
+
+describe('acceptEvent', () => {
+  const context = { receivedAt: '2026-11-24T10:00:00.000Z', ip: '203.0.113.9' };
+
+  it('copies the event with its keys in order and appends what the service adds, leaving the input as it was', () => {
+    const raw = JSON.parse('{"userId":"u-1","type":"track","event":"Bought","properties":{"price":3}}') as Record<string, unknown>;
+    const accepted = acceptEvent(raw, 0, context);
+    expect(Object.keys(accepted)).toEqual(['userId', 'type', 'event', 'properties', 'messageId', 'receivedAt', 'request_ip', 'weirId']);
+    expect(accepted).toMatchObject({ receivedAt: context.receivedAt, request_ip: context.ip, weirId: weirIdOf(raw) });
+    expect(accepted.properties).toBe(raw.properties);
+    expect(Object.keys(raw)).toEqual(['userId', 'type', 'event', 'properties']);
+  });
+
+  it('keeps a key named __proto__ as a key, and the copy an ordinary object', () => {
+    const raw = JSON.parse('{"type":"track","userId":"u-1","__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const accepted = acceptEvent(raw, 0, context);
+    expect(Object.getPrototypeOf(accepted)).toBe(Object.prototype);
+    expect((accepted as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(accepted))).toEqual(
+      JSON.parse(
+        `{"type":"track","userId":"u-1","__proto__":{"polluted":true},"messageId":"${accepted.messageId}","receivedAt":"${context.receivedAt}","request_ip":"${context.ip}","weirId":"${accepted.weirId}"}`,
+      ),
+    );
+  });
+
+  it('keeps the request_ip an event brings, and the type of the path over the body', () => {
+    const accepted = acceptEvent({ type: 'page', anonymousId: 'a', request_ip: '198.51.100.1' }, 0, { ...context, type: 'track' });
+    expect(accepted).toMatchObject({ type: 'track', request_ip: '198.51.100.1' });
+  });
+});
+
+describe('newId', () => {
+  it('makes ULIDs that are distinct and sort by creation across milliseconds', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(...Array.from({ length: 300 }, () => newId()));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(ids.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
