@@ -44,6 +44,6 @@ export function combine(api: BatchApi, requests: DestinationRequest[]): Destinat
   return combined;
 }
 
-/** The approximate bytes a request adds to a chunk (its items' JSON). */
+/** The bytes a request adds to a chunk: its items' JSON in UTF-8, and a comma each. */
 export const itemBytes = (api: BatchApi, request: DestinationRequest): number =>
-  api.lists.reduce((n, path) => n + (listAt(request, path)?.reduce<number>((m, item) => m + JSON.stringify(item).length + 1, 0) ?? 0), 0);
+  api.lists.reduce((n, path) => n + (listAt(request, path)?.reduce<number>((m, item) => m + Buffer.byteLength(JSON.stringify(item)) + 1, 0) ?? 0), 0);

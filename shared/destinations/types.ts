@@ -79,7 +79,7 @@ export interface BatchApi {
   lists: string[];
   /**
    * Per-event verdicts when the vendor's answer names the events it took or refused (by their index in the
-   * chunk); undefined when the answer is about the request as a whole.
+   * chunk), a 2xx answer included (Customer.io's 207); undefined when the answer is about the request as a whole.
    */
   verdicts?(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined;
 }

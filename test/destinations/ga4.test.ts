@@ -1,4 +1,5 @@
 import { buildRequests } from '../../shared/destinations';
+import { combine, envelopeOf } from '../../shared/destinations/batching';
 import { ga4 } from '../../shared/destinations/ga4';
 
 /**
@@ -25,24 +26,26 @@ const expected = (body: Record<string, unknown>, extra: { endpoint?: string; par
   userId: 'a-1',
 });
 
-/** The single event a message becomes. */
+/** The single event a message becomes (without its time, which every event carries). */
 const eventOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) => {
   const [request] = ga4.transform!({ ...base, ...message }, config(extra));
-  return (request!.body.JSON.events as unknown[])[0];
+  const { timestamp_micros, ...event } = (request!.body.JSON.events as Record<string, unknown>[])[0]!;
+  expect(timestamp_micros).toBe(AT_MICROS);
+  return event;
 };
 
 describe('GA4 transform (Measurement Protocol)', () => {
-  it('track: a custom event, name in snake_case, properties as params (nested ones flattened), client_id, user_id, timestamp_micros (JSON POST body)', () => {
+  it('track: a custom event, name in snake_case, properties as params (nested ones flattened), client_id, user_id, timestamp_micros on the event (JSON POST body)', () => {
     const properties = { plan: 'pro', seats: 3, trial: true, address: { city: 'Oslo', tags: ['a', 'b'] } };
     expect(ga4.transform!({ ...base, type: 'track', event: 'Signed Up', properties }, config())).toEqual([
       expected({
         client_id: 'a-1',
         user_id: 'u-1',
-        timestamp_micros: AT_MICROS,
         events: [
           {
             name: 'signed_up',
             params: { plan: 'pro', seats: 3, trial: true, address_city: 'Oslo', address_tags_0: 'a', address_tags_1: 'b' },
+            timestamp_micros: AT_MICROS,
           },
         ],
       }),
@@ -194,7 +197,6 @@ describe('GA4 transform (Measurement Protocol)', () => {
       expected({
         client_id: 'a-1',
         user_id: 'u-1',
-        timestamp_micros: AT_MICROS,
         events: [
           {
             name: 'page_view',
@@ -204,6 +206,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
               page_referrer: 'https://google.com/',
               path: '/pricing',
             },
+            timestamp_micros: AT_MICROS,
           },
         ],
       }),
@@ -214,7 +217,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
     });
   });
 
-  it('identify → user_properties as {value}: names at most 24, values at most 36, reserved ones dropped (Send user properties, Limitations)', () => {
+  it('identify → user_properties as {value}: names at most 24, values at most 36, reserved ones dropped, timestamp_micros on the request for them (Send user properties, Limitations)', () => {
     const traits = {
       plan: 'pro',
       seats: 3,
@@ -237,7 +240,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
           bio: { value: 'z'.repeat(36) },
           favourite_programming_la: { value: 'ts' },
         },
-        events: [{ name: 'identify', params: {} }],
+        events: [{ name: 'identify', params: {}, timestamp_micros: AT_MICROS }],
       }),
     ]);
   });
@@ -254,8 +257,7 @@ describe('GA4 transform (Measurement Protocol)', () => {
         {
           app_instance_id: 'cbd7e7f2a7d34c5f9b8e2f1a0c3d4e5f',
           user_id: 'u-1',
-          timestamp_micros: AT_MICROS,
-          events: [{ name: 'screen_view', params: { screen_name: 'Home' } }],
+          events: [{ name: 'screen_view', params: { screen_name: 'Home' }, timestamp_micros: AT_MICROS }],
         },
         { params: { firebase_app_id: '1:123:android:abc', api_secret: 'SECRET' } },
       ),
@@ -264,6 +266,30 @@ describe('GA4 transform (Measurement Protocol)', () => {
       ok: false,
       error: 'GA4 takes screen_view only from app streams (typesOfClient firebase)',
     });
+  });
+
+  it('batches the events of one client: up to 25 per request, combined only where client, user and user properties are the same (Limitations)', () => {
+    const api = ga4.batch!;
+    expect(api).toMatchObject({ maxEvents: 25, maxBytes: 125_000, lists: ['JSON.events'] });
+    const request = (message: Record<string, unknown>) => ga4.transform!({ ...base, ...message }, config())[0]!;
+    const first = request({ type: 'track', event: 'a', timestamp: '2026-11-23T10:00:00.000Z' });
+    const second = request({ type: 'page', name: 'Home', timestamp: '2026-11-23T10:00:05.000Z' });
+    // Different times no longer keep one client's events apart.
+    expect(envelopeOf(api, second)).toBe(envelopeOf(api, first));
+    expect(combine(api, [first, second]).body.JSON).toEqual({
+      client_id: 'a-1',
+      user_id: 'u-1',
+      events: [
+        { name: 'a', params: {}, timestamp_micros: AT_MICROS },
+        { name: 'page_view', params: { page_title: 'Home' }, timestamp_micros: AT_MICROS + 5_000_000 },
+      ],
+    });
+    // Request-level fields keep their own requests: another client, another user, user properties.
+    expect(envelopeOf(api, request({ type: 'track', event: 'a', anonymousId: 'a-2' }))).not.toBe(envelopeOf(api, first));
+    expect(envelopeOf(api, request({ type: 'track', event: 'a', userId: 'u-2' }))).not.toBe(envelopeOf(api, first));
+    const identify = request({ type: 'identify', traits: { plan: 'pro' } });
+    expect(envelopeOf(api, identify)).not.toBe(envelopeOf(api, first));
+    expect(envelopeOf(api, identify)).not.toBe(envelopeOf(api, request({ type: 'identify', traits: { plan: 'free' } })));
   });
 
   it('alias is refused: GA4 has no alias', () => {

@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -69,6 +70,20 @@ const amplitudeEvents = (path: string) =>
     .map((r) => (r.json as { events: { insert_id: string; user_id: string; event_type: string }[] }).events);
 const events = (n: number, user: (i: number) => string, prefix = 'm') =>
   Array.from({ length: n }, (_, i) => ({ type: 'track', userId: user(i), event: `e${i}`, messageId: `${prefix}-${i}` }));
+const customerio = (path: string): Destination => ({
+  name: path,
+  type: 'CUSTOMERIO',
+  config: { siteID: 'site', apiKey: 'key', baseUrl: `${vendor.url}${path}` },
+});
+type CioEntity = { action: string; id?: string; name?: string; identifiers: Record<string, string> };
+const customerioBatches = (path: string) =>
+  vendor.received.filter((r) => r.path === `${path}/api/v2/batch`).map((r) => (r.json as { batch: CioEntity[] }).batch);
+const ga4 = (path: string): Destination => ({
+  name: path,
+  type: 'GA4',
+  config: { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${vendor.url}${path}` },
+});
+const at = (i: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, i)).toISOString();
 
 describe('batched delivery', () => {
   it('sends a batch to Amplitude as one request, every event with its messageId as insert_id, counted once', async () => {
@@ -212,5 +227,77 @@ describe('batched delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
     await rt.scheduler.runNow();
     expect(vendor.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
+  });
+
+  it('sends Customer.io events as one /api/v2/batch request, in their order, each with the ULID of its messageId', async () => {
+    const p = await pipeline(customerio('/cio'));
+    const sent = Array.from({ length: 12 }, (_, i) => ({
+      ...(i % 4 === 3 ? { type: 'page', properties: { url: `https://x.io/${i}` } } : { type: 'track', event: `e${i}` }),
+      userId: `user-${i % 5}`,
+      messageId: `m-${i}`,
+      timestamp: at(i),
+    }));
+    await p.batch(sent);
+    await flow();
+    const requests = customerioBatches('/cio');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.map((e) => [e.action, e.identifiers.id, e.id])).toEqual(
+      sent.map((e, i) => [e.type === 'page' ? 'page' : 'event', `user-${i % 5}`, ulidOf(`m-${i}`, new Date(at(i)))]),
+    );
+    expect(vendor.received.find((r) => r.path === '/cio/api/v2/batch')!.headers.authorization).toBe(`Basic ${Buffer.from('site:key').toString('base64')}`);
+    expect(await p.outcomes()).toMatchObject({ delivered: 12, retrying: 0, aborted: 0 });
+  });
+
+  it('aborts only the Customer.io entities a 207 answer names; the others are delivered and not sent again', async () => {
+    const p = await pipeline(customerio('/cio207'));
+    vendor.on('/cio207/api/v2/batch', json(207, { errors: [{ batch_index: 2, reason: 'invalid', field: 'name', message: 'too long' }] }));
+    await p.batch(events(5, (i) => `user-${i}`));
+    await flow(3);
+    expect(customerioBatches('/cio207').map((batch) => batch.map((e) => e.name))).toEqual([['e0', 'e1', 'e2', 'e3', 'e4']]);
+    const outcomes = await p.outcomes();
+    expect(outcomes).toMatchObject({ delivered: 4, retrying: 0, aborted: 1 });
+    expect(JSON.stringify(outcomes)).toContain('Customer.io refused the event: name: invalid too long');
+  });
+
+  it('reads a 207 on a retried Customer.io event too: the entity it names is aborted', async () => {
+    const p = await pipeline(customerio('/cioretry'));
+    let answers = 0;
+    vendor.on('/cioretry/api/v2/batch', (req, res) => {
+      // The chunk fails as a whole; each event then goes again alone, and "e1" is refused.
+      if (answers++ === 0) return json(503, {})(req, res);
+      const [entity] = (req.json as { batch: CioEntity[] }).batch;
+      if (entity!.name === 'e1') return json(207, { errors: [{ batch_index: 0, reason: 'invalid', message: 'bad event' }] })(req, res);
+      json(200, {})(req, res);
+    });
+    await p.batch(events(3, (i) => `user-${i}`));
+    await rt.poller.drain();
+    expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
+    await flow(12);
+    expect(customerioBatches('/cioretry').map((batch) => batch.length)).toEqual([3, 1, 1, 1]);
+    expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0, aborted: 1 });
+  });
+
+  it("sends one GA4 client's events 25 to a request, each with its time; another client's go in requests of their own", async () => {
+    const p = await pipeline(ga4('/ga'));
+    const sent = Array.from({ length: 33 }, (_, i) => ({
+      type: 'track',
+      anonymousId: i < 30 ? 'client-a' : 'client-b',
+      event: `e${i}`,
+      messageId: `m-${i}`,
+      timestamp: at(i),
+    }));
+    await p.batch(sent);
+    await flow();
+    const requests = vendor.received
+      .filter((r) => r.path === '/ga/mp/collect')
+      .map((r) => r.json as { client_id: string; timestamp_micros?: number; events: { name: string; timestamp_micros: number }[] });
+    expect(requests.map((r) => [r.client_id, r.events.length, r.timestamp_micros])).toEqual([
+      ['client-a', 25, undefined],
+      ['client-a', 5, undefined],
+      ['client-b', 3, undefined],
+    ]);
+    expect(requests.flatMap((r) => r.events.map((e) => [e.name, e.timestamp_micros]))).toEqual(sent.map((e, i) => [e.event, Date.parse(at(i)) * 1000]));
+    expect(vendor.received.find((r) => r.path === '/ga/mp/collect')!.query).toEqual({ measurement_id: 'G-1', api_secret: 'secret' });
+    expect(await p.outcomes()).toMatchObject({ delivered: 33, retrying: 0, aborted: 0 });
   });
 });

@@ -188,6 +188,10 @@ export const ga4 = defineDestination({
   displayName: 'Google Analytics 4',
   config: Ga4Config,
   delivery: 'http',
+  // "Limitations": up to 25 events per request and a post body under 130 kB; the events are measured, so the
+  // rest of the body (ids, user properties) has room. Requests combine only where everything but the events is
+  // the same: one client, one user_id, the same user properties. GA4 has no de-duplication key.
+  batch: { maxEvents: 25, maxBytes: 125_000, lists: ['JSON.events'] },
   transform(message, config) {
     // Query parameters: firebase_app_id for app streams, measurement_id for web streams, and api_secret.
     const firebase = config.typesOfClient === 'firebase';
@@ -203,13 +207,15 @@ export const ga4 = defineDestination({
     const { name, params, userProperties: props } = ga4Event(message, config);
     const userId = userIdOf(message);
     const time = eventTime(message);
+    // timestamp_micros, unix microseconds, goes on the event (the reference: the request's time "can be overridden"
+    // by the events'), so one client's events combine into one request. User properties take the request's
+    // ("Send user properties": an entry's own, else the request's), so a request carrying them has it too.
+    const micros = time && { timestamp_micros: time.getTime() * 1000 };
     const body = {
       [firebase ? 'app_instance_id' : 'client_id']: String(clientId),
       ...(userId && { user_id: userId }),
-      // JSON POST body: timestamp_micros, unix microseconds.
-      ...(time && { timestamp_micros: time.getTime() * 1000 }),
-      ...(props && { user_properties: props }),
-      events: [{ name, params }],
+      ...(props && { ...micros, user_properties: props }),
+      events: [{ name, params, ...micros }],
     };
     const path = config.debugMode ? '/debug/mp/collect' : '/mp/collect';
     return [

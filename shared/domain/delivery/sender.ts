@@ -1,5 +1,5 @@
 import { buildRequests, destinationType, sendRequest, type BatchApi, type ChunkEventVerdict, type DestinationRequest, type Message } from '../../destinations';
-import { combine } from '../../destinations/batching';
+import { combine, envelopeOf } from '../../destinations/batching';
 import type { Destination } from '../catalog/schemas';
 import type { Circuit } from './circuit';
 
@@ -45,7 +45,7 @@ export async function send(destination: Destination, prepared: { requests: Desti
   for (let i = 0; i < prepared.requests.length; i++) {
     const request = prepared.requests[i]!;
     const result = await sendRequest(request);
-    const outcome = judge(destination.id, circuit, result, request, prepared.requests.slice(i));
+    const outcome = judge(destination.id, circuit, result, request, prepared.requests.slice(i), type?.batch);
     if (outcome.kind !== 'delivered') return outcome;
     last = { status: result.status, response: result.response, request };
   }
@@ -59,9 +59,14 @@ function judge(
   result: { status: number; response: unknown; error?: string; retryable: boolean },
   request: DestinationRequest | undefined,
   remaining: DestinationRequest[],
+  api?: BatchApi,
 ): SendOutcome {
   if (succeeded(result.status)) {
     circuit.succeeded(destinationId);
+    // A one-event request to a batch API (a retry) may still have its event refused in a 2xx (Customer.io's 207).
+    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1)?.[0] : undefined;
+    if (named?.kind === 'refused') return { kind: 'refused', status: result.status, response: result.response, error: named.error, request, remaining };
+    if (named?.kind === 'retryable') return { kind: 'retryable', status: result.status, error: named.error, request, remaining, answered: true };
     return { kind: 'delivered', status: result.status, response: result.response, request };
   }
   const error = result.error ?? describe(result.status, result.response);
@@ -97,12 +102,13 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
   const admitted = circuit.admit(destination.id);
   if (!admitted.send) return { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
   const result = await sendRequest(request);
+  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
   if (succeeded(result.status)) {
     circuit.succeeded(destination.id);
-    return { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts: all({ kind: 'delivered' }) };
+    // A 2xx may still name events the vendor refused (Customer.io's 207): those get their own verdict.
+    return { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts: named ?? all({ kind: 'delivered' }) };
   }
   const error = result.error ?? describe(result.status, result.response);
-  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
   if (named || !result.retryable) circuit.succeeded(destination.id);
   else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
   const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
