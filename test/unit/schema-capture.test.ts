@@ -41,6 +41,22 @@ describe('flatten', () => {
     expect(flat.nulls).toEqual([]);
   });
 
+  it('gives the same paths however many events came before, also past the bound of the paths it keeps', () => {
+    const event = { a: { b: 1 }, 'a.c': 2, items: [{ sku: 'A' }], __proto__x: null };
+    const first = flatten(event);
+    // 30,000 distinct keys: more paths than are kept between events, so the kept tree starts again.
+    for (let i = 0; i < 300; i++) flatten(Object.fromEntries(Array.from({ length: 100 }, (_, k) => [`key-${i}-${k}`, { v: k }])));
+    for (const flat of [flatten(event), first]) {
+      expect([...flat.leaves]).toEqual([
+        ['a.b', 1],
+        ['a.c', 2],
+        ['items.0.sku', 'A'],
+      ]);
+      expect(flat.nulls).toEqual(['__proto__x']);
+      expect(flat.arrays).toEqual(['items']);
+    }
+  });
+
   it('a scalar inside an array is keyed by its index', () => {
     const flat = flatten({ a: [1, 'x', true] });
     expect(schemaOf(flat)).toEqual({ 'a.0': 'float64', 'a.1': 'string', 'a.2': 'bool' });

@@ -26,25 +26,63 @@ export function typeName(value: string | number | boolean): TypeName {
   return typeof value === 'number' ? 'float64' : 'bool';
 }
 
+/**
+ * Dotted paths as a tree of the keys that made them, kept between events: events of a model repeat the same
+ * paths, so each is built (and hashed, by every map it is looked up in) once, not once per event. Bounded:
+ * past PATH_NODES the tree starts again.
+ */
+interface PathNode {
+  path: string;
+  keys?: Map<string, PathNode>;
+  items?: PathNode[];
+}
+const PATH_NODES = 20_000;
+let root: PathNode = { path: '' };
+let nodes = 0;
+
+function childOf(node: PathNode, key: string): PathNode {
+  let child = node.keys?.get(key);
+  if (child) return child;
+  child = { path: node.path ? `${node.path}.${key}` : key };
+  if (++nodes > PATH_NODES) {
+    root = { path: '' };
+    nodes = 0;
+  } else (node.keys ??= new Map()).set(key, child);
+  return child;
+}
+
+function itemOf(node: PathNode, index: number): PathNode {
+  const items = (node.items ??= []);
+  let item = items[index];
+  if (item) return item;
+  item = { path: node.path ? `${node.path}.${index}` : String(index) };
+  if (++nodes > PATH_NODES) {
+    root = { path: '' };
+    nodes = 0;
+  } else items[index] = item;
+  return item;
+}
+
 export function flatten(event: Record<string, unknown>): FlatEvent {
   const flat: FlatEvent = { leaves: new Map(), nulls: [], arrays: [] };
-  const walk = (value: unknown, path: string) => {
+  const walk = (value: unknown, node: PathNode) => {
+    const path = node.path;
     // Left out, with all below it: a stored schema must stay within an item however long the keys events bring.
     if (path.length > MAX_PATH_CHARS) return;
     if (value === null || value === undefined) {
       if (path) flat.nulls.push(path);
     } else if (Array.isArray(value)) {
       if (value.length > 0 && path) flat.arrays.push(path);
-      value.forEach((element, index) => walk(element, path ? `${path}.${index}` : String(index)));
+      value.forEach((element, index) => walk(element, itemOf(node, index)));
     } else if (typeof value === 'object') {
       const object = value as Record<string, unknown>;
-      for (const key in object) if (Object.hasOwn(object, key)) walk(object[key], path ? `${path}.${key}` : key);
+      for (const key in object) if (Object.hasOwn(object, key)) walk(object[key], childOf(node, key));
     } else if (path && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
       // A top-level field named "" has no path to show (and could not be a key of the stored schema).
       flat.leaves.set(path, value);
     }
   };
-  walk(event, '');
+  walk(event, root);
   return flat;
 }
 
