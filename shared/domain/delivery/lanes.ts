@@ -24,6 +24,8 @@ interface Lane {
   running: boolean;
   /** Called when the lane's work moves on (a destination answered): a submitter waiting for it waits on. */
   onProgress: (() => void)[];
+  /** A submitter stopped waiting for it without progress, and none came since: later ones do not wait. */
+  stalled: boolean;
 }
 
 /**
@@ -34,8 +36,8 @@ interface Lane {
  * A submitter (the stream consumer, the scheduler) hands its work over, then settles it: it waits for each
  * lane while that lane makes progress (its destination answers at least every `waitMs`), for at most
  * `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is failing. So a
- * destination that hangs costs its submitter `waitMs` once, and one that is slow but answering at most
- * `maxWaitMs`. What it stops waiting for is made durable first, so work that never runs (a crash) is found
+ * destination that hangs costs `waitMs` once (later submitters do not wait for a lane that stalled until it
+ * moves again), and one that is slow but answering at most `maxWaitMs`. What it stops waiting for is made durable first, so work that never runs (a crash) is found
  * again when its lease runs out.
  */
 export class DeliveryLanes {
@@ -51,7 +53,9 @@ export class DeliveryLanes {
   /** The lane's work moved on (its code ran, its destination answered, its outcome was written). */
   touch(destinationId: string): void {
     const lane = this.lanes.get(destinationId);
-    if (lane) for (const notify of lane.onProgress.splice(0)) notify();
+    if (!lane) return;
+    lane.stalled = false;
+    for (const notify of lane.onProgress.splice(0)) notify();
   }
 
   private progressOf(destinationId: string): Promise<'progress'> {
@@ -61,7 +65,7 @@ export class DeliveryLanes {
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
     let lane = this.lanes.get(destinationId);
-    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [] }));
+    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [], stalled: false }));
     const done = new Promise<'done'>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve('done') : reject(error)) }));
     done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
     void this.pump(destinationId, lane);
@@ -88,17 +92,23 @@ export class DeliveryLanes {
             () => (settled.add(t), succeeded.add(t)),
             () => settled.add(t),
           );
-        let waiting = pending.every((t) => t.wait);
+        let waiting = pending.every((t) => t.wait) && !this.lanes.get(pending[0]!.destinationId)?.stalled;
         while (waiting && settled.size < pending.length) {
           let timer: NodeJS.Timeout | undefined;
-          const wait = Math.min(this.waitMs(), until - Date.now());
+          const stall = this.waitMs();
+          const wait = Math.min(stall, until - Date.now());
           const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), Math.max(0, wait))));
           const open = pending.filter((t) => !settled.has(t));
           const next = await Promise.race([timeout, this.progressOf(pending[0]!.destinationId), ...open.map((t) => t.done.catch(() => 'done' as const))]);
           clearTimeout(timer);
           // Let the settled set catch up with the job that just finished.
           await Promise.resolve();
-          if (next === 'waited') waiting = false;
+          if (next === 'waited') {
+            waiting = false;
+            // No progress for a whole wait: the next submitters do not wait for this lane until it moves.
+            const lane = this.lanes.get(pending[0]!.destinationId);
+            if (lane && wait >= stall && settled.size < pending.length) lane.stalled = true;
+          }
         }
         for (const t of pending) {
           if (succeeded.has(t)) continue;

@@ -1,0 +1,47 @@
+import { DeliveryLanes, type LaneJob } from '../../shared/domain/delivery/lanes';
+
+/** A job that runs until `release` is called; made durable counts what its submitter stopped waiting for. */
+function hangingJob() {
+  let release!: () => void;
+  const ran = new Promise<void>((resolve) => (release = resolve));
+  const job = { durable: 0, run: () => ran, handBack: async () => {}, makeDurable: async () => void job.durable++ };
+  return { job: job as LaneJob & { durable: number }, release };
+}
+
+describe('DeliveryLanes.settle', () => {
+  const WAIT_MS = 150;
+
+  it('waits for a lane that makes no progress once; later submitters do not wait for it until it moves again', async () => {
+    const lanes = new DeliveryLanes(
+      () => WAIT_MS,
+      () => 5000,
+    );
+    const first = hangingJob();
+    const second = hangingJob();
+    const third = hangingJob();
+
+    let started = performance.now();
+    await lanes.settle([lanes.submit('hangs', first.job, { wait: true })]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(WAIT_MS - 5);
+    expect(first.job.durable).toBe(1);
+
+    // Stalled: the next stream batch moves on at once (its work is made durable all the same).
+    started = performance.now();
+    await lanes.settle([lanes.submit('hangs', second.job, { wait: true })]);
+    expect(performance.now() - started).toBeLessThan(WAIT_MS / 2);
+    expect(second.job.durable).toBe(1);
+
+    // Progress: the lane is waited for again.
+    first.release();
+    lanes.touch('hangs');
+    const settling = lanes.settle([lanes.submit('hangs', third.job, { wait: true })]);
+    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
+    second.release();
+    lanes.touch('hangs');
+    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
+    third.release();
+    await settling;
+    expect(third.job.durable).toBe(0);
+    await lanes.idle();
+  });
+});
