@@ -77,13 +77,13 @@ type Control = (method: string, path: string, body: unknown) => Promise<Record<s
 type Bench = { rt: Awaited<ReturnType<typeof startLocalRuntime>>; store: ReturnType<typeof createTableClient>; workspaceId: string; control: Control };
 
 /** A local runtime with a workspace, for `work`; stopped after. */
-async function withRuntime<T>(consumers: { consumers?: [] }, work: (bench: Bench) => Promise<T>): Promise<T> {
+async function withRuntime<T>(options: { consumers?: [] }, work: (bench: Bench) => Promise<T>): Promise<T> {
   const rt = await startLocalRuntime({
     controlPort: 0,
     dataPort: 0,
     admin: { user: 'bench', password: 'bench-password' },
     schedulerIntervalMs: 1000,
-    ...consumers,
+    ...options,
   });
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
   const store = createTableClient({ client, table: rt.tableName });
