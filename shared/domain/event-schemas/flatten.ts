@@ -40,28 +40,19 @@ const PATH_NODES = 20_000;
 let root: PathNode = { path: '' };
 let nodes = 0;
 
-function childOf(node: PathNode, key: string): PathNode {
-  let child = node.keys?.get(key);
-  if (child) return child;
-  child = { path: node.path ? `${node.path}.${key}` : key };
+/** A path not seen before: kept in the tree by `keep`, unless the tree is full (then it starts again). */
+function made(parent: PathNode, segment: string, keep: (node: PathNode) => void): PathNode {
+  const node = { path: parent.path ? `${parent.path}.${segment}` : segment };
   if (++nodes > PATH_NODES) {
     root = { path: '' };
     nodes = 0;
-  } else (node.keys ??= new Map()).set(key, child);
-  return child;
+  } else keep(node);
+  return node;
 }
 
-function itemOf(node: PathNode, index: number): PathNode {
-  const items = (node.items ??= []);
-  let item = items[index];
-  if (item) return item;
-  item = { path: node.path ? `${node.path}.${index}` : String(index) };
-  if (++nodes > PATH_NODES) {
-    root = { path: '' };
-    nodes = 0;
-  } else items[index] = item;
-  return item;
-}
+const childOf = (node: PathNode, key: string): PathNode => node.keys?.get(key) ?? made(node, key, (child) => (node.keys ??= new Map()).set(key, child));
+
+const itemOf = (node: PathNode, index: number): PathNode => node.items?.[index] ?? made(node, String(index), (item) => ((node.items ??= [])[index] = item));
 
 export function flatten(event: Record<string, unknown>): FlatEvent {
   const flat: FlatEvent = { leaves: new Map(), nulls: [], arrays: [] };
