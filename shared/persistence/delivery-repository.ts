@@ -64,6 +64,8 @@ export interface BatchGuard {
   established: boolean;
   /** The lease this owner last wrote. */
   leaseUntil?: string;
+  /** This owner put the batch in the scheduler's index (holdBatch): a crash from then on is resumed. */
+  indexed?: boolean;
 }
 
 /** One write of a batch: the position after what it records, the batch's totals, and what it parks. */
@@ -112,8 +114,10 @@ export class DeliveryRepository {
 
   /**
    * Makes a batch durable for its guard's owner until `leaseUntil` without recording anything (the stream
-   * consumer moving on before its lane is done), so that the scheduler resumes it if this process dies.
-   * Position and counts are left as they are. False when the batch is another's or done already.
+   * consumer moving on before its lane is done), so that the scheduler resumes it if this process dies: the
+   * claim goes into the scheduler's index, whether the owner has written the batch already (a batch in the
+   * middle of its sends) or not (one still waiting in its lane). Position and counts are left as they are.
+   * False when the batch is another's or done already.
    */
   async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<boolean> {
     const { ref, owner, prior } = guard;
@@ -128,7 +132,8 @@ export class DeliveryRepository {
     };
     const mine = '(#owner = :owner AND #status = :sending)';
     let condition = `attribute_not_exists(pk) OR ${mine}`;
-    if (prior.kind === 'sending') {
+    if (guard.established) condition = mine;
+    else if (prior.kind === 'sending') {
       condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
       Object.assign(values, { ':prevOwner': prior.owner, ':prevLease': prior.leaseUntil });
     }
@@ -147,6 +152,7 @@ export class DeliveryRepository {
         }),
       );
       guard.established = true;
+      guard.indexed = true;
       guard.leaseUntil = leaseUntil;
       return true;
     } catch (error) {

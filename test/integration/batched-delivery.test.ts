@@ -1,6 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
+import { deliveryLanes } from '../../shared/domain/delivery/policy';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -227,6 +229,39 @@ describe('batched delivery', () => {
     await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
     await rt.scheduler.runNow();
     expect(vendor.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
+  });
+
+  it('puts a batch its consumer stopped waiting for in the middle of its sends where the scheduler finds it, before letting the record go', async () => {
+    const p = await pipeline();
+    await p.batch(events(3, (i) => `user-${i}`));
+    await rt.poller.drain();
+    const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
+    const d = (await api('POST', '/v2/destinations', webhook('/stalled'))).body.destination.id as string;
+    await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
+    // The first event is answered at once (and recorded); the second hangs until released.
+    let release = () => {};
+    vendor.on('/stalled', (req, res) => {
+      if ((req.json as { messageId: string }).messageId !== 'm-1') return json(200, {})(req, res);
+      release = () => json(200, {})(req, res);
+    });
+    const [item] = await queryAll(rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
+    });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+    const record = { eventID: 'stalled', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
+    // only the scheduler's index would bring the batch back.
+    const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), 0);
+    const held = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
+    expect(held.Item).toMatchObject({ status: 'sending', progress: 1, gsi1pk: keys.deliveryAttention });
+    release();
+    await deliveryLanes.idle();
+    const done = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
+    expect(done.Item).toMatchObject({ status: 'done', progress: 3 });
+    expect(done.Item!.gsi1pk).toBeUndefined();
   });
 
   it('sends Customer.io events as one /api/v2/batch request, in their order, each with the ULID of its messageId', async () => {

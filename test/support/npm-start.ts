@@ -15,7 +15,7 @@ export interface Started {
   output: () => string;
 }
 
-export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
+export async function start(env: NodeJS.ProcessEnv, options: { timeoutMs?: number } = {}): Promise<Started> {
   const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -33,7 +33,8 @@ export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const control = `http://127.0.0.1:${controlPort}`;
   const data = `http://127.0.0.1:${dataPort}`;
-  const deadline = Date.now() + 30_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await Promise.all(
       [control, data].map((url) =>
@@ -44,7 +45,7 @@ export async function start(env: NodeJS.ProcessEnv): Promise<Started> {
       ),
     );
     if (ok.every(Boolean)) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within 30 s:\n${output}`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within ${timeoutMs / 1000} s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return { child, control, data, console: `http://127.0.0.1:${consolePort}`, env: fullEnv, output: () => output };
@@ -69,4 +70,12 @@ export async function stop(started: Started, signal: 'SIGTERM' | 'SIGINT' = 'SIG
   const deadline = Date.now() + 10_000;
   while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   expect(processesOfGroup(pgid)).toEqual([]);
+}
+
+/** SIGKILL to the whole group (a crash: nothing gets to finish); resolves once every process is gone. */
+export async function kill(started: Started): Promise<void> {
+  const pgid = started.child.pid as number;
+  process.kill(-pgid, 'SIGKILL');
+  const deadline = Date.now() + 30_000;
+  while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }

@@ -57,6 +57,14 @@ interface BatchRun {
  * last send's outcomes go in the write that finishes the batch, so a batch sent as one chunk costs one write.
  * A failed send parks each of its events as its own item in the same write (retried when due, in each
  * user's order); a user's later events wait behind their parked ones while other users' events flow.
+ *
+ * The invariant, after any crash: every acknowledged event is, for each destination connected to its source,
+ * delivered, retrying (parked), aborted with a reason, or filtered or suppressed, and the counters equal those
+ * sets exactly. It holds because a stream record is let go (reported handled, so that its checkpoint may pass
+ * it) only once each of its (part, destination) batches is done or durably claimed where the scheduler finds
+ * it: deliverParts waits for the lanes, and what it stops waiting for, begun or not, is held (makeDurable in
+ * submit) before it returns. A claim's lease runs out with its process, and the scheduler resumes the batch
+ * after its last recorded write, where each event's outcome and the counters moved together.
  */
 export class DeliveryService {
   /** Batches this process is running: a record handed over again meanwhile does not start them twice. */
@@ -177,8 +185,10 @@ export class DeliveryService {
         this.running.delete(id);
         await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
       },
+      // The stream record is let go once this returns: the batch must be where the scheduler finds it, also
+      // when it is in the middle of its sends (its own writes never put it in the index).
       makeDurable: async () => {
-        if (!guard.established) await this.deliveries.holdBatch(guard, this.leaseUntil());
+        if (!guard.indexed) await this.deliveries.holdBatch(guard, this.leaseUntil());
       },
     };
     const ticket = deliveryLanes.submit(destination.id, job, { wait: !circuit.isOpen(destination.id) });

@@ -1,0 +1,210 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { kill, start, stop, type Started } from '../support/npm-start';
+import { basic, bearer, call } from '../support/runtime';
+import { startScriptedVendor, type ScriptedPath, type ScriptedVendor, type Step } from '../support/scripted-vendor';
+
+/**
+ * A SIGKILL of `npm start`'s process group that lands while a stream batch is being delivered, at exact points
+ * of that delivery, for a webhook (one request per event) and a batch vendor (a Mixpanel-style API, 50 events
+ * a request), both connected to the source: right after the first send, during a slow send once the stream
+ * consumer has moved on (its checkpoint passed the record), during a parked event's retry wait, and right after
+ * a position write. Each crash is followed by a restart on the same data directory; then every acknowledged
+ * event must reach both destinations, none answered 2xx twice, the counters must equal what was delivered with
+ * nothing left retrying, and the audit must find no event in no state.
+ */
+jest.setTimeout(600_000);
+
+/** 160 events: the batch vendor takes them in chunks of 50, 50, 50 and 10; the last 10 are users seen in the first chunk. */
+const EVENTS = 160;
+const ADMIN = { user: 'crash-admin', password: 'crash-admin-password-0123' };
+const TOKEN = 'crash-points-token-0123456789abcdef';
+
+let vendor: ScriptedVendor;
+let home: string;
+let env: NodeJS.ProcessEnv;
+let service: Started;
+
+interface Context {
+  /** Both destinations received their nth request of this delivery. */
+  arrived(n: number): Promise<void>;
+  /** The delivery consumer's stream checkpoint moved past the record being delivered. */
+  checkpointPassed(): Promise<void>;
+  /** Held requests at both destinations are answered 200. */
+  release(): void;
+}
+
+interface KillPoint {
+  name: string;
+  /** The answers of both destinations to the requests of the delivery, in order (then 200). */
+  steps: Step[];
+  crash(context: Context): Promise<void>;
+}
+
+const KILL_POINTS: KillPoint[] = [
+  {
+    name: 'right after the first send',
+    steps: [200, 'hold'],
+    crash: async (c) => c.arrived(2),
+  },
+  {
+    name: 'during a slow send, after the stream consumer moved on',
+    steps: [200, 'hold'],
+    crash: async (c) => {
+      await c.arrived(2);
+      await c.checkpointPassed();
+    },
+  },
+  {
+    name: "during a failed event's retry wait",
+    steps: [503, 200, 'hold'],
+    crash: async (c) => {
+      await c.arrived(3);
+      await c.checkpointPassed();
+    },
+  },
+  {
+    name: 'right after a position write',
+    steps: [200, 'hold', 'hold'],
+    crash: async (c) => {
+      await c.arrived(2);
+      await c.checkpointPassed();
+      c.release();
+      await c.arrived(3);
+    },
+  },
+];
+
+interface Outcome {
+  name: string;
+  sourceId: string;
+  acknowledged: string[];
+  prefixes: Record<'webhook' | 'batch', string>;
+  destinationIds: Record<'webhook' | 'batch', string>;
+}
+
+const checkpointFile = () => path.join(home, 'data', 'stream-checkpoints.delivery.json');
+const checkpoint = () => (existsSync(checkpointFile()) ? readFileSync(checkpointFile(), 'utf8') : '');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const api = async (method: string, route: string, body?: unknown) => {
+  const answer = await call(service.control, method, route, { auth: bearer(TOKEN), body });
+  if (answer.status >= 300) throw new Error(`${method} ${route} answered ${answer.status}: ${answer.text}`);
+  return answer.body;
+};
+
+async function until(check: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(100);
+  }
+  return check();
+}
+
+/** One kill point: a source with both destinations, one batch of events, the crash where it says, a restart. */
+async function crashAt(point: KillPoint, index: number): Promise<Outcome> {
+  const prefixes = { webhook: `/p${index}/hook`, batch: `/p${index}/mp` };
+  const paths: ScriptedPath[] = [vendor.script(prefixes.webhook, point.steps), vendor.script(prefixes.batch, point.steps)];
+  const source = (await api('POST', '/v2/sources', { name: `crash ${index}` })).source;
+  const destinationIds = {
+    webhook: (await api('POST', '/v2/destinations', { name: `hook ${index}`, type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}${prefixes.webhook}` } }))
+      .destination.id,
+    batch: (await api('POST', '/v2/destinations', { name: `mp ${index}`, type: 'MP', config: { token: 'tok', baseUrl: `${vendor.url}${prefixes.batch}` } }))
+      .destination.id,
+  };
+  for (const id of Object.values(destinationIds)) await api('POST', '/v2/connections', { sourceId: source.id, destinationId: id });
+
+  // The checkpoint as it was when the delivery of this record began: it moves only once the record is let go.
+  let before: string | undefined;
+  void Promise.race(paths.map((p) => p.arrived(1))).then(() => (before = checkpoint()));
+  const context: Context = {
+    arrived: async (n) => void (await Promise.all(paths.map((p) => p.arrived(n)))),
+    checkpointPassed: async () => {
+      if (!(await until(() => before !== undefined && checkpoint() !== before, 30_000))) throw new Error(`${point.name}: the checkpoint never moved`);
+    },
+    release: () => paths.forEach((p) => p.release()),
+  };
+  const batch = Array.from({ length: EVENTS }, (_, i) => ({ type: 'track', userId: `user-${i % 150}`, event: 'Crash Tested', messageId: `c${index}-${i}` }));
+  const answer = await call(service.data, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } });
+  expect(answer.status).toBe(200);
+  await point.crash(context);
+  await kill(service);
+  paths.forEach((p) => p.heal());
+  service = await start(env, { timeoutMs: 90_000 });
+  return { name: point.name, sourceId: source.id, acknowledged: batch.map((e) => e.messageId), prefixes, destinationIds };
+}
+
+/** Whether a kill point's events have all arrived, once each, and are counted. */
+async function settled(outcome: Outcome): Promise<boolean> {
+  for (const kind of ['webhook', 'batch'] as const) {
+    const delivered = vendor.delivered(outcome.prefixes[kind]);
+    const stats = await api('GET', `/v2/destinations/${outcome.destinationIds[kind]}/outcomes`);
+    if (!outcome.acknowledged.every((id) => delivered.has(id)) || stats.retrying !== 0 || stats.delivered !== delivered.size) return false;
+  }
+  return true;
+}
+
+beforeAll(async () => {
+  vendor = await startScriptedVendor();
+  home = mkdtempSync(path.join(tmpdir(), 'weir-crash-'));
+  env = {
+    WEIR_HOME: home,
+    WEIR_BOOTSTRAP_EMAIL: 'ops@example.com',
+    WEIR_BOOTSTRAP_TOKEN: TOKEN,
+    WEIR_ADMIN_USER: ADMIN.user,
+    WEIR_ADMIN_PASSWORD: ADMIN.password,
+    WEIR_OUTBOUND_ALLOWLIST: '127.0.0.1',
+    // A parked event waits 2 s for its retry (the crash lands in that wait); a dead owner's lease ends after 3 s.
+    WEIR_DELIVERY_RETRY_BASE_MS: '2000',
+    WEIR_DELIVERY_LEASE_MS: '3000',
+    WEIR_SCHEDULER_INTERVAL_MS: '250',
+    LOG_LEVEL: 'ERROR',
+  };
+  service = await start(env, { timeoutMs: 90_000 });
+});
+
+afterAll(async () => {
+  if (service) await stop(service, 'SIGINT');
+  await vendor?.close();
+});
+
+describe('a crash in the middle of a stream batch', () => {
+  const outcomes: Outcome[] = [];
+  const reports = new Map<string, { lost: Record<string, number>; counters: Record<string, unknown> }>();
+
+  beforeAll(async () => {
+    for (const [i, point] of KILL_POINTS.entries()) {
+      const outcome = await crashAt(point, i);
+      outcomes.push(outcome);
+      // Each kill point settles before the next crash, so that one crash's recovery is not cut by the next.
+      await until(() => settled(outcome), 30_000);
+      const lost: Record<string, number> = {};
+      const counters: Record<string, unknown> = {};
+      for (const kind of ['webhook', 'batch'] as const) {
+        const delivered = vendor.delivered(outcome.prefixes[kind]);
+        lost[kind] = outcome.acknowledged.filter((id) => !delivered.has(id)).length;
+        const stats = await api('GET', `/v2/destinations/${outcome.destinationIds[kind]}/outcomes`);
+        counters[kind] = { delivered: stats.delivered, retrying: stats.retrying, aborted: stats.aborted, received: delivered.size };
+      }
+      reports.set(point.name, { lost, counters });
+    }
+  });
+
+  test.each(KILL_POINTS.map((p) => p.name))('%s: every acknowledged event reaches both destinations', (name) => {
+    expect(reports.get(name)!.lost).toEqual({ webhook: 0, batch: 0 });
+  });
+
+  test.each(KILL_POINTS.map((p) => p.name))('%s: counters equal what each destination answered 2xx, nothing left retrying', (name) => {
+    const { counters } = reports.get(name)!;
+    for (const kind of ['webhook', 'batch']) {
+      const c = counters[kind] as { delivered: number; retrying: number; aborted: number; received: number };
+      expect({ kind, delivered: c.delivered, retrying: c.retrying, aborted: c.aborted }).toEqual({ kind, delivered: c.received, retrying: 0, aborted: 0 });
+    }
+  });
+
+  test('no event is answered 2xx twice (every answer before a crash was recorded before the next send)', () => {
+    for (const outcome of outcomes)
+      for (const prefix of Object.values(outcome.prefixes)) expect({ prefix, twice: vendor.deliveredTwice(prefix) }).toEqual({ prefix, twice: [] });
+  });
+});
