@@ -54,6 +54,24 @@ function stateOf(item: Record<string, unknown>): BatchState {
 }
 
 /**
+ * The condition of a write by the guard's owner: the batch is theirs; before their first write went through,
+ * it is as they read it (absent, or another's lease that ran out).
+ */
+function ownership(guard: BatchGuard) {
+  const mine = '(#owner = :owner AND #status = :sending)';
+  const values: Record<string, unknown> = { ':owner': guard.owner, ':sending': 'sending' };
+  let condition = mine;
+  if (!guard.established) {
+    if (guard.prior.kind === 'absent') condition = `attribute_not_exists(pk) OR ${mine}`;
+    else if (guard.prior.kind === 'sending') {
+      condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
+      Object.assign(values, { ':prevOwner': guard.prior.owner, ':prevLease': guard.prior.leaseUntil });
+    }
+  }
+  return { ConditionExpression: condition, ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' }, ExpressionAttributeValues: values };
+}
+
+/**
  * Who may write a batch: its owner, once one of its writes went through; before that, whoever finds the
  * item as it was read (absent, or a lease that ran out), or the owner's own hand-off claim.
  */
@@ -120,23 +138,16 @@ export class DeliveryRepository {
    * False when the batch is another's or done already.
    */
   async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<boolean> {
-    const { ref, owner, prior } = guard;
+    const { ref } = guard;
+    const condition = ownership(guard);
     const values: Record<string, unknown> = {
-      ':owner': owner,
-      ':sending': 'sending',
+      ...condition.ExpressionAttributeValues,
       ':zero': 0,
       ':lease': leaseUntil,
       ':gpk': keys.deliveryAttention,
       ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk,
       ...describing(ref),
     };
-    const mine = '(#owner = :owner AND #status = :sending)';
-    let condition = `attribute_not_exists(pk) OR ${mine}`;
-    if (guard.established) condition = mine;
-    else if (prior.kind === 'sending') {
-      condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
-      Object.assign(values, { ':prevOwner': prior.owner, ':prevLease': prior.leaseUntil });
-    }
     try {
       await this.store.doc.send(
         new UpdateCommand({
@@ -146,7 +157,7 @@ export class DeliveryRepository {
             'SET entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, ' +
             '#owner = :owner, #status = :sending, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk, progress = if_not_exists(progress, :zero), ' +
             '#output = if_not_exists(#output, :zero), createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
-          ConditionExpression: condition,
+          ConditionExpression: condition.ConditionExpression,
           ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
           ExpressionAttributeValues: values,
         }),
@@ -186,9 +197,19 @@ export class DeliveryRepository {
   /**
    * Records what a batch did up to `change.position`, in one write or one transaction with its parks and the
    * destination's counters. False when the batch is no longer the guard's (another owner took it over).
+   *
+   * More parks than one transaction holds (a failed chunk of a batch vendor, a run of held users) go ahead
+   * in transactions of their own, each with the `retrying` it adds and under the batch's condition; the
+   * position moves with the last of them. Should the process die in between, the batch resumes from where it
+   * was: those events' users are held, so each is parked again under the same key, which is written, and
+   * counted, once; none of them is sent again in the chunk.
    */
   async writeBatch(guard: BatchGuard, change: BatchChange): Promise<boolean> {
     let parks = change.parks;
+    while (parks.length > MAX_PARKS_PER_WRITE) {
+      if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return false;
+      parks = parks.slice(MAX_PARKS_PER_WRITE);
+    }
     for (;;) {
       const batch = this.batchUpdate(guard, change);
       const stats =
@@ -221,9 +242,31 @@ export class DeliveryRepository {
     }
   }
 
+  /** Parks written ahead of the batch's own write, under its condition: false when the batch is not the guard's. */
+  private async parkAhead(guard: BatchGuard, group: ParkedDelivery[]): Promise<boolean> {
+    let parks = group;
+    while (parks.length > 0) {
+      const { ref } = guard;
+      const check: TransactItem = { ConditionCheck: { TableName: this.store.table, Key: batchKey(ref), ...ownership(guard) } };
+      const stats = statsItem(this.store.table, ref.workspaceId, ref.destinationId, { retrying: parks.length }, [], new Date().toISOString());
+      try {
+        await this.store.doc.send(new TransactWriteCommand({ TransactItems: [check, stats, ...parks.map((p) => this.parkPut(p))] }));
+        return true;
+      } catch (error) {
+        const refused = refusedItems(error);
+        if (!refused) throw error;
+        if (refused[0] === 'ConditionalCheckFailed') return false;
+        parks = parks.filter((_, i) => refused[i + 2] !== 'ConditionalCheckFailed');
+      }
+    }
+    return true;
+  }
+
   private batchUpdate(guard: BatchGuard, change: BatchChange): TransactItem {
-    const { ref, owner, prior, established } = guard;
+    const { ref, owner } = guard;
+    const condition = ownership(guard);
     const values: Record<string, unknown> = {
+      ...condition.ExpressionAttributeValues,
       ':owner': owner,
       ':sending': 'sending',
       ':progress': change.position.progress,
@@ -251,21 +294,12 @@ export class DeliveryRepository {
       set.push('#status = :sending, leaseUntil = :lease');
       values[':lease'] = change.leaseUntil;
     }
-    const mine = '(#owner = :owner AND #status = :sending)';
-    let condition = mine;
-    if (!established) {
-      if (prior.kind === 'absent') condition = `attribute_not_exists(pk) OR ${mine}`;
-      else if (prior.kind === 'sending') {
-        condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
-        Object.assign(values, { ':prevOwner': prior.owner, ':prevLease': prior.leaseUntil });
-      }
-    }
     return {
       Update: {
         TableName: this.store.table,
         Key: batchKey(ref),
         UpdateExpression: `SET ${set.join(', ')}${remove}`,
-        ConditionExpression: condition,
+        ConditionExpression: condition.ConditionExpression,
         ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
         ExpressionAttributeValues: values,
       },

@@ -1,0 +1,105 @@
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import type { ParkedDelivery } from '../../shared/domain/delivery/records';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
+import { keys } from '../../shared/persistence/keys';
+import { queryAll } from '../../shared/persistence/table-client';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/** A batch's writes when its parks outnumber what one transaction holds (100 items). */
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+let rt: TestRuntime;
+let vendor: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  vendor = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await vendor.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `m-${i}` }));
+
+it('parks every event of a failed chunk larger than one transaction holds, counts each once, and delivers each on its retry', async () => {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const d = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendor.url}/big` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  let failing = true;
+  vendor.on('/big', (req, res) => json(failing ? 503 : 200, {})(req, res));
+  const sent = await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(230) } });
+  expect(sent.status).toBe(200);
+  await rt.poller.drain();
+  // One request of 230 events, answered 503: every event parked, in three transactions.
+  expect(vendor.received.filter((r) => r.path === '/big/2/httpapi')).toHaveLength(1);
+  expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 230, aborted: 0 });
+  failing = false;
+  for (let i = 0; i < 5; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rt.scheduler.runNow();
+  }
+  expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 230, retrying: 0, aborted: 0 });
+});
+
+it('parks and counts each event once when a split write is made again after dying between its transactions', async () => {
+  const ref = { workspaceId: 'ws-split', sourceId: 'src', destinationId: 'dst', requestId: '01KSPLIT000000000000000000', part: 0 };
+  const parks: ParkedDelivery[] = Array.from({ length: MAX_PARKS_PER_WRITE + 20 }, (_, i) => ({
+    workspaceId: ref.workspaceId,
+    sourceId: ref.sourceId,
+    destinationId: ref.destinationId,
+    messageId: `m-${i}`,
+    output: 0,
+    userKey: `u:user-${i}`,
+    seq: `${ref.requestId}#000000#${String(i).padStart(6, '0')}#000000`,
+    requests: [],
+    attempts: 1,
+    firstFailedAt: new Date().toISOString(),
+    lastError: 'destination answered 503',
+    lastStatus: 503,
+    status: 'waiting',
+    dueAt: new Date(Date.now() + 60_000).toISOString(),
+  }));
+  const deliveries = new DeliveryRepository(rt.store);
+  const guard = { ref, owner: 'splitter', prior: await deliveries.readBatch(ref), established: false };
+  const change = {
+    position: { progress: parks.length, output: 0 },
+    totals: { delivered: 0, filtered: 0, aborted: 0 },
+    leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    parks,
+  };
+  // The process dies after the parks that went ahead, before the batch's own write.
+  const dieOnBatchWrite = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+    const items = (args as { input: { TransactItems?: { Update?: { Key: { sk: string } } }[] } }).input.TransactItems;
+    if (items?.some((item) => item.Update?.Key.sk === `${ref.requestId}#0`)) throw Object.assign(new Error('killed'), { name: 'InternalServerError' });
+    return next(args);
+  };
+  rt.store.doc.middlewareStack.add(dieOnBatchWrite as never, { step: 'initialize', name: 'dieOnBatchWrite' });
+  try {
+    await expect(deliveries.writeBatch(guard, change)).rejects.toThrow('killed');
+  } finally {
+    rt.store.doc.middlewareStack.remove('dieOnBatchWrite');
+  }
+  const parked = () =>
+    queryAll(rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.deliveryRetry(ref.workspaceId, ref.destinationId, '', '').pk },
+    });
+  const retrying = async () => (await deliveries.outcomes(ref.workspaceId, ref.destinationId))?.retrying;
+  expect(await parked()).toHaveLength(MAX_PARKS_PER_WRITE);
+  expect(await deliveries.readBatch(ref)).toEqual({ kind: 'absent' });
+  expect(await retrying()).toBe(MAX_PARKS_PER_WRITE);
+  // Made again (the resumed batch parks the same events under the same keys): each written and counted once.
+  expect(await deliveries.writeBatch(guard, change)).toBe(true);
+  expect(await parked()).toHaveLength(parks.length);
+  expect(await retrying()).toBe(parks.length);
+});
