@@ -6,44 +6,27 @@ import { batchIdOf, MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepositor
 import { DeliveryRound } from './round';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
 import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
-import type { BatchCounts, BatchPosition, BatchRef, BatchState, DeliverySample, NeedingAttention, OutcomeError, ParkedDelivery } from './records';
+import type { BatchRef, BatchState, DeliverySample, NeedingAttention } from './records';
+import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
+import { ParkedRetries } from './retries';
 import type { IngestPart, IngestRepository } from '../../persistence/ingest-repository';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
 import { countMetrics } from '../../ops/metrics';
 import { redact } from '../credentials/redact';
 import type { LaneJob, Ticket } from './lanes';
-import { circuit, deliveryLanes, deliveryMetrics, deliveryPolicyFromEnv, type DeliveryPolicy } from './policy';
+import { circuit, deliveryLanes, deliveryMetrics, deliveryPolicyFromEnv, retryDelay, type DeliveryPolicy } from './policy';
 import { prepare, send, sendChunk, type SendOutcome } from './sender';
 import { destinationType } from '../../destinations';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { transformForDelivery, type EventOutcome } from './user-transform';
 
-/** How many delivered events of a batch are kept as samples for the live-events view. */
-const SAMPLES_PER_BATCH = 20;
 const iso = (ms: number) => new Date(ms).toISOString();
-const pad = (n: number) => String(n).padStart(6, '0');
-const zero = (): BatchCounts => ({ delivered: 0, filtered: 0, aborted: 0 });
 
 /** A part's events as delivery gets them: all of them (positions count them all), and which are suppressed. */
 interface PartEvents {
   events: Message[];
   suppressed: Set<number>;
-}
-
-/** What one run of a batch gathers between its writes: totals, parks, and what people will read. */
-interface BatchRun {
-  guard: BatchGuard;
-  destination: Destination;
-  position: BatchPosition;
-  totals: BatchCounts;
-  /** What this run did (the metrics it reports). */
-  added: BatchCounts & { retried: number };
-  parks: ParkedDelivery[];
-  errors: OutcomeError[];
-  samples: DeliverySample[];
-  /** Users with a parked delivery: their later events park behind it. */
-  held: Set<string>;
 }
 
 /**
@@ -70,6 +53,7 @@ export class DeliveryService {
   /** Batches this process is running: a record handed over again meanwhile does not start them twice. */
   private readonly running = new Map<string, Ticket>();
   private readonly destinations = new Map<string, { until: number; found: Destination[] }>();
+  private readonly retries: ParkedRetries;
 
   constructor(
     private readonly catalog: CatalogRepository,
@@ -80,7 +64,9 @@ export class DeliveryService {
     private readonly credentials: CredentialService,
     private readonly suppression: SuppressionIndex,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
-  ) {}
+  ) {
+    this.retries = new ParkedRetries(catalog, parked, policy);
+  }
 
   /**
    * A stream batch of stored ingest parts, to every destination that should receive them: each (part,
@@ -197,19 +183,9 @@ export class DeliveryService {
   }
 
   private async deliverBatch(guard: BatchGuard, destination: Destination, { events, suppressed }: PartEvents, round: DeliveryRound): Promise<void> {
-    const { ref, prior } = guard;
-    const start = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
-    const run: BatchRun = {
-      guard,
-      destination,
-      position: start,
-      totals: prior.kind === 'sending' ? { ...prior.counts } : zero(),
-      added: { ...zero(), retried: 0 },
-      parks: [],
-      errors: [],
-      samples: [],
-      held: new Set(),
-    };
+    const { ref } = guard;
+    const run = startRun(guard, destination);
+    const start = run.position;
     if (start.progress >= events.length) return this.finish(run, []);
     const pending = events.slice(start.progress);
     // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
@@ -239,7 +215,7 @@ export class DeliveryService {
     for (let i = 0; i < slots.length;) {
       const slot = slots[i]!;
       if (slot.kind !== 'send' || run.held.has(slot.userKey)) {
-        this.settle(run, slot);
+        settleSlot(run, slot, this.firstDue());
         i++;
         continue;
       }
@@ -284,66 +260,28 @@ export class DeliveryService {
     for (const slot of range) {
       const verdict = slot.kind === 'send' ? verdicts.get(slot) : undefined;
       if (slot.kind !== 'send' || !verdict) {
-        this.settle(run, slot);
+        settleSlot(run, slot, this.firstDue());
         continue;
       }
       // A chunk's event shows the one-event request it went in, not the whole chunk again.
       const shown = { messageId: slot.messageId, ...sample, ...own(slot) };
-      if (verdict.kind === 'delivered') this.count(run, slot, 'delivered', { ...shown, outcome: 'delivered' });
+      if (verdict.kind === 'delivered') countSlot(run, slot, 'delivered', { ...shown, outcome: 'delivered' });
       else if (verdict.kind === 'refused') {
         run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
-        this.count(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
-      } else this.park(run, slot, verdict.error!, sample.status ?? 0, verdict.skipped ? 0 : 1);
+        countSlot(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
+      } else parkSlot(run, slot, { error: verdict.error!, status: sample.status ?? 0, attempts: verdict.skipped ? 0 : 1, dueAt: this.firstDue() });
     }
-  }
-
-  /** A slot that sends nothing now: counted as filtered or aborted, or parked behind its user's earlier event. */
-  private settle(run: BatchRun, slot: Slot): void {
-    if (slot.kind === 'send') return this.park(run, slot, 'waiting behind an earlier event of the same user', 0, 0);
-    if (slot.kind === 'filtered') return this.count(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered' });
-    if (slot.kind === 'aborted') {
-      run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, error: slot.error });
-      return this.count(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
-    }
-    run.position = slot.after;
-  }
-
-  private count(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
-    run.totals[outcome]++;
-    run.added[outcome]++;
-    run.position = slot.after;
-    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
-  }
-
-  private park(run: BatchRun, slot: SendSlot, error: string, status: number, attempts: number): void {
-    const { ref } = run.guard;
-    run.parks.push({
-      workspaceId: ref.workspaceId,
-      sourceId: ref.sourceId,
-      destinationId: run.destination.id,
-      messageId: slot.messageId,
-      output: slot.output,
-      userKey: slot.userKey,
-      seq: `${ref.requestId}#${pad(ref.part)}#${pad(slot.index)}#${pad(slot.output)}`,
-      requests: slot.requests,
-      ...(slot.message && { message: slot.message }),
-      attempts,
-      firstFailedAt: iso(Date.now()),
-      lastError: error,
-      lastStatus: status,
-      status: 'waiting',
-      dueAt: iso(Date.now() + this.delay(1)),
-    });
-    run.held.add(slot.userKey);
-    run.added.retried++;
-    run.position = slot.after;
-    if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push({ messageId: slot.messageId, outcome: 'retrying', status, error });
   }
 
   /** Records the run so far; false when the batch is no longer this run's. */
   private async write(run: BatchRun): Promise<boolean> {
     const parks = run.parks.splice(0);
-    const written = await this.deliveries.writeBatch(run.guard, { position: run.position, totals: run.totals, leaseUntil: this.leaseUntil(), parks });
+    const written = await this.deliveries.writeBatch(run.guard, {
+      position: run.position,
+      totals: run.totals,
+      leaseUntil: this.leaseUntil(),
+      parks,
+    });
     deliveryLanes.touch(run.destination.id);
     return written;
   }
@@ -367,8 +305,9 @@ export class DeliveryService {
     return iso(Date.now() + this.policy.leaseMs);
   }
 
-  private delay(failures: number): number {
-    return Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
+  /** When a slot parked now is due. */
+  private firstDue(): string {
+    return iso(Date.now() + retryDelay(this.policy, 1));
   }
 
   /**
@@ -390,7 +329,7 @@ export class DeliveryService {
         destinationId,
         {
           run: async () => {
-            for (const item of queue) if (await (item.kind === 'retry' ? this.retry(item.parked) : this.resume(item.ref))) count++;
+            for (const item of queue) if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
           },
           handBack: async () => undefined, // nothing was claimed yet: the items stay due
         },
@@ -429,68 +368,6 @@ export class DeliveryService {
       await run;
     } finally {
       this.running.delete(id);
-    }
-    return true;
-  }
-
-  /** One more attempt of a parked delivery, if this caller wins it. */
-  private async retry(parked: ParkedDelivery): Promise<boolean> {
-    // A user's parked deliveries go in order: one that is not its user's first waits behind it.
-    const first = await this.parked.firstOfUser(parked);
-    if (first && (first.seq !== parked.seq || first.messageId !== parked.messageId)) {
-      await this.parked.reschedule(parked, iso(Date.now() + this.policy.maxDelayMs));
-      return false;
-    }
-    const claimed = await this.parked.claimRetry(parked, iso(Date.now()), this.leaseUntil());
-    if (!claimed) return false;
-    const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
-    const at = iso(Date.now());
-    const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
-      const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
-      if (await this.parked.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
-        deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
-        // The user's next parked delivery, if any, is due now.
-        const next = await this.parked.firstOfUser(claimed);
-        if (next?.status === 'waiting') await this.parked.reschedule(next, iso(Date.now()));
-      }
-    };
-    if (!destination || !destination.enabled) {
-      await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
-      return true;
-    }
-    const sent: SendOutcome = await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, circuit);
-    if (sent.kind === 'delivered') await final('delivered', []);
-    else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
-    else if (sent.kind === 'skipped') {
-      // Not an attempt: the destination is known to be failing; wait for a probe to tell.
-      await this.parked.recordRetry(
-        claimed,
-        {
-          status: 'waiting',
-          requests: claimed.requests,
-          dueAt: iso(Date.now() + this.delay(Math.max(1, claimed.attempts))),
-          countAttempt: false,
-        },
-        at,
-      );
-    } else {
-      const attempts = claimed.attempts + 1;
-      const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
-      if (expired) await final('aborted', sent.remaining, sent.error, sent.status);
-      else {
-        await this.parked.recordRetry(
-          claimed,
-          {
-            status: 'waiting',
-            requests: sent.remaining,
-            lastError: sent.error,
-            lastStatus: sent.status,
-            dueAt: iso(Date.now() + this.delay(attempts)),
-          },
-          at,
-        );
-        deliveryMetrics(destination.type, { retried: 1 });
-      }
     }
     return true;
   }

@@ -42,6 +42,10 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
   };
 }
 
+/** The wait after the n-th failure of a delivery: base × 2^(n-1), at most `maxDelayMs`. */
+export const retryDelay = (policy: DeliveryPolicy, failures: number): number =>
+  Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
+
 /**
  * Per process, shared by every delivery service in it (in the local runtime, the stream consumer's and the
  * scheduler's): one lane and one circuit per destination.

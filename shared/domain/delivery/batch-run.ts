@@ -1,0 +1,91 @@
+import type { BatchGuard } from '../../persistence/delivery-repository';
+import type { Destination } from '../catalog/schemas';
+import type { BatchCounts, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
+import type { SendSlot, Slot } from './units';
+
+/** How many delivered events of a batch are kept as samples for the live-events view. */
+const SAMPLES_PER_BATCH = 20;
+const iso = (ms: number) => new Date(ms).toISOString();
+const pad = (n: number) => String(n).padStart(6, '0');
+const zero = (): BatchCounts => ({ delivered: 0, filtered: 0, aborted: 0 });
+
+/** What one run of a batch gathers between its writes: totals, parks, and what people will read. */
+export interface BatchRun {
+  guard: BatchGuard;
+  destination: Destination;
+  position: BatchPosition;
+  totals: BatchCounts;
+  /** What this run did (the metrics it reports). */
+  added: BatchCounts & { retried: number };
+  parks: ParkedDelivery[];
+  errors: OutcomeError[];
+  samples: DeliverySample[];
+  /** Users with a parked delivery: their later events park behind it. */
+  held: Set<string>;
+}
+
+/** A run that starts where the batch's item left it (or at the beginning). */
+export function startRun(guard: BatchGuard, destination: Destination): BatchRun {
+  const { prior } = guard;
+  const position = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
+  return {
+    guard,
+    destination,
+    position,
+    totals: prior.kind === 'sending' ? { ...prior.counts } : zero(),
+    added: { ...zero(), retried: 0 },
+    parks: [],
+    errors: [],
+    samples: [],
+    held: new Set(),
+  };
+}
+
+/** A slot counted as delivered, filtered or aborted. */
+export function countSlot(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
+  run.totals[outcome]++;
+  run.added[outcome]++;
+  run.position = slot.after;
+  if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
+}
+
+/** A slot parked as its own item, retried when due, in its user's order; the user's later events wait behind it. */
+export function parkSlot(run: BatchRun, slot: SendSlot, failure: { error: string; status: number; attempts: number; dueAt: string }): void {
+  const { ref } = run.guard;
+  run.parks.push({
+    workspaceId: ref.workspaceId,
+    sourceId: ref.sourceId,
+    destinationId: run.destination.id,
+    messageId: slot.messageId,
+    output: slot.output,
+    userKey: slot.userKey,
+    seq: parkedSeq(ref.requestId, ref.part, slot.index, slot.output),
+    requests: slot.requests,
+    ...(slot.message && { message: slot.message }),
+    attempts: failure.attempts,
+    firstFailedAt: iso(Date.now()),
+    lastError: failure.error,
+    lastStatus: failure.status,
+    status: 'waiting',
+    dueAt: failure.dueAt,
+  });
+  run.held.add(slot.userKey);
+  run.added.retried++;
+  run.position = slot.after;
+  if (run.samples.length < SAMPLES_PER_BATCH)
+    run.samples.push({ messageId: slot.messageId, outcome: 'retrying', status: failure.status, error: failure.error });
+}
+
+/** A slot that sends nothing now: counted as filtered or aborted, or parked behind its user's earlier event. */
+export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
+  if (slot.kind === 'send') return parkSlot(run, slot, { error: 'waiting behind an earlier event of the same user', status: 0, attempts: 0, dueAt });
+  if (slot.kind === 'filtered') return countSlot(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered' });
+  if (slot.kind === 'aborted') {
+    run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, error: slot.error });
+    return countSlot(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
+  }
+  run.position = slot.after;
+}
+
+/** A parked delivery's place in its user's order: its batch, event and output (arrival order). */
+export const parkedSeq = (requestId: string, part: number, index: number, output: number) => `${requestId}#${pad(part)}#${pad(index)}#${pad(output)}`;
