@@ -50,6 +50,7 @@ function stateOf(item: Record<string, unknown>): BatchState {
     leaseUntil: String(item.leaseUntil),
     position: { progress: count('progress'), output: count('output') },
     counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
+    ...(typeof item.trail === 'string' && { trail: item.trail }),
   };
 }
 
@@ -86,10 +87,12 @@ export interface BatchGuard {
   indexed?: boolean;
 }
 
-/** One write of a batch: the position after what it records, the batch's totals, and what it parks. */
+/** One write of a batch: the position after what it records, the batch's totals and trail, and what it parks. */
 export interface BatchChange {
   position: BatchPosition;
   totals: BatchCounts;
+  /** Each slot's outcome up to `position` (trail.ts), encoded. */
+  trail: string;
   leaseUntil: string;
   parks: ParkedDelivery[];
   /** The last write: the batch is done, its totals go to the destination's counters with its samples and errors. */
@@ -274,11 +277,12 @@ export class DeliveryRepository {
       ':nd': change.totals.delivered,
       ':nf': change.totals.filtered,
       ':na': change.totals.aborted,
+      ':trail': change.trail,
       ...describing(ref),
     };
     const set = [
       'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
-      'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na',
+      'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
       'createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
     ];
     let remove = '';

@@ -118,6 +118,14 @@ export const keys = bounded({
     pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`,
     sk: `U#${userKey}#${seq}`,
   }),
+  /**
+   * How a parked delivery ended (delivered or aborted by a retry), kept as long as the events, so the audit
+   * can tell every event's outcome: under its destination, by the seq of the parked delivery (its batch first).
+   */
+  deliverySettled: (workspaceId: string, destinationId: string, seq: string) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#SETTLED`,
+    sk: seq,
+  }),
   /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
   deliveryAttention: 'DELIVERY#DUE',
   /**

@@ -1,9 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DestinationRequest } from '../destinations/types';
 import type { OutcomeError, ParkedDelivery } from '../domain/delivery/records';
-import { attention, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
+import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
 /** How a claimed attempt of a parked delivery ended. */
 export interface RetryOutcome {
@@ -18,9 +18,29 @@ export interface RetryOutcome {
   error?: OutcomeError;
 }
 
+/** A parked delivery as the audit reads it. */
+export interface ParkedSummary {
+  sourceId: string;
+  messageId: string;
+  output: number;
+  seq?: string;
+  status: string;
+  lastError: string;
+}
+
+/** How a parked delivery ended. */
+export interface SettledDelivery {
+  seq: string;
+  sourceId: string;
+  messageId: string;
+  outcome: 'delivered' | 'aborted';
+  error?: string;
+}
+
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
- * aborted (moving the destination's `retrying` counter to that outcome in the same transaction).
+ * aborted (moving the destination's `retrying` counter to that outcome in the same transaction, which also
+ * leaves a small record of how it ended).
  */
 export class ParkedDeliveryRepository {
   constructor(private readonly store: TableClient) {}
@@ -168,11 +188,73 @@ export class ParkedDeliveryRepository {
       };
       const counts = { retrying: -1, [outcome.status]: 1 };
       const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats] }));
+      const settled = claimed.seq === undefined ? [] : [this.settledPut(claimed, outcome, at)];
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, ...settled] }));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * What a final attempt leaves behind: a small item saying how the parked delivery ended (the outcome, and
+   * for an abort its reason), in the same transaction, so that the audit can tell every event's state.
+   */
+  private settledPut(claimed: ParkedDelivery, outcome: RetryOutcome, at: string): TransactItem {
+    return {
+      Put: {
+        TableName: this.store.table,
+        Item: {
+          ...keys.deliverySettled(claimed.workspaceId, claimed.destinationId, claimed.seq!),
+          entity: 'deliverySettled',
+          sourceId: claimed.sourceId,
+          messageId: claimed.messageId,
+          output: claimed.output,
+          outcome: outcome.status,
+          ...(outcome.status === 'aborted' && { error: (outcome.lastError ?? claimed.lastError).slice(0, 500) }),
+          at,
+          expiresAt: Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS,
+        },
+      },
+    };
+  }
+
+  /**
+   * The deliveries parked at a destination now (waiting, or in an attempt), without their requests: what the
+   * audit counts as retrying.
+   */
+  async parkedAt(workspaceId: string, destinationId: string): Promise<ParkedSummary[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.deliveryRetry(workspaceId, destinationId, '', '').pk },
+      ExpressionAttributeNames: { '#status': 'status', '#output': 'output' },
+      ProjectionExpression: 'sourceId, messageId, #output, seq, #status, lastError',
+      ConsistentRead: true,
+    });
+    return items.map((item) => ({
+      sourceId: String(item.sourceId),
+      messageId: String(item.messageId),
+      output: Number(item.output ?? 0),
+      ...(typeof item.seq === 'string' && { seq: item.seq }),
+      status: String(item.status),
+      lastError: String(item.lastError ?? ''),
+    }));
+  }
+
+  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` (seq order) ended, by seq. */
+  async settledBetween(workspaceId: string, destinationId: string, fromSeq: string, toSeq: string): Promise<SettledDelivery[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': keys.deliverySettled(workspaceId, destinationId, '').pk, ':from': fromSeq, ':to': toSeq },
+      ConsistentRead: true,
+    });
+    return items.map((item) => ({
+      seq: String(item.sk),
+      sourceId: String(item.sourceId),
+      messageId: String(item.messageId),
+      outcome: item.outcome === 'delivered' ? 'delivered' : 'aborted',
+      ...(typeof item.error === 'string' && { error: item.error }),
+    }));
   }
 }

@@ -172,6 +172,7 @@ describe('batched delivery', () => {
       await deliveries.writeBatch(guard, {
         position: { progress: 12, output: 0 },
         totals: { delivered: 12, filtered: 0, aborted: 0 },
+        trail: '12d',
         leaseUntil: lease,
         parks: [],
       }),
@@ -202,7 +203,7 @@ describe('batched delivery', () => {
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 800).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
-    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, leaseUntil: lease, parks: [] })).toBe(true);
+    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toBe(true);
     // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };

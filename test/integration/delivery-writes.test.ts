@@ -74,6 +74,7 @@ it('parks and counts each event once when a split write is made again after dyin
   const change = {
     position: { progress: parks.length, output: 0 },
     totals: { delivered: 0, filtered: 0, aborted: 0 },
+    trail: `${parks.length}r`,
     leaseUntil: new Date(Date.now() + 60_000).toISOString(),
     parks,
   };

@@ -287,6 +287,7 @@ describe('delivery', () => {
     const recorded = await deliveries.writeBatch(guard, {
       position: { progress: 2, output: 0 },
       totals: { delivered: 2, filtered: 0, aborted: 0 },
+      trail: '2d',
       leaseUntil: leaseEnds,
       parks: [],
     });

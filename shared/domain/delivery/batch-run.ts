@@ -1,6 +1,7 @@
 import type { BatchGuard } from '../../persistence/delivery-repository';
 import type { Destination } from '../catalog/schemas';
 import type { BatchCounts, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
+import { OutcomeTrail } from './trail';
 import type { SendSlot, Slot } from './units';
 
 /** How many delivered events of a batch are kept as samples for the live-events view. */
@@ -9,12 +10,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const pad = (n: number) => String(n).padStart(6, '0');
 const zero = (): BatchCounts => ({ delivered: 0, filtered: 0, aborted: 0 });
 
-/** What one run of a batch gathers between its writes: totals, parks, and what people will read. */
+/**
+ * What one run of a batch gathers between its writes: totals, parks, each slot's outcome (the trail), and
+ * what people will read. Every slot it settles moves the position past it and adds its outcome to the trail,
+ * both written together, so that a batch's item always says what became of each event before its position.
+ */
 export interface BatchRun {
   guard: BatchGuard;
   destination: Destination;
   position: BatchPosition;
   totals: BatchCounts;
+  trail: OutcomeTrail;
   /** What this run did (the metrics it reports). */
   added: BatchCounts & { retried: number };
   parks: ParkedDelivery[];
@@ -28,11 +34,14 @@ export interface BatchRun {
 export function startRun(guard: BatchGuard, destination: Destination): BatchRun {
   const { prior } = guard;
   const position = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
+  // An item written before trails were kept: what is behind its position is known to be handled, not how.
+  const handled = position.progress + (position.output > 0 ? 1 : 0);
   return {
     guard,
     destination,
     position,
     totals: prior.kind === 'sending' ? { ...prior.counts } : zero(),
+    trail: prior.kind === 'sending' ? new OutcomeTrail(prior.trail ?? '', prior.trail === undefined ? handled : 0) : new OutcomeTrail(),
     added: { ...zero(), retried: 0 },
     parks: [],
     errors: [],
@@ -45,6 +54,7 @@ export function startRun(guard: BatchGuard, destination: Destination): BatchRun 
 export function countSlot(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
   run.totals[outcome]++;
   run.added[outcome]++;
+  run.trail.add(outcome, slot.output);
   run.position = slot.after;
   if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
 }
@@ -71,12 +81,13 @@ export function parkSlot(run: BatchRun, slot: SendSlot, failure: { error: string
   });
   run.held.add(slot.userKey);
   run.added.retried++;
+  run.trail.add('retrying', slot.output);
   run.position = slot.after;
   if (run.samples.length < SAMPLES_PER_BATCH)
     run.samples.push({ messageId: slot.messageId, outcome: 'retrying', status: failure.status, error: failure.error });
 }
 
-/** A slot that sends nothing now: counted as filtered or aborted, or parked behind its user's earlier event. */
+/** A slot that sends nothing now: counted as filtered or aborted, parked behind its user's earlier event, or suppressed. */
 export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
   if (slot.kind === 'send') return parkSlot(run, slot, { error: 'waiting behind an earlier event of the same user', status: 0, attempts: 0, dueAt });
   if (slot.kind === 'filtered') return countSlot(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered' });
@@ -84,8 +95,16 @@ export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
     run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, error: slot.error });
     return countSlot(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
   }
+  // No output at all: a suppressed user's event (counted on its source).
+  run.trail.add('suppressed', 0);
   run.position = slot.after;
 }
 
 /** A parked delivery's place in its user's order: its batch, event and output (arrival order). */
 export const parkedSeq = (requestId: string, part: number, index: number, output: number) => `${requestId}#${pad(part)}#${pad(index)}#${pad(output)}`;
+
+/** The batch, event and output a parked delivery's seq names (undefined for one parked before seqs were kept). */
+export function parseSeq(seq: string | undefined): { requestId: string; part: number; index: number; output: number } | undefined {
+  const match = seq === undefined ? null : /^(.+)#(\d{6,})#(\d{6,})#(\d{6,})$/.exec(seq);
+  return match ? { requestId: match[1]!, part: Number(match[2]), index: Number(match[3]), output: Number(match[4]) } : undefined;
+}

@@ -279,6 +279,7 @@ export class DeliveryService {
     const written = await this.deliveries.writeBatch(run.guard, {
       position: run.position,
       totals: run.totals,
+      trail: run.trail.encode(),
       leaseUntil: this.leaseUntil(),
       parks,
     });
@@ -292,6 +293,7 @@ export class DeliveryService {
     const finished = await this.deliveries.writeBatch(run.guard, {
       position: run.position,
       totals: run.totals,
+      trail: run.trail.encode(),
       leaseUntil: this.leaseUntil(),
       parks,
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },

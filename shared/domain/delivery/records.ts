@@ -31,9 +31,12 @@ export interface BatchCounts {
   aborted: number;
 }
 
-/** What a batch's item says when delivery (re)starts it; `absent` for a batch never written. */
+/**
+ * What a batch's item says when delivery (re)starts it; `absent` for a batch never written. `trail` is the
+ * outcome of each slot before the position (trail.ts); absent on items written before trails were kept.
+ */
 export type BatchState =
-  { kind: 'absent' } | { kind: 'done' } | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts };
+  { kind: 'absent' } | { kind: 'done' } | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string };
 
 const requests = z.array(z.custom<DestinationRequest>((value) => typeof value === 'object' && value !== null));
 
