@@ -2,6 +2,7 @@ import { CatalogService } from './domain/catalog/catalog-service';
 import { CredentialService } from './domain/credentials/credential-service';
 import { DeliveryService } from './domain/delivery/delivery-service';
 import { MonitoringService } from './domain/delivery/monitoring';
+import { DeliveryAudit } from './domain/delivery/audit';
 import { IngestService } from './domain/ingestion/ingest-service';
 import { DeletionRunner } from './domain/regulations/deletion-runner';
 import { RegulationService } from './domain/regulations/regulation-service';
@@ -109,6 +110,9 @@ export function servicesOver(store: TableClient) {
     },
     get delivery() {
       return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials, this.suppression));
+    },
+    get deliveryAudit() {
+      return once('deliveryAudit', () => new DeliveryAudit(r.catalog, r.ingest, r.deliveries, r.parkedDeliveries, r.parkedRecords));
     },
     get monitoring() {
       return once('monitoring', () => new MonitoringService(r.catalog, r.ingest, r.deliveries, this.suppression));

@@ -2,7 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Command, CommanderError } from 'commander';
 import { DomainError } from '../../shared/domain/errors';
 import { createToken, createWorkspace, revokeToken } from '../../shared/domain/auth/workspaces';
+import { AuditQuery, DeliveryAudit } from '../../shared/domain/delivery/audit';
 import { ParkedRecords } from '../../shared/domain/streams/parked-records';
+import { validate } from '../../shared/domain/validation';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
@@ -35,10 +41,21 @@ function storeOf(target: Target): TableClient {
 const repository = (target: Target) => new WorkspaceRepository(storeOf(target));
 const parkedRecords = (target: Target) => new ParkedRecords(new ParkedRecordRepository(storeOf(target)));
 
+const deliveryAudit = (target: Target) => {
+  const store = storeOf(target);
+  return new DeliveryAudit(
+    new CatalogRepository(store),
+    new IngestRepository(store),
+    new DeliveryRepository(store),
+    new ParkedDeliveryRepository(store),
+    new ParkedRecordRepository(store),
+  );
+};
+
 const print = (value: unknown) => console.log(JSON.stringify(value));
 
 const program = new Command('admin')
-  .description('Weir administration: workspaces, personal access tokens and parked stream records')
+  .description('Weir administration: workspaces, personal access tokens, parked stream records and the delivery audit')
   .option('--endpoint <url>', 'DynamoDB endpoint (default: the running local instance)')
   .option('--table <name>', 'table name (default: the running local instance)')
   .showHelpAfterError()
@@ -102,6 +119,31 @@ parked
     const replayed = await parkedRecords(program.opts<Target>()).replay(options.id);
     if (!replayed) throw new DomainError(`no parked record with id ${options.id}`);
     print(replayed);
+  });
+
+program
+  .command('audit')
+  .description("reconcile a source's stored events with each connected destination's outcomes; list the events in no state")
+  .requiredOption('--source <id>', 'the source id')
+  .option('--from <time>', 'events received at or after this ISO 8601 time')
+  .option('--to <time>', 'events received at or before this ISO 8601 time (default: now)')
+  .option('--workspace <id>', "the source's workspace (only for sources made before source ids were looked up)")
+  .option('--limit <n>', 'events in no state listed per destination', '100')
+  .option('--max-parts <n>', 'stored requests read at most', '10000')
+  .action(async (options: { source: string; from?: string; to?: string; workspace?: string; limit: string; maxParts: string }) => {
+    const query = validate(
+      AuditQuery,
+      {
+        sourceId: options.source,
+        ...(options.workspace !== undefined && { workspaceId: options.workspace }),
+        ...(options.from !== undefined && { from: options.from }),
+        ...(options.to !== undefined && { to: options.to }),
+        limit: options.limit,
+        maxParts: options.maxParts,
+      },
+      'audit',
+    );
+    print(await deliveryAudit(program.opts<Target>()).audit(query));
   });
 
 program.parseAsync(process.argv).then(

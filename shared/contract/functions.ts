@@ -23,6 +23,7 @@ export const ENDPOINT_FUNCTIONS = {
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
   governance: { plane: 'data', entry: 'functions/governance/handler.ts', usesSandbox: false },
   parkedRecords: { plane: 'data', entry: 'functions/parked-records/handler.ts', usesSandbox: false },
+  deliveryAudit: { plane: 'data', entry: 'functions/delivery-audit/handler.ts', usesSandbox: false },
 } as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean; credentials?: CredentialsAccess }>;
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;

@@ -28,6 +28,7 @@ import {
   VersionIdParams,
 } from '../domain/event-schemas/schemas';
 import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
+import { AuditQuery, AuditReport } from '../domain/delivery/audit';
 import { ParkedRecordIdParams, ParkedRecordView, ParkedRecordsQuery } from '../domain/streams/schemas';
 import { CredentialKeyParams, CredentialPut, CredentialView } from '../domain/credentials/schemas';
 import { Regulation, RegulationCreate, RegulationDetail, RegulationIdParams, RegulationListQuery, RegulationPage } from '../domain/regulations/schemas';
@@ -242,6 +243,7 @@ export const ROUTES = [
   // --- data plane: operations (admin Basic) -----------------------------------------------------------------
   route({ method: 'GET', path: '/admin/parked-records', fn: 'parkedRecords', auth: 'admin', summary: 'Stream records a consumer could not handle after its attempts, parked with their error, by due time', query: ParkedRecordsQuery, response: z.array(ParkedRecordView) }),
   route({ method: 'POST', path: '/admin/parked-records/{id}/replay', fn: 'parkedRecords', auth: 'admin', summary: 'Hand a parked record to its consumer again now', params: ParkedRecordIdParams, response: ParkedRecordView, status: 202 }),
+  route({ method: 'GET', path: '/admin/audit', fn: 'deliveryAudit', auth: 'admin', summary: "A source's stored events reconciled with each connected destination's outcomes: events by state, those in no state, and whether the counters equal them", query: AuditQuery, response: AuditReport }),
 ] as const;
 
 export type Route = (typeof ROUTES)[number];

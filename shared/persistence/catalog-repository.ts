@@ -22,12 +22,19 @@ export class CatalogRepository {
     return item && Source.parse(item);
   }
 
-  /** The source item and its write-key lookup item are written together. */
+  /** The source item and its lookup items (by write key, by id) are written together. */
   async createSource(workspaceId: string, source: Source): Promise<void> {
     await this.transact([
       this.putNew({ ...keys.source(workspaceId, source.id), workspaceId, ...source }),
       this.putNew({ ...keys.writeKey(source.writeKey), workspaceId, sourceId: source.id }),
+      this.putNew({ ...keys.sourceLookup(source.id), workspaceId, sourceId: source.id }),
     ]);
+  }
+
+  /** The workspace of a source, by the source's id alone (sources made before this lookup existed have none). */
+  async findSource(sourceId: string): Promise<{ workspaceId: string; sourceId: string } | undefined> {
+    const item = await this.get(keys.sourceLookup(sourceId));
+    return item && { workspaceId: String(item.workspaceId), sourceId: String(item.sourceId) };
   }
 
   async findWriteKey(writeKey: string): Promise<{ workspaceId: string; sourceId: string } | undefined> {
@@ -98,6 +105,7 @@ export class CatalogRepository {
     ];
     if (resource === 'source') {
       deletes.push({ Delete: { TableName: this.store.table, Key: keys.writeKey((existing as Source).writeKey) } });
+      deletes.push({ Delete: { TableName: this.store.table, Key: keys.sourceLookup(id) } });
     }
     try {
       await this.transact(deletes);

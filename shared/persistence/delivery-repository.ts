@@ -12,7 +12,7 @@ import {
 } from '../domain/delivery/records';
 import { keys } from './keys';
 import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
-import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, queryAll, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
@@ -97,6 +97,18 @@ export interface BatchChange {
   parks: ParkedDelivery[];
   /** The last write: the batch is done, its totals go to the destination's counters with its samples and errors. */
   finish?: { samples: DeliverySample[]; errors: OutcomeError[]; at: string };
+}
+
+/** A batch as the audit reads it. */
+export interface BatchRecord {
+  requestId: string;
+  part: number;
+  status: 'sending' | 'done';
+  position: BatchPosition;
+  trail?: string;
+  leaseUntil?: string;
+  /** In the scheduler's index: found once its lease runs out. */
+  indexed: boolean;
 }
 
 /** A transaction holds at most 100 items: the batch, the destination's counters, and the parks. */
@@ -346,6 +358,30 @@ export class DeliveryRepository {
       }),
     );
     return Items.map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }));
+  }
+
+  /**
+   * The batches of a destination from one source, whose sort keys (request id, part) lie from `fromSk` to
+   * `toSk`: where each stands, its trail, and whether it is in the scheduler's index. Samples are not read.
+   */
+  async batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      FilterExpression: 'sourceId = :source',
+      ExpressionAttributeValues: { ':pk': keys.deliveryBatch(workspaceId, destinationId, '', 0).pk, ':from': fromSk, ':to': toSk, ':source': sourceId },
+      ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
+      ProjectionExpression: 'requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk',
+      ConsistentRead: true,
+    });
+    return items.map((item) => ({
+      requestId: String(item.requestId),
+      part: Number(item.part),
+      status: item.status === 'sending' ? 'sending' : 'done',
+      position: { progress: Number(item.progress ?? 0), output: Number(item.output ?? 0) },
+      ...(typeof item.trail === 'string' && { trail: item.trail }),
+      ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),
+      indexed: item.gsi1pk !== undefined,
+    }));
   }
 
   /** Batches whose lease ran out and retries that are due, oldest first. */

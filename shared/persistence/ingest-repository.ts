@@ -39,6 +39,14 @@ export interface IngestPart {
   events: Record<string, unknown>[];
 }
 
+/** A stored part as the audit reads it: where it is, when it came, and its events' messageIds in order. */
+export interface StoredPart {
+  requestId: string;
+  part: number;
+  receivedAt: string;
+  messageIds: string[];
+}
+
 /** Reads an ingest item as a stream record's new image carries it: the one place that knows its layout. */
 export function ingestPartOf(item: Record<string, unknown>): IngestPart {
   return {
@@ -119,6 +127,36 @@ export class IngestRepository {
       })),
       more: LastEvaluatedKey !== undefined,
     };
+  }
+
+  /**
+   * The stored parts of a source whose sort keys lie from `fromSk` to `toSk` (request ids sort by time), oldest
+   * first, at most `limit`: each with its events' messageIds. `more` says whether parts were left out.
+   */
+  async storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }> {
+    const parts: StoredPart[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.doc.send(
+        new QueryCommand({
+          TableName: this.store.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': keys.ingest(workspaceId, sourceId, '', 0).pk, ':from': fromSk, ':to': toSk },
+          ExclusiveStartKey,
+          Limit: Math.min(500, limit + 1 - parts.length),
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        parts.push({
+          requestId: String(item.requestId),
+          part: Number(item.part),
+          receivedAt: String(item.receivedAt),
+          messageIds: unpackEvents(item.payload as Uint8Array).map((event) => String(event.messageId)),
+        });
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey && parts.length <= limit);
+    return { parts: parts.slice(0, limit), more: parts.length > limit || ExclusiveStartKey !== undefined };
   }
 
   async countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void> {

@@ -4,7 +4,7 @@ import type { UserCodeKind } from '../domain/transformations/schemas';
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
  * partition key begins with its workspace, so no query can cross workspaces. The only keys that do not are
- * lookups (token hash, source write key, event model and version ids), which exist to find the workspace in the
+ * lookups (token hash, source write key and id, event model and version ids), which exist to find the workspace in the
  * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
@@ -47,6 +47,8 @@ export const keys = bounded({
   source: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `SOURCE#${id}` }),
   sourcePrefix: 'SOURCE#',
   writeKey: (writeKey: string) => ({ pk: `WRITEKEY#${writeKey}`, sk: 'WRITEKEY' }),
+  /** A source's workspace, found by the source's id alone (the data plane's admin names a source so). */
+  sourceLookup: (sourceId: string) => ({ pk: `SOURCEID#${sourceId}`, sk: 'SOURCEID' }),
   destination: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `DESTINATION#${id}` }),
   destinationPrefix: 'DESTINATION#',
   connection: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `CONNECTION#${id}` }),

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient } from './table-client';
+import { isConditionFailure, queryAll, type TableClient } from './table-client';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
 /** The domain owns the shape of a parked record; this repository parses what it reads with it. */
@@ -118,6 +118,28 @@ export class ParkedRecordRepository {
   async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key(ref), ConsistentRead: true }));
     return Item && ParkedRecord.parse(Item);
+  }
+
+  /**
+   * The items a consumer's parked records hold, in one workspace (their kind and ids, not their content):
+   * records that wait for a replay are not lost, and the audit says so.
+   */
+  async itemsParkedBy(workspaceId: string, consumer: string): Promise<{ sourceId?: string; requestId?: string; part?: number }[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :consumer)',
+      ExpressionAttributeValues: { ':pk': keys.parkedRecord(workspaceId, consumer, '').pk, ':consumer': `${consumer}#` },
+      ExpressionAttributeNames: { '#part': 'part' },
+      ProjectionExpression: 'image.sourceId, image.requestId, image.#part',
+      ConsistentRead: true,
+    });
+    return items.map((item) => {
+      const image = (item.image ?? {}) as Record<string, unknown>;
+      return {
+        ...(typeof image.sourceId === 'string' && { sourceId: image.sourceId }),
+        ...(typeof image.requestId === 'string' && { requestId: image.requestId }),
+        ...(image.part !== undefined && { part: Number(image.part) }),
+      };
+    });
   }
 
   /** Parked records across workspaces, by due time; `before` limits them to those due by then. */

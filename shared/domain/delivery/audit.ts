@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import { encodeTime } from 'ulid';
+import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { BatchRecord, DeliveryRepository } from '../../persistence/delivery-repository';
+import type { IngestRepository, StoredPart } from '../../persistence/ingest-repository';
+import type { ParkedDeliveryRepository, ParkedSummary, SettledDelivery } from '../../persistence/parked-delivery-repository';
+import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
+import type { Connection, Destination } from '../catalog/schemas';
+import { NotFoundError } from '../errors';
+import { parkedSeq } from './batch-run';
+import { deliveryPolicyFromEnv, type DeliveryPolicy } from './policy';
+import { OutcomeTrail, type SlotState } from './trail';
+
+/**
+ * The delivery audit: what ingestion stored for a source (its ingest items, within a time range) reconciled
+ * with each connected destination's records, so that an operator can check the invariant delivery keeps:
+ * after any crash, every acknowledged event is, for each connected destination, delivered, retrying (parked),
+ * aborted with a reason, or filtered or suppressed, and the counters equal those sets exactly. It lists the
+ * events in no state. It reads; it never writes.
+ */
+const dateTime = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, such as 2026-11-24T10:00:00Z' }).optional();
+
+export const AuditQuery = z
+  .object({
+    sourceId: z.string({ error: 'required: the id of the source to audit' }).min(1, 'required: the id of the source to audit').max(64, 'at most 64 characters'),
+    workspaceId: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(64, 'at most 64 characters')
+      .optional()
+      .describe("the source's workspace; needed only for sources made before source ids were looked up"),
+    from: dateTime().describe('events received at or after this time (default: all kept)'),
+    to: dateTime().describe('events received at or before this time (default: now)'),
+    limit: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'at least 1')
+      .max(1000, 'at most 1000')
+      .default(100)
+      .describe('events in no state listed per destination'),
+    maxParts: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'at least 1')
+      .max(100_000, 'at most 100000')
+      .default(10_000)
+      .describe('stored requests (ingest items) read at most'),
+  })
+  .strict()
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { path: ['from'], message: 'must not be after to' });
+export type AuditQuery = z.output<typeof AuditQuery>;
+
+const EVENT_STATES = ['delivered', 'retrying', 'aborted', 'filtered', 'suppressed', 'inProgress', 'unrecorded', 'notExpected', 'missing'] as const;
+type EventState = (typeof EVENT_STATES)[number];
+/** An event with several outputs is as far as its least settled one. */
+const PRECEDENCE: EventState[] = ['missing', 'inProgress', 'retrying', 'unrecorded', 'aborted', 'delivered', 'filtered', 'suppressed', 'notExpected'];
+
+const Counts = z.object({ delivered: z.number().int(), retrying: z.number().int(), aborted: z.number().int(), filtered: z.number().int() });
+const MissingEvent = z.object({
+  messageId: z.string(),
+  requestId: z.string(),
+  part: z.number().int(),
+  index: z.number().int(),
+  receivedAt: z.string(),
+  why: z.string(),
+});
+
+export const AuditReport = z.object({
+  sourceId: z.string(),
+  workspaceId: z.string(),
+  from: z.string().optional(),
+  to: z.string(),
+  checkedAt: z.string(),
+  /** False when the range held more stored requests than `maxParts`: the audit covers those up to `readUpTo`. */
+  complete: z.boolean(),
+  readUpTo: z.string().optional(),
+  parts: z.number().int(),
+  events: z.number().int(),
+  /** Events in no state, summed over the destinations. */
+  missing: z.number().int(),
+  destinations: z.array(
+    z.object({
+      destinationId: z.string(),
+      name: z.string(),
+      type: z.string(),
+      enabled: z.boolean(),
+      connectedAt: z.string(),
+      /** Events by state (an event with several outputs counts once, by its least settled output). */
+      states: z.record(z.enum(EVENT_STATES), z.number().int()),
+      /** The first `limit` events in no state, with why. */
+      missing: z.array(MissingEvent),
+      /** The destination's outcome counters, and what the events' outputs add up to. */
+      counters: Counts,
+      audited: Counts,
+      /** Whether they are equal; null where they cannot be compared (a range, other sources, outcomes not recorded, an incomplete audit). */
+      countersExact: z.boolean().nullable(),
+    }),
+  ),
+});
+export type AuditReport = z.infer<typeof AuditReport>;
+type DestinationAudit = AuditReport['destinations'][number];
+
+/** A stored record not handed to delivery yet within this long is no longer merely late. */
+const PENDING_MS = 5 * 60_000;
+/** Request ids are ULIDs: their first ten characters are their time. A second either side covers clock skew. */
+const skAt = (ms: number) => encodeTime(Math.max(0, ms), 10);
+
+export class DeliveryAudit {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly ingest: IngestRepository,
+    private readonly deliveries: DeliveryRepository,
+    private readonly parked: ParkedDeliveryRepository,
+    private readonly parkedRecords: ParkedRecordRepository,
+    private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
+  ) {}
+
+  async audit(query: AuditQuery): Promise<AuditReport> {
+    const checkedAt = new Date().toISOString();
+    const found = query.workspaceId ? { workspaceId: query.workspaceId } : await this.catalog.findSource(query.sourceId);
+    const source = found && (await this.catalog.getSource(found.workspaceId, query.sourceId));
+    if (!found || !source) throw new NotFoundError(`No source found for sourceId: ${query.sourceId}`);
+    const { workspaceId } = found;
+    const to = query.to ?? checkedAt;
+    const fromMs = query.from ? Date.parse(query.from) : 0;
+    const fromSk = skAt(fromMs - 1000);
+    // A `from` later than `to` (now, by default) holds nothing.
+    const toSk = Date.parse(to) >= fromMs ? `${skAt(Date.parse(to) + 1000)}~` : fromSk;
+    const read = await this.ingest.storedBetween(workspaceId, source.id, fromSk, toSk, query.maxParts);
+    const parts = read.parts.filter((p) => Date.parse(p.receivedAt) >= fromMs && Date.parse(p.receivedAt) <= Date.parse(to));
+    const [connections, destinations, parkedRecords] = await Promise.all([
+      this.catalog.listConnections(workspaceId),
+      this.catalog.listDestinations(workspaceId),
+      this.parkedRecords.itemsParkedBy(workspaceId, 'delivery'),
+    ]);
+    const recordParked = new Set(parkedRecords.filter((r) => r.sourceId === source.id).map((r) => `${r.requestId}#${r.part}`));
+    const audits: DestinationAudit[] = [];
+    for (const connection of connections.filter((c) => c.sourceId === source.id)) {
+      const destination = destinations.find((d) => d.id === connection.destinationId);
+      if (!destination) continue;
+      const shared = connections.some((c) => c.destinationId === destination.id && c.sourceId !== source.id);
+      const comparable = !query.from && !query.to && !read.more && !shared;
+      audits.push(
+        await this.destination(workspaceId, source.id, destination, connection, parts, {
+          fromSk,
+          toSk,
+          recordParked,
+          limit: query.limit,
+          comparable,
+          now: Date.parse(checkedAt),
+        }),
+      );
+    }
+    return {
+      sourceId: source.id,
+      workspaceId,
+      ...(query.from && { from: query.from }),
+      to,
+      checkedAt,
+      complete: !read.more,
+      ...(read.more && parts.length > 0 && { readUpTo: parts.at(-1)!.receivedAt }),
+      parts: parts.length,
+      events: parts.reduce((n, p) => n + p.messageIds.length, 0),
+      missing: audits.reduce((n, d) => n + d.states.missing!, 0),
+      destinations: audits,
+    };
+  }
+
+  private async destination(
+    workspaceId: string,
+    sourceId: string,
+    destination: Destination,
+    connection: Connection,
+    parts: StoredPart[],
+    scope: { fromSk: string; toSk: string; recordParked: Set<string>; limit: number; comparable: boolean; now: number },
+  ): Promise<DestinationAudit> {
+    // Counters first, then batches, parked and settled deliveries: an outcome that moves meanwhile is seen
+    // in a later read, never in none.
+    const stats = (await this.deliveries.outcomes(workspaceId, destination.id)) ?? {};
+    const batches = new Map(
+      (await this.deliveries.batchesBetween(workspaceId, destination.id, sourceId, scope.fromSk, scope.toSk)).map((b) => [`${b.requestId}#${b.part}`, b]),
+    );
+    const parked = (await this.parked.parkedAt(workspaceId, destination.id)).filter((p) => p.sourceId === sourceId);
+    const settled = new Map((await this.parked.settledBetween(workspaceId, destination.id, scope.fromSk, scope.toSk)).map((s) => [s.seq, s]));
+    const parkedBySeq = new Map(parked.filter((p) => p.seq !== undefined).map((p) => [p.seq!, p]));
+    const parkedByMessage = new Map(parked.filter((p) => p.seq === undefined).map((p) => [`${p.messageId}#${p.output}`, p]));
+
+    const states = Object.fromEntries(EVENT_STATES.map((s) => [s, 0])) as Record<EventState, number>;
+    const audited = { delivered: 0, retrying: parked.length, aborted: 0, filtered: 0 };
+    const missing: DestinationAudit['missing'] = [];
+    // A part that came while the destination was being connected may have gone by with the destinations
+    // delivery had read before (it reads them again every configCacheMs).
+    const connectedBy = Date.parse(connection.createdAt) + this.policy.configCacheMs;
+    for (const part of parts) {
+      const batch = batches.get(`${part.requestId}#${part.part}`);
+      const outputs = batch ? outputsOf(batch, part, { parkedBySeq, parkedByMessage, settled }) : undefined;
+      // A finished batch's own outcomes are in the counters (a parked one's end is counted with its settled record).
+      if (outputs && batch?.status === 'done') {
+        for (const { recorded } of outputs.flat()) if (recorded === 'delivered' || recorded === 'aborted' || recorded === 'filtered') audited[recorded]++;
+      }
+      for (const [index, messageId] of part.messageIds.entries()) {
+        let state: EventState;
+        let why = '';
+        const received = Date.parse(part.receivedAt);
+        if (!batch) {
+          if (received < connectedBy || !destination.enabled) state = 'notExpected';
+          else if (scope.recordParked.has(`${part.requestId}#${part.part}`) || received > scope.now - PENDING_MS) state = 'inProgress';
+          else [state, why] = ['missing', 'no delivery record for this destination'];
+        } else {
+          const own = (outputs![index] ?? []).map((o) => o.state);
+          if (own.length > 0 && !(batch.status === 'sending' && index === batch.position.progress && batch.position.output > 0)) state = leastSettled(own);
+          else if (batch.status === 'done') [state, why] = ['missing', 'its batch finished without an outcome for it'];
+          else if ((batch.leaseUntil ?? '') >= new Date(scope.now).toISOString() || batch.indexed) state = 'inProgress';
+          else [state, why] = ['missing', 'its batch was interrupted and is in no scheduler index: nothing will resume it'];
+        }
+        states[state]++;
+        if (state === 'missing' && missing.length < scope.limit)
+          missing.push({ messageId, requestId: part.requestId, part: part.part, index, receivedAt: part.receivedAt, why });
+      }
+    }
+    for (const s of settled.values()) if (s.sourceId === sourceId) audited[s.outcome]++;
+    const count = (name: string) => Number((stats as Record<string, unknown>)[name] ?? 0);
+    const counters = { delivered: count('delivered'), retrying: count('retrying'), aborted: count('aborted'), filtered: count('filtered') };
+    const exact = (Object.keys(counters) as (keyof typeof counters)[]).every((k) => counters[k] === audited[k]);
+    return {
+      destinationId: destination.id,
+      name: destination.name,
+      type: destination.type,
+      enabled: destination.enabled,
+      connectedAt: connection.createdAt,
+      states,
+      missing,
+      counters,
+      audited,
+      countersExact: scope.comparable && states.unrecorded === 0 ? exact : null,
+    };
+  }
+}
+
+/** An output as its batch's trail recorded it, and its state now (a parked one looked up: still parked, or how it ended). */
+interface OutputState {
+  recorded: SlotState;
+  state: EventState;
+}
+
+/** Each event's outputs, as far as its batch's trail tells: per event index. */
+function outputsOf(
+  batch: BatchRecord,
+  part: StoredPart,
+  lookups: { parkedBySeq: Map<string, ParkedSummary>; parkedByMessage: Map<string, ParkedSummary>; settled: Map<string, SettledDelivery> },
+): OutputState[][] {
+  const handled = batch.status === 'done' ? part.messageIds.length : batch.position.progress + (batch.position.output > 0 ? 1 : 0);
+  const outputs: OutputState[][] = part.messageIds.map(() => []);
+  const parkedNow = (event: number, output: number): EventState => {
+    const seq = parkedSeq(batch.requestId, batch.part, event, output);
+    if (lookups.parkedBySeq.has(seq) || lookups.parkedByMessage.has(`${part.messageIds[event]}#${output}`)) return 'retrying';
+    return lookups.settled.get(seq)?.outcome ?? 'unrecorded';
+  };
+  for (const slot of new OutcomeTrail(batch.trail ?? '', batch.trail === undefined ? handled : 0).slots()) {
+    outputs[slot.event]?.push({ recorded: slot.state, state: slot.state === 'retrying' ? parkedNow(slot.event, slot.output) : slot.state });
+  }
+  return outputs;
+}
+
+const leastSettled = (outputs: EventState[]): EventState => PRECEDENCE.find((s) => outputs.includes(s)) ?? 'missing';

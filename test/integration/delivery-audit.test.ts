@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * The delivery audit (GET /admin/audit, `npm run admin -- audit`): a source's stored events reconciled with
+ * each connected destination's records, every event in exactly one state, the events in no state listed.
+ */
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+let rt: TestRuntime;
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await hook.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+const admin = basic(ADMIN.user, ADMIN.password);
+const audit = (query: string) => call(rt.dataUrl, 'GET', `/admin/audit?${query}`, { auth: admin });
+const zero = { delivered: 0, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
+
+async function pipeline() {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const connect = async (name: string) => {
+    const d = (await api('POST', '/v2/destinations', { name, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/${source.id}/${name}` } })).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    return d.id as string;
+  };
+  const batch = async (events: Record<string, unknown>[]) =>
+    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+  return { ws, api, source, connect, batch };
+}
+
+async function flow(rounds: number) {
+  await rt.poller.drain();
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rt.scheduler.runNow();
+  }
+}
+
+describe('the delivery audit', () => {
+  it('puts every event in one state per destination, and finds the counters equal to them', async () => {
+    const p = await pipeline();
+    const plain = await p.connect('plain');
+    const tagged = await p.connect('tagged');
+    // "tagged" drops the events named "drop"; a regulation suppresses user "gone" everywhere.
+    const published = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
+      auth: basic(p.ws.email, p.ws.token),
+      body: { name: 'Dropper', code: "export function transformEvent(e) { return e.event === 'drop' ? null : e; }", destinationIds: [tagged] },
+    });
+    expect(published.status).toBe(200);
+    await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'gone' }] });
+    // At "plain": m-1 refused (400), m-2 fails once then goes, m-3 keeps failing.
+    let m2 = 0;
+    hook.on(`/${p.source.id}/plain`, (req, res) => {
+      const id = (req.json as { messageId: string }).messageId;
+      if (id === 'm-1') return json(400, { error: 'bad event' })(req, res);
+      if (id === 'm-3' || (id === 'm-2' && m2++ === 0)) return json(503, {})(req, res);
+      json(200, {})(req, res);
+    });
+    await p.batch([
+      { type: 'track', userId: 'u0', event: 'keep', messageId: 'm-0' },
+      { type: 'track', userId: 'u1', event: 'keep', messageId: 'm-1' },
+      { type: 'track', userId: 'u2', event: 'keep', messageId: 'm-2' },
+      { type: 'track', userId: 'u3', event: 'drop', messageId: 'm-3' },
+      { type: 'track', userId: 'gone', event: 'keep', messageId: 'm-4' },
+      { type: 'track', userId: 'u5', event: 'keep', messageId: 'm-5' },
+    ]);
+    await flow(3);
+
+    const answer = await audit(`sourceId=${p.source.id}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ sourceId: p.source.id, workspaceId: p.ws.workspaceId, complete: true, parts: 1, events: 6, missing: 0 });
+    const byId = Object.fromEntries(answer.body.destinations.map((d: { destinationId: string }) => [d.destinationId, d]));
+    expect(byId[plain]).toMatchObject({
+      states: { ...zero, delivered: 3, aborted: 1, retrying: 1, suppressed: 1 },
+      missing: [],
+      counters: { delivered: 3, aborted: 1, retrying: 1, filtered: 0 },
+      audited: { delivered: 3, aborted: 1, retrying: 1, filtered: 0 },
+      countersExact: true,
+    });
+    expect(byId[tagged]).toMatchObject({
+      states: { ...zero, delivered: 4, filtered: 1, suppressed: 1 },
+      counters: { delivered: 4, aborted: 0, retrying: 0, filtered: 1 },
+      countersExact: true,
+    });
+
+    // The admin CLI answers the same.
+    const cli = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.resolve(__dirname, '../../infra/local/admin.ts'),
+        '--endpoint',
+        rt.dynamoEndpoint,
+        '--table',
+        rt.tableName,
+        'audit',
+        '--source',
+        p.source.id,
+      ],
+      { encoding: 'utf8' },
+    );
+    const fromCli = JSON.parse(cli);
+    expect(fromCli.destinations.map((d: { states: unknown }) => d.states)).toEqual(answer.body.destinations.map((d: { states: unknown }) => d.states));
+
+    // A range that holds nothing, and one that holds the events: no counters compared with a range.
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect((await audit(`sourceId=${p.source.id}&from=${encodeURIComponent(later)}`)).body).toMatchObject({ parts: 0, events: 0, missing: 0 });
+    const ranged = (await audit(`sourceId=${p.source.id}&from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).body;
+    expect(ranged).toMatchObject({ parts: 1, events: 6 });
+    expect(ranged.destinations.map((d: { countersExact: unknown }) => d.countersExact)).toEqual([null, null]);
+  });
+
+  it('lists the events of a batch interrupted in no scheduler index as in no state, and no longer once it is indexed', async () => {
+    const p = await pipeline();
+    await p.batch(Array.from({ length: 5 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'e', messageId: `s-${i}` })));
+    await rt.poller.drain();
+    // Connected afterwards: nothing was sent to it, and nothing is expected of it.
+    const late = await p.connect('late');
+    const before = (await audit(`sourceId=${p.source.id}`)).body;
+    expect(before.destinations[0]).toMatchObject({ destinationId: late, states: { ...zero, notExpected: 5 }, missing: [] });
+
+    // A dead owner recorded two events while its consumer waited and never put the batch in the index.
+    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    const deliveries = new DeliveryRepository(rt.store);
+    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
+    const lease = new Date(Date.now() - 1000).toISOString();
+    const totals = { delivered: 2, filtered: 0, aborted: 0 };
+    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toBe(true);
+    const stranded = (await audit(`sourceId=${p.source.id}&limit=2`)).body;
+    expect(stranded.missing).toBe(3);
+    expect(stranded.destinations[0]).toMatchObject({ states: { ...zero, delivered: 2, missing: 3 }, countersExact: true });
+    expect(stranded.destinations[0].missing).toEqual([
+      expect.objectContaining({ messageId: 's-2', index: 2, why: 'its batch was interrupted and is in no scheduler index: nothing will resume it' }),
+      expect.objectContaining({ messageId: 's-3', index: 3 }),
+    ]);
+    // Once in the scheduler's index, it will be resumed: in progress, not missing.
+    await deliveries.realignBatch(ref, lease);
+    expect((await audit(`sourceId=${p.source.id}`)).body.destinations[0]).toMatchObject({ states: { ...zero, delivered: 2, inProgress: 3 } });
+  });
+
+  it('answers bad input with a 4xx naming the problem', async () => {
+    const p = await pipeline();
+    const cases: [string, number, string][] = [
+      ['', 400, 'query.sourceId: required: the id of the source to audit'],
+      ['sourceId=', 400, 'query.sourceId: required: the id of the source to audit'],
+      [`sourceId=${'x'.repeat(65)}`, 400, 'query.sourceId: at most 64 characters'],
+      [`sourceId=${p.source.id}&from=yesterday`, 400, 'query.from: must be an ISO 8601 date-time, such as 2026-11-24T10:00:00Z'],
+      [`sourceId=${p.source.id}&to=2026-13-01T00:00:00Z`, 400, 'query.to: must be an ISO 8601 date-time'],
+      [`sourceId=${p.source.id}&from=2026-11-24T10:00:00Z&to=2026-11-24T09:00:00Z`, 400, 'query.from: must not be after to'],
+      [`sourceId=${p.source.id}&limit=0`, 400, 'query.limit: at least 1'],
+      [`sourceId=${p.source.id}&limit=many`, 400, 'query.limit: must be a number'],
+      [`sourceId=${p.source.id}&maxParts=100001`, 400, 'query.maxParts: at most 100000'],
+      [`sourceId=${p.source.id}&colour=red`, 400, 'query.colour: unknown field'],
+      ['sourceId=nothing-here', 404, 'No source found for sourceId: nothing-here'],
+      [`sourceId=${p.source.id}&workspaceId=another`, 404, `No source found for sourceId: ${p.source.id}`],
+    ];
+    for (const [query, status, text] of cases) {
+      const answer = await audit(query);
+      expect({ query, status: answer.status, text: answer.text }).toEqual({ query, status, text: expect.stringContaining(text) });
+    }
+    expect((await call(rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`)).status).toBe(400);
+    const wrong = await call(rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`, { auth: basic(ADMIN.user, 'wrong') });
+    expect({ status: wrong.status, text: wrong.text }).toEqual({ status: 400, text: 'Invalid admin credentials' });
+    // A deleted source is not found any more: its id's lookup goes with it.
+    const catalog = new CatalogRepository(rt.store);
+    expect(await catalog.findSource(p.source.id)).toEqual({ workspaceId: p.ws.workspaceId, sourceId: p.source.id });
+    expect((await p.api('DELETE', `/v2/sources/${p.source.id}`)).status).toBe(200);
+    expect(await catalog.findSource(p.source.id)).toBeUndefined();
+    expect((await audit(`sourceId=${p.source.id}`)).status).toBe(404);
+  });
+});
