@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -29,6 +29,29 @@ export interface StreamPoller {
 /** 100 ms, 200 ms, 400 ms … at most 5 s between attempts while the store (or a consumer) is failing. */
 const backoff = (failures: number) => Math.min(5_000, 100 * 2 ** Math.max(0, failures - 1));
 
+/** The checkpoints kept in `file`: none when there is no file yet; a file that cannot be read stops the start. */
+function loadCheckpoints(file: string | undefined): Record<string, string> {
+  if (!file || !existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (error) {
+    throw new Error(
+      `the stream checkpoints in ${file} cannot be read (${(error as Error).message}): restore or remove the file (without it, the stream is handed over again from its oldest record)`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Checkpoints are written whole or not at all (a new file renamed over the old): a process killed while
+ * writing them leaves the previous checkpoints, never a cut file that the next start could not read.
+ */
+function saveCheckpoints(file: string, checkpoints: Record<string, string>): void {
+  const written = `${file}.${process.pid}.tmp`;
+  writeFileSync(written, JSON.stringify(checkpoints));
+  renameSync(written, file);
+}
+
 /** GetRecords returns SDK shapes; Lambda hands consumers epoch seconds and the stream ARN. */
 function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   const created = record.dynamodb?.ApproximateCreationDateTime;
@@ -54,7 +77,7 @@ export function startStreamPoller(options: {
   intervalMs?: number;
 }): StreamPoller {
   const { client, streamArn, consumers, checkpointFile, intervalMs = 200 } = options;
-  const checkpoints: Record<string, string> = checkpointFile && existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
+  const checkpoints = loadCheckpoints(checkpointFile);
   const iterators = new Map<string, string | undefined>();
   const closed = new Set<string>();
   let running = true;
@@ -151,7 +174,7 @@ export function startStreamPoller(options: {
         }
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last) checkpoints[shardId] = last;
-        if (checkpointFile) writeFileSync(checkpointFile, JSON.stringify(checkpoints));
+        if (checkpointFile) saveCheckpoints(checkpointFile, checkpoints);
       }
       if (result.NextShardIterator) iterators.set(shardId, result.NextShardIterator);
       else closed.add(shardId);

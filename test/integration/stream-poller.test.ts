@@ -2,7 +2,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { mkdtempSync } from 'node:fs';
+import fs, { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStreamPoller, type PollerConsumer } from '../../infra/local/stream-poller';
@@ -112,6 +112,51 @@ describe('the local stream poller', () => {
     await resumed.stop();
     client.destroy();
     expect(again).toEqual(['RETRY/B', 'RETRY/D']);
+  });
+
+  it('keeps its checkpoints whole when the process dies while writing them, and refuses to start from a cut file', async () => {
+    const client = new DynamoDBStreamsClient({ endpoint: endpoint() });
+    const checkpointFile = path.join(mkdtempSync(path.join(tmpdir(), 'weir-')), 'checkpoints.json');
+    const seen: string[] = [];
+    const options = {
+      client,
+      streamArn,
+      intervalMs: 50,
+      checkpointFile,
+      consumers: [consumer({ handler: async (event) => void seen.push(...keysOf(event.Records)) })],
+    };
+    let poller = startStreamPoller(options);
+    await put('WHOLE', '1');
+    await poller.drain();
+    const kept = readFileSync(checkpointFile, 'utf8');
+    // The next checkpoint write is cut half-way by the end of the process.
+    let cut = false;
+    const realWrite = fs.writeFileSync;
+    const write = jest.spyOn(fs, 'writeFileSync').mockImplementation((file, data) => {
+      if (!String(file).startsWith(checkpointFile)) throw new Error('unexpected write');
+      realWrite(file, String(data).slice(0, 10));
+      cut = true;
+      throw new Error('killed while writing');
+    });
+    try {
+      await put('WHOLE', '2');
+      const since = Date.now();
+      while (!cut && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+      await poller.stop();
+    } finally {
+      write.mockRestore();
+    }
+    expect(cut).toBe(true);
+    expect(readFileSync(checkpointFile, 'utf8')).toBe(kept);
+    // The next start goes on after the last whole checkpoint (the record it did not keep comes again).
+    poller = startStreamPoller(options);
+    await poller.drain();
+    await poller.stop();
+    expect(seen.filter((key) => key.startsWith('WHOLE/'))).toEqual(['WHOLE/1', 'WHOLE/2', 'WHOLE/2']);
+    // A file cut some other way is not read as "no checkpoints" (that would hand the whole stream over again).
+    writeFileSync(checkpointFile, kept.slice(0, 10));
+    expect(() => startStreamPoller(options)).toThrow(`the stream checkpoints in ${checkpointFile} cannot be read`);
+    client.destroy();
   });
 });
 
