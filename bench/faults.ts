@@ -1,13 +1,27 @@
+import { parseArgs } from 'node:util';
 import { runFaultScenario } from '../test/support/fault-scenario';
 
+/** The seed of the faults: `npm run bench:faults -- --seed 7`, or WEIR_FAULTS_SEED; 42 by default. */
+function seedOf(): number {
+  const { values } = parseArgs({ options: { seed: { type: 'string' } } });
+  const raw = values.seed ?? process.env.WEIR_FAULTS_SEED ?? '42';
+  const seed = Number(raw);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a whole number, got ${raw}`);
+  return seed;
+}
+
 /**
- * `npm run bench:faults`: the fault scenario of test/e2e/faults.test.ts at full size (2,000 events in batches of
- * 50 from 4 senders, 30 % of requests answered 503 and 10 % slow by 2–5 s, two SIGKILLs and a SIGTERM of the
- * process group), printing what was lost, sent twice, counted, and the healthy destinations' p95 during a hang.
+ * `npm run bench:faults [-- --seed N]`: the fault scenario of test/e2e/faults.test.ts at full size (2,000 events
+ * in batches of 50 from 4 senders, 30 % of requests answered 503 and 10 % slow by 2–5 s, two SIGKILLs and a
+ * SIGTERM of the process group), printing what was lost, sent twice, counted, what the delivery audit found,
+ * and the healthy destinations' p95 during a hang.
  */
 async function main() {
   const started = Date.now();
+  const seed = seedOf();
+  console.log(`  faults seeded with ${seed}`);
   const report = await runFaultScenario({
+    seed,
     events: 2000,
     batchSize: 50,
     senders: 4,
@@ -26,6 +40,11 @@ async function main() {
     ...Object.entries(report.counters).map(([name, c]) => [
       `counters ${name}: delivered / received 2xx / retrying / aborted`,
       `${c.delivered} / ${c.received} / ${c.retrying} / ${c.aborted}${c.negative ? ' (negative!)' : ''}`,
+    ]),
+    ['audit: stored events', report.audit.events],
+    ...Object.entries(report.audit.destinations).map(([name, a]) => [
+      `audit ${name}: in no state / not settled / counters exact`,
+      `${a.missing} / ${a.unsettled} / ${a.countersExact}`,
     ]),
     ['healthy p95 same workspace, before / during a hang (ms)', report.p95.sameWorkspace.join(' / ')],
     ['healthy p95 other workspace, before / during a hang (ms)', report.p95.otherWorkspace.join(' / ')],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { startScriptedVendor, type ScriptedPath, type ScriptedVendor, type Step 
  * consumer has moved on (its checkpoint passed the record), during a parked event's retry wait, and right after
  * a position write. Each crash is followed by a restart on the same data directory; then every acknowledged
  * event must reach both destinations, none answered 2xx twice, the counters must equal what was delivered with
- * nothing left retrying, and the audit must find no event in no state.
+ * nothing left retrying, and the delivery audit (route and admin CLI) must find no event in no state.
  */
 jest.setTimeout(600_000);
 
@@ -171,7 +172,7 @@ afterAll(async () => {
 
 describe('a crash in the middle of a stream batch', () => {
   const outcomes: Outcome[] = [];
-  const reports = new Map<string, { lost: Record<string, number>; counters: Record<string, unknown> }>();
+  const reports = new Map<string, { lost: Record<string, number>; counters: Record<string, unknown>; audit: Record<string, unknown> }>();
 
   beforeAll(async () => {
     for (const [i, point] of KILL_POINTS.entries()) {
@@ -181,13 +182,17 @@ describe('a crash in the middle of a stream batch', () => {
       await until(() => settled(outcome), 30_000);
       const lost: Record<string, number> = {};
       const counters: Record<string, unknown> = {};
+      const audit: Record<string, unknown> = {};
+      const audited = await call(service.data, 'GET', `/admin/audit?sourceId=${outcome.sourceId}`, { auth: basic(ADMIN.user, ADMIN.password) });
       for (const kind of ['webhook', 'batch'] as const) {
+        const found = audited.body.destinations.find((d: { destinationId: string }) => d.destinationId === outcome.destinationIds[kind]);
+        audit[kind] = { events: audited.body.events, states: found.states, missing: found.missing, countersExact: found.countersExact };
         const delivered = vendor.delivered(outcome.prefixes[kind]);
         lost[kind] = outcome.acknowledged.filter((id) => !delivered.has(id)).length;
         const stats = await api('GET', `/v2/destinations/${outcome.destinationIds[kind]}/outcomes`);
         counters[kind] = { delivered: stats.delivered, retrying: stats.retrying, aborted: stats.aborted, received: delivered.size };
       }
-      reports.set(point.name, { lost, counters });
+      reports.set(point.name, { lost, counters, audit });
     }
   });
 
@@ -201,6 +206,33 @@ describe('a crash in the middle of a stream batch', () => {
       const c = counters[kind] as { delivered: number; retrying: number; aborted: number; received: number };
       expect({ kind, delivered: c.delivered, retrying: c.retrying, aborted: c.aborted }).toEqual({ kind, delivered: c.received, retrying: 0, aborted: 0 });
     }
+  });
+
+  test.each(KILL_POINTS.map((p) => p.name))('%s: the audit finds every stored event delivered at both destinations, none in no state', (name) => {
+    const nothing = { retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
+    for (const kind of ['webhook', 'batch']) {
+      expect({ kind, ...(reports.get(name)!.audit[kind] as object) }).toEqual({
+        kind,
+        events: EVENTS,
+        states: { ...nothing, delivered: EVENTS },
+        missing: [],
+        countersExact: true,
+      });
+    }
+  });
+
+  test('the admin CLI audits a source as the route does', () => {
+    const source = outcomes.at(-1)!.sourceId;
+    const cli = execFileSync(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../infra/local/admin.ts'), 'audit', '--source', source], {
+      encoding: 'utf8',
+      env: { ...process.env, WEIR_HOME: home },
+    });
+    const report = JSON.parse(cli) as { sourceId: string; missing: number; destinations: { countersExact: boolean }[] };
+    expect({ sourceId: report.sourceId, missing: report.missing, exact: report.destinations.map((d) => d.countersExact) }).toEqual({
+      sourceId: source,
+      missing: 0,
+      exact: [true, true],
+    });
   });
 
   test('no event is answered 2xx twice (every answer before a crash was recorded before the next send)', () => {

@@ -42,6 +42,11 @@ test('outcome counters equal what each destination answered 2xx, with nothing le
   }
 });
 
+test('the audit finds every stored event in a state at both destinations, and their counters equal to those states', () => {
+  expect(report.audit.events).toBeGreaterThanOrEqual(report.acknowledged);
+  for (const name of ['a', 'b']) expect({ name, ...report.audit.destinations[name] }).toEqual({ name, missing: 0, unsettled: 0, countersExact: true });
+});
+
 test("a hanging destination leaves healthy destinations' p95 delivery latency within twice its normal, in its workspace and another", () => {
   // 2x the normal p95, with a floor of one poll interval (200 ms) for a normal p95 that is itself tiny.
   for (const [before, during] of [report.p95.sameWorkspace, report.p95.otherWorkspace]) {

@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../infra/local/dynamodb-local';
+import { flappingDestinations } from './flapping-destinations';
 
 /**
  * The data plane under faults injected from outside, as an operator would try it: `npm start` on a persisted
@@ -24,7 +24,19 @@ export interface ScenarioOptions {
   /** Single-event requests per phase of the latency measure. */
   latencySamples: number;
   settleTimeoutMs: number;
+  /** Seeds the faults (which requests fail or are slow, and by how much); default 42. */
+  seed?: number;
   log?: (line: string) => void;
+}
+
+/** Per destination, what the delivery audit (GET /admin/audit) found once delivery settled. */
+export interface AuditFinding {
+  /** Stored events in no state there. */
+  missing: number;
+  /** Stored events not settled yet (in progress, or handled before outcomes were recorded). */
+  unsettled: number;
+  /** Whether the destination's counters equal what its events add up to. */
+  countersExact: boolean | null;
 }
 
 export interface ScenarioReport {
@@ -37,71 +49,11 @@ export interface ScenarioReport {
   sentTwiceAcrossKill: number;
   /** Per destination: the outcome counters, and the distinct events it answered 2xx. */
   counters: Record<string, { delivered: number; retrying: number; aborted: number; received: number; negative: boolean }>;
+  /** The audit of the source after settling: stored events and, per destination, what it found. */
+  audit: { events: number; destinations: Record<string, AuditFinding> };
   /** Healthy destinations' delivery latency p95 (ms), before and during another destination's hang. */
   p95: { sameWorkspace: [number, number]; otherWorkspace: [number, number] };
   leftRunning: string[];
-}
-
-/** A small deterministic generator, so a run's faults can be told again. */
-function random(seed: number) {
-  return () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-}
-
-interface Answered {
-  path: string;
-  messageId: string;
-  status: number;
-  at: number;
-}
-
-/** Destinations on this machine: flapping ones, healthy ones and one that can hang; every answer recorded. */
-async function destinations(options: ScenarioOptions) {
-  const next = random(42);
-  const answered: Answered[] = [];
-  const received: { path: string; messageId: string; at: number }[] = [];
-  const open = new Set<ServerResponse>();
-  const state = { faults: true, hang: false };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const pathName = new URL(req.url ?? '/', 'http://x').pathname;
-      let messageId = '';
-      try {
-        messageId = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messageId?: string }).messageId);
-      } catch {
-        messageId = '?';
-      }
-      received.push({ path: pathName, messageId, at: Date.now() });
-      open.add(res);
-      res.on('close', () => open.delete(res));
-      const answer = (status: number) => {
-        if (res.destroyed) return;
-        res.writeHead(status, { 'Content-Type': 'application/json' }).end('{}');
-        answered.push({ path: pathName, messageId, status, at: Date.now() });
-      };
-      if (pathName === '/hang' && state.hang) return; // never answers
-      const flapping = pathName === '/a' || pathName === '/b';
-      if (!flapping || !state.faults) return answer(200);
-      const roll = next();
-      const status = roll < options.failureRate ? 503 : 200;
-      if (next() < options.slowRate) setTimeout(() => answer(status), options.slowMs[0] + next() * (options.slowMs[1] - options.slowMs[0]));
-      else answer(status);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    answered,
-    received,
-    state,
-    close: async () => {
-      for (const res of open) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -185,13 +137,15 @@ const p95 = (values: number[]) => {
 
 export async function runFaultScenario(options: ScenarioOptions): Promise<ScenarioReport> {
   const log = options.log ?? (() => undefined);
-  const hooks = await destinations(options);
+  const hooks = await flappingDestinations({ ...options, seed: options.seed ?? 42 });
   const home = mkdtempSync(path.join(tmpdir(), 'weir-faults-'));
   const token = 'fault-scenario-token-0123456789abcdef';
   const service = new Service({
     WEIR_HOME: home,
     WEIR_BOOTSTRAP_EMAIL: 'ops@example.com',
     WEIR_BOOTSTRAP_TOKEN: token,
+    WEIR_ADMIN_USER: 'fault-admin',
+    WEIR_ADMIN_PASSWORD: 'fault-admin-password-0123',
     WEIR_OUTBOUND_ALLOWLIST: '127.0.0.1',
     WEIR_DESTINATION_TIMEOUT_MS: '2000',
     WEIR_DELIVERY_RETRY_BASE_MS: '300',
@@ -320,6 +274,26 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       }
     }
 
+    // --- the audit: every stored event in a state at both destinations, the counters equal to them ---
+    const audited = await fetch(`${service.data}/admin/audit?sourceId=${source.id}`, {
+      headers: { Authorization: `Basic ${Buffer.from('fault-admin:fault-admin-password-0123').toString('base64')}` },
+    });
+    if (!audited.ok) throw new Error(`the audit answered ${audited.status}: ${await audited.text()}`);
+    const report = (await audited.json()) as {
+      events: number;
+      destinations: { destinationId: string; states: Record<string, number>; countersExact: boolean | null; missing: { messageId: string; why: string }[] }[];
+    };
+    const audit: ScenarioReport['audit'] = { events: report.events, destinations: {} };
+    for (const name of ['a', 'b']) {
+      const found = report.destinations.find((d) => d.destinationId === ids[name])!;
+      audit.destinations[name] = {
+        missing: found.states.missing ?? 0,
+        unsettled: (found.states.inProgress ?? 0) + (found.states.unrecorded ?? 0),
+        countersExact: found.countersExact,
+      };
+      if (found.missing.length > 0) log(`audit, destination ${name}: in no state ${JSON.stringify(found.missing.slice(0, 5))}`);
+    }
+
     // --- a hanging destination beside healthy ones, in the same workspace and in another ---
     const otherToken = await otherWorkspace(home);
     const source2 = (await api(control(), 'POST', '/v2/sources', otherToken, { name: 'other' })).source;
@@ -369,6 +343,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       sentTwiceAfterRecorded,
       sentTwiceAcrossKill,
       counters,
+      audit,
       p95: { sameWorkspace: [before.same, during.same], otherWorkspace: [before.other, during.other] },
       leftRunning: service.leftRunning(),
     };
