@@ -166,7 +166,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (service) await stop(service, 'SIGINT');
+  // A start that failed leaves a group that is already gone: nothing to stop.
+  if (service && service.child.exitCode === null && service.child.signalCode === null) await stop(service, 'SIGINT');
   await vendor?.close();
 });
 
