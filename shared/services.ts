@@ -3,6 +3,8 @@ import { CredentialService } from './domain/credentials/credential-service';
 import { DeliveryService } from './domain/delivery/delivery-service';
 import { MonitoringService } from './domain/delivery/monitoring';
 import { IngestService } from './domain/ingestion/ingest-service';
+import { SdkConfigService } from './domain/ingestion/sdk-config';
+import { WriteKeys } from './domain/ingestion/write-keys';
 import { DeletionRunner } from './domain/regulations/deletion-runner';
 import { RegulationService } from './domain/regulations/regulation-service';
 import type { Regulation } from './domain/regulations/schemas';
@@ -104,8 +106,14 @@ export function servicesOver(store: TableClient) {
     },
     /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
     forgetInSchemas: (regulation: Regulation) => forgetUser(r.schemas, r.catalog, regulation.workspaceId, regulation.attributes),
+    get writeKeys() {
+      return once('writeKeys', () => new WriteKeys(r.catalog));
+    },
     get ingestion() {
-      return once('ingestion', () => new IngestService(r.catalog, r.ingest));
+      return once('ingestion', () => new IngestService(this.writeKeys, r.ingest));
+    },
+    get sdkConfig() {
+      return once('sdkConfig', () => new SdkConfigService(this.writeKeys));
     },
     get delivery() {
       return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials, this.suppression));

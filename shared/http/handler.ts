@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { corsHeaders } from '../contract/cors';
+import { browserCorsHeaders, corsHeaders } from '../contract/cors';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
 import { ROUTES, routeKey, type Route, type RouteDefinition, type RouteKey } from '../contract/routes';
 import type { Principal } from '../domain/auth/authenticate';
@@ -77,10 +77,14 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     return new HttpReply('status' in route ? route.status : 200, result).toResult();
   };
 
-  // The console reads control-plane answers from its own origin; errors included, so it can show them.
+  // The console reads control-plane answers from its own origin, and any web page the data plane's browser
+  // routes' answers; errors included, so they can show them.
   const cors = (request: { event: APIGatewayProxyEvent; response: APIGatewayProxyResult | null }) => {
-    if (plane !== 'control' || !request.response) return;
-    request.response.headers = { ...request.response.headers, ...corsHeaders(request.event.headers?.origin) };
+    if (!request.response) return;
+    const origin = request.event.headers?.origin;
+    const route = routes.get(`${request.event.httpMethod} ${request.event.resource}`) as RouteDefinition | undefined;
+    const headers = plane === 'control' ? corsHeaders(origin) : route?.browser ? browserCorsHeaders(origin) : {};
+    request.response.headers = { ...request.response.headers, ...headers };
   };
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()

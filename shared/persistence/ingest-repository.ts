@@ -1,8 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimitedError, ServiceUnavailableError } from '../domain/errors';
+import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
+import type { RefusedEvent } from '../domain/ingestion/events';
 import { keys } from './keys';
-import type { TableClient } from './table-client';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
 
 const log = componentLogger('ingestion');
@@ -18,6 +19,10 @@ export interface IngestBatch {
   requestId: string;
   receivedAt: string;
   events: Record<string, unknown>[];
+  /** Events kept out of the request (oversized): recorded beside it and counted per source. */
+  refused?: RefusedEvent[];
+  /** The source has had no event yet: its `firstEventAt` is set in the same write. */
+  firstEvent?: boolean;
 }
 
 /** Events gzipped as one JSON array, halved until each part fits an item. */
@@ -63,33 +68,70 @@ function pushBack(error: unknown): Error {
 export class IngestRepository {
   constructor(private readonly store: TableClient) {}
 
-  /** Writes one request's accepted events: one item, or several in one transaction. */
+  /**
+   * Writes one request's accepted events: one item, or several in one transaction, with, in the same
+   * transaction when there are any, the record of its refused events and their count in the source's
+   * stats, and the source's first event time. One round trip whatever it holds.
+   */
   async write(batch: IngestBatch): Promise<number> {
-    const parts = pack(batch.events);
+    const { workspaceId, sourceId, requestId, receivedAt, events, refused = [] } = batch;
+    const parts = events.length > 0 ? pack(events) : [];
     const expiresAt = Math.floor(Date.now() / 1000) + INGEST_TTL_SECONDS;
-    const items = parts.map((payload, part) => ({
-      ...keys.ingest(batch.workspaceId, batch.sourceId, batch.requestId, part),
-      entity: 'ingest',
-      workspaceId: batch.workspaceId,
-      sourceId: batch.sourceId,
-      requestId: batch.requestId,
-      receivedAt: batch.receivedAt,
-      part,
-      parts: parts.length,
-      payload,
-      expiresAt,
+    const table = this.store.table;
+    const items: TransactItem[] = parts.map((payload, part) => ({
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.ingest(workspaceId, sourceId, requestId, part),
+          entity: 'ingest',
+          workspaceId,
+          sourceId,
+          requestId,
+          receivedAt,
+          part,
+          parts: parts.length,
+          payload,
+          expiresAt,
+        },
+      },
     }));
+    if (refused.length > 0) {
+      items.push(
+        {
+          Put: { TableName: table, Item: { ...keys.ingestRefused(workspaceId, sourceId, requestId), entity: 'ingestRefused', receivedAt, refused, expiresAt } },
+        },
+        {
+          Update: {
+            TableName: table,
+            Key: keys.sourceStats(workspaceId, sourceId),
+            UpdateExpression: 'ADD refused :n SET lastRefusedAt = :at',
+            ExpressionAttributeValues: { ':n': refused.length, ':at': receivedAt },
+          },
+        },
+      );
+    }
+    if (batch.firstEvent && parts.length > 0) {
+      items.push({
+        Update: {
+          TableName: table,
+          Key: keys.source(workspaceId, sourceId),
+          UpdateExpression: 'SET firstEventAt = if_not_exists(firstEventAt, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': receivedAt },
+        },
+      });
+    }
     try {
-      if (items.length === 1) {
-        await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: items[0] }));
-      } else {
-        await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: this.store.table, Item } })) }));
-      }
+      const only = items.length === 1 ? items[0]!.Put : undefined;
+      if (only) await this.store.doc.send(new PutCommand(only));
+      else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
     } catch (error) {
+      // The source was deleted since its write key was looked up (a process keeps it a few seconds).
+      if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
       log.error('ingest write failed', { error });
       throw pushBack(error);
     }
-    return items.length;
+    return parts.length;
   }
 
   /** The events of one stored part (delivery resuming a batch reads them again). */
@@ -98,7 +140,10 @@ export class IngestRepository {
     return Item && unpackEvents(Item.payload as Uint8Array);
   }
 
-  /** The most recent stored parts of a source, newest first, from after `beforeSk` when given. */
+  /**
+   * The most recent stored parts of a source, newest first, from after `beforeSk` when given: each with its
+   * accepted events, or, for the record of a request's refused events, with those.
+   */
   async recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string) {
     const pk = keys.ingest(workspaceId, sourceId, '', 0).pk;
     const { Items = [], LastEvaluatedKey } = await this.store.doc.send(
@@ -115,7 +160,8 @@ export class IngestRepository {
       parts: Items.map((item) => ({
         sk: String(item.sk),
         receivedAt: String(item.receivedAt),
-        events: unpackEvents(item.payload as Uint8Array),
+        events: item.entity === 'ingestRefused' ? [] : unpackEvents(item.payload as Uint8Array),
+        refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],
       })),
       more: LastEvaluatedKey !== undefined,
     };
@@ -132,11 +178,16 @@ export class IngestRepository {
     );
   }
 
-  async sourceStats(workspaceId: string, sourceId: string): Promise<{ suppressed: number; lastSuppressedAt?: string }> {
+  async sourceStats(
+    workspaceId: string,
+    sourceId: string,
+  ): Promise<{ suppressed: number; lastSuppressedAt?: string; refused: number; lastRefusedAt?: string }> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
     return {
       suppressed: Number(Item?.suppressed ?? 0),
       ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }),
+      refused: Number(Item?.refused ?? 0),
+      ...(Item?.lastRefusedAt && { lastRefusedAt: String(Item.lastRefusedAt) }),
     };
   }
 }

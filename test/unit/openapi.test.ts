@@ -59,7 +59,23 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.writeKey).toMatchObject({ type: 'http', scheme: 'basic' });
     const ingest = doc.paths['/v1/{type}'].post;
     expect(ingest.security).toEqual([{ writeKey: [] }]);
-    expect(ingest.parameters[0].schema.enum).toEqual(['identify', 'track', 'page', 'screen', 'group', 'alias', 'batch']);
+    expect(ingest.parameters[0].schema.enum).toEqual([
+      'identify',
+      'track',
+      'page',
+      'screen',
+      'group',
+      'alias',
+      'batch',
+      'i',
+      't',
+      'p',
+      's',
+      'g',
+      'a',
+      'b',
+      'import',
+    ]);
     expect(ingest.responses['200'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
     expect(ingest.responses.default.content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
     const governance = [

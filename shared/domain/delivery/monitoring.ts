@@ -29,10 +29,15 @@ export const LiveEventsPage = z.object({
   paging: z.object({ next: z.string().optional() }),
 });
 
+/** A source's live events also list the events it refused (oversized), each with `refused`, and their count. */
+export const SourceLiveEventsPage = LiveEventsPage.extend({
+  refused: z.object({ events: z.number().int().describe('events refused at ingestion, ever'), lastAt: z.string().optional() }),
+});
+
 const encodeCursor = (sk: string) => Buffer.from(sk).toString('base64url');
 function decodeCursor(cursor: string): string {
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9A-Z]{26}#\d+$/.test(sk)) throw new ValidationError('after_cursor: not a cursor of this listing; take it from paging.next');
+  if (!/^[0-9A-Z]{26}#(\d+|refused)$/.test(sk)) throw new ValidationError('after_cursor: not a cursor of this listing; take it from paging.next');
   return sk;
 }
 
@@ -85,6 +90,9 @@ export class MonitoringService {
           break;
         }
         events.push(...part.events.slice().reverse());
+        for (const { index: _index, reason, bytes, ...summary } of part.refused.slice().reverse()) {
+          events.push({ ...summary, receivedAt: part.receivedAt, refused: { reason, bytes } });
+        }
         before = part.sk;
         if (events.length >= query.limit) {
           more ||= i < page.parts.length - 1;
@@ -100,7 +108,9 @@ export class MonitoringService {
       events.map((e) => e.userId),
     );
     const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
-    return { events: shown, paging: next ? { next } : {} };
+    const stats = await this.ingest.sourceStats(workspaceId, sourceId);
+    const refused = { events: stats.refused, ...(stats.lastRefusedAt && { lastAt: stats.lastRefusedAt }) };
+    return { events: shown, paging: next ? { next } : {}, refused };
   }
 
   /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */
