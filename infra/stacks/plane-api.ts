@@ -8,6 +8,7 @@ import { CORS } from '../../shared/contract/cors';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import type { StageConfig } from './stage';
+import { addBrowserGatewayResponses, addBrowserPreflight } from './browser-cors';
 import { grantCredentials } from './credentials-key';
 import { pascalCase, weirFunction } from './weir-function';
 
@@ -19,7 +20,9 @@ import { pascalCase, weirFunction } from './weir-function';
  */
 export const BINARY_MEDIA_TYPES: Record<Plane, string[]> = {
   control: ['application/gzip', 'application/x-gzip'],
-  data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded'],
+  // text/plain: Segment's mobile SDKs gzip their bodies under it. image/*: a pixel's GIF goes back as bytes
+  // to any image request (a browser's Accept header starts with image/avif, an email proxy's with image/*).
+  data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded', 'text/plain', 'image/*'],
 };
 
 const AUTHORIZER_ERROR = '$context.authorizer.error';
@@ -149,6 +152,8 @@ export class PlaneApi extends Construct {
       const body = { 'application/json': '{"error":$context.error.messageString}' };
       this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, responseHeaders: json, templates: body });
       this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, responseHeaders: json, templates: body });
+    } else {
+      addBrowserGatewayResponses(this.api);
     }
   }
 
@@ -157,6 +162,7 @@ export class PlaneApi extends Construct {
     // serving many routes would otherwise outgrow the Lambda resource-policy size limit.
     const integrations = new Map<string, LambdaIntegration>();
     const routes: readonly RouteDefinition[] = ROUTES;
+    const preflighted = new Set<string>();
 
     for (const route of routes) {
       if (ENDPOINT_FUNCTIONS[route.fn].plane !== plane) continue;
@@ -167,6 +173,10 @@ export class PlaneApi extends Construct {
         integrations.set(route.fn, integration);
       }
       const resource = this.api.root.resourceForPath(route.path);
+      if (route.browser && !preflighted.has(route.path)) {
+        preflighted.add(route.path);
+        addBrowserPreflight(resource);
+      }
       if (route.auth === 'none') {
         resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
       } else {
