@@ -33,7 +33,13 @@ export const handler = createHandler('ingest', {
   'GET /pixel/v1/{type}': async ({ params, query, event }) => {
     try {
       const body = eventFromQuery(params.type, query);
-      await ingestion.accept({ type: params.type, body, queryWriteKey: query.writeKey, ip: clientIp(event) });
+      await ingestion.accept({
+        type: params.type,
+        body,
+        queryWriteKey: query.writeKey,
+        authorization: headerOf(event.headers, 'authorization'),
+        ip: clientIp(event),
+      });
       return gif(200);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
