@@ -22,7 +22,18 @@ export const BROWSER_CORS = {
    * Allowed when a preflight names none (a preflight that names some gets them echoed): what the field's
    * browser and mobile SDKs send.
    */
-  allowHeaders: ['Authorization', 'Content-Type', 'AnonymousId', 'SentAt', 'X-Retry-Count', 'X-Retry-Reason', 'Rsa-Request-Id', 'Rsa-Retry-Count'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'AnonymousId',
+    'SentAt',
+    'X-Retry-Count',
+    'Rsa-Retry-Attempt',
+    'Rsa-Retry-Reason',
+    'Rsa-Since-First-Attempt',
+    'Rsa-Since-Last-Attempt',
+    'Rsa-Recovered',
+  ],
   /** Chromium keeps a preflight at most 2 hours, Firefox a day. */
   maxAgeSeconds: 7200,
 } as const;

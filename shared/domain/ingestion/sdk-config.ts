@@ -28,6 +28,7 @@ export const SourceConfig = z.object({
     updatedAt: z.string(),
   }),
   updatedAt: z.string(),
+  consentManagementMetadata: z.object({ providers: z.array(z.unknown()) }),
 });
 
 export const SegmentSettings = z
@@ -35,8 +36,7 @@ export const SegmentSettings = z
     integrations: z.object({
       'Segment.io': z.looseObject({ apiKey: z.string(), apiHost: z.string(), protocol: z.enum(['http', 'https']) }),
     }),
-    plan: z.record(z.string(), z.unknown()),
-    metrics: z.object({ sampleRate: z.number() }),
+      metrics: z.object({ sampleRate: z.number() }),
     remotePlugins: z.array(z.unknown()),
   })
   .loose();
@@ -70,6 +70,7 @@ export class SdkConfigService {
         updatedAt: source.updatedAt,
       },
       updatedAt: source.updatedAt,
+      consentManagementMetadata: { providers: [] },
     };
   }
 
@@ -78,8 +79,8 @@ export class SdkConfigService {
     const { source } = await this.writeKeys.sourceOf(writeKey);
     return {
       integrations: { 'Segment.io': { apiKey: source.writeKey, apiHost: `${at.host}/v1`, protocol: at.protocol } },
-      plan: { track: { __default: { enabled: true, integrations: {} } }, identify: { __default: { enabled: true } }, group: { __default: { enabled: true } } },
-      // Analytics.js reports its own metrics to Segment's host unless told not to.
+      // One integration only: any other makes Analytics.js load a classic destination's script from Segment's CDN.
+      // It reports its own metrics to Segment's host unless told not to.
       metrics: { sampleRate: 0 },
       remotePlugins: [],
     };
