@@ -78,6 +78,8 @@ describe('the OpenAPI document', () => {
     ]);
     expect(ingest.responses['200'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
     expect(ingest.responses.default.content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+    expect(doc.paths['/pixel/v1/{type}'].get.responses['200'].content).toEqual({ 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } } });
+    expect(doc.paths['/sourceConfig'].get.security).toEqual([{ writeKey: [] }]);
     const governance = [
       '/schemas/event-models',
       '/schemas/event-versions',
