@@ -1,4 +1,6 @@
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -11,6 +13,8 @@ import { readJsonBody } from './body';
 import { errorToResult } from './error-mapping';
 import { HttpReply } from './reply';
 import { validate } from '../domain/validation';
+import { logger } from '../ops/logger';
+import { tracer } from '../ops/tracer';
 
 /** Authorizers that establish a workspace principal (the others only let the request through). */
 const TOKEN_AUTHORIZERS: ReadonlySet<string> = new Set(['account', 'bearer']);
@@ -87,9 +91,16 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     request.response.headers = { ...request.response.headers, ...headers };
   };
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    // Every log line of the invocation carries its request id; in Lambda, the invocation is a traced segment.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(captureLambdaHandler(tracer))
     .use(httpHeaderNormalizer())
     .use({ after: cors, onError: cors })
     .use({ onError: (request) => void (request.response = errorToResult(request.error, plane, requestOf(request.event))) })
     .handler(dispatch);
+  return (event: APIGatewayProxyEvent, context: Context = NO_CONTEXT) => handler(event, context);
 }
+
+/** For a caller that is not Lambda (a script, a test): no invocation to name. */
+export const NO_CONTEXT = {} as Context;

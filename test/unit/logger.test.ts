@@ -66,3 +66,33 @@ test('an unexpected error of a request is logged with its id, route and workspac
   );
   expect(lines).toContainEqual({ answer: expect.objectContaining({ statusCode: 500, body: JSON.stringify({ error: 'internal error' }) }) });
 });
+
+test('every line of an invocation carries the Lambda request id, whichever part writes it, in handlers and authorizers', () => {
+  const script = `
+    const { createHandler } = require('./shared/http/handler');
+    const { createAuthorizer } = require('./shared/http/authorizer');
+    const { componentLogger } = require('./shared/ops/logger');
+    const log = componentLogger('somewhere');
+    const context = (id) => ({ awsRequestId: id, functionName: 'weir-test', functionVersion: '$LATEST', memoryLimitInMB: '512', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:weir-test' });
+    const http = createHandler('dataMeta', {
+      'GET /health': async () => { log.info('inside a request'); return { status: 'ok' }; },
+      'GET /openapi.json': async () => ({}),
+    });
+    const authorizer = createAuthorizer(async () => { log.info('inside an authorizer'); return { principalId: 'p' }; });
+    (async () => {
+      await http({ httpMethod: 'GET', resource: '/health', headers: {}, requestContext: {} }, context('req-http'));
+      await authorizer({ methodArn: 'arn:aws:execute-api:eu-west-1:1:api/stage/GET/x', headers: {} }, context('req-auth'));
+    })();
+  `;
+  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    env: { ...process.env, POWERTOOLS_DEV: '' },
+    encoding: 'utf8',
+  });
+  const lines = `${stdout}${stderr}`
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines).toContainEqual(expect.objectContaining({ message: 'inside a request', component: 'somewhere', function_request_id: 'req-http' }));
+  expect(lines).toContainEqual(expect.objectContaining({ message: 'inside an authorizer', component: 'somewhere', function_request_id: 'req-auth' }));
+});
