@@ -36,7 +36,7 @@ export const SegmentSettings = z
     integrations: z.object({
       'Segment.io': z.looseObject({ apiKey: z.string(), apiHost: z.string(), protocol: z.enum(['http', 'https']) }),
     }),
-      metrics: z.object({ sampleRate: z.number() }),
+    metrics: z.object({ sampleRate: z.number() }),
     remotePlugins: z.array(z.unknown()),
   })
   .loose();
