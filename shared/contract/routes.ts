@@ -89,6 +89,15 @@ export interface RouteDefinition {
 const route = <const R extends RouteDefinition>(r: R) => r;
 
 const Health = z.object({ status: z.literal('ok') });
+
+/** What every route that takes events has: the write key checked by the handler, 200 `OK` once stored, any page. */
+const STORES_EVENTS = {
+  response: z.literal('OK'),
+  responseType: 'text',
+  handlerAuth: 'writeKey',
+  maxBodyBytes: MAX_REQUEST_BYTES,
+  browser: true,
+} as const;
 const ErrorBody = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });
 export { ErrorBody };
 
@@ -229,11 +238,7 @@ export const ROUTES = [
       "Ingest an event (identify, track, page, screen, group, alias, or Segment's i, t, p, s, g, a) or a batch {batch:[...]} (batch, b, import): write key as the Basic user name or a writeKey field; gzip and JSON whatever the content type; 200 OK",
     params: IngestParams,
     body: SingleEventBody,
-    response: z.literal('OK'),
-    responseType: 'text',
-    handlerAuth: 'writeKey',
-    maxBodyBytes: MAX_REQUEST_BYTES,
-    browser: true,
+    ...STORES_EVENTS,
   }),
   route({
     method: 'POST',
@@ -243,11 +248,7 @@ export const ROUTES = [
     summary: 'A batch sent with navigator.sendBeacon: the write key in the query, the body JSON in any content type (text/plain); 200 OK',
     query: WriteKeyQuery,
     body: BatchBody,
-    response: z.literal('OK'),
-    responseType: 'text',
-    handlerAuth: 'writeKey',
-    maxBodyBytes: MAX_REQUEST_BYTES,
-    browser: true,
+    ...STORES_EVENTS,
   }),
   route({
     method: 'GET',
