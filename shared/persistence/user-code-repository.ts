@@ -1,6 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
-import { CatalogRepository } from './catalog-repository';
 import { keys } from './keys';
 import { queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
@@ -31,11 +30,7 @@ type Labelled = [role: 'head' | 'revision' | 'name' | 'destination' | 'published
  * their own revision and none is lost.
  */
 export class UserCodeRepository {
-  private readonly catalog: CatalogRepository;
-
-  constructor(private readonly store: TableClient) {
-    this.catalog = new CatalogRepository(store);
-  }
+  constructor(private readonly store: TableClient) {}
 
   async listHeads(kind: UserCodeKind, workspaceId: string): Promise<UserCodeHead[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.codePrefix(kind));
@@ -168,9 +163,26 @@ export class UserCodeRepository {
   private connectionItems(workspaceId: string, transformationId: string, change?: ConnectionChange): Labelled[] {
     if (!change) return [];
     return [
-      ...change.connect.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'connect'), id]),
-      ...change.release.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'release'), id]),
+      ...change.connect.map((id): Labelled => ['destination', this.destinationItem(workspaceId, transformationId, id, 'connect'), id]),
+      ...change.release.map((id): Labelled => ['destination', this.destinationItem(workspaceId, transformationId, id, 'release'), id]),
     ];
+  }
+
+  /**
+   * The update that makes `transformationId` the transformation of a destination (which must exist and be free
+   * or already its own), or releases it, written with the transformation's revision.
+   */
+  private destinationItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
+    return {
+      Update: {
+        TableName: this.store.table,
+        Key: keys.destination(workspaceId, destinationId),
+        UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
+        ConditionExpression:
+          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
+        ExpressionAttributeValues: { ':t': transformationId },
+      },
+    };
   }
 
   /** Runs the transaction; a refused condition becomes the typed error of the item that refused it. */
