@@ -2,6 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import type { RefusedEvent } from '../domain/ingestion/events';
+import type * as ports from '../domain/ingestion/ports';
+import type { IngestBatch, IngestPart, RecentPart, SourceStats } from '../domain/ingestion/records';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
@@ -13,17 +15,8 @@ const MAX_PART_BYTES = 300 * 1024;
 /** Accepted events stay this long: long enough for delivery and its retries to read them. */
 export const INGEST_TTL_SECONDS = 7 * 24 * 3600;
 
-export interface IngestBatch {
-  workspaceId: string;
-  sourceId: string;
-  requestId: string;
-  receivedAt: string;
-  events: Record<string, unknown>[];
-  /** Events kept out of the request (oversized): recorded beside it and counted per source. */
-  refused?: RefusedEvent[];
-  /** The source has had no event yet: its `firstEventAt` is set in the same write. */
-  firstEvent?: boolean;
-}
+/** The domain owns the shapes of a batch and of a stored part; this module knows how an ingest item holds them. */
+export type { IngestBatch, IngestPart };
 
 /** Events gzipped as one JSON array, halved until each part fits an item. */
 function pack(events: Record<string, unknown>[]): Buffer[] {
@@ -34,15 +27,6 @@ function pack(events: Record<string, unknown>[]): Buffer[] {
 }
 
 export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] => JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
-
-/** One stored ingest item (one part of a request), as its stream consumers read it. */
-export interface IngestPart {
-  workspaceId: string;
-  sourceId: string;
-  requestId: string;
-  part: number;
-  events: Record<string, unknown>[];
-}
 
 /** Reads an ingest item as a stream record's new image carries it: the one place that knows its layout. */
 export function ingestPartOf(item: Record<string, unknown>): IngestPart {
@@ -65,7 +49,7 @@ function pushBack(error: unknown): Error {
 }
 
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
-export class IngestRepository {
+export class IngestRepository implements ports.IngestRepository {
   constructor(private readonly store: TableClient) {}
 
   /**
@@ -144,7 +128,7 @@ export class IngestRepository {
    * The most recent stored parts of a source, newest first, from after `beforeSk` when given: each with its
    * accepted events, or, for the record of a request's refused events, with those.
    */
-  async recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string) {
+  async recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
     const pk = keys.ingest(workspaceId, sourceId, '', 0).pk;
     const { Items = [], LastEvaluatedKey } = await this.store.doc.send(
       new QueryCommand({
@@ -178,10 +162,7 @@ export class IngestRepository {
     );
   }
 
-  async sourceStats(
-    workspaceId: string,
-    sourceId: string,
-  ): Promise<{ suppressed: number; lastSuppressedAt?: string; refused: number; lastRefusedAt?: string }> {
+  async sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
     return {
       suppressed: Number(Item?.suppressed ?? 0),

@@ -1,6 +1,6 @@
 import { UnauthorizedError } from '../errors';
 import { hashSecret, matchesHash, sameSecret } from './tokens';
-import type { WorkspaceRepository } from '../../persistence/workspace-repository';
+import type { WorkspaceRepository } from './ports';
 
 /** Who is calling: the authorizers pass this on to the handlers as the request's authorizer context. */
 export interface Principal {
@@ -43,7 +43,7 @@ export function parseAuthorization(header: string | undefined): ParsedAuthorizat
 export async function authenticateToken(
   header: string | undefined,
   accepted: readonly CredentialScheme[],
-  workspaces: WorkspaceRepository,
+  workspaces: Pick<WorkspaceRepository, 'findToken'>,
 ): Promise<Principal> {
   const credentials = parseAuthorization(header);
   if (!accepted.includes(credentials.scheme)) {

@@ -1,9 +1,9 @@
-import type { IngestRepository } from '../../persistence/ingest-repository';
 import { NotFoundError, PayloadTooLargeError } from '../errors';
 import { newId } from '../ids';
 import { countMetrics } from '../../ops/metrics';
 import { validate } from '../validation';
 import { acceptEvent, isRefused, type IngestedEvent, type RefusedEvent } from './events';
+import type { IngestRepository } from './ports';
 import { BatchBody, PATH_TYPES, isSegmentClientPath, type IngestPath } from './schemas';
 import { writeKeyOf, type WriteKeys } from './write-keys';
 

@@ -1,6 +1,6 @@
-import type { CatalogRepository } from '../../persistence/catalog-repository';
 import { INVALID_AUTHORIZATION, couldBeWriteKey, parseAuthorization } from '../auth/authenticate';
 import { sameSecret } from '../auth/tokens';
+import type { CatalogRepository } from '../catalog/ports';
 import type { Source } from '../catalog/schemas';
 import { UnauthorizedError } from '../errors';
 

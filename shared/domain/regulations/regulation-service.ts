@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { DeletionJobRepository } from '../../persistence/deletion-job-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { now, uuidv7 } from '../ids';
-import type { RegulationFilters, RegulationRepository } from '../../persistence/regulation-repository';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { DeletionJobRepository, RegulationFilters, RegulationRepository } from './ports';
 import { DEFAULT_PAGE_SIZE, type Regulation, type RegulationCreate, type RegulationListQuery } from './schemas';
 import { regulationStatus } from './status';
 
@@ -15,9 +14,9 @@ const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,200}$/;
 /** Data regulations (SPEC §4.B): one regulation per user, suppression at once, deletion followed per job. */
 export class RegulationService {
   constructor(
-    private readonly regulations: RegulationRepository,
-    private readonly jobs: DeletionJobRepository,
-    private readonly catalog: CatalogRepository,
+    private readonly regulations: Omit<RegulationRepository, 'suppressionsOf'>,
+    private readonly jobs: Pick<DeletionJobRepository, 'list' | 'cancelWaiting'>,
+    private readonly catalog: Pick<CatalogRepository, 'listSources' | 'listDestinations'>,
   ) {}
 
   /**
