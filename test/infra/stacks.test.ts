@@ -255,13 +255,13 @@ describe('Lambda functions', () => {
       .flatMap((t) => Object.values(resourcesOf(t, 'AWS::Lambda::Function')))
       .filter((fn) => !String(fn.Properties!.Runtime).startsWith('python'));
 
-  test('every function runs nodejs22.x on ARM and knows the table', () => {
+  test('every function runs nodejs24.x on ARM and knows the table', () => {
     const functions = allFunctions(dev);
     expect(functions).toHaveLength(
       Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length,
     );
     for (const fn of functions) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
       expect(fn.Properties).toHaveProperty('Environment.Variables.WEIR_TABLE');
     }
   });
