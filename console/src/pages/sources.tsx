@@ -1,18 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Source } from '../../../shared/domain/catalog/schemas';
-import type { SourceLiveEventsPage } from '../../../shared/domain/delivery/monitoring';
-import type { z } from 'zod';
+import type { LiveEvent, Source } from '../../../shared/contract/client-types';
 import { api, consoleConfig } from '../api';
 import { CopyButton, ErrorBox, Section, useAction, useLoad, when } from '../ui';
 import { Snippets, snippetsFor } from './source-snippets';
-
-type Events = z.infer<typeof SourceLiveEventsPage>;
 
 /** Types the console has snippets for; any other text is kept as typed (and gets the Node.js snippet). */
 const KNOWN_TYPES = ['javascript', 'node', 'android', 'ios', 'flutter', 'react-native', 'HTTP'];
 
 export function Sources() {
-  const list = useLoad(() => api.get<{ sources: Source[] }>('/v2/sources'));
+  const list = useLoad(() => api.call('GET /v2/sources'));
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const create = useAction();
   const [name, setName] = useState('');
@@ -20,7 +16,7 @@ export function Sources() {
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await create.run(() => api.post<{ source: Source }>('/v2/sources', { name, type }));
+    const created = await create.run(() => api.call('POST /v2/sources', { body: { name, type } }));
     if (!created) return;
     setName('');
     setSelected(created.source.id);
@@ -73,7 +69,7 @@ function useFirstEventAt(source: Source): string | undefined {
   useEffect(() => {
     if (at) return;
     const timer = setInterval(() => {
-      api.get<{ source: Source }>(`/v2/sources/${source.id}`).then(
+      api.call('GET /v2/sources/{id}', { params: { id: source.id } }).then(
         (fresh) => fresh.source.firstEventAt && setAt(fresh.source.firstEventAt),
         () => undefined, // the next round tries again; live events show the API's error
       );
@@ -84,7 +80,7 @@ function useFirstEventAt(source: Source): string | undefined {
 }
 
 function SourceDetail({ source }: { source: Source }) {
-  const events = useLoad(() => api.get<Events>(`/v2/sources/${source.id}/live-events?limit=50`), [source.id], 2000);
+  const events = useLoad(() => api.call('GET /v2/sources/{id}/live-events', { params: { id: source.id }, query: { limit: 50 } }), [source.id], 2000);
   const firstEventAt = useFirstEventAt(source);
   const refused = events.data?.refused;
   return (
@@ -141,15 +137,21 @@ function SourceDetail({ source }: { source: Source }) {
 }
 
 /** One live event; one refused at ingestion says so, with its reason, where its properties would be. */
-function EventRow({ event: e }: { event: Record<string, unknown> }) {
-  const refused = e.refused as { reason?: string; bytes?: number } | undefined;
+function EventRow({ event: e }: { event: LiveEvent }) {
+  const refused = e.refused && typeof e.refused === 'object' ? (e.refused as Record<string, unknown>) : undefined;
   return (
     <tr class={refused ? 'refused' : undefined}>
-      <td>{when(e.receivedAt as string)}</td>
+      <td>{when(e.receivedAt)}</td>
       <td>{String(e.type ?? '')}</td>
       <td>{String(e.event ?? '')}</td>
       <td>{String(e.userId ?? e.anonymousId ?? '')}</td>
-      <td>{refused ? <strong>Refused: {refused.reason ?? 'no reason given'}</strong> : <code>{JSON.stringify(e.properties ?? e.traits ?? {})}</code>}</td>
+      <td>
+        {refused ? (
+          <strong>Refused: {typeof refused.reason === 'string' ? refused.reason : 'no reason given'}</strong>
+        ) : (
+          <code>{JSON.stringify(e.properties ?? e.traits ?? {})}</code>
+        )}
+      </td>
     </tr>
   );
 }
