@@ -1,5 +1,6 @@
 import { CatalogService } from './domain/catalog/catalog-service';
 import { CredentialService } from './domain/credentials/credential-service';
+import { keyWrapperFromEnv } from './keys/key-wrappers';
 import { DeliveryService } from './domain/delivery/delivery-service';
 import { MonitoringService } from './domain/delivery/monitoring';
 import { IngestService } from './domain/ingestion/ingest-service';
@@ -84,7 +85,7 @@ export function servicesOver(store: TableClient) {
       return once('catalog', () => new CatalogService(r.catalog));
     },
     get credentials() {
-      return once('credentials', () => new CredentialService(r.credentials));
+      return once('credentials', () => new CredentialService(r.credentials, keyWrapperFromEnv()));
     },
     get publishing() {
       return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials)));

@@ -1,6 +1,6 @@
 import { now } from '../ids';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
-import { keyWrapperFromEnv, open, seal, type KeyWrapper } from './envelope';
+import { open, seal, type KeyWrapper } from './envelope';
 import type { CredentialRepository } from './ports';
 import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView, type StoredCredential } from './schemas';
 
@@ -25,7 +25,8 @@ export class CredentialService {
 
   constructor(
     private readonly repo: CredentialRepository,
-    private readonly wrapper: KeyWrapper | undefined = keyWrapperFromEnv(),
+    /** None when no key is configured: credentials then cannot be kept (503). */
+    private readonly wrapper: KeyWrapper | undefined,
   ) {}
 
   private requireWrapper(): KeyWrapper {
