@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
+import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import type { RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
 import type { IngestBatch, IngestPart, RecentPart, SourceStats } from '../domain/ingestion/records';
@@ -37,6 +37,13 @@ export function ingestPartOf(item: Record<string, unknown>): IngestPart {
     part: Number(item.part),
     events: unpackEvents(item.payload as Uint8Array),
   };
+}
+
+/** A cursor of `recent` is its part's sort key, base64url: anything else names no part of the listing. */
+function skOfCursor(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9A-Z]{26}#(\d+|refused)$/.test(sk)) throw new InvalidCursorError();
+  return sk;
 }
 
 /** The store pushing back is the client's cue to retry: 429 when throttled, 503 when unavailable. */
@@ -125,11 +132,13 @@ export class IngestRepository implements ports.IngestRepository {
   }
 
   /**
-   * The most recent stored parts of a source, newest first, from after `beforeSk` when given: each with its
-   * accepted events, or, for the record of a request's refused events, with those.
+   * The most recent stored parts of a source, newest first, after the part `after` names when given (a
+   * cursor this method gave): each with its accepted events, or, for the record of a request's refused
+   * events, with those.
    */
-  async recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
+  async recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
     const pk = keys.ingest(workspaceId, sourceId, '', 0).pk;
+    const beforeSk = after === undefined ? undefined : skOfCursor(after);
     const { Items = [], LastEvaluatedKey } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -142,7 +151,8 @@ export class IngestRepository implements ports.IngestRepository {
     );
     return {
       parts: Items.map((item) => ({
-        sk: String(item.sk),
+        cursor: Buffer.from(String(item.sk)).toString('base64url'),
+        requestId: String(item.sk).split('#')[0]!,
         receivedAt: String(item.receivedAt),
         events: item.entity === 'ingestRefused' ? [] : unpackEvents(item.payload as Uint8Array),
         refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],

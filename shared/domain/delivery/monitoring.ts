@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogRepository } from '../../persistence/catalog-repository';
 import type { DeliveryRepository } from '../../persistence/delivery-repository';
 import type { IngestRepository } from '../../persistence/ingest-repository';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 
 /** Live events are kept this long for the debugger view (the items themselves live longer, for delivery). */
@@ -33,13 +33,6 @@ export const LiveEventsPage = z.object({
 export const SourceLiveEventsPage = LiveEventsPage.extend({
   refused: z.object({ events: z.number().int().describe('events refused at ingestion, ever'), lastAt: z.string().optional() }),
 });
-
-const encodeCursor = (sk: string) => Buffer.from(sk).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9A-Z]{26}#(\d+|refused)$/.test(sk)) throw new ValidationError('after_cursor: not a cursor of this listing; take it from paging.next');
-  return sk;
-}
 
 /** What the pipeline did: outcome counters per destination, and the live events of sources and destinations. */
 export class MonitoringService {
@@ -79,7 +72,7 @@ export class MonitoringService {
     if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);
     const oldest = new Date(Date.now() - LIVE_EVENTS_MAX_AGE_MS).toISOString();
     const events: Record<string, unknown>[] = [];
-    let before = query.after_cursor === undefined ? undefined : decodeCursor(query.after_cursor);
+    let before = query.after_cursor;
     let more = true;
     while (events.length < query.limit && more) {
       const page = await this.ingest.recent(workspaceId, sourceId, 10, before);
@@ -93,14 +86,14 @@ export class MonitoringService {
         for (const { index: _index, reason, bytes, ...summary } of part.refused.slice().reverse()) {
           events.push({ ...summary, receivedAt: part.receivedAt, refused: { reason, bytes } });
         }
-        before = part.sk;
+        before = part.cursor;
         if (events.length >= query.limit) {
           more ||= i < page.parts.length - 1;
           break;
         }
       }
     }
-    const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
+    const next = more && before ? { after_cursor: before, limit: query.limit } : undefined;
     // Users suppressed since their events came in are not shown either (one read round per page).
     const suppressed = await this.suppression.suppressedUsers(
       workspaceId,
@@ -110,7 +103,7 @@ export class MonitoringService {
     const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
     const stats = await this.ingest.sourceStats(workspaceId, sourceId);
     const refused = { events: stats.refused, ...(stats.lastRefusedAt && { lastAt: stats.lastRefusedAt }) };
-    return { events: shown, paging: next ? { next } : {}, refused };
+    return { events: shown, next, refused };
   }
 
   /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */

@@ -10,8 +10,11 @@ export interface IngestRepository {
   write(batch: IngestBatch): Promise<number>;
   /** The events of one stored part (delivery resuming a batch reads them again). */
   readPart(workspaceId: string, sourceId: string, requestId: string, part: number): Promise<Record<string, unknown>[] | undefined>;
-  /** The most recent stored parts of a source, newest first, after `beforeSk` when given. */
-  recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string): Promise<{ parts: RecentPart[]; more: boolean }>;
+  /**
+   * The most recent stored parts of a source, newest first, after the part a `cursor` of an earlier answer
+   * names (InvalidCursorError for one it never gave).
+   */
+  recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }>;
   countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void>;
   sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats>;
 }

@@ -24,8 +24,9 @@ export interface IngestPart {
 
 /** A stored part as a source's recent events show it: its accepted events, or a request's refused ones. */
 export interface RecentPart {
-  /** Where it is in the source's parts, newest first: the listing goes on after it. */
-  sk: string;
+  /** Where it is in the source's parts, newest first (opaque): the listing goes on after it. */
+  cursor: string;
+  requestId: string;
   receivedAt: string;
   events: Record<string, unknown>[];
   refused: RefusedEvent[];

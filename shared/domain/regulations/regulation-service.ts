@@ -76,8 +76,8 @@ export class RegulationService {
     return { destinationIds: [...new Set(body.destinationIds)] };
   }
 
-  /** One page in creation order; the cursor of `paging.next` is random, kept for a day, and only this workspace's. */
-  async list(workspaceId: string, query: RegulationListQuery): Promise<{ data: Regulation[]; paging: { next?: string } }> {
+  /** One page in creation order, and where the next starts: a random cursor, kept for a day, and only this workspace's. */
+  async list(workspaceId: string, query: RegulationListQuery): Promise<{ data: Regulation[]; next?: { after_cursor: string } }> {
     let filters: RegulationFilters = {
       ...(query.userId !== undefined && { userId: query.userId }),
       ...(query.regulationType !== undefined && { regulationType: query.regulationType }),
@@ -97,10 +97,10 @@ export class RegulationService {
       limit = query.per_page ?? Number(state.limit);
     }
     const page = await this.regulations.listPage(workspaceId, { afterSk, limit, filters });
-    if (!page.hasMore || !page.lastSk) return { data: page.items, paging: {} };
+    if (!page.hasMore || !page.lastSk) return { data: page.items };
     const cursor = randomBytes(16).toString('hex');
     await this.regulations.putCursor(workspaceId, cursor, { afterSk: page.lastSk, filters, limit }, CURSOR_TTL_SECONDS);
-    return { data: page.items, paging: { next: `/v2/regulations?after_cursor=${cursor}` } };
+    return { data: page.items, next: { after_cursor: cursor } };
   }
 
   async get(workspaceId: string, id: string) {
