@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import type { DeliveryRepository } from '../../persistence/delivery-repository';
-import type { IngestRepository } from '../../persistence/ingest-repository';
+import type { IngestRepository } from '../ingestion/ports';
 import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 
@@ -37,8 +37,8 @@ export const SourceLiveEventsPage = LiveEventsPage.extend({
 /** What the pipeline did: outcome counters per destination, and the live events of sources and destinations. */
 export class MonitoringService {
   constructor(
-    private readonly catalog: CatalogRepository,
-    private readonly ingest: IngestRepository,
+    private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination' | 'listConnections'>,
+    private readonly ingest: Pick<IngestRepository, 'recent' | 'sourceStats'>,
     private readonly deliveries: DeliveryRepository,
     private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
   ) {}
