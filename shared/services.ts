@@ -1,9 +1,12 @@
 import { CatalogService } from './domain/catalog/catalog-service';
 import { CredentialService } from './domain/credentials/credential-service';
+import { keyWrapperFromEnv } from './keys/key-wrappers';
 import { DeliveryService } from './domain/delivery/delivery-service';
 import { MonitoringService } from './domain/delivery/monitoring';
 import { DeliveryAudit } from './domain/delivery/audit';
 import { IngestService } from './domain/ingestion/ingest-service';
+import { SdkConfigService } from './domain/ingestion/sdk-config';
+import { WriteKeys } from './domain/ingestion/write-keys';
 import { DeletionRunner } from './domain/regulations/deletion-runner';
 import { RegulationService } from './domain/regulations/regulation-service';
 import type { Regulation } from './domain/regulations/schemas';
@@ -83,7 +86,7 @@ export function servicesOver(store: TableClient) {
       return once('catalog', () => new CatalogService(r.catalog));
     },
     get credentials() {
-      return once('credentials', () => new CredentialService(r.credentials));
+      return once('credentials', () => new CredentialService(r.credentials, keyWrapperFromEnv()));
     },
     get publishing() {
       return once('publishing', () => new PublishService(r.code, new TransformationTester(r.code, this.credentials)));
@@ -105,8 +108,14 @@ export function servicesOver(store: TableClient) {
     },
     /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
     forgetInSchemas: (regulation: Regulation) => forgetUser(r.schemas, r.catalog, regulation.workspaceId, regulation.attributes),
+    get writeKeys() {
+      return once('writeKeys', () => new WriteKeys(r.catalog));
+    },
     get ingestion() {
-      return once('ingestion', () => new IngestService(r.catalog, r.ingest));
+      return once('ingestion', () => new IngestService(this.writeKeys, r.ingest));
+    },
+    get sdkConfig() {
+      return once('sdkConfig', () => new SdkConfigService(this.writeKeys));
     },
     get delivery() {
       return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials, this.suppression));

@@ -1,3 +1,5 @@
+import type { ControlRouteKey, QueryValue, RouteInput, RouteResponse } from '../../shared/contract/client-types';
+import { requestOf } from './request';
 import { session } from './session';
 
 /**
@@ -42,11 +44,31 @@ function messageOf(body: unknown, text: string, status: number): string {
   return text || `HTTP ${status}`;
 }
 
-export async function call<T>(method: string, path: string, body?: unknown, token = session.token()): Promise<T> {
+/** What a call may add to its route's input. */
+export interface CallOptions {
+  /** Request headers over the defaults (Accept: application/json, the session's Bearer token). */
+  headers?: Record<string, string>;
+  /** The token to send instead of the session's: signing in checks one before keeping it. */
+  token?: string | null;
+}
+export type CallInput<K extends ControlRouteKey> = RouteInput<K> & CallOptions;
+/** The input may be left out when the route needs none (no params, no body). */
+type InputArgs<K extends ControlRouteKey> = Partial<CallInput<K>> extends CallInput<K> ? [input?: CallInput<K>] : [input: CallInput<K>];
+type LooseInput = { params?: Record<string, unknown>; query?: Record<string, QueryValue>; body?: unknown } & CallOptions;
+
+/**
+ * Calls a route of the control plane by its key in the route manifest, e.g.
+ * `api.call('GET /v2/sources/{id}', { params: { id } })`: the input is typed from the route's schemas, the
+ * answer is the route's response type (not parsed here: the API answers what its schema says).
+ */
+async function call<K extends ControlRouteKey>(key: K, ...[input]: InputArgs<K>): Promise<RouteResponse<K>> {
+  const { params, query, body, headers: extra, token = session.token() }: LooseInput = input ?? {};
+  const { method, path } = requestOf(key, params, query);
   if (!apiUrl) await loadConfig();
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  Object.assign(headers, extra);
   const response = await fetch(`${apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   let parsed: unknown = text;
@@ -56,13 +78,7 @@ export async function call<T>(method: string, path: string, body?: unknown, toke
     // a text answer (regulations answer "Created" without Accept: application/json)
   }
   if (!response.ok) throw new ApiError(response.status, messageOf(parsed, text, response.status), parsed);
-  return parsed as T;
+  return parsed as RouteResponse<K>;
 }
 
-export const api = {
-  get: <T>(path: string) => call<T>('GET', path),
-  post: <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}),
-  put: <T>(path: string, body?: unknown) => call<T>('PUT', path, body ?? {}),
-  patch: <T>(path: string, body?: unknown) => call<T>('PATCH', path, body ?? {}),
-  del: <T>(path: string) => call<T>('DELETE', path),
-};
+export const api = { call };

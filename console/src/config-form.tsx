@@ -1,4 +1,4 @@
-import type { DestinationField } from '../../shared/destinations/registry';
+import type { DestinationField } from '../../shared/contract/client-types';
 
 /**
  * The inputs of a destination type's configuration, one per field of its definition (GET

@@ -87,4 +87,5 @@ export const Json = ({ value }: { value: unknown }) => (
   </pre>
 );
 
-export const when = (iso: string | undefined) => (iso ? new Date(iso).toLocaleString() : '');
+/** A time the API gave as an ISO string, in the reader's locale; nothing for anything else (a live event's fields are its own). */
+export const when = (iso: unknown) => (typeof iso === 'string' && iso ? new Date(iso).toLocaleString() : '');

@@ -1,10 +1,12 @@
 import { createHandler } from '../../shared/http/handler';
+import { withPaging } from '../../shared/http/paging';
 import { services } from '../../shared/services';
 
 const { monitoring } = services();
 
 export const handler = createHandler('monitoring', {
   'GET /v2/destinations/{id}/outcomes': async ({ principal, params }) => monitoring.outcomes(principal.workspaceId, params.id),
-  'GET /v2/sources/{id}/live-events': async ({ principal, params, query }) => monitoring.sourceEvents(principal.workspaceId, params.id, query),
+  'GET /v2/sources/{id}/live-events': async ({ principal, params, query }) =>
+    withPaging(`/v2/sources/${encodeURIComponent(params.id)}/live-events`, await monitoring.sourceEvents(principal.workspaceId, params.id, query)),
   'GET /v2/destinations/{id}/live-events': async ({ principal, params, query }) => monitoring.destinationEvents(principal.workspaceId, params.id, query),
 });

@@ -1,5 +1,6 @@
 import { headerOf } from '../../shared/http/authorizer';
 import { createHandler } from '../../shared/http/handler';
+import { withPaging } from '../../shared/http/paging';
 import { HttpReply } from '../../shared/http/reply';
 import { services } from '../../shared/services';
 
@@ -12,7 +13,7 @@ export const handler = createHandler('regulations', {
     const accept = headerOf(event.headers, 'accept') ?? '';
     return /application\/json/i.test(accept) ? new HttpReply(201, created) : HttpReply.text(201, 'Created');
   },
-  'GET /v2/regulations': async ({ principal, query }) => service.list(principal.workspaceId, query),
+  'GET /v2/regulations': async ({ principal, query }) => withPaging('/v2/regulations', await service.list(principal.workspaceId, query)),
   'GET /v2/regulations/{id}': async ({ principal, params }) => service.get(principal.workspaceId, params.id),
   'DELETE /v2/regulations/{id}': async ({ principal, params }) => service.cancel(principal.workspaceId, params.id),
 });

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type AuthorizerName, type Plane } from '../../shared/contract/functions';
-import { corsHeaders, preflightHeaders } from '../../shared/contract/cors';
+import { browserCorsHeaders, browserPreflightHeaders, corsHeaders, preflightHeaders } from '../../shared/contract/cors';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { componentLogger } from '../../shared/ops/logger';
 
@@ -165,11 +165,17 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
     .map(compile)
     .sort((a, b) => a.names.length - b.names.length);
 
-  // Answers API Gateway gives itself carry the control plane's CORS headers (its gateway responses do);
-  // the handlers' own answers carry theirs from the handler stack.
+  // Answers API Gateway gives itself carry CORS headers as its gateway responses do: the console's origin on
+  // the control plane, any page's on the data plane (so an SDK can read a 413), but for the admin
+  // authorizer's refusals. The handlers' own answers carry theirs from the handler stack.
   const fromHandler = new WeakSet<Answer>();
-  const ownCors = (req: IncomingMessage, answer: Answer): Answer =>
-    plane !== 'control' || fromHandler.has(answer) ? answer : { ...answer, headers: { ...answer.headers, ...corsHeaders(req.headers.origin) } };
+  const refusals = new WeakSet<Answer>();
+  const ownCors = (req: IncomingMessage, answer: Answer): Answer => {
+    if (fromHandler.has(answer)) return answer;
+    const origin = req.headers.origin;
+    const headers = plane === 'control' ? corsHeaders(origin) : refusals.has(answer) ? {} : browserCorsHeaders(origin);
+    return { ...answer, headers: { ...answer.headers, ...headers } };
+  };
 
   const inFlight = new WeakMap<Duplex, { req: IncomingMessage; res: ServerResponse }>();
   const refusing = new WeakSet<Duplex>();
@@ -217,14 +223,24 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
 
   return server;
 
+  function refusal(answer: Answer): Answer {
+    refusals.add(answer);
+    return answer;
+  }
+
   async function handle(req: IncomingMessage, { bytes, size }: Received): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = req.method ?? 'GET';
     const candidates = routes.map((compiled) => ({ compiled, match: compiled.pattern.exec(url.pathname) })).filter((c) => c.match);
     const found = candidates.find((c) => c.compiled.route.method === method);
-    // The CORS preflight of every control-plane resource (API Gateway's OPTIONS mock integration).
+    // The CORS preflight of every control-plane resource and of the data plane's browser routes (API
+    // Gateway's OPTIONS mock integrations).
     if (plane === 'control' && method === 'OPTIONS' && candidates.length > 0) {
       return { statusCode: 204, headers: preflightHeaders(req.headers.origin), body: '' };
+    }
+    if (plane === 'data' && method === 'OPTIONS' && candidates.some((c) => c.compiled.route.browser)) {
+      const requested = req.headers['access-control-request-headers'];
+      return { statusCode: 204, headers: browserPreflightHeaders(req.headers.origin, requested), body: '' };
     }
     if (!found?.match) {
       // API Gateway answers 403 "Missing Authentication Token" here; a clear 404/405 helps more locally.
@@ -261,7 +277,9 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
       resourceId: route.path,
       resourcePath: route.path,
       httpMethod: method,
-      path: `/${STAGE}${url.pathname}`,
+      // The local runtime serves at the root, as a custom domain does in AWS (no `/<stage>` before the path).
+      path: url.pathname,
+      domainName: req.headers.host ?? 'localhost',
       stage: STAGE,
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),
@@ -293,13 +311,13 @@ export function createGateway(plane: Plane, options: ServerOptions = {}): Server
       try {
         decision = (await load(authorizer.entry)(authEvent, lambdaContext(route.auth))) as APIGatewayAuthorizerResult;
       } catch (error) {
-        if ((error as Error).message === 'Unauthorized') return refused(plane, UNAUTHORIZED_MESSAGE);
+        if ((error as Error).message === 'Unauthorized') return refusal(refused(plane, UNAUTHORIZED_MESSAGE));
         log.error('authorizer failed', { plane, authorizer: route.auth, error });
         return gatewayAnswer(plane, 500, 'Internal server error');
       }
       const effect = decision?.policyDocument?.Statement?.[0]?.Effect;
       if (!decision?.principalId || !effect) return gatewayAnswer(plane, 500, 'Internal server error');
-      if (effect !== 'Allow') return refused(plane, String(decision.context?.error ?? 'Forbidden'));
+      if (effect !== 'Allow') return refusal(refused(plane, String(decision.context?.error ?? 'Forbidden')));
       requestContext.authorizer = flattenContext(decision.context, decision.principalId);
     }
 

@@ -7,6 +7,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-c
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { consoleSecurityHeaders } from '../../shared/contract/console';
+import { acknowledge, acknowledgeBucketDeployment } from './nag';
 import type { StageConfig } from './stage';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -59,9 +60,10 @@ export class ConsoleSiteStack extends Stack {
     });
     this.bucket = bucket;
     this.origin = `https://${this.distribution.distributionDomainName}`;
+    this.acknowledgeStaticSite(bucket);
 
     // Built by Vite on this machine while synthesizing (no Docker); prune off: config.json is written apart.
-    new BucketDeployment(this, 'App', {
+    const app = new BucketDeployment(this, 'App', {
       destinationBucket: bucket,
       distribution: this.distribution,
       prune: false,
@@ -89,6 +91,28 @@ export class ConsoleSiteStack extends Stack {
         }),
       ],
     });
+    acknowledgeBucketDeployment(app);
+  }
+
+  /**
+   * The site is the console's built files and nothing else: no user data lives in the bucket or passes
+   * through the distribution (the console's calls go to the control plane's API, which logs them).
+   */
+  private acknowledgeStaticSite(bucket: Bucket): void {
+    const noData = "it serves only the console's static build; the console's API calls go to the control plane, whose stage keeps access logs.";
+    acknowledge(
+      bucket,
+      'S1',
+      `No server access logs: CloudFront (origin access control) is the bucket's only reader and deployments its only writer; ${noData}`,
+    );
+    acknowledge(this.distribution, 'CFR3', `No CloudFront access logs: ${noData}`);
+    acknowledge(this.distribution, 'CFR1', 'No geographic restriction: operators use the console from wherever they are.');
+    acknowledge(this.distribution, 'CFR2', `No WAF web ACL (billed per ACL, rule and request): ${noData}`);
+    acknowledge(
+      this.distribution,
+      'CFR4',
+      "Served on the distribution's default *.cloudfront.net certificate, where CloudFront sets the security policy; a minimum TLS version needs a custom domain with an ACM certificate, which Weir does not configure.",
+    );
   }
 }
 
@@ -103,11 +127,12 @@ export class ConsoleConfig extends Construct {
   constructor(scope: Construct, id: string, props: ConsoleConfigProps) {
     super(scope, id);
     // No CloudFront invalidation (its API takes only `*` as a resource): config.json is served no-cache.
-    new BucketDeployment(this, 'Config', {
+    const config = new BucketDeployment(this, 'Config', {
       destinationBucket: props.site.bucket,
       cacheControl: [CacheControl.noCache()],
       prune: false,
       sources: [Source.jsonData('config.json', { apiUrl: props.controlUrl, dataPlaneUrl: props.dataUrl })],
     });
+    acknowledgeBucketDeployment(config);
   }
 }

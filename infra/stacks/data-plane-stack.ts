@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { acknowledge } from './nag';
 import { Operations } from './operations';
 import { PlaneApi } from './plane-api';
 import type { StageConfig } from './stage';
@@ -34,6 +35,11 @@ export class DataPlaneStack extends Stack {
       },
       removalPolicy: stage.removalPolicy,
     });
+    acknowledge(
+      this.adminCredentials,
+      'SMG4',
+      'The password reaches the functions as a deploy-time dynamic reference in their environment (below): a rotated password would not reach them before the next deploy, so it is changed by redeploying.',
+    );
 
     this.plane = new PlaneApi(this, 'DataPlane', {
       plane: 'data',

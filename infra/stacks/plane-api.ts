@@ -1,5 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
-import { AuthorizationType, type CfnAuthorizer, EndpointType, LambdaIntegration, RequestAuthorizer, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AuthorizationType,
+  type CfnAuthorizer,
+  EndpointType,
+  LambdaIntegration,
+  type Method,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -8,7 +17,10 @@ import { CORS } from '../../shared/contract/cors';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, UNAUTHORIZED_MESSAGE, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import type { StageConfig } from './stage';
+import { executionLogs, stageLogging } from './api-logging';
+import { addBrowserGatewayResponses, addBrowserPreflight } from './browser-cors';
 import { grantCredentials } from './credentials-key';
+import { acknowledge, acknowledgeTableIndexes } from './nag';
 import { pascalCase, weirFunction } from './weir-function';
 
 /**
@@ -19,7 +31,9 @@ import { pascalCase, weirFunction } from './weir-function';
  */
 export const BINARY_MEDIA_TYPES: Record<Plane, string[]> = {
   control: ['application/gzip', 'application/x-gzip'],
-  data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded'],
+  // text/plain: Segment's mobile SDKs gzip their bodies under it. image/*: a pixel's GIF goes back as bytes
+  // to any image request (a browser's Accept header starts with image/avif, an email proxy's with image/*).
+  data: ['application/gzip', 'application/x-gzip', 'application/x-www-form-urlencoded', 'text/plain', 'image/*'],
 };
 
 const AUTHORIZER_ERROR = '$context.authorizer.error';
@@ -86,8 +100,11 @@ export class PlaneApi extends Construct {
         throttlingRateLimit: throttling.rateLimit,
         throttlingBurstLimit: throttling.burstLimit,
         tracingEnabled: true,
+        // Written with the account's API Gateway logs role, which the State stack sets (api-logging.ts).
+        ...stageLogging(this, stage),
       },
     });
+    executionLogs(this, this.api, stage);
     this.addGatewayResponses(plane, props.corsOrigin);
 
     for (const [name, spec] of Object.entries(ENDPOINT_FUNCTIONS)) {
@@ -100,6 +117,7 @@ export class PlaneApi extends Construct {
         usesSandbox: spec.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      acknowledgeTableIndexes(fn);
       grantCredentials(fn, props.credentialsKey, 'credentials' in spec ? spec.credentials : undefined);
       this.functions[name] = fn;
     }
@@ -115,10 +133,32 @@ export class PlaneApi extends Construct {
         timeout: Duration.seconds(5),
       });
       table.grantReadData(fn);
+      acknowledgeTableIndexes(fn);
       this.authorizerFunctions[name] = fn;
     }
 
     this.addRoutes(plane);
+    // After the routes: an acknowledgement applies to the methods that exist when it is made.
+    this.acknowledgeApiFindings();
+  }
+
+  /** cdk-nag findings on the API as a whole (infra/stacks/nag.ts). */
+  private acknowledgeApiFindings(): void {
+    acknowledge(
+      this.api,
+      'COG4',
+      'Weir authenticates with its own credentials, not Cognito: Lambda request authorizers (AUTHORIZERS in shared/contract/functions.ts) check workspace access tokens and the data-plane admin user; ingestion handlers check source write keys.',
+    );
+    acknowledge(
+      this.api,
+      'APIG2',
+      "Handlers validate path, query and body against the route manifest's zod schemas before acting (shared/http/handler.ts) and answer in the plane's error shape; bodies may be gzip or form-encoded, which a JSON-schema request validator cannot read.",
+    );
+    acknowledge(
+      this.api.deploymentStage,
+      'APIG3',
+      'No WAF web ACL (billed per ACL, rule and request) is part of the stack; the stage is throttled per stage (StageConfig.throttling) and every non-public route is authenticated. An account may associate its own web ACL with the stage.',
+    );
   }
 
   private addGatewayResponses(plane: Plane, corsOrigin?: string): void {
@@ -149,6 +189,8 @@ export class PlaneApi extends Construct {
       const body = { 'application/json': '{"error":$context.error.messageString}' };
       this.api.addGatewayResponse('Default4xx', { type: ResponseType.DEFAULT_4XX, responseHeaders: json, templates: body });
       this.api.addGatewayResponse('Default5xx', { type: ResponseType.DEFAULT_5XX, responseHeaders: json, templates: body });
+    } else {
+      addBrowserGatewayResponses(this.api);
     }
   }
 
@@ -157,6 +199,7 @@ export class PlaneApi extends Construct {
     // serving many routes would otherwise outgrow the Lambda resource-policy size limit.
     const integrations = new Map<string, LambdaIntegration>();
     const routes: readonly RouteDefinition[] = ROUTES;
+    const preflighted = new Set<string>();
 
     for (const route of routes) {
       if (ENDPOINT_FUNCTIONS[route.fn].plane !== plane) continue;
@@ -167,8 +210,12 @@ export class PlaneApi extends Construct {
         integrations.set(route.fn, integration);
       }
       const resource = this.api.root.resourceForPath(route.path);
+      if (route.browser && !preflighted.has(route.path)) {
+        preflighted.add(route.path);
+        addBrowserPreflight(resource);
+      }
       if (route.auth === 'none') {
-        resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
+        acknowledgePublicRoute(route, resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE }));
       } else {
         if (AUTHORIZERS[route.auth].plane !== plane) {
           throw new Error(`route ${route.method} ${route.path}: authorizer "${route.auth}" belongs to the ${AUTHORIZERS[route.auth].plane} plane`);
@@ -196,5 +243,24 @@ export class PlaneApi extends Construct {
     (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     this.authorizers[name] = authorizer;
     return authorizer;
+  }
+}
+
+/** Routes without an authorizer and without a write key that serve public service metadata only. */
+const PUBLIC_METADATA_PATHS = new Set(['/health', '/openapi.json', '/destination-definitions']);
+
+/**
+ * APIG4 on a route with `auth: 'none'`: acknowledged only for the two kinds that are meant to be, so a new
+ * unauthenticated route fails the cdk-nag test until someone decides about it.
+ */
+function acknowledgePublicRoute(route: RouteDefinition, method: Method): void {
+  if (route.handlerAuth === 'writeKey') {
+    acknowledge(
+      method,
+      'APIG4',
+      `${route.method} ${route.path} is authenticated by its handler with the source's write key (handlerAuth: 'writeKey'), which may come in the body or query where a request authorizer cannot read it.`,
+    );
+  } else if (PUBLIC_METADATA_PATHS.has(route.path)) {
+    acknowledge(method, 'APIG4', `${route.method} ${route.path} is public service metadata (${route.summary}), with no workspace data.`);
   }
 }

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { SCHEDULED_FUNCTIONS } from '../../shared/contract/functions';
 import type { StageConfig } from './stage';
 import { grantCredentials } from './credentials-key';
+import { acknowledgeTableIndexes } from './nag';
 import { pascalCase, weirFunction } from './weir-function';
 
 export interface ScheduledFunctionsProps {
@@ -34,6 +35,7 @@ export class ScheduledFunctions extends Construct {
         usesSandbox: scheduled.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      acknowledgeTableIndexes(fn);
       grantCredentials(fn, props.credentialsKey, scheduled.credentials);
       // EventBridge schedules go down to a minute.
       const rate = Duration.seconds(Math.max(60, scheduled.everySeconds));

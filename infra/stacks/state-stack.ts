@@ -5,6 +5,7 @@ import { AttributeType, Billing, StreamViewType, TableV2 } from 'aws-cdk-lib/aws
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../shared/contract/table';
+import { ApiGatewayLogsRole } from './api-logging';
 import type { StageConfig } from './stage';
 
 export interface StateStackProps extends StackProps {
@@ -13,7 +14,8 @@ export interface StateStackProps extends StackProps {
 
 /**
  * The stateful part of a stage: the single table and the key that protects credentials. Kept apart from the API stacks so those can be replaced or
- * torn down freely while the data (retained in production) stays put.
+ * torn down freely while the data (retained in production) stays put. It also sets the role API Gateway logs with
+ * (an account setting the plane stacks rely on, api-logging.ts).
  */
 export class StateStack extends Stack {
   readonly table: TableV2;
@@ -50,6 +52,9 @@ export class StateStack extends Stack {
       enableKeyRotation: true,
       removalPolicy: stage.removalPolicy,
     });
+
+    // The account's API Gateway logs role, before the plane stacks whose stages log with it.
+    new ApiGatewayLogsRole(this, 'ApiGatewayLogs');
 
     // The admin CLI and operators find the stage's table here.
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

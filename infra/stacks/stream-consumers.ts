@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import type { StageConfig } from './stage';
 import { grantCredentials } from './credentials-key';
+import { acknowledge, acknowledgeTableIndexes } from './nag';
 import { pascalCase, weirFunction } from './weir-function';
 
 export interface StreamConsumersProps {
@@ -42,6 +43,7 @@ export class StreamConsumers extends Construct {
         usesSandbox: consumer.usesSandbox,
       });
       table.grantReadWriteData(fn);
+      acknowledgeTableIndexes(fn);
       grantCredentials(fn, props.credentialsKey, consumer.credentials);
 
       const failures = new Queue(this, `${pascalCase(name)}Failures`, {
@@ -50,6 +52,11 @@ export class StreamConsumers extends Construct {
         enforceSSL: true,
         removalPolicy: stage.removalPolicy,
       });
+      acknowledge(
+        failures,
+        'SQS3',
+        "This queue is a dead-letter queue: the stream event source's on-failure destination. Nothing consumes it, so a DLQ of its own would never receive anything.",
+      );
       // Also grants the function read access to the stream.
       fn.addEventSource(
         new DynamoEventSource(table, {

@@ -1,17 +1,19 @@
 import * as path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE } from '../../shared/sandbox/worker-entry';
+import { acknowledgeTracing } from './nag';
 import type { StageConfig } from './stage';
 
 /** Contract entries are relative to the repository root, which is also the bundling project root. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-export const RUNTIME = Runtime.NODEJS_22_X;
-const ESBUILD_TARGET = 'node22';
+export const RUNTIME = Runtime.NODEJS_24_X;
+const ESBUILD_TARGET = 'node24';
 /** The Lambda Node.js runtime ships AWS SDK v3, so bundling it would only add size and cold-start time. */
 const EXTERNAL_MODULES = ['@aws-sdk/*'];
 
@@ -64,7 +66,11 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
     retention: props.stage.logRetention,
     removalPolicy: props.stage.removalPolicy,
   });
-  return new NodejsFunction(scope, id, {
+  // Its own role, which may write to its own log group only (the default AWSLambdaBasicExecutionRole would let
+  // it create and write any log group of the account); callers grant the table, the key, the stream.
+  const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  const fn = new NodejsFunction(scope, id, {
     entry: path.join(REPO_ROOT, props.entry),
     handler: 'handler',
     description: props.description,
@@ -78,6 +84,7 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
     projectRoot: REPO_ROOT,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
     logGroup,
+    role,
     // X-Ray: every invocation traced, API Gateway stages too (plane-api.ts).
     tracing: Tracing.ACTIVE,
     environment: {
@@ -95,4 +102,6 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
       commandHooks: props.usesSandbox ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling: bundleSandboxWorker } : undefined,
     },
   });
+  acknowledgeTracing(role);
+  return fn;
 }

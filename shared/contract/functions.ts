@@ -21,6 +21,7 @@ export const ENDPOINT_FUNCTIONS = {
   eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
+  sdkConfig: { plane: 'data', entry: 'functions/sdk-config/handler.ts', usesSandbox: false },
   governance: { plane: 'data', entry: 'functions/governance/handler.ts', usesSandbox: false },
   parkedRecords: { plane: 'data', entry: 'functions/parked-records/handler.ts', usesSandbox: false },
   deliveryAudit: { plane: 'data', entry: 'functions/delivery-audit/handler.ts', usesSandbox: false },

@@ -24,6 +24,7 @@ function schemesOf(route: RouteDefinition): Scheme[] {
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };
+const GIF = { 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } } };
 
 /** Errors as each plane answers them: JSON `{error, details?}` on the control plane, text on the data plane. */
 const errorResponse = (plane: Plane) =>
@@ -44,7 +45,9 @@ export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, u
     const schemes = schemesOf(route);
     schemes.forEach((s) => used.add(s));
     const status = String(route.status ?? 200);
-    const success = route.response && (route.responseType === 'text' ? TEXT : { 'application/json': { schema: schemaOf(route.response, 'output') } });
+    const success =
+      route.response &&
+      (route.responseType === 'text' ? TEXT : route.responseType === 'gif' ? GIF : { 'application/json': { schema: schemaOf(route.response, 'output') } });
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       summary: route.summary,
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,

@@ -13,7 +13,8 @@ import {
   Success,
 } from '../domain/catalog/schemas';
 import { DestinationDefinitionView } from '../destinations/registry';
-import { IngestParams, MAX_REQUEST_BYTES, SingleEventBody } from '../domain/ingestion/schemas';
+import { BatchBody, IngestParams, MAX_REQUEST_BYTES, PixelParams, PixelQuery, SingleEventBody, WriteKeyQuery } from '../domain/ingestion/schemas';
+import { SegmentSettings, SourceConfig, SourceConfigQuery, WriteKeyParams } from '../domain/ingestion/sdk-config';
 import {
   EventIdParams,
   EventModel,
@@ -27,7 +28,7 @@ import {
   MissingKeys,
   VersionIdParams,
 } from '../domain/event-schemas/schemas';
-import { LiveEventsPage, LiveEventsQuery, Outcomes } from '../domain/delivery/monitoring';
+import { LiveEventsPage, LiveEventsQuery, Outcomes, SourceLiveEventsPage } from '../domain/delivery/monitoring';
 import { AuditQuery, AuditReport } from '../domain/delivery/audit';
 import { ParkedRecordIdParams, ParkedRecordView, ParkedRecordsQuery } from '../domain/streams/schemas';
 import { CredentialKeyParams, CredentialPut, CredentialView } from '../domain/credentials/schemas';
@@ -77,13 +78,27 @@ export interface RouteDefinition {
    * ingestion may come in the body, which authorizers never see.
    */
   handlerAuth?: 'writeKey';
-  /** What a successful answer is, when not JSON (ingestion's plain-text `OK`). */
-  responseType?: 'text';
+  /** What a successful answer is, when not JSON: ingestion's plain-text `OK`, a pixel's GIF. */
+  responseType?: 'text' | 'gif';
+  /**
+   * Web pages call it, from any origin (write keys are public by design): preflights and answers carry
+   * BROWSER_CORS (shared/contract/cors.ts) in both runtimes. Routes without it give other origins nothing.
+   */
+  browser?: true;
 }
 
 const route = <const R extends RouteDefinition>(r: R) => r;
 
 const Health = z.object({ status: z.literal('ok') });
+
+/** What every route that takes events has: the write key checked by the handler, 200 `OK` once stored, any page. */
+const STORES_EVENTS = {
+  response: z.literal('OK'),
+  responseType: 'text',
+  handlerAuth: 'writeKey',
+  maxBodyBytes: MAX_REQUEST_BYTES,
+  browser: true,
+} as const;
 const ErrorBody = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });
 export { ErrorBody };
 
@@ -129,7 +144,7 @@ export const ROUTES = [
 
   // --- control plane: what the pipeline did (Bearer) -------------------------------------------------------
   route({ method: 'GET', path: '/v2/destinations/{id}/outcomes', fn: 'monitoring', auth: 'bearer', summary: 'Delivered, retrying, aborted, filtered and suppressed event counts of a destination, with its last errors', params: IdParams, response: Outcomes }),
-  route({ method: 'GET', path: '/v2/sources/{id}/live-events', fn: 'monitoring', auth: 'bearer', summary: 'The events a source received in the last day, newest first (suppressed events never appear)', params: IdParams, query: LiveEventsQuery, response: LiveEventsPage }),
+  route({ method: 'GET', path: '/v2/sources/{id}/live-events', fn: 'monitoring', auth: 'bearer', summary: 'The events a source received in the last day, newest first (suppressed events never appear), with those it refused', params: IdParams, query: LiveEventsQuery, response: SourceLiveEventsPage }),
   route({ method: 'GET', path: '/v2/destinations/{id}/live-events', fn: 'monitoring', auth: 'bearer', summary: 'What was recently sent to a destination and what it answered, newest first', params: IdParams, query: LiveEventsQuery, response: LiveEventsPage }),
 
   // --- control plane: event schemas of the workspace's own sources (Bearer; the data plane's admin API sees all) --
@@ -221,13 +236,55 @@ export const ROUTES = [
     fn: 'ingest',
     auth: 'none',
     summary:
-      'Ingest an event (identify, track, page, screen, group, alias) or a batch {batch:[...]}: write key as the Basic user name or a writeKey field; gzip and JSON whatever the content type; 200 OK',
+      "Ingest an event (identify, track, page, screen, group, alias, or Segment's i, t, p, s, g, a) or a batch {batch:[...]} (batch, b, import): write key as the Basic user name or a writeKey field; gzip and JSON whatever the content type; 200 OK",
     params: IngestParams,
     body: SingleEventBody,
-    response: z.literal('OK'),
-    responseType: 'text',
+    ...STORES_EVENTS,
+  }),
+  route({
+    method: 'POST',
+    path: '/beacon/v1/batch',
+    fn: 'ingest',
+    auth: 'none',
+    summary: 'A batch sent with navigator.sendBeacon: the write key in the query, the body JSON in any content type (text/plain); 200 OK',
+    query: WriteKeyQuery,
+    body: BatchBody,
+    ...STORES_EVENTS,
+  }),
+  route({
+    method: 'GET',
+    path: '/pixel/v1/{type}',
+    fn: 'ingest',
+    auth: 'none',
+    summary: 'A track or page from an image request (an email open): the event from the query (writeKey, anonymousId, event, name, properties.<key>); the answer is always a 1×1 GIF',
+    params: PixelParams,
+    query: PixelQuery,
+    response: z.string(),
+    responseType: 'gif',
     handlerAuth: 'writeKey',
-    maxBodyBytes: MAX_REQUEST_BYTES,
+    browser: true,
+  }),
+  route({
+    method: 'GET',
+    path: '/sourceConfig',
+    fn: 'sdkConfig',
+    auth: 'none',
+    summary: "The source's configuration as the RudderStack SDKs read it (their configUrl): write key as the Basic user name or ?writeKey=",
+    query: SourceConfigQuery,
+    response: SourceConfig,
+    handlerAuth: 'writeKey',
+    browser: true,
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/projects/{writeKey}/settings',
+    fn: 'sdkConfig',
+    auth: 'none',
+    summary: "The settings Segment's Analytics.js loads from its cdnURL: events to this data plane",
+    params: WriteKeyParams,
+    response: SegmentSettings,
+    handlerAuth: 'writeKey',
+    browser: true,
   }),
 
   // --- data plane: data governance (admin Basic; a refusal answers 400) ------------------------------------

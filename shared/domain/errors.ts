@@ -15,6 +15,12 @@ export class DomainError extends Error {
 }
 
 export class ValidationError extends DomainError {}
+/** A listing's cursor that the listing never gave (a 400 naming the query field it came in). */
+export class InvalidCursorError extends ValidationError {
+  constructor(field = 'after_cursor') {
+    super(`${field}: not a cursor of this listing; take it from paging.next`);
+  }
+}
 export class UnauthorizedError extends DomainError {}
 export class NotFoundError extends DomainError {
   static of(what: string, id: string): NotFoundError {

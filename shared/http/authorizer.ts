@@ -1,5 +1,10 @@
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { DomainError } from '../domain/errors';
+import { logger } from '../ops/logger';
+import { tracer } from '../ops/tracer';
 
 /** A header value whatever its casing (API Gateway v1 keeps the client's casing). */
 export function headerOf(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
@@ -20,7 +25,7 @@ const wholeStage = (methodArn: string) => methodArn.split('/').slice(0, 2).join(
  * into its 401 (control plane) or 400 (data plane) body.
  */
 export function createAuthorizer(authenticate: (event: APIGatewayRequestAuthorizerEvent) => Promise<Record<string, string>>) {
-  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const decide = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const resource = wholeStage(event.methodArn);
     try {
       const context = await authenticate(event);
@@ -38,4 +43,9 @@ export function createAuthorizer(authenticate: (event: APIGatewayRequestAuthoriz
       };
     }
   };
+  const handler = middy<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(captureLambdaHandler(tracer))
+    .handler(decide);
+  return (event: APIGatewayRequestAuthorizerEvent, context: Context = {} as Context) => handler(event, context);
 }

@@ -1,8 +1,10 @@
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { corsHeaders } from '../contract/cors';
+import { browserCorsHeaders, corsHeaders } from '../contract/cors';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
 import { ROUTES, routeKey, type Route, type RouteDefinition, type RouteKey } from '../contract/routes';
 import type { Principal } from '../domain/auth/authenticate';
@@ -11,6 +13,8 @@ import { readJsonBody } from './body';
 import { errorToResult } from './error-mapping';
 import { HttpReply } from './reply';
 import { validate } from '../domain/validation';
+import { logger } from '../ops/logger';
+import { tracer } from '../ops/tracer';
 
 /** Authorizers that establish a workspace principal (the others only let the request through). */
 const TOKEN_AUTHORIZERS: ReadonlySet<string> = new Set(['account', 'bearer']);
@@ -77,15 +81,26 @@ export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByF
     return new HttpReply('status' in route ? route.status : 200, result).toResult();
   };
 
-  // The console reads control-plane answers from its own origin; errors included, so it can show them.
+  // The console reads control-plane answers from its own origin, and any web page the data plane's browser
+  // routes' answers; errors included, so they can show them.
   const cors = (request: { event: APIGatewayProxyEvent; response: APIGatewayProxyResult | null }) => {
-    if (plane !== 'control' || !request.response) return;
-    request.response.headers = { ...request.response.headers, ...corsHeaders(request.event.headers?.origin) };
+    if (!request.response) return;
+    const origin = request.event.headers?.origin;
+    const route = routes.get(`${request.event.httpMethod} ${request.event.resource}`) as RouteDefinition | undefined;
+    const headers = plane === 'control' ? corsHeaders(origin) : route?.browser ? browserCorsHeaders(origin) : {};
+    request.response.headers = { ...request.response.headers, ...headers };
   };
 
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    // Every log line of the invocation carries its request id; in Lambda, the invocation is a traced segment.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(captureLambdaHandler(tracer))
     .use(httpHeaderNormalizer())
     .use({ after: cors, onError: cors })
     .use({ onError: (request) => void (request.response = errorToResult(request.error, plane, requestOf(request.event))) })
     .handler(dispatch);
+  return (event: APIGatewayProxyEvent, context: Context = NO_CONTEXT) => handler(event, context);
 }
+
+/** For a caller that is not Lambda (a script, a test): no invocation to name. */
+export const NO_CONTEXT = {} as Context;

@@ -1,13 +1,14 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { isConditionFailure, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
 
-type Resource = 'source' | 'destination';
+type Resource = ports.CatalogResource;
 
 /** Sources, destinations and connections of a workspace. Items are parsed with the domain's zod schemas. */
-export class CatalogRepository {
+export class CatalogRepository implements ports.CatalogRepository {
   constructor(private readonly store: TableClient) {}
 
   // --- sources -------------------------------------------------------------------------------------------
@@ -32,12 +33,12 @@ export class CatalogRepository {
   }
 
   /** The workspace of a source, by the source's id alone (sources made before this lookup existed have none). */
-  async findSource(sourceId: string): Promise<{ workspaceId: string; sourceId: string } | undefined> {
+  async findSource(sourceId: string): Promise<ports.SourceRef | undefined> {
     const item = await this.get(keys.sourceLookup(sourceId));
     return item && { workspaceId: String(item.workspaceId), sourceId: String(item.sourceId) };
   }
 
-  async findWriteKey(writeKey: string): Promise<{ workspaceId: string; sourceId: string } | undefined> {
+  async findWriteKey(writeKey: string): Promise<ports.SourceRef | undefined> {
     const item = await this.get(keys.writeKey(writeKey));
     return item && { workspaceId: String(item.workspaceId), sourceId: String(item.sourceId) };
   }
@@ -156,23 +157,6 @@ export class CatalogRepository {
     const connection = await this.getConnection(workspaceId, id);
     if (!connection) throw NotFoundError.of('connection', id);
     await this.transact(this.connectionDeletes(workspaceId, connection));
-  }
-
-  /**
-   * The item that makes `transformationId` the transformation of a destination (which must exist and be free
-   * or already its own), or releases it; the code repository writes it with the transformation's revision.
-   */
-  transformationConnectionItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
-    return {
-      Update: {
-        TableName: this.store.table,
-        Key: keys.destination(workspaceId, destinationId),
-        UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
-        ConditionExpression:
-          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
-        ExpressionAttributeValues: { ':t': transformationId },
-      },
-    };
   }
 
   // --- helpers -------------------------------------------------------------------------------------------

@@ -1,24 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Sealed } from '../domain/credentials/envelope';
+import type * as ports from '../domain/credentials/ports';
+import { StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
 import { isConditionFailure, queryPrefix, type TableClient } from './table-client';
 
-export interface StoredCredential extends Sealed {
-  key: string;
-  isSecret: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const bytes = (value: unknown) => Buffer.from(value as Uint8Array);
-
-/** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. */
-export class CredentialRepository {
+/** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
+export class CredentialRepository implements ports.CredentialRepository {
   constructor(private readonly store: TableClient) {}
 
-  async getDataKey(workspaceId: string): Promise<{ wrapped: Buffer; ref: string } | undefined> {
+  async getDataKey(workspaceId: string): Promise<WrappedDataKey | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.credentialDataKey(workspaceId), ConsistentRead: true }));
-    return Item && { wrapped: bytes(Item.wrapped), ref: String(Item.ref) };
+    return Item && WrappedDataKey.parse(Item);
   }
 
   /** Keeps the first data key made for a workspace; false when another call made one first. */
@@ -57,12 +49,12 @@ export class CredentialRepository {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toStored(Attributes!);
+    return StoredCredential.parse(Attributes);
   }
 
   async list(workspaceId: string): Promise<StoredCredential[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.credentialPrefix);
-    return items.map(toStored);
+    return items.map((item) => StoredCredential.parse(item));
   }
 
   /** False when there was no such credential. */
@@ -81,16 +73,4 @@ export class CredentialRepository {
       throw error;
     }
   }
-}
-
-function toStored(item: Record<string, unknown>): StoredCredential {
-  return {
-    key: String(item.key),
-    isSecret: item.isSecret === true,
-    iv: bytes(item.iv),
-    tag: bytes(item.tag),
-    ciphertext: bytes(item.ciphertext),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-  };
 }

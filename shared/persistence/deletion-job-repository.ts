@@ -1,27 +1,8 @@
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
 import { keys } from './keys';
 import { isConditionFailure, queryAll, type TableClient } from './table-client';
-import { JOB_STATUSES } from '../domain/regulations/schemas';
-
-export const DeletionJob = z.object({
-  workspaceId: z.string(),
-  regulationId: z.string(),
-  destinationId: z.string(),
-  destinationType: z.string(),
-  status: z.enum(JOB_STATUSES),
-  attempts: z.number().int(),
-  lastError: z.string().optional(),
-  reason: z.string().optional(),
-  /** When the next attempt may start (pending and failed jobs). */
-  dueAt: z.string().optional(),
-  /** Until when a running attempt owns the job; past it, the attempt is presumed lost and the job re-run. */
-  leaseUntil: z.string().optional(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  finishedAt: z.string().optional(),
-});
-export type DeletionJob = z.infer<typeof DeletionJob>;
+import type * as ports from '../domain/regulations/ports';
+import { DeletionJob } from '../domain/regulations/schemas';
 
 /** The due-index entry: sorted by the time the job needs attention, then unique per job. */
 const dueKey = (at: string, job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destinationId'>) => ({
@@ -36,7 +17,7 @@ const jobKey = (job: Pick<DeletionJob, 'workspaceId' | 'regulationId' | 'destina
  * Deletion jobs: one per (regulation, destination). Every state change is a conditional write, so a replayed
  * stream record, a second scheduler run or a stale attempt can never run a job twice or overwrite a newer state.
  */
-export class DeletionJobRepository {
+export class DeletionJobRepository implements ports.DeletionJobRepository {
   constructor(private readonly store: TableClient) {}
 
   /** Creates the job unless it exists; true when this call created it. A job with `dueAt` waits for its attempt. */
@@ -129,10 +110,7 @@ export class DeletionJobRepository {
    * Records how the claimed attempt ended. `dueAt` set: the job waits for another attempt; otherwise it is
    * final and leaves the due index. Refused (false) when the attempt no longer owns the job.
    */
-  async record(
-    claimed: DeletionJob,
-    outcome: { status: DeletionJob['status']; at: string; lastError?: string; reason?: string; dueAt?: string },
-  ): Promise<boolean> {
+  async record(claimed: DeletionJob, outcome: ports.JobOutcome): Promise<boolean> {
     const sets = ['#status = :status', 'updatedAt = :at'];
     const removes = ['leaseUntil'];
     const values: Record<string, unknown> = {

@@ -9,6 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
+import type * as ports from '../domain/event-schemas/ports';
 import {
   ModelRef,
   ModelSummary,
@@ -30,7 +31,7 @@ import { isConditionFailure, queryAll, queryPrefix, type TableClient } from './t
  * take their counts from the heads (capture keeps them there), so a summary is written only when it is
  * created and when a model's schema grows.
  */
-export type Key = { pk: string; sk: string };
+type Key = { pk: string; sk: string };
 
 export const SCHEMA_LIMITS = {
   /** Event models per write key (source): the least recently seen is evicted for a new one. */
@@ -59,7 +60,7 @@ const versionWithCounts = (summary: VersionSummary, head: SketchHead | undefined
     ? summary
     : { ...summary, total: head.total, firstSeen: head.firstSeen ?? summary.firstSeen, lastSeen: head.lastSeen ?? summary.lastSeen };
 
-export class EventSchemaRepository {
+export class EventSchemaRepository implements ports.EventSchemaRepository {
   constructor(
     private readonly store: TableClient,
     private readonly limits: { modelsPerSource: number; versionsPerModel: number } = SCHEMA_LIMITS,
@@ -109,13 +110,7 @@ export class EventSchemaRepository {
   }
 
   /** Creates a version of a model, evicting its least recently seen version at the limit. */
-  async createVersion(
-    model: Pick<ModelSummary, 'workspaceId' | 'sourceId' | 'eventId'>,
-    hash: string,
-    schema: Record<string, string>,
-    at: string,
-    token: number,
-  ) {
+  async createVersion(model: ports.ModelOfVersions, hash: string, schema: Record<string, string>, at: string, token: number): Promise<boolean> {
     const existing = await this.versionsOf(model);
     for (const stale of leastRecentlySeen(existing, existing.length + 1 - this.limits.versionsPerModel)) await this.deleteVersion(stale);
     const summary: VersionSummary = {
@@ -262,7 +257,7 @@ export class EventSchemaRepository {
   }
 
   /** The versions of a model, in row-number order. */
-  async versionsOf(model: Pick<ModelSummary, 'workspaceId' | 'sourceId' | 'eventId'>): Promise<VersionSummary[]> {
+  async versionsOf(model: ports.ModelOfVersions): Promise<VersionSummary[]> {
     const pk = keys.schemaVersion(model.workspaceId, model.sourceId, model.eventId, '').pk;
     const prefix = keys.schemaVersionPrefix(model.eventId);
     const [summaries, heads] = await Promise.all([queryPrefix(this.store, pk, prefix), this.countsOf(pk, `VERSIONSKETCH#${model.eventId}#`)]);

@@ -1,8 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimitedError, ServiceUnavailableError } from '../domain/errors';
+import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
+import type { RefusedEvent } from '../domain/ingestion/events';
+import type * as ports from '../domain/ingestion/ports';
+import type { IngestBatch, IngestPart, RecentPart, SourceStats } from '../domain/ingestion/records';
 import { keys } from './keys';
-import type { TableClient } from './table-client';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
 
 const log = componentLogger('ingestion');
@@ -12,13 +15,8 @@ const MAX_PART_BYTES = 300 * 1024;
 /** Accepted events stay this long: long enough for delivery and its retries to read them. */
 export const INGEST_TTL_SECONDS = 7 * 24 * 3600;
 
-export interface IngestBatch {
-  workspaceId: string;
-  sourceId: string;
-  requestId: string;
-  receivedAt: string;
-  events: Record<string, unknown>[];
-}
+/** The domain owns the shapes of a batch and of a stored part; this module knows how an ingest item holds them. */
+export type { IngestBatch, IngestPart };
 
 /** Events gzipped as one JSON array, halved until each part fits an item. */
 function pack(events: Record<string, unknown>[]): Buffer[] {
@@ -29,15 +27,6 @@ function pack(events: Record<string, unknown>[]): Buffer[] {
 }
 
 export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] => JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
-
-/** One stored ingest item (one part of a request), as its stream consumers read it. */
-export interface IngestPart {
-  workspaceId: string;
-  sourceId: string;
-  requestId: string;
-  part: number;
-  events: Record<string, unknown>[];
-}
 
 /** A stored part as the audit reads it: where it is, when it came, and its events' messageIds in order. */
 export interface StoredPart {
@@ -58,6 +47,13 @@ export function ingestPartOf(item: Record<string, unknown>): IngestPart {
   };
 }
 
+/** A cursor of `recent` is its part's sort key, base64url: anything else names no part of the listing. */
+function skOfCursor(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9A-Z]{26}#(\d+|refused)$/.test(sk)) throw new InvalidCursorError();
+  return sk;
+}
+
 /** The store pushing back is the client's cue to retry: 429 when throttled, 503 when unavailable. */
 function pushBack(error: unknown): Error {
   const name = (error as Error)?.name ?? '';
@@ -68,36 +64,73 @@ function pushBack(error: unknown): Error {
 }
 
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
-export class IngestRepository {
+export class IngestRepository implements ports.IngestRepository {
   constructor(private readonly store: TableClient) {}
 
-  /** Writes one request's accepted events: one item, or several in one transaction. */
+  /**
+   * Writes one request's accepted events: one item, or several in one transaction, with, in the same
+   * transaction when there are any, the record of its refused events and their count in the source's
+   * stats, and the source's first event time. One round trip whatever it holds.
+   */
   async write(batch: IngestBatch): Promise<number> {
-    const parts = pack(batch.events);
+    const { workspaceId, sourceId, requestId, receivedAt, events, refused = [] } = batch;
+    const parts = events.length > 0 ? pack(events) : [];
     const expiresAt = Math.floor(Date.now() / 1000) + INGEST_TTL_SECONDS;
-    const items = parts.map((payload, part) => ({
-      ...keys.ingest(batch.workspaceId, batch.sourceId, batch.requestId, part),
-      entity: 'ingest',
-      workspaceId: batch.workspaceId,
-      sourceId: batch.sourceId,
-      requestId: batch.requestId,
-      receivedAt: batch.receivedAt,
-      part,
-      parts: parts.length,
-      payload,
-      expiresAt,
+    const table = this.store.table;
+    const items: TransactItem[] = parts.map((payload, part) => ({
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.ingest(workspaceId, sourceId, requestId, part),
+          entity: 'ingest',
+          workspaceId,
+          sourceId,
+          requestId,
+          receivedAt,
+          part,
+          parts: parts.length,
+          payload,
+          expiresAt,
+        },
+      },
     }));
+    if (refused.length > 0) {
+      items.push(
+        {
+          Put: { TableName: table, Item: { ...keys.ingestRefused(workspaceId, sourceId, requestId), entity: 'ingestRefused', receivedAt, refused, expiresAt } },
+        },
+        {
+          Update: {
+            TableName: table,
+            Key: keys.sourceStats(workspaceId, sourceId),
+            UpdateExpression: 'ADD refused :n SET lastRefusedAt = :at',
+            ExpressionAttributeValues: { ':n': refused.length, ':at': receivedAt },
+          },
+        },
+      );
+    }
+    if (batch.firstEvent && parts.length > 0) {
+      items.push({
+        Update: {
+          TableName: table,
+          Key: keys.source(workspaceId, sourceId),
+          UpdateExpression: 'SET firstEventAt = if_not_exists(firstEventAt, :at)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': receivedAt },
+        },
+      });
+    }
     try {
-      if (items.length === 1) {
-        await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: items[0] }));
-      } else {
-        await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: this.store.table, Item } })) }));
-      }
+      const only = items.length === 1 ? items[0]!.Put : undefined;
+      if (only) await this.store.doc.send(new PutCommand(only));
+      else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
     } catch (error) {
+      // The source was deleted since its write key was looked up (a process keeps it a few seconds).
+      if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
       log.error('ingest write failed', { error });
       throw pushBack(error);
     }
-    return items.length;
+    return parts.length;
   }
 
   /** The events of one stored part (delivery resuming a batch reads them again). */
@@ -106,9 +139,14 @@ export class IngestRepository {
     return Item && unpackEvents(Item.payload as Uint8Array);
   }
 
-  /** The most recent stored parts of a source, newest first, from after `beforeSk` when given. */
-  async recent(workspaceId: string, sourceId: string, limit: number, beforeSk?: string) {
+  /**
+   * The most recent stored parts of a source, newest first, after the part `after` names when given (a
+   * cursor this method gave): each with its accepted events, or, for the record of a request's refused
+   * events, with those.
+   */
+  async recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
     const pk = keys.ingest(workspaceId, sourceId, '', 0).pk;
+    const beforeSk = after === undefined ? undefined : skOfCursor(after);
     const { Items = [], LastEvaluatedKey } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -121,9 +159,11 @@ export class IngestRepository {
     );
     return {
       parts: Items.map((item) => ({
-        sk: String(item.sk),
+        cursor: Buffer.from(String(item.sk)).toString('base64url'),
+        requestId: String(item.sk).split('#')[0]!,
         receivedAt: String(item.receivedAt),
-        events: unpackEvents(item.payload as Uint8Array),
+        events: item.entity === 'ingestRefused' ? [] : unpackEvents(item.payload as Uint8Array),
+        refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],
       })),
       more: LastEvaluatedKey !== undefined,
     };
@@ -147,6 +187,8 @@ export class IngestRepository {
         }),
       );
       for (const item of page.Items ?? []) {
+        // A request's refused events were never acknowledged: nothing to reconcile.
+        if (item.entity !== 'ingest') continue;
         parts.push({
           requestId: String(item.requestId),
           part: Number(item.part),
@@ -170,11 +212,13 @@ export class IngestRepository {
     );
   }
 
-  async sourceStats(workspaceId: string, sourceId: string): Promise<{ suppressed: number; lastSuppressedAt?: string }> {
+  async sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
     return {
       suppressed: Number(Item?.suppressed ?? 0),
       ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }),
+      refused: Number(Item?.refused ?? 0),
+      ...(Item?.lastRefusedAt && { lastRefusedAt: String(Item.lastRefusedAt) }),
     };
   }
 }

@@ -103,6 +103,11 @@ export const keys = bounded({
     pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
     sk: `${requestId}#${part}`,
   }),
+  /** The events a request's source refused (oversized), beside its accepted ones: the live events show both. */
+  ingestRefused: (workspaceId: string, sourceId: string, requestId: string) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    sk: `${requestId}#refused`,
+  }),
   /**
    * Delivery of one ingest item to one destination: claimed before the first send, its progress (input
    * events fully handled) advanced after each, so a redelivered record or a restart resends nothing.

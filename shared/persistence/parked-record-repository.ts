@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { isConditionFailure, queryAll, type TableClient } from './table-client';
+import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
 /** The domain owns the shape of a parked record; this repository parses what it reads with it. */
@@ -12,7 +13,7 @@ const attention = (at: string, r: ParkedRef) => ({
 });
 const key = (r: ParkedRef) => keys.parkedRecord(r.workspaceId, r.consumer, r.eventId);
 
-export class ParkedRecordRepository {
+export class ParkedRecordRepository implements ports.ParkedRecordRepository {
   constructor(private readonly store: TableClient) {}
 
   /** Parks a record; false when it is parked already (a redelivered record that failed again). */

@@ -1,10 +1,10 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
-/** A suppression's scope: every source of the workspace, or the listed ones. */
-export type SuppressionScope = '*' | string[];
+type SuppressionScope = ports.SuppressionScope;
 
 /** Each regulation in force is one attribute of its user's suppression item, so one can go without the others. */
 const SCOPE_PREFIX = 'r_';
@@ -12,14 +12,8 @@ const scopeAttribute = (regulationId: string) => `${SCOPE_PREFIX}${regulationId}
 /** Transactions of at most 100 items: a regulation and its suppression update are two. */
 const USERS_PER_TRANSACTION = 25;
 
-export interface RegulationFilters {
-  userId?: string;
-  regulationType?: string;
-  canceled?: boolean;
-}
-
 /** Regulations, the per-user suppression items, listing cursors and idempotency records of a workspace. */
-export class RegulationRepository {
+export class RegulationRepository implements ports.RegulationRepository {
   constructor(private readonly store: TableClient) {}
 
   // --- regulations and their suppression ---------------------------------------------------------------------
@@ -110,10 +104,7 @@ export class RegulationRepository {
    * One page in creation order after `afterSk`, filtered. Reads on until `limit + 1` matches are found, so
    * `hasMore` is exact and the last page says so.
    */
-  async listPage(
-    workspaceId: string,
-    options: { afterSk?: string; limit: number; filters: RegulationFilters },
-  ): Promise<{ items: Regulation[]; lastSk?: string; hasMore: boolean }> {
+  async listPage(workspaceId: string, options: { afterSk?: string; limit: number; filters: ports.RegulationFilters }): Promise<ports.RegulationsPage> {
     const { filters } = options;
     const conditions: string[] = [];
     const names: Record<string, string> = {};

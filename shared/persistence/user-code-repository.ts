@@ -1,26 +1,14 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
-import { CatalogRepository } from './catalog-repository';
 import { keys } from './keys';
 import { queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import type * as ports from '../domain/transformations/ports';
 import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
 
 /** The domain owns the shapes of heads and revisions; this repository parses what it reads with them. */
 export type { UserCodeHead, UserCodeKind, UserCodeRevision };
 
-/** Destinations a transformation takes on (`connect`) and gives up (`release`) in the same write. */
-export interface ConnectionChange {
-  connect: string[];
-  release: string[];
-}
-
-export interface PublishMove {
-  kind: UserCodeKind;
-  id: string;
-  versionId: string;
-  /** A transformation's: the import names of the revision published. */
-  publishedImports?: string[];
-}
+type ConnectionChange = ports.ConnectionChange;
 
 /** A transaction item with what it is, so a refused condition can be named. */
 type Labelled = [role: 'head' | 'revision' | 'name' | 'destination' | 'published', item: TransactItem, destinationId?: string];
@@ -30,12 +18,8 @@ type Labelled = [role: 'head' | 'revision' | 'name' | 'destination' | 'published
  * head in one transaction guarded by the head's current versionId, so concurrent updates each land as
  * their own revision and none is lost.
  */
-export class UserCodeRepository {
-  private readonly catalog: CatalogRepository;
-
-  constructor(private readonly store: TableClient) {
-    this.catalog = new CatalogRepository(store);
-  }
+export class UserCodeRepository implements ports.UserCodeRepository {
+  constructor(private readonly store: TableClient) {}
 
   async listHeads(kind: UserCodeKind, workspaceId: string): Promise<UserCodeHead[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.codePrefix(kind));
@@ -53,7 +37,7 @@ export class UserCodeRepository {
   }
 
   /** Revisions in creation order (version ids are time-sortable), oldest first unless `descending`. */
-  async listRevisions(kind: UserCodeKind, workspaceId: string, id: string, options: { limit: number; descending: boolean }) {
+  async listRevisions(kind: UserCodeKind, workspaceId: string, id: string, options: { limit: number; descending: boolean }): Promise<UserCodeRevision[]> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
@@ -148,7 +132,7 @@ export class UserCodeRepository {
   }
 
   /** Moves the published pointers of several heads at once; StaleHeadError when one was deleted meanwhile. */
-  async publish(workspaceId: string, moves: PublishMove[]): Promise<void> {
+  async publish(workspaceId: string, moves: ports.PublishMove[]): Promise<void> {
     if (moves.length === 0) return;
     const items = moves.map(({ kind, id, versionId, publishedImports }): Labelled => [
       'published',
@@ -168,9 +152,26 @@ export class UserCodeRepository {
   private connectionItems(workspaceId: string, transformationId: string, change?: ConnectionChange): Labelled[] {
     if (!change) return [];
     return [
-      ...change.connect.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'connect'), id]),
-      ...change.release.map((id): Labelled => ['destination', this.catalog.transformationConnectionItem(workspaceId, transformationId, id, 'release'), id]),
+      ...change.connect.map((id): Labelled => ['destination', this.destinationItem(workspaceId, transformationId, id, 'connect'), id]),
+      ...change.release.map((id): Labelled => ['destination', this.destinationItem(workspaceId, transformationId, id, 'release'), id]),
     ];
+  }
+
+  /**
+   * The update that makes `transformationId` the transformation of a destination (which must exist and be free
+   * or already its own), or releases it, written with the transformation's revision.
+   */
+  private destinationItem(workspaceId: string, transformationId: string, destinationId: string, change: 'connect' | 'release'): TransactItem {
+    return {
+      Update: {
+        TableName: this.store.table,
+        Key: keys.destination(workspaceId, destinationId),
+        UpdateExpression: change === 'connect' ? 'SET transformationId = :t' : 'REMOVE transformationId',
+        ConditionExpression:
+          change === 'connect' ? 'attribute_exists(pk) AND (attribute_not_exists(transformationId) OR transformationId = :t)' : 'transformationId = :t',
+        ExpressionAttributeValues: { ':t': transformationId },
+      },
+    };
   }
 
   /** Runs the transaction; a refused condition becomes the typed error of the item that refused it. */

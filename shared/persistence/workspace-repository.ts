@@ -3,13 +3,14 @@ import { keys } from './keys';
 import { isConditionFailure, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
+import type * as ports from '../domain/auth/ports';
 import { TokenRecord, type WorkspaceRecord } from '../domain/auth/schemas';
 
 /** The domain owns the shapes of workspaces and tokens; this repository parses what it reads with them. */
 export type { TokenRecord, WorkspaceRecord };
 
 /** Workspaces, their users and personal access tokens. */
-export class WorkspaceRepository {
+export class WorkspaceRepository implements ports.WorkspaceRepository {
   constructor(private readonly store: TableClient) {}
 
   /** Creates a workspace with its first user and token in one transaction. */

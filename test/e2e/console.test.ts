@@ -62,7 +62,7 @@ async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** Sends tracks with the real Node SDK, as the Sources page's snippet says. */
+/** Sends tracks to the source with the real Node SDK (a server's SDK: the same write key and data plane). */
 async function sendWithSdk(events: { userId: string; event: string; properties?: Record<string, string> }[]) {
   const errors: unknown[] = [];
   const client = new RudderAnalytics(sourceWriteKey, {
@@ -109,14 +109,26 @@ describe('the console, as a new user', () => {
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([TOKEN]);
   });
 
-  it('creates a source and shows its write key and SDK snippet', async () => {
+  it('creates a javascript source and shows its write key and the web snippets, waiting for its first event', async () => {
     await page.getByLabel('Name').fill('Website');
+    await page.getByLabel('Type').fill('javascript');
     await page.getByRole('button', { name: 'Create source' }).click();
     const writeKey = page.getByTestId('write-key');
     await writeKey.waitFor();
     const key = (await writeKey.textContent()) ?? '';
     expect(key).toMatch(/\S{10,}/);
-    await expect(page.locator('pre.code').textContent()).resolves.toContain(`new Analytics('${key}', { dataPlaneUrl: '${started.data}' })`);
+    // RudderStack's JavaScript SDK reads its configuration from configUrl, then sends to dataPlaneUrl: both are Weir.
+    const load = `analytics.load('${key}', '${started.data}', { configUrl: '${started.data}', });`;
+    const snippet = async (id: string) => ((await page.getByTestId(`snippet-${id}`).locator('pre').textContent()) ?? '').replace(/\s+/g, ' ');
+    const npm = await snippet('npm');
+    expect(npm).toContain("import { RudderAnalytics } from '@rudderstack/analytics-js/bundled';");
+    expect(npm).toContain(load);
+    const script = await snippet('script');
+    expect(script).toContain('<script src="/js/rudder-analytics.js"></script> <script> const analytics = new rudderanalytics.RudderAnalytics();');
+    expect(script).toContain(load);
+    await expect(page.getByTestId('snippet-script').textContent()).resolves.toContain('dist/npm/modern/bundled/umd/index.js');
+    await expect(page.getByRole('button', { name: 'Copy the script tag snippet' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByTestId('first-event').textContent()).resolves.toBe('Waiting for the first event…');
     await checkPage('sources');
     sourceWriteKey = key;
   });
@@ -215,15 +227,37 @@ describe('the console, as a new user', () => {
     await checkPage('destinations-test-event');
   });
 
-  it('shows events sent with the Node SDK in live events as they arrive, delivered transformed to the webhook', async () => {
+  it('shows events in live events as they arrive, delivered transformed to the webhook, and when the first one arrived', async () => {
     await page.getByRole('link', { name: 'Sources' }).click();
     await page.getByText('No event in the last 24 hours.').waitFor();
+    await expect(page.getByTestId('first-event').textContent()).resolves.toBe('Waiting for the first event…');
     await sendWithSdk([{ userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' } }]);
     // The page refreshes by itself: no reload, no click.
     await page.getByRole('table', { name: 'Live events' }).getByRole('cell', { name: 'Trial Started' }).waitFor();
     // The published revision runs, not the one saved after it.
     expect(await hookReceives('Trial Started')).toMatchObject({ userId: 'u1', properties: { plan: 'pro', tagged: 'weir' } });
     expect((await hookReceives('Trial Started')).properties).not.toHaveProperty('version');
+
+    // When the first event arrived, in the browser's own time: the source's firstEventAt.
+    const { sources } = (await (await fetch(`${started.control}/v2/sources`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      sources: { firstEventAt?: string }[];
+    };
+    const firstEventAt = sources[0]?.firstEventAt ?? '';
+    expect(firstEventAt).not.toBe('');
+    const local = await page.evaluate((iso) => new Date(iso).toLocaleString(), firstEventAt);
+    await page.getByText(`First event arrived ${local}`).waitFor();
+    await expect(page.getByTestId('first-event').locator('time').getAttribute('datetime')).resolves.toBe(firstEventAt);
+
+    // An event over 32 KB is refused at ingestion: counted, and listed with its reason.
+    const huge = await fetch(`${started.data}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${sourceWriteKey}:`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 'u1', event: 'Huge Upload', properties: { blob: 'x'.repeat(40_000) } }),
+    });
+    expect(huge.status).toBe(413);
+    await expect(page.getByTestId('refused-count').textContent()).resolves.toMatch(/^1 event refused at ingestion, the last at .+\./);
+    const refusedRow = page.getByRole('table', { name: 'Live events' }).getByRole('row').filter({ hasText: 'Huge Upload' });
+    await expect(refusedRow.getByRole('cell').nth(4).textContent()).resolves.toMatch(/^Refused: event is \d+ bytes, over the limit of 32768$/);
     await checkPage('sources-live-events');
 
     await page.getByRole('link', { name: 'Destinations' }).click();
@@ -311,6 +345,32 @@ describe('the console, as a new user', () => {
     // The library's details render once it is loaded: wait for them, then check there is exactly one.
     await page.getByText('import from "planHelpers"').first().waitFor();
     await expect(page.getByText('import from "planHelpers"').count()).resolves.toBe(1);
+  });
+
+  it('gives a mobile source its SDK’s snippet, and any other type the Node.js one', async () => {
+    await page.getByRole('link', { name: 'Sources' }).click();
+    // The form of this page, not the one of the page left (which has a Name too).
+    const form = page.getByRole('form', { name: 'New source' });
+    await form.getByLabel('Name').fill('Android app');
+    await form.getByLabel('Type').fill('Android');
+    await form.getByRole('button', { name: 'Create source' }).click();
+    const android = page.getByTestId('snippet-android').locator('pre');
+    await android.waitFor();
+    const key = (await page.getByTestId('write-key').textContent()) ?? '';
+    const code = (await android.textContent()) ?? '';
+    expect(code).toContain(`"${key}",`);
+    expect(code).toContain(`.withDataPlaneUrl("${started.data}")`);
+    expect(code).toContain(`.withControlPlaneUrl("${started.data}")`);
+    await checkPage('sources-android');
+
+    await form.getByLabel('Name').fill('Backend');
+    await form.getByLabel('Type').fill('node');
+    await form.getByRole('button', { name: 'Create source' }).click();
+    await page.getByTestId('snippet-node').waitFor();
+    const backendKey = (await page.getByTestId('write-key').textContent()) ?? '';
+    await expect(page.getByTestId('snippet-node').locator('pre').textContent()).resolves.toContain(
+      `new Analytics('${backendKey}', { dataPlaneUrl: '${started.data}' })`,
+    );
   });
 
   it('signs out, forgetting the token', async () => {

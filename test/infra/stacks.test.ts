@@ -9,6 +9,7 @@ import { UNAUTHORIZED_MESSAGE } from '../../shared/contract/functions';
 import { createWeirStacks, stageConfig } from '../../infra/stacks';
 import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type Plane } from '../../shared/contract/functions';
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
+import { BROWSER_CORS } from '../../shared/contract/cors';
 import { TABLE } from '../../shared/contract/table';
 import { expectStreamConsumerWired } from './stream-consumer-assertions';
 import { cdkJsonContext, logicalId, methodPath, REPO_ROOT, refersToArnOf, resourcePaths, resourcesOf, synthStage, type SynthesizedStage } from './synth';
@@ -84,9 +85,33 @@ describe('API Gateway is built from the route manifest', () => {
     const routed = methods.filter((m) => m.Properties!.HttpMethod !== 'OPTIONS');
     expect(routed).toHaveLength(routes.filter((r) => planeOf(r) === plane).length);
     const preflights = methods.filter((m) => m.Properties!.HttpMethod === 'OPTIONS');
-    // The control plane answers the console's preflights on every resource (a mock integration, no Lambda).
-    if (plane === 'data') expect(preflights).toEqual([]);
-    else for (const preflight of preflights) expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+    // The control plane answers the console's preflights on every resource, the data plane any page's on its
+    // browser routes (a mock integration, no Lambda).
+    for (const preflight of preflights) expect(preflight.Properties).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+  });
+
+  test('the data plane answers preflights on its browser routes only, echoing the origin and the headers asked for', () => {
+    const template = dev.planes.data;
+    const paths = resourcePaths(template);
+    const preflighted = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method'))
+      .filter((m) => m.Properties!.HttpMethod === 'OPTIONS')
+      .map((m) => methodPath(m.Properties!.ResourceId, paths));
+    const browserPaths = [...new Set(routes.filter((r) => planeOf(r) === 'data' && r.browser).map((r) => r.path))];
+    expect(preflighted.sort()).toEqual(browserPaths.sort());
+    expect(browserPaths).toEqual(
+      expect.arrayContaining(['/v1/{type}', '/beacon/v1/batch', '/pixel/v1/{type}', '/sourceConfig', '/v1/projects/{writeKey}/settings']),
+    );
+    expect(preflighted.some((p) => p.startsWith('/schemas') || p.startsWith('/admin'))).toBe(false);
+    const preflight = Object.values(resourcesOf(template, 'AWS::ApiGateway::Method')).find((m) => m.Properties!.HttpMethod === 'OPTIONS')!;
+    const response = (preflight.Properties!.Integration as { IntegrationResponses: Record<string, unknown>[] }).IntegrationResponses[0]!;
+    expect(response.ResponseParameters).toMatchObject({
+      'method.response.header.Access-Control-Allow-Credentials': "'true'",
+      'method.response.header.Access-Control-Allow-Methods': literal(BROWSER_CORS.allowMethods.join(',')),
+      'method.response.header.Access-Control-Max-Age': literal(String(BROWSER_CORS.maxAgeSeconds)),
+    });
+    const template_ = (response.ResponseTemplates as Record<string, string>)['application/json'];
+    expect(template_).toContain('$context.responseOverride.header.Access-Control-Allow-Origin = $v');
+    expect(template_).toContain('$context.responseOverride.header.Access-Control-Allow-Headers = $v');
   });
 
   test.each(PLANE_NAMES)('the %s plane grants API Gateway one invoke permission per routed function', (plane) => {
@@ -140,6 +165,17 @@ describe('gateway responses come from PLANES', () => {
     });
   });
 
+  test.each(['DEFAULT_4XX', 'DEFAULT_5XX'])("data plane: %s carries the page's origin, so an SDK can read a 413 or a 429", (type) => {
+    dev.planes.data.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      ResponseParameters: Match.objectLike({
+        'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
+        'gatewayresponse.header.Access-Control-Allow-Credentials': "'true'",
+      }),
+      ResponseTemplates: { 'application/json': '{"message":$context.error.messageString}' },
+    });
+  });
+
   test.each(['DEFAULT_4XX', 'DEFAULT_5XX'])('control plane: %s answers JSON {"error": ...}', (type) => {
     dev.planes.control.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: type,
@@ -173,6 +209,8 @@ describe('REST API settings', () => {
     expect(types).toEqual(BINARY_MEDIA_TYPES[plane]);
     expect(types).toEqual(expect.arrayContaining(['application/gzip', 'application/x-gzip']));
     expect(types).not.toContain('*/*');
+    // Segment's mobile SDKs gzip text/plain; a pixel's GIF goes back as bytes to any image request.
+    if (plane === 'data') expect(types).toEqual(expect.arrayContaining(['text/plain', 'image/*']));
   });
 });
 
@@ -217,13 +255,13 @@ describe('Lambda functions', () => {
       .flatMap((t) => Object.values(resourcesOf(t, 'AWS::Lambda::Function')))
       .filter((fn) => !String(fn.Properties!.Runtime).startsWith('python'));
 
-  test('every function runs nodejs22.x on ARM and knows the table', () => {
+  test('every function runs nodejs24.x on ARM and knows the table', () => {
     const functions = allFunctions(dev);
     expect(functions).toHaveLength(
       Object.keys(ENDPOINT_FUNCTIONS).length + Object.keys(AUTHORIZERS).length + Object.keys(STREAM_CONSUMERS).length + Object.keys(SCHEDULED_FUNCTIONS).length,
     );
     for (const fn of functions) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler' });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler' });
       expect(fn.Properties).toHaveProperty('Environment.Variables.WEIR_TABLE');
     }
   });

@@ -22,11 +22,16 @@ export interface SynthesizedStage {
   planeStack: Record<Plane, WeirStacks['control'] | WeirStacks['data']>;
 }
 
-/** Synthesizes one stage without bundling: no esbuild run, only templates. */
-export function synthStage(stage: string): SynthesizedStage {
+/** The app of one stage, not yet synthesized (so aspects can still be added), without bundling. */
+export function stageApp(stage: string): { app: App; stacks: WeirStacks } {
   // An empty list of stacks to bundle makes NodejsFunction skip esbuild and stage a placeholder asset.
   const app = new App({ context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] } });
-  const stacks = createWeirStacks(app, stageConfig(stage));
+  return { app, stacks: createWeirStacks(app, stageConfig(stage)) };
+}
+
+/** Synthesizes one stage without bundling: no esbuild run, only templates. */
+export function synthStage(stage: string): SynthesizedStage {
+  const { app, stacks } = stageApp(stage);
   return {
     app,
     stacks,

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { authenticateWriteKey } from '../../shared/domain/auth/authenticate';
+import { WriteKeys, writeKeyOf } from '../../shared/domain/ingestion/write-keys';
 import { createToken, revokeToken } from '../../shared/domain/auth/workspaces';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { authorizerEvent } from '../support/events';
@@ -120,18 +120,18 @@ describe('the data-plane admin authorizer', () => {
 });
 
 describe('source write keys', () => {
-  it('authenticate as the Basic user name or as a body field, and refuse unknown or disabled sources', async () => {
+  it('are read from the Basic user name or the other places clients put them, and name their source', async () => {
     const ws = await rt.newWorkspace();
     const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'web' } });
     const { id, writeKey } = created.body.source;
-    const catalog = new CatalogRepository(rt.store);
-    const expected = { workspaceId: ws.workspaceId, sourceId: id };
-    await expect(authenticateWriteKey(basic(writeKey, ''), undefined, catalog)).resolves.toEqual(expected);
-    await expect(authenticateWriteKey(undefined, writeKey, catalog)).resolves.toEqual(expected);
-    await expect(authenticateWriteKey(basic('nope', ''), undefined, catalog)).rejects.toThrow('Invalid write key');
-    await expect(authenticateWriteKey(undefined, undefined, catalog)).rejects.toThrow('Failed to read writeKey');
-    await call(rt.controlUrl, 'PATCH', `/v2/sources/${id}`, { auth: bearer(ws.token), body: { enabled: false } });
-    await expect(authenticateWriteKey(basic(writeKey, ''), undefined, catalog)).rejects.toThrow('Source is disabled');
+    const writeKeys = new WriteKeys(new CatalogRepository(rt.store));
+    expect(writeKeyOf(basic(writeKey, ''), 'ignored')).toBe(writeKey);
+    expect(writeKeyOf(undefined, undefined, '', writeKey)).toBe(writeKey);
+    expect(() => writeKeyOf(undefined, undefined)).toThrow('Failed to read writeKey');
+    expect(() => writeKeyOf(bearer(writeKey), undefined)).toThrow('Invalid Authorization Header');
+    await expect(writeKeys.sourceOf(writeKey)).resolves.toMatchObject({ workspaceId: ws.workspaceId, source: { id, enabled: true } });
+    await expect(writeKeys.sourceOf('nope')).rejects.toThrow('Invalid write key');
+    await expect(writeKeys.sourceOf('x'.repeat(201))).rejects.toThrow('Invalid write key');
   });
 });
 

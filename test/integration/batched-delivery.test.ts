@@ -162,7 +162,7 @@ describe('batched delivery', () => {
       })
     ).body.destination.id as string;
     const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: parts[0]!.requestId, part: 0 };
     // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
     const deliveries = new DeliveryRepository(rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };

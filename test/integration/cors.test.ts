@@ -68,8 +68,11 @@ describe('CORS for the console', () => {
     }
   });
 
-  it('leaves the data plane alone: SDKs are not browsers of the console', async () => {
+  it("gives the console's origin nothing of its own on the data plane: only the browser routes, open to every page", async () => {
     const health = await call(runtime.dataUrl, 'GET', '/health', from(CONSOLE));
     expect(health.headers.get('access-control-allow-origin')).toBeNull();
+    // Ingestion answers any page alike (test/integration/web-sources.test.ts), the console's as another.
+    const ingest = await call(runtime.dataUrl, 'POST', '/v1/track', { body: { anonymousId: 'a' }, ...from('https://any.example') });
+    expect([ingest.status, ingest.headers.get('access-control-allow-origin')]).toEqual([401, 'https://any.example']);
   });
 });

@@ -143,7 +143,7 @@ describe('the delivery audit', () => {
 
     // A dead owner recorded two events while its consumer waited and never put the batch in the index.
     const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.sk.split('#')[0]!, part: 0 };
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: 0 };
     const deliveries = new DeliveryRepository(rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() - 1000).toISOString();

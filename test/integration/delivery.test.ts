@@ -275,7 +275,7 @@ describe('delivery', () => {
       workspaceId: p.ws.workspaceId,
       sourceId: p.source.id,
       destinationId: destination,
-      requestId: parts[0]!.sk.split('#')[0]!,
+      requestId: parts[0]!.requestId,
       part: 0,
     };
     // A consumer took the batch, moved on (holding it), recorded two events, and died; its lease runs out 1.5 s later.

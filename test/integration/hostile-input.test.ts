@@ -85,6 +85,7 @@ const SAMPLES: Record<string, BodySample> = {
     extra: [{ message: { ...MESSAGE, properties: { name: '\udc00' } } }, { message: { ...MESSAGE, anonymousId: HUGE_ASCII } }],
   },
   'POST /v0/testSource/{source_id}': { body: { stage: { dest_transform: true }, message: MESSAGE } },
+  'POST /beacon/v1/batch': { body: { batch: [EVENT], sentAt: '2026-01-01T00:00:00.000Z' }, wrongTypes: { batch: { not: 'an array' } } },
   'POST /v1/{type}': {
     body: { batch: [EVENT], sentAt: '2026-01-01T00:00:00.000Z' },
     wrongTypes: { batch: { not: 'an array' } },
@@ -125,7 +126,8 @@ function pathOf(route: RouteDefinition): Record<string, string> {
     key: 'API_KEY',
     destination_id: ids.destination!,
     source_id: ids.source!,
-    type: 'batch',
+    type: route.responseType === 'gif' ? 'track' : 'batch',
+    writeKey: ids.writeKey!,
     EventID: randomUUID(),
     VersionID: randomUUID(),
   };
@@ -136,7 +138,7 @@ function goodAuth(route: RouteDefinition): string | undefined {
   if (route.auth === 'account') return basic(ws.email, ws.token);
   if (route.auth === 'bearer') return bearer(ws.token);
   if (route.auth === 'admin') return basic(ADMIN.user, ADMIN.password);
-  return route.fn === 'ingest' ? basic(ids.writeKey!, '') : undefined;
+  return route.handlerAuth === 'writeKey' ? basic(ids.writeKey!, '') : undefined;
 }
 
 /** The ids a sample names, filled in. */
@@ -155,7 +157,8 @@ async function snapshot(): Promise<string> {
 }
 
 /** What is wrong with an answer to a hostile request, or undefined when it is right. */
-function problemWith(answer: Answer, plane: 'control' | 'data', accepted: unknown): string | undefined {
+function problemWith(answer: Answer, route: RouteDefinition, accepted: unknown): string | undefined {
+  const plane = ENDPOINT_FUNCTIONS[route.fn].plane;
   const seen = `${answer.status} ${answer.text.slice(0, 160)}`;
   if (accepted !== undefined)
     return answer.status === 200 && isDeepStrictEqual(answer.body, accepted) ? undefined : `expected 200 ${JSON.stringify(accepted)}, got ${seen}`;
@@ -165,10 +168,13 @@ function problemWith(answer: Answer, plane: 'control' | 'data', accepted: unknow
   const jsonError =
     type.startsWith('application/json') && typeof body === 'object' && typeof (body.error ?? (plane === 'data' ? body.message : undefined)) === 'string';
   const textError = plane === 'data' && type.startsWith('text/plain') && answer.text.trim() !== '';
-  return jsonError || textError ? undefined : `not an error body (${type}): ${seen}`;
+  // A pixel answers an image whatever happens, its refusal's reason in a header.
+  const gifError = route.responseType === 'gif' && type === 'image/gif' && Boolean(answer.headers.get('x-weir-error'));
+  return jsonError || textError || gifError ? undefined : `not an error body (${type}): ${seen}`;
 }
 
-const checksAuth = (route: RouteDefinition) => route.auth !== 'none' || route.fn === 'ingest';
+/** Routes that check credentials (a write key named in the path is checked as a path parameter). */
+const checksAuth = (route: RouteDefinition) => route.auth !== 'none' || (route.handlerAuth === 'writeKey' && !route.path.includes('{writeKey}'));
 /** Every route that reads anything from the request (the others, such as /health, have nothing to refuse). */
 const routes = (ROUTES as readonly RouteDefinition[])
   .filter((route) => route.params || route.query || route.body || checksAuth(route))
@@ -177,7 +183,7 @@ const routes = (ROUTES as readonly RouteDefinition[])
 describe('every route refuses hostile input with a 4xx and stores nothing', () => {
   it('has a sample body for every route that reads one, and leaves out only routes that read nothing', () => {
     expect(routes.filter(([key, , route]) => route.body && !SAMPLES[key]).map(([key]) => key)).toEqual([]);
-    expect(ROUTES.length - routes.length).toBe(ROUTES.filter((r) => r.auth === 'none' && r.fn !== 'ingest' && !('params' in r)).length);
+    expect(ROUTES.length - routes.length).toBe(ROUTES.filter((r) => r.auth === 'none' && !('handlerAuth' in r) && !('params' in r)).length);
   });
 
   it('answers 401 to a write key of 10 KB, of emoji or of quotes and SQL given in the body, storing nothing', async () => {
@@ -204,7 +210,7 @@ describe('every route refuses hostile input with a 4xx and stores nothing', () =
           rawBody: hostile.body,
           headers: { ...headers, ...hostile.headers },
         });
-        const problem = problemWith(answer, plane, acceptedAs(route, hostile));
+        const problem = problemWith(answer, route, acceptedAs(route, hostile));
         if (problem) problems.push(`${hostile.name}: ${problem}`);
       }
       expect(problems).toEqual([]);

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
+import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { errorToResult } from '../../shared/http/error-mapping';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
@@ -28,7 +29,7 @@ async function source(enabled = true) {
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, id, '', 0).pk },
       });
-      return items.map((item) => ({ item, events: unpackEvents(item.payload as Uint8Array) }));
+      return items.filter((item) => item.entity === 'ingest').map((item) => ({ item, events: unpackEvents(item.payload as Uint8Array) }));
     },
   };
 }
@@ -58,6 +59,7 @@ describe('POST /v1/*', () => {
         messageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         receivedAt: stored!.item.receivedAt,
         request_ip: '127.0.0.1',
+        context: { ip: '127.0.0.1' },
         weirId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
       },
     ]);
@@ -146,20 +148,7 @@ describe('POST /v1/*', () => {
         /^batch\[1\]: event is not a valid event: unknown type "buy"/,
       ],
       ['/v1/batch', { auth: s.auth, body: { batch: [{ type: 'track', userId: 'ok' }, 7] } }, 400, /^batch\[1\]: event is not a valid event: not an object/],
-      [
-        '/v1/batch',
-        {
-          auth: s.auth,
-          body: {
-            batch: [
-              { type: 'track', userId: 'ok' },
-              { type: 'track', userId: 'u', blob: 'x'.repeat(33_000) },
-            ],
-          },
-        },
-        413,
-        /^batch\[1\]: event is \d+ bytes, over the limit of 32768/,
-      ],
+      ['/v1/track', { auth: s.auth, body: { userId: 'u', blob: 'x'.repeat(33_000) } }, 413, /^batch\[0\]: event is \d+ bytes, over the limit of 32768/],
       [
         '/v1/batch',
         { auth: s.auth, body: { batch: Array.from({ length: 200 }, () => ({ type: 'track', userId: 'u', blob: 'x'.repeat(21_000) })) } },
@@ -196,7 +185,7 @@ describe('POST /v1/*', () => {
 
   it('costs one store call per request once the write key is known: the write', async () => {
     const s = await source();
-    const service = new IngestService(new CatalogRepository(rt.store), new IngestRepository(rt.store));
+    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), new IngestRepository(rt.store));
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     await service.accept({ type: 'batch', body, authorization: s.auth });
     const calls: string[] = [];
@@ -215,7 +204,7 @@ describe('POST /v1/*', () => {
 
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
-    const service = new IngestService(new CatalogRepository(rt.store), new IngestRepository(rt.store));
+    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), new IngestRepository(rt.store));
     const cases = [
       ['ProvisionedThroughputExceededException', 429],
       ['ThrottlingException', 429],
@@ -225,7 +214,9 @@ describe('POST /v1/*', () => {
     for (const [name, status] of cases) {
       // DynamoDB Local never pushes back: the ingest write fails here the way the service would fail it.
       const pushBack = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-        if ((args as { input: { Item?: { entity?: string } } }).input.Item?.entity === 'ingest') throw Object.assign(new Error(name), { name });
+        const { input } = args as { input: { Item?: { entity?: string }; TransactItems?: { Put?: { Item?: { entity?: string } } }[] } };
+        const entities = [input.Item?.entity, ...(input.TransactItems ?? []).map((t) => t.Put?.Item?.entity)];
+        if (entities.includes('ingest')) throw Object.assign(new Error(name), { name });
         return next(args);
       };
       rt.store.doc.middlewareStack.add(pushBack as never, { step: 'initialize', name: 'pushBack' });

@@ -61,6 +61,7 @@ const identifies = (user: string) =>
   }));
 
 const ORDER_SCHEMA = {
+  'context.ip': 'string',
   'context.library.name': 'string',
   'context.library.version': 'string',
   event: 'string',
@@ -114,6 +115,7 @@ describe('data governance API', () => {
         EventIdentifier: '',
         CreatedAt: expect.any(String),
         Schema: {
+          'context.ip': 'string',
           messageId: 'string',
           receivedAt: 'string',
           request_ip: 'string',
@@ -195,8 +197,10 @@ describe('data governance API', () => {
     expect(body.SampledEvents).toHaveLength(5);
     expect(new Set(body.SampledEvents.map((e: { messageId: string }) => e.messageId)).size).toBe(5);
     for (const sample of body.SampledEvents) {
+      const own = sent.get(sample.messageId) as { context: Record<string, unknown> };
       expect(sample).toEqual({
-        ...sent.get(sample.messageId),
+        ...own,
+        context: { ...own.context, ip: '127.0.0.1' },
         receivedAt: order.LastSeen,
         request_ip: '127.0.0.1',
         weirId: expect.any(String),

@@ -1,13 +1,15 @@
-import { acceptEvent, weirIdOf } from '../../shared/domain/ingestion/events';
+import { acceptEvent as accept, weirIdOf, type IngestedEvent } from '../../shared/domain/ingestion/events';
+
+const acceptEvent = (...args: Parameters<typeof accept>) => accept(...args) as IngestedEvent;
 import { newId } from '../../shared/domain/ids';
 
 describe('acceptEvent', () => {
-  const context = { receivedAt: '2026-11-24T10:00:00.000Z', ip: '203.0.113.9' };
+  const context = { receivedAt: '2026-11-24T10:00:00.000Z', ip: '203.0.113.9', clock: 'original-timestamp' } as const;
 
   it('copies the event with its keys in order and appends what the service adds, leaving the input as it was', () => {
     const raw = JSON.parse('{"userId":"u-1","type":"track","event":"Bought","properties":{"price":3}}') as Record<string, unknown>;
     const accepted = acceptEvent(raw, 0, context);
-    expect(Object.keys(accepted)).toEqual(['userId', 'type', 'event', 'properties', 'messageId', 'receivedAt', 'request_ip', 'weirId']);
+    expect(Object.keys(accepted)).toEqual(['userId', 'type', 'event', 'properties', 'messageId', 'receivedAt', 'request_ip', 'context', 'weirId']);
     expect(accepted).toMatchObject({ receivedAt: context.receivedAt, request_ip: context.ip, weirId: weirIdOf(raw) });
     expect(accepted.properties).toBe(raw.properties);
     expect(Object.keys(raw)).toEqual(['userId', 'type', 'event', 'properties']);
@@ -20,7 +22,7 @@ describe('acceptEvent', () => {
     expect((accepted as { polluted?: unknown }).polluted).toBeUndefined();
     expect(JSON.parse(JSON.stringify(accepted))).toEqual(
       JSON.parse(
-        `{"type":"track","userId":"u-1","__proto__":{"polluted":true},"messageId":"${accepted.messageId}","receivedAt":"${context.receivedAt}","request_ip":"${context.ip}","weirId":"${accepted.weirId}"}`,
+        `{"type":"track","userId":"u-1","__proto__":{"polluted":true},"messageId":"${accepted.messageId}","receivedAt":"${context.receivedAt}","request_ip":"${context.ip}","context":{"ip":"${context.ip}"},"weirId":"${accepted.weirId}"}`,
       ),
     );
   });

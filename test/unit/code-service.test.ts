@@ -1,8 +1,9 @@
 import { UserCodeService } from '../../shared/domain/transformations/user-code-service';
-import { PublishRefusedError, type PublishService } from '../../shared/domain/transformations/publish';
+import { PublishRefusedError } from '../../shared/domain/transformations/publish';
 import { StaleHeadError } from '../../shared/domain/errors';
-import type { UserCodeHead, UserCodeRepository } from '../../shared/persistence/user-code-repository';
-import type { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import type { CatalogRepository } from '../../shared/domain/catalog/ports';
+import type { UserCodeRepository } from '../../shared/domain/transformations/ports';
+import type { UserCodeHead } from '../../shared/domain/transformations/schemas';
 
 /** The transformation use cases against in-memory fakes of their repository ports. */
 const head = (versionId: string, code = 'export function transformEvent(e) { return e; }'): UserCodeHead => ({
@@ -20,28 +21,36 @@ const head = (versionId: string, code = 'export function transformEvent(e) { ret
   codeVersion: '1',
 });
 
+const unused = async (): Promise<never> => {
+  throw new Error('not used by these tests');
+};
+
 function fakes(heads: UserCodeHead[], appendFailures: number) {
   const appended: { expectedVersionId: string; code: string }[] = [];
   const created: string[] = [];
   let reads = 0;
-  const code = {
+  const code: Omit<UserCodeRepository, 'findRevision' | 'publish'> = {
+    listHeads: unused,
+    getRevision: unused,
+    listRevisions: unused,
+    remove: unused,
     getHead: async () => heads[Math.min(reads++, heads.length - 1)],
-    appendRevision: async (_kind: string, next: UserCodeHead, _revision: unknown, expectedVersionId: string) => {
+    appendRevision: async (_kind, next, _revision, expectedVersionId) => {
       appended.push({ expectedVersionId, code: next.code });
       if (appended.length <= appendFailures) throw new StaleHeadError('transformation changed concurrently; try again');
     },
-    create: async (_kind: string, next: UserCodeHead) => void created.push(next.id),
-  } as unknown as UserCodeRepository;
-  const catalog = { listDestinations: async () => [] } as unknown as CatalogRepository;
+    create: async (_kind, next) => void created.push(next.id),
+  };
+  const catalog: Pick<CatalogRepository, 'listDestinations'> = { listDestinations: async () => [] };
   return { code, catalog, appended, created };
 }
 
-const passing = { assertPublishable: async () => undefined } as unknown as PublishService;
+const passing = { assertPublishable: async () => undefined };
 const refusing = {
-  assertPublishable: async () => {
+  assertPublishable: async (): Promise<void> => {
     throw new PublishRefusedError('transformation Tagger failed its tests', { transformations: [], libraries: [] });
   },
-} as unknown as PublishService;
+};
 
 test('an update that lost the race to another reads the new head and builds on it', async () => {
   const { code, catalog, appended } = fakes([head('v1'), head('v2')], 1);

@@ -3,13 +3,14 @@ import path from 'node:path';
 
 /** Logs are one JSON object per line (Powertools), at the level LOG_LEVEL names, errors with their cause. */
 const ROOT = path.resolve(__dirname, '../..');
-const script = `
+const LINES = `
   const { componentLogger } = require('./shared/ops/logger');
   const log = componentLogger('delivery');
   log.info('an info line', { destinationId: 'd1' });
   log.error('delivery work failed', { destinationId: 'd1', error: new Error('write failed', { cause: new Error('store away') }) });
 `;
-const run = (env: Record<string, string>) => {
+/** Runs `script` in a Node process of its own and reads its output as JSON lines. */
+const run = (env: Record<string, string>, script = LINES) => {
   const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
     cwd: ROOT,
     env: { ...process.env, POWERTOOLS_DEV: '', ...env },
@@ -45,15 +46,7 @@ test('an unexpected error of a request is logged with its id, route and workspac
     const answer = errorToResult(new Error('boom', { cause: new Error('deeper') }), 'control', { requestId: 'r-1', route: 'GET /v2/sources', workspaceId: 'w-1' });
     process.stdout.write(JSON.stringify({ answer }) + '\\n');
   `;
-  const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
-    cwd: ROOT,
-    env: { ...process.env, POWERTOOLS_DEV: '' },
-    encoding: 'utf8',
-  });
-  const lines = `${stdout}${stderr}`
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = run({}, script);
   expect(lines).toContainEqual(
     expect.objectContaining({
       level: 'ERROR',
@@ -65,4 +58,26 @@ test('an unexpected error of a request is logged with its id, route and workspac
     }),
   );
   expect(lines).toContainEqual({ answer: expect.objectContaining({ statusCode: 500, body: JSON.stringify({ error: 'internal error' }) }) });
+});
+
+test('every line of an invocation carries the Lambda request id, whichever part writes it, in handlers and authorizers', () => {
+  const script = `
+    const { createHandler } = require('./shared/http/handler');
+    const { createAuthorizer } = require('./shared/http/authorizer');
+    const { componentLogger } = require('./shared/ops/logger');
+    const log = componentLogger('somewhere');
+    const context = (id) => ({ awsRequestId: id, functionName: 'weir-test', functionVersion: '$LATEST', memoryLimitInMB: '512', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:weir-test' });
+    const http = createHandler('dataMeta', {
+      'GET /health': async () => { log.info('inside a request'); return { status: 'ok' }; },
+      'GET /openapi.json': async () => ({}),
+    });
+    const authorizer = createAuthorizer(async () => { log.info('inside an authorizer'); return { principalId: 'p' }; });
+    (async () => {
+      await http({ httpMethod: 'GET', resource: '/health', headers: {}, requestContext: {} }, context('req-http'));
+      await authorizer({ methodArn: 'arn:aws:execute-api:eu-west-1:1:api/stage/GET/x', headers: {} }, context('req-auth'));
+    })();
+  `;
+  const lines = run({}, script);
+  expect(lines).toContainEqual(expect.objectContaining({ message: 'inside a request', component: 'somewhere', function_request_id: 'req-http' }));
+  expect(lines).toContainEqual(expect.objectContaining({ message: 'inside an authorizer', component: 'somewhere', function_request_id: 'req-auth' }));
 });

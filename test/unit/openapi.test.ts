@@ -59,9 +59,27 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.writeKey).toMatchObject({ type: 'http', scheme: 'basic' });
     const ingest = doc.paths['/v1/{type}'].post;
     expect(ingest.security).toEqual([{ writeKey: [] }]);
-    expect(ingest.parameters[0].schema.enum).toEqual(['identify', 'track', 'page', 'screen', 'group', 'alias', 'batch']);
+    expect(ingest.parameters[0].schema.enum).toEqual([
+      'identify',
+      'track',
+      'page',
+      'screen',
+      'group',
+      'alias',
+      'batch',
+      'i',
+      't',
+      'p',
+      's',
+      'g',
+      'a',
+      'b',
+      'import',
+    ]);
     expect(ingest.responses['200'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
     expect(ingest.responses.default.content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+    expect(doc.paths['/pixel/v1/{type}'].get.responses['200'].content).toEqual({ 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } } });
+    expect(doc.paths['/sourceConfig'].get.security).toEqual([{ writeKey: [] }]);
     const governance = [
       '/schemas/event-models',
       '/schemas/event-versions',

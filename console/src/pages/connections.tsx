@@ -1,6 +1,4 @@
 import { useState } from 'preact/hooks';
-import type { Connection, Destination, Source } from '../../../shared/domain/catalog/schemas';
-import type { Transformation } from '../../../shared/domain/transformations/schemas';
 import { api } from '../api';
 import { ErrorBox, Section, useAction, useLoad } from '../ui';
 
@@ -8,10 +6,10 @@ import { ErrorBox, Section, useAction, useLoad } from '../ui';
 export function Connections() {
   const data = useLoad(async () => {
     const [sources, destinations, connections, transformations] = await Promise.all([
-      api.get<{ sources: Source[] }>('/v2/sources'),
-      api.get<{ destinations: Destination[] }>('/v2/destinations'),
-      api.get<{ connections: Connection[] }>('/v2/connections'),
-      api.get<{ transformations: Transformation[] }>('/transformations'),
+      api.call('GET /v2/sources'),
+      api.call('GET /v2/destinations'),
+      api.call('GET /v2/connections'),
+      api.call('GET /transformations'),
     ]);
     return { ...sources, ...destinations, ...connections, ...transformations };
   });
@@ -24,12 +22,14 @@ export function Connections() {
   const connect = async (event: Event) => {
     event.preventDefault();
     const done = await action.run(() =>
-      api.post('/v2/connections', { sourceId: sourceId || d?.sources[0]?.id, destinationId: destinationId || d?.destinations[0]?.id }),
+      api.call('POST /v2/connections', {
+        body: { sourceId: sourceId || (d?.sources[0]?.id ?? ''), destinationId: destinationId || (d?.destinations[0]?.id ?? '') },
+      }),
     );
     if (done) await data.reload();
   };
   const remove = async (id: string) => {
-    if (await action.run(() => api.del(`/v2/connections/${id}`))) await data.reload();
+    if (await action.run(() => api.call('DELETE /v2/connections/{id}', { params: { id } }))) await data.reload();
   };
 
   return (

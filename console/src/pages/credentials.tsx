@@ -1,21 +1,17 @@
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { CredentialView } from '../../../shared/domain/credentials/schemas';
 import { api } from '../api';
 import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
 
-type Credential = z.infer<typeof CredentialView>;
-
 /** Keys only: a value is typed once, sent, and never shown again (the form forgets it at once). */
 export function Credentials() {
-  const list = useLoad(() => api.get<{ credentials: Credential[] }>('/credentials'));
+  const list = useLoad(() => api.call('GET /credentials'));
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const save = useAction();
   const remove = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const done = await save.run(() => api.put(`/credentials/${encodeURIComponent(key)}`, { value, isSecret: true }));
+    const done = await save.run(() => api.call('PUT /credentials/{key}', { params: { key }, body: { value, isSecret: true } }));
     setValue('');
     if (!done) return;
     setKey('');
@@ -47,7 +43,7 @@ export function Credentials() {
                     type="button"
                     class="secondary"
                     aria-label={`Delete ${c.key}`}
-                    onClick={() => void remove.run(async () => (await api.del(`/credentials/${c.key}`), await list.reload()))}
+                    onClick={() => void remove.run(async () => (await api.call('DELETE /credentials/{key}', { params: { key: c.key } }), await list.reload()))}
                   >
                     Delete
                   </button>

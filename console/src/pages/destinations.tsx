@@ -1,19 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { Destination } from '../../../shared/domain/catalog/schemas';
-import type { LiveEventsPage, Outcomes } from '../../../shared/domain/delivery/monitoring';
-import type { DestinationDefinitionView } from '../../../shared/destinations/registry';
+import type { Destination, DestinationDefinition as Definition } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { ConfigFields, configOf, valuesOf, type FormValues } from '../config-form';
 import { OutcomesChart, type OutcomePoint } from '../outcomes-chart';
 import { DestinationTest } from './destination-test';
 import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
 
-type Definition = z.infer<typeof DestinationDefinitionView>;
-
 export function Destinations() {
-  const list = useLoad(() => api.get<{ destinations: Destination[] }>('/v2/destinations'));
-  const definitions = useLoad(() => api.get<Definition[]>('/destination-definitions'));
+  const list = useLoad(() => api.call('GET /v2/destinations'));
+  const definitions = useLoad(() => api.call('GET /destination-definitions'));
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const destinations = list.data?.destinations ?? [];
   const destination = destinations.find((d) => d.id === selected) ?? destinations[0];
@@ -59,7 +54,7 @@ function NewDestination({ definitions, onCreated }: { definitions: Definition[];
   const fields = definitions.find((d) => d.name === type)?.fields ?? [];
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await create.run(() => api.post<{ destination: Destination }>('/v2/destinations', { name, type, config: configOf(fields, values) }));
+    const created = await create.run(() => api.call('POST /v2/destinations', { body: { name, type, config: configOf(fields, values) } }));
     if (!created) return;
     setName('');
     setValues({});
@@ -93,7 +88,7 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
   const submit = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    const done = await save.run(() => api.patch(`/v2/destinations/${destination.id}`, { config: configOf(fields, values) }));
+    const done = await save.run(() => api.call('PATCH /v2/destinations/{id}', { params: { id: destination.id }, body: { config: configOf(fields, values) } }));
     if (done === undefined) return;
     setSaved(true);
     await onSaved();
@@ -120,13 +115,14 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
   );
 }
 
-type OutcomeCounts = z.infer<typeof Outcomes>;
-type Events = z.infer<typeof LiveEventsPage>;
-
 function Delivery({ destinationId }: { destinationId: string }) {
   const [points, setPoints] = useState<OutcomePoint[]>([]);
-  const outcomes = useLoad(() => api.get<OutcomeCounts>(`/v2/destinations/${destinationId}/outcomes`), [destinationId], 3000);
-  const events = useLoad(() => api.get<Events>(`/v2/destinations/${destinationId}/live-events?limit=50`), [destinationId], 3000);
+  const outcomes = useLoad(() => api.call('GET /v2/destinations/{id}/outcomes', { params: { id: destinationId } }), [destinationId], 3000);
+  const events = useLoad(
+    () => api.call('GET /v2/destinations/{id}/live-events', { params: { id: destinationId }, query: { limit: 50 } }),
+    [destinationId],
+    3000,
+  );
   useEffect(() => {
     const o = outcomes.data;
     if (o) setPoints((p) => [...p.slice(-199), { at: Date.now(), delivered: o.delivered, retrying: o.retrying, aborted: o.aborted }]);
@@ -170,7 +166,7 @@ function Delivery({ destinationId }: { destinationId: string }) {
             <tbody>
               {failures.map((f) => (
                 <tr>
-                  <td>{when(f.at as string)}</td>
+                  <td>{when(f.at)}</td>
                   <td>{String(f.messageId)}</td>
                   <td class={`status-${String(f.outcome)}`}>{String(f.outcome)}</td>
                   <td>{String(f.status ?? '')}</td>

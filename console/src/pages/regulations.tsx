@@ -1,16 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { Destination } from '../../../shared/domain/catalog/schemas';
-import type { Regulation, RegulationDetail, RegulationPage } from '../../../shared/domain/regulations/schemas';
-import { api, call } from '../api';
+import { api } from '../api';
 import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
-
-type Detail = z.infer<typeof RegulationDetail>;
 
 /** Suppress users, or suppress and delete them at destinations; follow each destination's deletion. */
 export function Regulations() {
-  const list = useLoad(() => api.get<z.infer<typeof RegulationPage>>('/v2/regulations?per_page=100'));
-  const destinations = useLoad(() => api.get<{ destinations: Destination[] }>('/v2/destinations'));
+  const list = useLoad(() => api.call('GET /v2/regulations', { query: { per_page: 100 } }));
+  const destinations = useLoad(() => api.call('GET /v2/destinations'));
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const [type, setType] = useState<'suppress' | 'suppress_with_delete'>('suppress');
   const [users, setUsers] = useState('');
@@ -28,7 +23,7 @@ export function Regulations() {
       ...(type === 'suppress_with_delete' && chosen.length > 0 && { destinationIds: chosen }),
     };
     // Accept: application/json, so the answer is the created regulations rather than the text "Created".
-    const created = await create.run(() => call<Regulation[]>('POST', '/v2/regulations', body));
+    const created = await create.run(() => api.call('POST /v2/regulations', { body, headers: { Accept: 'application/json' } }));
     if (!created) return;
     setUsers('');
     setSelected(created[0]?.id);
@@ -90,7 +85,7 @@ export function Regulations() {
 }
 
 function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promise<void> }) {
-  const detail = useLoad(() => api.get<Detail>(`/v2/regulations/${id}`), [id], 3000);
+  const detail = useLoad(() => api.call('GET /v2/regulations/{id}', { params: { id } }), [id], 3000);
   const cancel = useAction();
   const r = detail.data;
   return (
@@ -133,7 +128,9 @@ function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promis
               type="button"
               class="secondary"
               disabled={cancel.busy}
-              onClick={() => void cancel.run(async () => (await api.del(`/v2/regulations/${id}`), await detail.reload(), await onChanged()))}
+              onClick={() =>
+                void cancel.run(async () => (await api.call('DELETE /v2/regulations/{id}', { params: { id } }), await detail.reload(), await onChanged()))
+              }
             >
               Cancel regulation
             </button>

@@ -1,17 +1,19 @@
 import { useState } from 'preact/hooks';
+import type { Revision } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { diffLines } from '../diff';
 import { ErrorBox, Section, useLoad, when } from '../ui';
 
-interface Revision {
-  versionId: string;
-  code: string;
-  createdAt: string;
+/** The last 100 revisions of a transformation or a library, newest first. */
+async function revisionsOf(kind: 'transformation' | 'library', id: string): Promise<Revision[]> {
+  const input = { params: { id }, query: { count: 100, orderBy: 'DESC' } };
+  if (kind === 'transformation') return (await api.call('GET /transformations/{id}/versions', input)).TransformationVersions;
+  return (await api.call('GET /libraries/{id}/versions', input)).libraryVersions;
 }
 
 /** Every revision, newest first (read again when `latest` changes), and the line diff between any two of them. */
-export function Revisions({ path, field, latest }: { path: string; field: string; latest: string }) {
-  const list = useLoad(async () => (await api.get<Record<string, Revision[]>>(`${path}?count=100&orderBy=DESC`))[field] ?? [], [path, latest]);
+export function Revisions({ kind, id, latest }: { kind: 'transformation' | 'library'; id: string; latest: string }) {
+  const list = useLoad(() => revisionsOf(kind, id), [kind, id, latest]);
   const revisions = list.data ?? [];
   const [from, setFrom] = useState<string | undefined>(undefined);
   const [to, setTo] = useState<string | undefined>(undefined);

@@ -1,20 +1,18 @@
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { Source } from '../../../shared/domain/catalog/schemas';
-import type { EventModel, EventVersion, Metadata } from '../../../shared/domain/event-schemas/schemas';
+import type { EventMetadata, EventModel } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { ErrorBox, Json, Section, useLoad, when } from '../ui';
 
-type Model = z.infer<typeof EventModel>;
-type Version = z.infer<typeof EventVersion>;
-type Meta = z.infer<typeof Metadata>;
-
 /** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
 export function Schemas() {
-  const sources = useLoad(() => api.get<{ sources: Source[] }>('/v2/sources'));
+  const sources = useLoad(() => api.call('GET /v2/sources'));
   const [sourceId, setSourceId] = useState<string | undefined>(undefined);
   const source = sources.data?.sources.find((s) => s.id === sourceId) ?? sources.data?.sources[0];
-  const models = useLoad(() => (source ? api.get<Model[]>(`/v2/sources/${source.id}/event-models`) : Promise.resolve([])), [source?.id], 5000);
+  const models = useLoad(
+    () => (source ? api.call('GET /v2/sources/{id}/event-models', { params: { id: source.id } }) : Promise.resolve([])),
+    [source?.id],
+    5000,
+  );
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const model = models.data?.find((m) => m.EventID === eventId);
 
@@ -45,13 +43,13 @@ export function Schemas() {
   );
 }
 
-function ModelView({ model }: { model: Model }) {
-  const versions = useLoad(() => api.get<Version[]>(`/v2/event-models/${model.EventID}/versions`));
-  const counts = useLoad(() => api.get<Record<string, number>>(`/v2/event-models/${model.EventID}/key-counts`));
-  const metadata = useLoad(() => api.get<Meta>(`/v2/event-models/${model.EventID}/metadata`));
+function ModelView({ model }: { model: EventModel }) {
+  const versions = useLoad(() => api.call('GET /v2/event-models/{EventID}/versions', { params: { EventID: model.EventID } }));
+  const counts = useLoad(() => api.call('GET /v2/event-models/{EventID}/key-counts', { params: { EventID: model.EventID } }));
+  const metadata = useLoad(() => api.call('GET /v2/event-models/{EventID}/metadata', { params: { EventID: model.EventID } }));
   const [versionId, setVersionId] = useState<string | undefined>(undefined);
   const download = async () => {
-    const schema = await api.get<unknown>(`/v2/event-models/${model.EventID}/json-schema`);
+    const schema = await api.call('GET /v2/event-models/{EventID}/json-schema', { params: { EventID: model.EventID } });
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([JSON.stringify(schema, null, 2)], { type: 'application/schema+json' }));
     link.download = `${model.EventIdentifier || model.EventType}.schema.json`;
@@ -134,7 +132,7 @@ function SchemaTree({
   );
 }
 
-function FrequentValues({ values }: { values: Meta['FrequentValues'] }) {
+function FrequentValues({ values }: { values: EventMetadata['FrequentValues'] }) {
   const keys = Object.keys(values).sort();
   if (keys.length === 0) return <p>No frequent value yet.</p>;
   return (
@@ -158,8 +156,8 @@ function FrequentValues({ values }: { values: Meta['FrequentValues'] }) {
 }
 
 function VersionView({ versionId, schema }: { versionId: string; schema: Record<string, string> }) {
-  const missing = useLoad(() => api.get<string[]>(`/v2/event-versions/${versionId}/missing-keys`), [versionId]);
-  const metadata = useLoad(() => api.get<Meta>(`/v2/event-versions/${versionId}/metadata`), [versionId]);
+  const missing = useLoad(() => api.call('GET /v2/event-versions/{VersionID}/missing-keys', { params: { VersionID: versionId } }), [versionId]);
+  const metadata = useLoad(() => api.call('GET /v2/event-versions/{VersionID}/metadata', { params: { VersionID: versionId } }), [versionId]);
   return (
     <div aria-label="Version" role="region">
       <ErrorBox error={missing.error ?? metadata.error} />

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api';
+import { api } from '../api';
 import { session } from '../session';
 import { ErrorBox, useAction } from '../ui';
 
@@ -9,7 +9,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const { error, busy, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const ok = await run(() => call('GET', '/v2/sources', undefined, token.trim()));
+    const ok = await run(() => api.call('GET /v2/sources', { token: token.trim() }));
     if (ok === undefined) return;
     session.signIn(token.trim());
     onSignedIn();

@@ -1,31 +1,31 @@
+import type { LibrariesTestAnswer } from '../../../shared/contract/client-types';
+import { ApiError } from '../api';
 import { Json, Section } from '../ui';
 
 /** A test call's answer, or a refused publish's 400 (its `results`): each revision, each event's output or error. */
 interface RunError {
   message: string;
-  messageId?: string;
+  messageId?: string | number;
   eventIndex?: number;
-}
-interface Passed {
-  id: string;
-  name: string;
-  result: { output: { transformedEvents: unknown[] } };
-}
-interface Failed {
-  id: string;
-  name: string;
-  result: string;
-  transformedEvents?: unknown[];
-  errors?: RunError[];
 }
 interface PublishRun {
   name: string;
   pass: boolean;
   tests: { transformedEvents?: unknown[]; errors?: RunError[]; input?: string }[];
 }
-export type TestAnswer =
-  | { result: { successTestResults: Passed[]; failedTestResults: Failed[] } }
-  | { error: string; results: { transformations: PublishRun[]; libraries: PublishRun[] } };
+/** A refused publish's 400 body: the manifest declares no error body beyond `{error}`, so its shape is checked when read. */
+interface PublishRefusal {
+  error: string;
+  results: { transformations: PublishRun[]; libraries: PublishRun[] };
+}
+export type TestAnswer = LibrariesTestAnswer | PublishRefusal;
+
+/** The results a refused publish answered, if `error` is one. */
+export function refusalOf(error: unknown): PublishRefusal | undefined {
+  if (!(error instanceof ApiError) || !error.body || typeof error.body !== 'object') return undefined;
+  const { results } = error.body as { results?: { transformations?: unknown; libraries?: unknown } };
+  return Array.isArray(results?.transformations) && Array.isArray(results.libraries) ? (error.body as PublishRefusal) : undefined;
+}
 
 function Outcome({ name, pass, outputs, errors }: { name: string; pass: boolean; outputs: unknown[]; errors: RunError[] }) {
   return (

@@ -1,39 +1,38 @@
 import { useState } from 'preact/hooks';
-import type { Destination } from '../../../shared/domain/catalog/schemas';
-import type { Library, Transformation } from '../../../shared/domain/transformations/schemas';
+import type { Library, Transformation } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { CodeEditor } from '../editor';
 import { ErrorBox, useAction, useLoad } from '../ui';
 import { Revisions } from './revisions';
-import { TestResults, type TestAnswer } from './test-results';
+import { refusalOf, TestResults, type TestAnswer } from './test-results';
 
 /**
  * Transformations and libraries: one page, as they are edited, tested and published together. What differs
- * between the two kinds is in KINDS.
+ * between the two kinds is their starter code and their routes (saveRevision here, revisionsOf in revisions.tsx).
  */
 type Kind = 'transformation' | 'library';
 type Item = (Transformation | Library) & { kind: Kind };
 
-const KINDS = {
-  transformation: {
-    path: '/transformations',
-    list: 'transformations',
-    versions: 'TransformationVersions',
-    starter: 'export function transformEvent(event, metadata) {\n  return event;\n}\n',
-  },
-  library: {
-    path: '/libraries',
-    list: 'libraries',
-    versions: 'libraryVersions',
-    starter: 'export function helper(value) {\n  return value;\n}\n',
-  },
-} as const;
+const STARTERS: Record<Kind, string> = {
+  transformation: 'export function transformEvent(event, metadata) {\n  return event;\n}\n',
+  library: 'export function helper(value) {\n  return value;\n}\n',
+};
+
+/** A new revision of the item, or the item itself when it is new, through its kind's routes. */
+async function saveRevision(kind: Kind, id: string | undefined, body: { name: string; code: string }): Promise<Item> {
+  if (kind === 'transformation') {
+    const saved = id ? await api.call('POST /transformations/{id}', { params: { id }, body }) : await api.call('POST /transformations', { body });
+    return { ...saved, kind };
+  }
+  const saved = id ? await api.call('POST /libraries/{id}', { params: { id }, body }) : await api.call('POST /libraries', { body });
+  return { ...saved, kind };
+}
 
 const SAMPLE = JSON.stringify([{ type: 'track', event: 'Signed Up', userId: 'u1', messageId: 'sample-1', properties: { plan: 'pro' } }], null, 2);
 
 export function Transformations() {
-  const transformations = useLoad(() => api.get<{ transformations: Transformation[] }>('/transformations'));
-  const libraries = useLoad(() => api.get<{ libraries: Library[] }>('/libraries'));
+  const transformations = useLoad(() => api.call('GET /transformations'));
+  const libraries = useLoad(() => api.call('GET /libraries'));
   const [selected, setSelected] = useState<{ kind: Kind; id?: string }>({ kind: 'transformation' });
   // The editor starts afresh when another item is picked, not when a new one is saved under it.
   const [opened, setOpened] = useState(0);
@@ -75,24 +74,20 @@ export function Transformations() {
 }
 
 function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id: string) => Promise<void> }) {
-  const spec = KINDS[kind];
   const [name, setName] = useState(item?.name ?? '');
-  const [code, setCode] = useState(item?.code ?? spec.starter);
+  const [code, setCode] = useState(item?.code ?? STARTERS[kind]);
   const [samples, setSamples] = useState(SAMPLE);
   const [destinationIds, setDestinationIds] = useState<string[]>(item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : []);
   const [answer, setAnswer] = useState<{ title: string; body: TestAnswer } | undefined>(undefined);
   const [notice, setNotice] = useState('');
-  const destinations = useLoad(() =>
-    kind === 'transformation' ? api.get<{ destinations: Destination[] }>('/v2/destinations') : Promise.resolve({ destinations: [] }),
-  );
+  const destinations = useLoad(() => (kind === 'transformation' ? api.call('GET /v2/destinations') : Promise.resolve({ destinations: [] })));
   const action = useAction();
 
   const events = () => JSON.parse(samples) as Record<string, unknown>[];
   /** Saves a revision when the text differs from the stored one; every test and publish is of a revision. */
   const save = async (): Promise<Item> => {
     if (item && item.code === code && item.name === name) return item;
-    const saved = item ? await api.post<Item>(`${spec.path}/${item.id}`, { name, code }) : await api.post<Item>(spec.path, { name, code });
-    return { ...saved, kind };
+    return saveRevision(kind, item?.id, { name, code });
   };
 
   const run = () =>
@@ -104,7 +99,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
         kind === 'transformation'
           ? { transformations: [{ versionId: revision.versionId, testInput: input }] }
           : { libraries: [{ versionId: revision.versionId }] };
-      const result = await api.post<TestAnswer>('/transformations/libraries/test', body);
+      const result = await api.call('POST /transformations/libraries/test', { body });
       setAnswer({ title: 'Run on sample events', body: result });
       if (revision !== item) await onSaved(revision.id);
     });
@@ -115,13 +110,14 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       setAnswer(undefined);
       const input = events();
       const revision = await save();
-      if (kind === 'transformation') await api.post(`/transformations/${revision.id}?publish=true`, { events: input, destinationIds });
-      else await api.post('/transformations/libraries/publish', { libraries: [{ versionId: revision.versionId }] });
+      if (kind === 'transformation') {
+        await api.call('POST /transformations/{id}', { params: { id: revision.id }, query: { publish: 'true' }, body: { events: input, destinationIds } });
+      } else await api.call('POST /transformations/libraries/publish', { body: { libraries: [{ versionId: revision.versionId }] } });
       setNotice(`Published: its tests passed on ${kind === 'transformation' ? `${input.length} sample event(s)` : 'the transformations that import it'}.`);
       await onSaved(revision.id);
     });
 
-  const failure = action.error as { body?: { results?: unknown } } | undefined;
+  const refusal = refusalOf(action.error);
   return (
     <div>
       <div class="stack">
@@ -182,9 +178,9 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
         </p>
       )}
       <ErrorBox error={action.error} />
-      {failure?.body?.results !== undefined && <TestResults title="Tests of the refused publish" answer={failure.body as TestAnswer} />}
+      {refusal && <TestResults title="Tests of the refused publish" answer={refusal} />}
       {answer && <TestResults title={answer.title} answer={answer.body} />}
-      {item && <Revisions path={`${spec.path}/${item.id}/versions`} field={spec.versions} latest={item.versionId} />}
+      {item && <Revisions kind={kind} id={item.id} latest={item.versionId} />}
     </div>
   );
 }

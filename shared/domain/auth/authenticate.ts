@@ -1,7 +1,6 @@
-import { NotFoundError, UnauthorizedError } from '../errors';
+import { UnauthorizedError } from '../errors';
 import { hashSecret, matchesHash, sameSecret } from './tokens';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { WorkspaceRepository } from '../../persistence/workspace-repository';
+import type { WorkspaceRepository } from './ports';
 
 /** Who is calling: the authorizers pass this on to the handlers as the request's authorizer context. */
 export interface Principal {
@@ -44,7 +43,7 @@ export function parseAuthorization(header: string | undefined): ParsedAuthorizat
 export async function authenticateToken(
   header: string | undefined,
   accepted: readonly CredentialScheme[],
-  workspaces: WorkspaceRepository,
+  workspaces: Pick<WorkspaceRepository, 'findToken'>,
 ): Promise<Principal> {
   const credentials = parseAuthorization(header);
   if (!accepted.includes(credentials.scheme)) {
@@ -81,29 +80,3 @@ export function authenticateAdmin(header: string | undefined, admin: { user: str
  */
 export const MAX_WRITE_KEY_BYTES = 200;
 export const couldBeWriteKey = (writeKey: string): boolean => Buffer.byteLength(writeKey) <= MAX_WRITE_KEY_BYTES;
-
-/**
- * Ingestion: the source write key as the Basic user name (empty password), or a `writeKey` field in the
- * body. Runs in the ingestion handler rather than an API Gateway authorizer, because authorizers never see
- * the body. A disabled source is a 404.
- */
-export async function authenticateWriteKey(
-  header: string | undefined,
-  bodyWriteKey: unknown,
-  catalog: Pick<CatalogRepository, 'findWriteKey' | 'getSource'>,
-): Promise<{ workspaceId: string; sourceId: string }> {
-  let writeKey = typeof bodyWriteKey === 'string' ? bodyWriteKey : undefined;
-  if (header?.trim()) {
-    const credentials = parseAuthorization(header);
-    if (credentials.scheme !== 'basic') throw new UnauthorizedError(INVALID_AUTHORIZATION);
-    writeKey = credentials.user;
-  }
-  if (!writeKey) throw new UnauthorizedError('Failed to read writeKey from header or body');
-  if (!couldBeWriteKey(writeKey)) throw new UnauthorizedError('Invalid write key');
-  const found = await catalog.findWriteKey(writeKey);
-  const source = found && (await catalog.getSource(found.workspaceId, found.sourceId));
-  if (!found || !source || !sameSecret(writeKey, source.writeKey)) throw new UnauthorizedError('Invalid write key');
-  // The field's SDKs and servers answer 404 for a disabled source (401 would read as a wrong key).
-  if (!source.enabled) throw new NotFoundError('Source is disabled');
-  return found;
-}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors';
 import { newId, now } from '../ids';
 import { hashSecret, issueToken, type IssuedToken } from './tokens';
-import type { WorkspaceRepository } from '../../persistence/workspace-repository';
+import type { WorkspaceRepository } from './ports';
 import { validate } from '../validation';
 
 export const WorkspaceName = z.string().trim().min(1).max(200);

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { validateDestinationConfig } from '../../destinations/registry';
 import { NotFoundError } from '../errors';
 import { newId, newSecret, now } from '../ids';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CatalogRepository } from './ports';
 import {
   Destination,
   Source,

@@ -11,6 +11,7 @@ export const Source = z.object({
   type: z.string(),
   writeKey: z.string(),
   enabled: z.boolean(),
+  firstEventAt: z.iso.datetime().optional().describe('when the source’s first event was stored'),
   ...Timestamps,
 });
 export type Source = z.infer<typeof Source>;

@@ -1,8 +1,8 @@
-import type { CredentialRepository, StoredCredential } from '../../persistence/credential-repository';
 import { now } from '../ids';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
-import { keyWrapperFromEnv, open, seal, type KeyWrapper } from './envelope';
-import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView } from './schemas';
+import { open, seal, type KeyWrapper } from './envelope';
+import type { CredentialRepository } from './ports';
+import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView, type StoredCredential } from './schemas';
 
 /** Unwrapped data keys stay in the process this long: one unwrap (a KMS call in AWS) per workspace and period. */
 const DATA_KEY_CACHE_MS = 5 * 60_000;
@@ -25,7 +25,8 @@ export class CredentialService {
 
   constructor(
     private readonly repo: CredentialRepository,
-    private readonly wrapper: KeyWrapper | undefined = keyWrapperFromEnv(),
+    /** None when no key is configured: credentials then cannot be kept (503). */
+    private readonly wrapper: KeyWrapper | undefined,
   ) {}
 
   private requireWrapper(): KeyWrapper {

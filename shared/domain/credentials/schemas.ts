@@ -46,3 +46,22 @@ export const CredentialOverrides = z
       : Object.entries(given).map(([key, value]) => ({ key, value, isSecret: true })),
   );
 export type CredentialOverrides = z.output<typeof CredentialOverrides>;
+
+/** Binary as the store returns it (a Uint8Array), as a Buffer. */
+const Bytes = z.instanceof(Uint8Array).transform((bytes): Buffer => Buffer.from(bytes));
+
+/** A credential as it is kept: its value sealed with the workspace's data key (envelope.ts), never in plaintext. */
+export const StoredCredential = z.object({
+  key: z.string(),
+  isSecret: z.boolean(),
+  iv: Bytes,
+  tag: Bytes,
+  ciphertext: Bytes,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type StoredCredential = z.output<typeof StoredCredential>;
+
+/** A workspace's data key as it is kept: wrapped by the key encryption key named by `ref`. */
+export const WrappedDataKey = z.object({ wrapped: Bytes, ref: z.string() });
+export type WrappedDataKey = z.output<typeof WrappedDataKey>;

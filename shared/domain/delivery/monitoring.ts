@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import type { DeliveryRepository } from '../../persistence/delivery-repository';
-import type { IngestRepository } from '../../persistence/ingest-repository';
-import { NotFoundError, ValidationError } from '../errors';
+import type { IngestRepository } from '../ingestion/ports';
+import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 
 /** Live events are kept this long for the debugger view (the items themselves live longer, for delivery). */
@@ -29,18 +29,16 @@ export const LiveEventsPage = z.object({
   paging: z.object({ next: z.string().optional() }),
 });
 
-const encodeCursor = (sk: string) => Buffer.from(sk).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9A-Z]{26}#\d+$/.test(sk)) throw new ValidationError('after_cursor: not a cursor of this listing; take it from paging.next');
-  return sk;
-}
+/** A source's live events also list the events it refused (oversized), each with `refused`, and their count. */
+export const SourceLiveEventsPage = LiveEventsPage.extend({
+  refused: z.object({ events: z.number().int().describe('events refused at ingestion, ever'), lastAt: z.string().optional() }),
+});
 
 /** What the pipeline did: outcome counters per destination, and the live events of sources and destinations. */
 export class MonitoringService {
   constructor(
-    private readonly catalog: CatalogRepository,
-    private readonly ingest: IngestRepository,
+    private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination' | 'listConnections'>,
+    private readonly ingest: Pick<IngestRepository, 'recent' | 'sourceStats'>,
     private readonly deliveries: DeliveryRepository,
     private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
   ) {}
@@ -74,7 +72,7 @@ export class MonitoringService {
     if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);
     const oldest = new Date(Date.now() - LIVE_EVENTS_MAX_AGE_MS).toISOString();
     const events: Record<string, unknown>[] = [];
-    let before = query.after_cursor === undefined ? undefined : decodeCursor(query.after_cursor);
+    let before = query.after_cursor;
     let more = true;
     while (events.length < query.limit && more) {
       const page = await this.ingest.recent(workspaceId, sourceId, 10, before);
@@ -85,14 +83,17 @@ export class MonitoringService {
           break;
         }
         events.push(...part.events.slice().reverse());
-        before = part.sk;
+        for (const { index: _index, reason, bytes, ...summary } of part.refused.slice().reverse()) {
+          events.push({ ...summary, receivedAt: part.receivedAt, refused: { reason, bytes } });
+        }
+        before = part.cursor;
         if (events.length >= query.limit) {
           more ||= i < page.parts.length - 1;
           break;
         }
       }
     }
-    const next = more && before ? `/v2/sources/${sourceId}/live-events?after_cursor=${encodeCursor(before)}&limit=${query.limit}` : undefined;
+    const next = more && before ? { after_cursor: before, limit: query.limit } : undefined;
     // Users suppressed since their events came in are not shown either (one read round per page).
     const suppressed = await this.suppression.suppressedUsers(
       workspaceId,
@@ -100,7 +101,9 @@ export class MonitoringService {
       events.map((e) => e.userId),
     );
     const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
-    return { events: shown, paging: next ? { next } : {} };
+    const stats = await this.ingest.sourceStats(workspaceId, sourceId);
+    const refused = { events: stats.refused, ...(stats.lastRefusedAt && { lastAt: stats.lastRefusedAt }) };
+    return { events: shown, next, refused };
   }
 
   /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */

@@ -1,7 +1,7 @@
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { now } from '../ids';
 import { flatten, versionOf, type FlatEvent } from './flatten';
+import type { SchemaCaptureRepository } from './ports';
 import type { ModelRef, ModelSummary, SketchWrite } from './records';
 import { recordDigest, type Sketch } from './sketch';
 import { newToken, OpenSketch, SketchCache, type ModelRecords } from './sketch-layout';
@@ -111,7 +111,7 @@ export class SchemaCapture {
   private readonly sketches = new SketchCache();
 
   constructor(
-    private readonly repository: EventSchemaRepository,
+    private readonly repository: SchemaCaptureRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource'>,
   ) {}
 

@@ -1,6 +1,6 @@
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { normaliseUserId } from '../regulations/suppression-index';
+import type { SketchRewriteRepository } from './ports';
 import type { StoredSketch } from './records';
 import { OpenSketch } from './sketch-layout';
 
@@ -14,7 +14,7 @@ const ATTEMPTS = 10;
  * so a replayed regulation changes nothing more. Returns the sketches changed.
  */
 export async function forgetUser(
-  repository: EventSchemaRepository,
+  repository: SketchRewriteRepository,
   catalog: Pick<CatalogRepository, 'listSources'>,
   workspaceId: string,
   attributes: Record<string, string>,

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { couldBeWriteKey } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
+import type { SchemaReadRepository } from './ports';
 import type { ModelSummary, VersionSummary } from './records';
 import { isUuid, type EventModel, type EventVersion, type Metadata } from './schemas';
 import { readSketch } from './sketch-layout';
@@ -38,7 +38,7 @@ export const versionView = (v: VersionSummary): z.input<typeof EventVersion> => 
  */
 export class SchemaGovernance {
   constructor(
-    private readonly repository: EventSchemaRepository,
+    private readonly repository: SchemaReadRepository,
     private readonly catalog: Pick<CatalogRepository, 'findWriteKey'>,
   ) {}
 

@@ -89,6 +89,12 @@ export type SketchHead = z.infer<typeof SketchHead>;
 export const SketchBase = z.object({ rev: z.number().int().nonnegative(), token: z.number().int(), tag: z.number().int(), data: Bytes });
 export type SketchBase = z.infer<typeof SketchBase>;
 
+/** Where a sketch's head is kept, as a listing of a source's sketches finds it: handed back as it is to write or read it again. */
+export interface SketchKey {
+  pk: string;
+  sk: string;
+}
+
 /** A sketch as read: its head and its two base slots (any may be missing). */
 export interface StoredSketch {
   head?: SketchHead;

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { EventSchemaRepository } from '../../persistence/event-schema-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import { SchemaGovernance, modelView } from './governance-service';
+import type { SchemaReadRepository } from './ports';
 import type { EventModel, EventVersion, Metadata } from './schemas';
 
 /**
@@ -14,7 +14,7 @@ export class WorkspaceSchemas {
   private readonly governance: SchemaGovernance;
 
   constructor(
-    private readonly repository: EventSchemaRepository,
+    private readonly repository: SchemaReadRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'findWriteKey'>,
   ) {
     this.governance = new SchemaGovernance(repository, catalog);

@@ -1,8 +1,21 @@
 import { hash, randomUUID } from 'node:crypto';
-import { PayloadTooLargeError, ValidationError } from '../errors';
+import { ValidationError } from '../errors';
 import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_IDENTIFIER_BYTES, type EventType } from './schemas';
+import { correctClock, type ClockRule } from './clock';
 
 export type IngestedEvent = Record<string, unknown> & { type: EventType; messageId: string; receivedAt: string };
+
+/** An event kept out of a request that was otherwise stored: what it was, and why. */
+export interface RefusedEvent {
+  index: number;
+  reason: string;
+  bytes: number;
+  type?: string;
+  event?: string;
+  messageId?: string;
+  userId?: string;
+  anonymousId?: string;
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -27,12 +40,36 @@ export function checkIdentifiers(event: Record<string, unknown>, where: string):
   }
 }
 
+export interface AcceptContext {
+  /** The path's type; a batch's events carry their own. */
+  type?: EventType;
+  receivedAt: string;
+  /** The client's address, as `request_ip` and `context.ip` when the event carries none. */
+  ip?: string;
+  /** The request's `sentAt`, for events that carry none of their own. */
+  sentAt?: unknown;
+  clock: ClockRule;
+}
+
+/** An event's short description for a refusal (what the source's live events show of it). */
+const summaryOf = (raw: Record<string, unknown>) => {
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 200) : undefined);
+  return {
+    type: text(raw.type),
+    event: text(raw.event ?? raw.name),
+    messageId: text(raw.messageId),
+    userId: text(raw.userId),
+    anonymousId: text(raw.anonymousId),
+  };
+};
+
 /**
  * Checks one event and fills in what the service adds: `messageId` (when missing), `receivedAt`,
- * `request_ip`, `weirId`. Throws for an event the request cannot be accepted with: the whole request is
- * refused, so a request is never stored in part.
+ * `request_ip`, `context.ip`, `weirId`, the device clock's correction. Throws for an event the request cannot
+ * be accepted with (the whole request is refused, nothing of it stored); an event over MAX_EVENT_BYTES is
+ * refused alone, so one oversized event costs only itself.
  */
-export function acceptEvent(raw: unknown, index: number, context: { type?: EventType; receivedAt: string; ip?: string }): IngestedEvent {
+export function acceptEvent(raw: unknown, index: number, context: AcceptContext): IngestedEvent | RefusedEvent {
   const where = `batch[${index}]`;
   if (!isRecord(raw)) throw new ValidationError(`${where}: event is not a valid event: not an object`);
   const type = context.type ?? raw.type;
@@ -44,15 +81,27 @@ export function acceptEvent(raw: unknown, index: number, context: { type?: Event
   }
   checkIdentifiers(raw, where);
   const size = Buffer.byteLength(JSON.stringify(raw));
-  if (size > MAX_EVENT_BYTES) throw new PayloadTooLargeError(`${where}: event is ${size} bytes, over the limit of ${MAX_EVENT_BYTES}`);
+  if (size > MAX_EVENT_BYTES) {
+    return { index, bytes: size, reason: `event is ${size} bytes, over the limit of ${MAX_EVENT_BYTES}`, ...summaryOf({ ...raw, type }) };
+  }
   const event = copyOf(raw);
+  // A write key in an event (Segment's clients put it there) is never stored with it, nor sent on.
+  if (Object.hasOwn(event, 'writeKey')) delete event.writeKey;
   event.type = type;
   event.messageId = hasId(raw.messageId) ? String(raw.messageId) : randomUUID();
   event.receivedAt = context.receivedAt;
-  if (context.ip !== undefined && raw.request_ip === undefined) event.request_ip = context.ip;
+  if (context.ip !== undefined) {
+    if (raw.request_ip === undefined) event.request_ip = context.ip;
+    if (raw.context === undefined) event.context = { ip: context.ip };
+    else if (isRecord(raw.context) && raw.context.ip === undefined) event.context = { ...raw.context, ip: context.ip };
+  }
+  correctClock(event, { receivedAt: context.receivedAt, sentAt: raw.sentAt ?? context.sentAt, rule: context.clock });
   event.weirId = weirIdOf(raw);
   return event as IngestedEvent;
 }
+
+export const isRefused = (outcome: IngestedEvent | RefusedEvent): outcome is RefusedEvent =>
+  'reason' in outcome && 'bytes' in outcome && !('receivedAt' in outcome);
 
 /**
  * A shallow copy of an event, its keys in their order. Object.assign copies an event as parsed from JSON

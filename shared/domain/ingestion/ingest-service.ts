@@ -1,68 +1,64 @@
-import type { CatalogRepository } from '../../persistence/catalog-repository';
+import { NotFoundError, PayloadTooLargeError } from '../errors';
 import { newId } from '../ids';
-import type { IngestRepository } from '../../persistence/ingest-repository';
-import { authenticateWriteKey } from '../auth/authenticate';
-import { acceptEvent, type IngestedEvent } from './events';
-import { BatchBody, type EventType } from './schemas';
 import { countMetrics } from '../../ops/metrics';
 import { validate } from '../validation';
+import { acceptEvent, isRefused, type IngestedEvent, type RefusedEvent } from './events';
+import type { IngestRepository } from './ports';
+import { BatchBody, PATH_TYPES, isSegmentClientPath, type IngestPath } from './schemas';
+import { writeKeyOf, type WriteKeys } from './write-keys';
 
 export interface IngestRequest {
-  /** The path's type: one of the six, or batch. */
-  type: EventType | 'batch';
+  /** The path's type: one of the six, `batch`, or one of their aliases (PATH_TYPES). */
+  type: IngestPath;
   body: Record<string, unknown>;
   authorization?: string;
+  /** A beacon's or a pixel's write key (they cannot send headers). */
+  queryWriteKey?: string;
+  /** The client's address (shared/http/client-ip.ts). */
   ip?: string;
 }
 
-/**
- * Successful write-key lookups are kept this long in the process: two reads saved per request. A disabled
- * source or a deleted one is refused within this time; an unknown key is never cached, so a new source
- * works at once.
- */
-export const WRITE_KEY_CACHE_MS = 5000;
-const WRITE_KEY_CACHE_SIZE = 10_000;
-
 export interface IngestResult {
   accepted: number;
+  refused: RefusedEvent[];
 }
 
 /**
- * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request), and store
- * them durably (one write per request, the only store round trip once the write key is known) before
- * answering. The table's stream takes them on to delivery and to schema capture, which drop the events of
- * suppressed users (one index read per stream batch; see suppression-index.ts).
+ * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request; an
+ * oversized one is refused alone), and store them durably (one write per request, the only store round trip
+ * once the write key is known) before answering. The table's stream takes them on to delivery and to schema
+ * capture, which drop the events of suppressed users (one index read per stream batch; see
+ * suppression-index.ts).
  */
 export class IngestService {
   constructor(
-    private readonly catalog: CatalogRepository,
-    private readonly ingest: IngestRepository,
+    private readonly writeKeys: Pick<WriteKeys, 'sourceOf' | 'firstEventStored'>,
+    private readonly ingest: Pick<IngestRepository, 'write'>,
   ) {}
 
-  private readonly writeKeys = new Map<string, { until: number; found: { workspaceId: string; sourceId: string } }>();
-
-  private async authenticate(request: IngestRequest) {
-    const key = `${request.authorization ?? ''}\n${typeof request.body.writeKey === 'string' ? request.body.writeKey : ''}`;
-    const cached = this.writeKeys.get(key);
-    if (cached && cached.until > Date.now()) return cached.found;
-    const found = await authenticateWriteKey(request.authorization, request.body.writeKey, this.catalog);
-    if (this.writeKeys.size >= WRITE_KEY_CACHE_SIZE) this.writeKeys.clear();
-    this.writeKeys.set(key, { until: Date.now() + WRITE_KEY_CACHE_MS, found });
-    return found;
-  }
-
   async accept(request: IngestRequest): Promise<IngestResult> {
-    const { workspaceId, sourceId } = await this.authenticate(request);
+    const type = PATH_TYPES[request.type];
+    const batchBody = type === 'batch' ? validate(BatchBody, request.body, 'body') : undefined;
+    const first = batchBody?.batch[0] as Record<string, unknown> | undefined;
+    const writeKey = writeKeyOf(request.authorization, request.body.writeKey, request.queryWriteKey, first?.writeKey);
+    const { workspaceId, source } = await this.writeKeys.sourceOf(writeKey);
+    // The field's SDKs and servers answer 404 for a disabled source (401 would read as a wrong key).
+    if (!source.enabled) throw new NotFoundError('Source is disabled');
+
     const receivedAt = new Date().toISOString();
-    let events: IngestedEvent[];
-    if (request.type === 'batch') {
-      events = validate(BatchBody, request.body, 'body').batch.map((raw, i) => acceptEvent(raw, i, { receivedAt, ip: request.ip }));
-    } else {
-      const { writeKey: _writeKey, ...event } = request.body;
-      events = [acceptEvent(event, 0, { type: request.type, receivedAt, ip: request.ip })];
-    }
-    await this.ingest.write({ workspaceId, sourceId, requestId: newId(), receivedAt, events });
-    countMetrics({ EventsIngested: events.length });
-    return { accepted: events.length };
+    const clock = isSegmentClientPath(request.type) ? 'device-timestamp' : 'original-timestamp';
+    const common = { receivedAt, ip: request.ip, sentAt: request.body.sentAt, clock } as const;
+    const outcomes = batchBody
+      ? batchBody.batch.map((raw, i) => acceptEvent(raw, i, common))
+      : [acceptEvent(request.body, 0, { ...common, type: type as Exclude<typeof type, 'batch'> })];
+    const events = outcomes.filter((o): o is IngestedEvent => !isRefused(o));
+    const refused = outcomes.filter(isRefused);
+
+    const firstEvent = !source.firstEventAt && events.length > 0;
+    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent });
+    if (firstEvent) this.writeKeys.firstEventStored(writeKey, receivedAt);
+    countMetrics({ EventsIngested: events.length, EventsRefused: refused.length });
+    if (events.length === 0) throw new PayloadTooLargeError(`batch[${refused[0]!.index}]: ${refused[0]!.reason}`);
+    return { accepted: events.length, refused };
   }
 }

@@ -19,11 +19,52 @@ const Event = z.record(z.string(), z.unknown(), { error: 'event is not a valid e
 /** One event (POST /v1/track etc.); its type comes from the path. */
 export const SingleEventBody = Event;
 
-/** POST /v1/batch: `{batch: [...], writeKey?, sentAt?, context?}` as the Node SDKs send it. */
+/** POST /v1/batch: `{batch: [...], writeKey?, sentAt?, context?}` as the SDKs send it. */
 export const BatchBody = z.looseObject({
   batch: z.array(z.unknown(), { error: 'batch must be an array of events' }).min(1, 'empty batch payload'),
   writeKey: z.string().optional(),
   sentAt: z.unknown().optional(),
 });
 
-export const IngestParams = z.object({ type: z.enum([...EVENT_TYPES, 'batch'], { error: 'unknown event type' }) });
+/**
+ * What each ingestion path takes: the six types and `batch`, Segment's one-letter paths for the same (its
+ * browser and mobile clients post there), and `/v1/import` (Segment's batch import).
+ */
+export const PATH_TYPES = {
+  identify: 'identify',
+  track: 'track',
+  page: 'page',
+  screen: 'screen',
+  group: 'group',
+  alias: 'alias',
+  batch: 'batch',
+  i: 'identify',
+  t: 'track',
+  p: 'page',
+  s: 'screen',
+  g: 'group',
+  a: 'alias',
+  b: 'batch',
+  import: 'batch',
+} as const satisfies Record<string, EventType | 'batch'>;
+export type IngestPath = keyof typeof PATH_TYPES;
+const SEGMENT_CLIENT_PATHS: ReadonlySet<string> = new Set(['i', 't', 'p', 's', 'g', 'a', 'b']);
+/** Segment's browser and mobile clients post to the one-letter paths; their `timestamp` is the device's clock. */
+export const isSegmentClientPath = (path: IngestPath): boolean => SEGMENT_CLIENT_PATHS.has(path);
+
+export const IngestParams = z.object({
+  type: z.enum(Object.keys(PATH_TYPES) as [IngestPath, ...IngestPath[]], { error: 'unknown event type' }),
+});
+
+/** `navigator.sendBeacon` cannot set headers: the write key comes in the query. */
+export const WriteKeyQuery = z.looseObject({ writeKey: z.string().max(1000).optional() });
+
+/** GET /pixel/v1/{track,page}: an email open or a page without JavaScript. */
+export const PixelParams = z.object({ type: z.enum(['track', 'page'], { error: 'a pixel is a track or a page' }) });
+export const PixelQuery = z.looseObject({
+  writeKey: z.string().max(1000).optional(),
+  anonymousId: z.string().optional(),
+  userId: z.string().optional(),
+  event: z.string().optional().describe('the track event’s name'),
+  name: z.string().optional().describe('the page’s name'),
+});

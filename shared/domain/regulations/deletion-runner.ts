@@ -1,9 +1,8 @@
 import { destinationType, sendRequest } from '../../destinations';
-import type { DeletionOutcome } from '../../destinations';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { DeletionJob, DeletionJobRepository } from '../../persistence/deletion-job-repository';
-import type { RegulationRepository } from '../../persistence/regulation-repository';
-import type { Regulation } from './schemas';
+import type { DeletionIO, DeletionOutcome } from '../../destinations';
+import type { CatalogRepository } from '../catalog/ports';
+import type { DeletionJobRepository, RegulationRepository } from './ports';
+import type { DeletionJob, Regulation } from './schemas';
 import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
 
@@ -39,10 +38,12 @@ const cannotDeleteReason = (type: string) => `destination type ${type} cannot de
  */
 export class DeletionRunner {
   constructor(
-    private readonly regulations: RegulationRepository,
-    private readonly jobs: DeletionJobRepository,
-    private readonly catalog: CatalogRepository,
+    private readonly regulations: Pick<RegulationRepository, 'getRegulation'>,
+    private readonly jobs: Omit<DeletionJobRepository, 'list'>,
+    private readonly catalog: Pick<CatalogRepository, 'listDestinations' | 'getDestination'>,
     private readonly policy: RetryPolicy = retryPolicyFromEnv(),
+    /** How deletion requests reach the vendors. */
+    private readonly vendors: DeletionIO = { send: (request) => sendRequest(request) },
   ) {}
 
   /**
@@ -124,7 +125,7 @@ export class DeletionRunner {
       const type = destinationType(destination.type);
       if (!type?.deleteUsers) return { status: 'unsupported', reason: cannotDeleteReason(destination.type) };
       const user = { ...regulation.attributes, userId: regulation.attributes.userId! };
-      return await type.deleteUsers([user], destination.config as never, { send: (request) => sendRequest(request) });
+      return await type.deleteUsers([user], destination.config as never, this.vendors);
     } catch (error) {
       log.error('deletion attempt failed', { error });
       return { status: 'failed', error: error instanceof Error ? error.message : String(error), retryable: true };

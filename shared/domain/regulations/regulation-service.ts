@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { DeletionJobRepository } from '../../persistence/deletion-job-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import { now, uuidv7 } from '../ids';
-import type { RegulationFilters, RegulationRepository } from '../../persistence/regulation-repository';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { DeletionJobRepository, RegulationFilters, RegulationRepository } from './ports';
 import { DEFAULT_PAGE_SIZE, type Regulation, type RegulationCreate, type RegulationListQuery } from './schemas';
 import { regulationStatus } from './status';
 
@@ -15,9 +14,9 @@ const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,200}$/;
 /** Data regulations (SPEC §4.B): one regulation per user, suppression at once, deletion followed per job. */
 export class RegulationService {
   constructor(
-    private readonly regulations: RegulationRepository,
-    private readonly jobs: DeletionJobRepository,
-    private readonly catalog: CatalogRepository,
+    private readonly regulations: Omit<RegulationRepository, 'suppressionsOf'>,
+    private readonly jobs: Pick<DeletionJobRepository, 'list' | 'cancelWaiting'>,
+    private readonly catalog: Pick<CatalogRepository, 'listSources' | 'listDestinations'>,
   ) {}
 
   /**
@@ -77,8 +76,8 @@ export class RegulationService {
     return { destinationIds: [...new Set(body.destinationIds)] };
   }
 
-  /** One page in creation order; the cursor of `paging.next` is random, kept for a day, and only this workspace's. */
-  async list(workspaceId: string, query: RegulationListQuery): Promise<{ data: Regulation[]; paging: { next?: string } }> {
+  /** One page in creation order, and where the next starts: a random cursor, kept for a day, and only this workspace's. */
+  async list(workspaceId: string, query: RegulationListQuery): Promise<{ data: Regulation[]; next?: { after_cursor: string } }> {
     let filters: RegulationFilters = {
       ...(query.userId !== undefined && { userId: query.userId }),
       ...(query.regulationType !== undefined && { regulationType: query.regulationType }),
@@ -98,10 +97,10 @@ export class RegulationService {
       limit = query.per_page ?? Number(state.limit);
     }
     const page = await this.regulations.listPage(workspaceId, { afterSk, limit, filters });
-    if (!page.hasMore || !page.lastSk) return { data: page.items, paging: {} };
+    if (!page.hasMore || !page.lastSk) return { data: page.items };
     const cursor = randomBytes(16).toString('hex');
     await this.regulations.putCursor(workspaceId, cursor, { afterSk: page.lastSk, filters, limit }, CURSOR_TTL_SECONDS);
-    return { data: page.items, paging: { next: `/v2/regulations?after_cursor=${cursor}` } };
+    return { data: page.items, next: { after_cursor: cursor } };
   }
 
   async get(workspaceId: string, id: string) {

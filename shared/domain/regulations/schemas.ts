@@ -81,6 +81,26 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 /** Statuses after which a job never runs again. */
 export const FINAL_JOB_STATUSES: ReadonlySet<JobStatus> = new Set(['completed', 'not_found', 'unsupported', 'aborted', 'canceled']);
 
+/** A deletion job as it is kept: one per (regulation, destination), every state change a conditional write. */
+export const DeletionJob = z.object({
+  workspaceId: z.string(),
+  regulationId: z.string(),
+  destinationId: z.string(),
+  destinationType: z.string(),
+  status: z.enum(JOB_STATUSES),
+  attempts: z.number().int(),
+  lastError: z.string().optional(),
+  reason: z.string().optional(),
+  /** When the next attempt may start (pending and failed jobs). */
+  dueAt: z.string().optional(),
+  /** Until when a running attempt owns the job; past it, the attempt is presumed lost and the job re-run. */
+  leaseUntil: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().optional(),
+});
+export type DeletionJob = z.infer<typeof DeletionJob>;
+
 export const DeletionJobView = z.object({
   destinationId: z.string(),
   destinationType: z.string(),

@@ -1,5 +1,4 @@
-import type { DeletionJob } from '../../persistence/deletion-job-repository';
-import type { Regulation } from './schemas';
+import type { DeletionJob, Regulation } from './schemas';
 import { FINAL_JOB_STATUSES } from './schemas';
 
 export type RegulationStatus = 'active' | 'pending' | 'running' | 'completed' | 'partially_completed' | 'failed' | 'canceled';

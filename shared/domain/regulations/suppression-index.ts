@@ -1,5 +1,5 @@
-import type { RegulationRepository, SuppressionScope } from '../../persistence/regulation-repository';
 import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
+import type { RegulationRepository, SuppressionScope } from './ports';
 
 /**
  * The suppression index: which users are suppressed for a source. Every consumer of stored events (delivery,
@@ -9,7 +9,7 @@ import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
  * events read after the cancel returned.
  */
 export class SuppressionIndex {
-  constructor(private readonly regulations: RegulationRepository) {}
+  constructor(private readonly regulations: Pick<RegulationRepository, 'suppressionsOf'>) {}
 
   /** The normalised userIds among `userIds` that a regulation in force suppresses on `sourceId`. */
   async suppressedUsers(workspaceId: string, sourceId: string, userIds: Iterable<unknown>): Promise<Set<string>> {

@@ -1,5 +1,5 @@
-import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
 import { countMetrics } from '../../ops/metrics';
+import type { ParkedRecordRepository } from './ports';
 import type { ParkedRecord, ParkedRecordView, ParkedRef } from './schemas';
 
 /**
@@ -42,7 +42,7 @@ const view = (r: ParkedRecord): ParkedRecordView => ({
 export class ParkedRecords {
   private readonly policy = parkedRetryPolicy();
 
-  constructor(private readonly records: ParkedRecordRepository) {}
+  constructor(private readonly records: Pick<ParkedRecordRepository, 'list' | 'startReplay'>) {}
 
   /** The scheduler's round: each parked record that is due (or whose replay was lost) is replayed. */
   async replayDue(limit = 100): Promise<number> {

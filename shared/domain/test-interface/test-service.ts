@@ -1,14 +1,14 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
 import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import type { CredentialOverrides } from '../credentials/schemas';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { checkIdentifiers } from '../ingestion/events';
+import type { UserCodeReads } from '../transformations/ports';
 import { publishedTransformation, runPublishedFor } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
 import { SUPPORTED_TYPES, TEXTS } from './texts';
@@ -35,8 +35,8 @@ const refusal = (text: string) => new ValidationError(text, undefined, { message
  */
 export class PipelineTestService {
   constructor(
-    private readonly catalog: CatalogRepository,
-    private readonly code: UserCodeRepository,
+    private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination' | 'listDestinations' | 'listConnections'>,
+    private readonly code: UserCodeReads,
     private readonly credentials: CredentialService,
   ) {}
 

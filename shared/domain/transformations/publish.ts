@@ -1,4 +1,4 @@
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { UserCodeReads, UserCodeRepository } from './ports';
 import { NotFoundError, ValidationError } from '../errors';
 import type { z } from 'zod';
 import type { PublishRequest, SuiteRequest, UserCodeRevision, ValidationOutput } from './schemas';
@@ -70,7 +70,7 @@ const defaultSuite = (): TestDefinition[] => [{ id: 'default', name: 'default ev
  */
 export class PublishService {
   constructor(
-    private readonly code: UserCodeRepository,
+    private readonly code: UserCodeReads & Pick<UserCodeRepository, 'findRevision' | 'publish'>,
     private readonly tester: TransformationTester,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { UserCodeReads } from './ports';
 import type { UserCodeRevision } from './schemas';
 import type { SandboxLibrary } from '../../sandbox';
 import type { Message } from '../../destinations';
@@ -16,7 +16,7 @@ export interface PublishedCode {
  * has never been published.
  */
 export async function publishedTransformation(
-  code: UserCodeRepository,
+  code: UserCodeReads,
   workspaceId: string,
   transformationId: string | undefined,
 ): Promise<PublishedCode | undefined> {

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandboxError, checkLibrary, type SandboxLibrary } from '../../sandbox';
 import { runUserStage } from './user-stage';
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
+import type { UserCodeReads } from './ports';
 import type { CredentialService } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import { ValidationError } from '../errors';
@@ -62,7 +62,7 @@ export class LibraryResolver {
   private readonly published = new Map<string, Promise<UserCodeRevision | undefined>>();
 
   constructor(
-    private readonly code: UserCodeRepository,
+    private readonly code: Pick<UserCodeReads, 'listHeads' | 'getRevision'>,
     private readonly workspaceId: string,
     private readonly chosen: LibraryChoice = new Map(),
   ) {}
@@ -96,7 +96,7 @@ export class LibraryResolver {
  */
 export class TransformationTester {
   constructor(
-    private readonly code: UserCodeRepository,
+    private readonly code: Pick<UserCodeReads, 'listHeads' | 'getRevision'>,
     /** The workspace's credentials for getCredential; test runs see the same values as live traffic. */
     private readonly credentials?: CredentialService,
   ) {}

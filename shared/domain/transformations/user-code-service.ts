@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { newId, now } from '../ids';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { UserCodeRepository, ConnectionChange } from '../../persistence/user-code-repository';
+import type { CatalogRepository } from '../catalog/ports';
+import type { ConnectionChange, UserCodeRepository } from './ports';
 import { ConflictError, NotFoundError, StaleHeadError, ValidationError } from '../errors';
 import { importedModules, importNameOf } from './imports';
 import type {
@@ -64,9 +64,9 @@ function revisionOf(id: string, content: Content): UserCodeRevision {
  */
 export class UserCodeService {
   constructor(
-    private readonly code: UserCodeRepository,
-    private readonly catalog: CatalogRepository,
-    private readonly publishing: PublishService,
+    private readonly code: Omit<UserCodeRepository, 'findRevision' | 'publish'>,
+    private readonly catalog: Pick<CatalogRepository, 'listDestinations'>,
+    private readonly publishing: Pick<PublishService, 'assertPublishable'>,
   ) {}
 
   // --- transformations -----------------------------------------------------------------------------------

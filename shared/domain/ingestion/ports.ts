@@ -1,0 +1,20 @@
+import type { IngestBatch, RecentPart, SourceStats } from './records';
+
+/** Where accepted events are kept, durably, before the data plane answers, and what is counted per source. */
+export interface IngestRepository {
+  /**
+   * Stores one request's events in one write (with its refused events and their count, and the source's first
+   * event time) and returns how many parts they took; UnauthorizedError when the source is gone, RateLimitedError
+   * or ServiceUnavailableError when the store pushes back.
+   */
+  write(batch: IngestBatch): Promise<number>;
+  /** The events of one stored part (delivery resuming a batch reads them again). */
+  readPart(workspaceId: string, sourceId: string, requestId: string, part: number): Promise<Record<string, unknown>[] | undefined>;
+  /**
+   * The most recent stored parts of a source, newest first, after the part a `cursor` of an earlier answer
+   * names (InvalidCursorError for one it never gave).
+   */
+  recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }>;
+  countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void>;
+  sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats>;
+}

@@ -1,0 +1,41 @@
+import type { RefusedEvent } from './events';
+
+/** One request's accepted events (and those it refused), as ingestion stores them before answering. */
+export interface IngestBatch {
+  workspaceId: string;
+  sourceId: string;
+  requestId: string;
+  receivedAt: string;
+  events: Record<string, unknown>[];
+  /** Events kept out of the request (oversized): recorded beside it and counted per source. */
+  refused?: RefusedEvent[];
+  /** The source has had no event yet: its `firstEventAt` is set in the same write. */
+  firstEvent?: boolean;
+}
+
+/** One stored part of a request's events, as its stream consumers (delivery, schema capture) read it. */
+export interface IngestPart {
+  workspaceId: string;
+  sourceId: string;
+  requestId: string;
+  part: number;
+  events: Record<string, unknown>[];
+}
+
+/** A stored part as a source's recent events show it: its accepted events, or a request's refused ones. */
+export interface RecentPart {
+  /** Where it is in the source's parts, newest first (opaque): the listing goes on after it. */
+  cursor: string;
+  requestId: string;
+  receivedAt: string;
+  events: Record<string, unknown>[];
+  refused: RefusedEvent[];
+}
+
+/** What a source's events have met besides delivery: suppressed users' events and refused ones. */
+export interface SourceStats {
+  suppressed: number;
+  lastSuppressedAt?: string;
+  refused: number;
+  lastRefusedAt?: string;
+}
