@@ -1,13 +1,15 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type * as ports from '../domain/delivery/ports';
+import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
   BatchRef,
+  batchIdOf,
   DeliverySample,
-  type BatchCounts,
-  type BatchPosition,
+  type BatchGuard,
   type BatchState,
+  type GuardChange,
   type NeedingAttention,
-  type OutcomeError,
   type ParkedDelivery,
 } from '../domain/delivery/records';
 import { keys } from './keys';
@@ -37,8 +39,7 @@ function renews(guard: BatchGuard, leaseUntil: string): boolean {
   return left < (Date.parse(leaseUntil) - Date.now()) / 2;
 }
 const batchKey = (b: BatchRef) => keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
-const batchId = (b: BatchRef) => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
-export const batchIdOf = batchId;
+const batchId = batchIdOf;
 const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
 
 function stateOf(item: Record<string, unknown>): BatchState {
@@ -72,45 +73,6 @@ function ownership(guard: BatchGuard) {
   return { ConditionExpression: condition, ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' }, ExpressionAttributeValues: values };
 }
 
-/**
- * Who may write a batch: its owner, once one of its writes went through; before that, whoever finds the
- * item as it was read (absent, or a lease that ran out), or the owner's own hand-off claim.
- */
-export interface BatchGuard {
-  ref: BatchRef;
-  owner: string;
-  prior: BatchState;
-  established: boolean;
-  /** The lease this owner last wrote. */
-  leaseUntil?: string;
-  /** This owner put the batch in the scheduler's index (holdBatch): a crash from then on is resumed. */
-  indexed?: boolean;
-}
-
-/** One write of a batch: the position after what it records, the batch's totals and trail, and what it parks. */
-export interface BatchChange {
-  position: BatchPosition;
-  totals: BatchCounts;
-  /** Each slot's outcome up to `position` (trail.ts), encoded. */
-  trail: string;
-  leaseUntil: string;
-  parks: ParkedDelivery[];
-  /** The last write: the batch is done, its totals go to the destination's counters with its samples and errors. */
-  finish?: { samples: DeliverySample[]; errors: OutcomeError[]; at: string };
-}
-
-/** A batch as the audit reads it. */
-export interface BatchRecord {
-  requestId: string;
-  part: number;
-  status: 'sending' | 'done';
-  position: BatchPosition;
-  trail?: string;
-  leaseUntil?: string;
-  /** In the scheduler's index: found once its lease runs out. */
-  indexed: boolean;
-}
-
 /** A transaction holds at most 100 items: the batch, the destination's counters, and the parks. */
 export const MAX_PARKS_PER_WRITE = 90;
 
@@ -119,7 +81,7 @@ export const MAX_PARKS_PER_WRITE = 90;
  * a destination's counters. Every change is conditional, and every counter moves in the same write (or
  * transaction) as the state change it counts.
  */
-export class DeliveryRepository {
+export class DeliveryRepository implements ports.DeliveryRepository {
   constructor(private readonly store: TableClient) {}
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
@@ -150,9 +112,9 @@ export class DeliveryRepository {
    * consumer moving on before its lane is done), so that the scheduler resumes it if this process dies: the
    * claim goes into the scheduler's index, whether the owner has written the batch already (a batch in the
    * middle of its sends) or not (one still waiting in its lane). Position and counts are left as they are.
-   * False when the batch is another's or done already.
+   * Returns what changed in the guard; undefined when the batch is another's or done already.
    */
-  async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<boolean> {
+  async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined> {
     const { ref } = guard;
     const condition = ownership(guard);
     const values: Record<string, unknown> = {
@@ -177,12 +139,9 @@ export class DeliveryRepository {
           ExpressionAttributeValues: values,
         }),
       );
-      guard.established = true;
-      guard.indexed = true;
-      guard.leaseUntil = leaseUntil;
-      return true;
+      return { established: true, indexed: true, leaseUntil };
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return undefined;
       throw error;
     }
   }
@@ -211,7 +170,8 @@ export class DeliveryRepository {
 
   /**
    * Records what a batch did up to `change.position`, in one write or one transaction with its parks and the
-   * destination's counters. False when the batch is no longer the guard's (another owner took it over).
+   * destination's counters. Returns what changed in the guard; undefined when the batch is no longer the
+   * guard's (another owner took it over).
    *
    * More parks than one transaction holds (a failed chunk of a batch vendor, a run of held users) go ahead
    * in transactions of their own, each with the `retrying` it adds and under the batch's condition; the
@@ -219,10 +179,10 @@ export class DeliveryRepository {
    * was: those events' users are held, so each is parked again under the same key, which is written, and
    * counted, once; none of them is sent again in the chunk.
    */
-  async writeBatch(guard: BatchGuard, change: BatchChange): Promise<boolean> {
+  async writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined> {
     let parks = change.parks;
     while (parks.length > MAX_PARKS_PER_WRITE) {
-      if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return false;
+      if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return undefined;
       parks = parks.slice(MAX_PARKS_PER_WRITE);
     }
     for (;;) {
@@ -241,16 +201,14 @@ export class DeliveryRepository {
       try {
         if (!stats) await this.store.doc.send(new UpdateCommand(batch.Update!));
         else await this.store.doc.send(new TransactWriteCommand({ TransactItems: [batch, stats, ...parks.map((p) => this.parkPut(p))] }));
-        if (!change.finish && renews(guard, change.leaseUntil)) guard.leaseUntil = change.leaseUntil;
-        guard.established = true;
-        return true;
+        return { established: true, ...(!change.finish && renews(guard, change.leaseUntil) && { leaseUntil: change.leaseUntil }) };
       } catch (error) {
         const refused = refusedItems(error);
         if (!refused) {
-          if (isConditionFailure(error)) return false;
+          if (isConditionFailure(error)) return undefined;
           throw error;
         }
-        if (refused[0] === 'ConditionalCheckFailed') return false;
+        if (refused[0] === 'ConditionalCheckFailed') return undefined;
         // Parks already there (a replay of a write that went through): written once, counted once.
         parks = parks.filter((_, i) => refused[i + 2] !== 'ConditionalCheckFailed');
       }

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import type { RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
-import type { IngestBatch, IngestPart, RecentPart, SourceStats } from '../domain/ingestion/records';
+import type { IngestBatch, IngestPart, RecentPart, SourceStats, StoredPart } from '../domain/ingestion/records';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
@@ -27,14 +27,6 @@ function pack(events: Record<string, unknown>[]): Buffer[] {
 }
 
 export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] => JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
-
-/** A stored part as the audit reads it: where it is, when it came, and its events' messageIds in order. */
-export interface StoredPart {
-  requestId: string;
-  part: number;
-  receivedAt: string;
-  messageIds: string[];
-}
 
 /** Reads an ingest item as a stream record's new image carries it: the one place that knows its layout. */
 export function ingestPartOf(item: Record<string, unknown>): IngestPart {

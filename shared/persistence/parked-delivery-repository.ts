@@ -1,48 +1,17 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DestinationRequest } from '../destinations/types';
-import type { OutcomeError, ParkedDelivery } from '../domain/delivery/records';
+import type * as ports from '../domain/delivery/ports';
+import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/delivery/ports';
+import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
-
-/** How a claimed attempt of a parked delivery ended. */
-export interface RetryOutcome {
-  status: 'delivered' | 'aborted' | 'waiting';
-  requests: DestinationRequest[];
-  lastError?: string;
-  lastStatus?: number;
-  dueAt?: string;
-  /** False when nothing was sent (the destination was known to be down): the attempt does not count. */
-  countAttempt?: boolean;
-  /** For an abort: the error the destination's outcomes show. */
-  error?: OutcomeError;
-}
-
-/** A parked delivery as the audit reads it. */
-export interface ParkedSummary {
-  sourceId: string;
-  messageId: string;
-  output: number;
-  seq?: string;
-  status: string;
-  lastError: string;
-}
-
-/** How a parked delivery ended. */
-export interface SettledDelivery {
-  seq: string;
-  sourceId: string;
-  messageId: string;
-  outcome: 'delivered' | 'aborted';
-  error?: string;
-}
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
  * aborted (moving the destination's `retrying` counter to that outcome in the same transaction, which also
  * leaves a small record of how it ended).
  */
-export class ParkedDeliveryRepository {
+export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository {
   constructor(private readonly store: TableClient) {}
 
   /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */

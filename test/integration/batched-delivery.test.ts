@@ -167,7 +167,7 @@ describe('batched delivery', () => {
     const deliveries = new DeliveryRepository(rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 300).toISOString();
-    expect(await deliveries.holdBatch(guard, lease)).toBe(true);
+    expect(await deliveries.holdBatch(guard, lease)).toMatchObject({ established: true, indexed: true });
     expect(
       await deliveries.writeBatch(guard, {
         position: { progress: 12, output: 0 },
@@ -176,7 +176,7 @@ describe('batched delivery', () => {
         leaseUntil: lease,
         parks: [],
       }),
-    ).toBe(true);
+    ).toMatchObject({ established: true });
     await new Promise((resolve) => setTimeout(resolve, 350));
     await rt.scheduler.runNow();
     await rt.scheduler.runNow();
@@ -203,7 +203,9 @@ describe('batched delivery', () => {
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 800).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
-    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toBe(true);
+    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toMatchObject({
+      established: true,
+    });
     // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };

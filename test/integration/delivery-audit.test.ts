@@ -148,7 +148,9 @@ describe('the delivery audit', () => {
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() - 1000).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
-    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toBe(true);
+    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toMatchObject({
+      established: true,
+    });
     const stranded = (await audit(`sourceId=${p.source.id}&limit=2`)).body;
     expect(stranded.missing).toBe(3);
     expect(stranded.destinations[0]).toMatchObject({ states: { ...zero, delivered: 2, missing: 3 }, countersExact: true });

@@ -283,7 +283,7 @@ describe('delivery', () => {
     const leaseEnds = new Date(Date.now() + 1500).toISOString();
     const guard = { ref, owner: 'dead-owner', prior: await deliveries.readBatch(ref), established: false };
     expect(guard.prior).toEqual({ kind: 'absent' });
-    expect(await deliveries.holdBatch(guard, leaseEnds)).toBe(true);
+    expect(await deliveries.holdBatch(guard, leaseEnds)).toMatchObject({ established: true, indexed: true });
     const recorded = await deliveries.writeBatch(guard, {
       position: { progress: 2, output: 0 },
       totals: { delivered: 2, filtered: 0, aborted: 0 },
@@ -291,7 +291,7 @@ describe('delivery', () => {
       leaseUntil: leaseEnds,
       parks: [],
     });
-    expect(recorded).toBe(true);
+    expect(recorded).toMatchObject({ established: true });
     await rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));

@@ -15,6 +15,8 @@ export interface CatalogRepository {
   getSource(workspaceId: string, id: string): Promise<Source | undefined>;
   /** The source together with what finds it by its write key. */
   createSource(workspaceId: string, source: Source): Promise<void>;
+  /** Where a source lives, by its id alone. */
+  findSource(sourceId: string): Promise<SourceRef | undefined>;
   /** The source a write key names, if any. */
   findWriteKey(writeKey: string): Promise<SourceRef | undefined>;
 

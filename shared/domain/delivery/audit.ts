@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { encodeTime } from 'ulid';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { BatchRecord, DeliveryRepository } from '../../persistence/delivery-repository';
-import type { IngestRepository, StoredPart } from '../../persistence/ingest-repository';
-import type { ParkedDeliveryRepository, ParkedSummary, SettledDelivery } from '../../persistence/parked-delivery-repository';
-import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
+import type { CatalogRepository } from '../catalog/ports';
+import type { IngestRepository } from '../ingestion/ports';
+import type { StoredPart } from '../ingestion/records';
+import type { ParkedRecordRepository } from '../streams/ports';
+import type { BatchRecord, DeliveryRepository, ParkedDeliveryRepository, ParkedSummary, SettledDelivery } from './ports';
 import type { Connection, Destination } from '../catalog/schemas';
 import { NotFoundError } from '../errors';
 import { parkedSeq } from './batch-run';

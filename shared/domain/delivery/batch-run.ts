@@ -1,6 +1,5 @@
-import type { BatchGuard } from '../../persistence/delivery-repository';
 import type { Destination } from '../catalog/schemas';
-import type { BatchCounts, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
+import type { BatchCounts, BatchGuard, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
 import { OutcomeTrail } from './trail';
 import type { SendSlot, Slot } from './units';
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../../destinations';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
-import { batchIdOf, MAX_PARKS_PER_WRITE, type BatchGuard, type DeliveryRepository } from '../../persistence/delivery-repository';
+import type { CatalogRepository } from '../catalog/ports';
+import type { UserCodeRepository } from '../transformations/ports';
+import type { DeliveryRepository, ParkedDeliveryRepository } from './ports';
 import { DeliveryRound } from './round';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
-import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
-import type { BatchRef, BatchState, DeliverySample, NeedingAttention } from './records';
+import { batchIdOf, type BatchGuard, type BatchRef, type BatchState, type DeliverySample, type NeedingAttention } from './records';
 import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
 import { ParkedRetries } from './retries';
-import type { IngestPart, IngestRepository } from '../../persistence/ingest-repository';
+import type { IngestRepository } from '../ingestion/ports';
+import type { IngestPart } from '../ingestion/records';
 import type { Destination } from '../catalog/schemas';
 import type { CredentialService } from '../credentials/credential-service';
 import { countMetrics } from '../../ops/metrics';
@@ -174,7 +174,7 @@ export class DeliveryService {
       // The stream record is let go once this returns: the batch must be where the scheduler finds it, also
       // when it is in the middle of its sends (its own writes never put it in the index).
       makeDurable: async () => {
-        if (!guard.indexed) await this.deliveries.holdBatch(guard, this.leaseUntil());
+        if (!guard.indexed) Object.assign(guard, await this.deliveries.holdBatch(guard, this.leaseUntil()));
       },
     };
     const ticket = deliveryLanes.submit(destination.id, job, { wait: !circuit.isOpen(destination.id) });
@@ -223,7 +223,7 @@ export class DeliveryService {
       await this.sendUnit(run, slots.slice(i, unit.end), unit.sends);
       i = unit.end;
       // The last send's outcomes are written with the batch's finish.
-      if (i <= lastSend || run.parks.length >= MAX_PARKS_PER_WRITE) {
+      if (i <= lastSend) {
         if (!(await this.write(run))) return;
       }
     }
@@ -284,7 +284,9 @@ export class DeliveryService {
       parks,
     });
     deliveryLanes.touch(run.destination.id);
-    return written;
+    if (!written) return false;
+    Object.assign(run.guard, written);
+    return true;
   }
 
   /** What is kept for people to read never shows a secret the transformation let out. */
@@ -299,6 +301,7 @@ export class DeliveryService {
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
     });
     if (!finished) return;
+    Object.assign(run.guard, finished);
     const { delivered, filtered, aborted, retried } = run.added;
     deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
-import type { DeliveryRepository } from '../../persistence/delivery-repository';
+import type { DeliveryRepository } from './ports';
 import type { IngestRepository } from '../ingestion/ports';
 import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';

@@ -93,3 +93,24 @@ export interface OutcomeCounts {
   /** Events parked for a retry right now: +1 when parked, -1 when delivered or aborted. */
   retrying?: number;
 }
+
+/** A batch's identity: one ingest part on its way to one destination. */
+export const batchIdOf = (b: BatchRef): string => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;
+
+/**
+ * Who may write a batch: its owner, once one of its writes went through; before that, whoever finds the
+ * item as it was read (absent, or a lease that ran out), or the owner's own hand-off claim.
+ */
+export interface BatchGuard {
+  ref: BatchRef;
+  owner: string;
+  prior: BatchState;
+  established: boolean;
+  /** The lease this owner last wrote. */
+  leaseUntil?: string;
+  /** This owner put the batch in the scheduler's index (holdBatch): a crash from then on is resumed. */
+  indexed?: boolean;
+}
+
+/** What a write that went through changed in its guard: the owner applies it to the guard it keeps. */
+export type GuardChange = Partial<Pick<BatchGuard, 'established' | 'indexed' | 'leaseUntil'>>;

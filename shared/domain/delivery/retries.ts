@@ -1,6 +1,6 @@
 import type { Message } from '../../destinations';
-import type { CatalogRepository } from '../../persistence/catalog-repository';
-import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
+import type { CatalogRepository } from '../catalog/ports';
+import type { ParkedDeliveryRepository } from './ports';
 import { circuit, deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
 import { send, type SendOutcome } from './sender';

@@ -1,5 +1,5 @@
-import type { UserCodeRepository } from '../../persistence/user-code-repository';
-import type { ParkedDeliveryRepository } from '../../persistence/parked-delivery-repository';
+import type { UserCodeRepository } from '../transformations/ports';
+import type { ParkedDeliveryRepository } from './ports';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { publishedTransformation, type PublishedCode } from '../transformations/published';
 

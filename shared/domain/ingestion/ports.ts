@@ -1,4 +1,4 @@
-import type { IngestBatch, RecentPart, SourceStats } from './records';
+import type { IngestBatch, RecentPart, SourceStats, StoredPart } from './records';
 
 /** Where accepted events are kept, durably, before the data plane answers, and what is counted per source. */
 export interface IngestRepository {
@@ -15,6 +15,11 @@ export interface IngestRepository {
    * names (InvalidCursorError for one it never gave).
    */
   recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }>;
+  /**
+   * The stored parts of a source whose sort keys lie from `fromSk` to `toSk` (request ids sort by time), oldest
+   * first, at most `limit`, each with its events' messageIds; a request's refused events are not among them.
+   */
+  storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }>;
   countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void>;
   sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats>;
 }

@@ -22,6 +22,14 @@ export interface IngestPart {
   events: Record<string, unknown>[];
 }
 
+/** A stored part as the audit reads it: where it is, when it came, and its events' messageIds in order. */
+export interface StoredPart {
+  requestId: string;
+  part: number;
+  receivedAt: string;
+  messageIds: string[];
+}
+
 /** A stored part as a source's recent events show it: its accepted events, or a request's refused ones. */
 export interface RecentPart {
   /** Where it is in the source's parts, newest first (opaque): the listing goes on after it. */

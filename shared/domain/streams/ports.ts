@@ -14,6 +14,8 @@ export interface ParkedRecordRepository {
   /** A replay succeeded: the record is no longer parked. */
   release(record: ParkedRecord): Promise<void>;
   get(ref: ParkedRef): Promise<ParkedRecord | undefined>;
+  /** Where the records a consumer parked in a workspace came from: their images' source, request and part. */
+  itemsParkedBy(workspaceId: string, consumer: string): Promise<{ sourceId?: string; requestId?: string; part?: number }[]>;
   /** Parked records across workspaces, by due time; `before` limits them to those due by then. */
   list(limit: number, before?: string): Promise<ParkedRecord[]>;
 }

@@ -1,0 +1,123 @@
+import type { DestinationRequest } from '../../destinations/types';
+import type {
+  BatchCounts,
+  BatchGuard,
+  BatchPosition,
+  BatchRef,
+  BatchState,
+  DeliverySample,
+  GuardChange,
+  NeedingAttention,
+  OutcomeError,
+  ParkedDelivery,
+} from './records';
+
+/** One write of a batch: the position after what it records, the batch's totals and trail, and what it parks. */
+export interface BatchChange {
+  position: BatchPosition;
+  totals: BatchCounts;
+  /** Each slot's outcome up to `position` (trail.ts), encoded. */
+  trail: string;
+  leaseUntil: string;
+  /** As many as the run gathered: the repository splits them by what one write of its store holds. */
+  parks: ParkedDelivery[];
+  /** The last write: the batch is done, its totals go to the destination's counters with its samples and errors. */
+  finish?: { samples: DeliverySample[]; errors: OutcomeError[]; at: string };
+}
+
+/** A batch as the audit reads it. */
+export interface BatchRecord {
+  requestId: string;
+  part: number;
+  status: 'sending' | 'done';
+  position: BatchPosition;
+  trail?: string;
+  leaseUntil?: string;
+  /** In the scheduler's index: found once its lease runs out. */
+  indexed: boolean;
+}
+
+/**
+ * Delivery state: a batch's position and counts (one per ingest part and destination), the scheduler's index
+ * of what needs attention, a destination's counters. Every change is conditional, and every counter moves in
+ * the same write as the state change it counts. A write that went through returns what it changed in the
+ * guard (undefined: the batch is no longer the guard's); the guard passed in is left as it is.
+ */
+export interface DeliveryRepository {
+  /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
+  readBatch(ref: BatchRef): Promise<BatchState>;
+  /** Where each batch stands, by `batchIdOf`, strongly consistent. */
+  readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>>;
+  /** Makes a batch durable for the guard's owner until `leaseUntil`, in the scheduler's index, recording nothing. */
+  holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined>;
+  /** Puts a batch another owner is running into the scheduler's index at its lease. */
+  realignBatch(ref: BatchRef, leaseUntil: string): Promise<void>;
+  /** Records what a batch did up to `change.position`, with its parks and the destination's counters. */
+  writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined>;
+  /** Gives a claim back unstarted (a stop): due at once. */
+  releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean>;
+  /** The most recent finished batches of a destination, newest first. */
+  recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]>;
+  /** The batches of a destination from one source whose sort keys lie from `fromSk` to `toSk`. */
+  batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]>;
+  /** Batches whose lease ran out and retries that are due, oldest first. */
+  needingAttention(now: string, limit: number): Promise<NeedingAttention[]>;
+  /** A destination's counters as stored. */
+  outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined>;
+}
+
+/** How a claimed attempt of a parked delivery ended. */
+export interface RetryOutcome {
+  status: 'delivered' | 'aborted' | 'waiting';
+  requests: DestinationRequest[];
+  lastError?: string;
+  lastStatus?: number;
+  dueAt?: string;
+  /** False when nothing was sent (the destination was known to be down): the attempt does not count. */
+  countAttempt?: boolean;
+  /** For an abort: the error the destination's outcomes show. */
+  error?: OutcomeError;
+}
+
+/** A parked delivery as the audit reads it. */
+export interface ParkedSummary {
+  sourceId: string;
+  messageId: string;
+  output: number;
+  seq?: string;
+  status: string;
+  lastError: string;
+}
+
+/** How a parked delivery ended. */
+export interface SettledDelivery {
+  seq: string;
+  sourceId: string;
+  messageId: string;
+  outcome: 'delivered' | 'aborted';
+  error?: string;
+}
+
+/**
+ * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
+ * aborted (moving the destination's `retrying` counter to that outcome in the same write, which also leaves a
+ * small record of how it ended).
+ */
+export interface ParkedDeliveryRepository {
+  /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */
+  retryingCount(workspaceId: string, destinationId: string): Promise<number>;
+  /** The users among `userKeys` with a delivery parked at the destination. */
+  usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]>;
+  /** The user's first parked delivery at its destination (the one whose turn it is), if any. */
+  firstOfUser(parked: ParkedDelivery): Promise<ParkedDelivery | undefined>;
+  /** Makes a waiting delivery due at `dueAt`. */
+  reschedule(parked: ParkedDelivery, dueAt: string): Promise<boolean>;
+  /** Takes a due retry (or one whose attempt was lost) for one attempt. */
+  claimRetry(parked: ParkedDelivery, now: string, leaseUntil: string): Promise<ParkedDelivery | undefined>;
+  /** Records the claimed attempt's end: waiting again until `dueAt`, or final (delivered, aborted). */
+  recordRetry(claimed: ParkedDelivery, outcome: RetryOutcome, at: string): Promise<boolean>;
+  /** The deliveries parked at a destination now, without their requests. */
+  parkedAt(workspaceId: string, destinationId: string): Promise<ParkedSummary[]>;
+  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` (seq order) ended. */
+  settledBetween(workspaceId: string, destinationId: string, fromSeq: string, toSeq: string): Promise<SettledDelivery[]>;
+}
