@@ -1,3 +1,4 @@
+import { deliveryMachinery } from '../shared/services';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -6,7 +7,6 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/functions';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { deliveryLanes } from '../shared/domain/delivery/policy';
 import { createTableClient, getTableClient } from '../shared/persistence/table-client';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
@@ -157,7 +157,7 @@ async function main(): Promise<void> {
       const groups = batches(size);
       return measure(name, groups.length, async () => {
         for (const Records of groups) await handler({ Records });
-        await deliveryLanes.idle();
+        await deliveryMachinery().lanes.idle();
       });
     };
     const delivery = await consume('delivery', STREAM_CONSUMERS.delivery!.entry, STREAM_CONSUMERS.delivery!.batchSize);

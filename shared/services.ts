@@ -1,7 +1,14 @@
 import { CatalogService } from './domain/catalog/catalog-service';
 import { CredentialService } from './domain/credentials/credential-service';
 import { keyWrapperFromEnv } from './keys/key-wrappers';
-import { DeliveryService } from './domain/delivery/delivery-service';
+import { BatchDelivery } from './domain/delivery/batch-delivery';
+import { Circuit } from './domain/delivery/circuit';
+import { DeliveryLanes } from './domain/delivery/lanes';
+import { deliveryPolicyFromEnv } from './domain/delivery/policy';
+import { ParkedRetries } from './domain/delivery/retries';
+import { DeliveryRound } from './domain/delivery/round';
+import { ScheduledDelivery } from './domain/delivery/scheduled-delivery';
+import { StreamDelivery } from './domain/delivery/stream-delivery';
 import { MonitoringService } from './domain/delivery/monitoring';
 import { DeliveryAudit } from './domain/delivery/audit';
 import { IngestService } from './domain/ingestion/ingest-service';
@@ -38,6 +45,26 @@ import { WorkspaceRepository } from './persistence/workspace-repository';
  * their repositories. Each is made on first use, so a function builds only what its handler touches, and
  * once, so services that share a repository share the same one.
  */
+/** One lane and one circuit per destination, for every delivery use case of a process and every store. */
+export interface DeliveryMachinery {
+  lanes: DeliveryLanes;
+  circuit: Circuit;
+}
+
+let processDelivery: DeliveryMachinery | undefined;
+/**
+ * Per process, shared by every delivery use case in it (in the local runtime, the stream consumer's and the
+ * scheduler's): one lane and one circuit per destination, reading the policy's waits as they are set.
+ */
+export const deliveryMachinery = (): DeliveryMachinery =>
+  (processDelivery ??= {
+    lanes: new DeliveryLanes(
+      () => deliveryPolicyFromEnv().laneWaitMs,
+      () => deliveryPolicyFromEnv().laneMaxWaitMs,
+    ),
+    circuit: new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs),
+  });
+
 export function servicesOver(store: TableClient) {
   const made = new Map<string, unknown>();
   const once = <T>(name: string, make: () => T): T => {
@@ -117,8 +144,36 @@ export function servicesOver(store: TableClient) {
     get sdkConfig() {
       return once('sdkConfig', () => new SdkConfigService(this.writeKeys));
     },
+    get deliveryPolicy() {
+      return once('deliveryPolicy', () => deliveryPolicyFromEnv());
+    },
+    /** One run of a batch, and the batches this process runs, for both delivery paths. */
+    get batchDelivery() {
+      const { lanes, circuit } = deliveryMachinery();
+      return once('batchDelivery', () => new BatchDelivery(r.deliveries, lanes, circuit, this.deliveryPolicy));
+    },
+    /** What a delivery round reads once and shares between its parts and destinations. */
+    newDeliveryRound() {
+      return new DeliveryRound(r.code, this.credentials, r.parkedDeliveries);
+    },
+    /** Delivering a stream batch. */
     get delivery() {
-      return once('delivery', () => new DeliveryService(r.catalog, r.code, r.ingest, r.deliveries, r.parkedDeliveries, this.credentials, this.suppression));
+      const { lanes, circuit } = deliveryMachinery();
+      const round = () => this.newDeliveryRound();
+      return once(
+        'delivery',
+        () => new StreamDelivery(r.catalog, r.ingest, r.deliveries, this.suppression, this.batchDelivery, round, lanes, circuit, this.deliveryPolicy),
+      );
+    },
+    /** The scheduler's resume and retry. */
+    get deliveryScheduler() {
+      const { lanes, circuit } = deliveryMachinery();
+      const round = () => this.newDeliveryRound();
+      const retries = () => new ParkedRetries(r.catalog, r.parkedDeliveries, circuit, this.deliveryPolicy);
+      return once(
+        'deliveryScheduler',
+        () => new ScheduledDelivery(r.catalog, r.ingest, r.deliveries, this.suppression, this.batchDelivery, retries(), round, lanes),
+      );
     },
     get deliveryAudit() {
       return once('deliveryAudit', () => new DeliveryAudit(r.catalog, r.ingest, r.deliveries, r.parkedDeliveries, r.parkedRecords));

@@ -1,3 +1,4 @@
+import { deliveryMachinery } from '../../shared/services';
 import type { Server } from 'node:http';
 import { copyFileSync, existsSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -6,7 +7,6 @@ import path from 'node:path';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { TABLE } from '../../shared/contract/table';
 import { ensureBootstrapWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
-import { deliveryLanes } from '../../shared/domain/delivery/policy';
 import { createTableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
@@ -153,13 +153,13 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       stop: async () => void (await Promise.all(pollers.map((p) => p.stop()))),
       drain: async () => {
         await Promise.all(pollers.map((p) => p.drain()));
-        await deliveryLanes.idle();
+        await deliveryMachinery().lanes.idle();
       },
     };
     stops.push(async () => {
       await poller.stop();
       // Deliveries in flight finish; those not begun hand their claims back for the next start.
-      await deliveryLanes.stop();
+      await deliveryMachinery().lanes.stop();
       streams.destroy();
     });
 
@@ -168,7 +168,7 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
       ...timer,
       runNow: async () => {
         await timer.runNow();
-        await deliveryLanes.idle();
+        await deliveryMachinery().lanes.idle();
       },
     };
     stops.push(() => scheduler.stop());

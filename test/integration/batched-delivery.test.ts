@@ -1,8 +1,8 @@
+import { deliveryMachinery } from '../../shared/services';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
-import { deliveryLanes } from '../../shared/domain/delivery/policy';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -261,7 +261,7 @@ describe('batched delivery', () => {
     const held = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
     expect(held.Item).toMatchObject({ status: 'sending', progress: 1, gsi1pk: keys.deliveryAttention });
     release();
-    await deliveryLanes.idle();
+    await deliveryMachinery().lanes.idle();
     const done = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
     expect(done.Item).toMatchObject({ status: 'done', progress: 3 });
     expect(done.Item!.gsi1pk).toBeUndefined();

@@ -1,6 +1,4 @@
 import { countMetrics } from '../../ops/metrics';
-import { Circuit } from './circuit';
-import { DeliveryLanes } from './lanes';
 
 /**
  * Retries of failed deliveries, the reference's defaults: wait min(10 s × 2^(n-1), 5 min) after the n-th
@@ -45,16 +43,6 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
 /** The wait after the n-th failure of a delivery: base × 2^(n-1), at most `maxDelayMs`. */
 export const retryDelay = (policy: DeliveryPolicy, failures: number): number =>
   Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
-
-/**
- * Per process, shared by every delivery service in it (in the local runtime, the stream consumer's and the
- * scheduler's): one lane and one circuit per destination.
- */
-export const deliveryLanes = new DeliveryLanes(
-  () => deliveryPolicyFromEnv().laneWaitMs,
-  () => deliveryPolicyFromEnv().laneMaxWaitMs,
-);
-export const circuit = new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs);
 
 /** Delivery outcomes per destination type, as CloudWatch metrics (DeliveryDelivered, DeliveryRetried, …). */
 export function deliveryMetrics(destinationType: string, counts: Partial<Record<'delivered' | 'filtered' | 'aborted' | 'retried', number>>): void {

@@ -1,9 +1,11 @@
 import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../catalog/ports';
 import type { ParkedDeliveryRepository } from './ports';
-import { circuit, deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
+import type { Circuit } from './circuit';
+import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
-import { send, type SendOutcome } from './sender';
+import { send } from './sender';
+import { verdictOf } from './verdict';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -13,8 +15,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export class ParkedRetries {
   constructor(
-    private readonly catalog: CatalogRepository,
+    private readonly catalog: Pick<CatalogRepository, 'getDestination'>,
     private readonly parked: ParkedDeliveryRepository,
+    private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
   ) {}
 
@@ -43,10 +46,10 @@ export class ParkedRetries {
       await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
       return true;
     }
-    const sent: SendOutcome = await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, circuit);
+    const sent = verdictOf(await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, this.circuit));
     if (sent.kind === 'delivered') await final('delivered', []);
     else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
-    else if (sent.kind === 'skipped') {
+    else if (sent.skipped) {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
       await this.parked.recordRetry(
         claimed,

@@ -1,0 +1,162 @@
+import type { Message } from '../../destinations';
+import { destinationType } from '../../destinations';
+import type { Destination } from '../catalog/schemas';
+import { redact } from '../credentials/redact';
+import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
+import type { Circuit } from './circuit';
+import type { DeliveryLanes, Ticket } from './lanes';
+import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
+import type { DeliveryRepository } from './ports';
+import type { BatchGuard, DeliverySample } from './records';
+import type { DeliveryRound } from './round';
+import { prepare, send, sendChunk } from './sender';
+import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
+import { transformForDelivery, type EventOutcome } from './user-transform';
+import { answered, verdictOf } from './verdict';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A part's events as delivery gets them: all of them (positions count them all), and which are suppressed. */
+export interface PartEvents {
+  events: Message[];
+  suppressed: Set<number>;
+}
+
+/** A verdict on one slot of a unit: what came back for its event. */
+type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean };
+
+/**
+ * One run of one batch (an ingest part to one destination), for either path that starts it (the stream
+ * consumer, the scheduler resuming it): the published transformation, the destination transform, the sends
+ * in units (a chunk of a batch vendor, or one event's requests), and the writes that record each send's
+ * outcomes with the position after them, before the next send. The last send's outcomes go in the write
+ * that finishes the batch. `running` holds the batches this process runs, so neither path starts one twice.
+ */
+export class BatchDelivery {
+  readonly running = new Map<string, Ticket>();
+
+  constructor(
+    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch'>,
+    private readonly lanes: DeliveryLanes,
+    private readonly circuit: Circuit,
+    private readonly policy: DeliveryPolicy,
+  ) {}
+
+  async run(guard: BatchGuard, destination: Destination, { events, suppressed }: PartEvents, round: DeliveryRound): Promise<void> {
+    const { ref } = guard;
+    const run = startRun(guard, destination);
+    const start = run.position;
+    if (start.progress >= events.length) return this.finish(run, []);
+    const pending = events.slice(start.progress);
+    // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
+    const live = pending.map((_, i) => !suppressed.has(start.progress + i));
+    const published = await round.published(ref.workspaceId, destination.transformationId);
+    const transformed = await transformForDelivery(
+      published,
+      ref.workspaceId,
+      destination,
+      pending.filter((_, i) => live[i]),
+      () => round.credentialsOf(ref.workspaceId),
+    );
+    this.lanes.touch(destination.id);
+    let next = 0;
+    const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
+    const type = destinationType(destination.type);
+    const slots = slotsOf(type, pending, outcomes, start, (message) => prepare(destination, message));
+    const sends = slots.filter((slot) => slot.kind === 'send');
+    run.held = await round.heldAt(
+      ref.workspaceId,
+      destination.id,
+      sends.map((slot) => slot.userKey),
+    );
+    let lastSend = -1;
+    slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
+    for (let i = 0; i < slots.length;) {
+      const slot = slots[i]!;
+      if (slot.kind !== 'send' || run.held.has(slot.userKey)) {
+        settleSlot(run, slot, this.firstDue());
+        i++;
+        continue;
+      }
+      const unit = unitAt(type, slots, i, run.held);
+      await this.sendUnit(run, slots.slice(i, unit.end), unit.sends);
+      i = unit.end;
+      // The last send's outcomes are written with the batch's finish.
+      if (i <= lastSend && !(await this.write(run))) return;
+    }
+    await this.finish(run, transformed.secrets);
+  }
+
+  /** Sends a unit (a chunk, or one event's requests) and settles each of its slots by what came back. */
+  private async sendUnit(run: BatchRun, range: Slot[], sends: SendSlot[]): Promise<void> {
+    const api = destinationType(run.destination.type)?.batch;
+    const verdicts = new Map<SendSlot, SlotVerdict>();
+    let sample: Pick<DeliverySample, 'request' | 'status' | 'response'>;
+    if (api && sends.length > 0 && sends[0]!.envelope !== undefined) {
+      const requests = sends.map((slot) => slot.requests[0]!);
+      const sent = await sendChunk(run.destination, api, requests, this.circuit);
+      sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped }));
+      sample = { request: sent.request, status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
+    } else {
+      const slot = sends[0]!;
+      const sent = await send(run.destination, { requests: slot.requests, message: slot.message }, this.circuit);
+      if (answered(sent)) this.lanes.touch(run.destination.id);
+      sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
+      const verdict = verdictOf(sent);
+      verdicts.set(slot, verdict);
+      if (verdict.kind !== 'delivered') slot.requests = verdict.remaining;
+    }
+    const own = (slot: SendSlot) => (sends.length > 1 ? { request: slot.requests[0] } : {});
+    for (const slot of range) {
+      const verdict = slot.kind === 'send' ? verdicts.get(slot) : undefined;
+      if (slot.kind !== 'send' || !verdict) {
+        settleSlot(run, slot, this.firstDue());
+        continue;
+      }
+      // A chunk's event shows the one-event request it went in, not the whole chunk again.
+      const shown = { messageId: slot.messageId, ...sample, ...own(slot) };
+      if (verdict.kind === 'delivered') countSlot(run, slot, 'delivered', { ...shown, outcome: 'delivered' });
+      else if (verdict.kind === 'refused') {
+        run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
+        countSlot(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
+      } else parkSlot(run, slot, { error: verdict.error!, status: sample.status ?? 0, attempts: verdict.skipped ? 0 : 1, dueAt: this.firstDue() });
+    }
+  }
+
+  /** Records the run so far; false when the batch is no longer this run's. */
+  private async write(run: BatchRun): Promise<boolean> {
+    const parks = run.parks.splice(0);
+    const { position, totals } = run;
+    const written = await this.deliveries.writeBatch(run.guard, { position, totals, trail: run.trail.encode(), leaseUntil: this.leaseUntil(), parks });
+    this.lanes.touch(run.destination.id);
+    if (!written) return false;
+    Object.assign(run.guard, written);
+    return true;
+  }
+
+  /** What is kept for people to read never shows a secret the transformation let out. */
+  private async finish(run: BatchRun, secrets: string[]): Promise<void> {
+    const parks = run.parks.splice(0);
+    const finished = await this.deliveries.writeBatch(run.guard, {
+      position: run.position,
+      totals: run.totals,
+      trail: run.trail.encode(),
+      leaseUntil: this.leaseUntil(),
+      parks,
+      finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
+    });
+    if (!finished) return;
+    Object.assign(run.guard, finished);
+    const { delivered, filtered, aborted, retried } = run.added;
+    deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
+  }
+
+  leaseUntil(): string {
+    return iso(Date.now() + this.policy.leaseMs);
+  }
+
+  /** When a slot parked now is due. */
+  private firstDue(): string {
+    return iso(Date.now() + retryDelay(this.policy, 1));
+  }
+}

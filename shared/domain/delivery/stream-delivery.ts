@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { countMetrics } from '../../ops/metrics';
+import type { CatalogRepository } from '../catalog/ports';
+import type { Destination } from '../catalog/schemas';
+import type { IngestRepository } from '../ingestion/ports';
+import type { IngestPart } from '../ingestion/records';
+import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
+import type { BatchDelivery, PartEvents } from './batch-delivery';
+import type { Circuit } from './circuit';
+import type { DeliveryLanes, LaneJob, Ticket } from './lanes';
+import type { DeliveryPolicy } from './policy';
+import type { DeliveryRepository } from './ports';
+import { batchIdOf, type BatchGuard, type BatchRef, type BatchState } from './records';
+import type { DeliveryRound } from './round';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Delivering a stream batch: for each enabled destination connected to a part's source, its batch goes to the
+ * destination's lane (lanes.ts), behind its circuit (circuit.ts), then the consumer waits while the lanes make
+ * progress. A batch's item is read before anything is sent (done: nothing to do; another's live lease: theirs).
+ *
+ * The invariant, after any crash: every acknowledged event is, for each destination connected to its source,
+ * delivered, retrying (parked), aborted with a reason, or filtered or suppressed, and the counters equal those
+ * sets exactly. It holds because a stream record is let go (reported handled, so that its checkpoint may pass
+ * it) only once each of its (part, destination) batches is done or durably claimed where the scheduler finds
+ * it: deliverParts waits for the lanes, and what it stops waiting for, begun or not, is held (makeDurable in
+ * submit) before it returns. A claim's lease runs out with its process, and the scheduler resumes the batch
+ * after its last recorded write, where each event's outcome and the counters moved together.
+ */
+export class StreamDelivery {
+  private readonly destinations = new Map<string, { until: number; found: Destination[] }>();
+
+  constructor(
+    private readonly catalog: Pick<CatalogRepository, 'listConnections' | 'listDestinations'>,
+    private readonly ingest: Pick<IngestRepository, 'countSuppressed'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'readBatches' | 'realignBatch' | 'holdBatch' | 'releaseBatch'>,
+    private readonly suppression: SuppressionIndex,
+    private readonly batches: BatchDelivery,
+    private readonly newRound: () => DeliveryRound,
+    private readonly lanes: DeliveryLanes,
+    private readonly circuit: Circuit,
+    private readonly policy: DeliveryPolicy,
+  ) {}
+
+  /**
+   * A stream batch of stored ingest parts, to every destination that should receive them. Returns the parts
+   * that failed (by index), to be tried again: a read that failed, or work that could be neither finished nor
+   * made durable.
+   */
+  async deliverParts(parts: IngestPart[]): Promise<Map<number, unknown>> {
+    const failures = new Map<number, unknown>();
+    let suppressed: Set<number>[];
+    try {
+      suppressed = await this.suppressedIn(parts);
+    } catch (error) {
+      return new Map(parts.map((_, i) => [i, error]));
+    }
+    const work: { ref: BatchRef; destination: Destination; part: number }[] = [];
+    for (const [i, part] of parts.entries()) {
+      try {
+        const destinations = await this.destinationsOf(part.workspaceId, part.sourceId);
+        for (const destination of destinations) work.push({ ref: { ...part, destinationId: destination.id }, destination, part: i });
+      } catch (error) {
+        failures.set(i, error);
+      }
+    }
+    const round = this.newRound();
+    const tickets: { ticket: Ticket; part: number }[] = [];
+    try {
+      const states = await this.deliveries.readBatches(work.filter((w) => !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      for (const { ref, destination, part } of work) {
+        const ticket = this.submit(ref, destination, { events: parts[part]!.events, suppressed: suppressed[part]! }, round, states.get(batchIdOf(ref)));
+        if (ticket) tickets.push({ ticket, part });
+      }
+    } catch (error) {
+      for (const { part } of work) failures.set(part, error);
+      return failures;
+    }
+    const failed = await this.lanes.settle(tickets.map((t) => t.ticket));
+    for (const { ticket, part } of tickets) if (failed.has(ticket)) failures.set(part, failed.get(ticket));
+    return failures;
+  }
+
+  /**
+   * Which events of each part belong to suppressed users (one index read per workspace); they are counted on
+   * their source, the count the destination's outcomes show as suppressed. (A record handed over again after
+   * a failure may be counted again; nothing is sent for it either way.)
+   */
+  private async suppressedIn(parts: IngestPart[]): Promise<Set<number>[]> {
+    const { indexes, dropped } = await suppressedIn(this.suppression, parts);
+    const at = iso(Date.now());
+    for (const { workspaceId, sourceId, count } of dropped.values()) await this.ingest.countSuppressed(workspaceId, sourceId, count, at);
+    countMetrics({ EventsSuppressed: [...dropped.values()].reduce((n, d) => n + d.count, 0) });
+    return indexes;
+  }
+
+  /**
+   * The enabled destinations connected to a source, kept for `configCacheMs` per process (as write keys
+   * are at ingestion): two reads of the workspace's catalog per source and period, not per stream record.
+   */
+  private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
+    const key = `${workspaceId}#${sourceId}`;
+    const cached = this.destinations.get(key);
+    if (cached && cached.until > Date.now()) return cached.found;
+    const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
+    const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
+    const found = destinations.filter((d) => d.enabled && connected.has(d.id));
+    if (this.destinations.size >= 10_000) this.destinations.clear();
+    this.destinations.set(key, { until: Date.now() + this.policy.configCacheMs, found });
+    return found;
+  }
+
+  /**
+   * Hands a batch to its lane by where it stands (undefined: nothing to do, or already running here). Made
+   * durable only if its submitter stops waiting before its first write (holdBatch).
+   */
+  private submit(ref: BatchRef, destination: Destination, part: PartEvents, round: DeliveryRound, prior: BatchState | undefined): Ticket | undefined {
+    const id = batchIdOf(ref);
+    const running = this.batches.running.get(id);
+    if (running) return running;
+    if (!prior || prior.kind === 'done') return undefined;
+    if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
+      // Another owner's, maybe gone with its process: the scheduler takes it over once its lease runs out.
+      return this.indexed(ref, prior.leaseUntil);
+    }
+    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+    const job: LaneJob = {
+      run: () => this.batches.run(guard, destination, part, round).finally(() => this.batches.running.delete(id)),
+      handBack: async () => {
+        this.batches.running.delete(id);
+        await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
+      },
+      // The stream record is let go once this returns: the batch must be where the scheduler finds it, also
+      // when it is in the middle of its sends (its own writes never put it in the index).
+      makeDurable: async () => {
+        if (!guard.indexed) Object.assign(guard, await this.deliveries.holdBatch(guard, this.batches.leaseUntil()));
+      },
+    };
+    const ticket = this.lanes.submit(destination.id, job, { wait: !this.circuit.isOpen(destination.id) });
+    this.batches.running.set(id, ticket);
+    return ticket;
+  }
+
+  /**
+   * A ticket that is done once the batch is in the scheduler's index. If that write fails, settle() makes it
+   * again (makeDurable), and a second failure fails the record, which is then handed over again.
+   */
+  private indexed(ref: BatchRef, leaseUntil: string): Ticket {
+    const index = () => this.deliveries.realignBatch(ref, leaseUntil);
+    const done = index().then(() => 'done' as const);
+    return { destinationId: ref.destinationId, job: { run: index, handBack: async () => undefined, makeDurable: index }, done, wait: true };
+  }
+}
