@@ -19,6 +19,7 @@ import { RegulationService } from './domain/regulations/regulation-service';
 import type { Regulation } from './domain/regulations/schemas';
 import { SuppressionIndex } from './domain/regulations/suppression-index';
 import { SchemaCapture } from './domain/event-schemas/capture-service';
+import { StreamCapture } from './domain/event-schemas/stream-capture';
 import { forgetUser } from './domain/event-schemas/forget-user';
 import { SchemaGovernance } from './domain/event-schemas/governance-service';
 import { WorkspaceSchemas } from './domain/event-schemas/workspace-schemas';
@@ -183,6 +184,10 @@ export function servicesOver(store: TableClient) {
     },
     get capture() {
       return once('capture', () => new SchemaCapture(r.schemas, r.catalog));
+    },
+    /** Capturing a stream batch: suppressed users' events left out, the rest captured. */
+    get streamCapture() {
+      return once('streamCapture', () => new StreamCapture(this.capture, this.suppression));
     },
     get governance() {
       return once('governance', () => new SchemaGovernance(r.schemas, r.catalog));

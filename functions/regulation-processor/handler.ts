@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
-import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
+import { eachNewImage } from '../../shared/streams/consumer-loop';
 import { services } from '../../shared/services';
 
 const { deletions: runner, forgetInSchemas, repositories } = services();

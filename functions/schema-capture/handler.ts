@@ -1,11 +1,9 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
-import { consumeRecords, type Failures } from '../../shared/domain/streams/consumer-loop';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
-import { withoutSuppressed } from '../../shared/domain/regulations/suppression-index';
 import { services } from '../../shared/services';
+import { eachBatchOf } from '../../shared/streams/consumer-loop';
 
-const { capture, repositories, suppression } = services();
+const { streamCapture, repositories } = services();
 const parked = repositories.parkedRecords;
 
 /**
@@ -14,24 +12,4 @@ const parked = repositories.parkedRecords;
  * already added is recognised then and not counted again.
  */
 export const handler = (event: DynamoDBStreamEvent) =>
-  consumeRecords(
-    event,
-    'schemaCapture',
-    async (items) => {
-      const failures: Failures = new Map();
-      const records: (AcceptedRecord & { sequence: string })[] = [];
-      for (const { item, sequence } of items) {
-        try {
-          const { workspaceId, sourceId, requestId, part, events } = ingestPartOf(item);
-          records.push({ sequence, recordId: `${requestId}#${part}`, workspaceId, sourceId, events });
-        } catch (error) {
-          failures.set(sequence, error);
-        }
-      }
-      // Suppressed users' events are never captured (one index read per workspace for the batch).
-      const failed = await capture.capture((await withoutSuppressed(suppression, records)).parts);
-      for (const record of records) if (failed.has(record.recordId)) failures.set(record.sequence, failed.get(record.recordId));
-      return failures;
-    },
-    { parked },
-  );
+  eachBatchOf(event, 'schemaCapture', ingestPartOf, (parts) => streamCapture.captureParts(parts), { parked });

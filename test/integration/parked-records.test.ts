@@ -4,7 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { parkedRecordFilter } from '../../shared/contract/functions';
-import { eachNewImage } from '../../shared/domain/streams/consumer-loop';
+import { eachNewImage } from '../../shared/streams/consumer-loop';
 import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { createTableClient } from '../../shared/persistence/table-client';

@@ -1,10 +1,10 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { componentLogger } from '../../ops/logger';
-import { countMetrics } from '../../ops/metrics';
-import type { ParkedRecordRepository } from '../../persistence/parked-record-repository';
-import { newImageOf } from '../../persistence/stream-records';
-import { parkedRetryPolicy } from './parked-records';
-import { ParkedRecord } from './schemas';
+import { parkedRetryPolicy } from '../domain/streams/parked-records';
+import type { ParkedRecordRepository } from '../domain/streams/ports';
+import { ParkedRecord } from '../domain/streams/schemas';
+import { componentLogger } from '../ops/logger';
+import { countMetrics } from '../ops/metrics';
+import { newImageOf } from '../persistence/stream-records';
 
 const log = componentLogger('streams');
 
@@ -84,7 +84,8 @@ export async function consumeRecords(
   for (let attempt = 1; pending.length > 0; attempt++) {
     const verdict = await handleBatch(pending).catch((error: unknown) => new Map(pending.map((p) => [p.sequence, error])));
     for (const [sequence, error] of verdict) failures.set(sequence, error);
-    for (const done of pending.filter((p) => !verdict.has(p.sequence) && p.parked)) await settle(() => parkedRecords.release(done.parked!), done, handBack);
+    for (const done of pending.filter((p) => !verdict.has(p.sequence) && p.parked))
+      await settle(() => parkedRecords.release(done.parked!), consumer, done, handBack);
     pending = pending.filter((p) => verdict.has(p.sequence));
     if (pending.length === 0 || attempt >= attempts) break;
     await sleep((options.pauseMs ?? 100) * 2 ** (attempt - 1));
@@ -103,7 +104,7 @@ export async function consumeRecords(
     });
     if (item.parked) {
       const due = new Date(Date.now() + policy.delay(item.parked.attempts + 1)).toISOString();
-      if (await settle(() => parkedRecords.replayFailed(item.parked!, error, due), item, handBack)) parked++;
+      if (await settle(() => parkedRecords.replayFailed(item.parked!, error, due), consumer, item, handBack)) parked++;
     } else {
       const now = new Date().toISOString();
       const settled = await settle(
@@ -119,6 +120,7 @@ export async function consumeRecords(
             parkedAt: now,
             dueAt: new Date(Date.now() + policy.delay(1)).toISOString(),
           }),
+        consumer,
         item,
         handBack,
       );
@@ -130,12 +132,12 @@ export async function consumeRecords(
 }
 
 /** A write about a record that must not be lost: when it fails, the record is handed over again. */
-async function settle(write: () => Promise<unknown>, item: StreamItem, handBack: Failures): Promise<boolean> {
+async function settle(write: () => Promise<unknown>, consumer: string, item: StreamItem, handBack: Failures): Promise<boolean> {
   try {
     await write();
     return true;
   } catch (error) {
-    log.error('could not record the outcome of a record; it will be handed over again', { eventId: item.eventId, error });
+    log.error('could not record the outcome of a record; it will be handed over again', { consumer, eventId: item.eventId, error });
     handBack.set(item.sequence, error);
     return false;
   }
@@ -160,6 +162,38 @@ export const eachNewImage = (
           failures.set(item.sequence, error);
         }
       }
+      return failures;
+    },
+    options,
+  );
+
+/**
+ * The loop for consumers that hand a whole batch to their use case: each record's new image decoded (one that
+ * cannot be fails on its own), the decoded ones handed over at once, and each the use case reports failed (by
+ * its index among them) fails with its error.
+ */
+export const eachBatchOf = <T>(
+  event: DynamoDBStreamEvent,
+  consumer: string,
+  decode: (item: Record<string, unknown>) => T,
+  handle: (decoded: T[]) => Promise<Map<number, unknown>>,
+  options: LoopOptions,
+) =>
+  consumeRecords(
+    event,
+    consumer,
+    async (items) => {
+      const failures: Failures = new Map();
+      const decoded: { sequence: string; value: T }[] = [];
+      for (const { item, sequence } of items) {
+        try {
+          decoded.push({ sequence, value: decode(item) });
+        } catch (error) {
+          failures.set(sequence, error);
+        }
+      }
+      const failed = await handle(decoded.map((d) => d.value));
+      for (const [i, error] of failed) failures.set(decoded[i]!.sequence, error);
       return failures;
     },
     options,
