@@ -1,4 +1,4 @@
-import type { UserCodeRepository } from '../transformations/ports';
+import type { UserCodeReads } from '../transformations/ports';
 import type { ParkedDeliveryRepository } from './ports';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { publishedTransformation, type PublishedCode } from '../transformations/published';
@@ -14,9 +14,9 @@ export class DeliveryRound {
   private readonly held = new Map<string, { users: Set<string>; checked: Set<string> }>();
 
   constructor(
-    private readonly code: UserCodeRepository,
-    private readonly credentials: CredentialService,
-    private readonly parked: ParkedDeliveryRepository,
+    private readonly code: UserCodeReads,
+    private readonly credentials: Pick<CredentialService, 'forInvocation'>,
+    private readonly parked: Pick<ParkedDeliveryRepository, 'retryingCount' | 'usersWithParked'>,
   ) {}
 
   private once<T>(key: string, load: () => Promise<T>): Promise<T> {

@@ -1,0 +1,76 @@
+import type { Destination } from '../../shared/domain/catalog/schemas';
+import { BatchDelivery } from '../../shared/domain/delivery/batch-delivery';
+import { Circuit } from '../../shared/domain/delivery/circuit';
+import { DeliveryLanes } from '../../shared/domain/delivery/lanes';
+import { deliveryPolicyFromEnv, type DeliveryPolicy } from '../../shared/domain/delivery/policy';
+import { ParkedRetries } from '../../shared/domain/delivery/retries';
+import { DeliveryRound } from '../../shared/domain/delivery/round';
+import { ScheduledDelivery } from '../../shared/domain/delivery/scheduled-delivery';
+import { StreamDelivery } from '../../shared/domain/delivery/stream-delivery';
+import type { IngestPart } from '../../shared/domain/ingestion/records';
+import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
+import { FakeDeliveries, FakeParkedDeliveries, fakeCatalog, type FakeDeliveryStore } from './delivery-fakes';
+
+export const WORKSPACE = 'ws-1';
+export const SOURCE = 'src-1';
+
+/** Short waits: retries due within milliseconds, leases that run out within a test. */
+export const testPolicy = (overrides: Partial<DeliveryPolicy> = {}): DeliveryPolicy => ({
+  ...deliveryPolicyFromEnv({}),
+  baseDelayMs: 5,
+  maxDelayMs: 40,
+  configCacheMs: 0,
+  ...overrides,
+});
+
+export const webhook = (id: string, url: string): Destination => {
+  const at = new Date().toISOString();
+  return { id, name: id, type: 'WEBHOOK', config: { webhookUrl: url }, enabled: true, createdAt: at, updatedAt: at };
+};
+
+/** One stored part of `count` track events, each of the user `userOf(i)`. */
+export function partOf(requestId: string, count: number, userOf: (i: number) => string = (i) => `user-${i}`): IngestPart {
+  const events = Array.from({ length: count }, (_, i) => ({ messageId: `m-${i}`, type: 'track', event: 'Clicked', userId: userOf(i) }));
+  return { workspaceId: WORKSPACE, sourceId: SOURCE, requestId, part: 0, events };
+}
+
+/**
+ * The delivery use cases of one process, over fakes of their ports: a process that dies is one whose use
+ * cases are dropped, and the next is built over the same store.
+ */
+export function deliveryOver(
+  store: FakeDeliveryStore,
+  destinations: Destination[],
+  policy: DeliveryPolicy,
+  options: { suppressed?: Set<string>; parts?: IngestPart[] } = {},
+) {
+  const deliveries = new FakeDeliveries(store);
+  const parked = new FakeParkedDeliveries(store);
+  const catalog = fakeCatalog(SOURCE, destinations);
+  const suppressed = options.suppressed ?? new Set<string>();
+  const suppression = new SuppressionIndex({
+    suppressionsOf: async (_workspaceId, userIds) => new Map(userIds.filter((id) => suppressed.has(id)).map((id) => [id, ['*' as const]])),
+  });
+  const counted = { suppressed: 0 };
+  const ingest = {
+    countSuppressed: async (_workspaceId: string, _sourceId: string, count: number) => void (counted.suppressed += count),
+    readPart: async (_workspaceId: string, _sourceId: string, requestId: string, part: number) =>
+      options.parts?.find((p) => p.requestId === requestId && p.part === part)?.events,
+  };
+  const lanes = new DeliveryLanes(
+    () => policy.laneWaitMs,
+    () => policy.laneMaxWaitMs,
+  );
+  const circuit = new Circuit(() => policy.circuitOpenMs);
+  const code = { listHeads: async () => [], getHead: async () => undefined, getRevision: async () => undefined };
+  const credentials = { forInvocation: async () => ({ values: {}, secrets: [] }) };
+  const round = () => new DeliveryRound(code, credentials, parked);
+  const batches = new BatchDelivery(deliveries, lanes, circuit, policy);
+  return {
+    deliveries,
+    counted,
+    lanes,
+    stream: new StreamDelivery(catalog, ingest, deliveries, suppression, batches, round, lanes, circuit, policy),
+    scheduler: new ScheduledDelivery(catalog, ingest, deliveries, suppression, batches, new ParkedRetries(catalog, parked, circuit, policy), round, lanes),
+  };
+}

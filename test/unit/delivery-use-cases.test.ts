@@ -1,0 +1,113 @@
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { FakeDeliveryStore } from '../support/delivery-fakes';
+import { deliveryOver, partOf, testPolicy, webhook, SOURCE, WORKSPACE } from '../support/delivery-use-cases';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+
+/** The delivery use cases through their ports, over in-memory fakes: no table, a local HTTP destination. */
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  await hook.close();
+});
+beforeEach(() => (hook.received.length = 0));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+const refOf = (requestId: string, destinationId: string) => ({ workspaceId: WORKSPACE, sourceId: SOURCE, destinationId, requestId, part: 0 });
+
+describe('delivering a stream batch', () => {
+  it('sends each event once, finishes the batch, and counts what it delivered', async () => {
+    const store = new FakeDeliveryStore();
+    const part = partOf('r-1', 3);
+    const d = deliveryOver(store, [webhook('d-1', `${hook.url}/one`)], testPolicy());
+    expect(await d.stream.deliverParts([part])).toEqual(new Map());
+    expect(sentTo('/one')).toEqual(['m-0', 'm-1', 'm-2']);
+    expect(await d.deliveries.readBatch(refOf('r-1', 'd-1'))).toEqual({ kind: 'done' });
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-1')).toEqual({ delivered: 3, filtered: 0, aborted: 0, retrying: 0 });
+    // The record handed over again: the batch is done, nothing goes twice.
+    expect(await d.stream.deliverParts([part])).toEqual(new Map());
+    expect(sentTo('/one')).toEqual(['m-0', 'm-1', 'm-2']);
+  });
+
+  it('counts every event exactly once: delivered, aborted, retrying, or suppressed', async () => {
+    const store = new FakeDeliveryStore();
+    hook.on('/mixed', (req, res) => {
+      const { messageId } = req.json as { messageId: string };
+      json(messageId === 'm-1' ? 400 : messageId === 'm-2' ? 503 : 200, { messageId })(req, res);
+    });
+    const part = partOf('r-2', 5);
+    const d = deliveryOver(store, [webhook('d-2', `${hook.url}/mixed`)], testPolicy(), { suppressed: new Set(['user-4']) });
+    expect(await d.stream.deliverParts([part])).toEqual(new Map());
+    // The suppressed user's event goes nowhere; it is counted on its source.
+    expect(sentTo('/mixed')).toEqual(['m-0', 'm-1', 'm-2', 'm-3']);
+    expect(d.counted.suppressed).toBe(1);
+    const counters = await d.deliveries.outcomes(WORKSPACE, 'd-2');
+    expect(counters).toEqual({ delivered: 2, filtered: 0, aborted: 1, retrying: 1 });
+    const { delivered, filtered, aborted, retrying } = counters as Record<string, number>;
+    expect(delivered! + filtered! + aborted! + retrying! + d.counted.suppressed).toBe(part.events.length);
+    expect([...store.parked.values()].map((p) => p.messageId)).toEqual(['m-2']);
+  });
+});
+
+describe("the scheduler's retry and resume", () => {
+  it("parks a failed send, holds its user's next event behind it, and delivers both in order once the destination answers", async () => {
+    const store = new FakeDeliveryStore();
+    hook.on('/flaky', json(503, { error: 'down' }));
+    const part = partOf('r-3', 2, () => 'same-user');
+    const d = deliveryOver(store, [webhook('d-3', `${hook.url}/flaky`)], testPolicy());
+    expect(await d.stream.deliverParts([part])).toEqual(new Map());
+    // Only the first was sent; the second waits behind it, unsent.
+    expect(sentTo('/flaky')).toEqual(['m-0']);
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-3')).toEqual({ delivered: 0, filtered: 0, aborted: 0, retrying: 2 });
+    hook.on('/flaky', json(200, { ok: true }));
+    for (let round = 0; round < 20 && store.parked.size > 0; round++) {
+      await sleep(10);
+      await d.scheduler.runDue();
+    }
+    expect(sentTo('/flaky')).toEqual(['m-0', 'm-0', 'm-1']);
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-3')).toEqual({ delivered: 2, filtered: 0, aborted: 0, retrying: 0 });
+    expect(store.settled.map((s) => [s.messageId, s.outcome])).toEqual([
+      ['m-0', 'delivered'],
+      ['m-1', 'delivered'],
+    ]);
+  });
+
+  it("resumes a batch after its last recorded write once its owner's lease runs out, and sends nothing twice", async () => {
+    const store = new FakeDeliveryStore();
+    const part = partOf('r-4', 5);
+    const destinations = [webhook('d-4', `${hook.url}/resume`)];
+    const policy = testPolicy({ leaseMs: 150 });
+    // The first process records its second send, and its run ends there (a write that went through, then an
+    // error: nothing after it is sent or recorded).
+    const first = deliveryOver(store, destinations, policy);
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    let writes = 0;
+    first.deliveries.writeBatch = async (guard, change) => {
+      const written = await writeBatch(guard, change);
+      if (++writes === 2) throw new Error('the process died');
+      return written;
+    };
+    await first.stream.deliverParts([part]);
+    await first.lanes.idle();
+    expect(sentTo('/resume')).toEqual(['m-0', 'm-1']);
+    expect(await first.deliveries.readBatch(refOf('r-4', 'd-4'))).toMatchObject({ kind: 'sending', position: { progress: 2 } });
+    // The next process: the record comes again while the first owner's lease lives: nothing is sent, the batch
+    // goes where the scheduler finds it once the lease runs out.
+    const next = deliveryOver(store, destinations, policy, { parts: [part] });
+    expect(await next.stream.deliverParts([part])).toEqual(new Map());
+    expect(sentTo('/resume')).toEqual(['m-0', 'm-1']);
+    expect(await next.scheduler.runDue()).toBe(0);
+    await sleep(200);
+    expect(await next.scheduler.runDue()).toBe(1);
+    expect(sentTo('/resume')).toEqual(['m-0', 'm-1', 'm-2', 'm-3', 'm-4']);
+    expect(await next.deliveries.outcomes(WORKSPACE, 'd-4')).toEqual({ delivered: 5, filtered: 0, aborted: 0, retrying: 0 });
+    // Done: neither the stream nor the scheduler sends anything again.
+    expect(await next.stream.deliverParts([part])).toEqual(new Map());
+    expect(await next.scheduler.runDue()).toBe(0);
+    expect(sentTo('/resume')).toHaveLength(5);
+  });
+});
