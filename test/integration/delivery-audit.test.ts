@@ -163,6 +163,31 @@ describe('the delivery audit', () => {
     expect((await audit(`sourceId=${p.source.id}`)).body.destinations[0]).toMatchObject({ states: { ...zero, delivered: 2, inProgress: 3 } });
   });
 
+  it('leaves an event refused at ingestion (oversized) out: the batch it came in audits with nothing missing', async () => {
+    const p = await pipeline();
+    const plain = await p.connect('plain');
+    await p.batch([
+      { type: 'track', userId: 'u0', event: 'Small', messageId: 'ok-1' },
+      { type: 'track', userId: 'u1', event: 'Huge', messageId: 'big-1', properties: { blob: 'x'.repeat(40_000) } },
+      { type: 'track', userId: 'u2', event: 'Small', messageId: 'ok-2' },
+    ]);
+    // Refused at ingestion: never acknowledged, so nothing to deliver and nothing to reconcile.
+    const live = await p.api('GET', `/v2/sources/${p.source.id}/live-events`);
+    expect(live.body.refused).toEqual({ events: 1, lastAt: expect.any(String) });
+    await flow(1);
+    const answer = await audit(`sourceId=${p.source.id}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ complete: true, parts: 1, events: 2, missing: 0 });
+    const [destination] = answer.body.destinations;
+    expect(destination).toMatchObject({
+      destinationId: plain,
+      states: { ...zero, delivered: 2 },
+      missing: [],
+      counters: { delivered: 2, aborted: 0, retrying: 0, filtered: 0 },
+      countersExact: true,
+    });
+  });
+
   it('answers bad input with a 4xx naming the problem', async () => {
     const p = await pipeline();
     const cases: [string, number, string][] = [
