@@ -1,11 +1,12 @@
 import type { Message } from '../../destinations';
 import type { CatalogRepository } from '../catalog/ports';
+import type { Destination } from '../catalog/schemas';
 import type { ParkedDeliveryRepository } from './ports';
 import type { Circuit } from './circuit';
 import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
 import { send } from './sender';
-import { verdictOf } from './verdict';
+import { verdictOf, type Verdict } from './verdict';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -33,53 +34,46 @@ export class ParkedRetries {
     if (!claimed) return false;
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
-    const final = async (status: 'delivered' | 'aborted', requests: ParkedDelivery['requests'], lastError?: string, lastStatus?: number) => {
-      const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
-      if (await this.parked.recordRetry(claimed, { status, requests, lastError, lastStatus, ...error }, at)) {
-        deliveryMetrics(destination?.type ?? 'unknown', { [status]: 1 });
-        // The user's next parked delivery, if any, is due now.
-        const next = await this.parked.firstOfUser(claimed);
-        if (next?.status === 'waiting') await this.parked.reschedule(next, iso(Date.now()));
-      }
-    };
     if (!destination || !destination.enabled) {
-      await final('aborted', claimed.requests, `the destination was ${destination ? 'disabled' : 'deleted'}`, claimed.lastStatus);
+      const reason = `the destination was ${destination ? 'disabled' : 'deleted'}`;
+      await this.final(claimed, destination?.type, at, { status: 'aborted', requests: claimed.requests, lastError: reason, lastStatus: claimed.lastStatus });
       return true;
     }
     const sent = verdictOf(await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, this.circuit));
-    if (sent.kind === 'delivered') await final('delivered', []);
-    else if (sent.kind === 'refused') await final('aborted', sent.remaining, sent.error, sent.status);
-    else if (sent.skipped) {
-      // Not an attempt: the destination is known to be failing; wait for a probe to tell.
-      await this.parked.recordRetry(
-        claimed,
-        {
-          status: 'waiting',
-          requests: claimed.requests,
-          dueAt: iso(Date.now() + retryDelay(this.policy, Math.max(1, claimed.attempts))),
-          countAttempt: false,
-        },
-        at,
-      );
-    } else {
-      const attempts = claimed.attempts + 1;
-      const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
-      if (expired) await final('aborted', sent.remaining, sent.error, sent.status);
-      else {
-        await this.parked.recordRetry(
-          claimed,
-          {
-            status: 'waiting',
-            requests: sent.remaining,
-            lastError: sent.error,
-            lastStatus: sent.status,
-            dueAt: iso(Date.now() + retryDelay(this.policy, attempts)),
-          },
-          at,
-        );
-        deliveryMetrics(destination.type, { retried: 1 });
-      }
-    }
+    await this.settle(claimed, destination, at, sent);
     return true;
+  }
+
+  /** Where a sent attempt leaves the parked delivery: delivered, aborted, or waiting again. */
+  private async settle(claimed: ParkedDelivery, destination: Destination, at: string, sent: Verdict): Promise<void> {
+    if (sent.kind === 'delivered') return this.final(claimed, destination.type, at, { status: 'delivered', requests: [] });
+    const failed = { requests: sent.remaining, lastError: sent.error, lastStatus: sent.status };
+    if (sent.kind === 'refused') return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
+    if (sent.skipped) {
+      // Not an attempt: the destination is known to be failing; wait for a probe to tell.
+      const dueAt = iso(Date.now() + retryDelay(this.policy, Math.max(1, claimed.attempts)));
+      await this.parked.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt, countAttempt: false }, at);
+      return;
+    }
+    const attempts = claimed.attempts + 1;
+    const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
+    if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
+    await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + retryDelay(this.policy, attempts)) }, at);
+    deliveryMetrics(destination.type, { retried: 1 });
+  }
+
+  /** A final outcome (delivered, aborted): recorded, counted, and the user's next parked delivery, if any, is due now. */
+  private async final(
+    claimed: ParkedDelivery,
+    destinationType: string | undefined,
+    at: string,
+    outcome: { status: 'delivered' | 'aborted'; requests: ParkedDelivery['requests']; lastError?: string; lastStatus?: number },
+  ): Promise<void> {
+    const { status, lastError, lastStatus } = outcome;
+    const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
+    if (!(await this.parked.recordRetry(claimed, { ...outcome, ...error }, at))) return;
+    deliveryMetrics(destinationType ?? 'unknown', { [status]: 1 });
+    const next = await this.parked.firstOfUser(claimed);
+    if (next?.status === 'waiting') await this.parked.reschedule(next, iso(Date.now()));
   }
 }
