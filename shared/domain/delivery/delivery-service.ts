@@ -225,6 +225,9 @@ export class DeliveryService {
       // The last send's outcomes are written with the batch's finish.
       if (i <= lastSend || run.parks.length >= MAX_PARKS_PER_WRITE) {
         if (!(await this.write(run))) return;
+        // A stop does not wait for the rest of the batch (sends of seconds each): what is recorded stays, and
+        // the claim goes back due at once, for the next start (or another process) to resume from here.
+        if (deliveryLanes.isStopping) return void (await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now())));
       }
     }
     await this.finish(run, secrets);
@@ -331,7 +334,11 @@ export class DeliveryService {
         destinationId,
         {
           run: async () => {
-            for (const item of queue) if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
+            for (const item of queue) {
+              // A stop takes no more of the round: what is left stays due.
+              if (deliveryLanes.isStopping) break;
+              if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
+            }
           },
           handBack: async () => undefined, // nothing was claimed yet: the items stay due
         },
