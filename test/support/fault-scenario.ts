@@ -120,6 +120,12 @@ class Service {
     process.kill(-pgid, signal);
     const deadline = Date.now() + 60_000;
     while (groupProcesses(pgid).length > 0 && Date.now() < deadline) await sleep(100);
+    // A restart on the same directory while the old group still runs would put two stores on the same files.
+    const left = groupProcesses(pgid);
+    if (left.length > 0) {
+      process.kill(-pgid, 'SIGKILL');
+      throw new Error(`the process group was still running 60 s after ${signal}:\n${left.join('\n')}`);
+    }
   }
 
   leftRunning(): string[] {
