@@ -25,6 +25,8 @@ async function main() {
     events: 2000,
     batchSize: 50,
     senders: 4,
+    // About a batch a second: the SIGKILLs land 10 and 20 s in, in the middle of batches with slow sends.
+    batchEveryMs: 1000,
     failureRate: 0.3,
     slowRate: 0.1,
     slowMs: [2000, 5000],

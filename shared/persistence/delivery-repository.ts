@@ -284,17 +284,20 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return { Put: { TableName: this.store.table, Item: { ...parkedItem(parked), expiresAt: ttl() }, ConditionExpression: 'attribute_not_exists(pk)' } };
   }
 
-  /** Gives a claim back unstarted (a stop): due at once, so the scheduler or the next start takes it. */
+  /**
+   * Gives a claim back (a stop), unstarted or after its last recorded write: due at once, in the scheduler's
+   * index, so the scheduler or the next start takes it.
+   */
   async releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean> {
     try {
       await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
           Key: batchKey(ref),
-          UpdateExpression: 'SET leaseUntil = :lease, gsi1sk = :gsk',
+          UpdateExpression: 'SET leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
           ConditionExpression: '#owner = :owner AND #status = :sending',
           ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
-          ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':lease': now, ':gsk': attention(now, 'B', batchId(ref)).gsi1sk },
+          ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':lease': now, ...indexAt(ref, now) },
         }),
       );
       return true;

@@ -1,14 +1,17 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
 import { shutdownSandbox } from '../../shared/sandbox';
+import { deliveryMachinery } from '../../shared/services';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
-/** A batch's writes when its parks outnumber what one transaction holds (100 items). */
+/** A batch's writes: when its parks outnumber what one transaction holds (100 items), and when a stop cuts it short. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 let rt: TestRuntime;
@@ -103,4 +106,57 @@ it('parks and counts each event once when a split write is made again after dyin
   expect(await deliveries.writeBatch(guard, change)).toMatchObject({ established: true });
   expect(await parked()).toHaveLength(parks.length);
   expect(await retrying()).toBe(parks.length);
+});
+
+it('stops a batch at its next recorded write when the process stops, gives its claim back due at once, and resumes it from there', async () => {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const d = (await api('POST', '/v2/destinations', { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/slow` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  // Each answer takes 200 ms: the whole batch would take 2 s.
+  vendor.on('/slow', (req, res) => void setTimeout(() => json(200, {})(req, res), 200));
+  const sent = () => vendor.received.filter((r) => r.path === '/slow').map((r) => (r.json as { messageId: string }).messageId);
+  expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(10) } })).status).toBe(200);
+  const since = Date.now();
+  while (sent().length < 2 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
+  // The stop waits for the send in flight, not for the rest of the batch.
+  await deliveryMachinery().lanes.stop();
+  expect(sent().length).toBeLessThanOrEqual(3);
+  const { parts } = await new IngestRepository(rt.store).recent(ws.workspaceId, source.id, 1);
+  const batch = await rt.store.doc.send(
+    new GetCommand({ TableName: rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, 0), ConsistentRead: true }),
+  );
+  expect(batch.Item).toMatchObject({ status: 'sending', progress: sent().length, gsi1pk: keys.deliveryAttention });
+  expect(Date.parse(String(batch.Item!.leaseUntil))).toBeLessThanOrEqual(Date.now());
+  // The next run takes it at once, from where it stopped: each event once.
+  await rt.scheduler.runNow();
+  expect(sent()).toEqual(events(10).map((e) => e.messageId));
+  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 10, retrying: 0 });
+});
+
+it("takes no more of the scheduler's round once the process stops: the retries not begun stay due", async () => {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const d = (await api('POST', '/v2/destinations', { name: 'later', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/later` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  // Every event fails once, then each retry is answered after 200 ms.
+  let failing = true;
+  vendor.on('/later', (req, res) => (failing ? json(503, {})(req, res) : void setTimeout(() => json(200, {})(req, res), 200)));
+  expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(6) } })).status).toBe(200);
+  await rt.poller.drain();
+  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 6 });
+  failing = false;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const retried = () => vendor.received.filter((r) => r.path === '/later').length - 6;
+  const round = rt.scheduler.runNow();
+  const since = Date.now();
+  while (retried() < 1 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
+  await deliveryMachinery().lanes.stop();
+  await round;
+  expect(retried()).toBeLessThanOrEqual(2);
+  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body.retrying).toBeGreaterThanOrEqual(4);
+  await rt.scheduler.runNow();
+  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 6, retrying: 0 });
 });

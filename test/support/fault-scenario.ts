@@ -24,6 +24,8 @@ export interface ScenarioOptions {
   /** Single-event requests per phase of the latency measure. */
   latencySamples: number;
   settleTimeoutMs: number;
+  /** Time between one batch and the next, over all senders (default 0: as fast as they go). */
+  batchEveryMs?: number;
   /** Seeds the faults (which requests fail or are slow, and by how much); default 42. */
   seed?: number;
   log?: (line: string) => void;
@@ -79,8 +81,15 @@ class Service {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   async start(): Promise<void> {
-    const [controlPort, dataPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.env, PORT: String(controlPort), DATA_PLANE_PORT: String(dataPort) };
+    const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+    // Free ports for all three, the console's too: another `npm start` on this machine may hold the default.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...this.env,
+      PORT: String(controlPort),
+      DATA_PLANE_PORT: String(dataPort),
+      CONSOLE_PORT: String(consolePort),
+    };
     delete env.AWS_ENDPOINT_URL_DYNAMODB;
     delete env.WEIR_TABLE;
     this.child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -111,6 +120,12 @@ class Service {
     process.kill(-pgid, signal);
     const deadline = Date.now() + 60_000;
     while (groupProcesses(pgid).length > 0 && Date.now() < deadline) await sleep(100);
+    // A restart on the same directory while the old group still runs would put two stores on the same files.
+    const left = groupProcesses(pgid);
+    if (left.length > 0) {
+      process.kill(-pgid, 'SIGKILL');
+      throw new Error(`the process group was still running 60 s after ${signal}:\n${left.join('\n')}`);
+    }
   }
 
   leftRunning(): string[] {
@@ -147,7 +162,9 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     WEIR_ADMIN_USER: 'fault-admin',
     WEIR_ADMIN_PASSWORD: 'fault-admin-password-0123',
     WEIR_OUTBOUND_ALLOWLIST: '127.0.0.1',
-    WEIR_DESTINATION_TIMEOUT_MS: '2000',
+    // Slow answers are slow, not time-outs: a send stays in flight for seconds, as at the operator's who found
+    // that a crash in the middle of such a send lost the rest of its batch (a time-out would open the circuit).
+    WEIR_DESTINATION_TIMEOUT_MS: String(Math.max(2000, 2 * options.slowMs[1])),
     WEIR_DELIVERY_RETRY_BASE_MS: '300',
     WEIR_DELIVERY_CIRCUIT_OPEN_MS: '1000',
     WEIR_DELIVERY_LEASE_MS: '3000',
@@ -195,11 +212,15 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     ];
     let nextBatch = 0;
     let down: Promise<void> | undefined;
+    const firstAt = Date.now();
     const sender = async () => {
       for (;;) {
         if (down) await down;
         const index = nextBatch++;
         if (index >= batches.length) return;
+        // Paced, as clients send: batch n goes n × batchEveryMs after the first (sooner after a restart).
+        const due = firstAt + index * (options.batchEveryMs ?? 0);
+        if (due > Date.now()) await sleep(due - Date.now());
         const fault = faults.find(([, at]) => at === index);
         if (fault && !down) {
           // Let delivery get under way before the fault lands.

@@ -36,7 +36,7 @@ export class BatchDelivery {
   readonly running = new Map<string, Ticket>();
 
   constructor(
-    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch' | 'releaseBatch'>,
     private readonly lanes: DeliveryLanes,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
@@ -82,7 +82,12 @@ export class BatchDelivery {
       await this.sendUnit(run, slots.slice(i, unit.end), unit.sends);
       i = unit.end;
       // The last send's outcomes are written with the batch's finish.
-      if (i <= lastSend && !(await this.write(run))) return;
+      if (i <= lastSend) {
+        if (!(await this.write(run))) return;
+        // A stop does not wait for the rest of the batch (sends of seconds each): what is recorded stays, and
+        // the claim goes back due at once, for the next start (or another process) to resume from here.
+        if (this.lanes.isStopping) return void (await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now())));
+      }
     }
     await this.finish(run, transformed.secrets);
   }

@@ -139,13 +139,21 @@ export class DeliveryLanes {
     if (this.lanes.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }
 
+  /** A stop is under way: work in progress ends at its next recorded write and gives its claim back. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   /** Resolves once no lane has work (tests and the local runtime's drain use it). */
   idle(): Promise<void> {
     if (this.lanes.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** A stop: work in progress finishes, work not begun hands its claim back, nothing new is taken. */
+  /**
+   * A stop: work not begun hands its claim back, work in progress stops at its next recorded write (a batch
+   * gives its claim back there, due at once), nothing new is taken.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     await this.idle();

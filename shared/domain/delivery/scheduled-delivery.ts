@@ -43,7 +43,11 @@ export class ScheduledDelivery {
         destinationId,
         {
           run: async () => {
-            for (const item of queue) if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
+            for (const item of queue) {
+              // A stop takes no more of the round: what is left stays due.
+              if (this.lanes.isStopping) break;
+              if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
+            }
           },
           handBack: async () => undefined, // nothing was claimed yet: the items stay due
         },
