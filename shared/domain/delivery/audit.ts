@@ -194,8 +194,10 @@ export class DeliveryAudit {
     for (const part of parts) {
       const batch = batches.get(`${part.requestId}#${part.part}`);
       const outputs = batch ? outputsOf(batch, part, { parkedBySeq, parkedByMessage, settled }) : undefined;
-      // A finished batch's own outcomes are in the counters (a parked one's end is counted with its settled record).
-      if (outputs && batch?.status === 'done') {
+      // A finished batch's own outcomes are in the counters (a parked one's end is counted with its settled
+      // record); one in progress folds them in when it finishes; an interrupted one nothing will resume never
+      // does, so its outcomes count here and the counters fall short of them.
+      if (outputs && batch && !resumable(batch, scope.now)) {
         for (const { recorded } of outputs.flat()) if (recorded === 'delivered' || recorded === 'aborted' || recorded === 'filtered') audited[recorded]++;
       }
       for (const [index, messageId] of part.messageIds.entries()) {
@@ -210,7 +212,7 @@ export class DeliveryAudit {
           const own = (outputs![index] ?? []).map((o) => o.state);
           if (own.length > 0 && !(batch.status === 'sending' && index === batch.position.progress && batch.position.output > 0)) state = leastSettled(own);
           else if (batch.status === 'done') [state, why] = ['missing', 'its batch finished without an outcome for it'];
-          else if ((batch.leaseUntil ?? '') >= new Date(scope.now).toISOString() || batch.indexed) state = 'inProgress';
+          else if (resumable(batch, scope.now)) state = 'inProgress';
           else [state, why] = ['missing', 'its batch was interrupted and is in no scheduler index: nothing will resume it'];
         }
         states[state]++;
@@ -261,5 +263,9 @@ function outputsOf(
   }
   return outputs;
 }
+
+/** A batch being delivered, or due for the scheduler: its owner's lease is live, or it is in the scheduler's index. */
+const resumable = (batch: BatchRecord, now: number): boolean =>
+  batch.status === 'sending' && ((batch.leaseUntil ?? '') >= new Date(now).toISOString() || batch.indexed);
 
 const leastSettled = (outputs: EventState[]): EventState => PRECEDENCE.find((s) => outputs.includes(s)) ?? 'missing';
