@@ -136,6 +136,7 @@ describe("Segment's paths and bodies", () => {
       ['/v1/t', { rawBody: 'this is not json', headers: text }, 400, /^body: malformed JSON/],
       ['/v1/b', { rawBody: '{"batch": [', headers: text }, 400, /^body: malformed JSON/],
       ['/v1/b', { auth: s.auth, body: { batch: [] } }, 400, /empty batch/],
+      ['/v1/b', { body: { batch: 'not a list' } }, 401, /^Failed to read writeKey/],
       ['/v1/x', { auth: s.auth, body: { anonymousId: 'a' } }, 400, /unknown event type/],
     ];
     for (const [path, options, status, message] of cases) {

@@ -38,12 +38,13 @@ export class IngestService {
 
   async accept(request: IngestRequest): Promise<IngestResult> {
     const type = PATH_TYPES[request.type];
-    const batchBody = type === 'batch' ? validate(BatchBody, request.body, 'body') : undefined;
-    const first = batchBody?.batch[0] as Record<string, unknown> | undefined;
+    // The write key first, as the field's servers check it: a request without one is a 401 whatever its body.
+    const first = Array.isArray(request.body.batch) ? (request.body.batch[0] as Record<string, unknown> | null | undefined) : undefined;
     const writeKey = writeKeyOf(request.authorization, request.body.writeKey, request.queryWriteKey, first?.writeKey);
     const { workspaceId, source } = await this.writeKeys.sourceOf(writeKey);
     // The field's SDKs and servers answer 404 for a disabled source (401 would read as a wrong key).
     if (!source.enabled) throw new NotFoundError('Source is disabled');
+    const batchBody = type === 'batch' ? validate(BatchBody, request.body, 'body') : undefined;
 
     const receivedAt = new Date().toISOString();
     const clock = isSegmentClientPath(request.type) ? 'device-timestamp' : 'original-timestamp';
