@@ -155,7 +155,8 @@ describe('the console, as a new user', () => {
 
   it('writes a transformation, runs it on a sample event, and shows a refused publish with its failing test', async () => {
     await page.getByRole('link', { name: 'Transformations' }).click();
-    await page.getByLabel('Name').fill('Tagger');
+    // The page's own Name field: the page before it (Destinations) has one too until this one renders.
+    await page.locator('#item-name').fill('Tagger');
     await replaceCode(
       'export function transformEvent(event) {\n  if (event.properties && event.properties.plan === "broken") throw new Error("plan broken");\n  return { ...event, properties: { ...event.properties, tagged: "weir" } };\n}\n',
     );
@@ -337,7 +338,7 @@ describe('the console, as a new user', () => {
   it('keeps a library with its revisions and publishes it', async () => {
     await page.getByRole('link', { name: 'Transformations' }).click();
     await page.getByRole('button', { name: 'New library' }).click();
-    await page.getByLabel('Name').fill('Plan Helpers');
+    await page.locator('#item-name').fill('Plan Helpers');
     await replaceCode('export function isPaid(plan) {\n  return plan !== "free";\n}\n');
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Published: its tests passed on the transformations that import it.');
