@@ -14,6 +14,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ingestPartOf } from '../shared/persistence/ingest-repository';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { startStreamPoller } from '../infra/local/stream-poller';
+import { familyOf, partitionReport } from './support/partitions';
 import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usage';
 
 // Cost per million events: one source → one published transformation → one batch vendor (Amplitude) and
@@ -25,6 +26,8 @@ const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 10_000;
 /** Events per SDK request: analytics SDKs flush every 20 events or so. */
 const PER_REQUEST = 20;
 const USERS = 2_000;
+/** The rate the partition accounting scales the pipeline's units to: one source sending this many events a second. */
+const SOURCE_RATE = 50_000;
 /** What this bench printed on 2026-11-24 for the tree before the cost work (one write per event per destination). */
 const BASELINE_USD = 11.877;
 
@@ -240,8 +243,30 @@ function report(
   console.log(`ingestion cpu us/event: ${f((stages.ingestion.cpuMs * 1000) / EVENTS, 0)}`);
   console.log(`delivery writes/event batch vendor: ${f(amplitudeDb.writeRequests / stored, 3)}`);
   console.log(`delivery writes/event webhook: ${f(webhookDb.writeRequests / stored, 3)}`);
+  partitions([stages.ingestion, stages.delivery, stages.capture]);
   console.log(`  ${(BASELINE_USD / total).toFixed(1)}× below the US$${BASELINE_USD} this bench measured on the tree before batched delivery (2026-11-24)`);
   console.log(`usd per million events: ${f(total, 3)}`);
+}
+
+/**
+ * The pipeline's units by partition key (ingestion, delivery to both destinations, capture, the counters they
+ * move; not the people watching live events), scaled to one source sending SOURCE_RATE events a second.
+ */
+function partitions(stages: StageUsage[]): void {
+  const report = partitionReport(
+    stages.flatMap((stage) => (stage.log ?? []).flatMap((request) => request.partitions)),
+    EVENTS,
+    SOURCE_RATE,
+  );
+  const rows = [...report.byKey].map(([key, sum]) => ({ key, wcu: (sum.wcu * SOURCE_RATE) / EVENTS, rcu: (sum.rcu * SOURCE_RATE) / EVENTS }));
+  rows.sort((a, b) => Math.max(b.wcu / 1000, b.rcu / 3000) - Math.max(a.wcu / 1000, a.rcu / 3000));
+  console.log(`\nPartition keys at ${SOURCE_RATE.toLocaleString('en-US')} events a second from one source (limits: 1,000 wcu/s, 3,000 rcu/s a partition)`);
+  console.log('  wcu/s      rcu/s   partition key (family)');
+  for (const row of rows.slice(0, 12)) console.log(`  ${row.wcu.toFixed(0).padStart(7)} ${row.rcu.toFixed(0).padStart(8)}   ${familyOf(row.key)}`);
+  console.log(`  (${rows.length} partition keys in all)`);
+  const rate = `${SOURCE_RATE / 1000}k`;
+  console.log(`hottest partition wcu/s at ${rate} ev/s: ${report.hottestWrite.perSecond.toFixed(0)} (${familyOf(report.hottestWrite.key)})`);
+  console.log(`hottest partition rcu/s at ${rate} ev/s: ${report.hottestRead.perSecond.toFixed(0)} (${familyOf(report.hottestRead.key)})`);
 }
 
 main().catch((error: unknown) => {

@@ -19,6 +19,8 @@ const SUMMARY = [
   'sandbox cold p50 / node:vm fresh',
   'sandbox batch 1000 / node:vm warm',
   'usd per million events',
+  'hottest partition wcu/s at 50k ev/s',
+  'hottest partition rcu/s at 50k ev/s',
 ];
 
 /** Runs one benchmark, echoing its output; resolves with the `name: value` lines it printed. */

@@ -1,4 +1,5 @@
 import type { TableClient } from '../../shared/persistence/table-client';
+import { partitionUse, type PartitionUse } from './partitions';
 
 /**
  * AWS list prices, us-east-1 (DynamoDB on-demand as reduced on 2024-11-01; Lambda on Arm; API Gateway REST
@@ -25,6 +26,8 @@ interface Request {
   rru: number;
   /** The request's keys and items as text, to tell which item (or destination) it was about. */
   keys: string;
+  /** Where its units went, by partition key. */
+  partitions: PartitionUse[];
 }
 
 export interface DbUsage {
@@ -60,14 +63,15 @@ class UsageCounter {
       (next, context) => async (args) => {
         const input = args.input as Record<string, unknown>;
         if (!this.log) return next(args);
-        input.ReturnConsumedCapacity = 'TOTAL';
+        input.ReturnConsumedCapacity = 'INDEXES';
         const result = await next(args);
         const output = result.output as { ConsumedCapacity?: { CapacityUnits?: number; WriteCapacityUnits?: number; ReadCapacityUnits?: number }[] };
         const command = String(context.commandName ?? '');
         const write = WRITES.test(command);
         let units = 0;
         for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
-        this.log?.push({ command, write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input) });
+        const partitions = partitionUse(command, input, result.output as Record<string, unknown>);
+        this.log?.push({ command, write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input), partitions });
         return result;
       },
       { step: 'initialize', name: 'benchUsage' },

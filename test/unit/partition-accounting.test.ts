@@ -1,0 +1,110 @@
+import { familyOf, partitionReport, partitionUse } from '../../bench/support/partitions';
+
+/** The bench's partition accounting: where each request's capacity units landed, by partition key. */
+
+const consumed = (table: number, gsi = 0) => ({
+  ConsumedCapacity: {
+    TableName: 'weir',
+    CapacityUnits: table + gsi,
+    Table: { CapacityUnits: table },
+    ...(gsi && { GlobalSecondaryIndexes: { gsi1: { CapacityUnits: gsi } } }),
+  },
+});
+
+test('a single-item write puts its units on its key, and its index units on the index key it sets', () => {
+  const uses = partitionUse(
+    'UpdateItemCommand',
+    {
+      Key: { pk: 'WS#a#DESTINATION#d#DELIVERY', sk: 'r#0' },
+      UpdateExpression: 'SET leaseUntil = :l, gsi1pk = :gpk',
+      ExpressionAttributeValues: { ':gpk': 'DELIVERY#DUE' },
+    },
+    consumed(3, 1),
+  );
+  expect(uses).toEqual([
+    { key: 'WS#a#DESTINATION#d#DELIVERY', wcu: 3, rcu: 0 },
+    { key: 'gsi1:DELIVERY#DUE', wcu: 1, rcu: 0 },
+  ]);
+});
+
+test('an update that removes an index entry charges the index partition the entry was in', () => {
+  const uses = partitionUse(
+    'UpdateItemCommand',
+    { Key: { pk: 'WS#a#DESTINATION#d#DELIVERY', sk: 'r#0' }, UpdateExpression: 'SET x = :x REMOVE gsi1pk, gsi1sk' },
+    consumed(1, 1),
+  );
+  expect(uses).toContainEqual({ key: 'gsi1:DELIVERY#DUE', wcu: 1, rcu: 0 });
+});
+
+test("a transaction's units are shared out by item size: a 3 KB put takes three times a small update's share", () => {
+  const uses = partitionUse(
+    'TransactWriteItemsCommand',
+    {
+      TransactItems: [
+        { Put: { Item: { pk: 'WS#a#SOURCE#s#INGEST', sk: 'r#0', payload: 'x'.repeat(2900) } } },
+        { Update: { Key: { pk: 'WS#a', sk: 'SOURCESTATS#s' }, UpdateExpression: 'ADD refused :n' } },
+      ],
+    },
+    consumed(8),
+  );
+  expect(uses).toEqual([
+    { key: 'WS#a#SOURCE#s#INGEST', wcu: 6, rcu: 0 },
+    { key: 'WS#a', wcu: 2, rcu: 0 },
+  ]);
+});
+
+test('a batch read charges every key at least the minimum, found or not, on its own partition', () => {
+  const uses = partitionUse(
+    'BatchGetItemCommand',
+    {
+      RequestItems: {
+        weir: {
+          ConsistentRead: true,
+          Keys: [
+            { pk: 'WS#a', sk: 'SUPPRESS#u1' },
+            { pk: 'WS#a', sk: 'SUPPRESS#u2' },
+            { pk: 'WS#b', sk: 'SUPPRESS#u3' },
+          ],
+        },
+      },
+    },
+    { Responses: { weir: [{ pk: 'WS#a', sk: 'SUPPRESS#u1', scopes: ['*'] }] }, ...consumed(1) },
+  );
+  expect(uses).toEqual([
+    { key: 'WS#a', wcu: 0, rcu: 1 },
+    { key: 'WS#a', wcu: 0, rcu: 1 },
+    { key: 'WS#b', wcu: 0, rcu: 1 },
+  ]);
+});
+
+test('a query charges the partition of its key condition, on the index when it names one', () => {
+  expect(
+    partitionUse(
+      'QueryCommand',
+      { KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': 'WS#a', ':p': 'X' } },
+      consumed(2),
+    ),
+  ).toEqual([{ key: 'WS#a', wcu: 0, rcu: 2 }]);
+  expect(
+    partitionUse(
+      'QueryCommand',
+      { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :g AND gsi1sk <= :now', ExpressionAttributeValues: { ':g': 'DELIVERY#DUE' } },
+      consumed(0, 1.5),
+    ),
+  ).toEqual([{ key: 'gsi1:DELIVERY#DUE', wcu: 0, rcu: 1.5 }]);
+});
+
+test('the report scales each key to the rate, names the hottest, and families hide ids and shard numbers', () => {
+  const report = partitionReport(
+    [
+      { key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM#SOURCE#01M8BHF8XZ0ZVM60N0JPYH6TN5#INGEST#3', wcu: 20, rcu: 0 },
+      { key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM', wcu: 5, rcu: 30 },
+      { key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM', wcu: 5, rcu: 0 },
+    ],
+    1000,
+    50_000,
+  );
+  expect(report.hottestWrite).toEqual({ key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM#SOURCE#01M8BHF8XZ0ZVM60N0JPYH6TN5#INGEST#3', perSecond: 1000 });
+  expect(report.hottestRead).toEqual({ key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM', perSecond: 1500 });
+  expect(familyOf(report.hottestWrite.key)).toBe('WS#<id>#SOURCE#<id>#INGEST#<n>');
+});
