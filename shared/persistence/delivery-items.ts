@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ParkedDelivery, type OutcomeCounts, type OutcomeError } from '../domain/delivery/records';
+import { counterShard } from './counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';
 
@@ -70,7 +71,7 @@ export function statsItem(table: string, workspaceId: string, destinationId: str
   return {
     Update: {
       TableName: table,
-      Key: keys.destinationStats(workspaceId, destinationId),
+      Key: keys.destinationStats(workspaceId, destinationId, counterShard()),
       UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
       ExpressionAttributeValues: values,
     },

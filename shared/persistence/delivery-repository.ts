@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
@@ -13,6 +13,7 @@ import {
   type ParkedDelivery,
 } from '../domain/delivery/records';
 import { keys } from './keys';
+import { readCounters } from './counters';
 import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
 import { isConditionFailure, queryAll, refusedItems, type TableClient, type TransactItem } from './table-client';
 
@@ -365,11 +366,9 @@ export class DeliveryRepository implements ports.DeliveryRepository {
 
   // --- outcomes --------------------------------------------------------------------------------------------
 
+  /** A destination's counters, summed over their shards (strongly consistent). */
   async outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.destinationStats(workspaceId, destinationId), ConsistentRead: true }),
-    );
-    return Item;
+    return readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
   }
 }
 

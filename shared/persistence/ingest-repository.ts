@@ -5,6 +5,7 @@ import type { RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
 import type { IngestBatch, IngestPart, RecentPart, SourceStats, StoredPart } from '../domain/ingestion/records';
 import { keys } from './keys';
+import { counterShard, readCounters } from './counters';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
 
@@ -94,7 +95,7 @@ export class IngestRepository implements ports.IngestRepository {
         {
           Update: {
             TableName: table,
-            Key: keys.sourceStats(workspaceId, sourceId),
+            Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
             UpdateExpression: 'ADD refused :n SET lastRefusedAt = :at',
             ExpressionAttributeValues: { ':n': refused.length, ':at': receivedAt },
           },
@@ -197,7 +198,7 @@ export class IngestRepository implements ports.IngestRepository {
     await this.store.doc.send(
       new UpdateCommand({
         TableName: this.store.table,
-        Key: keys.sourceStats(workspaceId, sourceId),
+        Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
         UpdateExpression: 'ADD suppressed :n SET lastSuppressedAt = :at',
         ExpressionAttributeValues: { ':n': count, ':at': at },
       }),
@@ -205,12 +206,12 @@ export class IngestRepository implements ports.IngestRepository {
   }
 
   async sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.sourceStats(workspaceId, sourceId) }));
+    const sum = (await readCounters(this.store, keys.sourceStatsShards(workspaceId, sourceId))) ?? {};
     return {
-      suppressed: Number(Item?.suppressed ?? 0),
-      ...(Item?.lastSuppressedAt && { lastSuppressedAt: String(Item.lastSuppressedAt) }),
-      refused: Number(Item?.refused ?? 0),
-      ...(Item?.lastRefusedAt && { lastRefusedAt: String(Item.lastRefusedAt) }),
+      suppressed: Number(sum.suppressed ?? 0),
+      ...(typeof sum.lastSuppressedAt === 'string' && { lastSuppressedAt: sum.lastSuppressedAt }),
+      refused: Number(sum.refused ?? 0),
+      ...(typeof sum.lastRefusedAt === 'string' && { lastRefusedAt: sum.lastRefusedAt }),
     };
   }
 }

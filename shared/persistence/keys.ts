@@ -1,5 +1,6 @@
 import { ValidationError } from '../domain/errors';
 import type { UserCodeKind } from '../domain/transformations/schemas';
+import { COUNTER_SHARDS } from './counters';
 
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
@@ -8,6 +9,7 @@ import type { UserCodeKind } from '../domain/transformations/schemas';
  * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
 const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
@@ -144,14 +146,29 @@ export const keys = bounded({
     sk: `${consumer}#${eventId}`,
   }),
   parkedRecordsDue: 'PARKED#DUE',
-  /** Outcome counters and last errors of a destination. */
-  destinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
+  /**
+   * Outcome counters and last errors of a destination: one item per counter shard, each in the workspace's
+   * counter partition of that shard (`counters.ts`), so a busy destination's counting heats none…
+   */
+  destinationStats: (workspaceId: string, destinationId: string, shard: number) => ({
+    pk: statsPartition(workspaceId, shard),
+    sk: `DESTSTATS#${destinationId}`,
+  }),
+  /** …read as the sum of all of them, with the item of the layout before shards (in the workspace's partition). */
+  destinationStatsShards: (workspaceId: string, destinationId: string) => [
+    { pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` },
+    ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `DESTSTATS#${destinationId}` })),
+  ],
   /** Credentials for transformations: each value sealed with the workspace's data key, kept wrapped beside them. */
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
   credentialPrefix: 'CREDENTIAL#',
   credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),
-  /** Counters of a source (suppressed events so far). */
-  sourceStats: (workspaceId: string, sourceId: string) => ({ pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` }),
+  /** Counters of a source (suppressed and refused events so far), sharded as a destination's. */
+  sourceStats: (workspaceId: string, sourceId: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` }),
+  sourceStatsShards: (workspaceId: string, sourceId: string) => [
+    { pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` },
+    ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` })),
+  ],
   /**
    * Event schemas (area D), in a partition per source: per event model a summary item (what listings read),
    * a sketch head (revision, counts and the journal capture rewrites) and a sketch base (the snapshot the

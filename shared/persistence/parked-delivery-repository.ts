@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/delivery/ports';
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
+import { readCounters } from './counters';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
 /**
@@ -16,15 +17,8 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
 
   /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */
   async retryingCount(workspaceId: string, destinationId: string): Promise<number> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({
-        TableName: this.store.table,
-        Key: keys.destinationStats(workspaceId, destinationId),
-        ConsistentRead: true,
-        ProjectionExpression: 'retrying',
-      }),
-    );
-    return Number(Item?.retrying ?? 0);
+    const sum = await readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId), { projection: ['retrying'] });
+    return Number(sum?.retrying ?? 0);
   }
 
   /** The users among `userKeys` with a delivery parked at the destination: one query each. */

@@ -1,0 +1,64 @@
+import { randomInt } from 'node:crypto';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableClient } from './table-client';
+
+/**
+ * Sharded counters: a source's or destination's counters are spread over COUNTER_SHARDS items, each in a
+ * partition of its own, so that the writes of a busy destination (one per finished batch, in the transaction of
+ * the state change it counts) never heat one partition; a read sums them. The item of the layout before
+ * sharding (in the workspace's partition) is read with them and never written again.
+ */
+export const COUNTER_SHARDS = 32;
+
+/** The shard a write adds to: any will do, since reads sum them all; drawn at random, so writes spread evenly. */
+export const counterShard = (): number => randomInt(COUNTER_SHARDS);
+
+type Key = { pk: string; sk: string };
+type Item = Record<string, unknown>;
+
+/** How many of the last errors a destination shows. */
+const LAST_ERRORS = 10;
+
+/**
+ * The counters of one owner, summed over its shards: numbers added, times (ISO strings) the latest,
+ * `lastErrors` merged in time order and cut to the last ten. Undefined when no shard was ever written.
+ */
+export async function readCounters(store: TableClient, keys: Key[], options: { projection?: string[] } = {}): Promise<Item | undefined> {
+  const found: Item[] = [];
+  let request: Key[] | undefined = keys;
+  const names = options.projection && Object.fromEntries(options.projection.map((name, i) => [`#p${i}`, name]));
+  while (request && request.length > 0) {
+    const batch: Key[] = request.slice(0, 100);
+    const rest: Key[] = request.slice(100);
+    const answer = await store.doc.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [store.table]: {
+            Keys: batch,
+            ConsistentRead: true,
+            ...(names && { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names }),
+          },
+        },
+      }),
+    );
+    found.push(...(answer.Responses?.[store.table] ?? []));
+    request = [...((answer.UnprocessedKeys?.[store.table]?.Keys as Key[] | undefined) ?? []), ...rest];
+  }
+  return found.length === 0 ? undefined : sumCounters(found);
+}
+
+/** Shards summed into one: what each owner's counters read as. */
+export function sumCounters(shards: Item[]): Item {
+  const sum: Item = {};
+  const errors: { at?: string }[] = [];
+  for (const shard of shards) {
+    for (const [name, value] of Object.entries(shard)) {
+      if (name === 'pk' || name === 'sk') continue;
+      if (name === 'lastErrors' && Array.isArray(value)) errors.push(...(value as { at?: string }[]));
+      else if (typeof value === 'number') sum[name] = Number(sum[name] ?? 0) + value;
+      else if (typeof value === 'string' && (sum[name] === undefined || value > String(sum[name]))) sum[name] = value;
+    }
+  }
+  if (errors.length > 0) sum.lastErrors = errors.sort((a, b) => String(a.at ?? '').localeCompare(String(b.at ?? ''))).slice(-LAST_ERRORS);
+  return sum;
+}
