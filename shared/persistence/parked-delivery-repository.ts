@@ -4,7 +4,6 @@ import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/del
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
-import { readCounters } from './counters';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
 /**
@@ -15,10 +14,24 @@ import { isConditionFailure, queryAll, type TableClient, type TransactItem } fro
 export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository {
   constructor(private readonly store: TableClient) {}
 
-  /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */
-  async retryingCount(workspaceId: string, destinationId: string): Promise<number> {
-    const sum = await readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId), { projection: ['retrying'] });
-    return Number(sum?.retrying ?? 0);
+  /**
+   * Whether any delivery is parked at a destination, strongly consistent: the first key of its retry
+   * partition, one read unit (a parked delivery is there from the write that counts it as retrying to the
+   * one that counts its end).
+   */
+  async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
+    const { pk } = keys.deliveryRetry(workspaceId, destinationId, '', '');
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    return Items.length > 0;
   }
 
   /** The users among `userKeys` with a delivery parked at the destination: one query each. */

@@ -182,8 +182,8 @@ export class FakeParkedDeliveries implements ParkedDeliveryRepository {
       .sort((a, b) => (a.seq ?? '').localeCompare(b.seq ?? ''));
   }
 
-  async retryingCount(_workspaceId: string, destinationId: string): Promise<number> {
-    return this.store.countersOf(destinationId).retrying;
+  async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
+    return [...this.store.parked.values()].some((p) => p.workspaceId === workspaceId && p.destinationId === destinationId);
   }
 
   async usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]> {

@@ -104,8 +104,8 @@ export interface SettledDelivery {
  * small record of how it ended).
  */
 export interface ParkedDeliveryRepository {
-  /** How many deliveries are parked at a destination (its `retrying` counter), strongly consistent. */
-  retryingCount(workspaceId: string, destinationId: string): Promise<number>;
+  /** Whether any delivery is parked at a destination, strongly consistent. */
+  anyParked(workspaceId: string, destinationId: string): Promise<boolean>;
   /** The users among `userKeys` with a delivery parked at the destination. */
   usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]>;
   /** The user's first parked delivery at its destination (the one whose turn it is), if any. */

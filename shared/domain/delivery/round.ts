@@ -16,7 +16,7 @@ export class DeliveryRound {
   constructor(
     private readonly code: UserCodeReads,
     private readonly credentials: Pick<CredentialService, 'forInvocation'>,
-    private readonly parked: Pick<ParkedDeliveryRepository, 'retryingCount' | 'usersWithParked'>,
+    private readonly parked: Pick<ParkedDeliveryRepository, 'anyParked' | 'usersWithParked'>,
   ) {}
 
   private once<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -35,16 +35,15 @@ export class DeliveryRound {
   }
 
   /**
-   * The users held at a destination (a delivery of theirs is parked): one read of the destination's counters
-   * per round, one query per user only while something is parked there. The set is shared: what a batch
+   * The users held at a destination (a delivery of theirs is parked): one read of whether anything is parked
+   * there per round, one query per user only while something is. The set is shared: what a batch
    * parks holds that user's events in the round's later batches too.
    */
   async heldAt(workspaceId: string, destinationId: string, userKeys: string[]): Promise<Set<string>> {
     const key = `${workspaceId}#${destinationId}`;
     let entry = this.held.get(key);
     if (!entry) this.held.set(key, (entry = { users: new Set(), checked: new Set() }));
-    const retrying = await this.once(`retrying#${key}`, () => this.parked.retryingCount(workspaceId, destinationId));
-    if (retrying > 0) {
+    if (await this.once(`parked#${key}`, () => this.parked.anyParked(workspaceId, destinationId))) {
       const unknown = [...new Set(userKeys)].filter((user) => !entry.checked.has(user) && !entry.users.has(user));
       for (const user of unknown) entry.checked.add(user);
       for (const user of await this.parked.usersWithParked(workspaceId, destinationId, unknown)) entry.users.add(user);
