@@ -71,7 +71,14 @@ class UsageCounter {
         let units = 0;
         for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
         const partitions = partitionUse(command, input, result.output as Record<string, unknown>);
-        this.log?.push({ command, write, wru: write ? units : 0, rru: write ? 0 : units, keys: JSON.stringify(input), partitions });
+        // Reads as AWS bills them: a key that finds nothing still costs the minimum (DynamoDB Local reports 0).
+        const rru = write
+          ? 0
+          : Math.max(
+              units,
+              partitions.reduce((n, p) => n + p.rcu, 0),
+            );
+        this.log?.push({ command, write, wru: write ? units : 0, rru, keys: JSON.stringify(input), partitions });
         return result;
       },
       { step: 'initialize', name: 'benchUsage' },
