@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ValidationError } from '../domain/errors';
 import type { UserCodeKind } from '../domain/transformations/schemas';
 import { COUNTER_SHARDS } from './counters';
@@ -9,6 +10,13 @@ import { COUNTER_SHARDS } from './counters';
  * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+/**
+ * The suppression index's partitions: every stream batch reads its distinct users' items strongly consistent
+ * (a read unit each, found or not), so one partition would cap a workspace near 2,000 events a second.
+ */
+export const SUPPRESSION_SHARDS = 64;
+/** A key's shard: its SHA-256 folded to one of `count`. */
+const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
@@ -81,7 +89,13 @@ export const keys = bounded({
    * …one suppression item per regulated user, holding one attribute per regulation in force, read by
    * ingestion with one BatchGet per request…
    */
-  suppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
+  suppression: (workspaceId: string, userId: string) => ({
+    pk: `${ws(workspaceId)}#SUPPRESS#${shardOf(userId, SUPPRESSION_SHARDS)}`,
+    sk: `SUPPRESS#${userId}`,
+  }),
+  /** …spread over SUPPRESSION_SHARDS partitions by the user's hash (before, all in the workspace's partition). */
+  legacySuppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
+  suppressionPrefix: 'SUPPRESS#',
   /** …the deletion jobs of a regulation, one per destination, in a partition of their own… */
   deletionJob: (workspaceId: string, regulationId: string, destinationId: string) => ({
     pk: `${ws(workspaceId)}#REG#${regulationId}`,

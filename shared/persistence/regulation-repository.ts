@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
@@ -14,6 +14,8 @@ const USERS_PER_TRANSACTION = 25;
 
 /** Regulations, the per-user suppression items, listing cursors and idempotency records of a workspace. */
 export class RegulationRepository implements ports.RegulationRepository {
+  private readonly legacy = new Map<string, { present: boolean; until: number }>();
+
   constructor(private readonly store: TableClient) {}
 
   // --- regulations and their suppression ---------------------------------------------------------------------
@@ -97,7 +99,51 @@ export class RegulationRepository implements ports.RegulationRepository {
     } catch (error) {
       if (!isConditionFailure(error)) throw error; // canceled meanwhile by another call
     }
+    await this.liftLegacy(workspaceId, current.attributes.userId!, id);
     return this.getRegulation(workspaceId, id);
+  }
+
+  /**
+   * A regulation written before the index was sharded keeps its entry in the workspace's partition: a cancel
+   * lifts it there too (right after its transaction; until then the user stays suppressed, never the other way).
+   */
+  private async liftLegacy(workspaceId: string, userId: string, id: string): Promise<void> {
+    if (!(await this.hasLegacySuppressions(workspaceId))) return;
+    await this.store.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: keys.legacySuppression(workspaceId, userId),
+          UpdateExpression: 'REMOVE #scope',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#scope': scopeAttribute(id) },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  /**
+   * Whether the workspace has suppression entries of the layout before shards: one key's read, remembered by
+   * this process for a minute (a process of the version before may still write one while a deployment rolls).
+   */
+  private async hasLegacySuppressions(workspaceId: string): Promise<boolean> {
+    const known = this.legacy.get(workspaceId);
+    if (known && known.until > Date.now()) return known.present;
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.suppressionPrefix },
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+        Limit: 1,
+      }),
+    );
+    const present = Items.length > 0;
+    this.legacy.set(workspaceId, { present, until: Date.now() + 60_000 });
+    return present;
   }
 
   /**
@@ -153,8 +199,10 @@ export class RegulationRepository implements ports.RegulationRepository {
    */
   async suppressionsOf(workspaceId: string, userIds: string[]): Promise<Map<string, SuppressionScope[]>> {
     const result = new Map<string, SuppressionScope[]>();
-    for (let i = 0; i < userIds.length; i += 100) {
-      let requested: Record<string, unknown>[] = userIds.slice(i, i + 100).map((userId) => keys.suppression(workspaceId, userId));
+    const legacy = await this.hasLegacySuppressions(workspaceId);
+    const wanted = userIds.flatMap((userId) => [keys.suppression(workspaceId, userId), ...(legacy ? [keys.legacySuppression(workspaceId, userId)] : [])]);
+    for (let i = 0; i < wanted.length; i += 100) {
+      let requested: Record<string, unknown>[] = wanted.slice(i, i + 100);
       for (let round = 0; requested.length > 0; round++) {
         if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 20 * 2 ** round)));
         const answer = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: requested, ConsistentRead: true } } }));
@@ -163,7 +211,7 @@ export class RegulationRepository implements ports.RegulationRepository {
           const scopes = Object.entries(item)
             .filter(([name]) => name.startsWith(SCOPE_PREFIX))
             .map(([, scope]) => scope as SuppressionScope);
-          if (scopes.length > 0) result.set(userId, scopes);
+          if (scopes.length > 0) result.set(userId, [...(result.get(userId) ?? []), ...scopes]);
         }
         requested = (answer.UnprocessedKeys?.[this.store.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
       }

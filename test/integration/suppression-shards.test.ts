@@ -1,0 +1,92 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { keys } from '../../shared/persistence/keys';
+import { shutdownSandbox } from '../../shared/sandbox';
+import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * The suppression index in shards: each user's entry in one of the workspace's suppression partitions, by
+ * the user's hash, so the consumers' reads of a busy workspace heat none; entries written before the index
+ * was sharded (in the workspace's partition) still suppress, and a cancel lifts them.
+ */
+let rt: TestRuntime;
+let vendor: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+  vendor = await startDestinationServer();
+  vendor.on('/hook', json(200, {}));
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  await vendor.close();
+  await rt.stop();
+  await shutdownSandbox();
+});
+
+async function pipeline() {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/hook` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const send = async (prefix: string, users: string[]) => {
+    const batch = users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${userId}` }));
+    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await rt.poller.drain();
+  };
+  const delivered = (prefix: string) =>
+    vendor.received
+      .filter((r) => r.path === '/hook')
+      .map((r) => String((r.json as { messageId: string }).messageId))
+      .filter((id) => id.startsWith(`${prefix}-`))
+      .sort();
+  return { ws, api, send, delivered };
+}
+
+it("keeps each suppressed user's entry in its hash's partition, and suppresses them there", async () => {
+  const { ws, api, send, delivered } = await pipeline();
+  const users = Array.from({ length: 12 }, (_, i) => `suppressed-${i}`);
+  expect((await api('POST', '/v2/regulations', { regulationType: 'suppress', users: users.map((userId) => ({ userId })) })).status).toBe(201);
+
+  const partitions = new Set<string>();
+  for (const userId of users) {
+    const key = keys.suppression(ws.workspaceId, userId);
+    const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: key, ConsistentRead: true }));
+    expect(Item).toBeDefined();
+    partitions.add(key.pk);
+  }
+  expect(partitions.size).toBeGreaterThan(1);
+  const { Items = [] } = await rt.store.doc.send(
+    new QueryCommand({
+      TableName: rt.store.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.workspacePartition(ws.workspaceId), ':p': keys.suppressionPrefix },
+      ConsistentRead: true,
+    }),
+  );
+  expect(Items).toEqual([]);
+
+  await send('a', [...users, 'free-1', 'free-2']);
+  expect(delivered('a')).toEqual(['a-free-1', 'a-free-2']);
+});
+
+it('still suppresses a user whose entry was written before the index was sharded, and a cancel lifts it', async () => {
+  const { ws, api, send, delivered } = await pipeline();
+  const created = await api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'old-user' }] });
+  expect(created.status).toBe(201);
+  // The entry as the layout before shards kept it: in the workspace's partition.
+  const sharded = keys.suppression(ws.workspaceId, 'old-user');
+  const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: sharded, ConsistentRead: true }));
+  await rt.store.doc.send(new DeleteCommand({ TableName: rt.store.table, Key: sharded }));
+  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...Item, ...keys.legacySuppression(ws.workspaceId, 'old-user') } }));
+
+  await send('before', ['old-user', 'other-user']);
+  expect(delivered('before')).toEqual(['before-other-user']);
+
+  const id = (await api('GET', '/v2/regulations?userId=old-user')).body.data[0].id as string;
+  expect((await api('DELETE', `/v2/regulations/${id}`)).status).toBe(200);
+  await send('after', ['old-user']);
+  expect(delivered('after')).toEqual(['after-old-user']);
+});
