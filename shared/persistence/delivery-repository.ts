@@ -1,21 +1,23 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { BatchGetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
   BatchRef,
   batchIdOf,
-  DeliverySample,
+  type DeliverySample,
   type BatchGuard,
   type BatchState,
   type GuardChange,
   type NeedingAttention,
   type ParkedDelivery,
 } from '../domain/delivery/records';
+import { DeliveryBatchReads } from './delivery-batch-reads';
 import { keys } from './keys';
+import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
 import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
-import { isConditionFailure, queryAll, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
@@ -39,8 +41,9 @@ function renews(guard: BatchGuard, leaseUntil: string): boolean {
   const left = Date.parse(guard.leaseUntil) - Date.now();
   return left < (Date.parse(leaseUntil) - Date.now()) / 2;
 }
-const batchKey = (b: BatchRef) => keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
 const batchId = batchIdOf;
+/** An item of the layout before shards: its partition key ends at `#DELIVERY`. */
+const isLegacy = (item: Record<string, unknown>) => String(item.pk).endsWith('#DELIVERY');
 const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
 
 function stateOf(item: Record<string, unknown>): BatchState {
@@ -83,7 +86,21 @@ export const MAX_PARKS_PER_WRITE = 90;
  * transaction) as the state change it counts.
  */
 export class DeliveryRepository implements ports.DeliveryRepository {
-  constructor(private readonly store: TableClient) {}
+  private readonly legacy: LegacyLayout;
+  private readonly reads: DeliveryBatchReads;
+  /** Batches found in the layout before shards: their writes go where they are. */
+  private readonly legacyBatches = new Set<string>();
+
+  constructor(private readonly store: TableClient) {
+    this.legacy = new LegacyLayout(store);
+    this.reads = new DeliveryBatchReads(store, this.legacy);
+  }
+
+  /** Where a batch's item is: its shard's partition, or the one of the layout before shards if it was found there. */
+  private keyOf(b: BatchRef) {
+    const at = this.legacyBatches.has(batchId(b)) ? keys.legacyDeliveryBatch : keys.deliveryBatch;
+    return at(b.workspaceId, b.destinationId, b.requestId, b.part);
+  }
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
   async readBatch(ref: BatchRef): Promise<BatchState> {
@@ -95,13 +112,23 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     const states = new Map<string, BatchState>(refs.map((ref) => [batchId(ref), { kind: 'absent' }]));
     // Each batch once: a stream batch may hand the same record over twice.
     const distinct = [...new Map(refs.map((ref) => [batchId(ref), ref])).values()];
-    for (let i = 0; i < distinct.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = distinct.slice(i, i + 100).map(batchKey);
+    const wanted: Record<string, unknown>[] = [];
+    for (const ref of distinct) {
+      wanted.push(keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
+      const old = keys.legacyDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+      if (await this.legacy.holds(old.pk)) wanted.push(old);
+    }
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
       while (request && request.length > 0) {
         const answer: BatchGetCommandOutput = await this.store.doc.send(
           new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
         );
-        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(batchIdOfItem(item), stateOf(item));
+        for (const item of answer.Responses?.[this.store.table] ?? []) {
+          const id = batchIdOfItem(item);
+          if (isLegacy(item)) this.legacyBatches.add(id);
+          states.set(id, stateOf(item));
+        }
         request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
       }
     }
@@ -130,7 +157,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
-          Key: batchKey(ref),
+          Key: this.keyOf(ref),
           UpdateExpression:
             'SET entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, ' +
             '#owner = :owner, #status = :sending, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk, progress = if_not_exists(progress, :zero), ' +
@@ -157,7 +184,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
-          Key: batchKey(ref),
+          Key: this.keyOf(ref),
           UpdateExpression: 'SET gsi1pk = :gpk, gsi1sk = :gsk',
           ConditionExpression: 'leaseUntil = :lease AND #status = :sending',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -221,7 +248,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     let parks = group;
     while (parks.length > 0) {
       const { ref } = guard;
-      const check: TransactItem = { ConditionCheck: { TableName: this.store.table, Key: batchKey(ref), ...ownership(guard) } };
+      const check: TransactItem = { ConditionCheck: { TableName: this.store.table, Key: this.keyOf(ref), ...ownership(guard) } };
       const stats = statsItem(this.store.table, ref.workspaceId, ref.destinationId, { retrying: parks.length }, [], new Date().toISOString());
       try {
         await this.store.doc.send(new TransactWriteCommand({ TransactItems: [check, stats, ...parks.map((p) => this.parkPut(p))] }));
@@ -272,7 +299,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return {
       Update: {
         TableName: this.store.table,
-        Key: batchKey(ref),
+        Key: this.keyOf(ref),
         UpdateExpression: `SET ${set.join(', ')}${remove}`,
         ConditionExpression: condition.ConditionExpression,
         ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
@@ -294,7 +321,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
-          Key: batchKey(ref),
+          Key: this.keyOf(ref),
           UpdateExpression: 'SET leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
           ConditionExpression: '#owner = :owner AND #status = :sending',
           ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
@@ -308,42 +335,12 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     }
   }
 
-  /** The most recent finished batches of a destination, newest first (what was sent and answered). */
-  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.deliveryBatch(workspaceId, destinationId, '', 0).pk },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }));
+  recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
+    return this.reads.recentBatches(workspaceId, destinationId, limit);
   }
 
-  /**
-   * The batches of a destination from one source, whose sort keys (request id, part) lie from `fromSk` to
-   * `toSk`: where each stands, its trail, and whether it is in the scheduler's index. Samples are not read.
-   */
-  async batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
-    const items = await queryAll(this.store, {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      FilterExpression: 'sourceId = :source',
-      ExpressionAttributeValues: { ':pk': keys.deliveryBatch(workspaceId, destinationId, '', 0).pk, ':from': fromSk, ':to': toSk, ':source': sourceId },
-      ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
-      ProjectionExpression: 'requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk',
-      ConsistentRead: true,
-    });
-    return items.map((item) => ({
-      requestId: String(item.requestId),
-      part: Number(item.part),
-      status: item.status === 'sending' ? 'sending' : 'done',
-      position: { progress: Number(item.progress ?? 0), output: Number(item.output ?? 0) },
-      ...(typeof item.trail === 'string' && { trail: item.trail }),
-      ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),
-      indexed: item.gsi1pk !== undefined,
-    }));
+  batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
+    return this.reads.batchesBetween(workspaceId, destinationId, sourceId, fromSk, toSk);
   }
 
   /** Batches whose lease ran out and retries that are due, oldest first. */
@@ -358,7 +355,11 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       }),
     );
     return Items.flatMap((item): NeedingAttention[] => {
-      if (item.entity === 'deliveryBatch') return [{ kind: 'batch', ref: BatchRef.parse(item) }];
+      if (item.entity === 'deliveryBatch') {
+        const ref = BatchRef.parse(item);
+        if (isLegacy(item)) this.legacyBatches.add(batchId(ref));
+        return [{ kind: 'batch', ref }];
+      }
       if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
       return [];
     });
@@ -370,23 +371,4 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   async outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
     return readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
   }
-}
-
-/**
- * Samples are kept as gzipped JSON: they hold events, which may nest deeper than the 32 levels a DynamoDB map
- * allows, and alike events compress well (a batch's item is written in a transaction, at twice the units per
- * KB). Items written before kept them as JSON text or as maps; all read the same.
- */
-function samplesOf(value: unknown): DeliverySample[] {
-  let parsed: unknown = value;
-  if (value instanceof Uint8Array) value = gunzipSync(value).toString('utf8');
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return [];
-    }
-  }
-  const samples = DeliverySample.array().safeParse(parsed ?? []);
-  return samples.success ? samples.data : [];
 }

@@ -17,6 +17,9 @@ const ws = (workspaceId: string) => `WS#${workspaceId}`;
 export const SUPPRESSION_SHARDS = 64;
 /** A key's shard: its SHA-256 folded to one of `count`. */
 const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
+/** Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends. */
+export const DELIVERY_SHARDS = 64;
+const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
@@ -129,7 +132,17 @@ export const keys = bounded({
    * events fully handled) advanced after each, so a redelivered record or a restart resends nothing.
    */
   deliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
-    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`,
+    pk: `${deliveryPartition(workspaceId, destinationId)}#${shardOf(`${requestId}#${part}`, DELIVERY_SHARDS)}`,
+    sk: `${requestId}#${part}`,
+  }),
+  /**
+   * …spread over DELIVERY_SHARDS partitions by the batch's hash (a webhook's batch is written once per event
+   * sent), read across them all; before, all in one partition per destination, still read while any is left.
+   */
+  deliveryBatchPartitions: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: DELIVERY_SHARDS }, (_, shard) => `${deliveryPartition(workspaceId, destinationId)}#${shard}`),
+  legacyDeliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
+    pk: deliveryPartition(workspaceId, destinationId),
     sk: `${requestId}#${part}`,
   }),
   /**

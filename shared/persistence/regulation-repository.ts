@@ -1,5 +1,6 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
+import { LegacyLayout } from './legacy-layout';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
@@ -14,9 +15,11 @@ const USERS_PER_TRANSACTION = 25;
 
 /** Regulations, the per-user suppression items, listing cursors and idempotency records of a workspace. */
 export class RegulationRepository implements ports.RegulationRepository {
-  private readonly legacy = new Map<string, { present: boolean; until: number }>();
+  private readonly legacy: LegacyLayout;
 
-  constructor(private readonly store: TableClient) {}
+  constructor(private readonly store: TableClient) {
+    this.legacy = new LegacyLayout(store);
+  }
 
   // --- regulations and their suppression ---------------------------------------------------------------------
 
@@ -124,26 +127,9 @@ export class RegulationRepository implements ports.RegulationRepository {
       });
   }
 
-  /**
-   * Whether the workspace has suppression entries of the layout before shards: one key's read, remembered by
-   * this process for a minute (a process of the version before may still write one while a deployment rolls).
-   */
-  private async hasLegacySuppressions(workspaceId: string): Promise<boolean> {
-    const known = this.legacy.get(workspaceId);
-    if (known && known.until > Date.now()) return known.present;
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.suppressionPrefix },
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    const present = Items.length > 0;
-    this.legacy.set(workspaceId, { present, until: Date.now() + 60_000 });
-    return present;
+  /** Whether the workspace has suppression entries of the layout before shards. */
+  private hasLegacySuppressions(workspaceId: string): Promise<boolean> {
+    return this.legacy.holds(keys.workspacePartition(workspaceId), keys.suppressionPrefix);
   }
 
   /**

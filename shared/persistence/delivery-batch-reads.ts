@@ -1,0 +1,103 @@
+import { gunzipSync } from 'node:zlib';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchRecord } from '../domain/delivery/ports';
+import { DeliverySample } from '../domain/delivery/records';
+import { keys } from './keys';
+import type { LegacyLayout } from './legacy-layout';
+import { queryAll, type TableClient } from './table-client';
+
+/**
+ * Reads across a destination's batch partitions (one per delivery shard, and the one of the layout before
+ * shards while it holds any item): the people's views and the audit, never the per-event path.
+ */
+export class DeliveryBatchReads {
+  constructor(
+    private readonly store: TableClient,
+    private readonly legacy: LegacyLayout,
+  ) {}
+
+  /** Every partition a destination's batches may be in. */
+  async partitionsOf(workspaceId: string, destinationId: string): Promise<string[]> {
+    const old = keys.legacyDeliveryBatch(workspaceId, destinationId, '', 0).pk;
+    return [...keys.deliveryBatchPartitions(workspaceId, destinationId), ...((await this.legacy.holds(old)) ? [old] : [])];
+  }
+
+  /**
+   * The most recent finished batches of a destination, newest first (what was sent and answered): the newest
+   * few of each partition, merged. Batches spread evenly over the partitions, so the newest `limit` overall are
+   * among them but for a partition that happened to get more than its share of the latest ones.
+   */
+  async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
+    const partitions = await this.partitionsOf(workspaceId, destinationId);
+    const each = Math.max(2, Math.ceil((2 * limit) / partitions.length));
+    const pages = await Promise.all(
+      partitions.map(async (pk) => {
+        const { Items = [] } = await this.store.doc.send(
+          new QueryCommand({
+            TableName: this.store.table,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+            ScanIndexForward: false,
+            Limit: each,
+          }),
+        );
+        return Items;
+      }),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => String(b.sk).localeCompare(String(a.sk)))
+      .slice(0, limit)
+      .map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }));
+  }
+
+  /**
+   * The batches of a destination from one source, whose sort keys (request id, part) lie from `fromSk` to
+   * `toSk`: where each stands, its trail, and whether it is in the scheduler's index. Samples are not read.
+   */
+  async batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
+    const partitions = await this.partitionsOf(workspaceId, destinationId);
+    const items = (
+      await Promise.all(
+        partitions.map((pk) =>
+          queryAll(this.store, {
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            FilterExpression: 'sourceId = :source',
+            ExpressionAttributeValues: { ':pk': pk, ':from': fromSk, ':to': toSk, ':source': sourceId },
+            ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
+            ProjectionExpression: 'requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk',
+            ConsistentRead: true,
+          }),
+        ),
+      )
+    ).flat();
+    return items.map((item) => ({
+      requestId: String(item.requestId),
+      part: Number(item.part),
+      status: item.status === 'sending' ? 'sending' : 'done',
+      position: { progress: Number(item.progress ?? 0), output: Number(item.output ?? 0) },
+      ...(typeof item.trail === 'string' && { trail: item.trail }),
+      ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),
+      indexed: item.gsi1pk !== undefined,
+    }));
+  }
+}
+
+/**
+ * Samples are kept as gzipped JSON: they hold events, which may nest deeper than the 32 levels a DynamoDB map
+ * allows, and alike events compress well (a batch's item is written in a transaction, at twice the units per
+ * KB). Items written before kept them as JSON text or as maps; all read the same.
+ */
+function samplesOf(value: unknown): DeliverySample[] {
+  let parsed: unknown = value;
+  if (value instanceof Uint8Array) value = gunzipSync(value).toString('utf8');
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  const samples = DeliverySample.array().safeParse(parsed ?? []);
+  return samples.success ? samples.data : [];
+}
