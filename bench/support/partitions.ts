@@ -1,3 +1,5 @@
+import { keys } from '../../shared/persistence/keys';
+
 /**
  * Partition accounting: which partition key each DynamoDB request's capacity units landed on, base table and
  * index alike, since DynamoDB Local never throttles. A partition takes at most 1,000 write units and 3,000 read
@@ -45,11 +47,12 @@ function setGsiKey(update: { UpdateExpression?: string; ExpressionAttributeValue
 
 /**
  * The index partition an entry leaves when an update removes it: the scheduler's index of the item's family
- * (the layout of `shared/persistence/keys.ts`: delivery batches and retries in `DELIVERY#DUE`, parked records
+ * (the layout of `shared/persistence/keys.ts`: delivery batches and retries in `DELIVERY#DUE#<shard of the item's
+ * sort key>`, parked records
  * in `PARKED#DUE`, deletion jobs in `DELETIONJOBS#DUE`).
  */
-function removedGsiKey(pk: string): string {
-  if (/#(DELIVERY|RETRY)(#|$)/.test(pk)) return 'DELIVERY#DUE';
+function removedGsiKey(pk: string, sk: string): string {
+  if (/#(DELIVERY|RETRY)(#|$)/.test(pk)) return keys.deliveryAttention(sk);
   if (/#PARKED(#|$)/.test(pk)) return 'PARKED#DUE';
   if (/#REG#/.test(pk)) return 'DELETIONJOBS#DUE';
   return '(an index entry removed)';
@@ -70,7 +73,7 @@ function writeShare(op: string, body: Item): WriteShare {
     return { pk, weight: Math.max(1, Math.ceil(itemBytes(item) / 1024)), ...(typeof item.gsi1pk === 'string' && { gsi: item.gsi1pk }) };
   }
   if (op === 'Update') {
-    const gsi = setGsiKey(body) ?? (/REMOVE[^=]*gsi1pk/.test(String(body.UpdateExpression)) ? removedGsiKey(pk) : undefined);
+    const gsi = setGsiKey(body) ?? (/REMOVE[^=]*gsi1pk/.test(String(body.UpdateExpression)) ? removedGsiKey(pk, String(key.sk)) : undefined);
     return { pk, weight: 1, ...(gsi && { gsi }) };
   }
   return { pk, weight: op === 'ConditionCheck' ? 0.5 : 1 };

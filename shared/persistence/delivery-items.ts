@@ -8,7 +8,10 @@ import type { TransactItem } from './table-client';
 export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 
 /** The gsi1 entry that makes an item due at `at` for the scheduler (B: a batch, R: a retry). */
-export const attention = (at: string, kind: 'B' | 'R', id: string) => ({ gsi1pk: keys.deliveryAttention, gsi1sk: `${at}#${kind}#${id}` });
+export const attention = (at: string, kind: 'B' | 'R', id: string, itemSk: string) => ({
+  gsi1pk: keys.deliveryAttention(itemSk),
+  gsi1sk: `${at}#${kind}#${id}`,
+});
 
 /** A user as a key part: readable where short and plain, a hash otherwise ('#' separates key parts). */
 export function userKeyPart(userKey: string): string {
@@ -34,7 +37,7 @@ export function parkedItem(parked: ParkedDelivery): Record<string, unknown> {
     ...parked,
     requests: JSON.stringify(parked.requests),
     message: parked.message && JSON.stringify(parked.message),
-    ...(parked.status === 'waiting' && parked.dueAt && attention(parked.dueAt, 'R', retryId(parked))),
+    ...(parked.status === 'waiting' && parked.dueAt && attention(parked.dueAt, 'R', retryId(parked), parkedKey(parked).sk)),
   };
 }
 

@@ -21,7 +21,11 @@ import { isConditionFailure, refusedItems, type TableClient, type TransactItem }
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
-const indexAt = (ref: BatchRef, at: string) => ({ ':gpk': keys.deliveryAttention, ':gsk': attention(at, 'B', batchId(ref)).gsi1sk });
+const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
+const indexAt = (ref: BatchRef, at: string) => {
+  const entry = batchAttention(ref, at);
+  return { ':gpk': entry.gsi1pk, ':gsk': entry.gsi1sk };
+};
 
 /** The values of what every write of a batch sets: what it is, its ref, when it began and when it goes. */
 const describing = (ref: BatchRef) => ({
@@ -149,8 +153,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       ...condition.ExpressionAttributeValues,
       ':zero': 0,
       ':lease': leaseUntil,
-      ':gpk': keys.deliveryAttention,
-      ':gsk': attention(leaseUntil, 'B', batchId(ref)).gsi1sk,
+      ...indexAt(ref, leaseUntil),
       ...describing(ref),
     };
     try {
@@ -345,15 +348,24 @@ export class DeliveryRepository implements ports.DeliveryRepository {
 
   /** Batches whose lease ran out and retries that are due, oldest first. */
   async needingAttention(now: string, limit: number): Promise<NeedingAttention[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
-        ExpressionAttributeValues: { ':due': keys.deliveryAttention, ':bound': `${now}#~` },
-        Limit: limit,
+    const pages = await Promise.all(
+      keys.deliveryAttentionPartitions.map(async (due) => {
+        const { Items = [] } = await this.store.doc.send(
+          new QueryCommand({
+            TableName: this.store.table,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
+            ExpressionAttributeValues: { ':due': due, ':bound': `${now}#~` },
+            Limit: limit,
+          }),
+        );
+        return Items;
       }),
     );
+    const Items = pages
+      .flat()
+      .sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)))
+      .slice(0, limit);
     return Items.flatMap((item): NeedingAttention[] => {
       if (item.entity === 'deliveryBatch') {
         const ref = BatchRef.parse(item);

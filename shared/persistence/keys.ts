@@ -17,6 +17,8 @@ const ws = (workspaceId: string) => `WS#${workspaceId}`;
 export const SUPPRESSION_SHARDS = 64;
 /** A key's shard: its SHA-256 folded to one of `count`. */
 const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
+/** The scheduler's index of delivery batches and retries, across workspaces: every batch the consumer stops waiting for enters it. */
+export const ATTENTION_SHARDS = 16;
 /** Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends. */
 export const DELIVERY_SHARDS = 64;
 const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
@@ -163,7 +165,9 @@ export const keys = bounded({
     sk: seq,
   }),
   /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
-  deliveryAttention: 'DELIVERY#DUE',
+  deliveryAttention: (itemSk: string) => `DELIVERY#DUE#${shardOf(itemSk, ATTENTION_SHARDS)}`,
+  /** …in ATTENTION_SHARDS partitions by the item's sort key, which the scheduler reads together (and the one before). */
+  deliveryAttentionPartitions: [...Array.from({ length: ATTENTION_SHARDS }, (_, shard) => `DELIVERY#DUE#${shard}`), 'DELIVERY#DUE'],
   /**
    * A stream record a consumer could not handle, parked with its content (one per record and consumer), and
    * the parked records across workspaces by due time on gsi1, for the scheduler and the operator.

@@ -84,8 +84,8 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
           ExpressionAttributeValues: {
             ':due': dueAt,
             ':waiting': 'waiting',
-            ':gpk': keys.deliveryAttention,
-            ':gsk': attention(dueAt, 'R', retryId(parked)).gsi1sk,
+            ':gpk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1pk,
+            ':gsk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
           },
         }),
       );
@@ -111,7 +111,7 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
             ':waiting': 'waiting',
             ':lease': leaseUntil,
             ':now': now,
-            ':gsk': attention(leaseUntil, 'R', retryId(parked)).gsi1sk,
+            ':gsk': attention(leaseUntil, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
           },
         }),
       );
@@ -147,7 +147,7 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
               ':error': outcome.lastError ?? claimed.lastError,
               ':code': outcome.lastStatus ?? claimed.lastStatus,
               ':due': outcome.dueAt,
-              ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed)).gsi1sk,
+              ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed), parkedKey(claimed).sk).gsi1sk,
             },
           }),
         );

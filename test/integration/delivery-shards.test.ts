@@ -89,7 +89,8 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
       Item: {
         ...legacy,
         ...ref,
-        ...attention(lease, 'B', batchIdOf(ref)),
+        ...attention(lease, 'B', batchIdOf(ref), `${requestId}#0`),
+        gsi1pk: 'DELIVERY#DUE', // the scheduler's index before it was sharded
         entity: 'deliveryBatch',
         owner: 'a-process-that-died',
         status: 'sending',
