@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINT_FUNCTIONS, PLANES, type Plane } from './functions';
 import { ErrorBody, ROUTES, type RouteDefinition } from './routes';
 
