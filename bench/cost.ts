@@ -1,4 +1,4 @@
-import { deliveryMachinery } from '../shared/services';
+import { deliveryMachinery } from '../shared/composition/delivery';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';

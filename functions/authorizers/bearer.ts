@@ -1,8 +1,9 @@
 import { authenticateToken } from '../../shared/domain/auth/authenticate';
 import { createAuthorizer, headerOf } from '../../shared/http/authorizer';
-import { services } from '../../shared/services';
+import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { repository, services } from '../../shared/services';
 
-const workspaces = services().repositories.workspaces;
+const workspaces = repository(services(), WorkspaceRepository);
 
 /** Area B and the /v2 catalog: Bearer personal access token only. */
 export const handler = createAuthorizer(async (event) => {

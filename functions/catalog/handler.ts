@@ -1,10 +1,12 @@
+import { CATALOG_ROUTES } from '../../shared/contract/function-routes/catalog';
 import { createHandler } from '../../shared/http/handler';
+import { catalogService } from '../../shared/composition/catalog';
 import { services } from '../../shared/services';
 
-const { catalog } = services();
+const catalog = catalogService(services());
 const success = { success: true } as const;
 
-export const handler = createHandler('catalog', {
+export const handler = createHandler('catalog', CATALOG_ROUTES, {
   'GET /v2/sources': async ({ principal }) => ({ sources: await catalog.listSources(principal.workspaceId) }),
   'POST /v2/sources': async ({ principal, body }) => ({ source: await catalog.createSource(principal.workspaceId, body) }),
   'GET /v2/sources/{id}': async ({ principal, params }) => ({ source: await catalog.getSource(principal.workspaceId, params.id) }),

@@ -1,10 +1,12 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { ingestPartOf } from '../../shared/persistence/ingest-repository';
-import { services } from '../../shared/services';
+import { streamDelivery } from '../../shared/composition/delivery';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
+import { repository, services } from '../../shared/services';
 import { eachBatchOf } from '../../shared/streams/consumer-loop';
 
-const { delivery, repositories } = services();
-const parked = repositories.parkedRecords;
+const delivery = streamDelivery(services());
+const parked = repository(services(), ParkedRecordRepository);
 
 /**
  * New ingest items (filtered to them), the whole batch at once: each part to the source's destinations.

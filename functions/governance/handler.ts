@@ -1,10 +1,12 @@
+import { GOVERNANCE_ROUTES } from '../../shared/contract/function-routes/governance';
 import { createHandler } from '../../shared/http/handler';
+import { schemaGovernance } from '../../shared/composition/event-schemas';
 import { services } from '../../shared/services';
 
-const { governance } = services();
+const governance = schemaGovernance(services());
 
 /** Area D, the data governance API (admin Basic auth): what schema capture learnt of the events. */
-export const handler = createHandler('governance', {
+export const handler = createHandler('governance', GOVERNANCE_ROUTES, {
   'GET /schemas/event-models': async ({ query }) => governance.eventModels(query.WriteKey ?? query.writeKey),
   'GET /schemas/event-versions': async ({ query }) => governance.eventVersions(query.EventID),
   'GET /schemas/event-model/{EventID}/metadata': async ({ params }) => governance.modelMetadata(params.EventID),

@@ -3,18 +3,20 @@ import { eventFromQuery } from '../../shared/domain/ingestion/pixel';
 import { headerOf } from '../../shared/http/authorizer';
 import { clientIp } from '../../shared/http/client-ip';
 import { statusOf } from '../../shared/http/error-mapping';
+import { INGEST_ROUTES } from '../../shared/contract/function-routes/ingest';
 import { createHandler } from '../../shared/http/handler';
 import { HttpReply } from '../../shared/http/reply';
+import { ingestService } from '../../shared/composition/ingestion';
 import { services } from '../../shared/services';
 
-const { ingestion } = services();
+const ingestion = ingestService(services());
 
 /** A transparent 1×1 GIF: what a pixel always answers, so an email client shows nothing broken. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const gif = (status: number, headers: Record<string, string> = {}) => HttpReply.binary(status, PIXEL, 'image/gif', { 'Cache-Control': 'no-store', ...headers });
 
 /** 200 `OK` as text once the events are stored; SDKs read only the status. */
-export const handler = createHandler('ingest', {
+export const handler = createHandler('ingest', INGEST_ROUTES, {
   'POST /v1/{type}': async ({ params, body, event }) => {
     await ingestion.accept({ type: params.type, body, authorization: headerOf(event.headers, 'authorization'), ip: clientIp(event) });
     return HttpReply.text(200, 'OK');

@@ -1,10 +1,12 @@
+import { MONITORING_ROUTES } from '../../shared/contract/function-routes/monitoring';
 import { createHandler } from '../../shared/http/handler';
 import { withPaging } from '../../shared/http/paging';
+import { monitoringService } from '../../shared/composition/monitoring';
 import { services } from '../../shared/services';
 
-const { monitoring } = services();
+const monitoring = monitoringService(services());
 
-export const handler = createHandler('monitoring', {
+export const handler = createHandler('monitoring', MONITORING_ROUTES, {
   'GET /v2/destinations/{id}/outcomes': async ({ principal, params }) => monitoring.outcomes(principal.workspaceId, params.id),
   'GET /v2/sources/{id}/live-events': async ({ principal, params, query }) =>
     withPaging(`/v2/sources/${encodeURIComponent(params.id)}/live-events`, await monitoring.sourceEvents(principal.workspaceId, params.id, query)),

@@ -1,10 +1,13 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
 import { eachNewImage } from '../../shared/streams/consumer-loop';
-import { services } from '../../shared/services';
+import { deletionRunner, forgetInSchemas } from '../../shared/composition/regulations';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
+import { repository, services } from '../../shared/services';
 
-const { deletions: runner, forgetInSchemas, repositories } = services();
-const parked = repositories.parkedRecords;
+const runner = deletionRunner(services());
+const forget = forgetInSchemas(services());
+const parked = repository(services(), ParkedRecordRepository);
 
 /**
  * Regulation stream records (filtered to regulation items): a new suppress_with_delete starts its deletion
@@ -20,7 +23,7 @@ export const handler = (event: DynamoDBStreamEvent) =>
       if (regulation.regulationType !== 'suppress_with_delete') return;
       if (record.eventName === 'INSERT') {
         await runner.start(regulation);
-        await forgetInSchemas(regulation);
+        await forget(regulation);
       } else if (record.eventName === 'MODIFY' && regulation.canceled) await runner.cancel(regulation);
     },
     { parked },

@@ -1,12 +1,14 @@
 import { headerOf } from '../../shared/http/authorizer';
+import { REGULATIONS_ROUTES } from '../../shared/contract/function-routes/regulations';
 import { createHandler } from '../../shared/http/handler';
 import { withPaging } from '../../shared/http/paging';
 import { HttpReply } from '../../shared/http/reply';
+import { regulationService } from '../../shared/composition/regulations';
 import { services } from '../../shared/services';
 
-const { regulations: service } = services();
+const service = regulationService(services());
 
-export const handler = createHandler('regulations', {
+export const handler = createHandler('regulations', REGULATIONS_ROUTES, {
   /** 201 with the text Created (the spec), or the created regulations for clients that accept JSON. */
   'POST /v2/regulations': async ({ principal, body, event }) => {
     const created = await service.create(principal.workspaceId, body, headerOf(event.headers, 'idempotency-key'));

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { DataPlaneHost } from '../../shared/domain/ingestion/sdk-config';
 import { headerOf } from '../../shared/http/authorizer';
+import { SDK_CONFIG_ROUTES } from '../../shared/contract/function-routes/sdk-config';
 import { createHandler } from '../../shared/http/handler';
 import { HttpReply } from '../../shared/http/reply';
+import { sdkConfigService } from '../../shared/composition/sdk-config';
 import { services } from '../../shared/services';
 
-const { sdkConfig } = services();
+const sdkConfig = sdkConfigService(services());
 
 /**
  * Every visitor's page reads its configuration once per page view: the browser may keep it a minute (a
@@ -35,7 +37,7 @@ function hostOf(event: APIGatewayProxyEvent): DataPlaneHost {
   return { host: `${host}${prefix.replace(/\/$/, '')}`, protocol };
 }
 
-export const handler = createHandler('sdkConfig', {
+export const handler = createHandler('sdkConfig', SDK_CONFIG_ROUTES, {
   'GET /sourceConfig': async ({ query, event }) => cached(event, await sdkConfig.sourceConfig(headerOf(event.headers, 'authorization'), query.writeKey)),
   'GET /v1/projects/{writeKey}/settings': async ({ params, event }) => cached(event, await sdkConfig.segmentSettings(params.writeKey, hostOf(event))),
 });

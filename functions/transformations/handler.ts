@@ -1,8 +1,11 @@
 import { ValidationError } from '../../shared/domain/errors';
+import { TRANSFORMATIONS_ROUTES } from '../../shared/contract/function-routes/transformations';
 import { createHandler } from '../../shared/http/handler';
+import { publishService, userCodeService } from '../../shared/composition/transformations';
 import { services } from '../../shared/services';
 
-const { code: service, publishing } = services();
+const service = userCodeService(services());
+const publishing = publishService(services());
 const success = { success: true } as const;
 
 /** `publish` may come as a query parameter or a body field; both at once must agree. */
@@ -14,7 +17,7 @@ function publishOf(query: { publish?: 'true' | 'false' }, body: { publish?: bool
   return body.publish ?? fromQuery ?? false;
 }
 
-export const handler = createHandler('transformations', {
+export const handler = createHandler('transformations', TRANSFORMATIONS_ROUTES, {
   'POST /transformations': async ({ principal, query, body }) =>
     service.createTransformation(principal.workspaceId, { ...body, publish: publishOf(query, body) }),
   'GET /transformations': async ({ principal }) => ({ transformations: await service.listTransformations(principal.workspaceId) }),

@@ -1,4 +1,4 @@
-import { deliveryMachinery } from '../../shared/services';
+import { deliveryMachinery } from '../../shared/composition/delivery';
 import type { Server } from 'node:http';
 import { copyFileSync, existsSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

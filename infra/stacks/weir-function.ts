@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE } from '../../shared/sandbox/worker-entry';
+import { BUNDLE_SETTINGS, bundleOf, EXTERNAL_MODULES, RUNTIME_MODULES, type OnDemandModule } from '../bundles';
 import { acknowledgeTracing } from './nag';
 import type { StageConfig } from './stage';
 
@@ -13,9 +14,6 @@ import type { StageConfig } from './stage';
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 export const RUNTIME = Runtime.NODEJS_24_X;
-const ESBUILD_TARGET = 'node24';
-/** The Lambda Node.js runtime ships AWS SDK v3, so bundling it would only add size and cold-start time. */
-const EXTERNAL_MODULES = ['@aws-sdk/*'];
 
 /** The sandbox's own wall-clock deadline is 4 s; the function must outlive it to report the timeout itself. */
 const SANDBOX_TIMEOUT = Duration.seconds(15);
@@ -39,29 +37,47 @@ export const pascalCase = (name: string) => name.charAt(0).toUpperCase() + name.
 
 const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
+/** An esbuild run with the handler's settings (infra/bundles.ts), as a command of the bundling shell. */
+const esbuildCommand = (entry: string, outfile: string, external: string[]) =>
+  [
+    'npx --no-install esbuild',
+    shellQuote(entry),
+    `--bundle --platform=${BUNDLE_SETTINGS.platform} --format=${BUNDLE_SETTINGS.format} --minify --sourcemap`,
+    `--target=${BUNDLE_SETTINGS.target}`,
+    ...external.map((m) => shellQuote(`--external:${m}`)),
+    shellQuote(`--outfile=${outfile}`),
+  ].join(' ');
+
 /**
  * Bundles the sandbox worker with the same esbuild and settings as the handler, under the name the sandbox
  * looks for beside its bundle (shared/sandbox/worker-entry.ts). A shell command because command hooks run
  * in the bundling shell; `npx --no-install` is how CDK itself runs the local esbuild.
  */
-function bundleSandboxWorker(inputDir: string, outputDir: string): string[] {
-  return [
-    [
-      'npx --no-install esbuild',
-      shellQuote(path.join(inputDir, path.relative(REPO_ROOT, SANDBOX_WORKER_SOURCE))),
-      '--bundle --platform=node --format=cjs --minify --sourcemap',
-      `--target=${ESBUILD_TARGET}`,
-      ...EXTERNAL_MODULES.map((m) => shellQuote(`--external:${m}`)),
-      shellQuote(`--outfile=${path.join(outputDir, SANDBOX_WORKER_BUNDLE_NAME)}`),
-    ].join(' '),
-  ];
+function bundleSandboxWorker(inputDir: string, outputDir: string): string {
+  return esbuildCommand(
+    path.join(inputDir, path.relative(REPO_ROOT, SANDBOX_WORKER_SOURCE)),
+    path.join(outputDir, SANDBOX_WORKER_BUNDLE_NAME),
+    EXTERNAL_MODULES,
+  );
 }
+
+/**
+ * An on-demand package (infra/bundles.ts) bundled on its own where the handler's `import()` finds it, in
+ * node_modules beside the handler's bundle; esbuild resolves the package name from the project root.
+ */
+const bundleOnDemand = (outputDir: string, name: OnDemandModule): string =>
+  esbuildCommand(name, path.join(outputDir, 'node_modules', name, 'index.js'), RUNTIME_MODULES);
 
 /**
  * A Lambda function of Weir: one handler file bundled by the locally installed esbuild (never Docker, so
  * synth works offline), ARM, with its own log group so retention and removal follow the stage.
  */
 export function weirFunction(scope: Construct, id: string, props: WeirFunctionProps): NodejsFunction {
+  const { onDemand = [] } = bundleOf(props.entry);
+  const afterBundling = (inputDir: string, outputDir: string) => [
+    ...(props.usesSandbox ? [bundleSandboxWorker(inputDir, outputDir)] : []),
+    ...onDemand.map((name) => bundleOnDemand(outputDir, name)),
+  ];
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: props.stage.logRetention,
     removalPolicy: props.stage.removalPolicy,
@@ -94,12 +110,12 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
     },
     bundling: {
       format: OutputFormat.CJS,
-      target: ESBUILD_TARGET,
-      minify: true,
-      sourceMap: true,
+      target: BUNDLE_SETTINGS.target,
+      minify: BUNDLE_SETTINGS.minify,
+      sourceMap: BUNDLE_SETTINGS.sourcemap,
       externalModules: EXTERNAL_MODULES,
       forceDockerBundling: false,
-      commandHooks: props.usesSandbox ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling: bundleSandboxWorker } : undefined,
+      commandHooks: props.usesSandbox || onDemand.length > 0 ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling } : undefined,
     },
   });
   acknowledgeTracing(role);

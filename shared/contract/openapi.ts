@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENDPOINT_FUNCTIONS, PLANES, type Plane } from './functions';
-import { ErrorBody, ROUTES, type RouteDefinition } from './routes';
+import type { RouteDefinition } from './routes';
 
 type Scheme = 'basicToken' | 'bearerToken' | 'adminBasic' | 'writeKey';
 
@@ -21,6 +21,9 @@ function schemesOf(route: RouteDefinition): Scheme[] {
   return { none: [], account: ['basicToken', 'bearerToken'], bearer: ['bearerToken'], admin: ['adminBasic'] }[route.auth] as Scheme[];
 }
 
+/** What the control plane answers on an error (the data plane answers plain text). */
+const ErrorBody = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });
+
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };
@@ -32,11 +35,15 @@ const errorResponse = (plane: Plane) =>
     ? { description: 'Error', content: { 'application/json': { schema: schemaOf(ErrorBody, 'output') } } }
     : { description: "Error, as plain text (the field's convention)", content: TEXT };
 
-/** OpenAPI 3.1 for one plane, generated from the route manifest (JSON Schema 2020-12 from the zod schemas). */
-export function buildOpenApi(plane: Plane, serverUrl?: string): Record<string, unknown> {
+/**
+ * OpenAPI 3.1 for one plane, generated from the route manifest (JSON Schema 2020-12 from the zod schemas): from
+ * the plane's routes (function-routes/control-plane.ts or data-plane.ts), so a plane's metadata function loads
+ * no other plane's schemas.
+ */
+export function buildOpenApi(plane: Plane, routes: readonly RouteDefinition[], serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const used = new Set<Scheme>();
-  for (const route of ROUTES as readonly RouteDefinition[]) {
+  for (const route of routes) {
     if (ENDPOINT_FUNCTIONS[route.fn].plane !== plane) continue;
     const parameters = [
       ...objectFields(route.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),

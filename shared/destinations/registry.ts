@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';

@@ -6,7 +6,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { browserCorsHeaders, corsHeaders } from '../contract/cors';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
-import { ROUTES, routeKey, type Route, type RouteDefinition, type RouteKey } from '../contract/routes';
+import { routeKey } from '../contract/function-routes/define';
+import type { Route, RouteDefinition, RouteKey } from '../contract/routes';
 import type { Principal } from '../domain/auth/authenticate';
 import { NotFoundError, UnauthorizedError } from '../domain/errors';
 import { readJsonBody } from './body';
@@ -35,6 +36,8 @@ type ResponseOf<R extends Route> = Field<R, 'response'> extends z.ZodType ? z.in
 export type Action<R extends Route> = (input: ActionInput<R>) => Promise<ResponseOf<R> | HttpReply>;
 export type Actions<F extends FunctionName> = { [R in Extract<Route, { fn: F }> as RouteKey<R>]: Action<R> };
 type ActionsByFunction = { [F in FunctionName]: Actions<F> };
+/** A function's own routes, from its module in shared/contract/function-routes (never the whole manifest). */
+export type RoutesOf<F extends FunctionName> = readonly Extract<Route, { fn: F }>[];
 
 /** No body reads as `{}` (every field left out); a JSON `null` is a body, and not an object. */
 const bodyOrEmpty = (body: unknown) => (body === undefined ? {} : body);
@@ -57,11 +60,11 @@ function principalOf(event: APIGatewayProxyEvent): Principal {
 /**
  * The Lambda handler of one endpoint group: middy stack (header normalisation, error mapping) around a
  * dispatch on `${httpMethod} ${resource}` (API Gateway has already matched the template). Params, query and
- * body are validated against the route manifest before the action runs.
+ * body are validated against the function's own routes of the manifest before the action runs.
  */
-export function createHandler<F extends FunctionName>(fn: F, actions: ActionsByFunction[F]) {
+export function createHandler<F extends FunctionName>(fn: F, own: RoutesOf<F>, actions: ActionsByFunction[F]) {
   const plane = ENDPOINT_FUNCTIONS[fn].plane;
-  const routes = new Map<string, Route>(ROUTES.filter((r) => r.fn === fn).map((r) => [routeKey(r), r]));
+  const routes = new Map<string, Route>(own.map((r) => [routeKey(r), r]));
 
   const dispatch = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const key = `${event.httpMethod} ${event.resource}`;

@@ -1,4 +1,4 @@
-import { deliveryMachinery } from '../../shared/services';
+import { deliveryMachinery } from '../../shared/composition/delivery';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

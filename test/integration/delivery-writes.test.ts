@@ -7,7 +7,7 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { deliveryMachinery } from '../../shared/services';
+import { deliveryMachinery } from '../../shared/composition/delivery';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { suppressionIndex } from '../../shared/composition/suppression';
 import type { Services } from '../../shared/services';
 import type { DestinationServer } from '../support/destination-server';
 import { json } from '../support/destination-server';
@@ -126,7 +127,7 @@ describe('deletion', () => {
     expect(answer.status).toBe(201);
     const [created] = answer.body;
     expect(created.destinationIds.sort()).toEqual([am1, am2, hook].sort());
-    expect(await regulations.suppression.suppressedUsers(w.ws.workspaceId, source, ['u'])).toEqual(new Set(['u']));
+    expect(await suppressionIndex(regulations).suppressedUsers(w.ws.workspaceId, source, ['u'])).toEqual(new Set(['u']));
     const detail = await settle(w, created.id);
     const jobs = (detail.jobs as { destinationId: string; status: string; reason?: string; attempts: number }[])
       .map((j) => [j.destinationId, j.status, j.reason, j.attempts])
@@ -164,8 +165,8 @@ describe('deletion', () => {
     const emptySource = await empty.source();
     const none = await empty.create({ regulationType: 'suppress_with_delete', users: [{ userId: 'nobody' }] });
     expect([none.status, none.body[0].destinationIds]).toEqual([201, []]);
-    expect(await regulations.suppression.suppressedUsers(w.ws.workspaceId, source, ['named'])).toEqual(new Set(['named']));
-    expect(await regulations.suppression.suppressedUsers(empty.ws.workspaceId, emptySource, ['nobody'])).toEqual(new Set(['nobody']));
+    expect(await suppressionIndex(regulations).suppressedUsers(w.ws.workspaceId, source, ['named'])).toEqual(new Set(['named']));
+    expect(await suppressionIndex(regulations).suppressedUsers(empty.ws.workspaceId, emptySource, ['nobody'])).toEqual(new Set(['nobody']));
     expect(vendor.received).toEqual([]);
   });
 

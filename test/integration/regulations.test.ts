@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { suppressionIndex } from '../../shared/composition/suppression';
 import type { Services } from '../../shared/services';
 import type { DestinationServer } from '../support/destination-server';
 import { json } from '../support/destination-server';
@@ -229,7 +230,7 @@ describe('DELETE /v2/regulations/{id}', () => {
 describe('the suppression index (as ingestion uses it)', () => {
   /** Plays ingestion: one request's events, one index lookup, the events that go on. */
   async function ingest(workspaceId: string, sourceId: string, events: { userId?: unknown; anonymousId?: string }[]) {
-    const suppressed = await regulations.suppression.suppressedUsers(
+    const suppressed = await suppressionIndex(regulations).suppressedUsers(
       workspaceId,
       sourceId,
       events.map((e) => e.userId),

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RouteDefinition } from '../../shared/contract/routes';
 
 /**

@@ -63,11 +63,12 @@ test('an unexpected error of a request is logged with its id, route and workspac
 test('every line of an invocation carries the Lambda request id, whichever part writes it, in handlers and authorizers', () => {
   const script = `
     const { createHandler } = require('./shared/http/handler');
+    const { DATA_META_ROUTES } = require('./shared/contract/function-routes/data-meta');
     const { createAuthorizer } = require('./shared/http/authorizer');
     const { componentLogger } = require('./shared/ops/logger');
     const log = componentLogger('somewhere');
     const context = (id) => ({ awsRequestId: id, functionName: 'weir-test', functionVersion: '$LATEST', memoryLimitInMB: '512', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:weir-test' });
-    const http = createHandler('dataMeta', {
+    const http = createHandler('dataMeta', DATA_META_ROUTES, {
       'GET /health': async () => { log.info('inside a request'); return { status: 'ok' }; },
       'GET /openapi.json': async () => ({}),
     });

@@ -6,7 +6,7 @@ import { loadHandler } from '../support/runtime';
 describe('the OpenAPI document', () => {
   it('describes every route of the manifest on its plane, with request and response schemas', () => {
     for (const plane of ['control', 'data'] as const) {
-      const doc = buildOpenApi(plane) as { openapi: string; paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const doc = buildOpenApi(plane, ROUTES) as { openapi: string; paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
       expect(doc.openapi).toBe('3.1.0');
       const routes = ROUTES.filter((r) => ENDPOINT_FUNCTIONS[r.fn].plane === plane);
       const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
@@ -23,7 +23,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes what the test and publish calls answer, not just "anything"', () => {
-    const doc = buildOpenApi('control') as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const doc = buildOpenApi('control', ROUTES) as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
     const answer = (path: string) => doc.paths[path]!.post.responses['200'].content['application/json'].schema;
     const suites = answer('/transformations/tests/run').properties.validationOutput;
     expect(suites.properties.transformations.items.properties.testResult.properties.status.enum.sort()).toEqual(['error', 'fail', 'pass']);

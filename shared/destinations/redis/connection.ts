@@ -1,5 +1,5 @@
 import net from 'node:net';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { allowlistFromEnv } from '../../outbound/allowlist';
 import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
 
@@ -39,7 +39,9 @@ export async function withRedis<T>(config: RedisConfig, work: (client: Redis) =>
     return { ok: false, error: error.message, retryable: error.code === 'unresolvable' };
   }
 
-  const client = new Redis({
+  // The client is loaded by the first delivery to a Redis destination, not by every function that knows the type.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = new RedisClient({
     host: target.address,
     family: target.family,
     port,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { flatten, traitsOf, userIdOf } from '../message';
 import { defineDestination, type DeliveryResult } from '../types';
 import { withRedis } from './connection';

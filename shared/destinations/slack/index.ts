@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, isRecord, propertiesOf, traitsOf, userIdOf } from '../message';
 import { restRequest } from '../request';

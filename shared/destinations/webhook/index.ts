@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { configurationError } from '../errors';
 import { flatten, get, isRecord, propertiesOf, traitsOf } from '../message';
 import { restRequest } from '../request';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A workspace as the table holds it. */
 export const WorkspaceRecord = z.object({

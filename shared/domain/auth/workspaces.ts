@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors';
 import { newId, now } from '../ids';
 import { hashSecret, issueToken, type IssuedToken } from './tokens';

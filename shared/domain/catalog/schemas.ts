@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
 const Name = z.string().trim().min(1, 'must not be empty').max(200);

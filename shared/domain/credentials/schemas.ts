@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Credentials for transformations: `getCredential(key)` reads them in the sandbox. */
 export const CREDENTIAL_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { encodeTime } from 'ulid';
 import type { CatalogRepository } from '../catalog/ports';
 import type { IngestRepository } from '../ingestion/ports';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import type { DeliveryRepository } from './ports';
 import type { IngestRepository } from '../ingestion/ports';

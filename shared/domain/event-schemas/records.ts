@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Event models and versions as stored (area D): the domain owns their shapes, and the repository parses the

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Ingestion (DESIGN §3, reference §4): the bodies SDKs send to the data plane. */
 export const EVENT_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Source } from '../catalog/schemas';
 import { writeKeyOf, type WriteKeys } from './write-keys';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 
 /** Data regulations (SPEC §2.6, §4.B): request bodies, the list query and what the API shows. */

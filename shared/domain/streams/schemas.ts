@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A stream record that a consumer could not handle after its attempts, parked with its content and its last

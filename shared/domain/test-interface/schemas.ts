@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CredentialOverrides } from '../credentials/schemas';
 
 /** The test interface (SPEC §2.7, §4.C): request bodies and results. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Transformations and libraries (SPEC §2.1–2.4, §4.A). Request bodies accept exactly the fields that the

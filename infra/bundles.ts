@@ -1,0 +1,92 @@
+import { AUTHORIZERS, ENDPOINT_FUNCTIONS, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS } from '../shared/contract/functions';
+
+/**
+ * How every function of Weir is bundled, and how large each bundle may be: read by the CDK stacks
+ * (infra/stacks/weir-function.ts), by `npm run bench` and by the budget test (test/infra/bundle-budgets.test.ts),
+ * which bundle with these same settings through esbuild's API (infra/bundle-build.ts).
+ */
+
+export const ESBUILD_TARGET = 'node24';
+
+/** The Lambda Node.js runtime ships AWS SDK v3, so bundling it would only add size and cold-start time. */
+export const RUNTIME_MODULES = ['@aws-sdk/*'];
+
+/**
+ * Packages a handler loads only on first use (a dynamic `import()`), bundled on their own into
+ * `node_modules/<name>/index.js` beside the handler's bundle, where that `import()` finds them: a function
+ * that may use one carries its file, and its cold start does not load it. ioredis is for the Redis destination.
+ */
+export const ON_DEMAND_MODULES = ['ioredis'] as const;
+export type OnDemandModule = (typeof ON_DEMAND_MODULES)[number];
+
+/** What the handler's bundle leaves out: the runtime's modules and the on-demand ones. */
+export const EXTERNAL_MODULES = [...RUNTIME_MODULES, ...ON_DEMAND_MODULES];
+
+/** The esbuild settings of every bundle, as NodejsFunction passes them (CommonJS, minified, a linked source map). */
+export const BUNDLE_SETTINGS = { platform: 'node', format: 'cjs', target: ESBUILD_TARGET, minify: true, sourcemap: true } as const;
+
+export interface FunctionBundle {
+  /** Handler file, relative to the repository root. */
+  entry: string;
+  /** Largest the handler's bundle (index.js) may be, in KB (1,024 bytes); the budget test holds it. */
+  budgetKb: number;
+  /** On-demand packages its bundle may import, each shipped beside it. */
+  onDemand?: readonly OnDemandModule[];
+}
+
+/**
+ * Budgets: the size measured when set with about 5% of room (ingestion: its 300 KB target). A bundle that outgrows its budget
+ * fails the test, which names the modules that grew it; raising a budget is a decision, taken in review.
+ */
+const BUDGETS = {
+  // endpoint functions
+  controlMeta: { budgetKb: 355, onDemand: ['ioredis'] },
+  catalog: { budgetKb: 340, onDemand: ['ioredis'] },
+  transformations: { budgetKb: 370 },
+  testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
+  regulations: { budgetKb: 355, onDemand: ['ioredis'] },
+  monitoring: { budgetKb: 305 },
+  credentials: { budgetKb: 275 },
+  eventSchemas: { budgetKb: 320 },
+  dataMeta: { budgetKb: 285 },
+  ingest: { budgetKb: 300 },
+  sdkConfig: { budgetKb: 285 },
+  governance: { budgetKb: 320 },
+  parkedRecords: { budgetKb: 290 },
+  deliveryAudit: { budgetKb: 315 },
+  // authorizers
+  account: { budgetKb: 255 },
+  bearer: { budgetKb: 255 },
+  admin: { budgetKb: 160 },
+  // stream consumers
+  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
+  delivery: { budgetKb: 430, onDemand: ['ioredis'] },
+  schemaCapture: { budgetKb: 330 },
+  // scheduled functions
+  deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
+  deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis'] },
+  parkedRecordsScheduler: { budgetKb: 255 },
+} satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
+
+const ENTRIES: Record<string, string> = Object.fromEntries(
+  Object.entries({ ...ENDPOINT_FUNCTIONS, ...AUTHORIZERS, ...STREAM_CONSUMERS, ...SCHEDULED_FUNCTIONS }).map(([name, f]) => [name, f.entry]),
+);
+
+/** Every function of the contract (shared/contract/functions.ts) with its budget, by name. */
+export const FUNCTION_BUNDLES: Record<string, FunctionBundle> = Object.fromEntries(
+  Object.entries(ENTRIES).map(([name, entry]) => {
+    const budget = (BUDGETS as Record<string, Omit<FunctionBundle, 'entry'>>)[name];
+    if (!budget) throw new Error(`infra/bundles.ts: function ${name} has no bundle budget`);
+    return [name, { entry, ...budget }];
+  }),
+);
+
+/** The bundle settings of a handler file, by its entry (relative to the repository root). */
+export function bundleOf(entry: string): FunctionBundle {
+  const found = Object.values(FUNCTION_BUNDLES).find((b) => b.entry === entry);
+  if (!found) throw new Error(`infra/bundles.ts: no function has the entry ${entry}`);
+  return found;
+}
+
+/** The baseline of init-time ratios: the smallest handler, measured in the same run. */
+export const BASELINE_FUNCTION = 'admin';

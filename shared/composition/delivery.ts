@@ -1,0 +1,90 @@
+import { BatchDelivery } from '../domain/delivery/batch-delivery';
+import { Circuit } from '../domain/delivery/circuit';
+import { DeliveryLanes } from '../domain/delivery/lanes';
+import { deliveryPolicyFromEnv } from '../domain/delivery/policy';
+import { ParkedRetries } from '../domain/delivery/retries';
+import { DeliveryRound } from '../domain/delivery/round';
+import { ScheduledDelivery } from '../domain/delivery/scheduled-delivery';
+import { StreamDelivery } from '../domain/delivery/stream-delivery';
+import { repository, type Services } from '../services';
+import { credentialService } from './credentials';
+import { CatalogRepository } from '../persistence/catalog-repository';
+import { UserCodeRepository } from '../persistence/user-code-repository';
+import { DeliveryRepository } from '../persistence/delivery-repository';
+import { IngestRepository } from '../persistence/ingest-repository';
+import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
+import { suppressionIndex } from './suppression';
+
+/** One lane and one circuit per destination, for every delivery use case of a process and every store. */
+export interface DeliveryMachinery {
+  lanes: DeliveryLanes;
+  circuit: Circuit;
+}
+
+let processDelivery: DeliveryMachinery | undefined;
+/**
+ * Per process, shared by every delivery use case in it (in the local runtime, the stream consumer's and the
+ * scheduler's): one lane and one circuit per destination, reading the policy's waits as they are set.
+ */
+export const deliveryMachinery = (): DeliveryMachinery =>
+  (processDelivery ??= {
+    lanes: new DeliveryLanes(
+      () => deliveryPolicyFromEnv().laneWaitMs,
+      () => deliveryPolicyFromEnv().laneMaxWaitMs,
+    ),
+    circuit: new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs),
+  });
+
+export const deliveryPolicy = (s: Services) => s.once('deliveryPolicy', () => deliveryPolicyFromEnv());
+
+/** One run of a batch, and the batches this process runs, for both delivery paths. */
+export const batchDelivery = (s: Services) => {
+  const { lanes, circuit } = deliveryMachinery();
+  return s.once('batchDelivery', () => new BatchDelivery(repository(s, DeliveryRepository), lanes, circuit, deliveryPolicy(s)));
+};
+
+/** What a delivery round reads once and shares between its parts and destinations. */
+export const newDeliveryRound = (s: Services) =>
+  new DeliveryRound(repository(s, UserCodeRepository), credentialService(s), repository(s, ParkedDeliveryRepository));
+
+/** Delivering a stream batch. */
+export const streamDelivery = (s: Services) => {
+  const { lanes, circuit } = deliveryMachinery();
+  const round = () => newDeliveryRound(s);
+  return s.once(
+    'delivery',
+    () =>
+      new StreamDelivery(
+        repository(s, CatalogRepository),
+        repository(s, IngestRepository),
+        repository(s, DeliveryRepository),
+        suppressionIndex(s),
+        batchDelivery(s),
+        round,
+        lanes,
+        circuit,
+        deliveryPolicy(s),
+      ),
+  );
+};
+
+/** The scheduler's resume and retry. */
+export const scheduledDelivery = (s: Services) => {
+  const { lanes, circuit } = deliveryMachinery();
+  const round = () => newDeliveryRound(s);
+  const retries = () => new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s));
+  return s.once(
+    'deliveryScheduler',
+    () =>
+      new ScheduledDelivery(
+        repository(s, CatalogRepository),
+        repository(s, IngestRepository),
+        repository(s, DeliveryRepository),
+        suppressionIndex(s),
+        batchDelivery(s),
+        retries(),
+        round,
+        lanes,
+      ),
+  );
+};

@@ -1,0 +1,9 @@
+import { IngestService } from '../domain/ingestion/ingest-service';
+import { WriteKeys } from '../domain/ingestion/write-keys';
+import { repository, type Services } from '../services';
+import { CatalogRepository } from '../persistence/catalog-repository';
+import { IngestRepository } from '../persistence/ingest-repository';
+
+export const writeKeys = (s: Services) => s.once('writeKeys', () => new WriteKeys(repository(s, CatalogRepository)));
+
+export const ingestService = (s: Services) => s.once('ingestion', () => new IngestService(writeKeys(s), repository(s, IngestRepository)));

@@ -1,0 +1,30 @@
+import { DeliveryAudit } from '../domain/delivery/audit';
+import { MonitoringService } from '../domain/delivery/monitoring';
+import { repository, type Services } from '../services';
+import { CatalogRepository } from '../persistence/catalog-repository';
+import { DeliveryRepository } from '../persistence/delivery-repository';
+import { IngestRepository } from '../persistence/ingest-repository';
+import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
+import { ParkedRecordRepository } from '../persistence/parked-record-repository';
+import { suppressionIndex } from './suppression';
+
+/** What the pipeline did, per destination and source. */
+export const monitoringService = (s: Services) =>
+  s.once(
+    'monitoring',
+    () => new MonitoringService(repository(s, CatalogRepository), repository(s, IngestRepository), repository(s, DeliveryRepository), suppressionIndex(s)),
+  );
+
+/** A source's stored events reconciled with its destinations' outcomes. */
+export const deliveryAudit = (s: Services) =>
+  s.once(
+    'deliveryAudit',
+    () =>
+      new DeliveryAudit(
+        repository(s, CatalogRepository),
+        repository(s, IngestRepository),
+        repository(s, DeliveryRepository),
+        repository(s, ParkedDeliveryRepository),
+        repository(s, ParkedRecordRepository),
+      ),
+  );

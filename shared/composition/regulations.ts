@@ -1,0 +1,22 @@
+import { forgetUser } from '../domain/event-schemas/forget-user';
+import { DeletionRunner } from '../domain/regulations/deletion-runner';
+import { RegulationService } from '../domain/regulations/regulation-service';
+import type { Regulation } from '../domain/regulations/schemas';
+import { repository, type Services } from '../services';
+import { CatalogRepository } from '../persistence/catalog-repository';
+import { DeletionJobRepository } from '../persistence/deletion-job-repository';
+import { RegulationRepository } from '../persistence/regulation-repository';
+import { EventSchemaRepository } from '../persistence/event-schema-repository';
+
+export const regulationService = (s: Services) =>
+  s.once(
+    'regulations',
+    () => new RegulationService(repository(s, RegulationRepository), repository(s, DeletionJobRepository), repository(s, CatalogRepository)),
+  );
+
+export const deletionRunner = (s: Services) =>
+  s.once('deletions', () => new DeletionRunner(repository(s, RegulationRepository), repository(s, DeletionJobRepository), repository(s, CatalogRepository)));
+
+/** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
+export const forgetInSchemas = (s: Services) => (regulation: Regulation) =>
+  forgetUser(repository(s, EventSchemaRepository), repository(s, CatalogRepository), regulation.workspaceId, regulation.attributes);

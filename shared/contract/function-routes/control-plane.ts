@@ -1,0 +1,21 @@
+import { CATALOG_ROUTES } from './catalog';
+import { CONTROL_META_ROUTES } from './control-meta';
+import { CREDENTIALS_ROUTES } from './credentials';
+import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
+import { MONITORING_ROUTES } from './monitoring';
+import { REGULATIONS_ROUTES } from './regulations';
+import { TEST_INTERFACE_ROUTES } from './test-interface';
+import { TRANSFORMATIONS_ROUTES } from './transformations';
+import type { RouteDefinition } from './define';
+
+/** The control plane's routes, in manifest order: what its OpenAPI document (control-meta) describes. */
+export const CONTROL_ROUTES = [
+  ...CONTROL_META_ROUTES,
+  ...CATALOG_ROUTES,
+  ...MONITORING_ROUTES,
+  ...EVENT_SCHEMAS_ROUTES,
+  ...REGULATIONS_ROUTES,
+  ...TRANSFORMATIONS_ROUTES,
+  ...CREDENTIALS_ROUTES,
+  ...TEST_INTERFACE_ROUTES,
+] as const satisfies readonly RouteDefinition[];

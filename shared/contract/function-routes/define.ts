@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import type { AuthorizerName, FunctionName } from '../functions';
+
+/** One route of the manifest (shared/contract/routes.ts), written in the module of the function that serves it. */
+export interface RouteDefinition {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** API Gateway resource template, e.g. /v2/sources/{id}. */
+  path: string;
+  fn: FunctionName;
+  auth: AuthorizerName | 'none';
+  summary: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  /** Largest body this route reads, in bytes (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
+  /**
+   * Credentials the handler checks itself, where no authorizer can (`auth: 'none'`): the source write key of
+   * ingestion may come in the body, which authorizers never see.
+   */
+  handlerAuth?: 'writeKey';
+  /** What a successful answer is, when not JSON: ingestion's plain-text `OK`, a pixel's GIF. */
+  responseType?: 'text' | 'gif';
+  /**
+   * Web pages call it, from any origin (write keys are public by design): preflights and answers carry
+   * BROWSER_CORS (shared/contract/cors.ts) in both runtimes. Routes without it give other origins nothing.
+   */
+  browser?: true;
+}
+
+export const route = <const R extends RouteDefinition>(r: R) => r;
+
+export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+export const Health = z.object({ status: z.literal('ok') });
