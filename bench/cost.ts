@@ -1,4 +1,4 @@
-import { deliveryMachinery } from '../shared/services';
+import { deliveryMachinery, servicesOver } from '../shared/services';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -8,7 +8,6 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/functions';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { createTableClient, getTableClient } from '../shared/persistence/table-client';
-import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ingestPartOf } from '../shared/persistence/ingest-repository';
@@ -89,7 +88,7 @@ async function main(): Promise<void> {
   const store = createTableClient({ client, table: rt.tableName });
   usageCounter.attach(getTableClient());
   try {
-    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'cost', email: 'cost@example.com' });
+    const ws = await createWorkspace(servicesOver(store).repositories.workspaces, { name: 'cost', email: 'cost@example.com' });
     const control = async (method: string, route: string, body: unknown) => {
       const res = await fetch(`${rt.controlUrl}${route}`, {
         method,

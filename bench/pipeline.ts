@@ -8,8 +8,8 @@ import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { keys } from '../shared/persistence/keys';
 import { createTableClient } from '../shared/persistence/table-client';
-import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
+import { servicesOver } from '../shared/services';
 
 // Data-plane benchmark: ingestion over HTTP through the local data plane (auth, validation, one write per
 // request) beside the raw DynamoDB Local write rate of the same events, packed the same
@@ -88,7 +88,7 @@ async function withRuntime<T>(options: { consumers?: [] }, work: (bench: Bench) 
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
   const store = createTableClient({ client, table: rt.tableName });
   try {
-    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
+    const ws = await createWorkspace(servicesOver(store).repositories.workspaces, { name: 'bench', email: 'bench@example.com' });
     const control: Control = (method, path, body) =>
       fetch(`${rt.controlUrl}${path}`, {
         method,
