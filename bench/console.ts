@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../infra/local/dynamodb-local';
-import { launch } from '../test/support/browser';
+import { launch } from './support/browser';
 
 // Console benchmark: against `npm start` as a user runs it, the time from opening the console (signed in, a
 // cold browser cache each time) to the first rendered list, the Sources page's list of the workspace's sources.

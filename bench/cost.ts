@@ -1,4 +1,5 @@
 import { deliveryMachinery } from '../shared/composition/delivery';
+import { repository, servicesOver } from '../shared/services';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -7,8 +8,8 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/functions';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { createTableClient, getTableClient } from '../shared/persistence/table-client';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
+import { createTableClient, getTableClient } from '../shared/persistence/table-client';
 import { shutdownSandbox } from '../shared/sandbox';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ingestPartOf } from '../shared/persistence/ingest-repository';
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   const store = createTableClient({ client, table: rt.tableName });
   usageCounter.attach(getTableClient());
   try {
-    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'cost', email: 'cost@example.com' });
+    const ws = await createWorkspace(repository(servicesOver(store), WorkspaceRepository), { name: 'cost', email: 'cost@example.com' });
     const control = async (method: string, route: string, body: unknown) => {
       const res = await fetch(`${rt.controlUrl}${route}`, {
         method,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runFaultScenario } from '../test/support/fault-scenario';
+import { runFaultScenario } from './support/fault-scenario';
 
 /** The seed of the faults: `npm run bench:faults -- --seed 7`, or WEIR_FAULTS_SEED; 42 by default. */
 function seedOf(): number {

@@ -8,8 +8,9 @@ import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { keys } from '../shared/persistence/keys';
 import { createTableClient } from '../shared/persistence/table-client';
-import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
+import { repository, servicesOver } from '../shared/services';
+import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 
 // Data-plane benchmark: ingestion over HTTP through the local data plane (auth, validation, one write per
 // request) beside the raw DynamoDB Local write rate of the same events, packed the same
@@ -88,7 +89,7 @@ async function withRuntime<T>(options: { consumers?: [] }, work: (bench: Bench) 
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
   const store = createTableClient({ client, table: rt.tableName });
   try {
-    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
+    const ws = await createWorkspace(repository(servicesOver(store), WorkspaceRepository), { name: 'bench', email: 'bench@example.com' });
     const control: Control = (method, path, body) =>
       fetch(`${rt.controlUrl}${path}`, {
         method,

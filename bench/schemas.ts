@@ -3,17 +3,17 @@ import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
-import { applyTo, groupByModel, groupByVersion, SchemaCapture, type AcceptedRecord, type Observation } from '../shared/domain/event-schemas/capture-service';
+import { applyTo, groupByModel, groupByVersion, type AcceptedRecord, type Observation } from '../shared/domain/event-schemas/capture-service';
 import { flatten } from '../shared/domain/event-schemas/flatten';
 import type { SketchBase, SketchHead } from '../shared/domain/event-schemas/records';
 import { Sketch } from '../shared/domain/event-schemas/sketch';
 import { LAYOUT, OpenSketch, SketchCache, type ModelRecords } from '../shared/domain/event-schemas/sketch-layout';
-import { CatalogRepository } from '../shared/persistence/catalog-repository';
 import { unpackEvents } from '../shared/persistence/ingest-repository';
-import { EventSchemaRepository } from '../shared/persistence/event-schema-repository';
 import { createTableClient, type TableClient } from '../shared/persistence/table-client';
-import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { shutdownSandbox } from '../shared/sandbox';
+import { repository, servicesOver, type Services } from '../shared/services';
+import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
+import { schemaCapture } from '../shared/composition/event-schemas';
 
 // Schema capture benchmark: its CPU per core beside the unpacking every stream consumer pays (same process,
 // so the ratio holds on a noisy machine), its DynamoDB requests and write units per stream batch against
@@ -247,9 +247,9 @@ function countRequests(store: TableClient) {
   return tally;
 }
 
-async function sectionDynamo(store: TableClient, workspaceId: string, sourceId: string): Promise<Map<number, number>> {
+async function sectionDynamo(store: TableClient, services: Services, workspaceId: string, sourceId: string): Promise<Map<number, number>> {
   const tally = countRequests(store);
-  const capture = new SchemaCapture(new EventSchemaRepository(store), new CatalogRepository(store));
+  const capture = schemaCapture(services);
   let seed = 10_000;
   const batchOf = (records: number): AcceptedRecord[] =>
     Array.from({ length: records }, () => ({ recordId: `req-${seed}#0`, workspaceId, sourceId, events: makeEvents(seed++, 20) }));
@@ -329,8 +329,9 @@ async function main(): Promise<void> {
   const rt = await startLocalRuntime({ controlPort: 0, dataPort: 0, admin: { user: 'bench', password: 'bench-password' } });
   const client = new DynamoDBClient({ endpoint: rt.dynamoEndpoint });
   const store = createTableClient({ client, table: rt.tableName });
+  const services = servicesOver(store);
   try {
-    const ws = await createWorkspace(new WorkspaceRepository(store), { name: 'bench', email: 'bench@example.com' });
+    const ws = await createWorkspace(repository(services, WorkspaceRepository), { name: 'bench', email: 'bench@example.com' });
     const newSource = async (name: string) => {
       const res = await fetch(`${rt.controlUrl}/v2/sources`, {
         method: 'POST',
@@ -339,7 +340,7 @@ async function main(): Promise<void> {
       });
       return ((await res.json()) as { source: { id: string; writeKey: string } }).source;
     };
-    const wcu = await sectionDynamo(store, ws.workspaceId, (await newSource('capture')).id);
+    const wcu = await sectionDynamo(store, services, ws.workspaceId, (await newSource('capture')).id);
     await sectionVisibility(rt.dataUrl, (await newSource('visibility')).writeKey, `Basic ${Buffer.from('bench:bench-password').toString('base64')}`);
     // The figures the targets are set on, last, one per line.
     console.log(`\ncapture events/s/core batch 2000: ${Math.round(cpuRate2000)}`);

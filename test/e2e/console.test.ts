@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import type { Browser, Page } from 'playwright-core';
-import { launch, screenshot, seriousViolations } from '../support/browser';
+import { launch } from '../../bench/support/browser';
+import { screenshot, seriousViolations } from '../support/browser';
 import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { start, stop, type Started } from '../support/npm-start';
 

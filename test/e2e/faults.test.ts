@@ -1,4 +1,4 @@
-import { runFaultScenario, type ScenarioReport } from '../support/fault-scenario';
+import { runFaultScenario, type ScenarioReport } from '../../bench/support/fault-scenario';
 
 /**
  * Nothing acknowledged is lost: `npm start` on a persisted directory, flapping and slow destinations, SIGKILL of

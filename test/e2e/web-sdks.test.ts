@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { launch } from '../support/browser';
+import { launch } from '../../bench/support/browser';
 import { startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 

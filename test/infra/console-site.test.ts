@@ -1,6 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { CORS } from '../../shared/contract/cors';
-import { resourcesOf, synthStage, type SynthesizedStage } from './synth';
+import { resourcesOf, synthStage, type SynthesizedStage } from '../support/synth';
 
 /** The console's static site per stage, and the control plane's CORS naming exactly its origin. */
 let dev: SynthesizedStage;

@@ -1,6 +1,6 @@
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { ENDPOINT_FUNCTIONS, SCHEDULED_FUNCTIONS, STREAM_CONSUMERS, type CredentialsAccess } from '../../shared/contract/functions';
-import { logicalId, resourcesOf, synthStage } from './synth';
+import { logicalId, resourcesOf, synthStage } from '../support/synth';
 
 /** The credentials key: it exists, and only the functions that read or write credentials have rights on it. */
 const dev = synthStage('dev');

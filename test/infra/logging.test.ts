@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PLANES, type Plane } from '../../shared/contract/functions';
-import { logicalId, refersToArnOf, resourcesOf, synthStage, type SynthesizedStage } from './synth';
+import { logicalId, refersToArnOf, resourcesOf, synthStage, type SynthesizedStage } from '../support/synth';
 
 const PLANE_NAMES = Object.keys(PLANES) as Plane[];
 

@@ -2,7 +2,7 @@ import { Aspects, CfnResource, type Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { stageApp } from './synth';
+import { stageApp } from '../support/synth';
 
 /**
  * The rules acknowledged somewhere in infra/stacks, each with its reason where the resource is made (see

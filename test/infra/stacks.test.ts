@@ -11,8 +11,18 @@ import { AUTHORIZERS, ENDPOINT_FUNCTIONS, PLANES, SCHEDULED_FUNCTIONS, STREAM_CO
 import { ROUTES, type RouteDefinition } from '../../shared/contract/routes';
 import { BROWSER_CORS } from '../../shared/contract/cors';
 import { TABLE } from '../../shared/contract/table';
-import { expectStreamConsumerWired } from './stream-consumer-assertions';
-import { cdkJsonContext, logicalId, methodPath, REPO_ROOT, refersToArnOf, resourcePaths, resourcesOf, synthStage, type SynthesizedStage } from './synth';
+import { expectStreamConsumerWired } from '../support/stream-consumer-assertions';
+import {
+  cdkJsonContext,
+  logicalId,
+  methodPath,
+  REPO_ROOT,
+  refersToArnOf,
+  resourcePaths,
+  resourcesOf,
+  synthStage,
+  type SynthesizedStage,
+} from '../support/synth';
 
 const PLANE_NAMES = Object.keys(PLANES) as Plane[];
 const routes: readonly RouteDefinition[] = ROUTES;

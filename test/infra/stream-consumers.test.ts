@@ -1,6 +1,6 @@
 import { SCHEDULED_FUNCTIONS, STREAM_CONSUMERS } from '../../shared/contract/functions';
-import { expectStreamConsumerWired } from './stream-consumer-assertions';
-import { logicalId, resourcesOf, synthStage } from './synth';
+import { expectStreamConsumerWired } from '../support/stream-consumer-assertions';
+import { logicalId, resourcesOf, synthStage } from '../support/synth';
 
 const dev = synthStage('dev');
 

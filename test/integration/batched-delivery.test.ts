@@ -3,42 +3,25 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { getTableClient, queryAll } from '../../shared/persistence/table-client';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 // Destinations connected in a test are seen at once (the default keeps a source's destinations 5 s).
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
-let rt: TestRuntime;
-let vendor: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  vendor = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await vendor.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
-beforeEach(() => (vendor.received.length = 0));
+const rig = deliveryRig();
 
 type Destination = { name: string; type: string; config: Record<string, unknown> };
 
 async function pipeline(...destinations: Destination[]) {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
   const ids: string[] = [];
   for (const destination of destinations) {
@@ -51,23 +34,23 @@ async function pipeline(...destinations: Destination[]) {
     source,
     ids,
     batch: async (batch: Record<string, unknown>[]) =>
-      expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
+      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
     outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${ids[i]}/outcomes`)).body,
   };
 }
 
 async function flow(rounds = 1) {
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
   for (let i = 0; i < rounds; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
   }
 }
 
-const amplitude = (path: string): Destination => ({ name: path, type: 'AM', config: { apiKey: 'key', baseUrl: `${vendor.url}${path}` } });
-const webhook = (path: string): Destination => ({ name: path, type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}${path}` } });
+const amplitude = (path: string): Destination => ({ name: path, type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}${path}` } });
+const webhook = (path: string): Destination => ({ name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } });
 const amplitudeEvents = (path: string) =>
-  vendor.received
+  rig.server.received
     .filter((r) => r.path === `${path}/2/httpapi`)
     .map((r) => (r.json as { events: { insert_id: string; user_id: string; event_type: string }[] }).events);
 const events = (n: number, user: (i: number) => string, prefix = 'm') =>
@@ -75,15 +58,15 @@ const events = (n: number, user: (i: number) => string, prefix = 'm') =>
 const customerio = (path: string): Destination => ({
   name: path,
   type: 'CUSTOMERIO',
-  config: { siteID: 'site', apiKey: 'key', baseUrl: `${vendor.url}${path}` },
+  config: { siteID: 'site', apiKey: 'key', baseUrl: `${rig.server.url}${path}` },
 });
 type CioEntity = { action: string; id?: string; name?: string; identifiers: Record<string, string> };
 const customerioBatches = (path: string) =>
-  vendor.received.filter((r) => r.path === `${path}/api/v2/batch`).map((r) => (r.json as { batch: CioEntity[] }).batch);
+  rig.server.received.filter((r) => r.path === `${path}/api/v2/batch`).map((r) => (r.json as { batch: CioEntity[] }).batch);
 const ga4 = (path: string): Destination => ({
   name: path,
   type: 'GA4',
-  config: { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${vendor.url}${path}` },
+  config: { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${rig.server.url}${path}` },
 });
 const at = (i: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, i)).toISOString();
 
@@ -102,18 +85,18 @@ describe('batched delivery', () => {
     const p = await pipeline(amplitude('/throttle'));
     // The first answer throttles every event of user "hot" (429 throttled_events); later answers take all.
     let answers = 0;
-    vendor.on('/throttle/2/httpapi', (req, res) => {
+    rig.server.on('/throttle/2/httpapi', (req, res) => {
       const sent = (req.json as { events: { user_id: string }[] }).events;
       const throttled = sent.flatMap((e, i) => (e.user_id === 'hot' ? [i] : []));
       if (answers++ === 0) json(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: throttled })(req, res);
       else json(200, { code: 200, events_ingested: sent.length })(req, res);
     });
     await p.batch(events(10, (i) => (i % 3 === 0 ? 'hot' : `cool-${i}`), 'first'));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 4 });
     // A later request: the cool users' events go at once, "hot"'s wait behind its parked ones.
     await p.batch(events(4, (i) => (i % 2 === 0 ? 'hot' : `cool-${i}`), 'second'));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(amplitudeEvents('/throttle')[1]!.map((e) => e.insert_id)).toEqual(['second-1', 'second-3']);
     expect(await p.outcomes()).toMatchObject({ delivered: 8, retrying: 6 });
     await flow(12);
@@ -129,7 +112,7 @@ describe('batched delivery', () => {
   it("holds a user's later events behind the one a webhook failed, in their order, while other users' events flow", async () => {
     const p = await pipeline(webhook('/ordered'));
     let failed = false;
-    vendor.on('/ordered', (req, res) => {
+    rig.server.on('/ordered', (req, res) => {
       const event = req.json as { userId: string };
       if (event.userId === 'slow' && !failed) {
         failed = true;
@@ -138,8 +121,8 @@ describe('batched delivery', () => {
       json(200, {})(req, res);
     });
     await p.batch(events(6, (i) => (i % 2 === 0 ? 'slow' : `fast-${i}`)));
-    await rt.poller.drain();
-    const sent = () => vendor.received.filter((r) => r.path === '/ordered').map((r) => r.json as { messageId: string; userId: string });
+    await rig.rt.poller.drain();
+    const sent = () => rig.server.received.filter((r) => r.path === '/ordered').map((r) => r.json as { messageId: string; userId: string });
     // The fast users' events went; "slow"'s first failed and its later ones were not sent.
     expect(sent().map((e) => e.messageId)).toEqual(['m-0', 'm-1', 'm-3', 'm-5']);
     expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 3 });
@@ -154,17 +137,17 @@ describe('batched delivery', () => {
   it('resumes a chunked batch after a restart with what was not recorded, once', async () => {
     const p = await pipeline();
     await p.batch(events(30, (i) => `user-${i}`));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     const d = (
-      await call(rt.controlUrl, 'POST', '/v2/destinations', {
+      await call(rig.rt.controlUrl, 'POST', '/v2/destinations', {
         auth: bearer(p.ws.token),
         body: amplitude('/resumed'),
       })
     ).body.destination.id as string;
-    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: parts[0]!.requestId, part: 0 };
     // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
-    const deliveries = new DeliveryRepository(rt.store);
+    const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 300).toISOString();
     expect(await deliveries.holdBatch(guard, lease)).toMatchObject({ established: true, indexed: true });
@@ -178,28 +161,28 @@ describe('batched delivery', () => {
       }),
     ).toMatchObject({ established: true });
     await new Promise((resolve) => setTimeout(resolve, 350));
-    await rt.scheduler.runNow();
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
     const requests = amplitudeEvents('/resumed');
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 18 }, (_, i) => `m-${i + 12}`));
-    expect((await call(rt.controlUrl, 'GET', `/v2/destinations/${d}/outcomes`, { auth: bearer(p.ws.token) })).body).toMatchObject({ delivered: 30 });
+    expect((await call(rig.rt.controlUrl, 'GET', `/v2/destinations/${d}/outcomes`, { auth: bearer(p.ws.token) })).body).toMatchObject({ delivered: 30 });
   });
 
   it("puts a batch whose record comes again while another owner's lease is live where the scheduler finds it", async () => {
     const p = await pipeline();
     await p.batch(events(4, (i) => `user-${i}`));
-    await rt.poller.drain();
-    const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
+    await rig.rt.poller.drain();
+    const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
     const d = (await api('POST', '/v2/destinations', webhook('/again'))).body.destination.id as string;
     await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
-    const [item] = await queryAll(rt.store, {
+    const [item] = await queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
     });
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: 0 };
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
-    const deliveries = new DeliveryRepository(rt.store);
+    const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 800).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
@@ -222,32 +205,32 @@ describe('batched delivery', () => {
     } finally {
       getTableClient().doc.middlewareStack.remove('failIndexing');
     }
-    const parked = await queryAll(rt.store, {
+    const parked = await queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.parkedRecord(p.ws.workspaceId, 'delivery', 'x').pk },
     });
     expect(parked.map((item) => [item.eventId, item.lastError])).toEqual([['refused', 'store unavailable']]);
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
-    expect(vendor.received.filter((r) => r.path === '/again')).toEqual([]);
+    expect(rig.server.received.filter((r) => r.path === '/again')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
-    await rt.scheduler.runNow();
-    expect(vendor.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
+    await rig.rt.scheduler.runNow();
+    expect(rig.server.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
   });
 
   it('puts a batch its consumer stopped waiting for in the middle of its sends where the scheduler finds it, before letting the record go', async () => {
     const p = await pipeline();
     await p.batch(events(3, (i) => `user-${i}`));
-    await rt.poller.drain();
-    const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
+    await rig.rt.poller.drain();
+    const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
     const d = (await api('POST', '/v2/destinations', webhook('/stalled'))).body.destination.id as string;
     await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
     // The first event is answered at once (and recorded); the second hangs until released.
     let release = () => {};
-    vendor.on('/stalled', (req, res) => {
+    rig.server.on('/stalled', (req, res) => {
       if ((req.json as { messageId: string }).messageId !== 'm-1') return json(200, {})(req, res);
       release = () => json(200, {})(req, res);
     });
-    const [item] = await queryAll(rt.store, {
+    const [item] = await queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
     });
@@ -258,11 +241,11 @@ describe('batched delivery', () => {
     // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
     // only the scheduler's index would bring the batch back.
     const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), 0);
-    const held = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
+    const held = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
     expect(held.Item).toMatchObject({ status: 'sending', progress: 1, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
     release();
     await deliveryMachinery().lanes.idle();
-    const done = await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: key, ConsistentRead: true }));
+    const done = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
     expect(done.Item).toMatchObject({ status: 'done', progress: 3 });
     expect(done.Item!.gsi1pk).toBeUndefined();
   });
@@ -282,13 +265,13 @@ describe('batched delivery', () => {
     expect(requests[0]!.map((e) => [e.action, e.identifiers.id, e.id])).toEqual(
       sent.map((e, i) => [e.type === 'page' ? 'page' : 'event', `user-${i % 5}`, ulidOf(`m-${i}`, new Date(at(i)))]),
     );
-    expect(vendor.received.find((r) => r.path === '/cio/api/v2/batch')!.headers.authorization).toBe(`Basic ${Buffer.from('site:key').toString('base64')}`);
+    expect(rig.server.received.find((r) => r.path === '/cio/api/v2/batch')!.headers.authorization).toBe(`Basic ${Buffer.from('site:key').toString('base64')}`);
     expect(await p.outcomes()).toMatchObject({ delivered: 12, retrying: 0, aborted: 0 });
   });
 
   it('aborts only the Customer.io entities a 207 answer names; the others are delivered and not sent again', async () => {
     const p = await pipeline(customerio('/cio207'));
-    vendor.on('/cio207/api/v2/batch', json(207, { errors: [{ batch_index: 2, reason: 'invalid', field: 'name', message: 'too long' }] }));
+    rig.server.on('/cio207/api/v2/batch', json(207, { errors: [{ batch_index: 2, reason: 'invalid', field: 'name', message: 'too long' }] }));
     await p.batch(events(5, (i) => `user-${i}`));
     await flow(3);
     expect(customerioBatches('/cio207').map((batch) => batch.map((e) => e.name))).toEqual([['e0', 'e1', 'e2', 'e3', 'e4']]);
@@ -300,7 +283,7 @@ describe('batched delivery', () => {
   it('reads a 207 on a retried Customer.io event too: the entity it names is aborted', async () => {
     const p = await pipeline(customerio('/cioretry'));
     let answers = 0;
-    vendor.on('/cioretry/api/v2/batch', (req, res) => {
+    rig.server.on('/cioretry/api/v2/batch', (req, res) => {
       // The chunk fails as a whole; each event then goes again alone, and "e1" is refused.
       if (answers++ === 0) return json(503, {})(req, res);
       const [entity] = (req.json as { batch: CioEntity[] }).batch;
@@ -308,7 +291,7 @@ describe('batched delivery', () => {
       json(200, {})(req, res);
     });
     await p.batch(events(3, (i) => `user-${i}`));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
     await flow(12);
     expect(customerioBatches('/cioretry').map((batch) => batch.length)).toEqual([3, 1, 1, 1]);
@@ -326,7 +309,7 @@ describe('batched delivery', () => {
     }));
     await p.batch(sent);
     await flow();
-    const requests = vendor.received
+    const requests = rig.server.received
       .filter((r) => r.path === '/ga/mp/collect')
       .map((r) => r.json as { client_id: string; timestamp_micros?: number; events: { name: string; timestamp_micros: number }[] });
     expect(requests.map((r) => [r.client_id, r.events.length, r.timestamp_micros])).toEqual([
@@ -335,7 +318,7 @@ describe('batched delivery', () => {
       ['client-b', 3, undefined],
     ]);
     expect(requests.flatMap((r) => r.events.map((e) => [e.name, e.timestamp_micros]))).toEqual(sent.map((e, i) => [e.event, Date.parse(at(i)) * 1000]));
-    expect(vendor.received.find((r) => r.path === '/ga/mp/collect')!.query).toEqual({ measurement_id: 'G-1', api_secret: 'secret' });
+    expect(rig.server.received.find((r) => r.path === '/ga/mp/collect')!.query).toEqual({ measurement_id: 'G-1', api_secret: 'secret' });
     expect(await p.outcomes()).toMatchObject({ delivered: 33, retrying: 0, aborted: 0 });
   });
 });

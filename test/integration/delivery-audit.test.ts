@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { ADMIN, basic, bearer, call } from '../support/runtime';
 
 /**
  * The delivery audit (GET /admin/audit, `npm run admin -- audit`): a source's stored events reconciled with
@@ -15,45 +13,32 @@ import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '
  */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
-let rt: TestRuntime;
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await hook.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+const rig = deliveryRig();
 
 const admin = basic(ADMIN.user, ADMIN.password);
-const audit = (query: string) => call(rt.dataUrl, 'GET', `/admin/audit?${query}`, { auth: admin });
+const audit = (query: string) => call(rig.rt.dataUrl, 'GET', `/admin/audit?${query}`, { auth: admin });
 const zero = { delivered: 0, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
 
 async function pipeline() {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
   const connect = async (name: string) => {
-    const d = (await api('POST', '/v2/destinations', { name, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/${source.id}/${name}` } })).body.destination;
+    const d = (await api('POST', '/v2/destinations', { name, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/${source.id}/${name}` } })).body
+      .destination;
     await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
     return d.id as string;
   };
   const batch = async (events: Record<string, unknown>[]) =>
-    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
   return { ws, api, source, connect, batch };
 }
 
 async function flow(rounds: number) {
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
   for (let i = 0; i < rounds; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
   }
 }
 
@@ -63,7 +48,7 @@ describe('the delivery audit', () => {
     const plain = await p.connect('plain');
     const tagged = await p.connect('tagged');
     // "tagged" drops the events named "drop"; a regulation suppresses user "gone" everywhere.
-    const published = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
+    const published = await call(rig.rt.controlUrl, 'POST', '/transformations?publish=true', {
       auth: basic(p.ws.email, p.ws.token),
       body: { name: 'Dropper', code: "export function transformEvent(e) { return e.event === 'drop' ? null : e; }", destinationIds: [tagged] },
     });
@@ -71,7 +56,7 @@ describe('the delivery audit', () => {
     await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'gone' }] });
     // At "plain": m-1 refused (400), m-2 fails once then goes, m-3 keeps failing.
     let m2 = 0;
-    hook.on(`/${p.source.id}/plain`, (req, res) => {
+    rig.server.on(`/${p.source.id}/plain`, (req, res) => {
       const id = (req.json as { messageId: string }).messageId;
       if (id === 'm-1') return json(400, { error: 'bad event' })(req, res);
       if (id === 'm-3' || (id === 'm-2' && m2++ === 0)) return json(503, {})(req, res);
@@ -112,9 +97,9 @@ describe('the delivery audit', () => {
         'tsx',
         path.resolve(__dirname, '../../infra/local/admin.ts'),
         '--endpoint',
-        rt.dynamoEndpoint,
+        rig.rt.dynamoEndpoint,
         '--table',
-        rt.tableName,
+        rig.rt.tableName,
         'audit',
         '--source',
         p.source.id,
@@ -135,16 +120,16 @@ describe('the delivery audit', () => {
   it('lists the events of a batch interrupted in no scheduler index as in no state, and no longer once it is indexed', async () => {
     const p = await pipeline();
     await p.batch(Array.from({ length: 5 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'e', messageId: `s-${i}` })));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     // Connected afterwards: nothing was sent to it, and nothing is expected of it.
     const late = await p.connect('late');
     const before = (await audit(`sourceId=${p.source.id}`)).body;
     expect(before.destinations[0]).toMatchObject({ destinationId: late, states: { ...zero, notExpected: 5 }, missing: [] });
 
     // A dead owner recorded two events while its consumer waited and never put the batch in the index.
-    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: 0 };
-    const deliveries = new DeliveryRepository(rt.store);
+    const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() - 1000).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
@@ -218,11 +203,11 @@ describe('the delivery audit', () => {
       const answer = await audit(query);
       expect({ query, status: answer.status, text: answer.text }).toEqual({ query, status, text: expect.stringContaining(text) });
     }
-    expect((await call(rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`)).status).toBe(400);
-    const wrong = await call(rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`, { auth: basic(ADMIN.user, 'wrong') });
+    expect((await call(rig.rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`)).status).toBe(400);
+    const wrong = await call(rig.rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`, { auth: basic(ADMIN.user, 'wrong') });
     expect({ status: wrong.status, text: wrong.text }).toEqual({ status: 400, text: 'Invalid admin credentials' });
     // A deleted source is not found any more: its id's lookup goes with it.
-    const catalog = new CatalogRepository(rt.store);
+    const catalog = new CatalogRepository(rig.rt.store);
     expect(await catalog.findSource(p.source.id)).toEqual({ workspaceId: p.ws.workspaceId, sourceId: p.source.id });
     expect((await p.api('DELETE', `/v2/sources/${p.source.id}`)).status).toBe(200);
     expect(await catalog.findSource(p.source.id)).toBeUndefined();

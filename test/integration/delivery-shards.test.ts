@@ -1,44 +1,30 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchIdOf } from '../../shared/domain/delivery/records';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { attention } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /**
  * Delivery batches in shards: each batch's item in one of its destination's batch partitions, by the batch's
  * hash, read across them all; a batch written before shards (in the destination's one partition) is resumed
  * where it stood and finished there.
  */
-let rt: TestRuntime;
-let vendor: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  vendor = await startDestinationServer();
-  vendor.on('/hook', json(200, {}));
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env.WEIR_DELIVERY_CONFIG_CACHE_MS;
-  await vendor.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+const rig = deliveryRig();
+beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 async function pipeline() {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/hook` } })).body.destination;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
   const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
   const received = (prefix: string) =>
-    vendor.received
+    rig.server.received
       .filter((r) => r.path === '/hook')
       .map((r) => String((r.json as { messageId: string }).messageId))
       .filter((id) => id.startsWith(prefix));
@@ -48,13 +34,13 @@ async function pipeline() {
 it("spreads a destination's batches over its partitions, and its live events read them all", async () => {
   const { ws, api, hook, send } = await pipeline();
   for (let r = 0; r < 16; r++) await send([{ type: 'track', userId: `u-${r}`, event: 'e', messageId: `spread-${r}` }]);
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
 
   const partitions = keys.deliveryBatchPartitions(ws.workspaceId, hook.id);
   const counts = await Promise.all(
     partitions.map(async (pk) => {
-      const { Items = [] } = await rt.store.doc.send(
-        new QueryCommand({ TableName: rt.store.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }),
+      const { Items = [] } = await rig.rt.store.doc.send(
+        new QueryCommand({ TableName: rig.rt.store.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }),
       );
       return Items.length;
     }),
@@ -68,11 +54,11 @@ it("spreads a destination's batches over its partitions, and its live events rea
 
 it('resumes a batch written before shards where it stood, and finishes it in place', async () => {
   const { ws, source, hook, send, received } = await pipeline();
-  await rt.poller.stop(); // the stream hands nothing over: the batch below is the scheduler's to resume
+  await rig.rt.poller.stop(); // the stream hands nothing over: the batch below is the scheduler's to resume
   await send([0, 1, 2].map((i) => ({ type: 'track', userId: 'u', event: 'e', messageId: `old-${i}` })));
-  const { Items = [] } = await rt.store.doc.send(
+  const { Items = [] } = await rig.rt.store.doc.send(
     new QueryCommand({
-      TableName: rt.store.table,
+      TableName: rig.rt.store.table,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, source.id, '', 0).pk },
       ConsistentRead: true,
@@ -83,9 +69,9 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
   const lease = new Date(Date.now() - 1000).toISOString();
   // Its first event was sent and recorded by a process that died; its lease ran out; it is due in the index.
   const legacy = keys.legacyDeliveryBatch(ws.workspaceId, hook.id, requestId, 0);
-  await rt.store.doc.send(
+  await rig.rt.store.doc.send(
     new PutCommand({
-      TableName: rt.store.table,
+      TableName: rig.rt.store.table,
       Item: {
         ...legacy,
         ...ref,
@@ -104,12 +90,12 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
     }),
   );
 
-  await rt.scheduler.runNow();
+  await rig.rt.scheduler.runNow();
   expect(received('old-').sort()).toEqual(['old-1', 'old-2']);
-  const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: legacy, ConsistentRead: true }));
+  const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: legacy, ConsistentRead: true }));
   expect(Item).toMatchObject({ status: 'done', nDelivered: 3 });
-  const sharded = await rt.store.doc.send(
-    new GetCommand({ TableName: rt.store.table, Key: keys.deliveryBatch(ws.workspaceId, hook.id, requestId, 0), ConsistentRead: true }),
+  const sharded = await rig.rt.store.doc.send(
+    new GetCommand({ TableName: rig.rt.store.table, Key: keys.deliveryBatch(ws.workspaceId, hook.id, requestId, 0), ConsistentRead: true }),
   );
   expect(sharded.Item).toBeUndefined();
 });

@@ -1,55 +1,39 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import type { ParkedDelivery } from '../../shared/domain/delivery/records';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
-import { shutdownSandbox } from '../../shared/sandbox';
 import { deliveryMachinery } from '../../shared/composition/delivery';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /** A batch's writes: when its parks outnumber what one transaction holds (100 items), and when a stop cuts it short. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
-let rt: TestRuntime;
-let vendor: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  vendor = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await vendor.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+const rig = deliveryRig();
 
 const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `m-${i}` }));
 
 it('parks every event of a failed chunk larger than one transaction holds, counts each once, and delivers each on its retry', async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendor.url}/big` } })).body.destination;
+  const d = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${rig.server.url}/big` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
   let failing = true;
-  vendor.on('/big', (req, res) => json(failing ? 503 : 200, {})(req, res));
-  const sent = await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(230) } });
+  rig.server.on('/big', (req, res) => json(failing ? 503 : 200, {})(req, res));
+  const sent = await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(230) } });
   expect(sent.status).toBe(200);
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
   // One request of 230 events, answered 503: every event parked, in three transactions.
-  expect(vendor.received.filter((r) => r.path === '/big/2/httpapi')).toHaveLength(1);
+  expect(rig.server.received.filter((r) => r.path === '/big/2/httpapi')).toHaveLength(1);
   expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 230, aborted: 0 });
   failing = false;
   for (let i = 0; i < 5; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
   }
   expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 230, retrying: 0, aborted: 0 });
 });
@@ -72,7 +56,7 @@ it('parks and counts each event once when a split write is made again after dyin
     status: 'waiting',
     dueAt: new Date(Date.now() + 60_000).toISOString(),
   }));
-  const deliveries = new DeliveryRepository(rt.store);
+  const deliveries = new DeliveryRepository(rig.rt.store);
   const guard = { ref, owner: 'splitter', prior: await deliveries.readBatch(ref), established: false };
   const change = {
     position: { progress: parks.length, output: 0 },
@@ -87,14 +71,14 @@ it('parks and counts each event once when a split write is made again after dyin
     if (items?.some((item) => item.Update?.Key.sk === `${ref.requestId}#0`)) throw Object.assign(new Error('killed'), { name: 'InternalServerError' });
     return next(args);
   };
-  rt.store.doc.middlewareStack.add(dieOnBatchWrite as never, { step: 'initialize', name: 'dieOnBatchWrite' });
+  rig.rt.store.doc.middlewareStack.add(dieOnBatchWrite as never, { step: 'initialize', name: 'dieOnBatchWrite' });
   try {
     await expect(deliveries.writeBatch(guard, change)).rejects.toThrow('killed');
   } finally {
-    rt.store.doc.middlewareStack.remove('dieOnBatchWrite');
+    rig.rt.store.doc.middlewareStack.remove('dieOnBatchWrite');
   }
   const parked = () =>
-    queryAll(rt.store, {
+    queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.deliveryRetry(ref.workspaceId, ref.destinationId, '', '').pk },
     });
@@ -109,54 +93,54 @@ it('parks and counts each event once when a split write is made again after dyin
 });
 
 it('stops a batch at its next recorded write when the process stops, gives its claim back due at once, and resumes it from there', async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/slow` } })).body.destination;
+  const d = (await api('POST', '/v2/destinations', { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/slow` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
   // Each answer takes 200 ms: the whole batch would take 2 s.
-  vendor.on('/slow', (req, res) => void setTimeout(() => json(200, {})(req, res), 200));
-  const sent = () => vendor.received.filter((r) => r.path === '/slow').map((r) => (r.json as { messageId: string }).messageId);
-  expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(10) } })).status).toBe(200);
+  rig.server.on('/slow', (req, res) => void setTimeout(() => json(200, {})(req, res), 200));
+  const sent = () => rig.server.received.filter((r) => r.path === '/slow').map((r) => (r.json as { messageId: string }).messageId);
+  expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(10) } })).status).toBe(200);
   const since = Date.now();
   while (sent().length < 2 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
   // The stop waits for the send in flight, not for the rest of the batch.
   await deliveryMachinery().lanes.stop();
   expect(sent().length).toBeLessThanOrEqual(3);
-  const { parts } = await new IngestRepository(rt.store).recent(ws.workspaceId, source.id, 1);
-  const batch = await rt.store.doc.send(
-    new GetCommand({ TableName: rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, 0), ConsistentRead: true }),
+  const { parts } = await new IngestRepository(rig.rt.store).recent(ws.workspaceId, source.id, 1);
+  const batch = await rig.rt.store.doc.send(
+    new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, 0), ConsistentRead: true }),
   );
   expect(batch.Item).toMatchObject({ status: 'sending', progress: sent().length, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
   expect(Date.parse(String(batch.Item!.leaseUntil))).toBeLessThanOrEqual(Date.now());
   // The next run takes it at once, from where it stopped: each event once.
-  await rt.scheduler.runNow();
+  await rig.rt.scheduler.runNow();
   expect(sent()).toEqual(events(10).map((e) => e.messageId));
   expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 10, retrying: 0 });
 });
 
 it("takes no more of the scheduler's round once the process stops: the retries not begun stay due", async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'later', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/later` } })).body.destination;
+  const d = (await api('POST', '/v2/destinations', { name: 'later', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/later` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
   // Every event fails once, then each retry is answered after 200 ms.
   let failing = true;
-  vendor.on('/later', (req, res) => (failing ? json(503, {})(req, res) : void setTimeout(() => json(200, {})(req, res), 200)));
-  expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(6) } })).status).toBe(200);
-  await rt.poller.drain();
+  rig.server.on('/later', (req, res) => (failing ? json(503, {})(req, res) : void setTimeout(() => json(200, {})(req, res), 200)));
+  expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(6) } })).status).toBe(200);
+  await rig.rt.poller.drain();
   expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 6 });
   failing = false;
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const retried = () => vendor.received.filter((r) => r.path === '/later').length - 6;
-  const round = rt.scheduler.runNow();
+  const retried = () => rig.server.received.filter((r) => r.path === '/later').length - 6;
+  const round = rig.rt.scheduler.runNow();
   const since = Date.now();
   while (retried() < 1 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
   await deliveryMachinery().lanes.stop();
   await round;
   expect(retried()).toBeLessThanOrEqual(2);
   expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body.retrying).toBeGreaterThanOrEqual(4);
-  await rt.scheduler.runNow();
+  await rig.rt.scheduler.runNow();
   expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 6, retrying: 0 });
 });

@@ -3,36 +3,20 @@ import Redis from 'ioredis';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { freePort } from '../../infra/local/dynamodb-local';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
-import { shutdownSandbox } from '../../shared/sandbox';
 import { FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
-import { json, silent, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { deliveryRig } from '../support/delivery-rig';
+import { json, silent } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call } from '../support/runtime';
 
 /** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_RETRY_WINDOW_MS = '150';
-let rt: TestRuntime;
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await hook.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
-beforeEach(() => (hook.received.length = 0));
+const rig = deliveryRig();
 afterEach(() => {
   delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
   process.env[DESTINATION_TIMEOUT_ENV] = '1000';
@@ -40,12 +24,12 @@ afterEach(() => {
 
 /** A workspace with a source connected to one webhook destination per path given. */
 async function pipeline(...paths: string[]) {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
   const destinations: string[] = [];
   for (const path of paths) {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
     await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
     destinations.push(d.id);
   }
@@ -54,10 +38,10 @@ async function pipeline(...paths: string[]) {
     api,
     source,
     destinations,
-    track: (body: Record<string, unknown>, type = 'track') => call(rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
-    batch: (batch: Record<string, unknown>[]) => call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
+    track: (body: Record<string, unknown>, type = 'track') => call(rig.rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
+    batch: (batch: Record<string, unknown>[]) => call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
     publish: async (code: string) => {
-      const created = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
+      const created = await call(rig.rt.controlUrl, 'POST', '/transformations?publish=true', {
         auth: basic(ws.email, ws.token),
         body: { name: `T${Math.random()}`, code, destinationIds: destinations },
       });
@@ -70,14 +54,14 @@ async function pipeline(...paths: string[]) {
 
 /** Hands everything written so far to the consumers, then runs the scheduler until nothing is due. */
 async function flow(rounds = 1) {
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
   for (let i = 0; i < rounds; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
   }
 }
 
-const at = (path: string) => hook.received.filter((r) => r.path === path);
+const at = (path: string) => rig.server.received.filter((r) => r.path === path);
 
 describe('delivery', () => {
   it('delivers track and identify events once each, and counts them', async () => {
@@ -106,7 +90,7 @@ describe('delivery', () => {
     const id = await p.publish('export function transformEvent(e) { return { ...e, v: 1 }; }');
     await p.track({ userId: 'u', event: 'first' });
     await flow();
-    await call(rt.controlUrl, 'POST', `/transformations/${id}?publish=true`, {
+    await call(rig.rt.controlUrl, 'POST', `/transformations/${id}?publish=true`, {
       auth: basic(p.ws.email, p.ws.token),
       body: { code: 'export function transformEvent(e) { if (e.event === "drop") return null; return { ...e, v: 2 }; }' },
     });
@@ -125,10 +109,10 @@ describe('delivery', () => {
   it('parks a 500 and delivers on the 200 that follows, once; a 400 is not retried', async () => {
     const p = await pipeline('/flaky', '/refusing');
     let calls = 0;
-    hook.on('/flaky', (req, res) => json(++calls === 1 ? 500 : 200, {})(req, res));
-    hook.on('/refusing', json(400, { error: 'bad field' }));
+    rig.server.on('/flaky', (req, res) => json(++calls === 1 ? 500 : 200, {})(req, res));
+    rig.server.on('/refusing', json(400, { error: 'bad field' }));
     await p.track({ userId: 'u', event: 'once', messageId: 'm-once' });
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 1 });
     await flow(3);
     expect(at('/flaky').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-once', 'm-once']);
@@ -144,9 +128,9 @@ describe('delivery', () => {
 
   it("aborts a dead destination's events after the bounded retries, without holding up another destination", async () => {
     const p = await pipeline('/dead', '/alive');
-    hook.on('/dead', json(503, {}));
+    rig.server.on('/dead', json(503, {}));
     await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(at('/alive')).toHaveLength(3);
     // Answered failures open the circuit only after a streak: each event was sent once.
     expect(at('/dead')).toHaveLength(3);
@@ -162,13 +146,13 @@ describe('delivery', () => {
   it('opens the circuit after a streak of failures, and sends nothing while it is open', async () => {
     process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
     const p = await pipeline('/down');
-    hook.on('/down', json(503, {}));
+    rig.server.on('/down', json(503, {}));
     await p.batch([1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
     expect(await p.outcomes()).toMatchObject({ retrying: 8 });
     await new Promise((resolve) => setTimeout(resolve, 40));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
     // Due retries met an open circuit: not sent, and not counted as attempts.
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
     expect((await p.outcomes()).retrying).toBe(8);
@@ -178,14 +162,14 @@ describe('delivery', () => {
     const p = await pipeline('/flapping');
     // Every other event fails its first attempt.
     const seen = new Set<string>();
-    hook.on('/flapping', (req, res) => {
+    rig.server.on('/flapping', (req, res) => {
       const id = (req.json as { messageId: string }).messageId;
       const first = !seen.has(id);
       seen.add(id);
       json(first && Number(id.split('-')[1]) % 2 === 1 ? 503 : 200, {})(req, res);
     });
     await p.batch(Array.from({ length: 12 }, (_, n) => ({ type: 'track', userId: `u${n}`, event: `e${n}`, messageId: `flap-${n}` })));
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     // Every event went out on the first pass: one 503 in two never makes a streak.
     expect(new Set(at('/flapping').map((r) => (r.json as { messageId: string }).messageId)).size).toBe(12);
     expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 6 });
@@ -200,15 +184,15 @@ describe('delivery', () => {
     process.env[DESTINATION_TIMEOUT_ENV] = '5000';
     const p = await pipeline('/hanging', '/healthy');
     const other = await pipeline('/healthy-other');
-    hook.on('/hanging', silent);
+    rig.server.on('/hanging', silent);
     await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
     const deadline = Date.now() + 5_000;
     while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
-    expect(hook.pending()).toBe(1);
-    await rt.poller.drain();
+    expect(rig.server.pending()).toBe(1);
+    await rig.rt.poller.drain();
     // The time-out opened the circuit: the rest of the batch was parked unsent.
     expect(at('/hanging')).toHaveLength(1);
     expect(await p.outcomes(0)).toMatchObject({ delivered: 0, retrying: 3 });
@@ -218,11 +202,11 @@ describe('delivery', () => {
   it('parks, retries and shows an event nested as deep as ingestion accepts', async () => {
     const p = await pipeline('/deep');
     let calls = 0;
-    hook.on('/deep', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
+    rig.server.on('/deep', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
     let properties: Record<string, unknown> = { leaf: true };
     for (let i = 0; i < 26; i++) properties = { nested: properties };
     expect((await p.batch([{ type: 'track', userId: 'u', event: 'Deep', messageId: 'deep-1', properties }])).status).toBe(200);
-    await rt.poller.drain();
+    await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 1 });
     await flow(3);
     expect(at('/deep').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['deep-1', 'deep-1']);
@@ -239,7 +223,7 @@ describe('delivery', () => {
     ]);
     await flow();
     expect(at('/dup')).toHaveLength(2);
-    const [item] = await queryAll(rt.store, {
+    const [item] = await queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
     });
@@ -257,7 +241,7 @@ describe('delivery', () => {
     expect(at('/dup')).toHaveLength(2);
     // Handled, not parked: the record came twice in one batch, and was read once.
     expect(
-      await queryAll(rt.store, {
+      await queryAll(rig.rt.store, {
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': keys.parkedRecord(p.ws.workspaceId, 'delivery', 'x').pk },
       }),
@@ -267,10 +251,10 @@ describe('delivery', () => {
   it('resumes an interrupted batch after its last recorded event when the lease runs out', async () => {
     const p = await pipeline(); // no connection: the stream consumer leaves this batch alone
     await p.batch([1, 2, 3, 4].map((n) => ({ type: 'track', userId: 'u', event: `e${n}` })));
-    await rt.poller.drain();
-    const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/resume` } })).body.destination
-      .id;
-    const { parts } = await new IngestRepository(rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    await rig.rt.poller.drain();
+    const destination = (await p.api('POST', '/v2/destinations', { name: 'r', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/resume` } })).body
+      .destination.id;
+    const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
     const ref = {
       workspaceId: p.ws.workspaceId,
       sourceId: p.source.id,
@@ -279,7 +263,7 @@ describe('delivery', () => {
       part: 0,
     };
     // A consumer took the batch, moved on (holding it), recorded two events, and died; its lease runs out 1.5 s later.
-    const deliveries = new DeliveryRepository(rt.store);
+    const deliveries = new DeliveryRepository(rig.rt.store);
     const leaseEnds = new Date(Date.now() + 1500).toISOString();
     const guard = { ref, owner: 'dead-owner', prior: await deliveries.readBatch(ref), established: false };
     expect(guard.prior).toEqual({ kind: 'absent' });
@@ -292,12 +276,12 @@ describe('delivery', () => {
       parks: [],
     });
     expect(recorded).toMatchObject({ established: true });
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
     expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
-    await rt.scheduler.runNow();
+    await rig.rt.scheduler.runNow();
     expect(at('/resume')).toHaveLength(2);
   });
 });
@@ -320,7 +304,7 @@ describe('server-delivered types', () => {
         { type: 'identify', userId: 'ada', traits: { email: 'ada@example.com', plan: 'pro', address: { city: 'London' } } },
         { type: 'track', userId: 'ada', event: 'Clicked' },
       ]);
-      await rt.poller.drain();
+      await rig.rt.poller.drain();
       expect(await data.hgetall('app:user:ada')).toEqual({ email: 'ada@example.com', plan: 'pro', 'address.city': 'London' });
       expect(await data.keys('*')).toEqual(['app:user:ada']);
       expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 2, aborted: 0 });
@@ -345,7 +329,7 @@ describe('server-delivered retries', () => {
       const cache = (await p.api('POST', '/v2/destinations', { name: 'cache', type: 'REDIS', config: { address: nobody } })).body.destination.id;
       await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: cache });
       await p.track({ userId: 'grace', traits: { plan: 'team' } }, 'identify');
-      await rt.poller.drain();
+      await rig.rt.poller.drain();
       expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 1 });
       await p.api('PATCH', `/v2/destinations/${cache}`, { config: { address: server.address } });
       await flow(3);
@@ -362,7 +346,7 @@ describe('credentials in live delivery', () => {
   it('give the transformation the stored value, send it, and never show it in live events', async () => {
     const p = await pipeline('/keyed');
     const secret = 'sk_live_delivery_0123456789';
-    await call(rt.controlUrl, 'PUT', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token), body: { value: secret } });
+    await call(rig.rt.controlUrl, 'PUT', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token), body: { value: secret } });
     await p.publish("export function transformEvent(e) { return { ...e, apiKey: getCredential('API_KEY') }; }");
     await p.track({ userId: 'u', event: 'keyed' });
     await flow();
@@ -418,7 +402,7 @@ describe('live events and outcomes', () => {
     await flow();
     const events = async () => (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events.map((e: { event: string }) => e.event);
     expect(await events()).toEqual(['kept', 'before']);
-    const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
+    const created = await call(rig.rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(p.ws.token),
       headers: { Accept: 'application/json' },
       body: { regulationType: 'suppress', users: [{ userId: ' later ' }] },

@@ -1,23 +1,17 @@
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
-import { runTransformation, shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { runTransformation } from '../../shared/sandbox';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /** Weir's metrics reach CloudWatch as embedded-metric documents (Powertools): delivery, sandbox and deletion outcomes. */
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELETION_RETRY_BASE_MS = '20';
-let rt: TestRuntime;
-let hook: DestinationServer;
 const written: string[] = [];
 let restore: () => void;
+const rig = deliveryRig();
 
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  hook = await startDestinationServer();
+beforeAll(() => {
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
     written.push(String(chunk));
@@ -25,14 +19,7 @@ beforeAll(async () => {
   }) as typeof process.stdout.write;
   restore = () => (process.stdout.write = write);
 });
-afterAll(async () => {
-  restore();
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await hook.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+afterAll(() => restore());
 
 const documents = () =>
   written
@@ -46,16 +33,16 @@ const documents = () =>
     );
 
 test('a failed delivery emits DeliveryRetried for its destination type, and its later success DeliveryDelivered', async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}/m` } })).body.destination;
+  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/m` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
   let calls = 0;
-  hook.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
+  rig.server.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
 
-  await call(rt.dataUrl, 'POST', '/v1/track', { auth: basic(source.writeKey, ''), body: { userId: 'u', event: 'e' } });
-  await rt.poller.drain();
+  await call(rig.rt.dataUrl, 'POST', '/v1/track', { auth: basic(source.writeKey, ''), body: { userId: 'u', event: 'e' } });
+  await rig.rt.poller.drain();
   const retried = documents().filter((d) => d.DeliveryRetried === 1);
   // Once with the service alone (what alarms read), once per destination type.
   expect(retried.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[['service']], [['service', 'destinationType']]]);
@@ -67,7 +54,7 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
   expect(documents().some((d) => d.EventsIngested === 1)).toBe(true);
 
   await new Promise((resolve) => setTimeout(resolve, 50));
-  await rt.scheduler.runNow();
+  await rig.rt.scheduler.runNow();
   expect(documents().some((d) => d.DeliveryDelivered === 1 && d.destinationType === 'WEBHOOK')).toBe(true);
 });
 
@@ -86,14 +73,14 @@ test('each sandbox invocation emits SandboxInvocations with its outcome: ok, or 
 });
 
 test('each user-deletion attempt emits DeletionAttempts with its outcome', async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  hook.on('/vendor', json(200, {}));
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  rig.server.on('/vendor', json(200, {}));
   const am = (
     await api('POST', '/v2/destinations', {
       name: 'am',
       type: 'AM',
-      config: { apiKey: 'k', apiSecret: 's', baseUrl: `${hook.url}/vendor` },
+      config: { apiKey: 'k', apiSecret: 's', baseUrl: `${rig.server.url}/vendor` },
     })
   ).body.destination;
   const created = await api('POST', '/v2/regulations', {
@@ -104,8 +91,8 @@ test('each user-deletion attempt emits DeletionAttempts with its outcome', async
   expect(created.status).toBe(201);
   const deadline = Date.now() + 10_000;
   while (!documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed') && Date.now() < deadline) {
-    await rt.poller.drain();
-    await rt.scheduler.runNow();
+    await rig.rt.poller.drain();
+    await rig.rt.scheduler.runNow();
   }
   expect(documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed')).toBe(true);
 });

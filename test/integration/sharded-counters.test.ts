@@ -1,53 +1,42 @@
 import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { COUNTER_SHARDS, sumCounters } from '../../shared/persistence/counters';
 import { keys } from '../../shared/persistence/keys';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /**
  * A destination's and a source's counters live in shards, each in a partition of its own, and read as their
  * sum: what the outcomes and live-events views show is every shard's count together, the count kept before
  * counters were sharded included.
  */
-let rt: TestRuntime;
-let vendor: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  vendor = await startDestinationServer();
-  vendor.on('/hook', json(200, {}));
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await vendor.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+const rig = deliveryRig();
+beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 /** The stored counter items of one owner, one per shard written. */
 async function shardsOf(all: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
-  const answer = await rt.store.doc.send(new BatchGetCommand({ RequestItems: { [rt.store.table]: { Keys: all, ConsistentRead: true } } }));
-  return answer.Responses?.[rt.store.table] ?? [];
+  const answer = await rig.rt.store.doc.send(new BatchGetCommand({ RequestItems: { [rig.rt.store.table]: { Keys: all, ConsistentRead: true } } }));
+  return answer.Responses?.[rig.rt.store.table] ?? [];
 }
 
 it("spreads a destination's counting over several partitions and shows their sum, with the count kept before shards", async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/hook` } })).body.destination;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
   // Counted before counters were sharded: one item in the workspace's partition, still part of the sum.
   const [legacy] = keys.destinationStatsShards(ws.workspaceId, hook.id);
-  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...legacy, delivered: 5, aborted: 1, updatedAt: '2026-01-01T00:00:00.000Z' } }));
+  await rig.rt.store.doc.send(
+    new PutCommand({ TableName: rig.rt.store.table, Item: { ...legacy, delivered: 5, aborted: 1, updatedAt: '2026-01-01T00:00:00.000Z' } }),
+  );
 
   // Twenty requests, each its own batch, each counted in a shard drawn at random.
   for (let r = 0; r < 20; r++) {
     const batch = [0, 1].map((i) => ({ type: 'track', userId: `u-${r}`, event: 'e', messageId: `m-${r}-${i}` }));
-    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
   }
-  await rt.poller.drain();
+  await rig.rt.poller.drain();
 
   const stored = await shardsOf(keys.destinationStatsShards(ws.workspaceId, hook.id));
   const sharded = stored.filter((item) => item.pk !== legacy!.pk);
@@ -61,15 +50,19 @@ it("spreads a destination's counting over several partitions and shows their sum
 });
 
 it("reads a source's counters as the sum of its shards", async () => {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
   const all = keys.sourceStatsShards(ws.workspaceId, source.id);
   expect(all).toHaveLength(COUNTER_SHARDS + 1);
-  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...all[0], suppressed: 2, lastSuppressedAt: '2026-01-01T00:00:00.000Z' } }));
-  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...all[3], suppressed: 3, lastSuppressedAt: '2026-02-01T00:00:00.000Z' } }));
-  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...all[COUNTER_SHARDS], refused: 4 } }));
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/hook` } })).body.destination;
+  await rig.rt.store.doc.send(
+    new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[0], suppressed: 2, lastSuppressedAt: '2026-01-01T00:00:00.000Z' } }),
+  );
+  await rig.rt.store.doc.send(
+    new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[3], suppressed: 3, lastSuppressedAt: '2026-02-01T00:00:00.000Z' } }),
+  );
+  await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[COUNTER_SHARDS], refused: 4 } }));
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ suppressed: 5 });
   expect((await api('GET', `/v2/sources/${source.id}/live-events`)).body).toMatchObject({ refused: { events: 4 } });

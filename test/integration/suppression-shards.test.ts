@@ -1,43 +1,30 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { keys } from '../../shared/persistence/keys';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 
 /**
  * The suppression index in shards: each user's entry in one of the workspace's suppression partitions, by
  * the user's hash, so the consumers' reads of a busy workspace heat none; entries written before the index
  * was sharded (in the workspace's partition) still suppress, and a cancel lifts them.
  */
-let rt: TestRuntime;
-let vendor: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
-  vendor = await startDestinationServer();
-  vendor.on('/hook', json(200, {}));
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await vendor.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+const rig = deliveryRig();
+beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 async function pipeline() {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendor.url}/hook` } })).body.destination;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
   await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
   const send = async (prefix: string, users: string[]) => {
     const batch = users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${userId}` }));
-    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-    await rt.poller.drain();
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await rig.rt.poller.drain();
   };
   const delivered = (prefix: string) =>
-    vendor.received
+    rig.server.received
       .filter((r) => r.path === '/hook')
       .map((r) => String((r.json as { messageId: string }).messageId))
       .filter((id) => id.startsWith(`${prefix}-`))
@@ -53,14 +40,14 @@ it("keeps each suppressed user's entry in its hash's partition, and suppresses t
   const partitions = new Set<string>();
   for (const userId of users) {
     const key = keys.suppression(ws.workspaceId, userId);
-    const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: key, ConsistentRead: true }));
+    const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: key, ConsistentRead: true }));
     expect(Item).toBeDefined();
     partitions.add(key.pk);
   }
   expect(partitions.size).toBeGreaterThan(1);
-  const { Items = [] } = await rt.store.doc.send(
+  const { Items = [] } = await rig.rt.store.doc.send(
     new QueryCommand({
-      TableName: rt.store.table,
+      TableName: rig.rt.store.table,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
       ExpressionAttributeValues: { ':pk': keys.workspacePartition(ws.workspaceId), ':p': keys.suppressionPrefix },
       ConsistentRead: true,
@@ -78,9 +65,9 @@ it('still suppresses a user whose entry was written before the index was sharded
   expect(created.status).toBe(201);
   // The entry as the layout before shards kept it: in the workspace's partition.
   const sharded = keys.suppression(ws.workspaceId, 'old-user');
-  const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: sharded, ConsistentRead: true }));
-  await rt.store.doc.send(new DeleteCommand({ TableName: rt.store.table, Key: sharded }));
-  await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...Item, ...keys.legacySuppression(ws.workspaceId, 'old-user') } }));
+  const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: sharded, ConsistentRead: true }));
+  await rig.rt.store.doc.send(new DeleteCommand({ TableName: rig.rt.store.table, Key: sharded }));
+  await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...Item, ...keys.legacySuppression(ws.workspaceId, 'old-user') } }));
 
   await send('before', ['old-user', 'other-user']);
   expect(delivered('before')).toEqual(['before-other-user']);

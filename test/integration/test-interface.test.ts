@@ -1,30 +1,13 @@
-import { shutdownSandbox } from '../../shared/sandbox';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { json, silent, startDestinationServer, text, type DestinationServer } from '../support/destination-server';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig } from '../support/delivery-rig';
+import { json, silent, text } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 
 /** SPEC §4.C and §7 over HTTP, against a local server playing the destination. */
-let rt: TestRuntime;
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '800';
-  rt = await startTestRuntime();
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await hook.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
-beforeEach(() => {
-  hook.received.length = 0;
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-});
+const rig = deliveryRig({ destinationTimeoutMs: 800, runtime: {} });
+// A test may narrow the allowlist; each begins with it open to the local server again.
+beforeEach(() => (process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1'));
 
 const TRACK = {
   type: 'track',
@@ -38,14 +21,14 @@ const TRACK = {
 
 /** A workspace with helpers for the catalog (Bearer) and the test interface (Basic email:token). */
 async function workspace() {
-  const ws: WorkspaceCredentials = await rt.newWorkspace();
+  const ws: WorkspaceCredentials = await rig.rt.newWorkspace();
   const auth = basic(ws.email, ws.token);
-  const catalog = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const catalog = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
   return {
     ws,
     auth,
     catalog,
-    async destination(config: Record<string, unknown> = { webhookUrl: `${hook.url}/hook` }, extra: Record<string, unknown> = {}) {
+    async destination(config: Record<string, unknown> = { webhookUrl: `${rig.server.url}/hook` }, extra: Record<string, unknown> = {}) {
       const created = await catalog('POST', '/v2/destinations', { name: 'Hook', type: 'WEBHOOK', config, ...extra });
       expect(created.status).toBe(201);
       return created.body.destination as { id: string; name: string };
@@ -57,7 +40,7 @@ async function workspace() {
       expect((await catalog('POST', '/v2/connections', { sourceId, destinationId })).status).toBe(201);
     },
     async transformation(code: string, destinationIds: string[]) {
-      const created = await call(rt.controlUrl, 'POST', '/transformations?publish=true', {
+      const created = await call(rig.rt.controlUrl, 'POST', '/transformations?publish=true', {
         auth,
         body: { name: `T${Math.random()}`, code, destinationIds },
       });
@@ -65,8 +48,8 @@ async function workspace() {
       return created.body as { id: string };
     },
     testDestination: (id: string, body: unknown, query = '', withAuth = auth) =>
-      call(rt.controlUrl, 'POST', `/v0/testDestination/${id}${query}`, { auth: withAuth, body }),
-    testSource: (id: string, body: unknown, query = '') => call(rt.controlUrl, 'POST', `/v0/testSource/${id}${query}`, { auth, body }),
+      call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${id}${query}`, { auth: withAuth, body }),
+    testSource: (id: string, body: unknown, query = '') => call(rig.rt.controlUrl, 'POST', `/v0/testSource/${id}${query}`, { auth, body }),
   };
 }
 
@@ -95,16 +78,16 @@ describe('testDestination', () => {
       data: [
         {
           user_transformed_payload: { error: 'Transformation VersionID not found' },
-          dest_transformed_payload: [webhookRequest(`${hook.url}/hook`, TRACK)],
+          dest_transformed_payload: [webhookRequest(`${rig.server.url}/hook`, TRACK)],
           destination_response: [{ ok: true }],
           destination_response_status: [200],
         },
       ],
     });
-    expect(hook.received).toHaveLength(1);
-    expect(hook.received[0]).toMatchObject({ method: 'POST', path: '/hook', json: TRACK });
-    expect(hook.received[0]!.headers['user-agent']).toBe('Weir');
-    expect(hook.received[0]!.headers['content-type']).toBe('application/json');
+    expect(rig.server.received).toHaveLength(1);
+    expect(rig.server.received[0]).toMatchObject({ method: 'POST', path: '/hook', json: TRACK });
+    expect(rig.server.received[0]!.headers['user-agent']).toBe('Weir');
+    expect(rig.server.received[0]!.headers['content-type']).toBe('application/json');
   });
 
   it("runs the destination's published transformation and sends what it made", async () => {
@@ -119,12 +102,12 @@ describe('testDestination', () => {
     expect(answer.body.data).toEqual([
       {
         user_transformed_payload: tagged,
-        dest_transformed_payload: [webhookRequest(`${hook.url}/hook`, tagged)],
+        dest_transformed_payload: [webhookRequest(`${rig.server.url}/hook`, tagged)],
         destination_response: [{ ok: true }],
         destination_response_status: [200],
       },
     ]);
-    expect(hook.received.map((r) => r.json)).toEqual([tagged]);
+    expect(rig.server.received.map((r) => r.json)).toEqual([tagged]);
   });
 
   it('reports a throwing transformation and aborts the later stages with the exact texts, sending nothing', async () => {
@@ -139,7 +122,7 @@ describe('testDestination', () => {
     expect(entry.dest_transformed_payload).toEqual({ error: 'error encountered in user_transformation stage. Aborting.' });
     expect(entry.destination_response).toEqual({ error: 'error encountered in dest_transformation stage. Aborting.' });
     expect(entry.destination_response_status).toBeUndefined();
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('shows a dropped event as filtered, and a fanned-out event as one data entry per output', async () => {
@@ -148,24 +131,24 @@ describe('testDestination', () => {
     await w.transformation('export function transformEvent(event) { return null; }', [dropped.id]);
     const filtered = await w.testDestination(dropped.id, { message: TRACK });
     expect(filtered.body.data).toEqual([{ user_transformed_payload: { filtered: true, message: 'the transformation returned no event for this message' } }]);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
 
     const fanned = await w.destination();
     await w.transformation('export function transformEvent(event) { return [{ ...event, n: 1 }, { ...event, n: 2 }]; }', [fanned.id]);
     const answer = await w.testDestination(fanned.id, { message: TRACK });
     expect(answer.body.data.map((e: { user_transformed_payload: { n: number } }) => e.user_transformed_payload.n)).toEqual([1, 2]);
     expect(answer.body.data.map((e: { destination_response_status: number[] }) => e.destination_response_status)).toEqual([[200], [200]]);
-    expect(hook.received.map((r) => (r.json as { n: number }).n).sort()).toEqual([1, 2]);
+    expect(rig.server.received.map((r) => (r.json as { n: number }).n).sort()).toEqual([1, 2]);
   });
 
   it('skips the stages set false; a stage left out of a given stage object does not run', async () => {
     const w = await workspace();
     const d = await w.destination();
     const onlyDest = await w.testDestination(d.id, { message: TRACK, stage: { dest_transform: true } });
-    expect(onlyDest.body.data).toEqual([{ dest_transformed_payload: [webhookRequest(`${hook.url}/hook`, TRACK)] }]);
+    expect(onlyDest.body.data).toEqual([{ dest_transformed_payload: [webhookRequest(`${rig.server.url}/hook`, TRACK)] }]);
     const onlyUser = await w.testDestination(d.id, { message: TRACK, stage: { user_transform: true, dest_transform: false } });
     expect(onlyUser.body.data).toEqual([{ user_transformed_payload: { error: 'Transformation VersionID not found' } }]);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('skips send_to_destination without dest_transform, as the reference does: nothing sent, no dest_transformed_payload', async () => {
@@ -176,23 +159,23 @@ describe('testDestination', () => {
     expect(answer.body.data).toEqual([{ user_transformed_payload: { error: 'Transformation VersionID not found' } }]);
     const alone = await w.testDestination(d.id, { message: TRACK, stage: { send_to_destination: true } });
     expect([alone.status, alone.body.data]).toEqual([200, [{}]]);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('merges destinationConfig over the stored config for this call only (GET params flattened)', async () => {
     const w = await workspace();
-    const d = await w.destination({ webhookUrl: `${hook.url}/stored`, headers: [{ from: 'X-Team', to: 'data' }] });
+    const d = await w.destination({ webhookUrl: `${rig.server.url}/stored`, headers: [{ from: 'X-Team', to: 'data' }] });
     const answer = await w.testDestination(d.id, {
       message: TRACK,
       stage: { dest_transform: true, send_to_destination: true },
-      destinationConfig: { webhookUrl: `${hook.url}/override`, webhookMethod: 'GET' },
+      destinationConfig: { webhookUrl: `${rig.server.url}/override`, webhookMethod: 'GET' },
     });
     expect(answer.body.data[0].dest_transformed_payload).toEqual([
       {
         version: '1',
         type: 'REST',
         method: 'GET',
-        endpoint: `${hook.url}/override`,
+        endpoint: `${rig.server.url}/override`,
         headers: { 'x-team': 'data' },
         params: { revenue: '42', 'items[0].sku': 'a' },
         body: { JSON: {}, JSON_ARRAY: {}, XML: {}, FORM: {} },
@@ -200,11 +183,11 @@ describe('testDestination', () => {
         userId: 'anon-1',
       },
     ]);
-    expect(hook.received).toHaveLength(1);
-    expect(hook.received[0]).toMatchObject({ method: 'GET', path: '/override', query: { revenue: '42', 'items[0].sku': 'a' } });
-    expect(hook.received[0]!.headers['x-team']).toBe('data');
+    expect(rig.server.received).toHaveLength(1);
+    expect(rig.server.received[0]).toMatchObject({ method: 'GET', path: '/override', query: { revenue: '42', 'items[0].sku': 'a' } });
+    expect(rig.server.received[0]!.headers['x-team']).toBe('data');
     const stored = await w.catalog('GET', `/v2/destinations/${d.id}`);
-    expect(stored.body.destination.config).toEqual({ webhookUrl: `${hook.url}/stored`, headers: [{ from: 'X-Team', to: 'data' }] });
+    expect(stored.body.destination.config).toEqual({ webhookUrl: `${rig.server.url}/stored`, headers: [{ from: 'X-Team', to: 'data' }] });
   });
 
   it('reports a configuration that cannot build a request as the stage result, with the vendor text, and aborts the send', async () => {
@@ -223,7 +206,7 @@ describe('testDestination', () => {
         ],
       ]);
     }
-    const am = await w.catalog('POST', '/v2/destinations', { name: 'AM', type: 'AM', config: { apiKey: 'k', baseUrl: hook.url } });
+    const am = await w.catalog('POST', '/v2/destinations', { name: 'AM', type: 'AM', config: { apiKey: 'k', baseUrl: rig.server.url } });
     const amAnswer = await w.testDestination(am.body.destination.id, {
       message: TRACK,
       stage: { dest_transform: true },
@@ -233,7 +216,7 @@ describe('testDestination', () => {
       200,
       [{ dest_transformed_payload: { error: 'Invalid Amplitude config: apiKey: apiKey is required' } }],
     ]);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('answers 400 naming the field for a destinationConfig key the type does not have, or one that is no object', async () => {
@@ -245,7 +228,7 @@ describe('testDestination', () => {
     const notObject = await w.testDestination(d.id, { message: TRACK, destinationConfig: ['x'] });
     expect(notObject.status).toBe(400);
     expect(notObject.body.error).toBe('body.destinationConfig: destinationConfig must be an object');
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('reports the webhook error for an event path that is no URL, and aborts the send', async () => {
@@ -269,10 +252,10 @@ describe('testDestination', () => {
     const refused = await w.testDestination(d.id, { message: TRACK });
     expect(refused.status).toBe(200);
     expect(refused.body).toEqual({ destinationId: d.id, destinationName: 'Hook', error: `Destination with id ${d.id} is disabled` });
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
     const forced = await w.testDestination(d.id, { message: TRACK }, '?force=true');
     expect(forced.body.data[0].destination_response_status).toEqual([200]);
-    expect(hook.received).toHaveLength(1);
+    expect(rig.server.received).toHaveLength(1);
     expect((await w.testDestination(d.id, { message: TRACK }, '?force=yes')).body.error).toBe('query.force: force must be true or false');
   });
 
@@ -292,15 +275,15 @@ describe('testDestination', () => {
       expect(answer.status).toBe(200);
       expect(answer.body.data[0].dest_transformed_payload[0].body.JSON).toEqual({ type, anonymousId: 'a' });
     }
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it("shows what the destination answered: its status and body, as JSON, text, or '' for other content", async () => {
     const w = await workspace();
-    hook.on('/bad', json(400, { error: 'bad payload' }));
-    hook.on('/down', json(503, { error: 'maintenance' }));
-    hook.on('/text', text(200, 'accepted'));
-    hook.on('/binary', text(202, 'xx', 'application/octet-stream'));
+    rig.server.on('/bad', json(400, { error: 'bad payload' }));
+    rig.server.on('/down', json(503, { error: 'maintenance' }));
+    rig.server.on('/text', text(200, 'accepted'));
+    rig.server.on('/binary', text(202, 'xx', 'application/octet-stream'));
     const answers: [string, unknown, number][] = [
       ['/bad', { error: 'bad payload' }, 400],
       ['/down', { error: 'maintenance' }, 503],
@@ -308,7 +291,7 @@ describe('testDestination', () => {
       ['/binary', '', 202],
     ];
     for (const [path, response, status] of answers) {
-      const d = await w.destination({ webhookUrl: `${hook.url}${path}` });
+      const d = await w.destination({ webhookUrl: `${rig.server.url}${path}` });
       const answer = await w.testDestination(d.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } });
       expect(answer.status).toBe(200);
       expect(answer.body.data[0].destination_response).toEqual([response]);
@@ -318,8 +301,8 @@ describe('testDestination', () => {
 
   it('reports a destination that does not answer in time as 504 with the time-out error', async () => {
     const w = await workspace();
-    hook.on('/slow', silent);
-    const d = await w.destination({ webhookUrl: `${hook.url}/slow` });
+    rig.server.on('/slow', silent);
+    const d = await w.destination({ webhookUrl: `${rig.server.url}/slow` });
     const answer = await w.testDestination(d.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } });
     expect(answer.status).toBe(200);
     expect(answer.body.data[0].destination_response_status).toEqual([504]);
@@ -333,7 +316,7 @@ describe('testDestination', () => {
     const answer = await w.testDestination(d.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } });
     expect(answer.body.data[0].destination_response).toEqual([{ error: 'blocked request to non-public address: 127.0.0.1' }]);
     expect(answer.body.data[0].destination_response_status).toEqual([403]);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('refuses a type the data plane delivers itself', async () => {
@@ -355,9 +338,9 @@ describe('testDestination', () => {
     expect((await w.testDestination('nope', { message: TRACK })).status).toBe(404);
     const viaBearer = await w.testDestination((await w.destination()).id, { message: TRACK, stage: { dest_transform: true } }, '', bearer(w.ws.token));
     expect(viaBearer.status).toBe(200);
-    const anonymous = await call(rt.controlUrl, 'POST', `/v0/testDestination/${theirs.id}`, { body: { message: TRACK } });
+    const anonymous = await call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${theirs.id}`, { body: { message: TRACK } });
     expect(anonymous.status).toBe(401);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 
   it('answers 4xx JSON for bodies that are not a test request', async () => {
@@ -376,19 +359,19 @@ describe('testDestination', () => {
       const answer = await w.testDestination(d.id, body);
       expect([answer.status, answer.body.error]).toEqual([status, expect.stringMatching(error)]);
     }
-    const malformed = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
+    const malformed = await call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
       auth: w.auth,
       rawBody: '{"message":',
       headers: { 'Content-Type': 'application/json' },
     });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/^body: malformed JSON/);
-    const huge = await call(rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
+    const huge = await call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${d.id}`, {
       auth: w.auth,
       body: { message: { type: 'track', blob: 'x'.repeat(2_000_000) } },
     });
     expect(huge.status).toBe(413);
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
   });
 });
 
@@ -396,10 +379,10 @@ describe('testSource', () => {
   it('tests every connected destination and returns one result each, disabled ones as their error object', async () => {
     const w = await workspace();
     const s = await w.source();
-    const first = await w.destination({ webhookUrl: `${hook.url}/first` });
-    const disabled = await w.destination({ webhookUrl: `${hook.url}/disabled` }, { enabled: false });
+    const first = await w.destination({ webhookUrl: `${rig.server.url}/first` });
+    const disabled = await w.destination({ webhookUrl: `${rig.server.url}/disabled` }, { enabled: false });
     const cache = (await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } })).body.destination;
-    const unconnected = await w.destination({ webhookUrl: `${hook.url}/unconnected` });
+    const unconnected = await w.destination({ webhookUrl: `${rig.server.url}/unconnected` });
     for (const d of [first, disabled, cache]) await w.connect(s.id, d.id);
 
     const answer = await w.testSource(s.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } });
@@ -414,11 +397,11 @@ describe('testSource', () => {
     });
     expect(byId.get(cache.id)).toMatchObject({ destination: 'REDIS', error: expect.stringContaining('cannot send to it') });
     expect(byId.has(unconnected.id)).toBe(false);
-    expect(hook.received.map((r) => r.path)).toEqual(['/first']);
+    expect(rig.server.received.map((r) => r.path)).toEqual(['/first']);
 
     const forced = await w.testSource(s.id, { message: TRACK, stage: { dest_transform: true, send_to_destination: true } }, '?force=true');
     expect(forced.body.find((r: { destinationId: string }) => r.destinationId === disabled.id).data[0].destination_response_status).toEqual([200]);
-    expect(hook.received.map((r) => r.path).sort()).toEqual(['/disabled', '/first', '/first']);
+    expect(rig.server.received.map((r) => r.path).sort()).toEqual(['/disabled', '/first', '/first']);
   });
 
   it('answers the disabled-source message unless force=true', async () => {
@@ -429,10 +412,10 @@ describe('testSource', () => {
     const refused = await w.testSource(s.id, { message: TRACK });
     expect(refused.status).toBe(200);
     expect(refused.body).toEqual({ message: `Source with ${s.id} is disabled` });
-    expect(hook.received).toEqual([]);
+    expect(rig.server.received).toEqual([]);
     const forced = await w.testSource(s.id, { message: TRACK }, '?force=true');
     expect(forced.body).toHaveLength(1);
-    expect(hook.received).toHaveLength(1);
+    expect(rig.server.received).toHaveLength(1);
   });
 
   it('needs at least one connected destination, refuses destinationConfig, and hides other workspaces', async () => {
@@ -453,7 +436,7 @@ describe('testSource', () => {
 
 describe('GET /destination-definitions', () => {
   it('lists every type with its configuration names, their form fields and what it supports', async () => {
-    const answer = await call(rt.controlUrl, 'GET', '/destination-definitions');
+    const answer = await call(rig.rt.controlUrl, 'GET', '/destination-definitions');
     expect(answer.status).toBe(200);
     const byName = new Map((answer.body as { name: string; fields: { name: string }[] }[]).map((d) => [d.name, d]));
     expect(byName.get('WEBHOOK')).toEqual({

@@ -1,31 +1,11 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-/**
- * Debian's Chromium driven by playwright-core (the registry's browsers cannot be downloaded here). The
- * flags keep it from reaching for the network at start, which this machine refuses. Playwright gives every
- * launch a new empty profile of its own.
- */
-export const CHROMIUM = process.env.WEIR_CHROMIUM ?? '/usr/bin/chromium';
+// What the browser tests check on a page; the browser itself is launched by bench/support/browser.ts.
+
 /** Where the console's screenshots go (README, "The console"). */
 export const SCREENSHOTS = path.resolve(__dirname, '../../test-results/console');
-
-export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 export interface AxeViolation {
   id: string;

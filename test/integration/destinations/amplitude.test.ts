@@ -1,7 +1,7 @@
-import { amplitude } from '../../shared/destinations/amplitude';
-import { buildRequests } from '../../shared/destinations';
-import { sendRequest } from '../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { amplitude } from '../../../shared/destinations/amplitude';
+import { buildRequests } from '../../../shared/destinations';
+import { sendRequest } from '../../../shared/destinations/http-client';
+import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**
  * Amplitude, from its documentation: events through the HTTP V2 API (amplitude.com/docs/apis/analytics/http-v2,

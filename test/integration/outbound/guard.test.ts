@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { isPublicAddress } from '../../shared/outbound/address-policy';
-import { isAddressAllowlisted, isHostAllowlisted, parseAllowlist } from '../../shared/outbound/allowlist';
-import { guardedFetch, OutboundError } from '../../shared/outbound/guard';
+import { isPublicAddress } from '../../../shared/outbound/address-policy';
+import { isAddressAllowlisted, isHostAllowlisted, parseAllowlist } from '../../../shared/outbound/allowlist';
+import { guardedFetch, OutboundError } from '../../../shared/outbound/guard';
 
 let server: http.Server;
 let base: string;

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { posthog } from '../../shared/destinations/posthog';
-import { buildRequests } from '../../shared/destinations';
-import { sendRequest } from '../../shared/destinations/http-client';
-import type { DestinationRequest } from '../../shared/destinations/types';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { posthog } from '../../../shared/destinations/posthog';
+import { buildRequests } from '../../../shared/destinations';
+import { sendRequest } from '../../../shared/destinations/http-client';
+import type { DestinationRequest } from '../../../shared/destinations/types';
+import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**
  * PostHog, from its documentation: posthog.com/docs/api/capture ("Capture and batch API endpoints": Batch events,

@@ -1,8 +1,8 @@
-import { readOutcome } from '../../shared/sandbox/bjson';
-import { BINARY_RESULT_MIN_BYTES, QuickJsEngine } from '../../shared/sandbox/engine';
-import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
-import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
-import type { EngineOutcome } from '../../shared/sandbox/protocol';
+import { readOutcome } from '../../../shared/sandbox/bjson';
+import { BINARY_RESULT_MIN_BYTES, QuickJsEngine } from '../../../shared/sandbox/engine';
+import { runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
+import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
+import type { EngineOutcome } from '../../../shared/sandbox/protocol';
 
 // Results go back either in QuickJS's binary format or as JSON text. Whichever is used, the caller
 // must get exactly what JSON.stringify in the guest would have produced.

@@ -1,7 +1,7 @@
-import { buildRequests } from '../../shared/destinations';
-import { braze } from '../../shared/destinations/braze';
-import { sendRequest } from '../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { buildRequests } from '../../../shared/destinations';
+import { braze } from '../../../shared/destinations/braze';
+import { sendRequest } from '../../../shared/destinations/http-client';
+import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**
  * Braze, from its REST API documentation (braze.com/docs/api): "POST: Track users" with the User attributes,

@@ -1,5 +1,5 @@
-import { checkLibrary, runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
-import type { SandboxEvent, SandboxLibrary, SandboxRequest } from '../../shared/sandbox';
+import { checkLibrary, runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
+import type { SandboxEvent, SandboxLibrary, SandboxRequest } from '../../../shared/sandbox';
 
 const events: SandboxEvent[] = [
   { message: { messageId: 'm1', event: 'Order Completed', n: 1 }, metadata: { sourceId: 's1', messageId: 'm1' } },

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE, sandboxWorkerLaunch } from '../../shared/sandbox/worker-entry';
+import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE, sandboxWorkerLaunch } from '../../../shared/sandbox/worker-entry';
 
 const sandboxIndex = path.join(path.dirname(SANDBOX_WORKER_SOURCE), 'index.ts');
 

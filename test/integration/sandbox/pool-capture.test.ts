@@ -1,7 +1,7 @@
-import { encodePlainJson, readOutcome } from '../../shared/sandbox/bjson';
-import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
-import { SandboxPool } from '../../shared/sandbox/pool';
-import type { WorkerRequest } from '../../shared/sandbox/protocol';
+import { encodePlainJson, readOutcome } from '../../../shared/sandbox/bjson';
+import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
+import { SandboxPool } from '../../../shared/sandbox/pool';
+import type { WorkerRequest } from '../../../shared/sandbox/protocol';
 
 // A worker takes a snapshot only when its pool lets it: when no work waits, and another worker is
 // ready for what comes next (or it is the only one).

@@ -1,9 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import Redis from 'ioredis';
-import { freePort } from '../../infra/local/dynamodb-local';
-import { redis } from '../../shared/destinations/redis';
-import type { DeletionIO } from '../../shared/destinations/types';
-import { startRedisServer, type RedisServer } from '../support/redis-server';
+import { freePort } from '../../../infra/local/dynamodb-local';
+import { redis } from '../../../shared/destinations/redis';
+import type { DeletionIO } from '../../../shared/destinations/types';
+import { startRedisServer, type RedisServer } from '../../support/redis-server';
 
 /**
  * Redis user deletion against a real redis-server: `DEL <prefix>user:<userId>` for each user (the

@@ -1,7 +1,7 @@
-import { webhook } from '../../shared/destinations/webhook';
-import { buildRequests } from '../../shared/destinations';
-import { encodeBody, restRequest, urlWithParams } from '../../shared/destinations/request';
-import { isRetryableStatus } from '../../shared/destinations/http-client';
+import { webhook } from '../../../shared/destinations/webhook';
+import { buildRequests } from '../../../shared/destinations';
+import { encodeBody, restRequest, urlWithParams } from '../../../shared/destinations/request';
+import { isRetryableStatus } from '../../../shared/destinations/http-client';
 
 /**
  * The webhook destination, rule by rule, as the reference describes it (shared/reference/transformations.md

@@ -1,6 +1,6 @@
 import os from 'node:os';
-import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
-import type { SandboxLimits } from '../../shared/sandbox';
+import { runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
+import type { SandboxLimits } from '../../../shared/sandbox';
 
 const DEADLINE_MS = 300;
 const MiB = 1024 * 1024;

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { readOutcome } from '../../shared/sandbox/bjson';
-import { QuickJsEngine, snapshotKey } from '../../shared/sandbox/engine';
-import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
-import type { SandboxLibrary } from '../../shared/sandbox';
-import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
-import type { SandboxLimits } from '../../shared/sandbox/limits';
-import { call, events, fromSnapshot, helpers, job, MiB, ordinary, snapshotting } from '../support/snapshot-calls';
-import type { Call, Job } from '../support/snapshot-calls';
+import { readOutcome } from '../../../shared/sandbox/bjson';
+import { QuickJsEngine, snapshotKey } from '../../../shared/sandbox/engine';
+import { runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
+import type { SandboxLibrary } from '../../../shared/sandbox';
+import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
+import type { SandboxLimits } from '../../../shared/sandbox/limits';
+import { call, events, fromSnapshot, helpers, job, MiB, ordinary, snapshotting } from '../../support/snapshot-calls';
+import type { Call, Job } from '../../support/snapshot-calls';
 
 // Code that loaded twice runs from a memory snapshot taken after the module was loaded. These tests
 // hold that path to the same results as the ordinary one, and to a pristine state every time.

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runTransformation, SandboxError, shutdownSandbox } from '../../shared/sandbox';
+import { runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
 
 let server: http.Server;
 let base: string;

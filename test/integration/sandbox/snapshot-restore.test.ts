@@ -1,10 +1,10 @@
 import os from 'node:os';
-import { runTransformation, shutdownSandbox } from '../../shared/sandbox';
-import { QuickJsEngine } from '../../shared/sandbox/engine';
-import { savedBytes, writeBack } from '../../shared/sandbox/snapshot-memory';
-import type { SavedMemory } from '../../shared/sandbox/snapshot-memory';
-import { call, events, fromSnapshot, MiB, snapshotting } from '../support/snapshot-calls';
-import type { Call, Job } from '../support/snapshot-calls';
+import { runTransformation, shutdownSandbox } from '../../../shared/sandbox';
+import { QuickJsEngine } from '../../../shared/sandbox/engine';
+import { savedBytes, writeBack } from '../../../shared/sandbox/snapshot-memory';
+import type { SavedMemory } from '../../../shared/sandbox/snapshot-memory';
+import { call, events, fromSnapshot, MiB, snapshotting } from '../../support/snapshot-calls';
+import type { Call, Job } from '../../support/snapshot-calls';
 
 // Which code keeps a snapshot, and how a snapshot's memory is put back after each invocation.
 

@@ -1,8 +1,8 @@
-import { mixpanel } from '../../shared/destinations/mixpanel';
-import { buildRequests } from '../../shared/destinations';
-import { sendRequest } from '../../shared/destinations/http-client';
-import type { DestinationRequest } from '../../shared/destinations/types';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { mixpanel } from '../../../shared/destinations/mixpanel';
+import { buildRequests } from '../../../shared/destinations';
+import { sendRequest } from '../../../shared/destinations/http-client';
+import type { DestinationRequest } from '../../../shared/destinations/types';
+import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**
  * Mixpanel, from its documentation (docs.mixpanel.com/reference): Ingestion API "Import Events" and "Track

@@ -1,8 +1,8 @@
-import { encodePlainJson, readOutcome } from '../../shared/sandbox/bjson';
-import { QuickJsEngine } from '../../shared/sandbox/engine';
-import { runTransformation, shutdownSandbox } from '../../shared/sandbox';
-import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
-import type { EngineRunJob } from '../../shared/sandbox/protocol';
+import { encodePlainJson, readOutcome } from '../../../shared/sandbox/bjson';
+import { QuickJsEngine } from '../../../shared/sandbox/engine';
+import { runTransformation, shutdownSandbox } from '../../../shared/sandbox';
+import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
+import type { EngineRunJob } from '../../../shared/sandbox/protocol';
 
 /** getCredential(key) inside the sandbox: the reference's semantics, per invocation, also from snapshots. */
 afterAll(async () => shutdownSandbox());

@@ -1,6 +1,6 @@
-import { decodePlainJson, encodePlainJson } from '../../shared/sandbox/bjson';
-import { QuickJsEngine } from '../../shared/sandbox/engine';
-import { DEFAULT_LIMITS } from '../../shared/sandbox/limits';
+import { decodePlainJson, encodePlainJson } from '../../../shared/sandbox/bjson';
+import { QuickJsEngine } from '../../../shared/sandbox/engine';
+import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
 
 const echo = 'export function transformBatch(events) { return [{ events }]; }';
 

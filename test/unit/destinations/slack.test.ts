@@ -1,5 +1,5 @@
-import { buildRequests } from '../../shared/destinations';
-import { slack } from '../../shared/destinations/slack';
+import { buildRequests } from '../../../shared/destinations';
+import { slack } from '../../../shared/destinations/slack';
 
 /**
  * Slack, from its Incoming Webhooks documentation (api.slack.com/incoming-webhooks): a POST to the webhook URL,

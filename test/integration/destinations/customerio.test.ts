@@ -1,7 +1,7 @@
-import { buildRequests } from '../../shared/destinations';
-import { customerio } from '../../shared/destinations/customerio';
-import { sendRequest } from '../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { buildRequests } from '../../../shared/destinations';
+import { customerio } from '../../../shared/destinations/customerio';
+import { sendRequest } from '../../../shared/destinations/http-client';
+import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**
  * Customer.io, from the Track API reference (docs.customer.io/integrations/api/track): "v1 vs v2 APIs", "v2 API
