@@ -2,9 +2,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchIdOf } from '../../shared/domain/delivery/records';
 import { attention } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 
 /**
  * Delivery batches in shards: each batch's item in one of its destination's batch partitions, by the batch's
@@ -13,22 +11,10 @@ import { basic, bearer, call } from '../support/runtime';
  */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
-beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 async function pipeline() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
-  const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-  const received = (prefix: string) =>
-    rig.server.received
-      .filter((r) => r.path === '/hook')
-      .map((r) => String((r.json as { messageId: string }).messageId))
-      .filter((id) => id.startsWith(prefix));
-  return { ws, api, source, hook, send, received };
+  const p = await webhookPipeline(rig);
+  return { ...p, received: (prefix: string) => p.received().filter((id) => id.startsWith(prefix)) };
 }
 
 it("spreads a destination's batches over its partitions, and its live events read them all", async () => {

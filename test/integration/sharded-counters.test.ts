@@ -1,9 +1,7 @@
 import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { COUNTER_SHARDS, sumCounters } from '../../shared/persistence/counters';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 
 /**
  * A destination's and a source's counters live in shards, each in a partition of its own, and read as their
@@ -11,7 +9,6 @@ import { basic, bearer, call } from '../support/runtime';
  * counters were sharded included.
  */
 const rig = deliveryRig();
-beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 /** The stored counter items of one owner, one per shard written. */
 async function shardsOf(all: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
@@ -20,11 +17,7 @@ async function shardsOf(all: { pk: string; sk: string }[]): Promise<Record<strin
 }
 
 it("spreads a destination's counting over several partitions and shows their sum, with the count kept before shards", async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const { ws, api, hook, send } = await webhookPipeline(rig);
   // Counted before counters were sharded: one item in the workspace's partition, still part of the sum.
   const [legacy] = keys.destinationStatsShards(ws.workspaceId, hook.id);
   await rig.rt.store.doc.send(
@@ -33,8 +26,7 @@ it("spreads a destination's counting over several partitions and shows their sum
 
   // Twenty requests, each its own batch, each counted in a shard drawn at random.
   for (let r = 0; r < 20; r++) {
-    const batch = [0, 1].map((i) => ({ type: 'track', userId: `u-${r}`, event: 'e', messageId: `m-${r}-${i}` }));
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await send([0, 1].map((i) => ({ type: 'track', userId: `u-${r}`, event: 'e', messageId: `m-${r}-${i}` })));
   }
   await rig.rt.poller.drain();
 
@@ -50,9 +42,7 @@ it("spreads a destination's counting over several partitions and shows their sum
 });
 
 it("reads a source's counters as the sum of its shards", async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const { ws, api, source, hook } = await webhookPipeline(rig);
   const all = keys.sourceStatsShards(ws.workspaceId, source.id);
   expect(all).toHaveLength(COUNTER_SHARDS + 1);
   await rig.rt.store.doc.send(
@@ -62,8 +52,6 @@ it("reads a source's counters as the sum of its shards", async () => {
     new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[3], suppressed: 3, lastSuppressedAt: '2026-02-01T00:00:00.000Z' } }),
   );
   await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[COUNTER_SHARDS], refused: 4 } }));
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ suppressed: 5 });
   expect((await api('GET', `/v2/sources/${source.id}/live-events`)).body).toMatchObject({ refused: { events: 4 } });
 });

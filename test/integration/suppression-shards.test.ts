@@ -1,8 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 
 /**
  * The suppression index in shards: each user's entry in one of the workspace's suppression partitions, by
@@ -10,26 +8,19 @@ import { basic, bearer, call } from '../support/runtime';
  * was sharded (in the workspace's partition) still suppress, and a cancel lifts them.
  */
 const rig = deliveryRig();
-beforeAll(() => rig.server.on('/hook', json(200, {})));
 
 async function pipeline() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const p = await webhookPipeline(rig);
   const send = async (prefix: string, users: string[]) => {
-    const batch = users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${userId}` }));
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await p.send(users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${userId}` })));
     await rig.rt.poller.drain();
   };
   const delivered = (prefix: string) =>
-    rig.server.received
-      .filter((r) => r.path === '/hook')
-      .map((r) => String((r.json as { messageId: string }).messageId))
+    p
+      .received()
       .filter((id) => id.startsWith(`${prefix}-`))
       .sort();
-  return { ws, api, send, delivered };
+  return { ...p, send, delivered };
 }
 
 it("keeps each suppressed user's entry in its hash's partition, and suppresses them there", async () => {

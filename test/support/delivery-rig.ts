@@ -2,8 +2,8 @@ import type { RuntimeOptions } from '../../infra/local/runtime';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { startDestinationServer, type DestinationServer } from './destination-server';
-import { startTestRuntime, type TestRuntime } from './runtime';
+import { json, startDestinationServer, type DestinationServer } from './destination-server';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from './runtime';
 
 export interface DeliveryRig {
   rt: TestRuntime;
@@ -40,4 +40,21 @@ export function deliveryRig(options: DeliveryRigOptions = {}): DeliveryRig {
   });
   beforeEach(() => (rig.server.received.length = 0));
   return rig;
+}
+
+/**
+ * A fresh workspace with a source connected to a webhook on the rig's server (answering 200 at `path`): its
+ * control-plane client, a sender of one request of events (200 expected), and the messageIds the webhook got.
+ */
+export async function webhookPipeline(rig: DeliveryRig, path = '/hook') {
+  rig.server.on(path, json(200, {}));
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const send = async (batch: Record<string, unknown>[]) =>
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+  const received = () => rig.server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
+  return { ws, api, source, hook, send, received };
 }
