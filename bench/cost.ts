@@ -259,12 +259,20 @@ function partitions(stages: StageUsage[]): void {
     EVENTS,
     SOURCE_RATE,
   );
-  const rows = [...report.byKey].map(([key, sum]) => ({ key, wcu: (sum.wcu * SOURCE_RATE) / EVENTS, rcu: (sum.rcu * SOURCE_RATE) / EVENTS }));
-  rows.sort((a, b) => Math.max(b.wcu / 1000, b.rcu / 3000) - Math.max(a.wcu / 1000, a.rcu / 3000));
+  const families = new Map<string, { keys: number; wcu: number; rcu: number; hotW: number; hotR: number }>();
+  for (const [key, sum] of report.byKey) {
+    const f = families.get(familyOf(key)) ?? { keys: 0, wcu: 0, rcu: 0, hotW: 0, hotR: 0 };
+    const [w, r] = [(sum.wcu * SOURCE_RATE) / EVENTS, (sum.rcu * SOURCE_RATE) / EVENTS];
+    families.set(familyOf(key), { keys: f.keys + 1, wcu: f.wcu + w, rcu: f.rcu + r, hotW: Math.max(f.hotW, w), hotR: Math.max(f.hotR, r) });
+  }
+  const rows = [...families].sort(([, a], [, b]) => Math.max(b.hotW / 1000, b.hotR / 3000) - Math.max(a.hotW / 1000, a.hotR / 3000));
   console.log(`\nPartition keys at ${SOURCE_RATE.toLocaleString('en-US')} events a second from one source (limits: 1,000 wcu/s, 3,000 rcu/s a partition)`);
-  console.log('  wcu/s      rcu/s   partition key (family)');
-  for (const row of rows.slice(0, 12)) console.log(`  ${row.wcu.toFixed(0).padStart(7)} ${row.rcu.toFixed(0).padStart(8)}   ${familyOf(row.key)}`);
-  console.log(`  (${rows.length} partition keys in all)`);
+  console.log('  hottest key wcu/s  rcu/s   family total wcu/s  rcu/s   keys  family');
+  for (const [family, f] of rows.slice(0, 12)) {
+    const n = (v: number, w: number) => v.toFixed(0).padStart(w);
+    console.log(`  ${n(f.hotW, 17)} ${n(f.hotR, 6)}   ${n(f.wcu, 18)} ${n(f.rcu, 6)} ${n(f.keys, 6)}  ${family}`);
+  }
+  console.log(`  (${report.byKey.size} partition keys in all)`);
   const rate = `${SOURCE_RATE / 1000}k`;
   console.log(`hottest partition wcu/s at ${rate} ev/s: ${report.hottestWrite.perSecond.toFixed(0)} (${familyOf(report.hottestWrite.key)})`);
   console.log(`hottest partition rcu/s at ${rate} ev/s: ${report.hottestRead.perSecond.toFixed(0)} (${familyOf(report.hottestRead.key)})`);
