@@ -12,6 +12,7 @@ import { StreamDelivery } from './domain/delivery/stream-delivery';
 import { MonitoringService } from './domain/delivery/monitoring';
 import { DeliveryAudit } from './domain/delivery/audit';
 import { IngestService } from './domain/ingestion/ingest-service';
+import { InboundLimits } from './domain/ingestion/inbound-limits';
 import { SdkConfigService } from './domain/ingestion/sdk-config';
 import { WriteKeys } from './domain/ingestion/write-keys';
 import { DeletionRunner } from './domain/regulations/deletion-runner';
@@ -139,8 +140,12 @@ export function servicesOver(store: TableClient) {
     get writeKeys() {
       return once('writeKeys', () => new WriteKeys(r.catalog));
     },
+    /** Every source's inbound limit, as this process holds it. */
+    get inboundLimits() {
+      return once('inboundLimits', () => new InboundLimits(r.ingest));
+    },
     get ingestion() {
-      return once('ingestion', () => new IngestService(this.writeKeys, r.ingest));
+      return once('ingestion', () => new IngestService(this.writeKeys, r.ingest, this.inboundLimits));
     },
     get sdkConfig() {
       return once('sdkConfig', () => new SdkConfigService(this.writeKeys));
