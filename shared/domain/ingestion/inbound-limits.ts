@@ -52,6 +52,8 @@ interface Budget {
   reportedWindow?: number;
   reportedRate: number;
   reporting?: Promise<void>;
+  /** Set while refusals wait for their report with no request to start it. */
+  timer?: NodeJS.Timeout;
 }
 
 type Store = Pick<IngestRepository, 'reportInbound' | 'countThrottled'>;
@@ -88,6 +90,7 @@ export class InboundLimits {
       budget.lastRefusedAt = new Date(this.clock()).toISOString();
     }
     this.maybeReport(budget);
+    if (wait > 0) this.reportLater(budget);
     if (wait > 0) {
       const retryAfter = Math.max(1, Math.ceil(wait));
       throw new RateLimitedError(
@@ -137,6 +140,17 @@ export class InboundLimits {
   private resize(budget: Budget): void {
     const rate = budget.limit * budget.share;
     budget.bucket.resize(rate, Math.max(1, rate * BURST_SECONDS));
+  }
+
+  /** Refusals are counted within about a second even when no request of the source follows. */
+  private reportLater(budget: Budget): void {
+    if (budget.timer) return;
+    const delay = Math.max(0, REPORT_INTERVAL_MS - (this.clock() - budget.reportedAt)) + 10;
+    budget.timer = setTimeout(() => {
+      budget.timer = undefined;
+      if (budget.refusedRequests > 0 && !budget.reporting) this.maybeReport(budget);
+    }, delay);
+    budget.timer.unref();
   }
 
   private maybeReport(budget: Budget): void {
