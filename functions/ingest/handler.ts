@@ -2,7 +2,7 @@ import { DomainError } from '../../shared/domain/errors';
 import { eventFromQuery } from '../../shared/domain/ingestion/pixel';
 import { headerOf } from '../../shared/http/authorizer';
 import { clientIp } from '../../shared/http/client-ip';
-import { statusOf } from '../../shared/http/error-mapping';
+import { retryAfterOf, statusOf } from '../../shared/http/error-mapping';
 import { INGEST_ROUTES } from '../../shared/contract/function-routes/ingest';
 import { createHandler } from '../../shared/http/handler';
 import { HttpReply } from '../../shared/http/reply';
@@ -45,7 +45,7 @@ export const handler = createHandler('ingest', INGEST_ROUTES, {
       return gif(200);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      return gif(statusOf(error), { 'X-Weir-Error': error.message.replace(/[^\x20-\x7e]/g, '?') });
+      return gif(statusOf(error), { ...retryAfterOf(error), 'X-Weir-Error': error.message.replace(/[^\x20-\x7e]/g, '?') });
     }
   },
 });

@@ -1,4 +1,6 @@
 import { deliveryMachinery } from '../../shared/composition/delivery';
+import { inboundLimits } from '../../shared/composition/ingestion';
+import { services } from '../../shared/services';
 import type { Server } from 'node:http';
 import { copyFileSync, existsSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -178,6 +180,8 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     // Stopping closes the data plane first (ingestion), then the control plane: each stops accepting, lets
     // the requests in flight get their answer (an acknowledged event is stored), and cuts what is left after
     // the drain time. Then the scheduler, the consumers, and the store last.
+    // Once ingestion has stopped, the requests it refused over their sources' limits are counted.
+    stops.push(() => inboundLimits(services()).flush());
     for (const server of [control, data]) stops.push(() => closeGracefully(server, DRAIN_MS));
     const controlUrl = await listen(control, host, options.controlPort);
     const dataUrl = await listen(data, host, options.dataPort);

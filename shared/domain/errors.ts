@@ -35,6 +35,14 @@ export class NameTakenError extends ConflictError {}
 /** A destination deleted, or connected to another transformation, while it was being connected. */
 export class DestinationTakenError extends ConflictError {}
 export class PayloadTooLargeError extends DomainError {}
-export class RateLimitedError extends DomainError {}
+/** Too much at once: `retryAfterSeconds` (a whole number, at least 1), when given, is answered as `Retry-After`. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
 /** A dependency (the store) cannot take the request now; clients retry. */
 export class ServiceUnavailableError extends DomainError {}

@@ -31,6 +31,12 @@ export function statusOf(error: DomainError): number {
   return 400;
 }
 
+/** `Retry-After` (whole seconds) for a refusal that says when to come back; the field's SDKs wait that long. */
+export function retryAfterOf(error: DomainError): Record<string, string> {
+  const seconds = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+  return seconds === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) };
+}
+
 /**
  * Turns any error into a response. The control plane answers JSON `{error, details?}`; the data plane plain
  * text, as the clients of its field expect. Unexpected errors are logged with the request (`request`: its
@@ -39,8 +45,9 @@ export function statusOf(error: DomainError): number {
 export function errorToResult(error: unknown, plane: Plane, request: Record<string, unknown> = {}): APIGatewayProxyResult {
   if (error instanceof DomainError) {
     const status = statusOf(error);
-    if (plane === 'data') return HttpReply.text(status, error.message).toResult();
-    return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }).toResult();
+    const headers = retryAfterOf(error);
+    if (plane === 'data') return HttpReply.text(status, error.message).with(headers).toResult();
+    return new HttpReply(status, { error: error.message, ...(error.details && { details: error.details }), ...error.extra }, undefined, headers).toResult();
   }
   log.error('unexpected error', { ...request, error });
   return plane === 'data' ? HttpReply.text(500, 'Internal server error').toResult() : new HttpReply(500, { error: 'internal error' }).toResult();

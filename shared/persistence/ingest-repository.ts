@@ -15,6 +15,8 @@ const log = componentLogger('ingestion');
 const MAX_PART_BYTES = 300 * 1024;
 /** Accepted events stay this long: long enough for delivery and its retries to read them. */
 export const INGEST_TTL_SECONDS = 7 * 24 * 3600;
+/** A second's inbound counter is read only the second after; a minute is plenty. */
+const INBOUND_WINDOW_TTL_SECONDS = 60;
 
 /** The domain owns the shapes of a batch and of a stored part; this module knows how an ingest item holds them. */
 export type { IngestBatch, IngestPart };
@@ -205,6 +207,32 @@ export class IngestRepository implements ports.IngestRepository {
     );
   }
 
+  async countThrottled(workspaceId: string, sourceId: string, events: number, requests: number, at: string): Promise<void> {
+    await this.store.doc.send(
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
+        UpdateExpression: 'ADD throttled :e, throttledRequests :r SET lastThrottledAt = :at',
+        ExpressionAttributeValues: { ':e': events, ':r': requests, ':at': at },
+      }),
+    );
+  }
+
+  async reportInbound(workspaceId: string, sourceId: string, window: number, rate: number): Promise<number> {
+    const [, previous] = await Promise.all([
+      this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: keys.inboundWindow(workspaceId, sourceId, window),
+          UpdateExpression: 'ADD taken :n SET entity = :entity, expiresAt = if_not_exists(expiresAt, :exp)',
+          ExpressionAttributeValues: { ':n': rate, ':entity': 'inboundWindow', ':exp': window + INBOUND_WINDOW_TTL_SECONDS },
+        }),
+      ),
+      this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.inboundWindow(workspaceId, sourceId, window - 1) })),
+    ]);
+    return Number(previous.Item?.taken ?? 0);
+  }
+
   async sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats> {
     const sum = (await readCounters(this.store, keys.sourceStatsShards(workspaceId, sourceId))) ?? {};
     return {
@@ -212,6 +240,9 @@ export class IngestRepository implements ports.IngestRepository {
       ...(typeof sum.lastSuppressedAt === 'string' && { lastSuppressedAt: sum.lastSuppressedAt }),
       refused: Number(sum.refused ?? 0),
       ...(typeof sum.lastRefusedAt === 'string' && { lastRefusedAt: sum.lastRefusedAt }),
+      throttled: Number(sum.throttled ?? 0),
+      throttledRequests: Number(sum.throttledRequests ?? 0),
+      ...(typeof sum.lastThrottledAt === 'string' && { lastThrottledAt: sum.lastThrottledAt }),
     };
   }
 }

@@ -194,7 +194,12 @@ export const keys = bounded({
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
   credentialPrefix: 'CREDENTIAL#',
   credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),
-  /** Counters of a source (suppressed and refused events so far), sharded as a destination's. */
+  /**
+   * The events a second the ingestion processes took from a source, one item per second (kept a minute), in a
+   * partition of the source's own: each busy process adds its rate and reads the second before's total.
+   */
+  inboundWindow: (workspaceId: string, sourceId: string, window: number) => ({ pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INBOUND`, sk: String(window) }),
+  /** Counters of a source (suppressed, refused and throttled events so far), sharded as a destination's. */
   sourceStats: (workspaceId: string, sourceId: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` }),
   sourceStatsShards: (workspaceId: string, sourceId: string) => [
     { pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` },

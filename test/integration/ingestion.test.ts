@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
+import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
 import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { errorToResult } from '../../shared/http/error-mapping';
@@ -183,9 +184,10 @@ describe('POST /v1/*', () => {
     expect(created.status).toBe(201);
   });
 
-  it('costs one store call per request once the write key is known: the write', async () => {
+  it('costs one store call per request once the write key is known: the write (the inbound limit costs none)', async () => {
     const s = await source();
-    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), new IngestRepository(rt.store));
+    const ingest = new IngestRepository(rt.store);
+    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     await service.accept({ type: 'batch', body, authorization: s.auth });
     const calls: string[] = [];
@@ -204,7 +206,8 @@ describe('POST /v1/*', () => {
 
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
-    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), new IngestRepository(rt.store));
+    const ingest = new IngestRepository(rt.store);
+    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
     const cases = [
       ['ProvisionedThroughputExceededException', 429],
       ['ThrottlingException', 429],

@@ -5,6 +5,20 @@ const Name = z.string().trim().min(1, 'must not be empty').max(200);
 const Id = z.string().min(1).max(64);
 const Timestamps = { createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() };
 
+/** The most a source's inbound limit may be set to: far above what one source's events can be stored at. */
+export const MAX_INBOUND_LIMIT = 1_000_000;
+/**
+ * Events a second the data plane takes from a source (README "Inbound limit"); `null` or absent, the
+ * deployment's default (WEIR_SOURCE_INBOUND_LIMIT).
+ */
+const InboundLimit = z
+  .number({ error: 'must be a whole number of events a second, or null for the default' })
+  .int('must be a whole number of events a second')
+  .min(1, 'must be at least 1 event a second')
+  .max(MAX_INBOUND_LIMIT, `must be at most ${MAX_INBOUND_LIMIT.toLocaleString('en')} events a second`)
+  .nullable()
+  .describe('events a second the data plane takes from the source (bursts of twice as many); null for the default');
+
 export const Source = z.object({
   id: Id,
   name: z.string(),
@@ -12,6 +26,7 @@ export const Source = z.object({
   writeKey: z.string(),
   enabled: z.boolean(),
   firstEventAt: z.iso.datetime().optional().describe('when the source’s first event was stored'),
+  inboundLimit: InboundLimit.optional(),
   ...Timestamps,
 });
 export type Source = z.infer<typeof Source>;
@@ -20,11 +35,12 @@ export const SourceCreate = z.strictObject({
   name: Name,
   type: z.string().trim().min(1).max(64).default('HTTP').describe('SDK or channel, free text such as HTTP, node, javascript'),
   enabled: z.boolean().default(true),
+  inboundLimit: InboundLimit.optional(),
 });
 
 export const SourcePatch = z
-  .strictObject({ name: Name.optional(), enabled: z.boolean().optional() })
-  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled');
+  .strictObject({ name: Name.optional(), enabled: z.boolean().optional(), inboundLimit: InboundLimit.optional() })
+  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, inboundLimit');
 
 export const Destination = z.object({
   id: Id,

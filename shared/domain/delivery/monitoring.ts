@@ -32,6 +32,9 @@ export const LiveEventsPage = z.object({
 /** A source's live events also list the events it refused (oversized), each with `refused`, and their count. */
 export const SourceLiveEventsPage = LiveEventsPage.extend({
   refused: z.object({ events: z.number().int().describe('events refused at ingestion, ever'), lastAt: z.string().optional() }),
+  throttled: z
+    .object({ events: z.number().int(), requests: z.number().int(), lastAt: z.string().optional() })
+    .describe('requests refused over the source’s inbound limit (429), and their events, ever'),
 });
 
 /** What the pipeline did: outcome counters per destination, and the live events of sources and destinations. */
@@ -103,7 +106,8 @@ export class MonitoringService {
     const shown = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
     const stats = await this.ingest.sourceStats(workspaceId, sourceId);
     const refused = { events: stats.refused, ...(stats.lastRefusedAt && { lastAt: stats.lastRefusedAt }) };
-    return { events: shown, next, refused };
+    const throttled = { events: stats.throttled, requests: stats.throttledRequests, ...(stats.lastThrottledAt && { lastAt: stats.lastThrottledAt }) };
+    return { events: shown, next, refused, throttled };
   }
 
   /** What was sent to a destination and what it answered (samples of its recent batches), newest first. */

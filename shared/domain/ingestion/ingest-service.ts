@@ -5,6 +5,7 @@ import { validate } from '../validation';
 import { acceptEvent, isRefused, type IngestedEvent, type RefusedEvent } from './events';
 import type { IngestRepository } from './ports';
 import { BatchBody, PATH_TYPES, isSegmentClientPath, type IngestPath } from './schemas';
+import type { InboundLimits } from './inbound-limits';
 import { writeKeyOf, type WriteKeys } from './write-keys';
 
 export interface IngestRequest {
@@ -25,7 +26,7 @@ export interface IngestResult {
 
 /**
  * Ingestion: authenticate the write key, check every event (a bad one refuses the whole request; an
- * oversized one is refused alone), and store them durably (one write per request, the only store round trip
+ * oversized one is refused alone), hold the source to its inbound limit (in the process), and store them durably (one write per request, the only store round trip
  * once the write key is known) before answering. The table's stream takes them on to delivery and to schema
  * capture, which drop the events of suppressed users (one index read per stream batch; see
  * suppression-index.ts).
@@ -34,6 +35,7 @@ export class IngestService {
   constructor(
     private readonly writeKeys: Pick<WriteKeys, 'sourceOf' | 'firstEventStored'>,
     private readonly ingest: Pick<IngestRepository, 'write'>,
+    private readonly limits: Pick<InboundLimits, 'admit'>,
   ) {}
 
   async accept(request: IngestRequest): Promise<IngestResult> {
@@ -52,6 +54,9 @@ export class IngestService {
     const outcomes = batchBody
       ? batchBody.batch.map((raw, i) => acceptEvent(raw, i, common))
       : [acceptEvent(request.body, 0, { ...common, type: type as Exclude<typeof type, 'batch'> })];
+    // Over the source's inbound limit, the whole request is refused (429, nothing stored), so its retry
+    // duplicates nothing; every event it holds counts, oversized ones too.
+    this.limits.admit(workspaceId, source, outcomes.length);
     const events = outcomes.filter((o): o is IngestedEvent => !isRefused(o));
     const refused = outcomes.filter(isRefused);
 

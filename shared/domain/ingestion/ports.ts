@@ -21,5 +21,12 @@ export interface IngestRepository {
    */
   storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }>;
   countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void>;
+  /** Adds requests refused over the source's inbound limit, and their events, to its stats. */
+  countThrottled(workspaceId: string, sourceId: string, events: number, requests: number, at: string): Promise<void>;
+  /**
+   * Adds a process's rate of events taken from a source to the counter of the second `window` (seconds since
+   * the epoch) and answers the total of the second before (0 when none was reported).
+   */
+  reportInbound(workspaceId: string, sourceId: string, window: number, rate: number): Promise<number>;
   sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats>;
 }

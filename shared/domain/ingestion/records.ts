@@ -40,10 +40,14 @@ export interface RecentPart {
   refused: RefusedEvent[];
 }
 
-/** What a source's events have met besides delivery: suppressed users' events and refused ones. */
+/** What a source's events have met besides delivery: suppressed users' events, refused ones, and those over its inbound limit. */
 export interface SourceStats {
   suppressed: number;
   lastSuppressedAt?: string;
   refused: number;
   lastRefusedAt?: string;
+  /** Events of requests refused over the source's inbound limit (429), and those requests. */
+  throttled: number;
+  throttledRequests: number;
+  lastThrottledAt?: string;
 }
