@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { BlockList, isIP } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { headerOf } from './authorizer';
 
@@ -8,37 +8,40 @@ import { headerOf } from './authorizer';
  */
 export const TRUSTED_PROXIES_ENV = 'WEIR_TRUSTED_PROXIES';
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
-let parsed: { setting: string; ranges: Range[] } | undefined;
+let parsed: { setting: string; trusted: BlockList } | undefined;
 
-function trustedRanges(setting: string): Range[] {
-  if (parsed?.setting === setting) return parsed.ranges;
-  const ranges = setting
+/** The trusted proxies as Node's own address list (`net.BlockList`), parsed once per setting. */
+function trustedProxies(setting: string): BlockList {
+  if (parsed?.setting === setting) return parsed.trusted;
+  const trusted = new BlockList();
+  for (const entry of setting
     .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry): Range => {
-      try {
-        if (entry.includes('/')) return ipaddr.parseCIDR(entry);
-        const address = ipaddr.parse(entry);
-        return [address, address.kind() === 'ipv4' ? 32 : 128];
-      } catch {
-        throw new Error(`${TRUSTED_PROXIES_ENV}: "${entry}" is neither an address nor a CIDR`);
-      }
-    });
-  parsed = { setting, ranges };
-  return ranges;
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const [text = '', bits, extra] = entry.split('/');
+    const address = normalised(text);
+    const family = address ? isIP(address) : 0;
+    const prefix = bits === undefined ? (family === 4 ? 32 : 128) : /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+    if (!address || extra !== undefined || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
+      throw new Error(`${TRUSTED_PROXIES_ENV}: "${entry}" is neither an address nor a CIDR`);
+    }
+    trusted.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
+  }
+  parsed = { setting, trusted };
+  return trusted;
 }
 
-/** An address in its plain form (an IPv4 address mapped into IPv6, as Node reports it, as IPv4). */
-const normalised = (text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined => {
-  if (!ipaddr.isValid(text)) return undefined;
-  const address = ipaddr.parse(text);
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
-};
-
-const within = (address: ipaddr.IPv4 | ipaddr.IPv6, ranges: Range[]) =>
-  ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+/**
+ * An address in its plain form, or undefined for what is not one: an IPv4 address mapped into IPv6 (as Node
+ * reports it) as IPv4, an IPv6 address compressed and in lower case (as the URL standard writes it).
+ */
+function normalised(text: string): string | undefined {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(text)?.[1];
+  const address = mapped ?? text;
+  const family = isIP(address);
+  if (family === 4) return address;
+  return family === 6 ? new URL(`http://[${address}]`).hostname.slice(1, -1) : undefined;
+}
 
 /**
  * The client's address: the first `X-Forwarded-For` hop when the connection came from a trusted proxy and
@@ -48,8 +51,7 @@ export function clientIp(event: Pick<APIGatewayProxyEvent, 'headers' | 'requestC
   const peer = event.requestContext?.identity?.sourceIp ?? undefined;
   const peerAddress = peer ? normalised(peer) : undefined;
   const setting = env[TRUSTED_PROXIES_ENV] ?? '';
-  if (!peerAddress || !setting || !within(peerAddress, trustedRanges(setting))) return peerAddress?.toString() ?? peer;
+  if (!peerAddress || !setting || !trustedProxies(setting).check(peerAddress, isIP(peerAddress) === 4 ? 'ipv4' : 'ipv6')) return peerAddress ?? peer;
   const first = headerOf(event.headers, 'x-forwarded-for')?.split(',')[0]?.trim();
-  const forwarded = first ? normalised(first) : undefined;
-  return (forwarded ?? peerAddress).toString();
+  return (first && normalised(first)) || peerAddress;
 }
