@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../infra/local/dynamodb-local';
 import { flappingDestinations } from './flapping-destinations';
+import { StartedService } from './started-service';
 
 /**
  * The data plane under faults injected from outside, as an operator would try it: `npm start` on a persisted
@@ -61,78 +61,6 @@ export interface ScenarioReport {
 const ROOT = path.resolve(__dirname, '../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function groupProcesses(pgid: number): string[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.trim());
-  } catch {
-    return [];
-  }
-}
-
-/** `npm start` in its own process group, as a terminal runs it. */
-class Service {
-  child?: ChildProcess;
-  output = '';
-  control = '';
-  data = '';
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  async start(): Promise<void> {
-    const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
-    // Free ports for all three, the console's too: another `npm start` on this machine may hold the default.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...this.env,
-      PORT: String(controlPort),
-      DATA_PLANE_PORT: String(dataPort),
-      CONSOLE_PORT: String(consolePort),
-    };
-    delete env.AWS_ENDPOINT_URL_DYNAMODB;
-    delete env.WEIR_TABLE;
-    this.child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout?.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20_000)));
-    this.child.stderr?.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20_000)));
-    this.control = `http://127.0.0.1:${controlPort}`;
-    this.data = `http://127.0.0.1:${dataPort}`;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ok = await Promise.all(
-        [this.control, this.data].map((url) =>
-          fetch(`${url}/health`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        ),
-      );
-      if (ok.every(Boolean)) return;
-      if (Date.now() > deadline || this.child.exitCode !== null) throw new Error(`npm start did not come up:\n${this.output}`);
-      await sleep(100);
-    }
-  }
-
-  /** A signal to the whole group (what Ctrl-C or a SIGKILL of the group does); resolves once every process is gone. */
-  async signal(signal: 'SIGKILL' | 'SIGTERM' | 'SIGINT'): Promise<void> {
-    const pgid = this.child?.pid;
-    if (!pgid) return;
-    process.kill(-pgid, signal);
-    const deadline = Date.now() + 60_000;
-    while (groupProcesses(pgid).length > 0 && Date.now() < deadline) await sleep(100);
-    // A restart on the same directory while the old group still runs would put two stores on the same files.
-    const left = groupProcesses(pgid);
-    if (left.length > 0) {
-      process.kill(-pgid, 'SIGKILL');
-      throw new Error(`the process group was still running 60 s after ${signal}:\n${left.join('\n')}`);
-    }
-  }
-
-  leftRunning(): string[] {
-    return this.child?.pid ? groupProcesses(this.child.pid) : [];
-  }
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function api<T = any>(base: string, method: string, route: string, token: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${route}`, {
@@ -155,7 +83,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
   const hooks = await flappingDestinations({ ...options, seed: options.seed ?? 42 });
   const home = mkdtempSync(path.join(tmpdir(), 'weir-faults-'));
   const token = 'fault-scenario-token-0123456789abcdef';
-  const service = new Service({
+  const service = new StartedService({
     WEIR_HOME: home,
     WEIR_BOOTSTRAP_EMAIL: 'ops@example.com',
     WEIR_BOOTSTRAP_TOKEN: token,
@@ -206,6 +134,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       })),
     );
     const acknowledged = new Set<string>();
+    const acknowledgedAt = new Map<number, { sent: number; at: number }>();
     const faults: ['SIGKILL' | 'SIGTERM', number][] = [
       ['SIGKILL', Math.floor(batches.length * 0.25)],
       ['SIGKILL', Math.floor(batches.length * 0.5)],
@@ -238,6 +167,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
           void down.then(() => (down = undefined));
         }
         const batch = batches[index]!;
+        const sent = Date.now();
         try {
           const response = await fetch(`${service.data}/v1/batch`, {
             method: 'POST',
@@ -247,7 +177,10 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
             },
             body: JSON.stringify({ batch }),
           });
-          if (response.status === 200) batch.forEach((e) => acknowledged.add(e.messageId));
+          if (response.status === 200) {
+            batch.forEach((e) => acknowledged.add(e.messageId));
+            acknowledgedAt.set(index, { sent, at: Date.now() });
+          }
         } catch {
           // Not acknowledged (the service was going down): a client would send it again; this one counts it out.
         }
@@ -279,7 +212,17 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     let sentTwiceAfterRecorded = 0;
     let sentTwiceAcrossKill = 0;
     for (const name of ['a', 'b']) {
-      lost[name] = [...acknowledged].filter((id) => !deliveredAt(name).has(id)).length;
+      const missing = [...acknowledged].filter((id) => !deliveredAt(name).has(id));
+      lost[name] = missing.length;
+      // What a loss needs to be told: which batches, when they were sent and acknowledged, and the faults' times.
+      const t = (ms: number) => `+${ms - firstAt} ms`;
+      for (const [index, acked] of acknowledgedAt) {
+        const gone = batches[index]!.filter((e) => missing.includes(e.messageId)).length;
+        if (gone === 0) continue;
+        log(
+          `lost at ${name}: ${gone} of batch ${index}, sent ${t(acked.sent)}, acknowledged ${t(acked.at)}; faults ${faultsAt.map(([f, at]) => `${f} ${t(at)}`).join(', ')}`,
+        );
+      }
       const stats = await outcomes(name);
       counters[name] = {
         delivered: stats.delivered,
