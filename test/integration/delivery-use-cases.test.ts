@@ -110,4 +110,27 @@ describe("the scheduler's retry and resume", () => {
     expect(await next.scheduler.runDue()).toBe(0);
     expect(sentTo('/resume')).toHaveLength(5);
   });
+
+  it('of two runs that take over the same abandoned batch at once, only one sends: the claim is written first', async () => {
+    const store = new FakeDeliveryStore();
+    const part = partOf('r-5', 4);
+    const destinations = [webhook('d-5', `${hook.url}/twice`)];
+    const policy = testPolicy({ leaseMs: 100 });
+    const first = deliveryOver(store, destinations, policy);
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    first.deliveries.writeBatch = async (guard, change) => {
+      await writeBatch(guard, change);
+      throw new Error('the process died');
+    };
+    await first.stream.deliverParts([part]);
+    await first.lanes.idle();
+    expect(sentTo('/twice')).toEqual(['m-0']);
+    await sleep(150);
+    // Its lease ran out: the scheduler of one process and the stream of another both read it abandoned.
+    const [a, b] = [deliveryOver(store, destinations, policy, { parts: [part] }), deliveryOver(store, destinations, policy, { parts: [part] })];
+    await Promise.all([a.scheduler.runDue(), b.stream.deliverParts([part])]);
+    await Promise.all([a.lanes.idle(), b.lanes.idle()]);
+    expect(sentTo('/twice').sort()).toEqual(['m-0', 'm-1', 'm-2', 'm-3']);
+    expect(await a.deliveries.outcomes(WORKSPACE, 'd-5')).toEqual({ delivered: 4, filtered: 0, aborted: 0, retrying: 0 });
+  });
 });

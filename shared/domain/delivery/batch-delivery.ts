@@ -46,6 +46,10 @@ export class BatchDelivery {
     const { ref } = guard;
     const run = startRun(guard, destination);
     const start = run.position;
+    // Taking over a batch another owner left (its lease ran out): the claim is written before anything is
+    // sent, so that of two runs that read the same state (the scheduler's and the stream's, or two
+    // processes') only one sends; the other finds the batch taken and stops.
+    if (guard.prior.kind === 'sending' && !guard.established && !(await this.write(run))) return;
     if (start.progress >= events.length) return this.finish(run, []);
     const pending = events.slice(start.progress);
     // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
