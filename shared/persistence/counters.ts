@@ -23,22 +23,15 @@ const LAST_ERRORS = 10;
  * The counters of one owner, summed over its shards: numbers added, times (ISO strings) the latest,
  * `lastErrors` merged in time order and cut to the last ten. Undefined when no shard was ever written.
  */
-export async function readCounters(store: TableClient, keys: Key[], options: { projection?: string[] } = {}): Promise<Item | undefined> {
+export async function readCounters(store: TableClient, keys: Key[]): Promise<Item | undefined> {
   const found: Item[] = [];
   let request: Key[] | undefined = keys;
-  const names = options.projection && Object.fromEntries(options.projection.map((name, i) => [`#p${i}`, name]));
   while (request && request.length > 0) {
     const batch: Key[] = request.slice(0, 100);
     const rest: Key[] = request.slice(100);
     const answer = await store.doc.send(
       new BatchGetCommand({
-        RequestItems: {
-          [store.table]: {
-            Keys: batch,
-            ConsistentRead: true,
-            ...(names && { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names }),
-          },
-        },
+        RequestItems: { [store.table]: { Keys: batch, ConsistentRead: true } },
       }),
     );
     found.push(...(answer.Responses?.[store.table] ?? []));
