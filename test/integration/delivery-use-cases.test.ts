@@ -111,6 +111,53 @@ describe("the scheduler's retry and resume", () => {
     expect(sentTo('/resume')).toHaveLength(5);
   });
 
+  /** A process that sends the first of a part's events, records it, and dies: the batch is left sending. */
+  async function abandoned(store: FakeDeliveryStore, requestId: string, destinations: ReturnType<typeof webhook>[], policy: ReturnType<typeof testPolicy>) {
+    const part = partOf(requestId, 4);
+    const first = deliveryOver(store, destinations, policy);
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    first.deliveries.writeBatch = async (guard, change) => {
+      await writeBatch(guard, change);
+      throw new Error('the process died');
+    };
+    await first.stream.deliverParts([part]);
+    await first.lanes.idle();
+    await sleep(150);
+    return part;
+  }
+
+  it('aborts what is left of a batch whose destination was disabled meanwhile, with the reason, and finishes it', async () => {
+    const store = new FakeDeliveryStore();
+    const policy = testPolicy({ leaseMs: 100 });
+    const d = webhook('d-6', `${hook.url}/disabled`);
+    const part = await abandoned(store, 'r-6', [d], policy);
+    expect(sentTo('/disabled')).toEqual(['m-0']);
+    const next = deliveryOver(store, [{ ...d, enabled: false }], policy, { parts: [part] });
+    expect(await next.scheduler.runDue()).toBe(1);
+    expect(sentTo('/disabled')).toEqual(['m-0']);
+    expect(await next.deliveries.readBatch(refOf('r-6', 'd-6'))).toEqual({ kind: 'done' });
+    expect(await next.deliveries.outcomes(WORKSPACE, 'd-6')).toMatchObject({ delivered: 1, aborted: 3, retrying: 0 });
+    expect(await next.deliveries.needingAttention(new Date(Date.now() + 3600_000).toISOString(), 100)).toEqual([]);
+  });
+
+  it('finishes a batch whose destination was deleted, or whose events expired, where it stands: it is due no more', async () => {
+    for (const [requestId, gone] of [
+      ['r-7', 'deleted'],
+      ['r-8', 'expired'],
+    ] as const) {
+      const store = new FakeDeliveryStore();
+      const policy = testPolicy({ leaseMs: 100 });
+      const d = webhook(`d-${requestId}`, `${hook.url}/${requestId}`);
+      const part = await abandoned(store, requestId, [d], policy);
+      const next = deliveryOver(store, gone === 'deleted' ? [] : [d], policy, { parts: gone === 'expired' ? [] : [part] });
+      expect(await next.scheduler.runDue()).toBe(1);
+      expect(sentTo(`/${requestId}`)).toEqual(['m-0']);
+      expect(await next.deliveries.readBatch(refOf(requestId, d.id))).toEqual({ kind: 'done' });
+      expect(await next.deliveries.needingAttention(new Date(Date.now() + 3600_000).toISOString(), 100)).toEqual([]);
+      expect(await next.scheduler.runDue()).toBe(0);
+    }
+  });
+
   it('of two runs that take over the same abandoned batch at once, only one sends: the claim is written first', async () => {
     const store = new FakeDeliveryStore();
     const part = partOf('r-5', 4);

@@ -20,6 +20,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export interface PartEvents {
   events: Message[];
   suppressed: Set<number>;
+  /** Why nothing of it is sent any more (its destination was disabled): what is left is aborted with this. */
+  abort?: string;
 }
 
 /** A verdict on one slot of a unit: what came back for its event. */
@@ -42,7 +44,7 @@ export class BatchDelivery {
     private readonly policy: DeliveryPolicy,
   ) {}
 
-  async run(guard: BatchGuard, destination: Destination, { events, suppressed }: PartEvents, round: DeliveryRound): Promise<void> {
+  async run(guard: BatchGuard, destination: Destination, { events, suppressed, abort }: PartEvents, round: DeliveryRound): Promise<void> {
     const { ref } = guard;
     const run = startRun(guard, destination);
     const start = run.position;
@@ -54,14 +56,15 @@ export class BatchDelivery {
     const pending = events.slice(start.progress);
     // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
     const live = pending.map((_, i) => !suppressed.has(start.progress + i));
-    const published = await round.published(ref.workspaceId, destination.transformationId);
-    const transformed = await transformForDelivery(
-      published,
-      ref.workspaceId,
-      destination,
-      pending.filter((_, i) => live[i]),
-      () => round.credentialsOf(ref.workspaceId),
-    );
+    const transformed = abort
+      ? { outcomes: pending.filter((_, i) => live[i]).map((): EventOutcome => ({ error: abort })), secrets: [] }
+      : await transformForDelivery(
+          await round.published(ref.workspaceId, destination.transformationId),
+          ref.workspaceId,
+          destination,
+          pending.filter((_, i) => live[i]),
+          () => round.credentialsOf(ref.workspaceId),
+        );
     this.lanes.touch(destination.id);
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
@@ -158,6 +161,20 @@ export class BatchDelivery {
     Object.assign(run.guard, finished);
     const { delivered, filtered, aborted, retried } = run.added;
     deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
+  }
+
+  /**
+   * A batch nothing can finish (its destination was deleted, or its stored events expired): finished where it
+   * stands, with the counts it had, after a claim like any takeover, so it leaves the scheduler's index.
+   */
+  async close(guard: BatchGuard): Promise<void> {
+    const { prior } = guard;
+    if (prior.kind !== 'sending') return;
+    const change = { position: prior.position, totals: prior.counts, trail: prior.trail ?? '', leaseUntil: this.leaseUntil(), parks: [] };
+    const claimed = await this.deliveries.writeBatch(guard, change);
+    if (!claimed) return;
+    Object.assign(guard, claimed);
+    await this.deliveries.writeBatch(guard, { ...change, finish: { samples: [], errors: [], at: iso(Date.now()) } });
   }
 
   leaseUntil(): string {

@@ -67,15 +67,21 @@ export class ScheduledDelivery {
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);
-    if (!stored || !destination || prior.kind !== 'sending') return false;
+    if (prior.kind !== 'sending') return false;
     if (prior.leaseUntil >= iso(Date.now())) {
       await this.deliveries.realignBatch(ref, prior.leaseUntil);
       return false;
     }
     const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+    // Its destination deleted or its events expired: nothing can finish it, and it must not stay due for ever.
+    if (!stored || !destination) {
+      await this.batches.close(guard);
+      return true;
+    }
     // Counted when the stream handed the part over; only left out again here.
     const [suppressed] = (await suppressedIn(this.suppression, [{ ...ref, events: stored }])).indexes;
-    const run = this.batches.run(guard, destination, { events: stored, suppressed: suppressed! }, this.newRound());
+    const abort = destination.enabled ? undefined : 'the destination was disabled';
+    const run = this.batches.run(guard, destination, { events: stored, suppressed: suppressed!, ...(abort && { abort }) }, this.newRound());
     this.batches.running.set(id, {
       destinationId: destination.id,
       job: { run: () => run, handBack: async () => undefined },

@@ -49,7 +49,8 @@ export function slotsOf(
     const next = { progress: index + 1, output: 0 };
     const outcome = outcomes[i]!;
     if ('filtered' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'filtered' });
-    if ('error' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'aborted', error: outcome.error });
+    // An event some of whose outputs went before (a resumed batch) has the rest aborted from there.
+    if ('error' in outcome) return slots.push({ ...base, output: i === 0 ? start.output : 0, after: next, kind: 'aborted', error: outcome.error });
     if (outcome.outputs.length === 0) return slots.push({ ...base, output: 0, after: next, kind: 'none' });
     outcome.outputs.forEach((message, k) => {
       if (i === 0 && k < start.output) return;
