@@ -29,14 +29,15 @@ export class ScheduledDelivery {
     private readonly lanes: DeliveryLanes,
   ) {}
 
+  /**
+   * One round: up to `limit` due items, shared fairly between the destinations that have any among the
+   * oldest `limit × READ_AHEAD` (one at a time from each in turn, oldest first), so a destination with a long
+   * backlog (one that hangs, or that failed for an hour) leaves room for the others in every round.
+   */
   async runDue(limit = 100): Promise<number> {
-    const items = await this.deliveries.needingAttention(iso(Date.now()), limit);
-    countMetrics({ SchedulerBacklog: items.length }, { scheduler: 'delivery' });
-    const byDestination = new Map<string, NeedingAttention[]>();
-    for (const item of items) {
-      const id = item.kind === 'batch' ? item.ref.destinationId : item.parked.destinationId;
-      byDestination.set(id, [...(byDestination.get(id) ?? []), item]);
-    }
+    const found = await this.deliveries.needingAttention(iso(Date.now()), limit * READ_AHEAD);
+    countMetrics({ SchedulerBacklog: found.length }, { scheduler: 'delivery' });
+    const byDestination = fairShare(found, limit);
     let count = 0;
     const tickets = [...byDestination].map(([destinationId, queue]) =>
       this.lanes.submit(
@@ -95,4 +96,29 @@ export class ScheduledDelivery {
     }
     return true;
   }
+}
+
+/** How far past a round's share the scheduler reads to find the destinations waiting. */
+const READ_AHEAD = 5;
+
+const destinationOf = (item: NeedingAttention) => (item.kind === 'batch' ? item.ref.destinationId : item.parked.destinationId);
+
+/** Up to `limit` items, taken one from each destination in turn, each destination's oldest first. */
+export function fairShare(items: NeedingAttention[], limit: number): Map<string, NeedingAttention[]> {
+  const waiting = new Map<string, NeedingAttention[]>();
+  for (const item of items) waiting.set(destinationOf(item), [...(waiting.get(destinationOf(item)) ?? []), item]);
+  const taken = new Map<string, NeedingAttention[]>();
+  let count = 0;
+  for (let turn = 0; count < limit; turn++) {
+    let any = false;
+    for (const [id, queue] of waiting) {
+      const item = queue[turn];
+      if (!item || count >= limit) continue;
+      any = true;
+      taken.set(id, [...(taken.get(id) ?? []), item]);
+      count++;
+    }
+    if (!any) break;
+  }
+  return taken;
 }
