@@ -24,12 +24,11 @@ export class DeliveryBatchReads {
 
   /**
    * The most recent finished batches of a destination, newest first (what was sent and answered): the newest
-   * few of each partition, merged. Batches spread evenly over the partitions, so the newest `limit` overall are
-   * among them but for a partition that happened to get more than its share of the latest ones.
+   * `limit` of each partition, merged, so the newest `limit` overall are exactly among them (a person's view:
+   * a few hundred read units at most, never on the per-event path).
    */
   async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
     const partitions = await this.partitionsOf(workspaceId, destinationId);
-    const each = Math.max(2, Math.ceil((2 * limit) / partitions.length));
     const pages = await Promise.all(
       partitions.map(async (pk) => {
         const { Items = [] } = await this.store.doc.send(
@@ -38,7 +37,7 @@ export class DeliveryBatchReads {
             KeyConditionExpression: 'pk = :pk',
             ExpressionAttributeValues: { ':pk': pk },
             ScanIndexForward: false,
-            Limit: each,
+            Limit: limit,
           }),
         );
         return Items;
