@@ -76,6 +76,25 @@ describe("the scheduler's retry and resume", () => {
     ]);
   });
 
+  it("delivers a held user's parked deliveries one after the other within one round, in order, once the destination answers", async () => {
+    const store = new FakeDeliveryStore();
+    hook.on('/catch-up', json(503, { error: 'down' }));
+    const part = partOf('r-9', 6, () => 'held-user');
+    // Its later deliveries, found waiting behind the first, are put back a long way (a minute).
+    const d = deliveryOver(store, [webhook('d-9', `${hook.url}/catch-up`)], testPolicy({ maxDelayMs: 60_000 }));
+    expect(await d.stream.deliverParts([part])).toEqual(new Map());
+    await sleep(20);
+    await d.scheduler.runDue();
+    expect(sentTo('/catch-up')).toEqual(['m-0', 'm-0']);
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-9')).toMatchObject({ delivered: 0, retrying: 6 });
+    hook.on('/catch-up', json(200, { ok: true }));
+    await sleep(50);
+    // One round: the first goes, and each one's end makes the next due and sends it.
+    await d.scheduler.runDue();
+    expect(sentTo('/catch-up')).toEqual(['m-0', 'm-0', 'm-0', 'm-1', 'm-2', 'm-3', 'm-4', 'm-5']);
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-9')).toMatchObject({ delivered: 6, retrying: 0 });
+  });
+
   it("resumes a batch after its last recorded write once its owner's lease runs out, and sends nothing twice", async () => {
     const store = new FakeDeliveryStore();
     const part = partOf('r-4', 5);

@@ -22,30 +22,38 @@ export class ParkedRetries {
     private readonly policy: DeliveryPolicy,
   ) {}
 
-  /** One more attempt of a parked delivery, if this caller wins it. */
-  async attempt(parked: ParkedDelivery): Promise<boolean> {
+  /**
+   * One more attempt of a parked delivery, if this caller wins it. When it ends (delivered or aborted), the
+   * user's next parked delivery there, now due, comes back as `next`: the caller may attempt it at once.
+   */
+  async attempt(parked: ParkedDelivery): Promise<{ attempted: boolean; next?: ParkedDelivery }> {
     // A user's parked deliveries go in order: one that is not its user's first waits behind it.
     const first = await this.parked.firstOfUser(parked);
     if (first && (first.seq !== parked.seq || first.messageId !== parked.messageId)) {
       await this.parked.reschedule(parked, iso(Date.now() + this.policy.maxDelayMs));
-      return false;
+      return { attempted: false };
     }
     const claimed = await this.parked.claimRetry(parked, iso(Date.now()), iso(Date.now() + this.policy.leaseMs));
-    if (!claimed) return false;
+    if (!claimed) return { attempted: false };
     const destination = await this.catalog.getDestination(claimed.workspaceId, claimed.destinationId);
     const at = iso(Date.now());
     if (!destination || !destination.enabled) {
       const reason = `the destination was ${destination ? 'disabled' : 'deleted'}`;
-      await this.final(claimed, destination?.type, at, { status: 'aborted', requests: claimed.requests, lastError: reason, lastStatus: claimed.lastStatus });
-      return true;
+      const next = await this.final(claimed, destination?.type, at, {
+        status: 'aborted',
+        requests: claimed.requests,
+        lastError: reason,
+        lastStatus: claimed.lastStatus,
+      });
+      return { attempted: true, ...(next && { next }) };
     }
     const sent = verdictOf(await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, this.circuit));
-    await this.settle(claimed, destination, at, sent);
-    return true;
+    const next = await this.settle(claimed, destination, at, sent);
+    return { attempted: true, ...(next && { next }) };
   }
 
-  /** Where a sent attempt leaves the parked delivery: delivered, aborted, or waiting again. */
-  private async settle(claimed: ParkedDelivery, destination: Destination, at: string, sent: Verdict): Promise<void> {
+  /** Where a sent attempt leaves the parked delivery: delivered, aborted, or waiting again; the user's next when it ended. */
+  private async settle(claimed: ParkedDelivery, destination: Destination, at: string, sent: Verdict): Promise<ParkedDelivery | undefined> {
     if (sent.kind === 'delivered') return this.final(claimed, destination.type, at, { status: 'delivered', requests: [] });
     const failed = { requests: sent.remaining, lastError: sent.error, lastStatus: sent.status };
     if (sent.kind === 'refused') return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
@@ -53,27 +61,34 @@ export class ParkedRetries {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
       const dueAt = iso(Date.now() + retryDelay(this.policy, Math.max(1, claimed.attempts)));
       await this.parked.recordRetry(claimed, { status: 'waiting', requests: claimed.requests, dueAt, countAttempt: false }, at);
-      return;
+      return undefined;
     }
     const attempts = claimed.attempts + 1;
     const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
     if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
     await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + retryDelay(this.policy, attempts)) }, at);
     deliveryMetrics(destination.type, { retried: 1 });
+    return undefined;
   }
 
-  /** A final outcome (delivered, aborted): recorded, counted, and the user's next parked delivery, if any, is due now. */
+  /**
+   * A final outcome (delivered, aborted): recorded, counted, and the user's next parked delivery, if any, is due
+   * now (and returned).
+   */
   private async final(
     claimed: ParkedDelivery,
     destinationType: string | undefined,
     at: string,
     outcome: { status: 'delivered' | 'aborted'; requests: ParkedDelivery['requests']; lastError?: string; lastStatus?: number },
-  ): Promise<void> {
+  ): Promise<ParkedDelivery | undefined> {
     const { status, lastError, lastStatus } = outcome;
     const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
-    if (!(await this.parked.recordRetry(claimed, { ...outcome, ...error }, at))) return;
+    if (!(await this.parked.recordRetry(claimed, { ...outcome, ...error }, at))) return undefined;
     deliveryMetrics(destinationType ?? 'unknown', { [status]: 1 });
     const next = await this.parked.firstOfUser(claimed);
-    if (next?.status === 'waiting') await this.parked.reschedule(next, iso(Date.now()));
+    if (next?.status !== 'waiting') return undefined;
+    const dueAt = iso(Date.now());
+    await this.parked.reschedule(next, dueAt);
+    return { ...next, dueAt };
   }
 }

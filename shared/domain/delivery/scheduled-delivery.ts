@@ -6,7 +6,7 @@ import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-
 import type { BatchDelivery } from './batch-delivery';
 import type { DeliveryLanes } from './lanes';
 import type { DeliveryRepository } from './ports';
-import { batchIdOf, type BatchGuard, type BatchRef, type NeedingAttention } from './records';
+import { batchIdOf, type BatchGuard, type BatchRef, type NeedingAttention, type ParkedDelivery } from './records';
 import type { ParkedRetries } from './retries';
 import type { DeliveryRound } from './round';
 
@@ -47,7 +47,8 @@ export class ScheduledDelivery {
             for (const item of queue) {
               // A stop takes no more of the round: what is left stays due.
               if (this.lanes.isStopping) break;
-              if (await (item.kind === 'retry' ? this.retries.attempt(item.parked) : this.resume(item.ref))) count++;
+              if (item.kind === 'retry') count += await this.retryUser(item.parked);
+              else if (await this.resume(item.ref)) count++;
             }
           },
           handBack: async () => undefined, // nothing was claimed yet: the items stay due
@@ -56,6 +57,21 @@ export class ScheduledDelivery {
       ),
     );
     await this.lanes.settle(tickets);
+    return count;
+  }
+
+  /**
+   * A parked delivery's attempt, and, each time one ends, its user's next one at once: a user held behind a
+   * failure catches up within a round (at most USER_CATCH_UP of theirs), not one delivery a round.
+   */
+  private async retryUser(parked: ParkedDelivery): Promise<number> {
+    let count = 0;
+    let next: ParkedDelivery | undefined = parked;
+    for (let n = 0; next && n < USER_CATCH_UP && !this.lanes.isStopping; n++) {
+      const attempt: { attempted: boolean; next?: ParkedDelivery } = await this.retries.attempt(next);
+      if (attempt.attempted) count++;
+      next = attempt.next;
+    }
     return count;
   }
 
@@ -97,6 +113,9 @@ export class ScheduledDelivery {
     return true;
   }
 }
+
+/** How many of one user's parked deliveries a round attempts one after the other. */
+const USER_CATCH_UP = 25;
 
 /** How far past a round's share the scheduler reads to find the destinations waiting. */
 const READ_AHEAD = 5;
