@@ -346,8 +346,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return this.reads.batchesBetween(workspaceId, destinationId, sourceId, fromSk, toSk);
   }
 
-  /** Batches whose lease ran out and retries that are due, oldest first. */
+  /**
+   * Batches whose lease ran out and retries that are due, oldest first: the oldest of each index partition
+   * (entries spread evenly over them), merged. Each partition is read for its share and a few more, not for
+   * `limit`: a round runs every few seconds locally, and must not read its whole backlog each time.
+   */
   async needingAttention(now: string, limit: number): Promise<NeedingAttention[]> {
+    const each = Math.ceil(limit / keys.deliveryAttentionPartitions.length) + 5;
     const pages = await Promise.all(
       keys.deliveryAttentionPartitions.map(async (due) => {
         const { Items = [] } = await this.store.doc.send(
@@ -356,7 +361,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
             IndexName: 'gsi1',
             KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
             ExpressionAttributeValues: { ':due': due, ':bound': `${now}#~` },
-            Limit: limit,
+            Limit: each,
           }),
         );
         return Items;
