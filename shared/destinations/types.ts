@@ -38,6 +38,8 @@ export interface DeliveryResult {
   error?: string;
   /** Whether sending the same request again later may succeed (5xx, 429, 408, time-outs, network). */
   retryable: boolean;
+  /** How long the destination asked to be left alone (a 429's or 503's `Retry-After`), in milliseconds. */
+  retryAfterMs?: number;
 }
 
 /** The user a deletion is about: userId always, other identifiers where the regulation gave them. */
@@ -84,6 +86,32 @@ export interface BatchApi {
   verdicts?(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined;
 }
 
+/** Where the events of a server-delivered chunk come from, and what the delivery may read. */
+export interface ServerBatchContext {
+  workspaceId: string;
+  sourceId: string;
+  destinationId: string;
+  /**
+   * The same for the same events (the chunk's messageIds, hashed): an object named with it is overwritten,
+   * never duplicated, when a chunk is sent again after a crash.
+   */
+  chunkKey: string;
+  /** The workspace's credentials (name → value), read once per delivery round. */
+  credentials(): Promise<Record<string, string>>;
+}
+
+/** What a server-delivered chunk came to: the answer as a whole, and per event where the store tells them apart. */
+export type ServerBatchResult = DeliveryResult & { verdicts?: ChunkEventVerdict[] };
+
+/**
+ * A store or stream the data plane writes a chunk of events to itself (object storage, a warehouse, a
+ * stream): consecutive events of a stream batch go in one call of up to `maxEvents`. Never throws.
+ */
+export interface ServerBatch<Config> {
+  maxEvents: number;
+  deliver(messages: Message[], config: Config, context: ServerBatchContext): Promise<ServerBatchResult>;
+}
+
 export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   /** The definition name stored on a destination, e.g. WEBHOOK. */
   name: string;
@@ -106,6 +134,8 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   batch?: BatchApi;
   /** Server-delivered types: delivers one event itself (there is no HTTP request to show). */
   deliver?(message: Message, config: z.output<Schema>): Promise<DeliveryResult>;
+  /** Server-delivered types that write chunks of events (see ServerBatch); takes precedence over `deliver`. */
+  serverBatch?: ServerBatch<z.output<Schema>>;
   /** Deletes the users' data at the vendor (one call for all of them where the vendor allows it). */
   deleteUsers?(users: DeletionUser[], config: z.output<Schema>, io: DeletionIO): Promise<DeletionOutcome>;
 }
