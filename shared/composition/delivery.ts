@@ -14,6 +14,10 @@ import { DeliveryRepository } from '../persistence/delivery-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
 import { suppressionIndex } from './suppression';
+import { parseSeq } from '../domain/delivery/batch-run';
+import type { ParkedDelivery } from '../domain/delivery/records';
+import { RetryJobs } from '../domain/delivery/retry-jobs';
+import { FailureRepository } from '../persistence/failure-repository';
 
 /** One lane and one circuit per destination, for every delivery use case of a process and every store. */
 export interface DeliveryMachinery {
@@ -72,7 +76,12 @@ export const streamDelivery = (s: Services) => {
 export const scheduledDelivery = (s: Services) => {
   const { lanes, circuit } = deliveryMachinery();
   const round = () => newDeliveryRound(s);
-  const retries = () => new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s));
+  const ingest = repository(s, IngestRepository);
+  const original = async (parked: ParkedDelivery) => {
+    const seq = parseSeq(parked.seq);
+    return seq && (await ingest.readPart(parked.workspaceId, parked.sourceId, seq.requestId, seq.part))?.[seq.index];
+  };
+  const retries = () => new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s), original);
   return s.once(
     'deliveryScheduler',
     () =>
@@ -87,4 +96,10 @@ export const scheduledDelivery = (s: Services) => {
         lanes,
       ),
   );
+};
+
+/** The retry jobs the scheduler runs a slice of each round. */
+export const retryJobs = (s: Services) => {
+  const { circuit } = deliveryMachinery();
+  return s.once('retryJobs', () => new RetryJobs(repository(s, CatalogRepository), repository(s, FailureRepository), suppressionIndex(s), circuit));
 };

@@ -7,6 +7,18 @@ import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
 import { ParkedRecordRepository } from '../persistence/parked-record-repository';
 import { suppressionIndex } from './suppression';
+import { DeliveryOverview } from '../domain/delivery/overview';
+import { FailuresService } from '../domain/delivery/failures-service';
+import { FailureRepository } from '../persistence/failure-repository';
+import { FunnelRepository } from '../persistence/funnel-counters';
+
+/** A destination's funnel over a window. */
+export const deliveryOverview = (s: Services) =>
+  s.once('deliveryOverview', () => new DeliveryOverview(repository(s, CatalogRepository), repository(s, FunnelRepository)));
+
+/** A destination's failed events and the retries of them. */
+export const failuresService = (s: Services) =>
+  s.once('failures', () => new FailuresService(repository(s, CatalogRepository), repository(s, FailureRepository), suppressionIndex(s)));
 
 /** What the pipeline did, per destination and source. */
 export const monitoringService = (s: Services) =>

@@ -17,6 +17,8 @@ import { keys } from './keys';
 import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
 import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
+import { batchExtras, parkExtras } from './failure-items';
+import type { FunnelAdd } from '../domain/delivery/funnel';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
@@ -60,6 +62,7 @@ function stateOf(item: Record<string, unknown>): BatchState {
     position: { progress: count('progress'), output: count('output') },
     counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
     ...(typeof item.trail === 'string' && { trail: item.trail }),
+    ...(item.funnel !== undefined && { funnel: item.funnel as FunnelAdd }),
   };
 }
 
@@ -81,7 +84,7 @@ function ownership(guard: BatchGuard) {
   return { ConditionExpression: condition, ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' }, ExpressionAttributeValues: values };
 }
 
-/** A transaction holds at most 100 items: the batch, the destination's counters, and the parks. */
+/** A transaction holds at most 100 items: the batch, the destination's counters, the parks, its hour's funnel and failures. */
 export const MAX_PARKS_PER_WRITE = 90;
 
 /**
@@ -229,9 +232,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
               change.finish?.at ?? new Date().toISOString(),
             )
           : undefined;
+      const extras = batchExtras(this.store.table, guard.ref, change, parks.length);
       try {
-        if (!stats) await this.store.doc.send(new UpdateCommand(batch.Update!));
-        else await this.store.doc.send(new TransactWriteCommand({ TransactItems: [batch, stats, ...parks.map((p) => this.parkPut(p))] }));
+        if (!stats && extras.length === 0) await this.store.doc.send(new UpdateCommand(batch.Update!));
+        else {
+          const items = [batch, ...(stats ? [stats] : []), ...parks.map((p) => this.parkPut(p)), ...extras];
+          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        }
         return { established: true, ...(!change.finish && renews(guard, change.leaseUntil) && { leaseUntil: change.leaseUntil }) };
       } catch (error) {
         const refused = refusedItems(error);
@@ -254,7 +261,8 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       const check: TransactItem = { ConditionCheck: { TableName: this.store.table, Key: this.keyOf(ref), ...ownership(guard) } };
       const stats = statsItem(this.store.table, ref.workspaceId, ref.destinationId, { retrying: parks.length }, [], new Date().toISOString());
       try {
-        await this.store.doc.send(new TransactWriteCommand({ TransactItems: [check, stats, ...parks.map((p) => this.parkPut(p))] }));
+        const window = parkExtras(this.store.table, ref, parks.length);
+        await this.store.doc.send(new TransactWriteCommand({ TransactItems: [check, stats, ...parks.map((p) => this.parkPut(p)), ...window] }));
         return true;
       } catch (error) {
         const refused = refusedItems(error);
@@ -280,11 +288,12 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       ':na': change.totals.aborted,
       ':trail': change.trail,
       ...describing(ref),
+      ...(change.funnel && { ':funnel': change.funnel }),
     };
     const set = [
       'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
       'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
-      'createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
+      `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel ? ', funnel = :funnel' : ''}`,
     ];
     let remove = '';
     if (change.finish) {

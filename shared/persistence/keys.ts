@@ -190,6 +190,34 @@ export const keys = bounded({
     { pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` },
     ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `DESTSTATS#${destinationId}` })),
   ],
+  /**
+   * A destination's funnel per hour of ingestion (`funnel-counters.ts`), sharded as its counters are, in
+   * partitions of the destination's own: a window is one query per shard, whatever its length.
+   */
+  destinationFunnel: (workspaceId: string, destinationId: string, shard: number, hour: string) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#FUNNEL#${shard}`,
+    sk: `H#${hour}`,
+  }),
+  /** A source's funnel per hour (received, refused, stored), sharded the same way. */
+  sourceFunnel: (workspaceId: string, sourceId: string, shard: number, hour: string) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#FUNNEL#${shard}`,
+    sk: `H#${hour}`,
+  }),
+  /**
+   * A destination's failed (aborted) events, a group per write that recorded them, ordered by the time of
+   * their ingestion: `<receivedAt>#<requestId>#<part>#<first slot>`.
+   */
+  deliveryFailures: (workspaceId: string, destinationId: string, sk: string) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#FAILURES`,
+    sk,
+  }),
+  /** Jobs over a destination's deliveries (a retry of failures, later replays), by id. */
+  deliveryJob: (workspaceId: string, destinationId: string, jobId: string) => ({
+    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#JOBS`,
+    sk: `JOB#${jobId}`,
+  }),
+  /** Jobs that are running, across workspaces, in gsi1: what the scheduler picks up. */
+  deliveryJobsRunning: 'DELIVERY#JOBS',
   /** Credentials for transformations: each value sealed with the workspace's data key, kept wrapped beside them. */
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
   credentialPrefix: 'CREDENTIAL#',

@@ -4,6 +4,7 @@ import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/del
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
+import { retryEndExtras } from './failure-items';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
 /**
@@ -165,7 +166,8 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
       const counts = { retrying: -1, [outcome.status]: 1 };
       const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
       const settled = claimed.seq === undefined ? [] : [this.settledPut(claimed, outcome, at)];
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, ...settled] }));
+      const extras = retryEndExtras(this.store.table, claimed, outcome);
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, ...settled, ...extras] }));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

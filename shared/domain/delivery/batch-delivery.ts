@@ -2,6 +2,7 @@ import type { Message } from '../../destinations';
 import { destinationType } from '../../destinations';
 import type { Destination } from '../catalog/schemas';
 import { redact } from '../credentials/redact';
+import { emptyFunnel } from './funnel';
 import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
 import type { Circuit } from './circuit';
 import type { DeliveryLanes, Ticket } from './lanes';
@@ -10,6 +11,7 @@ import type { DeliveryRepository } from './ports';
 import type { BatchGuard, DeliverySample } from './records';
 import type { DeliveryRound } from './round';
 import { prepare, send, sendChunk } from './sender';
+import { finalFunnel, noteContext } from './run-funnel';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { transformForDelivery, type EventOutcome } from './user-transform';
 import { answered, verdictOf } from './verdict';
@@ -47,6 +49,7 @@ export class BatchDelivery {
   async run(guard: BatchGuard, destination: Destination, { events, suppressed, abort }: PartEvents, round: DeliveryRound): Promise<void> {
     const { ref } = guard;
     const run = startRun(guard, destination);
+    await noteContext(run, events, round);
     const start = run.position;
     // Taking over a batch another owner left (its lease ran out): the claim is written before anything is
     // sent, so that of two runs that read the same state (the scheduler's and the stream's, or two
@@ -65,6 +68,7 @@ export class BatchDelivery {
           pending.filter((_, i) => live[i]),
           () => round.credentialsOf(ref.workspaceId),
         );
+    if (run.context) run.context.secrets = transformed.secrets;
     this.lanes.touch(destination.id);
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
@@ -139,7 +143,16 @@ export class BatchDelivery {
   private async write(run: BatchRun): Promise<boolean> {
     const parks = run.parks.splice(0);
     const { position, totals } = run;
-    const written = await this.deliveries.writeBatch(run.guard, { position, totals, trail: run.trail.encode(), leaseUntil: this.leaseUntil(), parks });
+    const failures = redact(run.failures.splice(0), run.context?.secrets ?? []);
+    const written = await this.deliveries.writeBatch(run.guard, {
+      position,
+      totals,
+      trail: run.trail.encode(),
+      leaseUntil: this.leaseUntil(),
+      parks,
+      funnel: run.funnel,
+      failures,
+    });
     this.lanes.touch(run.destination.id);
     if (!written) return false;
     Object.assign(run.guard, written);
@@ -156,6 +169,8 @@ export class BatchDelivery {
       leaseUntil: this.leaseUntil(),
       parks,
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
+      funnel: finalFunnel(run),
+      failures: redact(run.failures.splice(0), secrets),
     });
     if (!finished) return;
     Object.assign(run.guard, finished);
@@ -170,7 +185,8 @@ export class BatchDelivery {
   async close(guard: BatchGuard): Promise<void> {
     const { prior } = guard;
     if (prior.kind !== 'sending') return;
-    const change = { position: prior.position, totals: prior.counts, trail: prior.trail ?? '', leaseUntil: this.leaseUntil(), parks: [] };
+    const funnel = { ...emptyFunnel(), ...prior.funnel, counts: { ...prior.funnel?.counts, routed: prior.position.progress } };
+    const change = { position: prior.position, totals: prior.counts, trail: prior.trail ?? '', leaseUntil: this.leaseUntil(), parks: [], funnel };
     const claimed = await this.deliveries.writeBatch(guard, change);
     if (!claimed) return;
     Object.assign(guard, claimed);

@@ -2,6 +2,9 @@ import type { Destination } from '../catalog/schemas';
 import type { BatchCounts, BatchGuard, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
 import { OutcomeTrail } from './trail';
 import type { SendSlot, Slot } from './units';
+import { emptyFunnel, type FunnelAdd } from './funnel';
+import { countOutcome, type FailureContext } from './run-funnel';
+import type { FailedEvent } from './failures';
 
 /** How many delivered events of a batch are kept as samples for the live-events view. */
 const SAMPLES_PER_BATCH = 20;
@@ -27,6 +30,12 @@ export interface BatchRun {
   samples: DeliverySample[];
   /** Users with a parked delivery: their later events park behind it. */
   held: Set<string>;
+  /** The batch's funnel so far (every write keeps it; the finish adds it to its hour's counters). */
+  funnel: FunnelAdd;
+  /** Aborted events since the last write: kept, in that write, for people to read and retry. */
+  failures: FailedEvent[];
+  /** What a failure keeps of its event: the part's events and the transformation's revision. */
+  context?: FailureContext;
 }
 
 /** A run that starts where the batch's item left it (or at the beginning). */
@@ -46,6 +55,8 @@ export function startRun(guard: BatchGuard, destination: Destination): BatchRun 
     errors: [],
     samples: [],
     held: new Set(),
+    funnel: prior.kind === 'sending' && prior.funnel ? structuredClone(prior.funnel) : emptyFunnel(),
+    failures: [],
   };
 }
 
@@ -53,6 +64,7 @@ export function startRun(guard: BatchGuard, destination: Destination): BatchRun 
 export function countSlot(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
   run.totals[outcome]++;
   run.added[outcome]++;
+  countOutcome(run, slot, outcome, sample);
   run.trail.add(outcome, slot.output);
   run.position = slot.after;
   if (run.samples.length < SAMPLES_PER_BATCH) run.samples.push(sample);
@@ -80,6 +92,7 @@ export function parkSlot(run: BatchRun, slot: SendSlot, failure: { error: string
   });
   run.held.add(slot.userKey);
   run.added.retried++;
+  countOutcome(run, slot, 'retrying');
   run.trail.add('retrying', slot.output);
   run.position = slot.after;
   if (run.samples.length < SAMPLES_PER_BATCH)
@@ -95,6 +108,7 @@ export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
     return countSlot(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
   }
   // No output at all: a suppressed user's event (counted on its source).
+  countOutcome(run, slot, 'suppressed');
   run.trail.add('suppressed', 0);
   run.position = slot.after;
 }

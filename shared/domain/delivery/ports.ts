@@ -1,4 +1,6 @@
 import type { DestinationRequest } from '../../destinations/types';
+import type { FailedEvent, FailureReason } from './failures';
+import type { FunnelAdd } from './funnel';
 import type {
   BatchCounts,
   BatchGuard,
@@ -23,6 +25,10 @@ export interface BatchChange {
   parks: ParkedDelivery[];
   /** The last write: the batch is done, its totals go to the destination's counters with its samples and errors. */
   finish?: { samples: DeliverySample[]; errors: OutcomeError[]; at: string };
+  /** The batch's funnel so far, kept in its item; the finish adds it to the destination's hourly counters. */
+  funnel?: FunnelAdd;
+  /** Events aborted since the last write, kept in this one for people to read and retry. */
+  failures?: FailedEvent[];
 }
 
 /** A batch as the audit reads it. */
@@ -77,6 +83,9 @@ export interface RetryOutcome {
   countAttempt?: boolean;
   /** For an abort: the error the destination's outcomes show. */
   error?: OutcomeError;
+  /** For an abort: its class in the funnel, and the failure kept for people to read and retry. */
+  reason?: FailureReason;
+  failure?: FailedEvent;
 }
 
 /** A parked delivery as the audit reads it. */

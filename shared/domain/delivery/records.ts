@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { DestinationRequest } from '../../destinations/types';
+import type { FunnelAdd } from './funnel';
 
 /**
  * Delivery's records, as the domain knows them: the repository stores them and parses what it reads back
@@ -36,7 +37,9 @@ export interface BatchCounts {
  * outcome of each slot before the position (trail.ts); absent on items written before trails were kept.
  */
 export type BatchState =
-  { kind: 'absent' } | { kind: 'done' } | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string };
+  | { kind: 'absent' }
+  | { kind: 'done' }
+  | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string; funnel?: FunnelAdd };
 
 const requests = z.array(z.custom<DestinationRequest>((value) => typeof value === 'object' && value !== null));
 

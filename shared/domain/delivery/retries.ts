@@ -7,6 +7,9 @@ import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
 import { send } from './sender';
 import { verdictOf, type Verdict } from './verdict';
+import { abortClassOf } from './funnel';
+import type { FailureReason } from './failures';
+import { retryFailure } from './retry-failure';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,6 +23,8 @@ export class ParkedRetries {
     private readonly parked: ParkedDeliveryRepository,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
+    /** The stored event a parked delivery came from (what its failure keeps), if it is still there. */
+    private readonly originalOf: (parked: ParkedDelivery) => Promise<Record<string, unknown> | undefined> = async () => undefined,
   ) {}
 
   /**
@@ -44,6 +49,7 @@ export class ParkedRetries {
         requests: claimed.requests,
         lastError: reason,
         lastStatus: claimed.lastStatus,
+        reason: 'config',
       });
       return { attempted: true, ...(next && { next }) };
     }
@@ -56,7 +62,8 @@ export class ParkedRetries {
   private async settle(claimed: ParkedDelivery, destination: Destination, at: string, sent: Verdict): Promise<ParkedDelivery | undefined> {
     if (sent.kind === 'delivered') return this.final(claimed, destination.type, at, { status: 'delivered', requests: [] });
     const failed = { requests: sent.remaining, lastError: sent.error, lastStatus: sent.status };
-    if (sent.kind === 'refused') return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
+    if (sent.kind === 'refused')
+      return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: abortClassOf(sent.error, sent.status) });
     if (sent.skipped) {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
       const dueAt = iso(Date.now() + retryDelay(this.policy, Math.max(1, claimed.attempts)));
@@ -65,7 +72,7 @@ export class ParkedRetries {
     }
     const attempts = claimed.attempts + 1;
     const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
-    if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
+    if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: 'expired' });
     await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + retryDelay(this.policy, attempts)) }, at);
     deliveryMetrics(destination.type, { retried: 1 });
     return undefined;
@@ -79,11 +86,12 @@ export class ParkedRetries {
     claimed: ParkedDelivery,
     destinationType: string | undefined,
     at: string,
-    outcome: { status: 'delivered' | 'aborted'; requests: ParkedDelivery['requests']; lastError?: string; lastStatus?: number },
+    outcome: { status: 'delivered' | 'aborted'; requests: ParkedDelivery['requests']; lastError?: string; lastStatus?: number; reason?: FailureReason },
   ): Promise<ParkedDelivery | undefined> {
     const { status, lastError, lastStatus } = outcome;
     const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
-    if (!(await this.parked.recordRetry(claimed, { ...outcome, ...error }, at))) return undefined;
+    const failure = status === 'aborted' ? { failure: retryFailure(claimed, await this.originalOf(claimed).catch(() => undefined), outcome, at) } : {};
+    if (!(await this.parked.recordRetry(claimed, { ...outcome, ...error, ...failure }, at))) return undefined;
     deliveryMetrics(destinationType ?? 'unknown', { [status]: 1 });
     const next = await this.parked.firstOfUser(claimed);
     if (next?.status !== 'waiting') return undefined;

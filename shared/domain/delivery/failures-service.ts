@@ -1,0 +1,96 @@
+import type { CatalogRepository } from '../catalog/ports';
+import { NotFoundError, ValidationError } from '../errors';
+import { newId } from '../ids';
+import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
+import { failureId, parseFailureId, type FailuresQuery, type RetryRequest } from './failures';
+import { jobView, type DeliveryJob, type FailureRepository, type JobSelection, type StoredFailure } from './jobs';
+
+/** An ISO time as failures' keys hold it (UTC, milliseconds). */
+export const keyTime = (iso: string) => new Date(Date.parse(iso)).toISOString();
+/** The sort-key bounds of a window: every failure received from `from` up to `to`. */
+export const windowKeys = (from: string, to: string) => ({ from: keyTime(from), to: `${keyTime(to)}~` });
+
+/**
+ * What a user reads of a destination's failed events, and the retries they start: listed by the window of their
+ * ingestion and their reason, never a suppressed user's; a retry is a job (jobs.ts) the scheduler runs.
+ */
+export class FailuresService {
+  constructor(
+    private readonly catalog: Pick<CatalogRepository, 'getDestination'>,
+    private readonly failures: FailureRepository,
+    private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
+  ) {}
+
+  async list(workspaceId: string, destinationId: string, query: FailuresQuery) {
+    await this.destination(workspaceId, destinationId);
+    const after = query.after_cursor === undefined ? undefined : parseFailureId(query.after_cursor);
+    if (query.after_cursor !== undefined && !after) throw new ValidationError('query.after_cursor: not a cursor of this listing');
+    const page = await this.failures.page(workspaceId, destinationId, windowKeys(query.from, query.to), after, query.limit);
+    const shown = await visible(this.suppression, workspaceId, page.failures);
+    const failures = shown
+      .filter((f) => query.reason === undefined || f.failure.reason === query.reason)
+      .map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...failure, ...(retry && { retry }) }));
+    return { failures, paging: page.next ? { next: failureId(page.next.group, page.next.index) } : {} };
+  }
+
+  /** Starts a retry job over the failures named or selected: 202 with the job, which the scheduler then runs. */
+  async retry(workspaceId: string, destinationId: string, request: RetryRequest) {
+    await this.destination(workspaceId, destinationId);
+    let selection: JobSelection;
+    if ('ids' in request) {
+      request.ids.forEach((id, i) => {
+        if (!parseFailureId(id)) throw new ValidationError(`body.ids.${i}: not a failure id`);
+      });
+      selection = { ids: [...new Set(request.ids)] };
+    } else {
+      if (Date.parse(request.from) > Date.parse(request.to)) throw new ValidationError('body.from: must not be after to');
+      selection = { from: keyTime(request.from), to: keyTime(request.to), ...(request.reason && { reason: request.reason }) };
+    }
+    const at = new Date().toISOString();
+    const job: DeliveryJob = {
+      id: newId(),
+      kind: 'retry',
+      workspaceId,
+      destinationId,
+      selection,
+      status: 'running',
+      createdAt: at,
+      updatedAt: at,
+      progress: { selected: 0, sent: 0, delivered: 0, failed: 0, skipped: 0 },
+    };
+    await this.failures.createJob(job);
+    return { job: jobView(job) };
+  }
+
+  async job(workspaceId: string, destinationId: string, jobId: string) {
+    await this.destination(workspaceId, destinationId);
+    const job = await this.failures.getJob(workspaceId, destinationId, jobId);
+    if (!job) throw NotFoundError.of('job', jobId);
+    return { job: jobView(job) };
+  }
+
+  private async destination(workspaceId: string, destinationId: string) {
+    const destination = await this.catalog.getDestination(workspaceId, destinationId);
+    if (!destination) throw NotFoundError.of('destination', destinationId);
+    return destination;
+  }
+}
+
+/** The failures whose users no regulation in force suppresses (one read round per source of the page). */
+export async function visible(
+  suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
+  workspaceId: string,
+  failures: StoredFailure[],
+): Promise<StoredFailure[]> {
+  const bySource = new Map<string, Set<string>>();
+  for (const { failure } of failures) {
+    const user = normaliseUserId(failure.userId);
+    if (user !== undefined) bySource.set(failure.sourceId, (bySource.get(failure.sourceId) ?? new Set()).add(user));
+  }
+  const suppressed = new Map<string, Set<string>>();
+  await Promise.all([...bySource].map(async ([sourceId, users]) => suppressed.set(sourceId, await suppression.suppressedUsers(workspaceId, sourceId, users))));
+  return failures.filter(({ failure }) => {
+    const user = normaliseUserId(failure.userId);
+    return user === undefined || !suppressed.get(failure.sourceId)?.has(user);
+  });
+}

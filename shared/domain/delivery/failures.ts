@@ -1,0 +1,105 @@
+import * as z from 'zod';
+import { ABORT_CLASSES, type AbortClass } from './funnel';
+
+/** How much of an answer's body a failure keeps. */
+export const ANSWER_BODY_LIMIT = 2048;
+/** How much of an original event or a sent payload a failure keeps (larger ones are cut, and say so). */
+export const FAILURE_PART_LIMIT = 32 * 1024;
+
+export const FAILURE_REASONS = [...ABORT_CLASSES, 'transformFailed'] as const;
+export type FailureReason = AbortClass | 'transformFailed';
+
+/** A retry's mark on a failure: set before the send (so a failure is sent at most once more), then its end. */
+export const FailureRetry = z.object({
+  jobId: z.string(),
+  at: z.string(),
+  state: z.enum(['sending', 'delivered', 'failed', 'skipped']),
+  status: z.number().optional(),
+  error: z.string().optional(),
+  endedAt: z.string().optional(),
+});
+export type FailureRetry = z.infer<typeof FailureRetry>;
+
+/** One aborted (event output, destination): what it was, what was sent, what came back, and when. */
+export const FailedEvent = z.object({
+  messageId: z.string(),
+  sourceId: z.string(),
+  output: z.number().int(),
+  /** The user it belongs to (its userId, else its anonymousId): suppressed users' failures are never shown or retried. */
+  userId: z.string().optional(),
+  anonymousId: z.string().optional(),
+  receivedAt: z.string(),
+  abortedAt: z.string(),
+  reason: z.enum(FAILURE_REASONS),
+  error: z.string(),
+  /** The event as ingestion stored it (cut to FAILURE_PART_LIMIT as JSON text when larger: then `{truncated}`). */
+  event: z.unknown().optional(),
+  /** What was sent: the destination's requests (or, for a server-delivered type, the event it was given). */
+  requests: z.array(z.unknown()),
+  message: z.record(z.string(), z.unknown()).optional(),
+  transformation: z.object({ id: z.string(), revisionId: z.string().optional() }).optional(),
+  answer: z.object({ status: z.number().optional(), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }).optional(),
+  attempts: z.array(z.object({ at: z.string(), status: z.number().optional(), error: z.string().optional() })),
+  /** How many attempts there were in all, where `attempts` lists only the first and the last (a parked retry's). */
+  attemptCount: z.number().int().optional(),
+});
+export type FailedEvent = z.infer<typeof FailedEvent>;
+
+/** A failure as the API lists it: with its id and its retry, if any. */
+export type ListedFailure = FailedEvent & { id: string; retry?: FailureRetry };
+
+/** Where a failure is: its group (one write's failures) and its place in it. */
+export interface FailureRef {
+  destinationId: string;
+  group: string;
+  index: number;
+}
+
+/** A failure's id, as the API shows it: its group's key and its index, url-safe. */
+export const failureId = (group: string, index: number) => Buffer.from(`${group}|${index}`, 'utf8').toString('base64url');
+
+export function parseFailureId(id: string): { group: string; index: number } | undefined {
+  const text = Buffer.from(id, 'base64url').toString('utf8');
+  const match = /^(.+)\|(\d{1,6})$/.exec(text);
+  return match ? { group: match[1]!, index: Number(match[2]) } : undefined;
+}
+
+/** A text that keeps at most `limit` characters, saying so when cut. */
+export const truncated = (text: string, limit: number) => (text.length <= limit ? text : `${text.slice(0, limit)}…[${text.length - limit} more]`);
+
+/** A JSON value kept whole when small, as cut text otherwise. */
+export function bounded(value: unknown, limit = FAILURE_PART_LIMIT): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text.length <= limit ? value : { truncated: truncated(text, limit) };
+}
+
+/** The answer's body as kept: text, cut to ANSWER_BODY_LIMIT. */
+export const answerBody = (response: unknown): string | undefined =>
+  response === undefined ? undefined : truncated(typeof response === 'string' ? response : JSON.stringify(response), ANSWER_BODY_LIMIT);
+
+/** The failures of a window, and a selection of them (a reason), paged. */
+const isoTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, such as 2026-11-24T10:00:00Z' });
+export const FailuresQuery = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    reason: z.enum(FAILURE_REASONS).optional(),
+    limit: z.coerce.number({ error: 'limit must be a number' }).int().min(1).max(200).default(50),
+    after_cursor: z.string().max(1200).optional(),
+  })
+  .strict()
+  .refine((q) => Date.parse(q.from) <= Date.parse(q.to), { message: 'must not be after to', path: ['from'] });
+export type FailuresQuery = z.infer<typeof FailuresQuery>;
+
+export const FailuresPage = z.object({
+  failures: z.array(z.record(z.string(), z.unknown())),
+  paging: z.object({ next: z.string().optional() }),
+});
+
+/** A retry by ids (at most 1,000), or by a window and an optional reason. */
+export const RetryRequest = z.union([
+  z.object({ ids: z.array(z.string().min(1).max(1200)).min(1).max(1000) }).strict(),
+  z.object({ from: isoTime, to: isoTime, reason: z.enum(FAILURE_REASONS).optional() }).strict(),
+]);
+export type RetryRequest = z.infer<typeof RetryRequest>;

@@ -1,0 +1,109 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { FunnelAdd } from '../domain/delivery/funnel';
+import { COUNTER_SHARDS, counterShard } from './counters';
+import { keys } from './keys';
+import type { TableClient, TransactItem } from './table-client';
+
+/** Hourly funnel counters are kept this long (the longest window a query may span is 31 days). */
+export const FUNNEL_TTL_SECONDS = 35 * 24 * 3600;
+
+type Item = Record<string, unknown>;
+
+/**
+ * An addition to hourly counters as one transaction item (ADD of each count, latency bin and error class, the
+ * first sample of each error class kept): written in the transaction of the state change it counts, so that
+ * it counts exactly once. Undefined when there is nothing to add.
+ */
+export function hourlyUpdate(
+  table: string,
+  key: { pk: string; sk: string },
+  add: Partial<FunnelAdd> & { counts: FunnelAdd['counts'] },
+): TransactItem | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':ttl': Math.floor(Date.now() / 1000) + FUNNEL_TTL_SECONDS };
+  const adds: string[] = [];
+  const sets = ['expiresAt = if_not_exists(expiresAt, :ttl)'];
+  let i = 0;
+  const addOne = (name: string, n: number) => {
+    if (!n) return;
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = n;
+    adds.push(`#a${i} :a${i}`);
+    i++;
+  };
+  for (const [name, n] of Object.entries(add.counts)) addOne(name, n ?? 0);
+  for (const [bin, n] of Object.entries(add.latency ?? {})) addOne(`lat${bin}`, n);
+  for (const [key, { count, sample }] of Object.entries(add.errors ?? {})) {
+    addOne(`err_${key}`, count);
+    names[`#s${i}`] = `es_${key}`;
+    values[`:s${i}`] = sample;
+    sets.push(`#s${i} = if_not_exists(#s${i}, :s${i})`);
+    i++;
+  }
+  if (adds.length === 0) return undefined;
+  return {
+    Update: {
+      TableName: table,
+      Key: key,
+      UpdateExpression: `SET ${sets.join(', ')} ADD ${adds.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** A destination's funnel addition for one hour, in a shard drawn at random. */
+export const destinationFunnelUpdate = (table: string, workspaceId: string, destinationId: string, hour: string, add: FunnelAdd) =>
+  hourlyUpdate(table, keys.destinationFunnel(workspaceId, destinationId, counterShard(), hour), add);
+
+/**
+ * Hourly counters of `fromHour` to `toHour`, summed over hours and shards: one query per shard. Numbers add;
+ * error samples (`es_*`) are gathered into `errorSamples`, the first found of each class.
+ */
+export async function readHourly(store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string): Promise<Item> {
+  const items = (
+    await Promise.all(
+      Array.from({ length: COUNTER_SHARDS }, async (_, shard) => {
+        const found: Item[] = [];
+        let start: Item | undefined;
+        do {
+          const page = await store.doc.send(
+            new QueryCommand({
+              TableName: store.table,
+              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+              ExpressionAttributeValues: { ':pk': partitionOf(shard), ':from': `H#${fromHour}`, ':to': `H#${toHour}` },
+              ExclusiveStartKey: start,
+            }),
+          );
+          found.push(...(page.Items ?? []));
+          start = page.LastEvaluatedKey;
+        } while (start);
+        return found;
+      }),
+    )
+  ).flat();
+  const sum: Item = {};
+  const samples: Record<string, unknown> = {};
+  for (const item of items) {
+    for (const [name, value] of Object.entries(item)) {
+      if (name === 'pk' || name === 'sk' || name === 'expiresAt') continue;
+      if (name.startsWith('es_')) samples[name.slice(3)] ??= value;
+      else if (typeof value === 'number') sum[name] = Number(sum[name] ?? 0) + value;
+    }
+  }
+  sum.errorSamples = samples;
+  return sum;
+}
+
+export const destinationFunnelPartition = (workspaceId: string, destinationId: string) => (shard: number) =>
+  keys.destinationFunnel(workspaceId, destinationId, shard, '').pk;
+export const sourceFunnelPartition = (workspaceId: string, sourceId: string) => (shard: number) => keys.sourceFunnel(workspaceId, sourceId, shard, '').pk;
+
+/** The funnel counters' reads. */
+export class FunnelRepository {
+  constructor(private readonly store: TableClient) {}
+
+  destinationHours(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<Item> {
+    return readHourly(this.store, destinationFunnelPartition(workspaceId, destinationId), fromHour, toHour);
+  }
+}
