@@ -56,6 +56,7 @@ const MESSAGE = { type: 'track', event: 'Signed Up', userId: 'u1' };
 const SAMPLES: Record<string, BodySample> = {
   'POST /v2/sources': { body: { name: 'S', type: 'HTTP', enabled: true }, extra: [{ name: 'S\ud800' }] },
   'PATCH /v2/sources/{id}': { body: { name: 'S2', enabled: false } },
+  'POST /v2/destinations/{id}/failures/retry': { body: { from: '2026-11-26T10:00:00Z', to: '2026-11-26T11:00:00Z', reason: 'http4xx' } },
   'POST /v2/destinations': { body: { name: 'D', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/d' } } },
   'PATCH /v2/destinations/{id}': { body: { name: 'D2', config: { webhookUrl: 'https://example.com/d2' } } },
   'POST /v2/connections': { body: { sourceId: 'SOURCE', destinationId: 'DESTINATION' } },

@@ -37,14 +37,15 @@ export class FailuresService {
   async retry(workspaceId: string, destinationId: string, request: RetryRequest) {
     await this.destination(workspaceId, destinationId);
     let selection: JobSelection;
-    if ('ids' in request) {
+    if (request.ids !== undefined) {
       request.ids.forEach((id, i) => {
         if (!parseFailureId(id)) throw new ValidationError(`body.ids.${i}: not a failure id`);
       });
       selection = { ids: [...new Set(request.ids)] };
     } else {
-      if (Date.parse(request.from) > Date.parse(request.to)) throw new ValidationError('body.from: must not be after to');
-      selection = { from: keyTime(request.from), to: keyTime(request.to), ...(request.reason && { reason: request.reason }) };
+      const { from, to } = request as Required<Pick<RetryRequest, 'from' | 'to'>>;
+      if (Date.parse(from) > Date.parse(to)) throw new ValidationError('body.from: must not be after to');
+      selection = { from: keyTime(from), to: keyTime(to), ...(request.reason && { reason: request.reason }) };
     }
     const at = new Date().toISOString();
     const job: DeliveryJob = {

@@ -97,9 +97,19 @@ export const FailuresPage = z.object({
   paging: z.object({ next: z.string().optional() }),
 });
 
-/** A retry by ids (at most 1,000), or by a window and an optional reason. */
-export const RetryRequest = z.union([
-  z.object({ ids: z.array(z.string().min(1).max(1200)).min(1).max(1000) }).strict(),
-  z.object({ from: isoTime, to: isoTime, reason: z.enum(FAILURE_REASONS).optional() }).strict(),
-]);
+/** A retry by ids (at most 1,000), or by a window and an optional reason: one or the other. */
+export const RetryRequest = z
+  .object({
+    ids: z.array(z.string().min(1).max(1200)).min(1).max(1000).optional(),
+    from: isoTime.optional(),
+    to: isoTime.optional(),
+    reason: z.enum(FAILURE_REASONS).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const window = body.from !== undefined || body.to !== undefined || body.reason !== undefined;
+    if (body.ids !== undefined && window) ctx.addIssue({ code: 'custom', path: ['ids'], message: 'give ids or a window (from, to, reason), not both' });
+    else if (body.ids === undefined && (body.from === undefined || body.to === undefined))
+      ctx.addIssue({ code: 'custom', path: [body.from === undefined ? 'from' : 'to'], message: 'required unless ids are given' });
+  });
 export type RetryRequest = z.infer<typeof RetryRequest>;
