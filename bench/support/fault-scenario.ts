@@ -53,6 +53,11 @@ export interface ScenarioReport {
   counters: Record<string, { delivered: number; retrying: number; aborted: number; received: number; negative: boolean }>;
   /** The audit of the source after settling: stored events and, per destination, what it found. */
   audit: { events: number; destinations: Record<string, AuditFinding> };
+  /**
+   * Per destination, its funnel over the run's hours (GET /v2/destinations/{id}/delivery): events routed, what
+   * its classes add up to (each event in one), delivered, aborted and retrying.
+   */
+  funnel: Record<string, { routed: number; classes: number; delivered: number; aborted: number; retrying: number }>;
   /** Healthy destinations' delivery latency p95 (ms), before and during another destination's hang. */
   p95: { sameWorkspace: [number, number]; otherWorkspace: [number, number] };
   leftRunning: string[];
@@ -273,6 +278,16 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       if (found.missing.length > 0) log(`audit, destination ${name}: in no state ${JSON.stringify(found.missing.slice(0, 5))}`);
     }
 
+    // --- the funnel of the run's hours: every stored event routed once, in exactly one class ---
+    const funnel: ScenarioReport['funnel'] = {};
+    const window = `from=${new Date(firstAt - 60_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
+    for (const name of ['a', 'b']) {
+      const f = await api(control(), 'GET', `/v2/destinations/${ids[name]}/delivery?${window}`, token);
+      const classes = f.suppressed + f.filtered + f.transformFailed + f.delivered + f.aborted.total + f.retrying - f.expanded;
+      funnel[name] = { routed: f.routed, classes, delivered: f.delivered, aborted: f.aborted.total, retrying: f.retrying };
+      log(`funnel ${name}: ${JSON.stringify(funnel[name])}`);
+    }
+
     // --- a hanging destination beside healthy ones, in the same workspace and in another ---
     const otherToken = await otherWorkspace(home);
     const source2 = (await api(control(), 'POST', '/v2/sources', otherToken, { name: 'other' })).source;
@@ -323,6 +338,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
       sentTwiceAcrossKill,
       counters,
       audit,
+      funnel,
       p95: { sameWorkspace: [before.same, during.same], otherWorkspace: [before.other, during.other] },
       leftRunning: service.leftRunning(),
     };

@@ -47,6 +47,21 @@ test('the audit finds every stored event in a state at both destinations, and th
   for (const name of ['a', 'b']) expect({ name, ...report.audit.destinations[name] }).toEqual({ name, missing: 0, unsettled: 0, countersExact: true });
 });
 
+test('the funnel adds up: every stored event routed once and in exactly one class, delivered equal to what the vendor answered 2xx', () => {
+  for (const name of ['a', 'b']) {
+    const f = report.funnel[name]!;
+    expect({ name, ...f }).toEqual({
+      name,
+      routed: report.audit.events,
+      classes: report.audit.events,
+      delivered: report.counters[name]!.received,
+      aborted: 0,
+      retrying: 0,
+    });
+    expect(f.routed).toBeGreaterThanOrEqual(report.acknowledged);
+  }
+});
+
 test("a hanging destination leaves healthy destinations' p95 delivery latency within twice its normal, in its workspace and another", () => {
   // 2x the normal p95, with a floor of one poll interval (200 ms) for a normal p95 that is itself tiny.
   for (const [before, during] of [report.p95.sameWorkspace, report.p95.otherWorkspace]) {
