@@ -233,6 +233,8 @@ function report(
   line('  of it suppression', stages.delivery, 0, 0, (key) => key.includes('SUPPRESS'));
   const amplitudeDb = line('  to Amplitude', stages.delivery, 0, 0, (key) => key.includes(destinations.amplitude));
   const webhookDb = line('  to the webhook', stages.delivery, 0, 0, (key) => key.includes(destinations.webhook));
+  const funnelDb = line('  of it funnel', stages.delivery, 0, 0, (key) => key.includes('#FUNNEL#'));
+  const failuresDb = line('  of it failures', stages.delivery, 0, 0, (key) => key.includes('#FAILURES'));
   line('schema capture', stages.capture, 512);
   line('  of it suppression', stages.capture, 0, 0, (key) => key.includes('SUPPRESS'));
   line('live events', stages.live, 512, stages.live.invocations);
@@ -246,6 +248,9 @@ function report(
   console.log(`delivery writes/event webhook: ${f(webhookDb.writeRequests / stored, 3)}`);
   partitions([stages.ingestion, stages.delivery, stages.capture]);
   console.log(`  ${(BASELINE_USD / total).toFixed(1)}× below the US$${BASELINE_USD} this bench measured on the tree before batched delivery (2026-11-24)`);
+  const usdOf = (db: { wru: number; rru: number }) => (db.wru * PRICES.writeRequestUnit + db.rru * PRICES.readRequestUnit) * (1e6 / EVENTS);
+  console.log(`funnel counters usd per million events: ${f(usdOf(funnelDb), 4)}`);
+  console.log(`failure store usd per million events: ${f(usdOf(failuresDb), 4)}`);
   console.log(`usd per million events: ${f(total, 3)}`);
 }
 

@@ -1,3 +1,4 @@
+import { Delivery } from './pages/delivery';
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
 import { SignIn } from './pages/sign-in';
@@ -13,6 +14,7 @@ import { Transformations } from './pages/transformations';
 const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[] = [
   { path: 'sources', title: 'Sources', render: () => <Sources /> },
   { path: 'destinations', title: 'Destinations', render: () => <Destinations /> },
+  { path: 'delivery', title: 'Delivery', render: () => <Delivery /> },
   { path: 'connections', title: 'Connections', render: () => <Connections /> },
   { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
   { path: 'regulations', title: 'Regulations', render: () => <Regulations /> },

@@ -14,6 +14,7 @@ export const handler = createHandler('monitoring', MONITORING_ROUTES, {
     withPaging(`/v2/sources/${encodeURIComponent(params.id)}/live-events`, await monitoring.sourceEvents(principal.workspaceId, params.id, query)),
   'GET /v2/destinations/{id}/live-events': async ({ principal, params, query }) => monitoring.destinationEvents(principal.workspaceId, params.id, query),
   'GET /v2/destinations/{id}/delivery': async ({ principal, params, query }) => overview.destination(principal.workspaceId, params.id, query),
+  'GET /v2/sources/{id}/delivery': async ({ principal, params, query }) => overview.source(principal.workspaceId, params.id, query),
   'GET /v2/destinations/{id}/failures': async ({ principal, params, query }) => failures.list(principal.workspaceId, params.id, query),
   'POST /v2/destinations/{id}/failures/retry': async ({ principal, params, body }) => failures.retry(principal.workspaceId, params.id, body),
   'GET /v2/destinations/{id}/jobs/{jobId}': async ({ principal, params }) => failures.job(principal.workspaceId, params.id, params.jobId),

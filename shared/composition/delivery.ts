@@ -18,6 +18,7 @@ import { parseSeq } from '../domain/delivery/batch-run';
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { RetryJobs } from '../domain/delivery/retry-jobs';
 import { FailureRepository } from '../persistence/failure-repository';
+import { SourceFunnelRepository } from '../persistence/source-funnel';
 
 /** One lane and one circuit per destination, for every delivery use case of a process and every store. */
 export interface DeliveryMachinery {
@@ -68,6 +69,7 @@ export const streamDelivery = (s: Services) => {
         lanes,
         circuit,
         deliveryPolicy(s),
+        repository(s, SourceFunnelRepository),
       ),
   );
 };

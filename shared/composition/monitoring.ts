@@ -11,10 +11,14 @@ import { DeliveryOverview } from '../domain/delivery/overview';
 import { FailuresService } from '../domain/delivery/failures-service';
 import { FailureRepository } from '../persistence/failure-repository';
 import { FunnelRepository } from '../persistence/funnel-counters';
+import { SourceFunnelRepository } from '../persistence/source-funnel';
 
 /** A destination's funnel over a window. */
 export const deliveryOverview = (s: Services) =>
-  s.once('deliveryOverview', () => new DeliveryOverview(repository(s, CatalogRepository), repository(s, FunnelRepository)));
+  s.once(
+    'deliveryOverview',
+    () => new DeliveryOverview(repository(s, CatalogRepository), repository(s, FunnelRepository), repository(s, SourceFunnelRepository)),
+  );
 
 /** A destination's failed events and the retries of them. */
 export const failuresService = (s: Services) =>

@@ -17,7 +17,7 @@ type Item = Record<string, unknown>;
 export function hourlyUpdate(
   table: string,
   key: { pk: string; sk: string },
-  add: Partial<FunnelAdd> & { counts: FunnelAdd['counts'] },
+  add: Partial<Omit<FunnelAdd, 'counts'>> & { counts: Record<string, number | undefined> },
 ): TransactItem | undefined {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':ttl': Math.floor(Date.now() / 1000) + FUNNEL_TTL_SECONDS };

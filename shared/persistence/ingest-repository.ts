@@ -8,6 +8,8 @@ import { keys } from './keys';
 import { counterShard, readCounters } from './counters';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
+import { ingestedAt } from '../domain/delivery/funnel';
+import { refusedUpdate } from './source-funnel';
 
 const log = componentLogger('ingestion');
 
@@ -102,6 +104,7 @@ export class IngestRepository implements ports.IngestRepository {
             ExpressionAttributeValues: { ':n': refused.length, ':at': receivedAt },
           },
         },
+        refusedUpdate(table, workspaceId, sourceId, 'oversized', refused.length, ingestedAt(requestId))!,
       );
     }
     if (batch.firstEvent && parts.length > 0) {
@@ -216,6 +219,8 @@ export class IngestRepository implements ports.IngestRepository {
         ExpressionAttributeValues: { ':e': events, ':r': requests, ':at': at },
       }),
     );
+    const hourly = refusedUpdate(this.store.table, workspaceId, sourceId, 'throttled', events, Date.parse(at));
+    if (hourly) await this.store.doc.send(new UpdateCommand(hourly.Update!));
   }
 
   async reportInbound(workspaceId: string, sourceId: string, window: number, rate: number): Promise<number> {

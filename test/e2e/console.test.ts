@@ -282,6 +282,26 @@ describe('the console, as a new user', () => {
     await checkPage('destinations-failures');
   });
 
+  it('shows the destination’s funnel and its failed event on the Delivery page, and retries it once', async () => {
+    await page.getByRole('link', { name: 'Delivery' }).click();
+    const funnel = page.getByRole('table', { name: 'Funnel' });
+    await funnel.waitFor();
+    await expect(page.getByTestId('funnel-Aborted: 4xx answer').textContent()).resolves.toBe('1');
+    await expect(page.getByRole('table', { name: 'Error classes' }).getByRole('cell', { name: 'http4xx' }).count()).resolves.toBe(1);
+    const failed = page.getByRole('table', { name: 'Failed events' });
+    const row = failed.getByRole('row').filter({ hasText: 'http4xx' });
+    await expect(row.textContent()).resolves.toContain('plan not allowed here');
+    await checkPage('delivery');
+    await row.getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Retry selected (1)' }).click();
+    await page.getByRole('status', { name: 'Retry job' }).filter({ hasText: 'done' }).waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('status', { name: 'Retry job' }).textContent()).resolves.toContain('1 sent, 1 delivered');
+    expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Refused Event')).toHaveLength(2);
+    await page.getByTestId('funnel-Aborted: 4xx answer').filter({ hasText: /^0$/ }).waitFor();
+    await failed.getByRole('row').filter({ hasText: 'delivered' }).waitFor();
+    await checkPage('delivery-retried');
+  });
+
   it('suppresses a user, whose next events are dropped while another user’s arrive', async () => {
     await page.getByRole('link', { name: 'Regulations' }).click();
     await page.getByLabel('User IDs (comma or space separated)').fill('u-gone');

@@ -1,3 +1,7 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '../../shared/persistence/keys';
+import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
@@ -84,6 +88,32 @@ describe('the delivery funnel', () => {
     const other = await pipeline('/other');
     expect((await other.api('GET', `/v2/destinations/${p.destination.id}/delivery?from=${p.window().from}`)).status).toBe(404);
     expect((await other.api('GET', `/v2/destinations/${p.destination.id}/failures?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z`)).status).toBe(404);
+  });
+});
+
+describe("a source's funnel", () => {
+  it('counts received = stored + refused by reason, each stored part once however often the stream hands it over', async () => {
+    const p = await pipeline('/source-funnel');
+    rig.server.on('/source-funnel', json(200, {}));
+    const big = { type: 'track', event: 'Big', userId: 'u', messageId: 'big', properties: { blob: 'x'.repeat(40 * 1024) } };
+    await p.batch([{ type: 'track', event: 'A', userId: 'u', messageId: 's-1' }, big, { type: 'track', event: 'B', userId: 'u', messageId: 's-2' }]);
+    await p.batch([{ type: 'track', event: 'C', userId: 'v', messageId: 's-3' }]);
+    await rig.rt.poller.drain();
+    const read = async () => {
+      const { from, to } = p.window();
+      return (await p.api('GET', `/v2/sources/${p.source.id}/delivery?from=${from}&to=${to}`)).body;
+    };
+    expect(await read()).toMatchObject({ received: 4, stored: 3, refused: { total: 1, oversized: 1, throttled: 0 } });
+    const [item] = await queryAll(rig.rt.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
+    });
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+    const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '9', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    expect(await read()).toMatchObject({ received: 4, stored: 3 });
+    expect(await p.delivery()).toMatchObject({ routed: 3, delivered: 3 });
   });
 });
 

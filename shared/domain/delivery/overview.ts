@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import { destinationDelivery, windowHours, type DeliveryWindowQuery, type DestinationDelivery } from './funnel';
@@ -7,12 +8,48 @@ export interface FunnelReads {
   destinationHours(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
 }
 
+/** A source's stored parts, counted once each in their hour of ingestion. */
+export interface SourceFunnelCounter {
+  countStored(parts: { workspaceId: string; sourceId: string; requestId: string; part: number; events: number }[]): Promise<void>;
+  sourceHours(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
+}
+
+const count = z.number().int();
+export const SourceDelivery = z.object({
+  sourceId: z.string(),
+  window: z.object({ from: z.string(), to: z.string() }).describe('the whole hours of ingestion the counts cover'),
+  received: count.describe('stored + refused'),
+  refused: z.object({
+    total: count,
+    oversized: count.describe('events over 32 KB in a request with others'),
+    throttled: count.describe('over the inbound limit (429)'),
+  }),
+  stored: count,
+});
+export type SourceDelivery = z.infer<typeof SourceDelivery>;
+
 /** A destination's delivery over a window: its funnel, latency and error classes. */
 export class DeliveryOverview {
   constructor(
-    private readonly catalog: Pick<CatalogRepository, 'getDestination'>,
+    private readonly catalog: Pick<CatalogRepository, 'getDestination' | 'getSource'>,
     private readonly funnels: FunnelReads,
+    private readonly sources: Pick<SourceFunnelCounter, 'sourceHours'>,
   ) {}
+
+  async source(workspaceId: string, sourceId: string, query: DeliveryWindowQuery): Promise<SourceDelivery> {
+    if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);
+    const hours = windowHours(query);
+    const sum = await this.sources.sourceHours(workspaceId, sourceId, hours.fromHour, hours.toHour);
+    const n = (name: string) => Number(sum[name] ?? 0);
+    const refused = { oversized: n('refused_oversized'), throttled: n('refused_throttled') };
+    return {
+      sourceId,
+      window: { from: hours.from, to: hours.to },
+      received: n('received'),
+      refused: { total: refused.oversized + refused.throttled, ...refused },
+      stored: n('stored'),
+    };
+  }
 
   async destination(workspaceId: string, destinationId: string, query: DeliveryWindowQuery): Promise<DestinationDelivery> {
     if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);

@@ -12,6 +12,7 @@ import type { DeliveryPolicy } from './policy';
 import type { DeliveryRepository } from './ports';
 import { batchIdOf, type BatchGuard, type BatchRef, type BatchState } from './records';
 import type { DeliveryRound } from './round';
+import type { SourceFunnelCounter } from './overview';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -41,6 +42,8 @@ export class StreamDelivery {
     private readonly lanes: DeliveryLanes,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
+    /** The sources' funnel: stored parts counted once each, whatever hands them over again. */
+    private readonly funnel?: Pick<SourceFunnelCounter, 'countStored'>,
   ) {}
 
   /**
@@ -53,6 +56,9 @@ export class StreamDelivery {
     let suppressed: Set<number>[];
     try {
       suppressed = await this.suppressedIn(parts);
+      await this.funnel?.countStored(
+        parts.map((p) => ({ workspaceId: p.workspaceId, sourceId: p.sourceId, requestId: p.requestId, part: p.part, events: p.events.length })),
+      );
     } catch (error) {
       return new Map(parts.map((_, i) => [i, error]));
     }
