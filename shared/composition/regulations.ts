@@ -15,8 +15,20 @@ export const regulationService = (s: Services) =>
   );
 
 export const deletionRunner = (s: Services) =>
-  s.once('deletions', () => new DeletionRunner(repository(s, RegulationRepository), repository(s, DeletionJobRepository), repository(s, CatalogRepository)));
+  s.once(
+    'deletions',
+    () =>
+      new DeletionRunner(
+        repository(s, RegulationRepository),
+        repository(s, DeletionJobRepository),
+        repository(s, CatalogRepository),
+        undefined,
+        undefined,
+        repository(s, FailureRepository),
+      ),
+  );
 
+import { FailureRepository } from '../persistence/failure-repository';
 /** A deleted user's data leaves Weir's event schemas too (samples and frequent values). */
 export const forgetInSchemas = (s: Services) => (regulation: Regulation) =>
   forgetUser(repository(s, EventSchemaRepository), repository(s, CatalogRepository), regulation.workspaceId, regulation.attributes);

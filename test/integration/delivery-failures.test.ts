@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { FailureRepository } from '../../shared/persistence/failure-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
@@ -191,6 +192,22 @@ describe('failed events', () => {
     await rig.rt.scheduler.runNow();
     expect((await p.api('GET', `/v2/destinations/${p.destination.id}/jobs/${started.body.job.id}`)).body.job.progress).toMatchObject({ sent: 1, skipped: 1 });
     expect(idsAt('/refuses-all')).toEqual(['m-kept']);
+  });
+
+  it('of a user deleted are removed by the deletion job, the others keeping their ids', async () => {
+    const p = await pipeline('/refuses-deleted');
+    rig.server.on('/refuses-deleted', json(400, {}));
+    await p.batch(['stays', 'goes'].map((userId) => ({ type: 'track', event: 'E', userId, messageId: `d-${userId}` })));
+    await rig.rt.poller.drain();
+    const ids = new Map((await p.failures()).failures.map((f) => [f.messageId, f.id]));
+    const created = await p.api('POST', '/v2/regulations', { regulationType: 'suppress_with_delete', users: [{ userId: 'goes' }] });
+    expect(created.status).toBeLessThan(300);
+    await rig.rt.poller.drain();
+    const stored = new FailureRepository(rig.rt.store);
+    const { from, to } = p.window();
+    const kept = await stored.page(p.ws.workspaceId, p.destination.id, { from, to }, undefined, 50);
+    expect(kept.failures.map((f) => f.failure.messageId)).toEqual(['d-stays']);
+    expect((await p.failures()).failures.map((f) => f.id)).toEqual([ids.get('d-stays')]);
   });
 
   it('answers 400 for a retry that names no failure, and pages the listing', async () => {

@@ -8,6 +8,7 @@ import { countMetrics } from '../../ops/metrics';
 
 const log = componentLogger('regulations');
 
+import type { FailureRepository } from '../delivery/jobs';
 /** Retry schedule of failed deletions; WEIR_DELETION_RETRY_BASE_MS shortens it (tests, local runs). */
 export interface RetryPolicy {
   maxAttempts: number;
@@ -44,6 +45,8 @@ export class DeletionRunner {
     private readonly policy: RetryPolicy = retryPolicyFromEnv(),
     /** How deletion requests reach the vendors. */
     private readonly vendors: DeletionIO = { send: (request) => sendRequest(request) },
+    /** Failed deliveries kept for people to read and retry: a deleted user's go with the regulation. */
+    private readonly failures?: Pick<FailureRepository, 'removeUser'>,
   ) {}
 
   /**
@@ -54,6 +57,10 @@ export class DeletionRunner {
   async start(regulation: Regulation): Promise<void> {
     const at = new Date().toISOString();
     const destinations = new Map((await this.catalog.listDestinations(regulation.workspaceId)).map((d) => [d.id, d]));
+    const userId = regulation.attributes.userId;
+    if (this.failures && userId !== undefined && !regulation.canceled) {
+      for (const id of destinations.keys()) await this.failures.removeUser(regulation.workspaceId, id, userId);
+    }
     const created: DeletionJob[] = [];
     for (const destinationId of regulation.destinationIds ?? []) {
       const typeName = destinations.get(destinationId)?.type;
