@@ -100,24 +100,30 @@ function contactBody(message: Message): Record<string, unknown> {
   });
 }
 
-// "Submit a data event": at most 10 metadata keys per event.
+// "Submit a data event": at most 10 metadata keys per event, strings up to 255 characters, no nested JSON; key
+// names without "." or "$" ("Event Metadata Types").
 export const MAX_METADATA_KEYS = 10;
+const MAX_METADATA_STRING = 255;
 
 /** A metadata value Intercom takes: text, a number, a boolean, a rich link {url, value} or a monetary amount {amount, currency}. */
-function metadataValue(value: unknown): boolean {
-  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return true;
-  if (!isRecord(value)) return false;
+function metadataValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.slice(0, MAX_METADATA_STRING);
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (!isRecord(value)) return undefined;
   const keys = Object.keys(value).sort().join(',');
-  return keys === 'url,value' || keys === 'amount,currency';
+  return keys === 'url,value' || keys === 'amount,currency' ? value : undefined;
 }
 
-/** The event's properties Intercom can take as metadata, the first 10 in the event's order; the rest are not sent. */
+/**
+ * The event's properties Intercom can take as metadata (see metadataValue), the first 10 of them in the event's
+ * order; the rest are not sent (Intercom would refuse the event).
+ */
 export function metadataOf(properties: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(properties)
-      .filter(([, value]) => metadataValue(value))
-      .slice(0, MAX_METADATA_KEYS),
-  );
+  const entries = Object.entries(properties).flatMap(([key, value]): [string, unknown][] => {
+    const kept = /[.$]/.test(key) ? undefined : metadataValue(value);
+    return kept === undefined ? [] : [[key, kept]];
+  });
+  return Object.fromEntries(entries.slice(0, MAX_METADATA_KEYS));
 }
 
 /**
