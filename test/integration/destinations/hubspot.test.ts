@@ -219,7 +219,7 @@ describe('HubSpot user deletion (GDPR DELETE)', () => {
 });
 
 describe('HubSpot live delivery and test interface', () => {
-  const rig = deliveryRig({ runtime: {} });
+  const rig = deliveryRig();
   const destination = (path: string) => ({ accessToken: 'pat-na1-TOKEN', portalId: '1234', baseUrl: `${rig.server.url}${path}` });
   const received = (path: string) => rig.server.received.filter((r) => r.path.startsWith(path));
   const email = (i: number) => ({ context: { traits: { email: `user${i}@example.com` } } });
