@@ -127,6 +127,17 @@ export function metadataOf(properties: Record<string, unknown>): Record<string, 
 }
 
 /**
+ * An order's revenue as Intercom's monetary amount, `price: {amount (in cents), currency}`, first among the
+ * metadata; revenue and currency themselves are not sent again.
+ */
+function withPrice(properties: Record<string, unknown>): Record<string, unknown> {
+  const { revenue, currency, ...rest } = properties;
+  const amount = typeof revenue === 'string' ? Number(revenue) : revenue;
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) return properties;
+  return { price: { amount: Math.round(amount * 100), currency: (text(currency) ?? 'usd').toLowerCase() }, ...rest };
+}
+
+/**
  * "Submit a data event": event_name, created_at (unix seconds), the user by user_id (the userId), else email, and
  * metadata. Intercom drops an event it already has (same user, name, created_at and metadata: "Event
  * de-duplication"), so a resent event is harmless.
@@ -137,7 +148,7 @@ function eventBody(message: Message): Record<string, unknown> {
   const userId = userIdOf(message);
   const email = text(traitsOf(message).email);
   if (!userId && !email) throw instrumentationError('Intercom needs a userId (user_id) or context.traits.email on the track event');
-  const metadata = metadataOf(propertiesOf(message));
+  const metadata = metadataOf(withPrice(propertiesOf(message)));
   return {
     event_name: name,
     created_at: unixSeconds(eventTime(message) ?? new Date()),

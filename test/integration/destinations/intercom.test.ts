@@ -70,6 +70,16 @@ describe('Intercom transform (contacts, data events, companies)', () => {
     expect(intercom.transform!(byEmail, config())).toEqual([expected('/events', { event_name: 'x', created_at: AT_SECONDS, email: 'ada@example.com' }, 'a-2')]);
   });
 
+  it("track: an order's revenue becomes the monetary amount price {amount in cents, currency}, first among the metadata", () => {
+    const properties = { order_id: 'o-9', revenue: 29.99, currency: 'EUR', products: [{ sku: 'p-1' }] };
+    expect(intercom.transform!({ ...base, type: 'track', event: 'Order Completed', properties }, config())[0]!.body.JSON).toEqual({
+      event_name: 'Order Completed',
+      created_at: AT_SECONDS,
+      user_id: 'u-1',
+      metadata: { price: { amount: 2999, currency: 'eur' }, order_id: 'o-9' },
+    });
+  });
+
   it('metadata: at most 10 keys, the first ones Intercom can take in the event order; nested JSON, "." and "$" keys left out; text cut at 255', () => {
     const properties = {
       nested: { a: { b: 1 } },
