@@ -217,6 +217,7 @@ async function deleteContacts(users: DeletionUser[], config: HubspotConfig, send
     const request = post(config, '/crm/v3/objects/contacts/gdpr-delete', { objectId: user.email, idProperty: 'email' });
     const outcome = deletionOutcome('HubSpot', await send(request));
     if (outcome.status === 'failed') failures.push(outcome);
+    else if (outcome.status === 'unsupported') return outcome;
   }
   // The worst outcome wins: a retryable failure (all can be sent again), else the first final one.
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };

@@ -238,6 +238,7 @@ async function deleteContacts(users: DeletionUser[], config: IntercomConfig, sen
     for (const result of results) {
       const outcome = deletionOutcome('Intercom', result);
       if (outcome.status === 'failed') failures.push(outcome);
+      else if (outcome.status === 'unsupported') return outcome;
     }
   }
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };

@@ -155,6 +155,7 @@ async function deleteProfiles(users: DeletionUser[], config: KlaviyoConfig, send
     const job = { type: 'data-privacy-deletion-job', attributes: { profile: { data: { type: 'profile', attributes: identifier } } } };
     const outcome = deletionOutcome('Klaviyo', await send(post(config, '/api/data-privacy-deletion-jobs', { data: job })));
     if (outcome.status === 'failed') failures.push(outcome);
+    else if (outcome.status === 'unsupported') return outcome;
   }
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }

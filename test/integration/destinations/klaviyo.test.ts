@@ -172,6 +172,26 @@ describe('Klaviyo user deletion (Request Profile Deletion)', () => {
     ]);
   });
 
+  it('counts a 404 as already deleted, and stops at a 405 as unsupported', async () => {
+    vendor.on('/', json(404, { errors: [{ code: 'not_found' }] }));
+    expect(await klaviyo.deleteUsers!([{ userId: 'u-1', email: 'a@x.io' }], cfg(), io)).toEqual({ status: 'completed' });
+    vendor.on('/', json(405, { errors: [{ code: 'method_not_allowed' }] }));
+    expect(
+      await klaviyo.deleteUsers!(
+        [
+          { userId: 'u-1', email: 'a@x.io' },
+          { userId: 'u-2', email: 'b@x.io' },
+        ],
+        cfg(),
+        io,
+      ),
+    ).toEqual({
+      status: 'unsupported',
+      reason: 'Klaviyo answered 405: {"errors":[{"code":"method_not_allowed"}]}',
+    });
+    expect(vendor.received).toHaveLength(2);
+  });
+
   it('fails finally for a user with neither identifier (after the others), and retryably on a 429', async () => {
     vendor.on('/', json(202, {}));
     expect(await klaviyo.deleteUsers!([{ userId: 'u-1' }, { userId: 'u-2', email: 'b@x.io' }], cfg(), io)).toEqual({
