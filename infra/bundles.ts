@@ -45,6 +45,7 @@ const BUDGETS = {
   transformations: { budgetKb: 370 },
   testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
   regulations: { budgetKb: 355, onDemand: ['ioredis'] },
+  replays: { budgetKb: 365, onDemand: ['ioredis'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -65,6 +66,7 @@ const BUDGETS = {
   // scheduled functions
   deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
   deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis'] },
+  replayRunner: { budgetKb: 425, onDemand: ['ioredis'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
