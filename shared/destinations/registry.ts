@@ -5,6 +5,9 @@ import { amplitude } from './amplitude';
 import { braze } from './braze';
 import { customerio } from './customerio';
 import { ga4 } from './ga4';
+import { hubspot } from './hubspot';
+import { intercom } from './intercom';
+import { klaviyo } from './klaviyo';
 import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
@@ -17,7 +20,24 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  redis,
+  hubspot,
+  intercom,
+  klaviyo,
+  s3,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 
