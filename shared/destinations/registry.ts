@@ -2,14 +2,17 @@ import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
+import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
 import { ga4 } from './ga4';
+import { googleSheets } from './google-sheets';
+import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
-import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
+import { s3 } from './server-delivered';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
