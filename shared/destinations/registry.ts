@@ -5,6 +5,7 @@ import { amplitude } from './amplitude';
 import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
+import { firehose } from './firehose';
 import { ga4 } from './ga4';
 import { googleSheets } from './google-sheets';
 import { kafka } from './kafka';
@@ -20,7 +21,22 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  redis,
+  s3,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+  firehose,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 
