@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 
 /**
  * A minimal Kafka broker speaking the wire protocol (https://kafka.apache.org/protocol) on a local port,
@@ -74,6 +75,8 @@ export interface KafkaBrokerOptions {
   advertisedHost?: string;
   /** PLAIN credentials every connection must authenticate with first. */
   sasl?: { username: string; password: string };
+  /** Takes TLS connections only, with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
 export interface KafkaBroker {
@@ -226,11 +229,13 @@ async function reply(broker: Broker, socket: Socket, frame: Buffer, session: Ses
 export async function startKafkaBroker(options: KafkaBrokerOptions = {}): Promise<KafkaBroker> {
   const broker = new Broker({ partitions: 3, advertisedHost: '127.0.0.1', ...options });
   const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
+  const accept = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     serve(broker, socket);
-  });
+  };
+  const server: Server = options.tls ? createTlsServer(options.tls, accept) : createServer(accept);
+  server.on('tlsClientError', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   broker.port = typeof address === 'object' && address ? address.port : 0;

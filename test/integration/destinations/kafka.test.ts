@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { kafka } from '../../../shared/destinations/kafka';
 import type { Message } from '../../../shared/destinations/types';
 import { KAFKA_ERRORS, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker';
+import { selfSignedCertificate } from '../../support/tls-certificate';
 import { allowLocalAddresses, chunkContext, trackOf } from '../../support/server-batch';
 
 /**
@@ -66,6 +67,18 @@ test('SASL PLAIN: the right credentials deliver; a wrong password refuses the ch
   expect(wrong).toMatchObject({ status: 400, retryable: false });
   expect(wrong.verdicts).toEqual([{ kind: 'refused', error: expect.stringMatching(/SASL PLAIN authentication failed/) }]);
   expect(broker.records.map((r) => r.key)).toEqual(['u1']);
+});
+
+test('TLS: the broker certificate is checked against the configured CA; an unknown one is not sent to (retryable, as for HTTP destinations)', async () => {
+  const certificate = selfSignedCertificate();
+  broker = await startKafkaBroker({ tls: certificate });
+  const trusted = await deliver([trackOf(1)], configOf({ sslEnabled: true, caCertificate: certificate.cert }));
+  expect(trusted).toMatchObject({ status: 200 });
+  expect(broker.records.map((r) => r.key)).toEqual(['u1']);
+
+  const untrusted = await deliver([trackOf(2)], configOf({ sslEnabled: true }));
+  expect(untrusted).toMatchObject({ status: 503, retryable: true, error: expect.stringMatching(/self[- ]signed certificate/) });
+  expect(broker.records).toHaveLength(1);
 });
 
 test.each([
