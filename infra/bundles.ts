@@ -61,11 +61,11 @@ const BUDGETS = {
   admin: { budgetKb: 160 },
   // stream consumers
   regulationProcessor: { budgetKb: 390, onDemand: ['ioredis', 'kafkajs'] },
-  delivery: { budgetKb: 430, onDemand: ['ioredis', 'kafkajs'] },
+  delivery: { budgetKb: 453, onDemand: ['ioredis', 'kafkajs'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
   deletionScheduler: { budgetKb: 373, onDemand: ['ioredis', 'kafkajs'] },
-  deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis', 'kafkajs'] },
+  deliveryScheduler: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
