@@ -85,6 +85,8 @@ export interface KafkaBroker {
   records: ProducedRecord[];
   /** Every request's API key and version, in arrival order. */
   requests: { apiKey: number; apiVersion: number }[];
+  /** The SASL mechanisms clients asked for (only PLAIN is taken). */
+  mechanisms: string[];
   /** Answers Produce for `topic` with this error code instead of storing (undefined: store again). */
   failProduce(topic: string, errorCode: number | undefined): void;
   connections(): number;
@@ -99,6 +101,7 @@ class Broker {
   readonly records: ProducedRecord[] = [];
   readonly requests: KafkaBroker['requests'] = [];
   readonly failures = new Map<string, number>();
+  readonly mechanisms: string[] = [];
   private readonly offsets = new Map<string, number>();
   constructor(
     private readonly options: Required<Pick<KafkaBrokerOptions, 'partitions' | 'advertisedHost'>> & KafkaBrokerOptions,
@@ -123,7 +126,8 @@ class Broker {
   }
 
   private saslHandshake(body: KafkaDecoder): KafkaEncoder {
-    const mechanism = body.readString();
+    const mechanism = body.readString() ?? '';
+    this.mechanisms.push(mechanism);
     return new Encoder().writeInt16(mechanism === 'PLAIN' ? 0 : KAFKA_ERRORS.UNSUPPORTED_SASL_MECHANISM).writeArray(['PLAIN']);
   }
 
@@ -244,6 +248,7 @@ export async function startKafkaBroker(options: KafkaBrokerOptions = {}): Promis
     port: broker.port,
     records: broker.records,
     requests: broker.requests,
+    mechanisms: broker.mechanisms,
     failProduce: (topic, errorCode) => (errorCode === undefined ? broker.failures.delete(topic) : broker.failures.set(topic, errorCode)),
     connections: () => sockets.size,
     stop: async () => {

@@ -69,6 +69,17 @@ test('SASL PLAIN: the right credentials deliver; a wrong password refuses the ch
   expect(broker.records.map((r) => r.key)).toEqual(['u1']);
 });
 
+test.each([
+  ['sha256', 'SCRAM-SHA-256'],
+  ['sha512', 'SCRAM-SHA-512'],
+])('saslType %s asks the broker for %s; a broker without it refuses the chunk', async (saslType, mechanism) => {
+  broker = await startKafkaBroker({ sasl: { username: 'weir', password: 's3cret' } });
+  const result = await deliver([trackOf(1)], configOf({ useSASL: true, saslType, username: 'weir', password: 's3cret' }));
+  expect(broker.mechanisms).toEqual([mechanism]);
+  expect(result).toMatchObject({ status: 400, retryable: false });
+  expect(broker.records).toHaveLength(0);
+});
+
 test('TLS: the broker certificate is checked against the configured CA; an unknown one is not sent to (retryable, as for HTTP destinations)', async () => {
   const certificate = selfSignedCertificate();
   broker = await startKafkaBroker({ tls: certificate });
