@@ -46,6 +46,7 @@ const BUDGETS = {
   transformations: { budgetKb: 370 },
   testInterface: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs'] },
   regulations: { budgetKb: 378, onDemand: ['ioredis', 'kafkajs'] },
+  replays: { budgetKb: 365, onDemand: ['ioredis', 'kafkajs'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -66,6 +67,7 @@ const BUDGETS = {
   // scheduled functions
   deletionScheduler: { budgetKb: 373, onDemand: ['ioredis', 'kafkajs'] },
   deliveryScheduler: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
+  replayRunner: { budgetKb: 451, onDemand: ['ioredis', 'kafkajs'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
