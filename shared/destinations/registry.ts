@@ -4,11 +4,15 @@ import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
 import { braze } from './braze';
 import { customerio } from './customerio';
+import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
 import { mixpanel } from './mixpanel';
+import { pinterestConversions } from './pinterest-conversions';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
+import { snapchatConversions } from './snapchat-conversions';
+import { tiktokAds } from './tiktok-ads';
 import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
@@ -17,7 +21,25 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  facebookConversions,
+  tiktokAds,
+  pinterestConversions,
+  snapchatConversions,
+  redis,
+  s3,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 
