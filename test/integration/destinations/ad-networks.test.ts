@@ -173,4 +173,35 @@ describe("the vendors' answers, read as their references document them", () => {
     await rig.rt.poller.drain();
     expect(await throttled.outcomes()).toMatchObject({ delivered: 0, retrying: 2, aborted: 0 });
   });
+
+  it("Pinterest: a 429 with Retry-After parks the chunk's events until then, though the retry delay is shorter", async () => {
+    const path = '/pin-retry-after';
+    const times: number[] = [];
+    rig.server.on(`${path}${pinterest.eventsPath}`, (req, res) => {
+      times.push(Date.now());
+      if (times.length === 1) {
+        res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '3' });
+        return res.end(JSON.stringify({ code: 8, message: 'This request exceeded a rate limit.' }));
+      }
+      json(200, pinterest.accepted((req.json as { data: unknown[] }).data.length))(req, res);
+    });
+    const p = await pipeline(pinterest, path);
+    await p.batch(orders(3, 'wait'));
+    await rig.rt.poller.drain();
+    expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
+    // The policy's retries are due after 20 ms: the scheduler runs often within the three seconds asked, sending nothing.
+    let rounds = 0;
+    while (Date.now() < times[0]! + 2500) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await rig.rt.scheduler.runNow();
+      rounds++;
+    }
+    expect(rounds).toBeGreaterThan(1);
+    expect(times).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, times[0]! + 3000 - Date.now())));
+    await flow(2);
+    expect(times.length).toBeGreaterThan(1);
+    expect(Math.min(...times.slice(1)) - times[0]!).toBeGreaterThanOrEqual(3000);
+    expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });
+  });
 });
