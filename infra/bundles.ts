@@ -60,11 +60,11 @@ const BUDGETS = {
   admin: { budgetKb: 160 },
   // stream consumers
   regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
-  delivery: { budgetKb: 430, onDemand: ['ioredis'] },
+  delivery: { budgetKb: 455, onDemand: ['ioredis'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
-  deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis'] },
+  deletionScheduler: { budgetKb: 375, onDemand: ['ioredis'] },
+  deliveryScheduler: { budgetKb: 450, onDemand: ['ioredis'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
