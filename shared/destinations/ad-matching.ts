@@ -69,8 +69,8 @@ function rawIdentifiers(message: Message): Record<MatchKey, unknown> {
   const address = isRecord(traits.address) ? traits.address : {};
   const pick = (...values: unknown[]) => values.find((v) => text(v) !== undefined);
   return {
-    em: pick(traits.email, get(message, 'properties.email')),
-    ph: pick(traits.phone, get(message, 'properties.phone')),
+    em: pick(traits.email),
+    ph: pick(traits.phone),
     fn: pick(traits.firstName, traits.first_name, traits.firstname),
     ln: pick(traits.lastName, traits.last_name, traits.lastname),
     ct: pick(address.city, traits.city),

@@ -82,12 +82,14 @@ async function flow(rounds = 1) {
 const orders = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ ...ORDER, messageId: `${prefix}-${i}`, userId: `user-${i % 3}`, timestamp: AT, context: CONTEXT }));
 
+type Definition = { name: string; defaultConfig: string[]; fields: { name: string; type: string }[]; supportsTest: boolean; supportsDeletion: boolean };
+
 describe('GET /destination-definitions', () => {
   it('lists the four with their configuration fields, the test interface supported and no user deletion', async () => {
     const answer = await call(rig.rt.controlUrl, 'GET', '/destination-definitions');
-    const byName = new Map((answer.body as { name: string }[]).map((d) => [d.name, d]));
+    const byName = new Map((answer.body as Definition[]).map((d) => [d.name, d]));
     const summary = (name: string) => {
-      const d = byName.get(name) as { defaultConfig: string[]; supportsTest: boolean; supportsDeletion: boolean } | undefined;
+      const d = byName.get(name);
       return d && { defaultConfig: d.defaultConfig, supportsTest: d.supportsTest, supportsDeletion: d.supportsDeletion };
     };
     const shape = (defaultConfig: string[]) => ({ defaultConfig, supportsTest: true, supportsDeletion: false });
@@ -95,8 +97,7 @@ describe('GET /destination-definitions', () => {
     expect(summary('TIKTOK_ADS')).toEqual(shape(['pixelCode', 'accessToken', 'testEventCode', 'eventMap', 'baseUrl']));
     expect(summary('PINTEREST_CONVERSIONS')).toEqual(shape(['adAccountId', 'conversionToken', 'eventMap', 'baseUrl']));
     expect(summary('SNAPCHAT_CONVERSIONS')).toEqual(shape(['pixelId', 'accessToken', 'eventMap', 'baseUrl']));
-    const eventMap = (byName.get('TIKTOK_ADS') as { fields: { name: string; type: string }[] }).fields.find((f) => f.name === 'eventMap');
-    expect(eventMap).toMatchObject({ type: 'pairs', required: false });
+    expect(byName.get('TIKTOK_ADS')!.fields.find((f) => f.name === 'eventMap')).toMatchObject({ type: 'pairs', required: false });
   });
 });
 
