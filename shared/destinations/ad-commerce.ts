@@ -93,6 +93,13 @@ export const EventMap = z
   .optional()
   .describe('track event name → the network event it is sent as, {from, to}; takes precedence over the standard mapping');
 
+/** The configurable country calling code of phone numbers given without one (see ad-matching.ts). */
+export const PhoneCountryCode = z
+  .string()
+  .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
+  .optional()
+  .describe('country calling code put before phone numbers given without + or 00 (e.g. 44)');
+
 /** The network's name for a track event: the configured map, the standard mapping, else `fallback(event)`. */
 export function networkEventName(
   message: Message,

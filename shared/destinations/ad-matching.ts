@@ -9,7 +9,8 @@ import type { Message } from './types';
  *
  * Rules, as Meta's "Customer Information Parameters" table, Pinterest's `user_data` reference and Snap's "User
  * Data Parameters" state them: email trimmed and lowercased; phone digits only, with the country code, without
- * symbols, letters or leading zeros (the "00" or "+" of the international prefix goes); first and last name
+ * symbols, letters or leading zeros (the "00" or "+" of the international prefix goes; a national number gets
+ * the configured country code); first and last name
  * lowercased without punctuation; city lowercased without punctuation, digits or spaces; state a lowercased code
  * without spaces or punctuation; zip lowercased without spaces, a US ZIP+4 cut to its first 5 digits; country the
  * lowercased ISO 3166-1 alpha-2 code; gender "f" or "m"; external ids trimmed and lowercased (as Meta's SDKs do
@@ -54,12 +55,27 @@ export const NORMALISE = {
 
 export type MatchKey = keyof typeof NORMALISE;
 
+export interface MatchOptions {
+  /**
+   * The country calling code (digits) of phone numbers given without one: a number that does not start with
+   * "+" or "00" is national, its trunk zeros dropped and this code put before it.
+   */
+  phoneCountryCode?: string;
+}
+
+/** A phone number as the networks match it: the international form's digits, with its country code. */
+export function normalisePhone(value: string, options: MatchOptions = {}): string {
+  const digits = NORMALISE.ph(value);
+  const international = /^\s*(\+|00)/.test(value);
+  return digits !== '' && !international && options.phoneCountryCode ? `${options.phoneCountryCode}${digits}` : digits;
+}
+
 /** One identifier normalised and hashed; a given SHA-256 hash passes unchanged; undefined when empty. */
-export function hashIdentifier(key: MatchKey, value: unknown): string | undefined {
+export function hashIdentifier(key: MatchKey, value: unknown, options: MatchOptions = {}): string | undefined {
   const given = text(value);
   if (given === undefined) return undefined;
   if (SHA256.test(given.toLowerCase())) return given.toLowerCase();
-  const normalised = NORMALISE[key](given);
+  const normalised = key === 'ph' ? normalisePhone(given, options) : NORMALISE[key](given);
   return normalised === '' ? undefined : sha256(normalised);
 }
 
@@ -83,11 +99,11 @@ function rawIdentifiers(message: Message): Record<MatchKey, unknown> {
 }
 
 /** The event's identifiers, each normalised and hashed; identifiers the event does not have are left out. */
-export function hashedIdentifiers(message: Message): Partial<Record<MatchKey, string>> {
+export function hashedIdentifiers(message: Message, options: MatchOptions = {}): Partial<Record<MatchKey, string>> {
   const raw = rawIdentifiers(message);
   const hashed: Partial<Record<MatchKey, string>> = {};
   for (const key of Object.keys(raw) as MatchKey[]) {
-    const value = hashIdentifier(key, raw[key]);
+    const value = hashIdentifier(key, raw[key], options);
     if (value !== undefined) hashed[key] = value;
   }
   return hashed;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { commerceOf, EventMap, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
@@ -26,6 +26,7 @@ const FacebookConversionsConfig = z.strictObject({
   actionSource: z.enum(ACTION_SOURCES).optional().describe('where the conversions happen, website unless given'),
   testEventCode: z.string().optional().describe('sends to the Test Events tool instead of counting the events'),
   eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
     .optional()
@@ -48,8 +49,8 @@ const STANDARD_EVENTS: Record<string, string> = {
 };
 
 /** Customer Information Parameters: hashed matching keys as lists, the browser's address and agent unhashed. */
-function userData(message: Message): Record<string, unknown> {
-  const hashed = hashedIdentifiers(message);
+function userData(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
+  const hashed = hashedIdentifiers(message, config);
   const client = clientOf(message);
   const data: Record<string, unknown> = Object.fromEntries(Object.entries(hashed).map(([key, value]) => [key, [value]]));
   if (client.ip) data.client_ip_address = client.ip;
@@ -94,7 +95,7 @@ function serverEvent(message: Message, config: FacebookConversionsConfig): Recor
     event_id: eventIdOf(message, 'the Meta Conversions API'),
     action_source: config.actionSource ?? 'website',
     ...(page.url && { event_source_url: page.url }),
-    user_data: userData(message),
+    user_data: userData(message, config),
     ...(Object.keys(custom).length > 0 && { custom_data: custom }),
   };
 }

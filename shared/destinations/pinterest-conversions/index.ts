@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { commerceOf, EventMap, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
@@ -16,6 +16,7 @@ const PinterestConfig = z.strictObject({
   adAccountId: z.string().min(1, 'adAccountId is required').describe('the ad account the conversions belong to'),
   conversionToken: z.string().min(1, 'conversionToken is required').describe('the conversion access token from Ads Manager'),
   eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
     .optional()
@@ -37,10 +38,10 @@ const STANDARD_EVENTS: Record<string, string> = {
 };
 
 /** user_data: every matching key a list of SHA-256 hashes; client_ip_address and client_user_agent unhashed. */
-function userData(message: Message): Record<string, unknown> {
+function userData(message: Message, config: PinterestConfig): Record<string, unknown> {
   const client = clientOf(message);
   return {
-    ...Object.fromEntries(Object.entries(hashedIdentifiers(message)).map(([key, value]) => [key, [value]])),
+    ...Object.fromEntries(Object.entries(hashedIdentifiers(message, config)).map(([key, value]) => [key, [value]])),
     ...(client.ip && { client_ip_address: client.ip }),
     ...(client.userAgent && { client_user_agent: client.userAgent }),
   };
@@ -83,7 +84,7 @@ function conversionEvent(message: Message, config: PinterestConfig): Record<stri
     // event_id (required): Pinterest de-duplicates the tag's and the API's events that share it.
     event_id: eventIdOf(message, 'the Pinterest API for Conversions'),
     ...(page.url && { event_source_url: page.url }),
-    user_data: userData(message),
+    user_data: userData(message, config),
     ...(Object.keys(custom).length > 0 && { custom_data: custom }),
   };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { commerceOf, EventMap, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
@@ -17,6 +17,7 @@ const SnapchatConfig = z.strictObject({
   pixelId: z.string().min(1, 'pixelId is required').describe('the Snap Pixel id the web events belong to'),
   accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API token of the pixel'),
   eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
     .optional()
@@ -43,10 +44,10 @@ const unmapped = (event: string): never => {
 };
 
 /** user_data: matching keys as lists of SHA-256 hashes; client_ip_address and client_user_agent unhashed. */
-function userData(message: Message): Record<string, unknown> {
+function userData(message: Message, config: SnapchatConfig): Record<string, unknown> {
   const client = clientOf(message);
   return {
-    ...Object.fromEntries(Object.entries(hashedIdentifiers(message)).map(([key, value]) => [key, [value]])),
+    ...Object.fromEntries(Object.entries(hashedIdentifiers(message, config)).map(([key, value]) => [key, [value]])),
     ...(client.ip && { client_ip_address: client.ip }),
     ...(client.userAgent && { client_user_agent: client.userAgent }),
   };
@@ -86,7 +87,7 @@ function snapEvent(message: Message, config: SnapchatConfig): Record<string, unk
     event_id: eventIdOf(message, 'the Snap Conversions API'),
     action_source: 'WEB',
     ...(page.url && { event_source_url: page.url }),
-    user_data: userData(message),
+    user_data: userData(message, config),
     ...(Object.keys(custom).length > 0 && { custom_data: custom }),
   };
 }

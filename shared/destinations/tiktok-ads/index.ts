@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { commerceOf, EventMap, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
@@ -17,6 +17,7 @@ const TikTokConfig = z.strictObject({
   accessToken: z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel'),
   testEventCode: z.string().optional().describe('sends to Test Events instead of counting the events'),
   eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
   baseUrl: z
     .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
     .optional()
@@ -37,8 +38,8 @@ const STANDARD_EVENTS: Record<string, string> = {
 };
 
 /** `user`: email, phone and external_id SHA-256 hashed; ip and user_agent as they are. */
-function userOf(message: Message): Record<string, unknown> {
-  const hashed = hashedIdentifiers(message);
+function userOf(message: Message, config: TikTokConfig): Record<string, unknown> {
+  const hashed = hashedIdentifiers(message, config);
   const client = clientOf(message);
   return {
     ...(hashed.em && { email: hashed.em }),
@@ -83,7 +84,7 @@ function tiktokEvent(message: Message, config: TikTokConfig): Record<string, unk
     event_time: unixSeconds(message),
     // event_id: TikTok keeps one of a pixel and a server event with the same event and event_id (48 hours).
     event_id: eventIdOf(message, 'the TikTok Events API'),
-    user: userOf(message),
+    user: userOf(message, config),
     ...(Object.keys(properties).length > 0 && { properties }),
     ...(Object.keys(page).length > 0 && { page }),
   };

@@ -93,10 +93,12 @@ describe('GET /destination-definitions', () => {
       return d && { defaultConfig: d.defaultConfig, supportsTest: d.supportsTest, supportsDeletion: d.supportsDeletion };
     };
     const shape = (defaultConfig: string[]) => ({ defaultConfig, supportsTest: true, supportsDeletion: false });
-    expect(summary('FACEBOOK_CONVERSIONS')).toEqual(shape(['pixelId', 'accessToken', 'apiVersion', 'actionSource', 'testEventCode', 'eventMap', 'baseUrl']));
-    expect(summary('TIKTOK_ADS')).toEqual(shape(['pixelCode', 'accessToken', 'testEventCode', 'eventMap', 'baseUrl']));
-    expect(summary('PINTEREST_CONVERSIONS')).toEqual(shape(['adAccountId', 'conversionToken', 'eventMap', 'baseUrl']));
-    expect(summary('SNAPCHAT_CONVERSIONS')).toEqual(shape(['pixelId', 'accessToken', 'eventMap', 'baseUrl']));
+    expect(summary('FACEBOOK_CONVERSIONS')).toEqual(
+      shape(['pixelId', 'accessToken', 'apiVersion', 'actionSource', 'testEventCode', 'eventMap', 'phoneCountryCode', 'baseUrl']),
+    );
+    expect(summary('TIKTOK_ADS')).toEqual(shape(['pixelCode', 'accessToken', 'testEventCode', 'eventMap', 'phoneCountryCode', 'baseUrl']));
+    expect(summary('PINTEREST_CONVERSIONS')).toEqual(shape(['adAccountId', 'conversionToken', 'eventMap', 'phoneCountryCode', 'baseUrl']));
+    expect(summary('SNAPCHAT_CONVERSIONS')).toEqual(shape(['pixelId', 'accessToken', 'eventMap', 'phoneCountryCode', 'baseUrl']));
     expect(byName.get('TIKTOK_ADS')!.fields.find((f) => f.name === 'eventMap')).toMatchObject({ type: 'pairs', required: false });
   });
 });

@@ -1,5 +1,5 @@
 import { commerceOf, eventIdOf, networkEventName } from '../../../shared/destinations/ad-commerce';
-import { clientOf, hashedIdentifiers, hashIdentifier, NORMALISE } from '../../../shared/destinations/ad-matching';
+import { clientOf, hashedIdentifiers, hashIdentifier, NORMALISE, normalisePhone } from '../../../shared/destinations/ad-matching';
 import { base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
 
 /**
@@ -22,6 +22,18 @@ describe('customer information normalisation and hashing (one module for the fou
     expect(NORMALISE.ph('+1 (415) 555-0100')).toBe('14155550100');
     expect(NORMALISE.ph('0044 20 7946 0958')).toBe('442079460958');
     expect(NORMALISE.ph('tel: +33-1-23-45-67-89')).toBe('33123456789');
+  });
+
+  it('phone: a national number (no + or 00) gets the configured country code, its trunk zero dropped; an international one keeps its own', () => {
+    expect(normalisePhone('020 7946 0958', { phoneCountryCode: '44' })).toBe('442079460958');
+    expect(normalisePhone('(415) 555-0100', { phoneCountryCode: '1' })).toBe('14155550100');
+    expect(normalisePhone('+33 1 23 45 67 89', { phoneCountryCode: '44' })).toBe('33123456789');
+    expect(normalisePhone('0033 1 23 45 67 89', { phoneCountryCode: '44' })).toBe('33123456789');
+    expect(normalisePhone('020 7946 0958')).toBe('2079460958');
+    expect(hashIdentifier('ph', '020 7946 0958', { phoneCountryCode: '44' })).toBe(sha('442079460958'));
+    expect(hashedIdentifiers({ type: 'track', context: { traits: { phone: '07700 900123' } } }, { phoneCountryCode: '44' })).toEqual({
+      ph: sha('447700900123'),
+    });
   });
 
   it('names: lowercase without punctuation; city without spaces, digits or punctuation; state a lowercase code', () => {

@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { facebookConversions } from '../../../shared/destinations/facebook-conversions';
-import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
 
 /**
  * Meta Conversions API, from developers.facebook.com/documentation/ads-commerce/conversions-api: "Using the API"
@@ -109,6 +109,20 @@ describe('Facebook Conversions API transform', () => {
     expect(facebookConversions.transform!({ ...base, type: 'track', event: 'Trial Started' }, cfg)).toEqual([
       request(serverEvent({ event_name: 'StartTrial', action_source: 'physical_store' }), { test_event_code: 'TEST123' }, 'http://proxy.local:9000/meta/v24.0'),
     ]);
+  });
+
+  it('puts the configured country code before a phone number given without one (Customer Information Parameters: ph)', () => {
+    const message = { ...base, type: 'page', context: { ...CONTEXT, traits: { phone: '020 7946 0958' } } };
+    const [sent] = facebookConversions.transform!(message, config({ phoneCountryCode: '44' }));
+    expect((sent!.body.JSON.data as { user_data: unknown }[])[0]!.user_data).toEqual({
+      ph: [sha('442079460958')],
+      external_id: [HASHED.external_id],
+      client_ip_address: CONTEXT.ip,
+      client_user_agent: CONTEXT.userAgent,
+    });
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', phoneCountryCode: '+44' }).error?.issues[0]?.message).toBe(
+      'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)',
+    );
   });
 
   it('refuses identify, group, alias and screen, naming why (the Conversions API has events only)', () => {
