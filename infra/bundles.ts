@@ -40,11 +40,12 @@ export interface FunctionBundle {
  */
 const BUDGETS = {
   // endpoint functions
-  controlMeta: { budgetKb: 355, onDemand: ['ioredis'] },
-  catalog: { budgetKb: 340, onDemand: ['ioredis'] },
+  controlMeta: { budgetKb: 395, onDemand: ['ioredis'] },
+  catalog: { budgetKb: 375, onDemand: ['ioredis'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
-  regulations: { budgetKb: 355, onDemand: ['ioredis'] },
+  testInterface: { budgetKb: 430, onDemand: ['ioredis'] },
+  regulations: { budgetKb: 390, onDemand: ['ioredis'] },
+  replays: { budgetKb: 400, onDemand: ['ioredis'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -59,12 +60,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
-  delivery: { budgetKb: 455, onDemand: ['ioredis'] },
+  regulationProcessor: { budgetKb: 420, onDemand: ['ioredis'] },
+  delivery: { budgetKb: 470, onDemand: ['ioredis'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 375, onDemand: ['ioredis'] },
-  deliveryScheduler: { budgetKb: 450, onDemand: ['ioredis'] },
+  deletionScheduler: { budgetKb: 390, onDemand: ['ioredis'] },
+  deliveryScheduler: { budgetKb: 465, onDemand: ['ioredis'] },
+  replayRunner: { budgetKb: 465, onDemand: ['ioredis'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

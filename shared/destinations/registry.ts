@@ -6,6 +6,9 @@ import { braze } from './braze';
 import { customerio } from './customerio';
 import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
+import { hubspot } from './hubspot';
+import { intercom } from './intercom';
+import { klaviyo } from './klaviyo';
 import { mixpanel } from './mixpanel';
 import { pinterestConversions } from './pinterest-conversions';
 import { posthog } from './posthog';
@@ -35,6 +38,9 @@ const TYPES: DestinationType[] = [
   pinterestConversions,
   snapchatConversions,
   redis,
+  hubspot,
+  intercom,
+  klaviyo,
   s3,
   kafka,
   googleSheets,
