@@ -218,7 +218,8 @@ describe("the vendors' answers, read as their references document them", () => {
       rounds++;
     }
     expect(rounds).toBeGreaterThan(1);
-    expect(times).toHaveLength(1);
+    // However slow a round, none sent before the time asked.
+    expect(times.slice(1).filter((t) => t - times[0]! < 3000)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, times[0]! + 3000 - Date.now())));
     await flow(2);
     expect(times.length).toBeGreaterThan(1);
