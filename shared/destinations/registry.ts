@@ -6,6 +6,7 @@ import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
 import { firehose } from './firehose';
+import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
 import { hubspot } from './hubspot';
 import { intercom } from './intercom';
@@ -13,10 +14,13 @@ import { klaviyo } from './klaviyo';
 import { googleSheets } from './google-sheets';
 import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
+import { pinterestConversions } from './pinterest-conversions';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
 import { s3 } from './server-delivered';
+import { snapchatConversions } from './snapchat-conversions';
+import { tiktokAds } from './tiktok-ads';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -33,10 +37,14 @@ const TYPES: DestinationType[] = [
   customerio,
   ga4,
   slack,
-  redis,
+  facebookConversions,
+  tiktokAds,
+  pinterestConversions,
+  snapchatConversions,
   hubspot,
   intercom,
   klaviyo,
+  redis,
   s3,
   kafka,
   googleSheets,
