@@ -83,7 +83,8 @@ export const scheduledDelivery = (s: Services) => {
     const seq = parseSeq(parked.seq);
     return seq && (await ingest.readPart(parked.workspaceId, parked.sourceId, seq.requestId, seq.part))?.[seq.index];
   };
-  const retries = () => new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s), original);
+  const retries = () =>
+    new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s), credentialService(s), original);
   return s.once(
     'deliveryScheduler',
     () =>
@@ -103,5 +104,8 @@ export const scheduledDelivery = (s: Services) => {
 /** The retry jobs the scheduler runs a slice of each round. */
 export const retryJobs = (s: Services) => {
   const { circuit } = deliveryMachinery();
-  return s.once('retryJobs', () => new RetryJobs(repository(s, CatalogRepository), repository(s, FailureRepository), suppressionIndex(s), circuit));
+  return s.once(
+    'retryJobs',
+    () => new RetryJobs(repository(s, CatalogRepository), repository(s, FailureRepository), suppressionIndex(s), circuit, credentialService(s)),
+  );
 };

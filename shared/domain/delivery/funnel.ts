@@ -107,10 +107,14 @@ export function percentile(bins: Record<number, number>, p: number): number | un
   return undefined;
 }
 
-/** When the request of a batch was answered: its ULID's time. */
+/**
+ * The time a batch counts at: when its request was answered (its ULID's time), or, for a replay's batch
+ * (`replay.<replayId>.<requestId>`), when the replay began, so every write of a batch counts in one hour.
+ */
 export const ingestedAt = (requestId: string): number => {
+  const id = requestId.startsWith('replay.') ? requestId.split('.')[1]! : requestId;
   try {
-    return decodeTime(requestId);
+    return decodeTime(id);
   } catch {
     return Date.now();
   }

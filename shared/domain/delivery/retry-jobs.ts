@@ -1,6 +1,7 @@
 import type { Message } from '../../destinations';
 import type { DestinationRequest } from '../../destinations/types';
 import type { CatalogRepository } from '../catalog/ports';
+import type { CredentialService } from '../credentials/credential-service';
 import type { Destination } from '../catalog/schemas';
 import type { SuppressionIndex } from '../regulations/suppression-index';
 import type { Circuit } from './circuit';
@@ -28,6 +29,7 @@ export class RetryJobs {
     private readonly failures: FailureRepository,
     private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
     private readonly circuit: Circuit,
+    private readonly credentials: Pick<CredentialService, 'forInvocation'>,
   ) {}
 
   /** One slice of each running job whose lease is free: how many failures were sent. */
@@ -67,11 +69,19 @@ export class RetryJobs {
 
   private async resend(job: DeliveryJob, destination: Destination, stored: StoredFailure): Promise<void> {
     const { failure } = stored;
-    const outcome = await send(
-      destination,
-      { requests: failure.requests as DestinationRequest[], ...(failure.message && { message: failure.message as Message }) },
-      this.circuit,
-    );
+    // A server-delivered chunk's event goes alone, with the workspace's credentials, as a parked retry does.
+    const scope = {
+      workspaceId: job.workspaceId,
+      sourceId: failure.sourceId,
+      destinationId: job.destinationId,
+      credentials: async () => (await this.credentials.forInvocation(job.workspaceId)).values,
+    };
+    const prepared = {
+      requests: failure.requests as DestinationRequest[],
+      ...(failure.message && { message: failure.message as Message }),
+      id: `${failure.messageId}#${failure.output}`,
+    };
+    const outcome = await send(destination, prepared, this.circuit, scope);
     const at = iso(Date.now());
     if (outcome.kind === 'delivered') await this.failures.record(job, stored, { state: 'delivered', status: outcome.status, at });
     else await this.failures.record(job, stored, { state: 'failed', status: outcome.status, error: outcome.error, at });
