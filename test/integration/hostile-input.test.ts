@@ -67,6 +67,14 @@ const SAMPLES: Record<string, BodySample> = {
     ],
     headers: [{ 'Idempotency-Key': HUGE_ASCII }, { 'Idempotency-Key': QUOTES }],
   },
+  'POST /v2/replays': {
+    body: {
+      sourceId: 'SOURCE',
+      destinationId: 'DESTINATION',
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() - 1000).toISOString(),
+    },
+  },
   'POST /transformations': { body: { name: 'T2', description: 'd', code: 'export function transformEvent(e) { return e; }' } },
   'POST /transformations/{id}': { body: { description: 'd2', code: 'export function transformEvent(e) { return null; }' } },
   'POST /libraries': { body: { name: 'L2', code: 'export const two = 2;' } },
