@@ -101,7 +101,9 @@ describe('drop-if', () => {
 
 describe('properties', () => {
   it('allow-properties keeps only the listed paths of the containers it names, arrays element by element', () => {
-    const event = track({ properties: { plan: 'pro', email: 'a@b.c', products: [{ sku: 's1', price: 3 }, { sku: 's2' }], address: { city: 'Lyon', street: 'x' } } });
+    const event = track({
+      properties: { plan: 'pro', email: 'a@b.c', products: [{ sku: 's1', price: 3 }, { sku: 's2' }], address: { city: 'Lyon', street: 'x' } },
+    });
     const out = applyRules(rulesOf([{ type: 'allow-properties', paths: ['properties.plan', 'properties.products.sku', 'properties.address.city'] }]), event);
     expect(out).toEqual({ event: { ...event, properties: { plan: 'pro', products: [{ sku: 's1' }, { sku: 's2' }], address: { city: 'Lyon' } } } });
   });

@@ -47,7 +47,10 @@ export function applyRules(compiled: CompiledRules, event: Message, credentials:
  * A dry run: how many of `events` each rule stops (the first rule that stops an event counts it), and how many
  * pass them all. A hash rule never stops an event, so the dry run hashes with a stand-in salt.
  */
-export function dryRun(rules: readonly Rule[], events: readonly Message[]): { rules: { index: number; label: string; type: string; stopped: number }[]; passed: number; errors: number } {
+export function dryRun(
+  rules: readonly Rule[],
+  events: readonly Message[],
+): { rules: { index: number; label: string; type: string; stopped: number }[]; passed: number; errors: number } {
   const compiled = compileRules(rules);
   const salts = Object.fromEntries(compiled.credentialKeys.map((key) => [key, '']));
   const stopped = new Map<number, number>();

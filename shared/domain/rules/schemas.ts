@@ -123,4 +123,3 @@ export const RulesPut = z.strictObject({ rules: Rules });
 
 /** The label a rule's stops are counted and shown under. */
 export const ruleLabel = (rule: Pick<Rule, 'type' | 'name'>, index: number): string => rule.name ?? `${index + 1}-${rule.type}`;
-

@@ -63,7 +63,9 @@ function testOf(condition: Condition): (value: unknown) => boolean {
     }
     default: {
       const bound = condition.value;
-      const compare = { lt: (n: number) => n < bound, lte: (n: number) => n <= bound, gt: (n: number) => n > bound, gte: (n: number) => n >= bound }[condition.op];
+      const compare = { lt: (n: number) => n < bound, lte: (n: number) => n <= bound, gt: (n: number) => n > bound, gte: (n: number) => n >= bound }[
+        condition.op
+      ];
       return (value) => {
         const n = numberOf(value);
         return n !== undefined && compare(n);
@@ -124,7 +126,8 @@ function allowStep(paths: string[]): Step {
   }).filter((c) => c.tree !== undefined);
   return (event) => {
     let out = event;
-    for (const { segments, tree } of containers) out = updateAt(out, segments, (value) => (typeof value === 'object' && value !== null ? pick(value, tree!) : value));
+    for (const { segments, tree } of containers)
+      out = updateAt(out, segments, (value) => (typeof value === 'object' && value !== null ? pick(value, tree!) : value));
     return out;
   };
 }
