@@ -1,4 +1,4 @@
-import { ValidationError } from '../../shared/domain/errors';
+import type { ValidationError } from '../../shared/domain/errors';
 import { applyRules, compileRules, dryRun, parseRules } from '../../shared/domain/rules/rules';
 import { hashValue, truncateIp } from '../../shared/domain/rules/steps';
 
