@@ -334,6 +334,8 @@ describe('the console, as a new user', () => {
     await page.getByRole('button', { name: 'Remove rule 2' }).click();
     await page.getByRole('button', { name: 'Save rules' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // The earlier dry run described another list: it is gone.
+    await expect(page.getByRole('table', { name: 'Dry run' }).count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Rules of Website → Hook' }).textContent()).resolves.toBe('Rules (1)');
     const { connections } = (await (await fetch(`${started.control}/v2/connections`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
       connections: { rules: unknown[] }[];

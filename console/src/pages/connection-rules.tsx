@@ -41,12 +41,15 @@ export function ConnectionRules({ connectionId, title, rules, onSaved }: { conne
   const [saved, setSaved] = useState(false);
   const action = useAction();
 
-  const change = (i: number, patch: Partial<DraftRule>) => {
+  /** Any edit: what was saved or tried before no longer describes the list. */
+  const edit = (next: (all: DraftRule[]) => DraftRule[]) => {
     setSaved(false);
-    setDrafts((all) => all.map((d, k) => (k === i ? { ...d, ...patch } : d)));
+    setDry(undefined);
+    setDrafts(next);
   };
+  const change = (i: number, patch: Partial<DraftRule>) => edit((all) => all.map((d, k) => (k === i ? { ...d, ...patch } : d)));
   const move = (i: number, by: number) =>
-    setDrafts((all) => {
+    edit((all) => {
       const next = all.slice();
       const [rule] = next.splice(i, 1);
       next.splice(i + by, 0, rule!);
@@ -85,7 +88,7 @@ export function ConnectionRules({ connectionId, title, rules, onSaved }: { conne
                 <button type="button" class="secondary" disabled={i === drafts.length - 1} onClick={() => move(i, 1)} aria-label={`Move rule ${i + 1} down`}>
                   Down
                 </button>
-                <button type="button" class="secondary" onClick={() => setDrafts((all) => all.filter((_, k) => k !== i))} aria-label={`Remove rule ${i + 1}`}>
+                <button type="button" class="secondary" onClick={() => edit((all) => all.filter((_, k) => k !== i))} aria-label={`Remove rule ${i + 1}`}>
                   Remove
                 </button>
               </div>
@@ -100,7 +103,7 @@ export function ConnectionRules({ connectionId, title, rules, onSaved }: { conne
             <option value={t}>{t}</option>
           ))}
         </select>
-        <button type="button" class="secondary" onClick={() => setDrafts((all) => [...all, newDraft(adding)])}>
+        <button type="button" class="secondary" onClick={() => edit((all) => [...all, newDraft(adding)])}>
           Add rule
         </button>
       </div>
