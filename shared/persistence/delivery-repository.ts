@@ -60,7 +60,7 @@ function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, nu
 }
 
 function stateOf(item: Record<string, unknown>): BatchState {
-  if (item.status !== 'sending') return { kind: 'done' };
+  if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
   const count = (name: string) => Number(item[name] ?? 0);
   return {
     kind: 'sending',
