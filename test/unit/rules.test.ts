@@ -29,6 +29,10 @@ describe('rule lists are validated with the rule index and field named', () => {
     [[{ type: 'sample', fraction: 0.5 }, { type: 'nope' }], 'rules.1.type: type must be one of'],
     [[{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(' }] }], 'rules.0.conditions.0.pattern: is not a valid regular expression'],
     [[{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(a+)+$' }] }], 'rules.0.conditions.0.pattern: must not repeat'],
+    [
+      [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^(a|aa)*$' }] }],
+      'rules.0.conditions.0.pattern: must not repeat a group of alternatives',
+    ],
     [[{ type: 'drop-if', conditions: [{ path: 'properties..x', op: 'exists' }] }], 'rules.0.conditions.0.path: must be a dot path'],
     [[{ type: 'drop-if', conditions: [{ path: 'x', op: 'between' }] }], 'rules.0.conditions.0.op: op must be one of'],
     [[{ type: 'allow-properties', paths: ['userId'] }], 'rules.0.paths.0: must lie inside properties, traits or context.traits'],

@@ -32,6 +32,8 @@ const not = { not: z.boolean().optional().describe('true: the condition holds wh
 
 /** A pattern with a quantified group that itself repeats (`(a+)+`): the shape of catastrophic backtracking. */
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
+/** A repeated group of alternatives (`(a|aa)*`): the other shape of it. */
+const REPEATED_ALTERNATION = /\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)\s*[+*{]/;
 
 const Pattern = z
   .string({ error: 'must be a regular expression' })
@@ -45,6 +47,7 @@ const Pattern = z
       return;
     }
     if (NESTED_QUANTIFIER.test(pattern)) ctx.addIssue({ code: 'custom', message: 'must not repeat a group that has a quantifier itself, such as (a+)+' });
+    else if (REPEATED_ALTERNATION.test(pattern)) ctx.addIssue({ code: 'custom', message: 'must not repeat a group of alternatives, such as (a|aa)*' });
   });
 
 export const Condition = z.discriminatedUnion(
