@@ -336,7 +336,8 @@ describe('the console, as a new user', () => {
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     // The earlier dry run described another list: it is gone.
     await expect(page.getByRole('table', { name: 'Dry run' }).count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: 'Rules of Website → Hook' }).textContent()).resolves.toBe('Rules (1)');
+    // The pipeline reloads with the saved list: its button counts the rules.
+    await page.getByRole('button', { name: 'Rules of Website → Hook' }).filter({ hasText: 'Rules (1)' }).waitFor();
     const { connections } = (await (await fetch(`${started.control}/v2/connections`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
       connections: { rules: unknown[] }[];
     };
@@ -344,6 +345,17 @@ describe('the console, as a new user', () => {
       { type: 'drop-if', name: 'no trials', match: 'all', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug ' }] },
     ]);
     await checkPage('connections-rules');
+    // Live: the rule stops its event, which the destination's outcomes count under the rule's name.
+    await sendWithSdk([
+      { userId: 'u1', event: 'Debug Ping' },
+      { userId: 'u1', event: 'After Rules' },
+    ]);
+    await hookReceives('After Rules');
+    expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Debug Ping')).toEqual([]);
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    const byRule = page.getByRole('table', { name: 'Filtered by rule' });
+    await expect(byRule.getByRole('row').filter({ hasText: 'no trials' }).getByRole('cell').nth(2).textContent()).resolves.toBe('1');
+    await checkPage('destinations-filtered-by-rule');
   });
 
   it('opens the schema of the event sent and shows its frequent values', async () => {

@@ -181,6 +181,14 @@ describe('dry run', () => {
       ],
     });
     expect(at('/dry')).toHaveLength(sent);
+    const regulation = await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'u' }] });
+    expect(regulation.status).toBe(201);
+    await p.batch([{ type: 'track', messageId: 'kept', userId: 'other', event: 'Debug' }]);
+    // The suppressed user's events never reach the rules: only the other user's event is left.
+    const after = await p.api('POST', `/v2/connections/${c!.id}/rules/dry-run`, {
+      rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'equals', value: 'Debug' }] }],
+    });
+    expect(after.body).toMatchObject({ events: 1, passed: 0, rules: [{ stopped: 1 }] });
     const bad = await p.api('POST', `/v2/connections/${c!.id}/rules/dry-run`, { rules: [{ type: 'sample' }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^body\.rules\.0\.fraction: /);

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import type { IngestRepository } from '../ingestion/ports';
+import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 import { dryRun } from './rules';
 import { Rules } from './schemas';
 
@@ -18,11 +19,15 @@ export const DryRunResult = z.object({
   rules: z.array(z.object({ index: z.number().int(), label: z.string(), type: z.string(), stopped: z.number().int() })),
 });
 
-/** How many of a source's recent events each rule of a connection would stop (nothing is sent or counted). */
+/**
+ * How many of a source's recent events each rule of a connection would stop (nothing is sent or counted).
+ * Suppressed users' events are left out, as delivery leaves them out before any rule.
+ */
 export class RulesDryRun {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getConnection'>,
     private readonly ingest: Pick<IngestRepository, 'recent'>,
+    private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
   ) {}
 
   async run(workspaceId: string, connectionId: string, body: z.output<typeof DryRunBody>): Promise<z.output<typeof DryRunResult>> {
@@ -36,7 +41,13 @@ export class RulesDryRun {
       after = page.parts.at(-1)?.cursor;
       more = page.more && after !== undefined;
     }
-    const recent = events.slice(0, body.limit);
+    const suppressed = await this.suppression.suppressedUsers(
+      workspaceId,
+      connection.sourceId,
+      events.map((e) => e.userId),
+    );
+    const delivered = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
+    const recent = delivered.slice(0, body.limit);
     return { events: recent.length, ...dryRun(body.rules ?? connection.rules, recent) };
   }
 }
