@@ -44,11 +44,15 @@ const Pattern = z
       new RegExp(pattern);
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${(error as Error).message})` });
-      return;
     }
-    if (NESTED_QUANTIFIER.test(pattern)) ctx.addIssue({ code: 'custom', message: 'must not repeat a group that has a quantifier itself, such as (a+)+' });
-    else if (REPEATED_ALTERNATION.test(pattern)) ctx.addIssue({ code: 'custom', message: 'must not repeat a group of alternatives, such as (a|aa)*' });
   });
+
+/** Why a pattern is refused on save (checked on writes only, so a list stored earlier always reads back). */
+function backtracking(pattern: string): string | undefined {
+  if (NESTED_QUANTIFIER.test(pattern)) return 'must not repeat a group that has a quantifier itself, such as (a+)+';
+  if (REPEATED_ALTERNATION.test(pattern)) return 'must not repeat a group of alternatives, such as (a|aa)*';
+  return undefined;
+}
 
 export const Condition = z.discriminatedUnion(
   'op',
@@ -119,7 +123,19 @@ export const Rule = z.discriminatedUnion(
 export type Rule = z.output<typeof Rule>;
 export type RuleInput = z.input<typeof Rule>;
 
-export const Rules = z.array(Rule, { error: 'must be a list of rules' }).max(MAX_RULES, `must hold at most ${MAX_RULES} rules`);
+/** A list of rules as written (saved, created with a connection, dry-run). */
+export const Rules = z
+  .array(Rule, { error: 'must be a list of rules' })
+  .max(MAX_RULES, `must hold at most ${MAX_RULES} rules`)
+  .superRefine((rules, ctx) =>
+    rules.forEach((rule, i) => {
+      if (rule.type !== 'drop-if') return;
+      rule.conditions.forEach((condition, k) => {
+        const problem = condition.op === 'matches' ? backtracking(condition.pattern) : undefined;
+        if (problem) ctx.addIssue({ code: 'custom', path: [i, 'conditions', k, 'pattern'], message: problem });
+      });
+    }),
+  );
 
 /** The body that replaces a connection's rules. */
 export const RulesPut = z.strictObject({ rules: Rules });
