@@ -59,6 +59,14 @@ const SAMPLES: Record<string, BodySample> = {
   'POST /v2/destinations': { body: { name: 'D', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/d' } } },
   'PATCH /v2/destinations/{id}': { body: { name: 'D2', config: { webhookUrl: 'https://example.com/d2' } } },
   'POST /v2/connections': { body: { sourceId: 'SOURCE', destinationId: 'DESTINATION' } },
+  'PUT /v2/connections/{id}/rules': {
+    body: { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug' }] }, { type: 'truncate-ip' }] },
+    extra: [
+      { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(x+)+y' }] }] },
+      { rules: [{ type: 'hash', paths: ['a.__proto__.b'] }] },
+    ],
+  },
+  'POST /v2/connections/{id}/rules/dry-run': { body: { limit: 10, rules: [{ type: 'sample', fraction: 0.5 }] }, extra: [{ limit: 1e9 }] },
   'POST /v2/regulations': {
     body: { regulationType: 'suppress', sourceIds: ['SOURCE'], users: [{ userId: 'u9', email: 'u9@example.com' }] },
     extra: [
