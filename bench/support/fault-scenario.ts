@@ -283,7 +283,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     const window = `from=${new Date(firstAt - 60_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
     for (const name of ['a', 'b']) {
       const f = await api(control(), 'GET', `/v2/destinations/${ids[name]}/delivery?${window}`, token);
-      const classes = f.suppressed + f.filtered + f.transformFailed + f.delivered + f.aborted.total + f.retrying - f.expanded;
+      const classes = f.suppressed + f.ruleFiltered + f.filtered + f.transformFailed + f.delivered + f.aborted.total + f.retrying - f.expanded;
       funnel[name] = { routed: f.routed, classes, delivered: f.delivered, aborted: f.aborted.total, retrying: f.retrying };
       log(`funnel ${name}: ${JSON.stringify(funnel[name])}`);
     }

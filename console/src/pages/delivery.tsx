@@ -57,6 +57,7 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
     ? [
         ['Routed', f.routed],
         ['Suppressed', f.suppressed],
+        ['Stopped by a connection rule', f.ruleFiltered],
         ['Dropped by the transformation', f.filtered],
         ['Failed in the transformation', f.transformFailed],
         ['Delivered', f.delivered],

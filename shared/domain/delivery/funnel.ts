@@ -13,6 +13,7 @@ export type AbortClass = (typeof ABORT_CLASSES)[number];
 /** The classes of the funnel, as counter names. */
 export const FUNNEL_CLASSES = [
   'suppressed',
+  'ruleFiltered',
   'filtered',
   'transformFailed',
   'delivered',
@@ -151,6 +152,7 @@ export const DestinationDelivery = z.object({
   routed: count.describe('events routed to the destination (each once)'),
   expanded: count.describe('outputs beyond the first of events the transformation fanned out'),
   suppressed: count,
+  ruleFiltered: count.describe("stopped by a rule of the destination's connection, before the transformation"),
   filtered: count.describe('dropped by the transformation'),
   transformFailed: count.describe('failed in the transformation'),
   delivered: count,
@@ -183,6 +185,7 @@ export function destinationDelivery(destinationId: string, window: { from: strin
     routed: n('routed'),
     expanded: n('expanded'),
     suppressed: n('suppressed'),
+    ruleFiltered: n('ruleFiltered'),
     filtered: n('filtered'),
     transformFailed: n('transformFailed'),
     delivered: n('delivered'),

@@ -28,12 +28,18 @@ export async function noteContext(run: BatchRun, events: Message[], round: Deliv
 export const finalFunnel = (run: BatchRun): FunnelAdd => ({ ...run.funnel, counts: { ...run.funnel.counts, routed: run.context?.events.length ?? 0 } });
 
 /** A slot's outcome in the batch's funnel, and, for an abort, the failure it leaves for people to read and retry. */
-export function countOutcome(run: BatchRun, slot: Slot, outcome: keyof BatchCounts | 'retrying' | 'suppressed', sample?: DeliverySample): void {
+export function countOutcome(
+  run: BatchRun,
+  slot: Slot,
+  outcome: Exclude<keyof BatchCounts, 'byRule'> | 'retrying' | 'suppressed',
+  sample?: DeliverySample,
+): void {
   const { funnel } = run;
   if (slot.output > 0) addCount(funnel, 'expanded');
   if (outcome === 'retrying') return; // counted with the park itself, in its write
   if (outcome !== 'aborted') {
-    addCount(funnel, outcome);
+    // An event a connection's rule stopped is filtered too, but before the transformation: a class of its own.
+    addCount(funnel, outcome === 'filtered' && 'rule' in slot && slot.rule !== undefined ? 'ruleFiltered' : outcome);
     if (outcome === 'delivered') addLatency(funnel, Date.now() - ingestedAt(run.guard.ref.requestId));
     return;
   }
