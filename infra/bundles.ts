@@ -41,33 +41,33 @@ export interface FunctionBundle {
  */
 const BUDGETS = {
   // endpoint functions
-  controlMeta: { budgetKb: 374, onDemand: ['ioredis', 'kafkajs'] },
-  catalog: { budgetKb: 361, onDemand: ['ioredis', 'kafkajs'] },
+  controlMeta: { budgetKb: 402, onDemand: ['ioredis', 'kafkajs'] },
+  catalog: { budgetKb: 408, onDemand: ['ioredis', 'kafkajs'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs'] },
-  regulations: { budgetKb: 378, onDemand: ['ioredis', 'kafkajs'] },
-  replays: { budgetKb: 365, onDemand: ['ioredis', 'kafkajs'] },
-  monitoring: { budgetKb: 305 },
-  credentials: { budgetKb: 275 },
+  testInterface: { budgetKb: 437, onDemand: ['ioredis', 'kafkajs'] },
+  regulations: { budgetKb: 402, onDemand: ['ioredis', 'kafkajs'] },
+  replays: { budgetKb: 404, onDemand: ['ioredis', 'kafkajs'] },
+  monitoring: { budgetKb: 334 },
+  credentials: { budgetKb: 278 },
   eventSchemas: { budgetKb: 320 },
   dataMeta: { budgetKb: 285 },
-  ingest: { budgetKb: 300 },
+  ingest: { budgetKb: 308 },
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },
-  deliveryAudit: { budgetKb: 315 },
+  deliveryAudit: { budgetKb: 326 },
   // authorizers
   account: { budgetKb: 255 },
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis', 'kafkajs'] },
-  delivery: { budgetKb: 453, onDemand: ['ioredis', 'kafkajs'] },
+  regulationProcessor: { budgetKb: 438, onDemand: ['ioredis', 'kafkajs'] },
+  delivery: { budgetKb: 488, onDemand: ['ioredis', 'kafkajs'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 373, onDemand: ['ioredis', 'kafkajs'] },
-  deliveryScheduler: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
-  replayRunner: { budgetKb: 451, onDemand: ['ioredis', 'kafkajs'] },
+  deletionScheduler: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs'] },
+  deliveryScheduler: { budgetKb: 492, onDemand: ['ioredis', 'kafkajs'] },
+  replayRunner: { budgetKb: 483, onDemand: ['ioredis', 'kafkajs'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

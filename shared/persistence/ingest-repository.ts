@@ -11,7 +11,7 @@ import { keys } from './keys';
 import { counterShard, readCounters } from './counters';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
-import { ingestedAt } from '../domain/delivery/funnel';
+import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
 
 const log = componentLogger('ingestion');

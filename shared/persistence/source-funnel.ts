@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hourOf, ingestedAt } from '../domain/delivery/funnel';
+import { hourOf, ingestedAt } from '../domain/delivery/hours';
 import { COUNTER_SHARDS, counterShard } from './counters';
 import { hourlyUpdate, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';

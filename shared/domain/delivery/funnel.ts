@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { decodeTime } from 'ulid';
 import * as z from 'zod';
+import { hourOf } from './hours';
+
+export { hourOf, ingestedAt } from './hours';
 
 /**
  * A destination's funnel, counted per hour of ingestion (the hour its event's request was answered): every
@@ -107,22 +109,6 @@ export function percentile(bins: Record<number, number>, p: number): number | un
   }
   return undefined;
 }
-
-/**
- * The time a batch counts at: when its request was answered (its ULID's time), or, for a replay's batch
- * (`replay.<replayId>.<requestId>`), when the replay began, so every write of a batch counts in one hour.
- */
-export const ingestedAt = (requestId: string): number => {
-  const id = requestId.startsWith('replay.') ? requestId.split('.')[1]! : requestId;
-  try {
-    return decodeTime(id);
-  } catch {
-    return Date.now();
-  }
-};
-
-/** The hour bucket a time falls in: `2026-11-26T10`. */
-export const hourOf = (ms: number): string => new Date(ms).toISOString().slice(0, 13);
 
 const isoTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, such as 2026-11-24T10:00:00Z' });
 
