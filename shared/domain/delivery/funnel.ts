@@ -80,11 +80,11 @@ export function addCount(funnel: FunnelAdd, name: FunnelClass | 'routed' | 'expa
 
 /**
  * Latency bins: bin b holds latencies from BIN_BASE·1.2^(b−1) up to BIN_BASE·1.2^b ms (bin 0 below BIN_BASE), so
- * a percentile read from them is within 20 % of the true one; 70 bins reach past a day.
+ * a percentile read from them is within 20 % of the true one; 90 bins reach past a day.
  */
 const BIN_BASE = 10;
 const BIN_RATIO = 1.2;
-export const LATENCY_BINS = 70;
+export const LATENCY_BINS = 90;
 export const latencyBin = (ms: number): number =>
   ms < BIN_BASE ? 0 : Math.min(LATENCY_BINS - 1, Math.floor(Math.log(ms / BIN_BASE) / Math.log(BIN_RATIO)) + 1);
 /** A bin's upper bound (ms): what a percentile that falls in it reads as. */
