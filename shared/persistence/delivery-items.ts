@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ParkedDelivery, type OutcomeCounts, type OutcomeError } from '../domain/delivery/records';
+import { ParkedDelivery, type BatchState, type OutcomeCounts, type OutcomeError } from '../domain/delivery/records';
+import type { FunnelAdd } from '../domain/delivery/funnel';
 import { counterShard } from './counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';
@@ -88,5 +89,25 @@ export function statsItem(
       ExpressionAttributeValues: values,
       ...(add.length > 0 && { ExpressionAttributeNames: names }),
     },
+  };
+}
+
+/** Where a batch's item says it stands: done (with its trail), or sending from its position with its counts and funnel. */
+export function stateOf(item: Record<string, unknown>): BatchState {
+  if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
+  const count = (name: string) => Number(item[name] ?? 0);
+  return {
+    kind: 'sending',
+    owner: String(item.owner),
+    leaseUntil: String(item.leaseUntil),
+    position: { progress: count('progress'), output: count('output') },
+    counts: {
+      delivered: count('nDelivered'),
+      filtered: count('nFiltered'),
+      aborted: count('nAborted'),
+      ...(typeof item.nByRule === 'object' && item.nByRule !== null && { byRule: { ...(item.nByRule as Record<string, number>) } }),
+    },
+    ...(typeof item.trail === 'string' && { trail: item.trail }),
+    ...(item.funnel !== undefined && { funnel: item.funnel as FunnelAdd }),
   };
 }

@@ -18,9 +18,8 @@ import { DeliveryBatchReads } from './delivery-batch-reads';
 import { keys } from './keys';
 import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
-import { attention, parkedItem, parseParked, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
+import { attention, parkedItem, parseParked, stateOf, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
-import type { FunnelAdd } from '../domain/delivery/funnel';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
@@ -59,25 +58,6 @@ function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, nu
   const { byRule, ...counts } = totals;
   const rules = Object.entries(byRule ?? {}).map(([label, n]) => [ruleCounterName(sourceId, label), n] as const);
   return { ...counts, ...Object.fromEntries(rules) };
-}
-
-function stateOf(item: Record<string, unknown>): BatchState {
-  if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
-  const count = (name: string) => Number(item[name] ?? 0);
-  return {
-    kind: 'sending',
-    owner: String(item.owner),
-    leaseUntil: String(item.leaseUntil),
-    position: { progress: count('progress'), output: count('output') },
-    counts: {
-      delivered: count('nDelivered'),
-      filtered: count('nFiltered'),
-      aborted: count('nAborted'),
-      ...(typeof item.nByRule === 'object' && item.nByRule !== null && { byRule: { ...(item.nByRule as Record<string, number>) } }),
-    },
-    ...(typeof item.trail === 'string' && { trail: item.trail }),
-    ...(item.funnel !== undefined && { funnel: item.funnel as FunnelAdd }),
-  };
 }
 
 /**
