@@ -5,9 +5,12 @@ import { amplitude } from './amplitude';
 import { braze } from './braze';
 import { customerio } from './customerio';
 import { ga4 } from './ga4';
+import { heap } from './heap';
+import { iterable } from './iterable';
 import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
+import { segment } from './segment';
 import { slack } from './slack';
 import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
 import type { DestinationType } from './types';
@@ -17,7 +20,24 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  redis,
+  s3,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+  iterable,
+  segment,
+  heap,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 

@@ -64,7 +64,7 @@ function judge(
   if (succeeded(result.status)) {
     circuit.succeeded(destinationId);
     // A one-event request to a batch API (a retry) may still have its event refused in a 2xx (Customer.io's 207).
-    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1)?.[0] : undefined;
+    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request)?.[0] : undefined;
     if (named?.kind === 'refused') return { kind: 'refused', status: result.status, response: result.response, error: named.error, request, remaining };
     if (named?.kind === 'retryable') return { kind: 'retryable', status: result.status, error: named.error, request, remaining, answered: true };
     return { kind: 'delivered', status: result.status, response: result.response, request };
@@ -102,7 +102,7 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
   const admitted = circuit.admit(destination.id);
   if (!admitted.send) return { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
   const result = await sendRequest(request);
-  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
+  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length, request) : undefined;
   if (succeeded(result.status)) {
     circuit.succeeded(destination.id);
     // A 2xx may still name events the vendor refused (Customer.io's 207): those get their own verdict.
