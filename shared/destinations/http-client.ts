@@ -40,6 +40,20 @@ const STATUS_WITHOUT_ANSWER: Record<string, number> = {
   network: 502,
 };
 
+/** The longest `Retry-After` honoured: a destination cannot hold its events back for longer than this. */
+export const RETRY_AFTER_MAX_MS = 3600_000;
+
+/**
+ * A 429's or 503's `Retry-After` (RFC 9110 §10.2.3: whole seconds, or an HTTP date) in milliseconds from now,
+ * at most RETRY_AFTER_MAX_MS; undefined when absent or unreadable.
+ */
+export function retryAfterMs(status: number, header: string | undefined, now = Date.now()): number | undefined {
+  if ((status !== 429 && status !== 503) || header === undefined) return undefined;
+  const text = header.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /GMT$/.test(text) ? Date.parse(text) - now : NaN;
+  return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms)) : undefined;
+}
+
 /** 5xx, 429 and 408 may succeed later; any other 4xx will not. */
 export const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408;
 
@@ -85,10 +99,12 @@ export async function sendRequest(request: DestinationRequest, options: SendOpti
         signal: options.signal,
       },
     );
+    const wait = retryAfterMs(answer.status, answer.headers['retry-after']);
     return {
       status: answer.status,
       response: readResponse(answer.headers['content-type'] ?? '', answer.bodyText),
       retryable: isRetryableStatus(answer.status),
+      ...(wait !== undefined && { retryAfterMs: wait }),
     };
   } catch (error) {
     const code = error instanceof OutboundError ? error.code : 'network';
