@@ -62,7 +62,7 @@ function check(message: Message): void {
   if (!userIdOf(message) && !anonymousIdOf(message)) throw instrumentationError(`Segment needs a userId or an anonymousId on the ${type} event`);
   if (type === 'track' && !idText(message.event)) throw instrumentationError('a track event needs an event name');
   if (type === 'group' && !idText(message.groupId)) throw instrumentationError('a group event needs a groupId');
-  if (type === 'alias' && !idText(message.previousId)) throw instrumentationError('a Segment alias needs a previousId');
+  if (type === 'alias' && (!userIdOf(message) || !idText(message.previousId))) throw instrumentationError('a Segment alias needs a userId and a previousId');
 }
 
 /** The call as Segment's spec has it: the event itself, its messageId kept, its time as `timestamp`. */

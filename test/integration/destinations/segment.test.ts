@@ -115,7 +115,11 @@ describe('Segment transform (HTTP Tracking API, POST /v1/batch)', () => {
     });
     expect(buildRequests(segment, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
     expect(buildRequests(segment, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(segment, { type: 'alias', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a Segment alias needs a previousId' });
+    expect(buildRequests(segment, { type: 'alias', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a Segment alias needs a userId and a previousId' });
+    expect(buildRequests(segment, { type: 'alias', anonymousId: 'a', previousId: 'p' }, cfg)).toEqual({
+      ok: false,
+      error: 'a Segment alias needs a userId and a previousId',
+    });
     expect(buildRequests(segment, { type: 'merge', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'message type merge is not supported by Segment' });
     expect(buildRequests(segment, { type: 'track', userId: 'u', event: 'x', properties: { text: 'é'.repeat(16_400) } }, cfg)).toEqual({
       ok: false,
