@@ -160,6 +160,26 @@ describe('live delivery through the vendors’ batch APIs', () => {
     expect(JSON.stringify(outcomes)).toContain('Iterable refused the event: failedUpdates.invalidUserIds names bad user');
   });
 
+  it('reads failedUpdates on a retried Iterable event too: a user forgotten meanwhile has its event aborted', async () => {
+    let answers = 0;
+    rig.server.on('/itretry/api/events/trackBulk', (req, res) => {
+      // The chunk fails as a whole; each event then goes again alone, and "gone"'s user is named as forgotten.
+      if (answers++ === 0) return json(503, {})(req, res);
+      const [event] = (req.json as { events: { userId: string }[] }).events;
+      const failedUpdates = event!.userId === 'gone' ? { forgottenUserIds: ['gone'] } : {};
+      json(200, { successCount: 1, failCount: 0, failedUpdates })(req, res);
+    });
+    const p = await pipeline(iterable('/itretry'));
+    await p.batch(['kept', 'gone'].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `itretry-${i}` })));
+    await rig.rt.poller.drain();
+    expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
+    await flow(6);
+    expect(bodies<{ events: unknown[] }>('/itretry/api/events/trackBulk').map((b) => b.events.length)).toEqual([2, 1, 1]);
+    const outcomes = await p.outcomes();
+    expect(outcomes).toMatchObject({ delivered: 1, retrying: 0, aborted: 1 });
+    expect(JSON.stringify(outcomes)).toContain('Iterable refused the event: failedUpdates.forgottenUserIds names gone');
+  });
+
   it('Segment: all six calls in one /v1/batch, in their order, messageIds kept', async () => {
     const p = await pipeline(segment('/seg'));
     const calls = [
