@@ -66,7 +66,7 @@ function eventId(message: Message): string | undefined {
   return Buffer.byteLength(messageId) <= 512 ? messageId : createHash('sha256').update(messageId).digest('hex');
 }
 
-/** createdAt: "Expects a unix timestamp" (seconds). */
+/** createdAt: "Expects a unix timestamp": seconds, as Iterable's own web SDK sends it for track and trackPurchase. */
 function createdAt(message: Message): number | undefined {
   const time = eventTime(message);
   return time ? Math.floor(time.getTime() / 1000) : undefined;
