@@ -60,11 +60,13 @@ const BUDGETS = {
   admin: { budgetKb: 160 },
   // stream consumers
   regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
-  delivery: { budgetKb: 430, onDemand: ['ioredis'] },
+  // Each destination type adds about 4 KB to the functions that carry the registry; Iterable, Segment and Heap raised
+  // the two delivery budgets by 15 KB, the others kept room enough.
+  delivery: { budgetKb: 445, onDemand: ['ioredis'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
   deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
-  deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis'] },
+  deliveryScheduler: { budgetKb: 440, onDemand: ['ioredis'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
