@@ -241,13 +241,18 @@ describe('live delivery through the vendors’ batch APIs', () => {
     await p.batch([0, 1].map((i) => ({ type: 'track', userId: `u-${i}`, event: 'e', messageId: `ra-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
-    // Retries are due after 20 ms by the policy: the scheduler runs often within the two seconds asked.
-    await flow(5, 100);
-    expect(times).toHaveLength(1);
+    // Retries are due after 20 ms by the policy: the scheduler runs every 100 ms within the two seconds asked.
+    let rounds = 0;
+    while (Date.now() < times[0]! + 1800) {
+      await flow(1, 100);
+      rounds++;
+    }
+    expect(rounds).toBeGreaterThan(0);
     await sleep(Math.max(0, times[0]! + 2000 - Date.now()));
-    await flow(2, 50);
+    for (let i = 0; i < 20 && (await p.outcomes()).delivered < 2; i++) await flow(1, 50);
     expect(times.length).toBeGreaterThanOrEqual(2);
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(2000);
+    // No request before the time Iterable asked for, however often the scheduler ran (timed on a loaded machine too).
+    expect(times.slice(1).filter((t) => t - times[0]! < 2000)).toEqual([]);
     expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0 });
   });
 });
