@@ -39,12 +39,15 @@ export interface FunctionBundle {
  * fails the test, which names the modules that grew it; raising a budget is a decision, taken in review.
  */
 const BUDGETS = {
+  // Each destination type adds about 4 KB to every function that carries the registry (those of ioredis): their
+  // budgets were set again, from the measured size with about 5% of room, with Iterable, Segment and Heap.
   // endpoint functions
-  controlMeta: { budgetKb: 355, onDemand: ['ioredis'] },
-  catalog: { budgetKb: 340, onDemand: ['ioredis'] },
+  controlMeta: { budgetKb: 390, onDemand: ['ioredis'] },
+  catalog: { budgetKb: 375, onDemand: ['ioredis'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
-  regulations: { budgetKb: 355, onDemand: ['ioredis'] },
+  testInterface: { budgetKb: 425, onDemand: ['ioredis'] },
+  regulations: { budgetKb: 390, onDemand: ['ioredis'] },
+  replays: { budgetKb: 395, onDemand: ['ioredis'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -59,14 +62,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
-  // Each destination type adds about 4 KB to the functions that carry the registry; Iterable, Segment and Heap raised
-  // the two delivery budgets by 15 KB, the others kept room enough.
-  delivery: { budgetKb: 445, onDemand: ['ioredis'] },
+  regulationProcessor: { budgetKb: 420, onDemand: ['ioredis'] },
+  delivery: { budgetKb: 465, onDemand: ['ioredis'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
-  deliveryScheduler: { budgetKb: 440, onDemand: ['ioredis'] },
+  deletionScheduler: { budgetKb: 385, onDemand: ['ioredis'] },
+  deliveryScheduler: { budgetKb: 460, onDemand: ['ioredis'] },
+  replayRunner: { budgetKb: 465, onDemand: ['ioredis'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

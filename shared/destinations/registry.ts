@@ -6,7 +6,10 @@ import { braze } from './braze';
 import { customerio } from './customerio';
 import { ga4 } from './ga4';
 import { heap } from './heap';
+import { hubspot } from './hubspot';
+import { intercom } from './intercom';
 import { iterable } from './iterable';
+import { klaviyo } from './klaviyo';
 import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
@@ -30,6 +33,9 @@ const TYPES: DestinationType[] = [
   ga4,
   slack,
   redis,
+  hubspot,
+  intercom,
+  klaviyo,
   s3,
   kafka,
   googleSheets,

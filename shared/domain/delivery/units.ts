@@ -98,6 +98,8 @@ export function unitAt(type: DestinationType | undefined, slots: Slot[], from: n
   if (!limits) return { end: from + 1, sends: [first] };
   const { maxEvents, maxBytes } = limits;
   const sends: SendSlot[] = [first];
+  const keyOf = (slot: SendSlot) => type?.batch?.itemKey?.(slot.requests[0]!);
+  const keys = new Set([keyOf(first)]);
   let bytes = first.bytes;
   let end = from + 1;
   for (; end < slots.length && sends.length < maxEvents; end++) {
@@ -105,6 +107,10 @@ export function unitAt(type: DestinationType | undefined, slots: Slot[], from: n
     // Slots that send nothing now (filtered, aborted, a held user's) are taken along and settled with it.
     if (slot.kind !== 'send' || held.has(slot.userKey)) continue;
     if (slot.envelope !== first.envelope || bytes + slot.bytes > maxBytes) break;
+    // A second item about the same record waits for the next chunk (the vendor would refuse the request).
+    const key = keyOf(slot);
+    if (key !== undefined && keys.has(key)) break;
+    keys.add(key);
     sends.push(slot);
     bytes += slot.bytes;
   }
