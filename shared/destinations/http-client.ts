@@ -9,7 +9,8 @@ export const DESTINATION_TIMEOUT_MS = 10_000;
 /** Overrides the time-out of every destination request (milliseconds). */
 export const DESTINATION_TIMEOUT_ENV = 'WEIR_DESTINATION_TIMEOUT_MS';
 
-function defaultTimeout(): number {
+/** The time-out of a destination request: WEIR_DESTINATION_TIMEOUT_MS, else 10 s. */
+export function destinationTimeoutMs(): number {
   const configured = Number(process.env[DESTINATION_TIMEOUT_ENV]);
   return Number.isInteger(configured) && configured > 0 ? configured : DESTINATION_TIMEOUT_MS;
 }
@@ -92,7 +93,7 @@ export async function sendRequest(request: DestinationRequest, options: SendOpti
       url,
       { method: request.method, headers, body },
       {
-        timeoutMs: options.timeoutMs ?? defaultTimeout(),
+        timeoutMs: options.timeoutMs ?? destinationTimeoutMs(),
         maxResponseBytes: MAX_RESPONSE_BYTES,
         allowlist: options.allowlist,
         maxRedirects: 5,

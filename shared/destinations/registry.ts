@@ -2,20 +2,24 @@ import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
+import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
+import { firehose } from './firehose';
 import { ga4 } from './ga4';
 import { heap } from './heap';
 import { hubspot } from './hubspot';
 import { intercom } from './intercom';
 import { iterable } from './iterable';
 import { klaviyo } from './klaviyo';
+import { googleSheets } from './google-sheets';
+import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { segment } from './segment';
 import { slack } from './slack';
-import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
+import { s3 } from './server-delivered';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -40,6 +44,7 @@ const TYPES: DestinationType[] = [
   kafka,
   googleSheets,
   bigQueryStream,
+  firehose,
   iterable,
   segment,
   heap,
