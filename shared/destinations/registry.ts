@@ -6,6 +6,7 @@ import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
 import { firehose } from './firehose';
+import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
 import { heap } from './heap';
 import { hubspot } from './hubspot';
@@ -15,11 +16,14 @@ import { klaviyo } from './klaviyo';
 import { googleSheets } from './google-sheets';
 import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
+import { pinterestConversions } from './pinterest-conversions';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { segment } from './segment';
 import { slack } from './slack';
 import { s3 } from './server-delivered';
+import { snapchatConversions } from './snapchat-conversions';
+import { tiktokAds } from './tiktok-ads';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -36,10 +40,14 @@ const TYPES: DestinationType[] = [
   customerio,
   ga4,
   slack,
-  redis,
+  facebookConversions,
+  tiktokAds,
+  pinterestConversions,
+  snapchatConversions,
   hubspot,
   intercom,
   klaviyo,
+  redis,
   s3,
   kafka,
   googleSheets,
