@@ -40,13 +40,15 @@ export interface FunctionBundle {
  * fails the test, which names the modules that grew it; raising a budget is a decision, taken in review.
  */
 const BUDGETS = {
+  // Each destination type adds about 4 KB to every function that carries the registry (those of ioredis): their
+  // budgets were set again, from the measured size with about 5% of room, with Iterable, Segment and Heap.
   // endpoint functions
-  controlMeta: { budgetKb: 402, onDemand: ['ioredis', 'kafkajs'] },
-  catalog: { budgetKb: 408, onDemand: ['ioredis', 'kafkajs'] },
+  controlMeta: { budgetKb: 414, onDemand: ['ioredis', 'kafkajs'] },
+  catalog: { budgetKb: 420, onDemand: ['ioredis', 'kafkajs'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 437, onDemand: ['ioredis', 'kafkajs'] },
-  regulations: { budgetKb: 402, onDemand: ['ioredis', 'kafkajs'] },
-  replays: { budgetKb: 404, onDemand: ['ioredis', 'kafkajs'] },
+  testInterface: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
+  regulations: { budgetKb: 414, onDemand: ['ioredis', 'kafkajs'] },
+  replays: { budgetKb: 416, onDemand: ['ioredis', 'kafkajs'] },
   monitoring: { budgetKb: 334 },
   credentials: { budgetKb: 278 },
   eventSchemas: { budgetKb: 320 },
@@ -61,13 +63,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 438, onDemand: ['ioredis', 'kafkajs'] },
-  delivery: { budgetKb: 488, onDemand: ['ioredis', 'kafkajs'] },
+  regulationProcessor: { budgetKb: 449, onDemand: ['ioredis', 'kafkajs'] },
+  delivery: { budgetKb: 500, onDemand: ['ioredis', 'kafkajs'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs'] },
-  deliveryScheduler: { budgetKb: 492, onDemand: ['ioredis', 'kafkajs'] },
-  replayRunner: { budgetKb: 483, onDemand: ['ioredis', 'kafkajs'] },
+  deletionScheduler: { budgetKb: 417, onDemand: ['ioredis', 'kafkajs'] },
+  deliveryScheduler: { budgetKb: 504, onDemand: ['ioredis', 'kafkajs'] },
+  replayRunner: { budgetKb: 495, onDemand: ['ioredis', 'kafkajs'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
