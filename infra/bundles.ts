@@ -49,6 +49,7 @@ const BUDGETS = {
   testInterface: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
   regulations: { budgetKb: 414, onDemand: ['ioredis', 'kafkajs'] },
   replays: { budgetKb: 416, onDemand: ['ioredis', 'kafkajs'] },
+  alerts: { budgetKb: 300 },
   monitoring: { budgetKb: 334 },
   credentials: { budgetKb: 278 },
   eventSchemas: { budgetKb: 320 },
@@ -70,6 +71,7 @@ const BUDGETS = {
   deletionScheduler: { budgetKb: 417, onDemand: ['ioredis', 'kafkajs'] },
   deliveryScheduler: { budgetKb: 504, onDemand: ['ioredis', 'kafkajs'] },
   replayRunner: { budgetKb: 495, onDemand: ['ioredis', 'kafkajs'] },
+  alertEvaluator: { budgetKb: 300 },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

@@ -17,6 +17,7 @@ export const ENDPOINT_FUNCTIONS = {
   testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true, credentials: 'read' },
   regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
   replays: { plane: 'control', entry: 'functions/replays/handler.ts', usesSandbox: false },
+  alerts: { plane: 'control', entry: 'functions/alerts/handler.ts', usesSandbox: false },
   monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
   credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
   eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
@@ -128,6 +129,8 @@ export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
   deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
   /** Running replays send their next stored parts. */
   replayRunner: { entry: 'functions/replay-runner/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
+  /** Alert rules are read against the counters; a change of state is sent to the rule's channel. */
+  alertEvaluator: { entry: 'functions/alert-evaluator/handler.ts', everySeconds: 60 },
   /** Parked stream records that are due go back to their consumer (through the stream). */
   parkedRecordsScheduler: { entry: 'functions/parked-records-scheduler/handler.ts', everySeconds: 60 },
 };

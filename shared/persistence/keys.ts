@@ -117,6 +117,12 @@ export const keys = bounded({
   replayPartition: (workspaceId: string) => `${ws(workspaceId)}#REPLAYS`,
   /** …and the running ones across workspaces on gsi1, for the runner (removed when a replay ends). */
   runningReplays: 'REPLAYS#RUNNING',
+  /** Alert rules and their notifications, in a partition per workspace… */
+  alertRule: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `RULE#${id}` }),
+  alertNotification: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `NOTE#${id}` }),
+  alertPartition: (workspaceId: string) => `${ws(workspaceId)}#ALERTS`,
+  /** …and every rule across workspaces on gsi1, for the evaluator. */
+  allAlertRules: 'ALERTRULES',
   /** A listing's cursor: random, kept under the workspace, so it cannot be forged or used by another. */
   listCursor: (workspaceId: string, cursor: string) => ({ pk: ws(workspaceId), sk: `CURSOR#${cursor}` }),
   /** What a create with an Idempotency-Key made, so its retry makes nothing new. */

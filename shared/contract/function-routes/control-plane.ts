@@ -1,3 +1,4 @@
+import { ALERTS_ROUTES } from './alerts';
 import { CATALOG_ROUTES } from './catalog';
 import { CONTROL_META_ROUTES } from './control-meta';
 import { CREDENTIALS_ROUTES } from './credentials';
@@ -17,6 +18,7 @@ export const CONTROL_ROUTES = [
   ...EVENT_SCHEMAS_ROUTES,
   ...REGULATIONS_ROUTES,
   ...REPLAYS_ROUTES,
+  ...ALERTS_ROUTES,
   ...TRANSFORMATIONS_ROUTES,
   ...CREDENTIALS_ROUTES,
   ...TEST_INTERFACE_ROUTES,

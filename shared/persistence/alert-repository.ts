@@ -1,0 +1,134 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type * as ports from '../domain/alerts/ports';
+import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
+import { keys } from './keys';
+import { isConditionFailure, queryAll, type TableClient } from './table-client';
+
+/** Notifications are kept this long. */
+const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
+
+const ruleItem = (rule: AlertRule) => ({
+  ...keys.alertRule(rule.workspaceId, rule.id),
+  entity: 'alertRule',
+  ...rule,
+  gsi1pk: keys.allAlertRules,
+  gsi1sk: `${rule.workspaceId}#${rule.id}`,
+});
+
+/** Alert rules and their notifications (see the port); a rule's writes are conditional on its version. */
+export class AlertRepository implements ports.AlertRepository {
+  constructor(private readonly store: TableClient) {}
+
+  async create(rule: AlertRule): Promise<void> {
+    await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: ruleItem(rule), ConditionExpression: 'attribute_not_exists(pk)' }));
+  }
+
+  async get(workspaceId: string, id: string): Promise<AlertRule | undefined> {
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.alertRule(workspaceId, id), ConsistentRead: true }));
+    return Item ? AlertRule.parse(Item) : undefined;
+  }
+
+  async list(workspaceId: string): Promise<AlertRule[]> {
+    const items = await queryAll(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rule)',
+      ExpressionAttributeValues: { ':pk': keys.alertPartition(workspaceId), ':rule': 'RULE#' },
+    });
+    return items.map((item) => AlertRule.parse(item));
+  }
+
+  async all(limit: number): Promise<AlertRule[]> {
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :all',
+        ExpressionAttributeValues: { ':all': keys.allAlertRules },
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => AlertRule.parse(item));
+  }
+
+  async replace(rule: AlertRule, changes: Partial<AlertRule>): Promise<AlertRule | undefined> {
+    const next: AlertRule = AlertRule.parse({ ...rule, ...changes, version: rule.version + 1 });
+    for (const key of Object.keys(changes) as (keyof AlertRule)[]) if (changes[key] === undefined) delete (next as Record<string, unknown>)[key];
+    try {
+      await this.store.doc.send(
+        new PutCommand({
+          TableName: this.store.table,
+          Item: ruleItem(next),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': rule.version },
+        }),
+      );
+      return next;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const { Attributes } = await this.store.doc.send(
+      new DeleteCommand({ TableName: this.store.table, Key: keys.alertRule(workspaceId, id), ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes !== undefined;
+  }
+
+  async recordEvaluation(rule: AlertRule, evaluation: ports.Evaluation, notification?: AlertNotification): Promise<boolean> {
+    const update = {
+      TableName: this.store.table,
+      Key: keys.alertRule(rule.workspaceId, rule.id),
+      UpdateExpression: `SET #state = :state, reading = :reading, evaluatedAt = :at, snapshots = :snapshots, version = :next${evaluation.since ? ', since = :since' : ''}`,
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':state': evaluation.state,
+        ':reading': evaluation.reading,
+        ':at': evaluation.evaluatedAt,
+        ':snapshots': evaluation.snapshots,
+        ':next': rule.version + 1,
+        ':version': rule.version,
+        ...(evaluation.since && { ':since': evaluation.since }),
+      },
+    };
+    try {
+      if (!notification) await this.store.doc.send(new UpdateCommand(update));
+      else {
+        const note = { ...keys.alertNotification(rule.workspaceId, notification.id), entity: 'alertNotification', ...notification };
+        const expiresAt = Math.floor(Date.now() / 1000) + NOTIFICATION_TTL_SECONDS;
+        await this.store.doc.send(
+          new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }] }),
+        );
+      }
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async recordDelivery(workspaceId: string, notificationId: string, delivery: NonNullable<AlertNotification['delivery']>): Promise<void> {
+    await this.store.doc.send(
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.alertNotification(workspaceId, notificationId),
+        UpdateExpression: 'SET delivery = :delivery',
+        ExpressionAttributeValues: { ':delivery': delivery },
+      }),
+    );
+  }
+
+  async notifications(workspaceId: string, limit: number): Promise<AlertNotification[]> {
+    const { Items = [] } = await this.store.doc.send(
+      new QueryCommand({
+        TableName: this.store.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :note)',
+        ExpressionAttributeValues: { ':pk': keys.alertPartition(workspaceId), ':note': 'NOTE#' },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return Items.map((item) => AlertNotification.parse(item));
+  }
+}
