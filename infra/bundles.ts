@@ -48,6 +48,7 @@ const BUDGETS = {
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
+  trackingPlans: { budgetKb: 480 },
   dataMeta: { budgetKb: 285 },
   ingest: { budgetKb: 300 },
   sdkConfig: { budgetKb: 285 },

@@ -191,6 +191,24 @@ export const keys = bounded({
     ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `DESTSTATS#${destinationId}` })),
   ],
   /** Credentials for transformations: each value sealed with the workspace's data key, kept wrapped beside them. */
+  /** Tracking plans: the plan (its latest version) in the workspace partition… */
+  trackingPlan: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `TRACKINGPLAN#${id}` }),
+  trackingPlanPrefix: 'TRACKINGPLAN#',
+  /** …its immutable versions in a partition of their own, in version order… */
+  trackingPlanVersion: (workspaceId: string, id: string, version: number) => ({
+    pk: `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+    sk: `VERSION#${String(version).padStart(8, '0')}`,
+  }),
+  trackingPlanVersions: (workspaceId: string, id: string) => `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+  /** …and its counters, sharded as the sources' are (ingestion adds to one shard per request). */
+  trackingPlanStats: (workspaceId: string, id: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}` }),
+  trackingPlanStatsShards: (workspaceId: string, id: string) =>
+    Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}` })),
+  /** The events a request's source dropped by its tracking plan, beside its accepted ones: the live events show them. */
+  ingestDropped: (workspaceId: string, sourceId: string, requestId: string) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    sk: `${requestId}#dropped`,
+  }),
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
   credentialPrefix: 'CREDENTIAL#',
   credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),

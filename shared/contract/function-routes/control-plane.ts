@@ -2,6 +2,7 @@ import { CATALOG_ROUTES } from './catalog';
 import { CONTROL_META_ROUTES } from './control-meta';
 import { CREDENTIALS_ROUTES } from './credentials';
 import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
+import { TRACKING_PLANS_ROUTES } from './tracking-plans';
 import { MONITORING_ROUTES } from './monitoring';
 import { REGULATIONS_ROUTES } from './regulations';
 import { TEST_INTERFACE_ROUTES } from './test-interface';
@@ -14,6 +15,7 @@ export const CONTROL_ROUTES = [
   ...CATALOG_ROUTES,
   ...MONITORING_ROUTES,
   ...EVENT_SCHEMAS_ROUTES,
+  ...TRACKING_PLANS_ROUTES,
   ...REGULATIONS_ROUTES,
   ...TRANSFORMATIONS_ROUTES,
   ...CREDENTIALS_ROUTES,
