@@ -10,10 +10,21 @@ const rig = deliveryRig();
 const ORDER_SPEC = {
   type: 'track',
   name: 'Order Completed',
-  schema: { type: 'object', properties: { orderId: { type: 'string' }, total: { type: 'number' } }, required: ['orderId', 'total'], additionalProperties: false },
+  schema: {
+    type: 'object',
+    properties: { orderId: { type: 'string' }, total: { type: 'number' } },
+    required: ['orderId', 'total'],
+    additionalProperties: false,
+  },
 };
 
-const order = (i: number, properties: Record<string, unknown>) => ({ type: 'track', event: 'Order Completed', userId: `u${i}`, messageId: `m${i}`, properties });
+const order = (i: number, properties: Record<string, unknown>) => ({
+  type: 'track',
+  event: 'Order Completed',
+  userId: `u${i}`,
+  messageId: `m${i}`,
+  properties,
+});
 
 /** 100 events: 10 of each violation kind the spec can raise, 10 unplanned, the rest valid. */
 function crafted() {
@@ -81,11 +92,19 @@ describe('tracking plans', () => {
     ]);
 
     // The source's live events show the dropped ones, with their violations.
-    const live = (await api('GET', `/v2/sources/${source.id}/live-events?limit=200`)).body.events as { messageId: string; dropped?: unknown; context: { violationErrors?: { type: string }[] } }[];
+    const live = (await api('GET', `/v2/sources/${source.id}/live-events?limit=200`)).body.events as {
+      messageId: string;
+      dropped?: unknown;
+      context: { violationErrors?: { type: string }[] };
+    }[];
     const dropped = live.filter((e) => e.dropped);
     expect(dropped).toHaveLength(30);
     expect(dropped.find((e) => e.messageId === 'm0')!.context.violationErrors).toEqual([
-      { type: 'Required-Missing', message: "must have required property 'orderId'", meta: { instancePath: '/properties', schemaPath: '#/properties/properties/required', missingProperty: 'orderId' } },
+      {
+        type: 'Required-Missing',
+        message: "must have required property 'orderId'",
+        meta: { instancePath: '/properties', schemaPath: '#/properties/properties/required', missingProperty: 'orderId' },
+      },
     ]);
   });
 
@@ -110,7 +129,11 @@ describe('tracking plans', () => {
         userId: `u${i}`,
         properties: { plan: i % 2 ? 'pro' : 'free', seats: i, ...(i > 2 && { coupon: null, referrer: { site: 'x' } }), tags: ['a'] },
       })),
-      ...Array.from({ length: 4 }, (_, i) => ({ type: 'identify', userId: `u${i}`, context: { traits: { email: `u${i}@example.com`, age: i > 1 ? 30 : '30' } } })),
+      ...Array.from({ length: 4 }, (_, i) => ({
+        type: 'identify',
+        userId: `u${i}`,
+        context: { traits: { email: `u${i}@example.com`, age: i > 1 ? 30 : '30' } },
+      })),
       { type: 'page', name: 'Home', userId: 'u', properties: { path: '/' } },
     ];
     await send(events);
@@ -145,7 +168,11 @@ describe('tracking plans', () => {
     const plan = (await api('POST', '/v2/tracking-plans', { name: 'Evolving', specs: [ORDER_SPEC] })).body.trackingPlan;
     const changed = {
       ...ORDER_SPEC,
-      schema: { type: 'object', properties: { orderId: { type: 'string' }, total: { type: 'string' }, currency: { type: 'string' } }, required: ['orderId', 'currency'] },
+      schema: {
+        type: 'object',
+        properties: { orderId: { type: 'string' }, total: { type: 'string' }, currency: { type: 'string' } },
+        required: ['orderId', 'currency'],
+      },
     };
     const updated = await api('PUT', `/v2/tracking-plans/${plan.id}`, { specs: [changed, { type: 'identify', schema: { type: 'object' } }] });
     expect(updated.body.trackingPlan).toMatchObject({ version: 2, name: 'Evolving' });
@@ -190,7 +217,10 @@ describe('tracking plans', () => {
 
   it('refuses bad input naming the field, and another workspace’s plans are not found', async () => {
     const { api, source } = await webhookPipeline(rig, '/bad');
-    expect(await api('POST', '/v2/tracking-plans', { name: 'x' })).toMatchObject({ status: 400, body: { error: expect.stringContaining('exactly one of specs, fromEventModels') } });
+    expect(await api('POST', '/v2/tracking-plans', { name: 'x' })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('exactly one of specs, fromEventModels') },
+    });
     expect(await api('POST', '/v2/tracking-plans', { name: 'x', specs: [{ type: 'track', schema: {} }] })).toMatchObject({
       status: 400,
       body: { error: 'body.specs.0.name: a track spec needs a name' },
