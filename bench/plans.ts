@@ -4,7 +4,7 @@ import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import type { EventSpec, SourcePlan } from '../shared/domain/tracking-plans/schemas';
 import { applyPlan } from '../shared/domain/tracking-plans/stage';
-import { CompiledPlan } from '../shared/domain/tracking-plans/validator';
+import { CompiledPlan, loadAjv, type AjvClass } from '../shared/domain/tracking-plans/validator';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { createTableClient } from '../shared/persistence/table-client';
 import { shutdownSandbox } from '../shared/sandbox';
@@ -67,8 +67,8 @@ function makeEvent(i: number): Record<string, unknown> {
 }
 
 /** CPU microseconds per event of the plan stage (and of the rules stage once there is one), on batches of 100. */
-function stageCost(): { planUs: number; rulesUs?: number; eventsPerSecond: number } {
-  const plan = new CompiledPlan('bench-plan', 1, planSpecs());
+function stageCost(Ajv: AjvClass): { planUs: number; rulesUs?: number; eventsPerSecond: number } {
+  const plan = new CompiledPlan(Ajv, 'bench-plan', 1, planSpecs());
   const link: SourcePlan = { planId: 'bench-plan', version: 1, mode: 'observe', unplannedEvents: 'allow' };
   const templates = Array.from({ length: 1000 }, (_, i) => makeEvent(i));
   let events = 0;
@@ -152,7 +152,7 @@ async function latencies(hookUrl: string, received: Map<string, number>): Promis
 async function main(): Promise<void> {
   process.env.WEIR_OUTBOUND_ALLOWLIST = '127.0.0.1';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  const cost = stageCost();
+  const cost = stageCost(await loadAjv());
   console.log(`\nTracking plans (a plan of ${PLAN_EVENTS} track events, 6 properties each, batches of ${BATCH}, 20 % of events with a violation)`);
   console.log(`  plan stage:  ${cost.planUs.toFixed(2)} us/event (CPU)`);
   console.log(

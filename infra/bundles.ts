@@ -14,9 +14,10 @@ export const RUNTIME_MODULES = ['@aws-sdk/*'];
 /**
  * Packages a handler loads only on first use (a dynamic `import()`), bundled on their own into
  * `node_modules/<name>/index.js` beside the handler's bundle, where that `import()` finds them: a function
- * that may use one carries its file, and its cold start does not load it. ioredis is for the Redis destination.
+ * that may use one carries its file, and its cold start does not load it. ioredis is for the Redis destination;
+ * Ajv (draft 2020-12) validates the events of sources held to a tracking plan.
  */
-export const ON_DEMAND_MODULES = ['ioredis'] as const;
+export const ON_DEMAND_MODULES = ['ioredis', 'ajv/dist/2020.js'] as const;
 export type OnDemandModule = (typeof ON_DEMAND_MODULES)[number];
 
 /** What the handler's bundle leaves out: the runtime's modules and the on-demand ones. */
@@ -43,14 +44,15 @@ const BUDGETS = {
   controlMeta: { budgetKb: 355, onDemand: ['ioredis'] },
   catalog: { budgetKb: 340, onDemand: ['ioredis'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
+  testInterface: { budgetKb: 400, onDemand: ['ioredis', 'ajv/dist/2020.js'] },
   regulations: { budgetKb: 355, onDemand: ['ioredis'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
-  trackingPlans: { budgetKb: 480 },
+  trackingPlans: { budgetKb: 340, onDemand: ['ajv/dist/2020.js'] },
   dataMeta: { budgetKb: 285 },
-  ingest: { budgetKb: 300 },
+  // 300 KB until the tracking-plan stage (10 KB of it; Ajv is on demand): raised to 315 with it (README "Data quality").
+  ingest: { budgetKb: 315, onDemand: ['ajv/dist/2020.js'] },
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },

@@ -4,7 +4,7 @@ import { WriteKeys } from '../domain/ingestion/write-keys';
 import { repository, type Services } from '../services';
 import { CatalogRepository } from '../persistence/catalog-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
-import { planStage } from './tracking-plans';
+import { planStage } from './plan-stage';
 
 export const writeKeys = (s: Services) => s.once('writeKeys', () => new WriteKeys(repository(s, CatalogRepository)));
 

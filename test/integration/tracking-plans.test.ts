@@ -215,6 +215,40 @@ describe('tracking plans', () => {
     expect((await api('GET', `/v2/sources/${source.id}`)).body.source.trackingPlan).toBeNull();
   });
 
+  it("shows a test message's violations in the test interface, and sends nothing when the plan drops it", async () => {
+    const { api, source, received } = await webhookPipeline(rig, '/test-interface');
+    const plan = (await api('POST', '/v2/tracking-plans', { name: 'Tested', specs: [ORDER_SPEC] })).body.trackingPlan;
+    await api('PUT', `/v2/sources/${source.id}/tracking-plan`, { planId: plan.id, mode: 'drop-event' });
+    const test = (message: Record<string, unknown>) =>
+      api('POST', `/v0/testSource/${source.id}`, { message, stage: { dest_transform: true, send_to_destination: true } });
+
+    const bad = await test({ type: 'track', event: 'Order Completed', userId: 'u', properties: { total: 'x' } });
+    expect(bad.status).toBe(200);
+    expect(bad.body).toEqual([
+      expect.objectContaining({
+        data: [],
+        tracking_plan: {
+          planId: plan.id,
+          version: 1,
+          mode: 'drop-event',
+          dropped: true,
+          violationErrors: [
+            expect.objectContaining({ type: 'Required-Missing' }),
+            expect.objectContaining({ type: 'Datatype-Mismatch', message: 'must be number' }),
+          ],
+        },
+      }),
+    ]);
+    expect(received()).toEqual([]);
+
+    const good = await test({ type: 'track', event: 'Order Completed', userId: 'u', messageId: 'ok1', properties: { orderId: 'o', total: 2 } });
+    expect(good.body[0].tracking_plan).toEqual({ planId: plan.id, version: 1, mode: 'drop-event', dropped: false, violationErrors: [] });
+    expect(good.body[0].data[0].destination_response_status).toEqual([200]);
+    expect(received()).toEqual(['ok1']);
+    // A test counts nothing.
+    expect((await api('GET', `/v2/tracking-plans/${plan.id}/stats`)).body.totals.total).toBe(0);
+  });
+
   it('refuses bad input naming the field, and another workspace’s plans are not found', async () => {
     const { api, source } = await webhookPipeline(rig, '/bad');
     expect(await api('POST', '/v2/tracking-plans', { name: 'x' })).toMatchObject({

@@ -1,7 +1,7 @@
 import type { Source } from '../catalog/schemas';
 import type { TrackingPlanRepository } from './ports';
 import { applyPlan, type StagedEvents } from './stage';
-import { CompiledPlans, type CompiledPlan } from './validator';
+import { CompiledPlans, loadAjv, type CompiledPlan } from './validator';
 
 /**
  * The plan stage as ingestion runs it: the source's plan version (on the source, cached with its write key)
@@ -28,7 +28,9 @@ export class PlanStage {
     const key = `${workspaceId}#${planId}#${version}`;
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = this.plans.getVersion(workspaceId, planId, version).then((found) => found && this.compiled.of(planId, version, () => found.specs));
+      pending = Promise.all([this.plans.getVersion(workspaceId, planId, version), loadAjv()]).then(
+        ([found, Ajv]) => found && this.compiled.of(Ajv, planId, version, () => found.specs),
+      );
       // A failed read is not kept: the next request tries again.
       pending.catch(() => this.loading.delete(key));
       if (this.loading.size >= 1000) this.loading.clear();

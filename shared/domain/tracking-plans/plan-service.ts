@@ -19,7 +19,7 @@ import {
   type TrackingPlan,
 } from './schemas';
 import { parseCounterName } from './stage';
-import { CompiledPlan } from './validator';
+import { CompiledPlan, loadAjv } from './validator';
 
 const notFound = (id: string) => NotFoundError.of('tracking plan', id);
 const versionNotFound = (id: string, version: number) => new NotFoundError(`No version ${version} of tracking plan ${id}`);
@@ -42,7 +42,7 @@ export class TrackingPlanService {
 
   async create(workspaceId: string, body: z.output<typeof PlanCreate>) {
     const specs = body.specs ?? (await this.specsOfModels(workspaceId, body.fromEventModels ?? []));
-    checkSpecs(specs);
+    await checkSpecs(specs);
     const at = now();
     const plan: TrackingPlan = { id: newId(), name: body.name, description: body.description, version: 1, createdAt: at, updatedAt: at };
     await this.plans.create(workspaceId, plan, { planId: plan.id, version: 1, name: plan.name, description: plan.description, specs, createdAt: at });
@@ -52,7 +52,7 @@ export class TrackingPlanService {
   /** A new version with the body's changes over the latest one (specs not given are carried over). */
   async update(workspaceId: string, planId: string, body: z.output<typeof PlanUpdate>) {
     const given = body.fromEventModels ? await this.specsOfModels(workspaceId, body.fromEventModels) : body.specs;
-    if (given) checkSpecs(given);
+    if (given) await checkSpecs(given);
     for (let attempt = 1; ; attempt++) {
       const plan = await this.plans.get(workspaceId, planId);
       if (!plan) throw notFound(planId);
@@ -179,8 +179,8 @@ function addMetric(counts: PlanCounts, metric: string, n: number) {
 }
 
 /** Specs compile (each a valid JSON Schema, no event planned twice) and fit what a version item holds. */
-function checkSpecs(specs: EventSpec[]) {
-  new CompiledPlan('check', 0, specs);
+async function checkSpecs(specs: EventSpec[]) {
+  new CompiledPlan(await loadAjv(), 'check', 0, specs);
   const bytes = Buffer.byteLength(JSON.stringify(specs));
   if (bytes > MAX_SPECS_BYTES) throw new ValidationError(`body.specs: ${bytes} bytes, over the limit of ${MAX_SPECS_BYTES}`);
 }

@@ -1,4 +1,4 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { default as Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { ValidationError } from '../errors';
 import { NAMED_TYPES, type EventSpec, type PlanEventType, type Violation, type ViolationType } from './schemas';
 
@@ -12,8 +12,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 /** The key of a spec, and of an event looked up among them: `track:Order Completed`, `page:Home`, `identify`. */
 export const specKey = (type: string, name?: string): string => (name === undefined ? type : `${type}:${name}`);
 
-const newAjv = (removeAdditional: boolean) =>
-  new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true, removeAdditional: removeAdditional ? 'all' : false, validateFormats: false });
+/** The Ajv class (draft 2020-12): loaded on first use, so a process whose sources have no plan never loads it. */
+export type AjvClass = typeof Ajv2020;
+export const loadAjv = async (): Promise<AjvClass> => {
+  // A CommonJS package: its namespace's default is module.exports, which is the class and has it as `default`.
+  const loaded = (await import('ajv/dist/2020.js')).default;
+  return loaded.default ?? (loaded as unknown as AjvClass);
+};
+
+const newAjv = (Ajv: AjvClass, removeAdditional: boolean) =>
+  new Ajv({ strict: false, allErrors: true, allowUnionTypes: true, removeAdditional: removeAdditional ? 'all' : false, validateFormats: false });
 
 const VIOLATION_OF_KEYWORD: Record<string, ViolationType> = {
   required: 'Required-Missing',
@@ -69,11 +77,12 @@ export class CompiledPlan {
   private remover?: Ajv2020;
 
   constructor(
+    private readonly Ajv: AjvClass,
     readonly planId: string,
     readonly version: number,
     specs: EventSpec[],
   ) {
-    const ajv = newAjv(false);
+    const ajv = newAjv(Ajv, false);
     specs.forEach((spec, i) => {
       const key = specKey(spec.type, spec.name);
       if (this.specs.has(key)) throw new ValidationError(`body.specs[${i}]: ${key} is planned twice`);
@@ -116,7 +125,7 @@ export class CompiledPlan {
     const compiled = this.specOf(event);
     const target = compiled && targetOf(event, compiled.spec.type);
     if (!compiled || !target || !isRecord(target.value)) return;
-    this.remover ??= newAjv(true);
+    this.remover ??= newAjv(this.Ajv, true);
     compiled.omit ??= this.remover.compile(compiled.spec.schema);
     const copy = structuredClone(target.value);
     compiled.omit(copy);
@@ -130,12 +139,12 @@ export class CompiledPlans {
 
   constructor(private readonly max = 100) {}
 
-  of(planId: string, version: number, specs: () => EventSpec[]): CompiledPlan {
+  of(Ajv: AjvClass, planId: string, version: number, specs: () => EventSpec[]): CompiledPlan {
     const key = `${planId}#${version}`;
     let plan = this.cache.get(key);
     if (!plan) {
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
-      plan = new CompiledPlan(planId, version, specs());
+      plan = new CompiledPlan(Ajv, planId, version, specs());
       this.cache.set(key, plan);
     }
     return plan;

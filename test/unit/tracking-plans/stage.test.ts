@@ -1,7 +1,7 @@
 import { applyPlan, parseCounterName } from '../../../shared/domain/tracking-plans/stage';
-import type { SourcePlan} from '../../../shared/domain/tracking-plans/schemas';
+import type { SourcePlan } from '../../../shared/domain/tracking-plans/schemas';
 import { VIOLATION_TYPES, type EventSpec } from '../../../shared/domain/tracking-plans/schemas';
-import { CompiledPlan } from '../../../shared/domain/tracking-plans/validator';
+import { CompiledPlan, loadAjv, type AjvClass } from '../../../shared/domain/tracking-plans/validator';
 
 /** The plan stage on 1,000 events, a tenth crafted for each violation type: exact counts, modes, violation shapes. */
 const SPECS: EventSpec[] = [
@@ -72,9 +72,14 @@ function totals(counts: Map<string, number>) {
   return sum;
 }
 
-describe('the tracking plan stage', () => {
-  const plan = new CompiledPlan('plan1', 3, SPECS);
+let Ajv: AjvClass;
+let plan: CompiledPlan;
+beforeAll(async () => {
+  Ajv = await loadAjv();
+  plan = new CompiledPlan(Ajv, 'plan1', 3, SPECS);
+});
 
+describe('the tracking plan stage', () => {
   it('counts exactly 100 events per violation type among 1,000, and 500 validated', () => {
     const crafted = thousandEvents();
     const { kept, dropped, counts } = applyPlan(
@@ -192,7 +197,9 @@ describe('the tracking plan stage', () => {
   });
 
   it('refuses a spec that is not a JSON Schema, and an event planned twice', () => {
-    expect(() => new CompiledPlan('p', 1, [{ type: 'identify', schema: { type: 'nonsense' } }])).toThrow(/body.specs\[0\].schema: not a valid JSON Schema/);
-    expect(() => new CompiledPlan('p', 1, [SPECS[0]!, SPECS[0]!])).toThrow('body.specs[1]: track:Order Completed is planned twice');
+    expect(() => new CompiledPlan(Ajv, 'p', 1, [{ type: 'identify', schema: { type: 'nonsense' } }])).toThrow(
+      /body.specs\[0\].schema: not a valid JSON Schema/,
+    );
+    expect(() => new CompiledPlan(Ajv, 'p', 1, [SPECS[0]!, SPECS[0]!])).toThrow('body.specs[1]: track:Order Completed is planned twice');
   });
 });
