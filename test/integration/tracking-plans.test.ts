@@ -187,6 +187,7 @@ describe('tracking plans', () => {
       [3, 2, 'Evolved'],
     ]);
     expect((await api('GET', `/v2/tracking-plans/${plan.id}/versions/1`)).body.version.specs).toEqual([ORDER_SPEC]);
+    expect((await api('GET', `/v2/tracking-plans/${plan.id}/versions/9`)).body).toEqual({ error: `No version 9 of tracking plan ${plan.id}` });
     expect((await api('GET', `/v2/tracking-plans/${plan.id}/diff?from=1`)).body).toEqual({
       planId: plan.id,
       from: 1,
@@ -204,6 +205,10 @@ describe('tracking plans', () => {
         ],
       },
     });
+
+    // Updates at the same time each make a version: none is lost.
+    const racing = await Promise.all(['a', 'b', 'c'].map((d) => api('PUT', `/v2/tracking-plans/${plan.id}`, { description: d })));
+    expect(racing.map((r) => r.body.trackingPlan.version).sort()).toEqual([4, 5, 6]);
 
     await api('PUT', `/v2/sources/${source.id}/tracking-plan`, { planId: plan.id, version: 1 });
     expect((await api('GET', `/v2/sources/${source.id}/tracking-plan`)).body.trackingPlan).toMatchObject({ version: 1, mode: 'observe' });
