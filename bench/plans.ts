@@ -80,7 +80,7 @@ function stageCost(Ajv: AjvClass): { planUs: number; rulesUs?: number; eventsPer
     const start = (round * BATCH) % templates.length;
     const batch = templates.slice(start, start + BATCH).map((e) => Object.assign({}, e));
     const before = process.cpuUsage();
-    const { kept } = applyPlan(batch, plan, link, 'bench-source');
+    const { kept } = applyPlan(batch, plan, link);
     const between = process.cpuUsage(before);
     if (round < 20) continue; // warm-up
     planCpu += between.user + between.system;

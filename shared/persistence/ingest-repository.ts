@@ -83,7 +83,7 @@ function planItems(table: string, batch: IngestBatch, expiresAt: number): Transa
     items.push({
       Update: {
         TableName: table,
-        Key: keys.trackingPlanStats(workspaceId, plan.planId, counterShard()),
+        Key: keys.trackingPlanStats(workspaceId, plan.planId, sourceId, plan.version, counterShard()),
         UpdateExpression: `ADD ${adds.join(', ')} SET lastEventAt = :at`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

@@ -200,10 +200,16 @@ export const keys = bounded({
     sk: `VERSION#${String(version).padStart(8, '0')}`,
   }),
   trackingPlanVersions: (workspaceId: string, id: string) => `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
-  /** …and its counters, sharded as the sources' are (ingestion adds to one shard per request). */
-  trackingPlanStats: (workspaceId: string, id: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}` }),
-  trackingPlanStatsShards: (workspaceId: string, id: string) =>
-    Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}` })),
+  /**
+   * …and its counters per source and version, sharded as the sources' are (ingestion adds to one shard per
+   * request); one set per source and version, so that an item holds the counters of one version's events.
+   */
+  trackingPlanStats: (workspaceId: string, id: string, sourceId: string, version: number, shard: number) => ({
+    pk: statsPartition(workspaceId, shard),
+    sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}`,
+  }),
+  trackingPlanStatsShards: (workspaceId: string, id: string, sourceId: string, version: number) =>
+    Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}` })),
   /** The events a request's source dropped by its tracking plan, beside its accepted ones: the live events show them. */
   ingestDropped: (workspaceId: string, sourceId: string, requestId: string) => ({
     pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,

@@ -1,5 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../domain/errors';
 import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
@@ -93,8 +93,29 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
     return items.map((item) => ({ ...PlanVersion.omit({ specs: true }).parse(item), events: Number(item.events ?? 0) }));
   }
 
-  async readStats(workspaceId: string, planId: string): Promise<Record<string, number>> {
-    const summed = (await readCounters(this.store, keys.trackingPlanStatsShards(workspaceId, planId))) ?? {};
+  async noteLink(workspaceId: string, planId: string, sourceId: string, version: number): Promise<void> {
+    await this.store.doc.send(
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.trackingPlan(workspaceId, planId),
+        UpdateExpression: 'ADD linked :link',
+        ExpressionAttributeValues: { ':link': new Set([JSON.stringify([sourceId, version])]) },
+      }),
+    );
+  }
+
+  async links(workspaceId: string, planId: string): Promise<{ sourceId: string; version: number }[]> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.trackingPlan(workspaceId, planId), ConsistentRead: true }),
+    );
+    return [...((Item?.linked as Set<string> | undefined) ?? [])].map((link) => {
+      const [sourceId, version] = JSON.parse(link) as [string, number];
+      return { sourceId, version };
+    });
+  }
+
+  async readStats(workspaceId: string, planId: string, sourceId: string, version: number): Promise<Record<string, number>> {
+    const summed = (await readCounters(this.store, keys.trackingPlanStatsShards(workspaceId, planId, sourceId, version))) ?? {};
     return Object.fromEntries(Object.entries(summed).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
   }
 

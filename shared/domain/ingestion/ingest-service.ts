@@ -64,7 +64,7 @@ export class IngestService {
     // The tracking plan's stage: each event validated once, before it is stored (README "Tracking plans").
     const staged = await this.plans?.apply(workspaceId, source, accepted);
     const events = staged ? staged.kept : accepted;
-    const plan = staged && { planId: staged.planId, dropped: staged.dropped, counts: staged.counts };
+    const plan = staged && { planId: staged.planId, version: staged.version, dropped: staged.dropped, counts: staged.counts };
 
     const firstEvent = !source.firstEventAt && events.length > 0;
     await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent, plan });

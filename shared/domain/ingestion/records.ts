@@ -15,7 +15,7 @@ export interface IngestBatch {
    * The tracking plan's verdict: the events it dropped (kept beside the request, never delivered) and the
    * request's counts, added to the plan's counters in the same write.
    */
-  plan?: { planId: string; dropped: Record<string, unknown>[]; counts: Map<string, number> };
+  plan?: { planId: string; version: number; dropped: Record<string, unknown>[]; counts: Map<string, number> };
 }
 
 /** One stored part of a request's events, as its stream consumers (delivery, schema capture) read it. */

@@ -16,12 +16,16 @@ export class PlanStage {
     private readonly compiled = new CompiledPlans(),
   ) {}
 
-  async apply(workspaceId: string, source: Source, events: Record<string, unknown>[]): Promise<(StagedEvents & { planId: string }) | undefined> {
+  async apply(
+    workspaceId: string,
+    source: Source,
+    events: Record<string, unknown>[],
+  ): Promise<(StagedEvents & { planId: string; version: number }) | undefined> {
     const link = source.trackingPlan;
     if (!link || events.length === 0) return undefined;
     const plan = await this.planOf(workspaceId, link.planId, link.version);
     if (!plan) return undefined;
-    return { planId: link.planId, ...applyPlan(events, plan, link, source.id) };
+    return { planId: link.planId, version: link.version, ...applyPlan(events, plan, link) };
   }
 
   private planOf(workspaceId: string, planId: string, version: number): Promise<CompiledPlan | undefined> {

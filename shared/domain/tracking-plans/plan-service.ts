@@ -18,7 +18,7 @@ import {
   type SourcePlanBody,
   type TrackingPlan,
 } from './schemas';
-import { parseCounterName } from './stage';
+import { UNPLANNED, parseCounterName } from './stage';
 import { CompiledPlan, loadAjv } from './validator';
 
 const notFound = (id: string) => NotFoundError.of('tracking plan', id);
@@ -121,6 +121,8 @@ export class TrackingPlanService {
     const version = body.version ?? plan.version;
     if (version > plan.version) throw new ValidationError(`body.version: tracking plan ${plan.id} has no version ${version} (latest ${plan.version})`);
     const link: SourcePlan = { planId: plan.id, version, mode: body.mode, unplannedEvents: body.unplannedEvents };
+    // Noted first: once the source is held to the version, its counters are found with the plan's.
+    await this.plans.noteLink(workspaceId, plan.id, sourceId, version);
     await this.catalog.update('source', workspaceId, sourceId, { trackingPlan: link, updatedAt: now() });
     return link;
   }
@@ -142,14 +144,30 @@ export class TrackingPlanService {
     if (!(await this.plans.get(workspaceId, planId))) throw notFound(planId);
     const rows = new Map<string, PlanCounts & { sourceId: string; version: number; type: string; name?: string }>();
     const totals = emptyCounts();
-    for (const [attribute, count] of Object.entries(await this.plans.readStats(workspaceId, planId))) {
-      const c = parseCounterName(attribute);
-      if ((filter.sourceId && c.sourceId !== filter.sourceId) || (filter.version && c.version !== filter.version)) continue;
-      const key = JSON.stringify([c.sourceId, c.version, c.type, c.name ?? null]);
-      let row = rows.get(key);
-      if (!row)
-        rows.set(key, (row = { sourceId: c.sourceId, version: c.version, type: c.type, ...(c.name !== undefined && { name: c.name }), ...emptyCounts() }));
-      for (const target of [row, totals]) addMetric(target, c.metric, count);
+    const links = (await this.plans.links(workspaceId, planId)).filter(
+      (l) => (!filter.sourceId || l.sourceId === filter.sourceId) && (!filter.version || l.version === filter.version),
+    );
+    const specs = new Map<number, Promise<EventSpec[]>>();
+    const specsOf = (version: number) =>
+      specs.get(version) ??
+      specs
+        .set(
+          version,
+          this.version(workspaceId, planId, version).then((v) => v.specs),
+        )
+        .get(version)!;
+    const read = await Promise.all(
+      links.map(async (l) => ({ ...l, specs: await specsOf(l.version), counters: await this.plans.readStats(workspaceId, planId, l.sourceId, l.version) })),
+    );
+    for (const { sourceId, version, specs: planned, counters } of read) {
+      for (const [attribute, count] of Object.entries(counters)) {
+        const c = parseCounterName(attribute);
+        const name = c.spec === undefined ? UNPLANNED : planned[c.spec]?.name;
+        const key = JSON.stringify([sourceId, version, c.type, c.spec ?? null]);
+        let row = rows.get(key);
+        if (!row) rows.set(key, (row = { sourceId, version, type: c.type, ...(name !== undefined && { name }), ...emptyCounts() }));
+        for (const target of [row, totals]) addMetric(target, c.metric, count);
+      }
     }
     const sorted = [...rows.values()].sort(
       (a, b) => a.sourceId.localeCompare(b.sourceId) || a.version - b.version || `${a.type}:${a.name}`.localeCompare(`${b.type}:${b.name}`),

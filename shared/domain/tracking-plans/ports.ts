@@ -14,8 +14,12 @@ export interface TrackingPlanRepository {
   getVersion(workspaceId: string, planId: string, version: number): Promise<PlanVersion | undefined>;
   /** Every version without its specs (but their count), oldest first. */
   listVersions(workspaceId: string, planId: string): Promise<(Omit<PlanVersion, 'specs'> & { events: number })[]>;
-  /** The plan's counters, summed over their shards (attribute name to count). */
-  readStats(workspaceId: string, planId: string): Promise<Record<string, number>>;
+  /** Records that a source was held to a version of the plan: its counters are read with the plan's. */
+  noteLink(workspaceId: string, planId: string, sourceId: string, version: number): Promise<void>;
+  /** Every (source, version) ever held to the plan. */
+  links(workspaceId: string, planId: string): Promise<{ sourceId: string; version: number }[]>;
+  /** The counters of a source held to a plan version, summed over their shards (counter name to count). */
+  readStats(workspaceId: string, planId: string, sourceId: string, version: number): Promise<Record<string, number>>;
 }
 
 export type { EventSpec };

@@ -7,16 +7,21 @@ import type { CompiledPlan } from './validator';
  * same verdict. Violations go into the event's context; events the link's mode drops are kept apart.
  */
 
-/** Counts of one request, per (source, version, event, metric): added to the plan's sharded counters in one write. */
+/**
+ * Counts of one request, per (event, metric): added in one write to the counters of the source and plan
+ * version (one sharded set of counters each, so that no item holds more than one version's events).
+ */
 export type PlanCounts = Map<string, number>;
 
-/** A counter's name: which source, version and event it counts, and what (`total`, `validated`, `v:Required-Missing`…). */
-export const counterName = (sourceId: string, version: number, type: string, name: string | undefined, metric: string): string =>
-  JSON.stringify([sourceId, version, type, name ?? null, metric]);
+/**
+ * A counter's name: which event it counts, by its spec's place in the version (null for the unplanned events of
+ * a type), and what (`total`, `validated`, `v:Required-Missing`…). Short whatever the event's name.
+ */
+export const counterName = (type: string, spec: number | undefined, metric: string): string => JSON.stringify([type, spec ?? null, metric]);
 
 export const parseCounterName = (attribute: string) => {
-  const [sourceId, version, type, name, metric] = JSON.parse(attribute) as [string, number, string, string | null, string];
-  return { sourceId, version, type, name: name ?? undefined, metric };
+  const [type, spec, metric] = JSON.parse(attribute) as [string, number | null, string];
+  return { type, spec: spec ?? undefined, metric };
 };
 
 /** Unplanned events are counted together per type, so that no event name a client makes up adds a counter. */
@@ -40,7 +45,7 @@ function add(counts: PlanCounts, name: string, n = 1) {
  * `context.trackingPlanId`, `context.trackingPlanVersion` and, when there are any, `context.violationErrors`,
  * applies the mode, and counts. Events are the request's own copies; their `context` is replaced, not changed.
  */
-export function applyPlan(events: Record<string, unknown>[], plan: CompiledPlan, link: SourcePlan, sourceId: string): StagedEvents {
+export function applyPlan(events: Record<string, unknown>[], plan: CompiledPlan, link: SourcePlan): StagedEvents {
   const kept: Record<string, unknown>[] = [];
   const dropped: Record<string, unknown>[] = [];
   const counts: PlanCounts = new Map();
@@ -49,7 +54,7 @@ export function applyPlan(events: Record<string, unknown>[], plan: CompiledPlan,
       kept.push(event);
       continue;
     }
-    const { spec, violations } = plan.check(event);
+    const { spec, index, violations } = plan.check(event);
     const context = event.context !== null && typeof event.context === 'object' && !Array.isArray(event.context) ? event.context : {};
     event.context = {
       ...context,
@@ -57,7 +62,7 @@ export function applyPlan(events: Record<string, unknown>[], plan: CompiledPlan,
       trackingPlanVersion: plan.version,
       ...(violations.length > 0 && { violationErrors: violations }),
     };
-    const metric = (m: string) => counterName(sourceId, plan.version, event.type as string, spec ? spec.name : UNPLANNED, m);
+    const metric = (m: string) => counterName(event.type as string, index, m);
     add(counts, metric('total'));
     if (violations.length === 0) add(counts, metric('validated'));
     else {

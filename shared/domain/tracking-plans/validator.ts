@@ -62,6 +62,8 @@ function violationOf(error: ErrorObject, root: string): Violation {
 
 interface CompiledSpec {
   spec: EventSpec;
+  /** Its place in the version's specs (versions never change): what its counters are named by. */
+  index: number;
   validate: ValidateFunction;
   omit?: ValidateFunction;
 }
@@ -69,6 +71,7 @@ interface CompiledSpec {
 export interface Verdict {
   /** The spec the event met, undefined when the plan has none for it (an unplanned event). */
   spec?: EventSpec;
+  index?: number;
   violations: Violation[];
 }
 
@@ -87,7 +90,7 @@ export class CompiledPlan {
       const key = specKey(spec.type, spec.name);
       if (this.specs.has(key)) throw new ValidationError(`body.specs[${i}]: ${key} is planned twice`);
       try {
-        this.specs.set(key, { spec, validate: ajv.compile(spec.schema) });
+        this.specs.set(key, { spec, index: i, validate: ajv.compile(spec.schema) });
       } catch (error) {
         throw new ValidationError(`body.specs[${i}].schema: not a valid JSON Schema: ${(error as Error).message}`);
       }
@@ -116,8 +119,8 @@ export class CompiledPlan {
     }
     const target = targetOf(event, compiled.spec.type);
     const value = target.value === undefined ? {} : target.value;
-    if (compiled.validate(value)) return { spec: compiled.spec, violations: [] };
-    return { spec: compiled.spec, violations: (compiled.validate.errors ?? []).map((e) => violationOf(e, target.path)) };
+    if (compiled.validate(value)) return { spec: compiled.spec, index: compiled.index, violations: [] };
+    return { spec: compiled.spec, index: compiled.index, violations: (compiled.validate.errors ?? []).map((e) => violationOf(e, target.path)) };
   }
 
   /** Removes from the event the keys its spec does not plan (nested ones where the schema lists `properties`). */

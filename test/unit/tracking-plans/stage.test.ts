@@ -86,7 +86,6 @@ describe('the tracking plan stage', () => {
       crafted.map((c) => c.event),
       plan,
       link('observe'),
-      'src1',
     );
     expect(kept).toHaveLength(1000);
     expect(dropped).toHaveLength(0);
@@ -105,19 +104,19 @@ describe('the tracking plan stage', () => {
       if (kind === 'valid') expect(context.violationErrors).toBeUndefined();
       else expect(context.violationErrors!.map((v) => v.type)).toEqual([kind]);
     }
-    // Counted per source, version and event.
-    const unplanned = [...counts].filter(([name]) => parseCounterName(name).name === '(unplanned)');
+    // Counted per event (the source's and version's counters hold them).
+    const unplanned = [...counts].filter(([name]) => parseCounterName(name).spec === undefined);
     expect(Object.fromEntries(unplanned.map(([name, n]) => [parseCounterName(name).metric, n]))).toEqual({
       total: 100,
       withViolations: 100,
       'v:Unplanned-Event': 100,
     });
-    expect(parseCounterName(unplanned[0]![0])).toMatchObject({ sourceId: 'src1', version: 3, type: 'track' });
+    expect(parseCounterName(unplanned[0]![0])).toEqual({ type: 'track', spec: undefined, metric: expect.any(String) });
   });
 
   it('attaches violations in RudderStack’s shape', () => {
     const [missing, mismatch, extra] = [order({ total: 1 }, 1), order({ orderId: 'o', total: 'x' }, 2), order({ orderId: 'o', total: 1, coupon: 'c' }, 3)];
-    applyPlan([missing, mismatch, extra], plan, link('observe'), 's');
+    applyPlan([missing, mismatch, extra], plan, link('observe'));
     const errors = (e: Record<string, unknown>) => (e.context as { violationErrors: unknown[] }).violationErrors;
     expect(errors(missing)).toEqual([
       {
@@ -141,7 +140,7 @@ describe('the tracking plan stage', () => {
       },
     ]);
     const identify = { type: 'identify', userId: 'u', context: { traits: { email: 3 } } };
-    applyPlan([identify], plan, link('observe'), 's');
+    applyPlan([identify], plan, link('observe'));
     expect(errors(identify)).toEqual([
       {
         type: 'Datatype-Mismatch',
@@ -157,7 +156,6 @@ describe('the tracking plan stage', () => {
       crafted.map((c) => c.event),
       plan,
       link('drop-event'),
-      's',
     );
     // Unplanned events are allowed here: only the four kinds of spec violations drop.
     expect(dropped.map((e) => e.messageId).sort()).toEqual(
@@ -172,7 +170,6 @@ describe('the tracking plan stage', () => {
       thousandEvents().map((c) => c.event),
       plan,
       link('drop-event', 'drop'),
-      's',
     );
     expect(strict.kept).toHaveLength(500);
     expect(totals(strict.counts).dropped).toBe(500);
@@ -188,7 +185,7 @@ describe('the tracking plan stage', () => {
     };
     const unplanned = { type: 'track', event: 'Mystery', userId: 'u', properties: { a: 1 } };
     const alias = { type: 'alias', userId: 'u', previousId: 'p' };
-    const { kept } = applyPlan([viewed, unplanned, alias], plan, link('omit-unplanned'), 's');
+    const { kept } = applyPlan([viewed, unplanned, alias], plan, link('omit-unplanned'));
     expect(kept).toHaveLength(3);
     expect(viewed.properties).toEqual({ sku: 'A1', product: { name: 'Lamp' } });
     expect(viewed.context).toEqual({ library: { name: 'sdk' }, trackingPlanId: 'plan1', trackingPlanVersion: 3 });
