@@ -2,14 +2,25 @@ import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
+import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
+import { firehose } from './firehose';
+import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
+import { hubspot } from './hubspot';
+import { intercom } from './intercom';
+import { klaviyo } from './klaviyo';
+import { googleSheets } from './google-sheets';
+import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
+import { pinterestConversions } from './pinterest-conversions';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
-import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
+import { s3 } from './server-delivered';
+import { snapchatConversions } from './snapchat-conversions';
+import { tiktokAds } from './tiktok-ads';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -17,7 +28,29 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  facebookConversions,
+  tiktokAds,
+  pinterestConversions,
+  snapchatConversions,
+  hubspot,
+  intercom,
+  klaviyo,
+  redis,
+  s3,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+  firehose,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 

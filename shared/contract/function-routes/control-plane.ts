@@ -5,6 +5,7 @@ import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
 import { TRACKING_PLANS_ROUTES } from './tracking-plans';
 import { MONITORING_ROUTES } from './monitoring';
 import { REGULATIONS_ROUTES } from './regulations';
+import { REPLAYS_ROUTES } from './replays';
 import { TEST_INTERFACE_ROUTES } from './test-interface';
 import { TRANSFORMATIONS_ROUTES } from './transformations';
 import type { RouteDefinition } from './define';
@@ -17,6 +18,7 @@ export const CONTROL_ROUTES = [
   ...EVENT_SCHEMAS_ROUTES,
   ...TRACKING_PLANS_ROUTES,
   ...REGULATIONS_ROUTES,
+  ...REPLAYS_ROUTES,
   ...TRANSFORMATIONS_ROUTES,
   ...CREDENTIALS_ROUTES,
   ...TEST_INTERFACE_ROUTES,
