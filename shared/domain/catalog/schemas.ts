@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SourcePlan } from '../tracking-plans/schemas';
+import { SourcePlan } from '../tracking-plans/link';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
 const Name = z.string().trim().min(1, 'must not be empty').max(200);

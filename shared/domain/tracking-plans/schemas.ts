@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SourcePlan } from './link';
 
 /**
  * Tracking plans: versioned sets of event specs that a source's events are validated against at ingestion
@@ -13,8 +14,7 @@ export const NAMED_TYPES: readonly PlanEventType[] = ['track', 'page', 'screen']
 export const VIOLATION_TYPES = ['Unplanned-Event', 'Required-Missing', 'Datatype-Mismatch', 'Additional-Properties', 'Unknown-Violation'] as const;
 export type ViolationType = (typeof VIOLATION_TYPES)[number];
 
-export const MODES = ['observe', 'drop-event', 'omit-unplanned'] as const;
-export type PlanMode = (typeof MODES)[number];
+export { MODES, SourcePlan, type PlanMode } from './link';
 
 /** Bounds: a plan's events, its specs' stored size, the event models one create may name. */
 export const MAX_PLAN_EVENTS = 500;
@@ -93,14 +93,6 @@ export type PlanVersion = Omit<z.infer<typeof PlanVersion>, 'specs'> & { specs: 
 export const PlanWithSpecs = TrackingPlan.extend({ specs: z.array(z.record(z.string(), z.unknown())) });
 export const PlanVersionSummary = PlanVersion.omit({ specs: true }).extend({ events: z.number().int() });
 
-/** A source's link to one plan version (stored on the source, read with its write key). */
-export const SourcePlan = z.strictObject({
-  planId: Id,
-  version: z.number().int().min(1),
-  mode: z.enum(MODES).default('observe'),
-  unplannedEvents: z.enum(['allow', 'drop']).default('allow').describe('what happens to events the plan has no spec for'),
-});
-export type SourcePlan = z.infer<typeof SourcePlan>;
 export const SourcePlanBody = SourcePlan.extend({
   version: z.number().int().min(1).optional().describe('the plan version; the latest when left out'),
 });
