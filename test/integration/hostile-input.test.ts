@@ -63,6 +63,14 @@ const SAMPLES: Record<string, BodySample> = {
   'POST /v2/tracking-plans': { body: { name: 'P', specs: [{ type: 'track', name: 'E', schema: { type: 'object', required: ['a'] } }] } },
   'PUT /v2/tracking-plans/{id}': { body: { name: 'P2', specs: [{ type: 'page', schema: { type: 'object' } }] } },
   'PUT /v2/sources/{id}/tracking-plan': { body: { planId: 'TRACKINGPLAN', mode: 'drop-event', unplannedEvents: 'drop' } },
+  'PUT /v2/connections/{id}/rules': {
+    body: { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug' }] }, { type: 'truncate-ip' }] },
+    extra: [
+      { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(x+)+y' }] }] },
+      { rules: [{ type: 'hash', paths: ['a.__proto__.b'] }] },
+    ],
+  },
+  'POST /v2/connections/{id}/rules/dry-run': { body: { limit: 10, rules: [{ type: 'sample', fraction: 0.5 }] }, extra: [{ limit: 1e9 }] },
   'POST /v2/regulations': {
     body: { regulationType: 'suppress', sourceIds: ['SOURCE'], users: [{ userId: 'u9', email: 'u9@example.com' }] },
     extra: [
@@ -70,6 +78,14 @@ const SAMPLES: Record<string, BodySample> = {
       { regulationType: 'suppress', users: [{ userId: 'u\udc00' }] },
     ],
     headers: [{ 'Idempotency-Key': HUGE_ASCII }, { 'Idempotency-Key': QUOTES }],
+  },
+  'POST /v2/replays': {
+    body: {
+      sourceId: 'SOURCE',
+      destinationId: 'DESTINATION',
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() - 1000).toISOString(),
+    },
   },
   'POST /transformations': { body: { name: 'T2', description: 'd', code: 'export function transformEvent(e) { return e; }' } },
   'POST /transformations/{id}': { body: { description: 'd2', code: 'export function transformEvent(e) { return null; }' } },
