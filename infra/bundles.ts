@@ -52,8 +52,8 @@ const BUDGETS = {
   eventSchemas: { budgetKb: 320 },
   trackingPlans: { budgetKb: 340, onDemand: ['ajv/dist/2020.js'] },
   dataMeta: { budgetKb: 285 },
-  // 300 KB until the tracking-plan stage (10 KB of it; Ajv is on demand): raised to 315 with it (README "Data quality").
-  ingest: { budgetKb: 315, onDemand: ['ajv/dist/2020.js'] },
+  // 300 KB until the tracking-plan stage (about 14 KB of it; Ajv is on demand): raised to 320 with it (README "Data quality").
+  ingest: { budgetKb: 320, onDemand: ['ajv/dist/2020.js'] },
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },

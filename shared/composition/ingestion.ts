@@ -1,12 +1,9 @@
 import { InboundLimits } from '../domain/ingestion/inbound-limits';
 import { IngestService } from '../domain/ingestion/ingest-service';
-import { WriteKeys } from '../domain/ingestion/write-keys';
+import { writeKeys } from './write-keys';
 import { repository, type Services } from '../services';
-import { CatalogRepository } from '../persistence/catalog-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { planStage } from './plan-stage';
-
-export const writeKeys = (s: Services) => s.once('writeKeys', () => new WriteKeys(repository(s, CatalogRepository)));
 
 /** Every source's inbound limit, as this process holds it. */
 export const inboundLimits = (s: Services) => s.once('inboundLimits', () => new InboundLimits(repository(s, IngestRepository)));
