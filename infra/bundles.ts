@@ -40,13 +40,15 @@ export interface FunctionBundle {
  * fails the test, which names the modules that grew it; raising a budget is a decision, taken in review.
  */
 const BUDGETS = {
+  // Each destination type adds about 4 KB to every function that carries the registry (those of ioredis): their
+  // budgets were set again, from the measured size with about 5% of room, with Iterable, Segment and Heap.
   // endpoint functions
-  controlMeta: { budgetKb: 374, onDemand: ['ioredis', 'kafkajs'] },
-  catalog: { budgetKb: 361, onDemand: ['ioredis', 'kafkajs'] },
+  controlMeta: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs'] },
+  catalog: { budgetKb: 385, onDemand: ['ioredis', 'kafkajs'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs', 'ajv/dist/2020.js'] },
-  regulations: { budgetKb: 378, onDemand: ['ioredis', 'kafkajs'] },
-  replays: { budgetKb: 365, onDemand: ['ioredis', 'kafkajs'] },
+  testInterface: { budgetKb: 455, onDemand: ['ioredis', 'kafkajs', 'ajv/dist/2020.js'] },
+  regulations: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs'] },
+  replays: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -63,13 +65,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis', 'kafkajs'] },
-  delivery: { budgetKb: 453, onDemand: ['ioredis', 'kafkajs'] },
+  regulationProcessor: { budgetKb: 435, onDemand: ['ioredis', 'kafkajs'] },
+  delivery: { budgetKb: 480, onDemand: ['ioredis', 'kafkajs'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 373, onDemand: ['ioredis', 'kafkajs'] },
-  deliveryScheduler: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs'] },
-  replayRunner: { budgetKb: 451, onDemand: ['ioredis', 'kafkajs'] },
+  deletionScheduler: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs'] },
+  deliveryScheduler: { budgetKb: 475, onDemand: ['ioredis', 'kafkajs'] },
+  replayRunner: { budgetKb: 475, onDemand: ['ioredis', 'kafkajs'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
