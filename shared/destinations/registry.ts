@@ -9,7 +9,8 @@ import { mixpanel } from './mixpanel';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
-import { bigQueryStream, googleSheets, kafka, s3 } from './server-delivered';
+import { s3 } from './s3';
+import { bigQueryStream, googleSheets, kafka } from './server-delivered';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 

@@ -7,20 +7,6 @@ import { defineDestination } from '../types';
  */
 const Secret = z.string().min(1);
 
-export const s3 = defineDestination({
-  name: 'S3',
-  displayName: 'Amazon S3',
-  delivery: 'server',
-  config: z.strictObject({
-    bucketName: z.string().min(3).max(63),
-    region: z.string().min(1).optional(),
-    prefix: z.string().optional(),
-    accessKeyID: z.string().optional(),
-    accessKey: z.string().optional(),
-    endPoint: z.url().optional().describe('an S3-compatible store instead of AWS'),
-  }),
-});
-
 export const kafka = defineDestination({
   name: 'KAFKA',
   displayName: 'Apache Kafka',

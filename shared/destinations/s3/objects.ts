@@ -1,0 +1,34 @@
+import { gzipSync } from 'node:zlib';
+import { eventTime } from '../message';
+import type { Message } from '../types';
+
+/** When an event reached Weir: its receivedAt, else when it happened (eventTime). */
+function arrival(message: Message): Date | undefined {
+  const received = typeof message.receivedAt === 'string' ? new Date(message.receivedAt) : undefined;
+  return received && !Number.isNaN(received.getTime()) ? received : eventTime(message);
+}
+
+/**
+ * The hour a chunk is filed under: the earliest receivedAt of its events (else their event time). Weir's
+ * own clock, so a device with a wrong clock or a replay of old events does not scatter objects over the
+ * years, and the same events always land in the same folder, whatever their order.
+ */
+export function chunkHour(messages: Message[], now: () => Date = () => new Date()): Date {
+  const times = messages.map(arrival).filter((time): time is Date => time !== undefined);
+  return times.length ? new Date(Math.min(...times.map((time) => time.getTime()))) : now();
+}
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/**
+ * `<prefix>/<sourceId>/<yyyy>/<mm>/<dd>/<hh>/<chunkKey>.json.gz` (UTC): named by the chunk's key, so a chunk
+ * sent again after a crash overwrites its own object instead of adding a second one.
+ */
+export function objectKey(prefix: string | undefined, sourceId: string, chunkKey: string, hour: Date): string {
+  const folder = [hour.getUTCFullYear(), pad(hour.getUTCMonth() + 1), pad(hour.getUTCDate()), pad(hour.getUTCHours())].join('/');
+  const base = (prefix ?? '').replace(/^\/+|\/+$/g, '');
+  return `${base ? `${base}/` : ''}${sourceId}/${folder}/${chunkKey}.json.gz`;
+}
+
+/** The events as JSON lines (one event a line, in chunk order), gzipped. */
+export const objectBody = (messages: Message[]): Buffer => gzipSync(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
