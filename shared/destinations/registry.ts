@@ -6,6 +6,7 @@ import { braze } from './braze';
 import { customerio } from './customerio';
 import { ga4 } from './ga4';
 import { mixpanel } from './mixpanel';
+import { postgres } from './postgres';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
@@ -18,7 +19,22 @@ import { webhook } from './webhook';
  * The destination-type registry: every type Weir knows. The catalog validates configurations with it,
  * GET /destination-definitions lists it, the test interface, delivery and deletion find their code in it.
  */
-const TYPES: DestinationType[] = [webhook, amplitude, mixpanel, posthog, braze, customerio, ga4, slack, redis, s3, kafka, googleSheets, bigQueryStream];
+const TYPES: DestinationType[] = [
+  webhook,
+  amplitude,
+  mixpanel,
+  posthog,
+  braze,
+  customerio,
+  ga4,
+  slack,
+  redis,
+  s3,
+  postgres,
+  kafka,
+  googleSheets,
+  bigQueryStream,
+];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
 
