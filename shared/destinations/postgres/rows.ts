@@ -42,7 +42,8 @@ export function fitIdentifier(name: string, limit = MAX_IDENTIFIER): string {
  */
 export function snakeCase(name: string): string {
   const words = name
-    .replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\d)(\p{Lu}\p{Ll})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);

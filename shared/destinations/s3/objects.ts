@@ -2,20 +2,23 @@ import { gzipSync } from 'node:zlib';
 import { eventTime } from '../message';
 import type { Message } from '../types';
 
-/** When an event reached Weir: its receivedAt, else when it happened (eventTime). */
-function arrival(message: Message): Date | undefined {
+const receivedAt = (message: Message): Date | undefined => {
   const received = typeof message.receivedAt === 'string' ? new Date(message.receivedAt) : undefined;
-  return received && !Number.isNaN(received.getTime()) ? received : eventTime(message);
-}
+  return received && !Number.isNaN(received.getTime()) ? received : undefined;
+};
+
+const earliest = (times: (Date | undefined)[]) => {
+  const known = times.filter((time): time is Date => time !== undefined).map((time) => time.getTime());
+  return known.length ? new Date(Math.min(...known)) : undefined;
+};
 
 /**
- * The hour a chunk is filed under: the earliest receivedAt of its events (else their event time). Weir's
- * own clock, so a device with a wrong clock or a replay of old events does not scatter objects over the
- * years, and the same events always land in the same folder, whatever their order.
+ * The hour a chunk is filed under: the earliest receivedAt of its events (when none has one, the earliest
+ * event time). Weir's own clock, so a device with a wrong clock or a replay of old events does not scatter
+ * objects over the years, and the same events always land in the same folder, whatever their order.
  */
 export function chunkHour(messages: Message[], now: () => Date = () => new Date()): Date {
-  const times = messages.map(arrival).filter((time): time is Date => time !== undefined);
-  return times.length ? new Date(Math.min(...times.map((time) => time.getTime()))) : now();
+  return earliest(messages.map(receivedAt)) ?? earliest(messages.map(eventTime)) ?? now();
 }
 
 const pad = (value: number) => String(value).padStart(2, '0');
