@@ -14,9 +14,10 @@ export const RUNTIME_MODULES = ['@aws-sdk/*'];
 /**
  * Packages a handler loads only on first use (a dynamic `import()`), bundled on their own into
  * `node_modules/<name>/index.js` beside the handler's bundle, where that `import()` finds them: a function
- * that may use one carries its file, and its cold start does not load it. ioredis is for the Redis destination.
+ * that may use one carries its file, and its cold start does not load it. ioredis is for the Redis destination,
+ * pg for the PostgreSQL one.
  */
-export const ON_DEMAND_MODULES = ['ioredis'] as const;
+export const ON_DEMAND_MODULES = ['ioredis', 'pg'] as const;
 export type OnDemandModule = (typeof ON_DEMAND_MODULES)[number];
 
 /** What the handler's bundle leaves out: the runtime's modules and the on-demand ones. */
@@ -40,11 +41,11 @@ export interface FunctionBundle {
  */
 const BUDGETS = {
   // endpoint functions
-  controlMeta: { budgetKb: 355, onDemand: ['ioredis'] },
-  catalog: { budgetKb: 340, onDemand: ['ioredis'] },
+  controlMeta: { budgetKb: 355, onDemand: ['ioredis', 'pg'] },
+  catalog: { budgetKb: 345, onDemand: ['ioredis', 'pg'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis'] },
-  regulations: { budgetKb: 355, onDemand: ['ioredis'] },
+  testInterface: { budgetKb: 400, onDemand: ['ioredis', 'pg'] },
+  regulations: { budgetKb: 360, onDemand: ['ioredis', 'pg'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -59,12 +60,12 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis'] },
-  delivery: { budgetKb: 430, onDemand: ['ioredis'] },
+  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis', 'pg'] },
+  delivery: { budgetKb: 430, onDemand: ['ioredis', 'pg'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 355, onDemand: ['ioredis'] },
-  deliveryScheduler: { budgetKb: 425, onDemand: ['ioredis'] },
+  deletionScheduler: { budgetKb: 360, onDemand: ['ioredis', 'pg'] },
+  deliveryScheduler: { budgetKb: 430, onDemand: ['ioredis', 'pg'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

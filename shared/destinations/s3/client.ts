@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { allowlistFromEnv } from '../../outbound/allowlist';
 import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
 import { vettingLookup } from '../../outbound/lookup';
@@ -59,10 +59,12 @@ export function s3Failure(error: unknown): DeliveryResult {
   return { status: timedOut ? 504 : 502, response: '', error: `S3 request failed: ${e.message || code}`, retryable: true };
 }
 
-function clientFor(target: S3Target, ms: number): S3Client {
+async function clientFor(target: S3Target, ms: number): Promise<{ client: S3Client; PutObjectCommand: typeof PutObjectCommand }> {
+  // The SDK's S3 client is loaded by the first delivery to an S3 destination, not by every function that knows the type.
+  const sdk = await import('@aws-sdk/client-s3');
   // Every connection, to AWS or to a configured store, goes to an address the SSRF guard vetted.
   const lookup = vettingLookup(allowlistFromEnv());
-  return new S3Client({
+  const client = new sdk.S3Client({
     region: target.region,
     endpoint: target.endPoint,
     forcePathStyle: target.endPoint !== undefined,
@@ -79,16 +81,17 @@ function clientFor(target: S3Target, ms: number): S3Client {
       requestTimeout: ms,
     },
   });
+  return { client, PutObjectCommand: sdk.PutObjectCommand };
 }
 
 /** Writes one object (replacing any of the same key). Never throws. */
 export async function putObject(target: S3Target, key: string, body: Buffer): Promise<DeliveryResult> {
   const ms = timeoutMs();
-  const client = clientFor(target, ms);
+  const { client, PutObjectCommand: Put } = await clientFor(target, ms);
   try {
     // A host name is vetted by the lookup when connecting; an IP literal is never looked up, so it is vetted here.
     if (target.endPoint) await vetUrl(parseOutboundUrl(target.endPoint), allowlistFromEnv());
-    const command = new PutObjectCommand({
+    const command = new Put({
       Bucket: target.bucket,
       Key: key,
       Body: body,
