@@ -36,11 +36,10 @@ const ACCEPTS: Record<string, Kind[]> = {
 };
 const typeName: Record<Kind, string> = { string: 'text', int: 'bigint', float: 'numeric', boolean: 'boolean', timestamp: 'timestamp with time zone' };
 
-/** The value as JSON gives it to its column: text columns take the text of any value; PostgreSQL text has no NUL. */
-function stored(value: Value, dataType: string): Value {
-  const asText = dataType === 'text' || dataType === 'character varying';
+/** The value as its column takes it: text columns the text of any value; PostgreSQL text has no NUL. */
+function stored(value: Value, asText: boolean): Value {
   const out = asText && typeof value !== 'string' ? String(value) : value;
-  return typeof out === 'string' ? out.replaceAll('\u0000', '') : out;
+  return typeof out === 'string' && out.includes('\u0000') ? out.replaceAll('\u0000', '') : out;
 }
 
 /** Where each row's values go once the layout has the columns `additions` names (table → column → kind). */
@@ -49,38 +48,49 @@ export interface Placement {
   additions: Map<string, Map<string, Kind>>;
 }
 
+/** Where a value of one kind goes in one table: the column, and whether it takes the value as text. */
+type Slot = { column: string; asText: boolean } | null;
+
 /** Places every value of `rows` in a column of `layout`, planning the tables and columns that are missing. */
 export function place(rows: Row[], layout: Layout): Placement {
   const additions = new Map<string, Map<string, Kind>>();
-  const placed = rows.map((row) => {
-    const existing = layout.get(row.table);
-    const added = additions.get(row.table) ?? new Map<string, Kind>();
-    additions.set(row.table, added);
-    const typeOf = (column: string) => existing?.get(column) ?? (added.has(column) ? typeName[added.get(column)!] : undefined);
-    const values: Record<string, Value> = {};
-    for (const [column, value] of Object.entries(row.values)) {
-      const kind = kindOf(value);
-      const candidates: [string, Kind][] = [
-        [column, kind],
-        [fitIdentifier(`${column}_${kind}`), kind],
-        [fitIdentifier(`${column}_string`), 'string'],
-      ];
-      for (const [candidate, newKind] of candidates) {
-        const dataType = typeOf(candidate);
-        if (dataType === undefined) {
-          if ((existing?.size ?? 0) + added.size >= MAX_COLUMNS) break;
-          added.set(candidate, newKind);
-          values[candidate] = stored(value, typeName[newKind]);
-          break;
-        }
-        if (ACCEPTS[dataType]?.includes(kind)) {
-          values[candidate] = stored(value, dataType);
-          break;
-        }
+  // Rows of a chunk share their keys: each (table, key, kind) is decided once.
+  const slots = new Map<string, Map<string, Partial<Record<Kind, Slot>>>>();
+  const slotOf = (table: string, column: string, kind: Kind): Slot => {
+    const existing = layout.get(table);
+    let added = additions.get(table);
+    if (!added) additions.set(table, (added = new Map()));
+    const typeOf = (name: string) => existing?.get(name) ?? (added.has(name) ? typeName[added.get(name)!] : undefined);
+    // The column itself, else <column>_<kind>, else <column>_string; names beyond the first made only when needed.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const candidate = attempt === 0 ? column : fitIdentifier(`${column}_${attempt === 1 ? kind : 'string'}`);
+      const newKind = attempt === 2 ? 'string' : kind;
+      const dataType = typeOf(candidate);
+      if (dataType === undefined) {
+        if ((existing?.size ?? 0) + added.size >= MAX_COLUMNS) return null;
+        added.set(candidate, newKind);
+        return { column: candidate, asText: newKind === 'string' };
       }
+      if (ACCEPTS[dataType]?.includes(kind)) return { column: candidate, asText: dataType === 'text' || dataType === 'character varying' };
+    }
+    return null;
+  };
+  const placed = rows.map((row) => {
+    let tableSlots = slots.get(row.table);
+    if (!tableSlots) slots.set(row.table, (tableSlots = new Map()));
+    const values: Record<string, Value> = {};
+    for (const column in row.values) {
+      const value = row.values[column]!;
+      const kind = kindOf(value);
+      let byKind = tableSlots.get(column);
+      if (!byKind) tableSlots.set(column, (byKind = {}));
+      let slot = byKind[kind];
+      if (slot === undefined) slot = byKind[kind] = slotOf(row.table, column, kind);
+      if (slot) values[slot.column] = stored(value, slot.asText);
     }
     return { table: row.table, values };
   });
+  for (const table of new Set(rows.map((row) => row.table))) if (!additions.has(table) && !layout.has(table)) additions.set(table, new Map());
   for (const [table, added] of additions) if (added.size === 0 && layout.has(table)) additions.delete(table);
   return { rows: placed, additions };
 }

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Client, ClientConfig } from 'pg';
+import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { allowlistFromEnv } from '../../outbound/allowlist';
 import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../http-client';
@@ -55,11 +55,54 @@ function tlsOptions(target: PostgresTarget): ClientConfig['ssl'] {
 }
 
 /**
- * Runs `work` on a connection to the configured server, opened for it and closed after. The host is
- * user-aimed: the SSRF guard vets it and the client connects to the address it vetted, so DNS cannot answer
- * differently in between. One attempt: retrying is the caller's job. Never throws.
+ * Open connections, per server and login, kept between chunks for IDLE_MS: a chunk needs no new connection
+ * and password exchange of its own. Bounded in number; the least recently used goes first.
  */
-export async function withPostgres<T>(target: PostgresTarget, work: (client: Client) => Promise<T>): Promise<PostgresOutcome<T>> {
+const POOLS = new Map<string, Pool>();
+const MAX_POOLS = 16;
+const IDLE_MS = 10_000;
+const CONNECTIONS_PER_POOL = 2;
+/** Connections that ran work before: one of these failing on its connection may just have gone stale while idle. */
+const USED = new WeakSet<PoolClient>();
+
+async function poolFor(settings: ClientConfig): Promise<Pool> {
+  const key = JSON.stringify(settings);
+  const known = POOLS.get(key);
+  POOLS.delete(key);
+  if (known) return POOLS.set(key, known).get(key)!;
+  // The driver is loaded by the first delivery to a PostgreSQL destination, not by every function that knows the type.
+  const { Pool: PgPool } = await import('pg');
+  const pool = new PgPool({ ...settings, max: CONNECTIONS_PER_POOL, idleTimeoutMillis: IDLE_MS, allowExitOnIdle: true });
+  // An idle connection the server closes is reported here, and the pool drops it.
+  pool.on('error', () => undefined);
+  POOLS.set(key, pool);
+  for (const [oldest, old] of POOLS) {
+    if (POOLS.size <= MAX_POOLS) break;
+    POOLS.delete(oldest);
+    void old.end();
+  }
+  return pool;
+}
+
+/** Closes every kept connection (a process that is done delivering). */
+export async function endPostgresPools(): Promise<void> {
+  const pools = [...POOLS.values()];
+  POOLS.clear();
+  await Promise.all(pools.map((pool) => pool.end()));
+}
+
+const lostConnection = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57P0');
+};
+
+/**
+ * Runs `work` on a connection to the configured server. The host is user-aimed: the SSRF guard vets it and
+ * the client connects to the address it vetted, so DNS cannot answer differently in between. A kept
+ * connection that turns out closed is replaced once; otherwise one attempt: retrying is the caller's job.
+ * The work leaves no transaction open. Never throws.
+ */
+export async function withPostgres<T>(target: PostgresTarget, work: (client: PoolClient) => Promise<T>): Promise<PostgresOutcome<T>> {
   // Only a host name or IPv4 literal, so the host vetted below is exactly the one configured.
   if (!/^[\w.-]+$/.test(target.host)) return { ok: false, error: `invalid PostgreSQL host ${target.host}`, retryable: false, status: 400 };
   let address: string;
@@ -70,9 +113,7 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Cli
     const retryable = error.code === 'unresolvable';
     return { ok: false, error: error.message, retryable, status: retryable ? 502 : 403 };
   }
-  // The driver is loaded by the first delivery to a PostgreSQL destination, not by every function that knows the type.
-  const { Client: PgClient } = await import('pg');
-  const client = new PgClient({
+  const pool = await poolFor({
     host: address,
     port: target.port,
     database: target.database,
@@ -84,15 +125,24 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Cli
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
   });
-  // A connection lost between statements is reported here; the statement under way fails with it too.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return { ok: true, value: await work(client) };
-  } catch (error) {
-    return failure(error, target.host);
-  } finally {
-    await client.end().catch(() => undefined);
+  for (let attempt = 1; ; attempt++) {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      return failure(error, target.host);
+    }
+    const reused = USED.has(client);
+    try {
+      const value = await work(client);
+      USED.add(client);
+      client.release();
+      return { ok: true, value };
+    } catch (error) {
+      // A connection that failed is never handed out again.
+      client.release(true);
+      if (!(reused && attempt === 1 && lostConnection(error))) return failure(error, target.host);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
-import type { Client } from 'pg';
+import type { PoolClient as Client } from 'pg';
 import { place, SQL_TYPE, type Kind, type Layout, type Placement } from './columns';
 import { ident } from './connection';
+import { copyFrom, copyText } from './copy';
 import { USERS_TABLE, type Row, type Value } from './rows';
 
 /**
@@ -67,9 +68,34 @@ function mergeUsers(rows: Row[]): Row[] {
   return [...byId.values()].map((values) => ({ table: USERS_TABLE, values }));
 }
 
+/** A resent chunk's rows are there already: COPY stops at the first, and the rows go in with ON CONFLICT instead. */
+const UNIQUE_VIOLATION = '23505';
+
 async function insert(client: Client, schema: string, table: string, rows: Row[]): Promise<number> {
   const name = `${ident(schema)}.${ident(table)}`;
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row.values)))].map(ident);
+  const seen = new Set<string>();
+  for (const row of rows) for (const column in row.values) seen.add(column);
+  const names = [...seen];
+  const columns = names.map(ident);
+  if (table !== USERS_TABLE) {
+    // COPY first (the fast path, taken by every chunk sent once), in a savepoint so a refused COPY leaves nothing.
+    await client.query('SAVEPOINT copy_rows');
+    try {
+      const copied = await copyFrom(
+        client,
+        `${name} (${columns.join(', ')})`,
+        copyText(
+          names,
+          rows.map((row) => row.values),
+        ),
+      );
+      await client.query('RELEASE SAVEPOINT copy_rows');
+      return copied;
+    } catch (error) {
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT copy_rows');
+    }
+  }
   const into = `INSERT INTO ${name} AS t (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM json_populate_recordset(NULL::${name}, $1::json)`;
   if (table !== USERS_TABLE) return (await client.query(`${into} ON CONFLICT (id) DO NOTHING`, [JSON.stringify(rows.map((row) => row.values))])).rowCount ?? 0;
   // A user's row takes the traits of identifies received no earlier than the one it holds (a resent old chunk changes nothing).

@@ -30,6 +30,8 @@ const RESERVED_TABLES = new Set([...Object.values(TYPE_TABLES), USERS_TABLE]);
 
 /** Cuts a name to PostgreSQL's identifier limit in bytes, never inside a character. */
 export function fitIdentifier(name: string, limit = MAX_IDENTIFIER): string {
+  // Four bytes at most a character: a short name needs no counting.
+  if (name.length * 4 <= limit) return name;
   let out = name;
   while (Buffer.byteLength(out) > limit) out = out.slice(0, -1);
   return out;
@@ -41,6 +43,20 @@ export function fitIdentifier(name: string, limit = MAX_IDENTIFIER): string {
  * digits kept with their word, a leading digit given a `_`, cut to 63 bytes. "" when no letter or digit is left.
  */
 export function snakeCase(name: string): string {
+  let known = SNAKE_CASED.get(name);
+  if (known === undefined) {
+    // Events repeat their keys: each name is worked out once (up to a bound), not once per event.
+    if (SNAKE_CASED.size >= MAX_SNAKE_CASED) SNAKE_CASED.clear();
+    known = snakeCaseOnce(name);
+    SNAKE_CASED.set(name, known);
+  }
+  return known;
+}
+
+const SNAKE_CASED = new Map<string, string>();
+const MAX_SNAKE_CASED = 10_000;
+
+function snakeCaseOnce(name: string): string {
   const words = name
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .replace(/(\d)(\p{Lu}\p{Ll})/gu, '$1 $2')
@@ -59,12 +75,26 @@ export function eventTable(event: unknown): string | undefined {
   return RESERVED_TABLES.has(name) ? fitIdentifier(`_${name}`) : name;
 }
 
+/** `<prefix>_<key snake_cased>` (the key's own leading _ dropped after a prefix), worked out once a pair. */
+function columnName(prefix: string, key: string): string {
+  const memo = `${prefix}\u0000${key}`;
+  let known = COLUMN_NAMES.get(memo);
+  if (known === undefined) {
+    if (COLUMN_NAMES.size >= MAX_SNAKE_CASED) COLUMN_NAMES.clear();
+    const part = snakeCase(key);
+    known = part && fitIdentifier(prefix ? `${prefix}_${part.replace(/^_/, '')}` : part);
+    COLUMN_NAMES.set(memo, known);
+  }
+  return known;
+}
+const COLUMN_NAMES = new Map<string, string>();
+
 /** An object's leaves as snake_case columns (`{a: {bC: 1}}` → `a_b_c`), arrays kept whole as JSON text. */
 export function flattenColumns(value: Record<string, unknown>, prefix = '', out: Record<string, Value> = {}): Record<string, Value> {
-  for (const [key, item] of Object.entries(value)) {
-    const part = snakeCase(key);
-    if (!part) continue;
-    const name = fitIdentifier(prefix ? `${prefix}_${part.replace(/^_/, '')}` : part);
+  for (const key in value) {
+    const item = value[key];
+    const name = columnName(prefix, key);
+    if (!name) continue;
     if (isRecord(item)) flattenColumns(item, name, out);
     else if (Array.isArray(item)) out[name] = JSON.stringify(item);
     else if (typeof item === 'string' || typeof item === 'boolean' || (typeof item === 'number' && Number.isFinite(item))) out[name] = item;
@@ -89,14 +119,12 @@ function commonColumns(message: Message, loadedAt: string): Record<string, Value
   };
 }
 
-const defined = (record: Record<string, Value | undefined>): Record<string, Value> =>
-  Object.fromEntries(Object.entries(record).filter((entry): entry is [string, Value] => entry[1] !== undefined));
-
 /** Free-form keys first, then the event's own columns over them. */
-const rowOf = (table: string, own: Record<string, Value>, common: Record<string, Value | undefined>): Row => ({
-  table,
-  values: { ...own, ...defined(common) },
-});
+function rowOf(table: string, own: Record<string, Value>, common: Record<string, Value | undefined>): Row {
+  const values = Object.assign({}, own);
+  for (const key in common) if (common[key] !== undefined) values[key] = common[key];
+  return { table, values };
+}
 
 /** Why an event cannot be loaded, or undefined. */
 export function unloadable(message: Message): string | undefined {
@@ -115,7 +143,7 @@ export function rowsOf(message: Message, loadedAt: string): Row[] {
     case 'track': {
       const named = { ...common, event: eventTable(message.event), event_text: text(message.event) };
       const own = eventTable(message.event);
-      return [rowOf(table, context, named), ...(own ? [rowOf(own, { ...flattenColumns(propertiesOf(message)), ...context }, named)] : [])];
+      return [rowOf(table, context, named), ...(own ? [rowOf(own, Object.assign(flattenColumns(propertiesOf(message)), context), named)] : [])];
     }
     case 'identify': {
       const traits = flattenColumns(traitsOf(message));

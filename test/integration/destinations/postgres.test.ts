@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { freePort } from '../../../infra/local/dynamodb-local';
 import { postgres } from '../../../shared/destinations/postgres';
+import { endPostgresPools } from '../../../shared/destinations/postgres/connection';
 import type { DeletionIO, Message, ServerBatchContext } from '../../../shared/destinations/types';
 import { startPostgresServer, type PostgresServer } from '../../support/postgres-server';
 
@@ -20,6 +21,7 @@ beforeAll(async () => {
   db = await server.connect();
 }, 60_000);
 afterAll(async () => {
+  await endPostgresPools();
   await db?.end();
   await server?.stop();
   if (savedAllowlist === undefined) delete process.env.WEIR_OUTBOUND_ALLOWLIST;
@@ -254,6 +256,13 @@ describe('PostgreSQL connection failures', () => {
     expect(result.verdicts).toBeUndefined();
     expect(await deliver(chunk, config({ database: 'nope' }))).toMatchObject({ status: 400, retryable: false, error: expect.stringContaining('3D000') });
     expect(await deliver(chunk, config({ sslMode: 'require' }))).toMatchObject({ retryable: false, error: expect.stringContaining('SSL') });
+  });
+
+  it('replaces a kept connection the server has closed, and loads the chunk', async () => {
+    expect((await deliver(chunk)).status).toBe(200);
+    const ended = await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'weir'");
+    expect(ended.rowCount).toBeGreaterThan(0);
+    expect(await deliver([track('t2', 'Clicked', {})])).toMatchObject({ status: 200, response: { rows: { tracks: 1, clicked: 1 } } });
   });
 
   it('retries later when nothing listens on the port', async () => {
