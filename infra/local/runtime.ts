@@ -130,6 +130,8 @@ export async function startLocalRuntime(options: RuntimeOptions): Promise<LocalR
     process.env.WEIR_TABLE = tableName;
     process.env.WEIR_ADMIN_USER = options.admin.user;
     process.env.WEIR_ADMIN_PASSWORD = options.admin.password;
+    // The local scheduler runs its functions one after the other every few seconds: a replay's run is short.
+    process.env.WEIR_REPLAY_RUN_MS ??= '3000';
     if (options.credentialsKey) process.env.WEIR_CREDENTIALS_KEY = options.credentialsKey;
 
     const client = new DynamoDBClient({ endpoint: dynamoEndpoint });

@@ -72,7 +72,8 @@ export const streamDelivery = (s: Services) => {
 export const scheduledDelivery = (s: Services) => {
   const { lanes, circuit } = deliveryMachinery();
   const round = () => newDeliveryRound(s);
-  const retries = () => new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s));
+  const retries = () =>
+    new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s), credentialService(s));
   return s.once(
     'deliveryScheduler',
     () =>

@@ -16,6 +16,7 @@ export const ENDPOINT_FUNCTIONS = {
   transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true, credentials: 'read' },
   testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true, credentials: 'read' },
   regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
+  replays: { plane: 'control', entry: 'functions/replays/handler.ts', usesSandbox: false },
   monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
   credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
   eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
@@ -125,6 +126,8 @@ export interface ScheduledFunction {
 export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
   deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60 },
   deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
+  /** Running replays send their next stored parts. */
+  replayRunner: { entry: 'functions/replay-runner/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
   /** Parked stream records that are due go back to their consumer (through the stream). */
   parkedRecordsScheduler: { entry: 'functions/parked-records-scheduler/handler.ts', everySeconds: 60 },
 };

@@ -9,7 +9,8 @@ export const DESTINATION_TIMEOUT_MS = 10_000;
 /** Overrides the time-out of every destination request (milliseconds). */
 export const DESTINATION_TIMEOUT_ENV = 'WEIR_DESTINATION_TIMEOUT_MS';
 
-function defaultTimeout(): number {
+/** The time-out of a destination request: WEIR_DESTINATION_TIMEOUT_MS, else 10 s. */
+export function destinationTimeoutMs(): number {
   const configured = Number(process.env[DESTINATION_TIMEOUT_ENV]);
   return Number.isInteger(configured) && configured > 0 ? configured : DESTINATION_TIMEOUT_MS;
 }
@@ -39,6 +40,20 @@ const STATUS_WITHOUT_ANSWER: Record<string, number> = {
   too_many_redirects: 502,
   network: 502,
 };
+
+/** The longest `Retry-After` honoured: a destination cannot hold its events back for longer than this. */
+export const RETRY_AFTER_MAX_MS = 3600_000;
+
+/**
+ * A 429's or 503's `Retry-After` (RFC 9110 §10.2.3: whole seconds, or an HTTP date) in milliseconds from now,
+ * at most RETRY_AFTER_MAX_MS; undefined when absent or unreadable.
+ */
+export function retryAfterMs(status: number, header: string | undefined, now = Date.now()): number | undefined {
+  if ((status !== 429 && status !== 503) || header === undefined) return undefined;
+  const text = header.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /GMT$/.test(text) ? Date.parse(text) - now : NaN;
+  return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms)) : undefined;
+}
 
 /** 5xx, 429 and 408 may succeed later; any other 4xx will not. */
 export const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408;
@@ -78,17 +93,19 @@ export async function sendRequest(request: DestinationRequest, options: SendOpti
       url,
       { method: request.method, headers, body },
       {
-        timeoutMs: options.timeoutMs ?? defaultTimeout(),
+        timeoutMs: options.timeoutMs ?? destinationTimeoutMs(),
         maxResponseBytes: MAX_RESPONSE_BYTES,
         allowlist: options.allowlist,
         maxRedirects: 5,
         signal: options.signal,
       },
     );
+    const wait = retryAfterMs(answer.status, answer.headers['retry-after']);
     return {
       status: answer.status,
       response: readResponse(answer.headers['content-type'] ?? '', answer.bodyText),
       retryable: isRetryableStatus(answer.status),
+      ...(wait !== undefined && { retryAfterMs: wait }),
     };
   } catch (error) {
     const code = error instanceof OutboundError ? error.code : 'network';

@@ -2,16 +2,26 @@ import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
 import { amplitude } from './amplitude';
+import { bigQueryStream } from './bigquery';
 import { braze } from './braze';
 import { customerio } from './customerio';
+import { firehose } from './firehose';
+import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
+import { hubspot } from './hubspot';
+import { intercom } from './intercom';
+import { klaviyo } from './klaviyo';
+import { googleSheets } from './google-sheets';
+import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
+import { pinterestConversions } from './pinterest-conversions';
 import { postgres } from './postgres';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { slack } from './slack';
 import { s3 } from './s3';
-import { bigQueryStream, googleSheets, kafka } from './server-delivered';
+import { snapchatConversions } from './snapchat-conversions';
+import { tiktokAds } from './tiktok-ads';
 import type { DestinationType } from './types';
 import { webhook } from './webhook';
 
@@ -28,12 +38,20 @@ const TYPES: DestinationType[] = [
   customerio,
   ga4,
   slack,
+  facebookConversions,
+  tiktokAds,
+  pinterestConversions,
+  snapchatConversions,
+  hubspot,
+  intercom,
+  klaviyo,
   redis,
   s3,
   postgres,
   kafka,
   googleSheets,
   bigQueryStream,
+  firehose,
 ];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));

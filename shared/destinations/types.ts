@@ -82,8 +82,14 @@ export interface BatchApi {
   /**
    * Per-event verdicts when the vendor's answer names the events it took or refused (by their index in the
    * chunk), a 2xx answer included (Customer.io's 207); undefined when the answer is about the request as a whole.
+   * `request` is the request as sent, for answers that name events by something they carried.
    */
-  verdicts?(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined;
+  verdicts?(answer: { status: number; response: unknown }, count: number, request?: DestinationRequest): ChunkEventVerdict[] | undefined;
+  /**
+   * What a one-event request is about where the vendor refuses a request holding two items about the same
+   * record (HubSpot's batch upsert): requests with the same key go in different chunks. Undefined: no limit.
+   */
+  itemKey?(request: DestinationRequest): string | undefined;
 }
 
 /** Where the events of a server-delivered chunk come from, and what the delivery may read. */

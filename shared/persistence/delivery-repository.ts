@@ -51,7 +51,7 @@ const isLegacy = (item: Record<string, unknown>) => String(item.pk).endsWith('#D
 const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
 
 function stateOf(item: Record<string, unknown>): BatchState {
-  if (item.status !== 'sending') return { kind: 'done' };
+  if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
   const count = (name: string) => Number(item[name] ?? 0);
   return {
     kind: 'sending',

@@ -1,9 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { encodeTime } from 'ulid';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import type { RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
 import type { IngestBatch, IngestPart, RecentPart, SourceStats, StoredPart } from '../domain/ingestion/records';
+import { archiveRetentionDays } from '../domain/ingestion/retention';
+import type { ArchivedPart, ArchiveReads } from '../domain/replays/ports';
 import { keys } from './keys';
 import { counterShard, readCounters } from './counters';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
@@ -13,8 +16,8 @@ const log = componentLogger('ingestion');
 
 /** DynamoDB's item limit is 400 KB; a part stays well under it with its keys and attributes. */
 const MAX_PART_BYTES = 300 * 1024;
-/** Accepted events stay this long: long enough for delivery and its retries to read them. */
-export const INGEST_TTL_SECONDS = 7 * 24 * 3600;
+/** Accepted events stay this long: delivery, its retries, the audit and replays read them (retention.ts). */
+const ingestTtlSeconds = () => archiveRetentionDays() * 24 * 3600;
 /** A second's inbound counter is read only the second after; a minute is plenty. */
 const INBOUND_WINDOW_TTL_SECONDS = 60;
 
@@ -59,7 +62,7 @@ function pushBack(error: unknown): Error {
 }
 
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
-export class IngestRepository implements ports.IngestRepository {
+export class IngestRepository implements ports.IngestRepository, ArchiveReads {
   constructor(private readonly store: TableClient) {}
 
   /**
@@ -70,7 +73,7 @@ export class IngestRepository implements ports.IngestRepository {
   async write(batch: IngestBatch): Promise<number> {
     const { workspaceId, sourceId, requestId, receivedAt, events, refused = [] } = batch;
     const parts = events.length > 0 ? pack(events) : [];
-    const expiresAt = Math.floor(Date.now() / 1000) + INGEST_TTL_SECONDS;
+    const expiresAt = Math.floor(Date.now() / 1000) + ingestTtlSeconds();
     const table = this.store.table;
     const items: TransactItem[] = parts.map((payload, part) => ({
       Put: {
@@ -194,6 +197,37 @@ export class IngestRepository implements ports.IngestRepository {
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey && parts.length <= limit);
     return { parts: parts.slice(0, limit), more: parts.length > limit || ExclusiveStartKey !== undefined };
+  }
+
+  /**
+   * A source's stored parts received in a window, oldest first, after a part's position (its sort key):
+   * request ids sort by time, so the read is a range of the source's partition, widened by a second at each
+   * end for the clock between an id and its receivedAt, and narrowed by receivedAt.
+   */
+  async archivedParts(workspaceId: string, sourceId: string, window: { fromMs: number; toMs: number; after?: string }, limit: number): Promise<ArchivedPart[]> {
+    const from = encodeTime(Math.max(0, window.fromMs - 1000), 10);
+    const start = window.after !== undefined && window.after >= from ? `${window.after}\u0000` : from;
+    const parts: ArchivedPart[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.doc.send(
+        new QueryCommand({
+          TableName: this.store.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': keys.ingest(workspaceId, sourceId, '', 0).pk, ':from': start, ':to': `${encodeTime(window.toMs + 1000, 10)}~` },
+          ExclusiveStartKey,
+          Limit: 50,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const receivedMs = Date.parse(String(item.receivedAt));
+        if (item.entity !== 'ingest' || receivedMs < window.fromMs || receivedMs >= window.toMs) continue;
+        parts.push({ ...ingestPartOf(item), receivedAt: String(item.receivedAt), position: String(item.sk) });
+        if (parts.length >= limit) return parts;
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return parts;
   }
 
   async countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void> {

@@ -112,6 +112,11 @@ export const keys = bounded({
    * itself stays in its workspace's partition). The attributes are removed once a job is final.
    */
   dueDeletionJobs: 'DELETIONJOBS#DUE',
+  /** Replays of a source's archive to a destination: a partition per workspace, newest last (ULID ids)… */
+  replay: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#REPLAYS`, sk: `REPLAY#${id}` }),
+  replayPartition: (workspaceId: string) => `${ws(workspaceId)}#REPLAYS`,
+  /** …and the running ones across workspaces on gsi1, for the runner (removed when a replay ends). */
+  runningReplays: 'REPLAYS#RUNNING',
   /** A listing's cursor: random, kept under the workspace, so it cannot be forged or used by another. */
   listCursor: (workspaceId: string, cursor: string) => ({ pk: ws(workspaceId), sk: `CURSOR#${cursor}` }),
   /** What a create with an Idempotency-Key made, so its retry makes nothing new. */

@@ -54,7 +54,7 @@ test('only the functions that decrypt credentials may decrypt; only the writer m
       .filter(([, [access]]) => access !== 'none')
       .map(([name]) => name)
       .sort(),
-  ).toEqual(['credentials', 'delivery', 'deliveryScheduler', 'testInterface', 'transformations'].sort());
+  ).toEqual(['credentials', 'delivery', 'deliveryScheduler', 'replayRunner', 'testInterface', 'transformations'].sort());
 });
 
 test('those functions, and no others, know the key', () => {

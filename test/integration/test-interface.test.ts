@@ -332,6 +332,25 @@ describe('testDestination', () => {
     expect(answer.body.error).toBe(`destination type ${type} is delivered by the data plane's own server; the test interface cannot send to it`);
   });
 
+  it('refuses the streams too: Kafka, Google Sheets, BigQuery Stream and Firehose are delivered by the data plane', async () => {
+    const w = await workspace();
+    const key = JSON.stringify({ client_email: 'a@b.iam.gserviceaccount.com', private_key: 'k' });
+    const streams = {
+      KAFKA: { hostname: 'kafka.example.com', port: 9092, topic: 'events' },
+      GOOGLESHEETS: { credentials: key, sheetId: 's', sheetName: 'Sheet1' },
+      BQSTREAM: { projectId: 'p', datasetId: 'd', tableId: 't', credentials: key },
+      FIREHOSE: { deliveryStreamName: 'events', accessKeyIdCredential: 'KEY_ID', secretAccessKeyCredential: 'SECRET' },
+    };
+    for (const [type, config] of Object.entries(streams)) {
+      const created = await w.catalog('POST', '/v2/destinations', { name: type, type, config });
+      expect(created.status).toBe(201);
+      const answer = await w.testDestination(created.body.destination.id, { message: TRACK });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toBe(`destination type ${type} is delivered by the data plane's own server; the test interface cannot send to it`);
+    }
+    expect(rig.server.received).toEqual([]);
+  });
+
   it("answers 404 for an unknown id and for another workspace's destination; Bearer works too; no credentials 401", async () => {
     const w = await workspace();
     const other = await workspace();
@@ -468,7 +487,7 @@ describe('GET /destination-definitions', () => {
     expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
     for (const definition of byName.values())
       expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
-    for (const name of ['REDIS', 'S3', 'POSTGRES', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM']) {
+    for (const name of ['REDIS', 'S3', 'POSTGRES', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
       expect(byName.get(name)).toMatchObject({ name, supportsTest: false });
     }
   });

@@ -71,6 +71,15 @@ export function deliveryOver(
     counted,
     lanes,
     stream: new StreamDelivery(catalog, ingest, deliveries, suppression, batches, round, lanes, circuit, policy),
-    scheduler: new ScheduledDelivery(catalog, ingest, deliveries, suppression, batches, new ParkedRetries(catalog, parked, circuit, policy), round, lanes),
+    scheduler: new ScheduledDelivery(
+      catalog,
+      ingest,
+      deliveries,
+      suppression,
+      batches,
+      new ParkedRetries(catalog, parked, circuit, policy, credentials),
+      round,
+      lanes,
+    ),
   };
 }

@@ -4,6 +4,7 @@ import { CREDENTIALS_ROUTES } from './credentials';
 import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
 import { MONITORING_ROUTES } from './monitoring';
 import { REGULATIONS_ROUTES } from './regulations';
+import { REPLAYS_ROUTES } from './replays';
 import { TEST_INTERFACE_ROUTES } from './test-interface';
 import { TRANSFORMATIONS_ROUTES } from './transformations';
 import type { RouteDefinition } from './define';
@@ -15,6 +16,7 @@ export const CONTROL_ROUTES = [
   ...MONITORING_ROUTES,
   ...EVENT_SCHEMAS_ROUTES,
   ...REGULATIONS_ROUTES,
+  ...REPLAYS_ROUTES,
   ...TRANSFORMATIONS_ROUTES,
   ...CREDENTIALS_ROUTES,
   ...TEST_INTERFACE_ROUTES,

@@ -9,7 +9,7 @@ import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { DeliveryRepository } from './ports';
 import type { BatchGuard, DeliverySample } from './records';
 import type { DeliveryRound } from './round';
-import { prepare, send, sendChunk } from './sender';
+import { prepare, send, sendChunk, sendServerChunk, type ChunkSent, type ServerScope } from './sender';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { transformForDelivery, type EventOutcome } from './user-transform';
 import { answered, verdictOf } from './verdict';
@@ -25,7 +25,7 @@ export interface PartEvents {
 }
 
 /** A verdict on one slot of a unit: what came back for its event. */
-type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean };
+type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean; retryAfterMs?: number };
 
 /**
  * One run of one batch (an ingest part to one destination), for either path that starts it (the stream
@@ -78,6 +78,12 @@ export class BatchDelivery {
     );
     let lastSend = -1;
     slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
+    const scope: ServerScope = {
+      workspaceId: ref.workspaceId,
+      sourceId: ref.sourceId,
+      destinationId: destination.id,
+      credentials: async () => (await round.credentialsOf(ref.workspaceId)).values,
+    };
     for (let i = 0; i < slots.length;) {
       const slot = slots[i]!;
       if (slot.kind !== 'send' || run.held.has(slot.userKey)) {
@@ -86,7 +92,7 @@ export class BatchDelivery {
         continue;
       }
       const unit = unitAt(type, slots, i, run.held);
-      await this.sendUnit(run, slots.slice(i, unit.end), unit.sends);
+      await this.sendUnit(run, slots.slice(i, unit.end), unit.sends, scope);
       i = unit.end;
       // The last send's outcomes are written with the batch's finish.
       if (i <= lastSend) {
@@ -100,18 +106,32 @@ export class BatchDelivery {
   }
 
   /** Sends a unit (a chunk, or one event's requests) and settles each of its slots by what came back. */
-  private async sendUnit(run: BatchRun, range: Slot[], sends: SendSlot[]): Promise<void> {
-    const api = destinationType(run.destination.type)?.batch;
+  private async sendUnit(run: BatchRun, range: Slot[], sends: SendSlot[], scope: ServerScope): Promise<void> {
+    const type = destinationType(run.destination.type);
     const verdicts = new Map<SendSlot, SlotVerdict>();
     let sample: Pick<DeliverySample, 'request' | 'status' | 'response'>;
-    if (api && sends.length > 0 && sends[0]!.envelope !== undefined) {
-      const requests = sends.map((slot) => slot.requests[0]!);
-      const sent = await sendChunk(run.destination, api, requests, this.circuit);
-      sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped }));
-      sample = { request: sent.request, status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
+    const chunked = sends.length > 0 && sends[0]!.envelope !== undefined;
+    if (chunked && (type?.serverBatch || type?.batch)) {
+      const sent: ChunkSent = type.serverBatch
+        ? await sendServerChunk(
+            run.destination,
+            type.serverBatch,
+            { messages: sends.map((slot) => slot.message!), ids: sends.map((slot) => `${slot.messageId}#${slot.output}`) },
+            this.circuit,
+            scope,
+          )
+        : await sendChunk(
+            run.destination,
+            type.batch!,
+            sends.map((slot) => slot.requests[0]!),
+            this.circuit,
+          );
+      if (sent.answered) this.lanes.touch(run.destination.id);
+      sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped, retryAfterMs: sent.retryAfterMs }));
+      sample = { ...(sent.request && { request: sent.request }), status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
     } else {
       const slot = sends[0]!;
-      const sent = await send(run.destination, { requests: slot.requests, message: slot.message }, this.circuit);
+      const sent = await send(run.destination, { requests: slot.requests, message: slot.message, id: `${slot.messageId}#${slot.output}` }, this.circuit, scope);
       if (answered(sent)) this.lanes.touch(run.destination.id);
       sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
       const verdict = verdictOf(sent);
@@ -131,7 +151,13 @@ export class BatchDelivery {
       else if (verdict.kind === 'refused') {
         run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
         countSlot(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
-      } else parkSlot(run, slot, { error: verdict.error!, status: sample.status ?? 0, attempts: verdict.skipped ? 0 : 1, dueAt: this.firstDue() });
+      } else
+        parkSlot(run, slot, {
+          error: verdict.error!,
+          status: sample.status ?? 0,
+          attempts: verdict.skipped ? 0 : 1,
+          dueAt: this.firstDue(verdict.retryAfterMs),
+        });
     }
   }
 
@@ -181,8 +207,8 @@ export class BatchDelivery {
     return iso(Date.now() + this.policy.leaseMs);
   }
 
-  /** When a slot parked now is due. */
-  private firstDue(): string {
-    return iso(Date.now() + retryDelay(this.policy, 1));
+  /** When a slot parked now is due: after the first retry delay, or the destination's `Retry-After` if later. */
+  private firstDue(retryAfterMs = 0): string {
+    return iso(Date.now() + Math.max(retryDelay(this.policy, 1), retryAfterMs));
   }
 }

@@ -36,7 +36,9 @@ export interface BatchCounts {
  * outcome of each slot before the position (trail.ts); absent on items written before trails were kept.
  */
 export type BatchState =
-  { kind: 'absent' } | { kind: 'done' } | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string };
+  | { kind: 'absent' }
+  | { kind: 'done'; trail?: string }
+  | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string };
 
 const requests = z.array(z.custom<DestinationRequest>((value) => typeof value === 'object' && value !== null));
 
@@ -93,6 +95,16 @@ export interface OutcomeCounts {
   /** Events parked for a retry right now: +1 when parked, -1 when delivered or aborted. */
   retrying?: number;
 }
+
+/**
+ * A replay's batches are the stored parts' batches under a request id of their own (`replay.<replayId>.<the
+ * stored request id>`), so they never meet the part's first delivery; sorting after every ULID, they stay out
+ * of the audit's time ranges too.
+ */
+export const replayRequestId = (replayId: string, requestId: string): string => `replay.${replayId}.${requestId}`;
+
+/** The ingestion request whose stored part a batch delivers (its own id, or the one a replay's id names). */
+export const storedRequestId = (requestId: string): string => /^replay\.[^.]+\.(.+)$/.exec(requestId)?.[1] ?? requestId;
 
 /** A batch's identity: one ingest part on its way to one destination. */
 export const batchIdOf = (b: BatchRef): string => `${b.workspaceId}#${b.destinationId}#${b.requestId}#${b.part}`;

@@ -3,6 +3,7 @@ import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
 import type { ParkedDeliveryRepository } from './ports';
 import type { Circuit } from './circuit';
+import type { CredentialService } from '../credentials/credential-service';
 import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
 import { send } from './sender';
@@ -20,6 +21,7 @@ export class ParkedRetries {
     private readonly parked: ParkedDeliveryRepository,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
+    private readonly credentials: Pick<CredentialService, 'forInvocation'>,
   ) {}
 
   /**
@@ -47,7 +49,14 @@ export class ParkedRetries {
       });
       return { attempted: true, ...(next && { next }) };
     }
-    const sent = verdictOf(await send(destination, { requests: claimed.requests, message: claimed.message as Message | undefined }, this.circuit));
+    const scope = {
+      workspaceId: claimed.workspaceId,
+      sourceId: claimed.sourceId,
+      destinationId: claimed.destinationId,
+      credentials: async () => (await this.credentials.forInvocation(claimed.workspaceId)).values,
+    };
+    const prepared = { requests: claimed.requests, message: claimed.message as Message | undefined, id: `${claimed.messageId}#${claimed.output}` };
+    const sent = verdictOf(await send(destination, prepared, this.circuit, scope));
     const next = await this.settle(claimed, destination, at, sent);
     return { attempted: true, ...(next && { next }) };
   }
@@ -66,7 +75,8 @@ export class ParkedRetries {
     const attempts = claimed.attempts + 1;
     const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
     if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
-    await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + retryDelay(this.policy, attempts)) }, at);
+    const wait = Math.max(retryDelay(this.policy, attempts), sent.retryAfterMs ?? 0);
+    await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + wait) }, at);
     deliveryMetrics(destination.type, { retried: 1 });
     return undefined;
   }

@@ -6,7 +6,7 @@ import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-
 import type { BatchDelivery } from './batch-delivery';
 import type { DeliveryLanes } from './lanes';
 import type { DeliveryRepository } from './ports';
-import { batchIdOf, type BatchGuard, type BatchRef, type NeedingAttention, type ParkedDelivery } from './records';
+import { batchIdOf, storedRequestId, type BatchGuard, type BatchRef, type NeedingAttention, type ParkedDelivery } from './records';
 import type { ParkedRetries } from './retries';
 import type { DeliveryRound } from './round';
 
@@ -80,7 +80,7 @@ export class ScheduledDelivery {
     const id = batchIdOf(ref);
     if (this.batches.running.has(id)) return false;
     const [stored, destination, prior] = await Promise.all([
-      this.ingest.readPart(ref.workspaceId, ref.sourceId, ref.requestId, ref.part),
+      this.ingest.readPart(ref.workspaceId, ref.sourceId, storedRequestId(ref.requestId), ref.part),
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);

@@ -1,4 +1,16 @@
-import { buildRequests, destinationType, sendRequest, type BatchApi, type ChunkEventVerdict, type DestinationRequest, type Message } from '../../destinations';
+import { createHash } from 'node:crypto';
+import {
+  buildRequests,
+  destinationType,
+  sendRequest,
+  type BatchApi,
+  type ChunkEventVerdict,
+  type DestinationRequest,
+  type Message,
+  type ServerBatch,
+  type ServerBatchContext,
+  type ServerBatchResult,
+} from '../../destinations';
 import { combine, envelopeOf } from '../../destinations/batching';
 import type { Destination } from '../catalog/schemas';
 import type { Circuit } from './circuit';
@@ -10,7 +22,16 @@ export type SendOutcome =
   /** Answered with a refusal that no retry will change (4xx but 408 and 429): aborted. */
   | { kind: 'refused'; status: number; response: unknown; error: string; request?: DestinationRequest; remaining: DestinationRequest[] }
   /** Failed in a way a later attempt may not (5xx, 429, 408, no answer): parked for a retry. */
-  | { kind: 'retryable'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[]; answered: boolean }
+  | {
+      kind: 'retryable';
+      status: number;
+      error: string;
+      request?: DestinationRequest;
+      remaining: DestinationRequest[];
+      answered: boolean;
+      /** The destination's `Retry-After`: not to be tried again sooner. */
+      retryAfterMs?: number;
+    }
   /** Not sent: the destination's circuit is open. Parked, and not counted as an attempt. */
   | { kind: 'skipped'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] };
 
@@ -20,7 +41,7 @@ export type Prepared = { ok: true; requests: DestinationRequest[]; message?: Mes
 export function prepare(destination: Destination, message: Message): Prepared {
   const type = destinationType(destination.type);
   if (!type) return { ok: false, error: `unknown destination type ${destination.type}` };
-  if (type.deliver) return { ok: true, requests: [], message };
+  if (type.deliver || type.serverBatch) return { ok: true, requests: [], message };
   return buildRequests(type, message, destination.config);
 }
 
@@ -28,15 +49,41 @@ const succeeded = (status: number) => status >= 200 && status < 300;
 const describe = (status: number, response: unknown) =>
   `destination answered ${status}: ${typeof response === 'string' ? response : JSON.stringify(response)}`.slice(0, 500);
 
+/** Where a server-delivered chunk's events come from (its ServerBatchContext, less the chunk's own key). */
+export type ServerScope = Omit<ServerBatchContext, 'chunkKey'>;
+
+/** The same for the same outputs of the same events to the same destination (each id is `messageId#output`). */
+export const chunkKeyOf = (destinationId: string, ids: string[]): string =>
+  createHash('sha256')
+    .update([destinationId, ...ids].join('\n'))
+    .digest('hex')
+    .slice(0, 32);
+
 /**
  * Sends a prepared message through the destination's circuit: requests in order, stopping at the first that
- * fails; a server-delivered type delivers the message itself. The circuit hears every verdict.
+ * fails; a server-delivered type delivers the message itself (a chunk type as a chunk of one, with `scope`).
+ * The circuit hears every verdict.
  */
-export async function send(destination: Destination, prepared: { requests: DestinationRequest[]; message?: Message }, circuit: Circuit): Promise<SendOutcome> {
+export async function send(
+  destination: Destination,
+  prepared: { requests: DestinationRequest[]; message?: Message; id?: string },
+  circuit: Circuit,
+  scope?: ServerScope,
+): Promise<SendOutcome> {
   const verdict = circuit.admit(destination.id);
   if (!verdict.send) return { kind: 'skipped', status: verdict.status, error: verdict.error, request: prepared.requests[0], remaining: prepared.requests };
 
   const type = destinationType(destination.type);
+  if (prepared.message && type?.serverBatch) {
+    const context = { ...scope!, chunkKey: chunkKeyOf(destination.id, [prepared.id ?? String(prepared.message.messageId)]) };
+    const result = await deliverChunk(type.serverBatch, [prepared.message], destination.config, context);
+    const own = result.verdicts?.[0];
+    if (own?.kind === 'refused' && result.status < 300)
+      return judge(destination.id, circuit, { ...result, status: 400, error: own.error, retryable: false }, undefined, []);
+    if (own?.kind === 'retryable' && result.status < 300)
+      return judge(destination.id, circuit, { ...result, status: 503, error: own.error, retryable: true }, undefined, []);
+    return judge(destination.id, circuit, result, undefined, []);
+  }
   if (prepared.message && type?.deliver) {
     const result = await type.deliver(prepared.message, destination.config);
     return judge(destination.id, circuit, result, undefined, []);
@@ -56,7 +103,7 @@ export async function send(destination: Destination, prepared: { requests: Desti
 function judge(
   destinationId: string,
   circuit: Circuit,
-  result: { status: number; response: unknown; error?: string; retryable: boolean },
+  result: { status: number; response: unknown; error?: string; retryable: boolean; retryAfterMs?: number },
   request: DestinationRequest | undefined,
   remaining: DestinationRequest[],
   api?: BatchApi,
@@ -64,7 +111,7 @@ function judge(
   if (succeeded(result.status)) {
     circuit.succeeded(destinationId);
     // A one-event request to a batch API (a retry) may still have its event refused in a 2xx (Customer.io's 207).
-    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1)?.[0] : undefined;
+    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request)?.[0] : undefined;
     if (named?.kind === 'refused') return { kind: 'refused', status: result.status, response: result.response, error: named.error, request, remaining };
     if (named?.kind === 'retryable') return { kind: 'retryable', status: result.status, error: named.error, request, remaining, answered: true };
     return { kind: 'delivered', status: result.status, response: result.response, request };
@@ -76,12 +123,14 @@ function judge(
     return { kind: 'refused', status: result.status, response: result.response, error, request, remaining };
   }
   circuit.failed(destinationId, { status: result.status, error, answered: result.error === undefined });
-  return { kind: 'retryable', status: result.status, error, request, remaining, answered: result.error === undefined };
+  const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
+  return { kind: 'retryable', status: result.status, error, request, remaining, answered: result.error === undefined, ...wait };
 }
 
 /** What sending a chunk of one-event requests as one came to: a verdict per event, and the request as sent. */
 export interface ChunkSent {
-  request: DestinationRequest;
+  /** The request as sent; none for a chunk a server-delivered type wrote itself. */
+  request?: DestinationRequest;
   status: number;
   response?: unknown;
   /** Not sent: the circuit is open (the retries it parks are not counted as attempts). */
@@ -89,6 +138,8 @@ export interface ChunkSent {
   /** The destination answered (whatever it said): no time-out, no refused connection. */
   answered: boolean;
   verdicts: ChunkEventVerdict[];
+  /** The destination's `Retry-After`: the events it put off are not to be tried again sooner. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -102,7 +153,7 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
   const admitted = circuit.admit(destination.id);
   if (!admitted.send) return { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
   const result = await sendRequest(request);
-  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length) : undefined;
+  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length, request) : undefined;
   if (succeeded(result.status)) {
     circuit.succeeded(destination.id);
     // A 2xx may still name events the vendor refused (Customer.io's 207): those get their own verdict.
@@ -112,5 +163,46 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
   if (named || !result.retryable) circuit.succeeded(destination.id);
   else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
   const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
-  return { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts };
+  const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
+  return { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts, ...wait };
+}
+
+/** A server-delivered type's call, kept to its promise of never throwing. */
+async function deliverChunk(
+  batch: ServerBatch<Record<string, unknown>>,
+  messages: Message[],
+  config: Record<string, unknown>,
+  context: ServerBatchContext,
+): Promise<ServerBatchResult> {
+  try {
+    return await batch.deliver(messages, config, context);
+  } catch (error) {
+    return { status: 502, response: '', error: error instanceof Error ? error.message : String(error), retryable: true };
+  }
+}
+
+/**
+ * Writes consecutive messages as one chunk of a server-delivered type (a data lake, a warehouse, a stream),
+ * through the destination's circuit: a verdict per event where the store tells them apart, else the status's.
+ * `ids` (`messageId#output`) name the chunk, so the same events written again make the same chunk key.
+ */
+export async function sendServerChunk(
+  destination: Destination,
+  batch: ServerBatch<Record<string, unknown>>,
+  chunk: { messages: Message[]; ids: string[] },
+  circuit: Circuit,
+  scope: ServerScope,
+): Promise<ChunkSent> {
+  const all = (verdict: ChunkEventVerdict) => chunk.messages.map(() => verdict);
+  const admitted = circuit.admit(destination.id);
+  if (!admitted.send) return { status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
+  const result = await deliverChunk(batch, chunk.messages, destination.config, { ...scope, chunkKey: chunkKeyOf(destination.id, chunk.ids) });
+  const answered = result.error === undefined || !result.retryable;
+  const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
+  const sent = { status: result.status, response: result.response, skipped: false, answered, ...wait };
+  if (succeeded(result.status) || result.verdicts || !result.retryable) circuit.succeeded(destination.id);
+  if (succeeded(result.status)) return { ...sent, verdicts: result.verdicts ?? all({ kind: 'delivered' }) };
+  const error = result.error ?? describe(result.status, result.response);
+  if (!result.verdicts && result.retryable) circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
+  return { ...sent, verdicts: result.verdicts ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error }) };
 }

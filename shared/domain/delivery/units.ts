@@ -28,6 +28,18 @@ export type Slot = SlotBase &
 
 export type SendSlot = Extract<Slot, { kind: 'send' }>;
 
+/** The envelope of every slot of a server-delivered chunk type. */
+const SERVER_CHUNK = 'server-chunk';
+
+/** How many events, and bytes of requests, one unit starting with `first` may take. */
+function limitsOf(type: DestinationType | undefined, first: SendSlot): { maxEvents: number; maxBytes: number } | undefined {
+  if (first.envelope === undefined) return undefined;
+  if (first.envelope === SERVER_CHUNK && type?.serverBatch) return { maxEvents: type.serverBatch.maxEvents, maxBytes: Infinity };
+  const api = type?.batch;
+  if (!api) return undefined;
+  return { maxEvents: typeof api.maxEvents === 'function' ? api.maxEvents(first.requests[0]!) : api.maxEvents, maxBytes: api.maxBytes };
+}
+
 export function userKeyOf(event: Message): string {
   const user = normaliseUserId(event.userId);
   if (user !== undefined) return `u:${user}`;
@@ -58,7 +70,8 @@ export function slotsOf(
       const prepared = prepare(message);
       if (!prepared.ok) return slots.push({ ...base, output: k, after, kind: 'aborted', error: prepared.error });
       const single = prepared.requests.length === 1 && !prepared.message ? prepared.requests[0]! : undefined;
-      const envelope = type?.batch && single ? envelopeOf(type.batch, single) : undefined;
+      // A server-delivered chunk type writes any consecutive events together.
+      const envelope = type?.serverBatch && prepared.message ? SERVER_CHUNK : type?.batch && single ? envelopeOf(type.batch, single) : undefined;
       slots.push({
         ...base,
         output: k,
@@ -67,7 +80,7 @@ export function slotsOf(
         requests: prepared.requests,
         ...(prepared.message && { message: prepared.message }),
         ...(envelope !== undefined && { envelope }),
-        bytes: envelope !== undefined && type?.batch ? itemBytes(type.batch, single!) : 0,
+        bytes: single && envelope !== undefined && type?.batch ? itemBytes(type.batch, single) : 0,
       });
     });
   });
@@ -81,17 +94,23 @@ export function slotsOf(
  */
 export function unitAt(type: DestinationType | undefined, slots: Slot[], from: number, held: Set<string>): { end: number; sends: SendSlot[] } {
   const first = slots[from] as SendSlot;
-  const api = type?.batch;
-  if (!api || first.envelope === undefined) return { end: from + 1, sends: [first] };
-  const maxEvents = typeof api.maxEvents === 'function' ? api.maxEvents(first.requests[0]!) : api.maxEvents;
+  const limits = limitsOf(type, first);
+  if (!limits) return { end: from + 1, sends: [first] };
+  const { maxEvents, maxBytes } = limits;
   const sends: SendSlot[] = [first];
+  const keyOf = (slot: SendSlot) => type?.batch?.itemKey?.(slot.requests[0]!);
+  const keys = new Set([keyOf(first)]);
   let bytes = first.bytes;
   let end = from + 1;
   for (; end < slots.length && sends.length < maxEvents; end++) {
     const slot = slots[end]!;
     // Slots that send nothing now (filtered, aborted, a held user's) are taken along and settled with it.
     if (slot.kind !== 'send' || held.has(slot.userKey)) continue;
-    if (slot.envelope !== first.envelope || bytes + slot.bytes > api.maxBytes) break;
+    if (slot.envelope !== first.envelope || bytes + slot.bytes > maxBytes) break;
+    // A second item about the same record waits for the next chunk (the vendor would refuse the request).
+    const key = keyOf(slot);
+    if (key !== undefined && keys.has(key)) break;
+    keys.add(key);
     sends.push(slot);
     bytes += slot.bytes;
   }

@@ -9,13 +9,14 @@ import type { SendOutcome } from './sender';
 export type Verdict =
   | { kind: 'delivered' }
   | { kind: 'refused'; error: string; status: number; remaining: DestinationRequest[] }
-  | { kind: 'retryable'; error: string; status: number; remaining: DestinationRequest[]; skipped: boolean };
+  | { kind: 'retryable'; error: string; status: number; remaining: DestinationRequest[]; skipped: boolean; retryAfterMs?: number };
 
 /** The one mapping from a send's outcome to delivery's verdict. */
 export function verdictOf(sent: SendOutcome): Verdict {
   if (sent.kind === 'delivered') return { kind: 'delivered' };
   if (sent.kind === 'refused') return { kind: 'refused', error: sent.error, status: sent.status, remaining: sent.remaining };
-  return { kind: 'retryable', error: sent.error, status: sent.status, remaining: sent.remaining, skipped: sent.kind === 'skipped' };
+  const wait = sent.kind === 'retryable' && sent.retryAfterMs !== undefined ? { retryAfterMs: sent.retryAfterMs } : {};
+  return { kind: 'retryable', error: sent.error, status: sent.status, remaining: sent.remaining, skipped: sent.kind === 'skipped', ...wait };
 }
 
 /** An answer, even a failure, is progress; a time-out or a refused connection is not. */

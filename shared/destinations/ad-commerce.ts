@@ -1,0 +1,125 @@
+import * as z from 'zod';
+import { eventTime, firstOf, idText, isRecord, propertiesOf } from './message';
+import { instrumentationError } from './errors';
+import type { Message } from './types';
+
+/**
+ * What the ad networks' conversion APIs share beyond the customer information (ad-matching.ts): the event
+ * spec's ecommerce properties read once (products, value, currency, order), the event's time in Unix seconds,
+ * the de-duplication id, the configurable event-name map, and the reason the calls they have no event for
+ * are refused.
+ */
+
+export interface Product {
+  id?: string;
+  name?: string;
+  category?: string;
+  brand?: string;
+  price?: number;
+  quantity?: number;
+}
+
+const toNumber = (value: unknown): number | undefined => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+};
+
+const textOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+
+function productOf(item: Record<string, unknown>): Product {
+  const product: Product = {
+    id: idText(firstOf(item, 'product_id', 'sku', 'id')),
+    name: textOf(item.name),
+    category: textOf(item.category),
+    brand: textOf(item.brand),
+    price: toNumber(item.price),
+    quantity: toNumber(item.quantity),
+  };
+  return Object.fromEntries(Object.entries(product).filter(([, v]) => v !== undefined)) as Product;
+}
+
+/** The products of an event: properties.products, else the properties themselves when they name one product. */
+export function productsOf(message: Message): Product[] {
+  const properties = propertiesOf(message);
+  if (Array.isArray(properties.products)) return properties.products.filter(isRecord).map(productOf);
+  const single = productOf(properties);
+  return single.id !== undefined ? [single] : [];
+}
+
+export interface Commerce {
+  value?: number;
+  currency?: string;
+  orderId?: string;
+  query?: string;
+  products: Product[];
+  /** Sum of the products' quantities (1 each where none is given). */
+  numItems?: number;
+}
+
+/** The event's money and products: value from value, revenue, total, else a single product's price × quantity. */
+export function commerceOf(message: Message): Commerce {
+  const properties = propertiesOf(message);
+  const products = productsOf(message);
+  const single = products.length === 1 && !Array.isArray(properties.products) ? products[0] : undefined;
+  const value =
+    toNumber(properties.value) ??
+    toNumber(properties.revenue) ??
+    toNumber(properties.total) ??
+    (single?.price !== undefined ? single.price * (single.quantity ?? 1) : undefined);
+  const currency = textOf(properties.currency)?.toUpperCase();
+  return {
+    products,
+    ...(value !== undefined && { value }),
+    ...(currency && { currency }),
+    ...(idText(properties.order_id) && { orderId: idText(properties.order_id) }),
+    ...(textOf(properties.query) && { query: textOf(properties.query) }),
+    ...(products.length > 0 && { numItems: products.reduce((n, p) => n + (p.quantity ?? 1), 0) }),
+  };
+}
+
+/** Unix seconds of the event (the networks' `event_time`); the present where the event carries no time. */
+export const unixSeconds = (message: Message) => Math.floor((eventTime(message) ?? new Date()).getTime() / 1000);
+
+/** The de-duplication key every network takes as `event_id`: the messageId, as the browser pixel gets it too. */
+export function eventIdOf(message: Message, network: string): string {
+  const id = idText(message.messageId);
+  if (!id) throw instrumentationError(`${network} needs a messageId (event_id, the key it de-duplicates on)`);
+  return id;
+}
+
+/** The configurable map from the event spec's names to a network's event names (pairs, as forms show them). */
+export const EventMap = z
+  .array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) }))
+  .optional()
+  .describe('track event name → the network event it is sent as, {from, to}; takes precedence over the standard mapping');
+
+/** The configurable country calling code of phone numbers given without one (see ad-matching.ts). */
+export const PhoneCountryCode = z
+  .string()
+  .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
+  .optional()
+  .describe('country calling code put before phone numbers given without + or 00 (e.g. 44)');
+
+/** The network's name for a track event: the configured map, the standard mapping, else `fallback(event)`. */
+export function networkEventName(
+  message: Message,
+  standard: Record<string, string>,
+  configured: { from: string; to: string }[] | undefined,
+  fallback: (event: string) => string,
+): string {
+  const event = typeof message.event === 'string' ? message.event.trim() : '';
+  if (event === '') throw instrumentationError('a track event needs an event name');
+  return configured?.find((pair) => pair.from === event)?.to ?? standard[event] ?? fallback(event);
+}
+
+/** The calls a conversion API has no event for, refused with the reason. */
+export function refuseNonConversion(message: Message, network: string): never {
+  const type = String(message.type);
+  const why: Record<string, string> = {
+    identify: `${network} takes conversion events only: an identify has no event there (its traits go with later events as hashed customer information)`,
+    group: `${network} takes conversion events only: a group has no event there`,
+    alias: `${network} takes conversion events only: an alias has no event there (it has no user merge)`,
+    screen: `${network} is set up for web events here: a screen is an app view, which needs the app's own data`,
+  };
+  throw instrumentationError(why[type] ?? `message type ${type} is not supported by ${network}`);
+}

@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { type SortedChunk, nothingToSend, sortChunk, wholeAnswer, withVerdicts } from '../chunk-verdicts';
+import { accessToken, forgetToken, parseServiceAccountKey } from '../google/service-account';
+import { sendRequest } from '../http-client';
+import { idText, isRecord, propertiesOf, trimBase } from '../message';
+import { restRequest } from '../request';
+import { type ChunkEventVerdict, type DeliveryResult, type Message, defineDestination } from '../types';
+
+/**
+ * BigQuery streaming inserts (`tabledata.insertAll`): a track event's properties become one row, its
+ * messageId the row's `insertId`, so BigQuery drops a row sent again within its de-duplication window.
+ * https://cloud.google.com/bigquery/docs/reference/rest/v2/tabledata/insertAll
+ */
+export const BIGQUERY_SCOPE = 'https://www.googleapis.com/auth/bigquery.insertdata';
+const BIGQUERY_BASE = 'https://bigquery.googleapis.com';
+/** Google recommends at most 500 rows per insertAll request. */
+const MAX_ROWS = 500;
+
+const config = z.strictObject({
+  projectId: z.string().min(1),
+  datasetId: z.string().min(1),
+  tableId: z.string().min(1),
+  credentials: z.string().min(1).describe('service account key (JSON text)'),
+  baseUrl: z.url().optional().describe('the BigQuery API root instead of https://bigquery.googleapis.com'),
+});
+type Config = z.output<typeof config>;
+
+interface Row {
+  insertId: string;
+  json: Record<string, unknown>;
+}
+
+function rowOf(message: Message): Row | { refused: string } {
+  if (message.type !== 'track') return { refused: `BigQuery Stream takes track events; ${String(message.type)} is not sent` };
+  const insertId = idText(message.messageId);
+  if (!insertId) return { refused: 'a track event needs a messageId (the row insertId)' };
+  return { insertId, json: propertiesOf(message) };
+}
+
+const insertAllUrl = (c: Config) =>
+  `${trimBase(c.baseUrl ?? BIGQUERY_BASE)}/bigquery/v2/projects/${encodeURIComponent(c.projectId)}/datasets/${encodeURIComponent(c.datasetId)}/tables/${encodeURIComponent(c.tableId)}/insertAll`;
+
+interface InsertError {
+  index?: number;
+  errors?: { reason?: string; message?: string }[];
+}
+
+/**
+ * A 200 may still list rows it did not insert. With `skipInvalidRows: false` the rows that are fine are
+ * `stopped` (not inserted because others were invalid): those may go again, the `invalid` ones never.
+ */
+function rowVerdicts(answer: DeliveryResult, sent: number): (position: number) => ChunkEventVerdict {
+  const insertErrors = isRecord(answer.response) && Array.isArray(answer.response.insertErrors) ? (answer.response.insertErrors as InsertError[]) : [];
+  if (answer.status !== 200 || insertErrors.length === 0) return () => wholeAnswer(answer);
+  const byIndex = new Map<number, ChunkEventVerdict>();
+  for (const { index, errors = [] } of insertErrors) {
+    if (typeof index !== 'number' || index < 0 || index >= sent) continue;
+    const error = errors.map((e) => [e.reason, e.message].filter(Boolean).join(': ')).join('; ') || 'not inserted';
+    byIndex.set(index, errors.some((e) => e.reason === 'invalid') ? { kind: 'refused', error } : { kind: 'retryable', error });
+  }
+  return (position) => byIndex.get(position) ?? { kind: 'delivered' };
+}
+
+async function insertAll(chunk: SortedChunk<Row>, c: Config) {
+  const key = parseServiceAccountKey(c.credentials);
+  if (!key.ok) return withVerdicts({ status: 400, response: '', error: key.error, retryable: false }, chunk, () => ({ kind: 'refused', error: key.error }));
+  const token = await accessToken(key.key, BIGQUERY_SCOPE);
+  if (!token.ok) return withVerdicts(token.result, chunk, () => wholeAnswer(token.result));
+  const answer = await sendRequest(
+    restRequest({
+      method: 'POST',
+      endpoint: insertAllUrl(c),
+      headers: { authorization: `Bearer ${token.token}` },
+      json: { kind: 'bigquery#tableDataInsertAllRequest', skipInvalidRows: false, ignoreUnknownValues: false, rows: chunk.accepted.map(({ item }) => item) },
+    }),
+  );
+  // A 401 means the token was revoked or the key rotated: the next attempt asks for a new one.
+  if (answer.status === 401) forgetToken(key.key, BIGQUERY_SCOPE);
+  const retried = answer.status === 401 ? { ...answer, retryable: true } : answer;
+  return withVerdicts(retried, chunk, rowVerdicts(retried, chunk.accepted.length));
+}
+
+export const bigQueryStream = defineDestination({
+  name: 'BQSTREAM',
+  displayName: 'BigQuery Stream',
+  delivery: 'server',
+  config,
+  serverBatch: {
+    maxEvents: MAX_ROWS,
+    async deliver(messages, c) {
+      const chunk = sortChunk(messages, rowOf);
+      return chunk.accepted.length === 0 ? nothingToSend(chunk.verdicts) : insertAll(chunk, c);
+    },
+  },
+});

@@ -1,0 +1,140 @@
+import * as z from 'zod';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { isRecord, trimBase } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+
+/**
+ * Meta (Facebook) Conversions API: server events through the Graph API's `/{pixel_id}/events` edge. Docs:
+ * developers.facebook.com/documentation/ads-commerce/conversions-api ("Using the API", "Parameters": "Server
+ * Event Parameters", "Customer Information Parameters", "Custom Data Parameters"; "Standard events" of the
+ * Meta Pixel reference), and the Graph API "Ads Pixel Events" reference (its answer, test_event_code).
+ */
+
+// Server Event Parameters, action_source: where the conversion happened.
+const ACTION_SOURCES = ['website', 'app', 'email', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other'] as const;
+
+const FacebookConversionsConfig = z.strictObject({
+  pixelId: z.string().min(1, 'pixelId is required').describe('the dataset (pixel) id the events belong to'),
+  accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API access token of the dataset'),
+  apiVersion: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')
+    .optional()
+    .describe('Graph API version, v25.0 unless given'),
+  actionSource: z.enum(ACTION_SOURCES).optional().describe('where the conversions happen, website unless given'),
+  testEventCode: z.string().optional().describe('sends to the Test Events tool instead of counting the events'),
+  eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .optional()
+    .describe('replaces https://graph.facebook.com (proxies, tests)'),
+});
+type FacebookConversionsConfig = z.output<typeof FacebookConversionsConfig>;
+
+const DEFAULT_VERSION = 'v25.0';
+
+// Meta Pixel standard events for the event spec's ecommerce and lifecycle names.
+const STANDARD_EVENTS: Record<string, string> = {
+  'Order Completed': 'Purchase',
+  'Product Added': 'AddToCart',
+  'Checkout Started': 'InitiateCheckout',
+  'Product Viewed': 'ViewContent',
+  'Products Searched': 'Search',
+  'Product Added to Wishlist': 'AddToWishlist',
+  'Payment Info Entered': 'AddPaymentInfo',
+  'Signed Up': 'CompleteRegistration',
+};
+
+/** Customer Information Parameters: hashed matching keys as lists, the browser's address and agent unhashed. */
+function userData(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
+  const hashed = hashedIdentifiers(message, config);
+  const client = clientOf(message);
+  const data: Record<string, unknown> = Object.fromEntries(Object.entries(hashed).map(([key, value]) => [key, [value]]));
+  if (client.ip) data.client_ip_address = client.ip;
+  if (client.userAgent) data.client_user_agent = client.userAgent;
+  return data;
+}
+
+/** Custom Data Parameters: value, currency, content_ids, contents ({id, quantity, item_price}), num_items, order_id. */
+function customData(commerce: Commerce): Record<string, unknown> {
+  const withId = commerce.products.filter((p) => p.id !== undefined);
+  const data: Record<string, unknown> = {
+    ...(commerce.value !== undefined && { value: commerce.value }),
+    ...(commerce.currency && { currency: commerce.currency }),
+    ...(withId.length > 0 && {
+      content_ids: withId.map((p) => p.id),
+      content_type: 'product',
+      contents: withId.map((p) => ({
+        id: p.id,
+        ...(p.quantity !== undefined && { quantity: p.quantity }),
+        ...(p.price !== undefined && { item_price: p.price }),
+      })),
+    }),
+    ...(commerce.numItems !== undefined && { num_items: commerce.numItems }),
+    ...(commerce.orderId && { order_id: commerce.orderId }),
+    ...(commerce.query && { search_string: commerce.query }),
+  };
+  return data;
+}
+
+/** One server event (Server Event Parameters): name, time, event_id = messageId, action_source, user and custom data. */
+function serverEvent(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
+  let eventName: string;
+  if (message.type === 'track') eventName = networkEventName(message, STANDARD_EVENTS, config.eventMap, (event) => event);
+  else if (message.type === 'page') eventName = 'PageView';
+  else refuseNonConversion(message, 'the Meta Conversions API');
+  const page = pageOf(message);
+  const custom = message.type === 'track' ? customData(commerceOf(message)) : {};
+  return {
+    event_name: eventName,
+    event_time: unixSeconds(message),
+    // event_id with event_name: Meta keeps one of a browser and a server event with the same pair (48 hours).
+    event_id: eventIdOf(message, 'the Meta Conversions API'),
+    action_source: config.actionSource ?? 'website',
+    ...(page.url && { event_source_url: page.url }),
+    user_data: userData(message, config),
+    ...(Object.keys(custom).length > 0 && { custom_data: custom }),
+  };
+}
+
+/** Graph API errors Meta marks transient, or its throttling codes (4, 17, 32, 613, 80004): worth sending again. */
+const THROTTLING = new Set([4, 17, 32, 613, 80004]);
+
+/**
+ * Meta answers a request as a whole ("If any event you send in a batch is invalid, we reject the entire
+ * batch"): its answer never names events. Only a refusal it marks transient or throttled is read, so the whole
+ * chunk goes again later rather than being aborted.
+ */
+function facebookVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
+  const error = isRecord(answer.response) && isRecord(answer.response.error) ? answer.response.error : undefined;
+  if (!error || answer.status < 400 || answer.status >= 500) return undefined;
+  const transient = error.is_transient === true || THROTTLING.has(Number(error.code));
+  if (!transient) return undefined;
+  const text = `Meta answered ${answer.status} (transient, code ${String(error.code)}): ${String(error.message ?? '')}`;
+  return Array.from({ length: count }, () => ({ kind: 'retryable', error: text }));
+}
+
+export const facebookConversions = defineDestination({
+  name: 'FACEBOOK_CONVERSIONS',
+  displayName: 'Facebook Conversions API',
+  config: FacebookConversionsConfig,
+  delivery: 'http',
+  // Using the API, "Batch Requests": up to 1,000 events in `data`.
+  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: facebookVerdicts },
+  transform(message, config): DestinationRequest[] {
+    const base = trimBase(config.baseUrl ?? 'https://graph.facebook.com');
+    return [
+      restRequest({
+        method: 'POST',
+        endpoint: `${base}/${config.apiVersion ?? DEFAULT_VERSION}/${encodeURIComponent(config.pixelId)}/events`,
+        headers: { 'Content-Type': 'application/json' },
+        params: { access_token: config.accessToken },
+        json: { data: [serverEvent(message, config)], ...(config.testEventCode && { test_event_code: config.testEventCode }) },
+        userId: message.anonymousId,
+      }),
+    ];
+  },
+});

@@ -1,0 +1,89 @@
+import { createSign } from 'node:crypto';
+import * as z from 'zod';
+import { sendRequest } from '../http-client';
+import { restRequest } from '../request';
+import type { DeliveryResult } from '../types';
+
+/**
+ * Google's OAuth 2.0 for service accounts: a JWT signed with the key's private key (RS256) is exchanged at
+ * the key's `token_uri` for an access token, which is kept until shortly before it expires.
+ * https://developers.google.com/identity/protocols/oauth2/service-account#httprest
+ */
+export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
+const ASSERTION_LIFETIME_S = 3600;
+/** A token is renewed this long before Google says it expires, so none expires on its way. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+export const ServiceAccountKey = z.object({
+  client_email: z.string().min(1),
+  private_key: z.string().min(1),
+  token_uri: z.url().optional(),
+});
+export type ServiceAccountKey = z.infer<typeof ServiceAccountKey>;
+
+/** The key of a config's `credentials` text, or why it is not one. */
+export function parseServiceAccountKey(text: string): { ok: true; key: ServiceAccountKey } | { ok: false; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: 'credentials: not JSON text (a service account key file is expected)' };
+  }
+  const parsed = ServiceAccountKey.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: `credentials: ${issue?.path.join('.') || 'key'}: ${issue?.message ?? 'invalid'}` };
+  }
+  return { ok: true, key: parsed.data };
+}
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+/** The signed assertion for `scope`, valid for an hour from `now` (seconds). */
+export function signedAssertion(key: ServiceAccountKey, scope: string, now = Math.floor(Date.now() / 1000)): string {
+  const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
+  const claims = base64url(JSON.stringify({ iss: key.client_email, scope, aud: key.token_uri ?? GOOGLE_TOKEN_URI, iat: now, exp: now + ASSERTION_LIFETIME_S }));
+  const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(key.private_key);
+  return `${header}.${claims}.${base64url(signature)}`;
+}
+
+export type TokenOutcome = { ok: true; token: string } | { ok: false; result: DeliveryResult };
+
+const cache = new Map<string, { token: string; expiresAt: number }>();
+
+/** Forgets every cached token (tests start from nothing). */
+export const clearTokenCache = () => cache.clear();
+
+/**
+ * An access token for `scope`: the cached one while it is valid, otherwise a new one from the token endpoint.
+ * A failure is a delivery result (a refused key is final, a 5xx or no answer retryable).
+ */
+export async function accessToken(key: ServiceAccountKey, scope: string): Promise<TokenOutcome> {
+  const tokenUri = key.token_uri ?? GOOGLE_TOKEN_URI;
+  const cacheKey = `${tokenUri} ${key.client_email} ${scope}`;
+  const cached = cache.get(cacheKey);
+  if (cached && cached.expiresAt > Date.now()) return { ok: true, token: cached.token };
+
+  let assertion: string;
+  try {
+    assertion = signedAssertion(key, scope);
+  } catch (error) {
+    return { ok: false, result: { status: 400, response: '', error: `credentials: private_key cannot sign: ${(error as Error).message}`, retryable: false } };
+  }
+  const answer = await sendRequest(
+    restRequest({ method: 'POST', endpoint: tokenUri, form: { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion } }),
+  );
+  const body = answer.response as { access_token?: unknown; expires_in?: unknown };
+  if (answer.status !== 200 || typeof body?.access_token !== 'string') {
+    const error = answer.error ?? `token endpoint ${tokenUri} answered ${answer.status}`;
+    return { ok: false, result: { ...answer, error, retryable: answer.retryable } };
+  }
+  const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : ASSERTION_LIFETIME_S) * 1000;
+  cache.set(cacheKey, { token: body.access_token, expiresAt: Date.now() + lifetimeMs - EXPIRY_MARGIN_MS });
+  return { ok: true, token: body.access_token };
+}
+
+/** Drops the cached token for `scope` (the API refused it with a 401: revoked, or the key was rotated). */
+export function forgetToken(key: ServiceAccountKey, scope: string): void {
+  cache.delete(`${key.token_uri ?? GOOGLE_TOKEN_URI} ${key.client_email} ${scope}`);
+}

@@ -1,0 +1,131 @@
+import * as z from 'zod';
+import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { isRecord, trimBase } from '../message';
+import { restRequest } from '../request';
+import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+
+/**
+ * TikTok Events API 2.0 for web events: POST /open_api/v1.3/event/track/ with `event_source: web`, the pixel
+ * code as `event_source_id` and the events in `data`. Docs: business-api.tiktok.com/portal/docs, "Events API
+ * 2.0" ("Report web events", its parameters `event`, `event_time`, `event_id`, `user`, `properties`, `page`;
+ * "Supported standard events"), and the Marketing API's return codes.
+ */
+
+const TikTokConfig = z.strictObject({
+  pixelCode: z.string().min(1, 'pixelCode is required').describe('the pixel code, sent as event_source_id'),
+  accessToken: z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel'),
+  testEventCode: z.string().optional().describe('sends to Test Events instead of counting the events'),
+  eventMap: EventMap,
+  phoneCountryCode: PhoneCountryCode,
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
+    .optional()
+    .describe('replaces https://business-api.tiktok.com (proxies, tests)'),
+});
+type TikTokConfig = z.output<typeof TikTokConfig>;
+
+// Supported standard events for the event spec's ecommerce and lifecycle names.
+const STANDARD_EVENTS: Record<string, string> = {
+  'Order Completed': 'CompletePayment',
+  'Product Added': 'AddToCart',
+  'Checkout Started': 'InitiateCheckout',
+  'Product Viewed': 'ViewContent',
+  'Products Searched': 'Search',
+  'Product Added to Wishlist': 'AddToWishlist',
+  'Payment Info Entered': 'AddPaymentInfo',
+  'Signed Up': 'CompleteRegistration',
+};
+
+/** `user`: email, phone and external_id SHA-256 hashed; ip and user_agent as they are. */
+function userOf(message: Message, config: TikTokConfig): Record<string, unknown> {
+  const hashed = hashedIdentifiers(message, config);
+  const client = clientOf(message);
+  return {
+    ...(hashed.em && { email: hashed.em }),
+    ...(hashed.ph && { phone: hashed.ph }),
+    ...(hashed.external_id && { external_id: hashed.external_id }),
+    ...(client.ip && { ip: client.ip }),
+    ...(client.userAgent && { user_agent: client.userAgent }),
+  };
+}
+
+/** `properties`: value, currency, contents ({content_id, content_type, content_name, price, quantity}), order_id, query. */
+function propertiesFor(commerce: Commerce): Record<string, unknown> {
+  const withId = commerce.products.filter((p) => p.id !== undefined);
+  return {
+    ...(commerce.value !== undefined && { value: commerce.value }),
+    ...(commerce.currency && { currency: commerce.currency }),
+    ...(withId.length > 0 && {
+      content_type: 'product',
+      contents: withId.map((p) => ({
+        content_id: p.id,
+        content_type: 'product',
+        ...(p.name && { content_name: p.name }),
+        ...(p.price !== undefined && { price: p.price }),
+        ...(p.quantity !== undefined && { quantity: p.quantity }),
+      })),
+    }),
+    ...(commerce.orderId && { order_id: commerce.orderId }),
+    ...(commerce.query && { query: commerce.query }),
+  };
+}
+
+function tiktokEvent(message: Message, config: TikTokConfig): Record<string, unknown> {
+  let event: string;
+  if (message.type === 'track') event = networkEventName(message, STANDARD_EVENTS, config.eventMap, (name) => name);
+  // A page is the pixel's page view ("Pageview", what ttq.page() reports), so the two de-duplicate.
+  else if (message.type === 'page') event = 'Pageview';
+  else refuseNonConversion(message, 'the TikTok Events API');
+  const page = pageOf(message);
+  const properties = message.type === 'track' ? propertiesFor(commerceOf(message)) : {};
+  return {
+    event,
+    event_time: unixSeconds(message),
+    // event_id: TikTok keeps one of a pixel and a server event with the same event and event_id (48 hours).
+    event_id: eventIdOf(message, 'the TikTok Events API'),
+    user: userOf(message, config),
+    ...(Object.keys(properties).length > 0 && { properties }),
+    ...(Object.keys(page).length > 0 && { page }),
+  };
+}
+
+/**
+ * TikTok answers HTTP 200 with a `code`: 0 accepted, 40100 rate limited, 5xxxx its own failure, any other a
+ * refusal of the request. The answer is about the request as a whole (it names no events), so every event of
+ * the chunk gets the same verdict.
+ */
+function tiktokVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
+  if (answer.status < 200 || answer.status >= 300 || !isRecord(answer.response)) return undefined;
+  const code = Number(answer.response.code);
+  if (!Number.isInteger(code) || code === 0) return undefined;
+  const error = `TikTok answered code ${code}: ${String(answer.response.message ?? '')}`;
+  const verdict: ChunkEventVerdict = code === 40100 || code >= 50000 ? { kind: 'retryable', error } : { kind: 'refused', error };
+  return Array.from({ length: count }, () => verdict);
+}
+
+export const tiktokAds = defineDestination({
+  name: 'TIKTOK_ADS',
+  displayName: 'TikTok Events API',
+  config: TikTokConfig,
+  delivery: 'http',
+  // Events API 2.0: up to 1,000 events in `data` per request.
+  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: tiktokVerdicts },
+  transform(message, config): DestinationRequest[] {
+    const base = trimBase(config.baseUrl ?? 'https://business-api.tiktok.com');
+    return [
+      restRequest({
+        method: 'POST',
+        endpoint: `${base}/open_api/v1.3/event/track/`,
+        headers: { 'Content-Type': 'application/json', 'Access-Token': config.accessToken },
+        json: {
+          event_source: 'web',
+          event_source_id: config.pixelCode,
+          ...(config.testEventCode && { test_event_code: config.testEventCode }),
+          data: [tiktokEvent(message, config)],
+        },
+        userId: message.anonymousId,
+      }),
+    ];
+  },
+});

@@ -1,0 +1,173 @@
+import { buildRequests } from '../../../shared/destinations';
+import { facebookConversions } from '../../../shared/destinations/facebook-conversions';
+import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
+
+/**
+ * Meta Conversions API, from developers.facebook.com/documentation/ads-commerce/conversions-api: "Using the API"
+ * (POST /{API_VERSION}/{PIXEL_ID}/events?access_token=…, `data` of up to 1,000 events, a batch rejected whole),
+ * "Server Event Parameters" (event_name, event_time in Unix seconds, event_id, action_source, event_source_url),
+ * "Customer Information Parameters" (hashed em, ph, fn, ln, ge, ct, st, zp, country, external_id; unhashed
+ * client_ip_address and client_user_agent), "Custom Data Parameters" and the pixel's standard events.
+ */
+const config = (extra: Record<string, unknown> = {}) => facebookConversions.config.parse({ pixelId: 'PX1', accessToken: 'TOKEN', ...extra });
+
+const USER_DATA = {
+  em: [HASHED.em],
+  ph: [HASHED.ph],
+  fn: [HASHED.fn],
+  ln: [HASHED.ln],
+  ct: [HASHED.ct],
+  st: [HASHED.st],
+  zp: [HASHED.zp],
+  country: [HASHED.country],
+  ge: [HASHED.ge],
+  external_id: [HASHED.external_id],
+  client_ip_address: CONTEXT.ip,
+  client_user_agent: CONTEXT.userAgent,
+};
+
+const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://graph.facebook.com/v25.0') => ({
+  version: '1',
+  type: 'REST',
+  method: 'POST',
+  endpoint: `${host}/PX1/events`,
+  headers: { 'Content-Type': 'application/json' },
+  params: { access_token: 'TOKEN' },
+  body: { JSON: { data: [event], ...extra }, JSON_ARRAY: {}, XML: {}, FORM: {} },
+  files: {},
+  userId: 'a-1',
+});
+
+const serverEvent = (fields: Record<string, unknown>) => ({
+  event_time: AT_SECONDS,
+  event_id: 'm-1',
+  action_source: 'website',
+  event_source_url: CONTEXT.page.url,
+  user_data: USER_DATA,
+  ...fields,
+});
+
+describe('Facebook Conversions API transform', () => {
+  it('Order Completed → Purchase with value, currency, content_ids, contents, num_items and order_id (Custom Data Parameters)', () => {
+    expect(facebookConversions.transform!(ORDER, config())).toEqual([
+      request(
+        serverEvent({
+          event_name: 'Purchase',
+          custom_data: {
+            value: 40,
+            currency: 'EUR',
+            content_ids: ['p-1', 'SKU-2'],
+            content_type: 'product',
+            contents: [
+              { id: 'p-1', quantity: 2, item_price: 19.99 },
+              { id: 'SKU-2', item_price: 1.52 },
+            ],
+            num_items: 3,
+            order_id: 'o-9',
+          },
+        }),
+      ),
+    ]);
+  });
+
+  it('Product Added → AddToCart, Checkout Started → InitiateCheckout, Product Viewed → ViewContent (standard events)', () => {
+    const [added] = facebookConversions.transform!(PRODUCT_ADDED, config());
+    expect(added!.body.JSON.data).toEqual([
+      serverEvent({
+        event_name: 'AddToCart',
+        custom_data: {
+          value: 39.98,
+          currency: 'USD',
+          content_ids: ['p-1'],
+          content_type: 'product',
+          contents: [{ id: 'p-1', quantity: 2, item_price: 19.99 }],
+          num_items: 2,
+        },
+      }),
+    ]);
+    const name = (event: string) =>
+      (facebookConversions.transform!({ ...base, type: 'track', event }, config())[0]!.body.JSON.data as { event_name: string }[])[0]!.event_name;
+    expect(name('Checkout Started')).toBe('InitiateCheckout');
+    expect(name('Product Viewed')).toBe('ViewContent');
+    expect(name('Products Searched')).toBe('Search');
+    // Any other name is a custom event, sent by its own name.
+    expect(name('Trial Started')).toBe('Trial Started');
+  });
+
+  it('page → PageView without custom data; the event source URL from the page', () => {
+    expect(facebookConversions.transform!({ ...base, type: 'page', name: 'Checkout' }, config())).toEqual([request(serverEvent({ event_name: 'PageView' }))]);
+  });
+
+  it('takes the action source, the API version, a test event code, the event map and a base URL from the configuration', () => {
+    const cfg = config({
+      apiVersion: 'v24.0',
+      actionSource: 'physical_store',
+      testEventCode: 'TEST123',
+      eventMap: [{ from: 'Trial Started', to: 'StartTrial' }],
+      baseUrl: 'http://proxy.local:9000/meta/',
+    });
+    expect(facebookConversions.transform!({ ...base, type: 'track', event: 'Trial Started' }, cfg)).toEqual([
+      request(serverEvent({ event_name: 'StartTrial', action_source: 'physical_store' }), { test_event_code: 'TEST123' }, 'http://proxy.local:9000/meta/v24.0'),
+    ]);
+  });
+
+  it('puts the configured country code before a phone number given without one (Customer Information Parameters: ph)', () => {
+    const message = { ...base, type: 'page', context: { ...CONTEXT, traits: { phone: '020 7946 0958' } } };
+    const [sent] = facebookConversions.transform!(message, config({ phoneCountryCode: '44' }));
+    expect((sent!.body.JSON.data as { user_data: unknown }[])[0]!.user_data).toEqual({
+      ph: [sha('442079460958')],
+      external_id: [HASHED.external_id],
+      client_ip_address: CONTEXT.ip,
+      client_user_agent: CONTEXT.userAgent,
+    });
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', phoneCountryCode: '+44' }).error?.issues[0]?.message).toBe(
+      'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)',
+    );
+  });
+
+  it('refuses identify, group, alias and screen, naming why (the Conversions API has events only)', () => {
+    const cfg = config();
+    expect(buildRequests(facebookConversions, { ...base, type: 'identify', traits: { email: 'a@b.c' } }, cfg)).toEqual({
+      ok: false,
+      error:
+        'the Meta Conversions API takes conversion events only: an identify has no event there (its traits go with later events as hashed customer information)',
+    });
+    expect(buildRequests(facebookConversions, { ...base, type: 'group', groupId: 'g' }, cfg)).toEqual({
+      ok: false,
+      error: 'the Meta Conversions API takes conversion events only: a group has no event there',
+    });
+    expect(buildRequests(facebookConversions, { ...base, type: 'alias', previousId: 'x' }, cfg)).toEqual({
+      ok: false,
+      error: 'the Meta Conversions API takes conversion events only: an alias has no event there (it has no user merge)',
+    });
+    expect(buildRequests(facebookConversions, { ...base, type: 'screen', name: 'Home' }, cfg)).toMatchObject({ ok: false });
+    expect(buildRequests(facebookConversions, { type: 'track', event: 'x', userId: 'u' }, cfg)).toEqual({
+      ok: false,
+      error: 'the Meta Conversions API needs a messageId (event_id, the key it de-duplicates on)',
+    });
+  });
+
+  it('batches up to 1,000 events under data; the answer is about the request as a whole', () => {
+    expect(facebookConversions.batch).toMatchObject({ maxEvents: 1000, lists: ['JSON.data'] });
+    const verdicts = facebookConversions.batch!.verdicts!;
+    // A refusal Meta marks transient, or a throttling code, puts the whole chunk off; any other answer is read by its status.
+    expect(verdicts({ status: 400, response: { error: { message: 'Calls limit', code: 17 } } }, 2)).toEqual([
+      { kind: 'retryable', error: 'Meta answered 400 (transient, code 17): Calls limit' },
+      { kind: 'retryable', error: 'Meta answered 400 (transient, code 17): Calls limit' },
+    ]);
+    expect(verdicts({ status: 400, response: { error: { message: 'x', code: 2, is_transient: true } } }, 1)).toEqual([
+      { kind: 'retryable', error: 'Meta answered 400 (transient, code 2): x' },
+    ]);
+    expect(verdicts({ status: 400, response: { error: { message: 'Invalid parameter', code: 100 } } }, 2)).toBeUndefined();
+    expect(verdicts({ status: 200, response: { events_received: 2, messages: [], fbtrace_id: 'A' } }, 2)).toBeUndefined();
+  });
+
+  it('validates the configuration: pixel id and token required, a known action source, a vN.N version, no unknown keys', () => {
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't' }).success).toBe(true);
+    expect(facebookConversions.config.safeParse({ accessToken: 't' }).success).toBe(false);
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', actionSource: 'web' }).success).toBe(false);
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', apiVersion: '25' }).success).toBe(false);
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', baseUrl: 'ftp://x' }).success).toBe(false);
+    expect(facebookConversions.config.safeParse({ pixelId: 'p', accessToken: 't', region: 'EU' }).success).toBe(false);
+  });
+});
