@@ -36,15 +36,14 @@ export function copyText(columns: string[], rows: Record<string, Value>[]): Buff
 
 class CopyIn implements Submittable {
   private count = 0;
-  readonly done: Promise<number>;
-  private settle!: { resolve: (count: number) => void; reject: (error: Error) => void };
+  private settled = false;
+  /** Set by pg (wrapped in its read time-out, which this call clears): how the COPY ended. */
+  callback?: (error: Error | null, count?: number) => void;
 
   constructor(
     private readonly sql: string,
     private readonly data: Buffer,
-  ) {
-    this.done = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
-  }
+  ) {}
 
   submit(connection: Connection): void {
     connection.query(this.sql);
@@ -59,13 +58,19 @@ class CopyIn implements Submittable {
     this.count = Number(/^COPY (\d+)/.exec(message.text ?? '')?.[1] ?? 0);
   }
 
-  // Called for the server's error (ReadyForQuery follows) and for a lost connection (nothing follows).
+  // Called for the server's error (ReadyForQuery follows) and for a lost connection or time-out (nothing follows).
   handleError(error: Error): void {
-    this.settle.reject(error);
+    this.end(error);
   }
 
   handleReadyForQuery(): void {
-    this.settle.resolve(this.count);
+    this.end(null);
+  }
+
+  private end(error: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.callback?.(error, this.count);
   }
 
   // Messages a COPY FROM does not get; pg may call these on any query.
@@ -78,7 +83,9 @@ class CopyIn implements Submittable {
 
 /** Runs `COPY <target> FROM STDIN` with `data` (COPY's text format); the number of rows copied. */
 export function copyFrom(client: PoolClient, target: string, data: Buffer): Promise<number> {
-  const copy = new CopyIn(`COPY ${target} FROM STDIN`, data);
-  client.query(copy);
-  return copy.done;
+  return new Promise((resolve, reject) => {
+    const copy = new CopyIn(`COPY ${target} FROM STDIN`, data);
+    copy.callback = (error, count) => (error ? reject(error) : resolve(count ?? 0));
+    client.query(copy);
+  });
 }
