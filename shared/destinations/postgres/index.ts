@@ -61,7 +61,8 @@ export const postgres = defineDestination({
         const error = problems.find(Boolean) ?? 'no events';
         return { status: 400, response: '', error, retryable: false, verdicts: verdicts(problems, { kind: 'refused', error }) };
       }
-      const done = await withPostgres(targetOf(config), (client) => loadRows(client, schemaOf(config), rows));
+      const layoutKey = `${config.host}:${config.port ?? 5432}/${config.database}/${schemaOf(config)}`;
+      const done = await withPostgres(targetOf(config), (client) => loadRows(client, layoutKey, schemaOf(config), rows));
       if (done.ok)
         return { status: 200, response: { schema: schemaOf(config), rows: done.value }, retryable: false, verdicts: verdicts(problems, { kind: 'delivered' }) };
       const rest: ChunkEventVerdict = done.retryable ? { kind: 'retryable', error: done.error } : { kind: 'refused', error: done.error };

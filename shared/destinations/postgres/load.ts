@@ -1,65 +1,15 @@
 import type { PoolClient as Client } from 'pg';
-import { place, SQL_TYPE, type Kind, type Layout, type Placement } from './columns';
 import { ident } from './connection';
 import { copyFrom, copyText } from './copy';
 import { USERS_TABLE, type Row, type Value } from './rows';
+import { forgetLayout, prepare, STALE_LAYOUT } from './schema';
 
 /**
- * Loading a chunk's rows: the columns they need are added first (under a lock, so two loads never race to
- * give a column two types), then every table's rows go in with one INSERT … SELECT from a JSON array
- * (json_populate_recordset: one parameter, parsed by the server), all in one transaction. Rows are keyed by
- * the messageId (`id`), so a resent chunk adds nothing; `users` keeps one row a user, updated by newer identifies.
+ * Writing a chunk's rows, in one transaction: each table's with COPY, the fast path every chunk sent once
+ * takes. Rows are keyed by the messageId (`id`): where one is there already (a chunk sent again), COPY stops,
+ * and the transaction is done again with INSERT … ON CONFLICT (id) DO NOTHING. `users` keeps one row a user,
+ * upserted from the chunk's identifies.
  */
-
-/** The columns of `tables` in `schema` as they are now, and whether the schema exists. */
-async function readLayout(client: Client, schema: string, tables: string[]): Promise<{ schemaExists: boolean; layout: Layout }> {
-  const [namespace, columns] = await Promise.all([
-    client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]),
-    client.query<{ table_name: string; column_name: string; data_type: string }>(
-      'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)',
-      [schema, tables],
-    ),
-  ]);
-  const layout: Layout = new Map();
-  for (const { table_name: table, column_name: column, data_type: type } of columns.rows) {
-    if (!layout.has(table)) layout.set(table, new Map());
-    layout.get(table)!.set(column, type);
-  }
-  return { schemaExists: (namespace.rowCount ?? 0) > 0, layout };
-}
-
-async function addColumns(client: Client, schema: string, additions: Map<string, Map<string, Kind>>, layout: Layout): Promise<void> {
-  for (const [table, columns] of additions) {
-    const name = `${ident(schema)}.${ident(table)}`;
-    if (!layout.has(table)) await client.query(`CREATE TABLE IF NOT EXISTS ${name} (id text PRIMARY KEY)`);
-    const added = [...columns].filter(([column]) => column !== 'id');
-    if (added.length === 0) continue;
-    await client.query(`ALTER TABLE ${name} ${added.map(([column, kind]) => `ADD COLUMN IF NOT EXISTS ${ident(column)} ${SQL_TYPE[kind]}`).join(', ')}`);
-  }
-}
-
-/**
- * Places the rows in the schema's columns, adding the missing tables and columns first. Columns never
- * change type once made, so a placement made under the lock holds until the rows are in.
- */
-async function prepare(client: Client, schema: string, rows: Row[]): Promise<Placement> {
-  const tables = [...new Set(rows.map((row) => row.table))];
-  const first = place(rows, (await readLayout(client, schema, tables)).layout);
-  if (first.additions.size === 0) return first;
-  await client.query('BEGIN');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`weir.schema.${schema}`]);
-    const { schemaExists, layout } = await readLayout(client, schema, tables);
-    if (!schemaExists) await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-    const placement = place(rows, layout);
-    await addColumns(client, schema, placement.additions, layout);
-    await client.query('COMMIT');
-    return placement;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
 
 /** A user's identifies of one chunk as one row: later values over earlier ones. */
 function mergeUsers(rows: Row[]): Row[] {
@@ -68,34 +18,28 @@ function mergeUsers(rows: Row[]): Row[] {
   return [...byId.values()].map((values) => ({ table: USERS_TABLE, values }));
 }
 
-/** A resent chunk's rows are there already: COPY stops at the first, and the rows go in with ON CONFLICT instead. */
+/** A row that is there already: COPY stops at it. */
 const UNIQUE_VIOLATION = '23505';
+const codeOf = (error: unknown) => (error as { code?: unknown }).code;
 
-async function insert(client: Client, schema: string, table: string, rows: Row[]): Promise<number> {
-  const name = `${ident(schema)}.${ident(table)}`;
+function columnsOf(rows: Row[]): string[] {
   const seen = new Set<string>();
   for (const row of rows) for (const column in row.values) seen.add(column);
-  const names = [...seen];
-  const columns = names.map(ident);
-  if (table !== USERS_TABLE) {
-    // COPY first (the fast path, taken by every chunk sent once), in a savepoint so a refused COPY leaves nothing.
-    await client.query('SAVEPOINT copy_rows');
-    try {
-      const copied = await copyFrom(
-        client,
-        `${name} (${columns.join(', ')})`,
-        copyText(
-          names,
-          rows.map((row) => row.values),
-        ),
-      );
-      await client.query('RELEASE SAVEPOINT copy_rows');
-      return copied;
-    } catch (error) {
-      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-      await client.query('ROLLBACK TO SAVEPOINT copy_rows');
-    }
-  }
+  return [...seen];
+}
+
+async function copyRows(client: Client, name: string, rows: Row[]): Promise<number> {
+  const names = columnsOf(rows);
+  const data = copyText(
+    names,
+    rows.map((row) => row.values),
+  );
+  return copyFrom(client, `${name} (${names.map(ident).join(', ')})`, data);
+}
+
+/** INSERT … SELECT from the rows as one JSON array (json_populate_recordset), skipping or, for `users`, merging rows already there. */
+async function insertRows(client: Client, name: string, table: string, rows: Row[]): Promise<number> {
+  const columns = columnsOf(rows).map(ident);
   const into = `INSERT INTO ${name} AS t (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM json_populate_recordset(NULL::${name}, $1::json)`;
   if (table !== USERS_TABLE) return (await client.query(`${into} ON CONFLICT (id) DO NOTHING`, [JSON.stringify(rows.map((row) => row.values))])).rowCount ?? 0;
   // A user's row takes the traits of identifies received no earlier than the one it holds (a resent old chunk changes nothing).
@@ -105,25 +49,44 @@ async function insert(client: Client, schema: string, table: string, rows: Row[]
   return (await client.query(`${into} ON CONFLICT (id) DO ${onConflict}`, [JSON.stringify(mergeUsers(rows).map((row) => row.values))])).rowCount ?? 0;
 }
 
-/** Loads the rows (see the comment at the top); the number of rows added or updated per table. */
-export async function loadRows(client: Client, schema: string, rows: Row[]): Promise<Record<string, number>> {
-  const placement = await prepare(client, schema, rows);
-  const byTable = new Map<string, Row[]>();
-  for (const row of placement.rows) {
-    const tableRows = byTable.get(row.table) ?? [];
-    tableRows.push(row);
-    byTable.set(row.table, tableRows);
-  }
+/** One transaction writing every table's rows; `copy`: with COPY where it can, else all with INSERT. */
+async function write(client: Client, schema: string, byTable: Map<string, Row[]>, copy: boolean): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   await client.query('BEGIN');
   try {
-    for (const [table, tableRows] of byTable) counts[table] = await insert(client, schema, table, tableRows);
+    for (const [table, rows] of byTable) {
+      const name = `${ident(schema)}.${ident(table)}`;
+      counts[table] = copy && table !== USERS_TABLE ? await copyRows(client, name, rows) : await insertRows(client, name, table, rows);
+    }
     await client.query('COMMIT');
+    return counts;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
-  return counts;
+}
+
+/**
+ * Loads the rows into `schema` (`key` names its kept layout, see schema.ts); the number of rows added or
+ * updated per table.
+ */
+export async function loadRows(client: Client, key: string, schema: string, rows: Row[]): Promise<Record<string, number>> {
+  for (let attempt = 1; ; attempt++) {
+    const placement = await prepare(client, key, schema, rows);
+    const byTable = new Map<string, Row[]>();
+    for (const row of placement.rows) {
+      const tableRows = byTable.get(row.table) ?? [];
+      tableRows.push(row);
+      byTable.set(row.table, tableRows);
+    }
+    try {
+      return await write(client, schema, byTable, true);
+    } catch (error) {
+      if (codeOf(error) === UNIQUE_VIOLATION) return write(client, schema, byTable, false);
+      forgetLayout(key);
+      if (!(placement.kept && attempt === 1 && STALE_LAYOUT.has(String(codeOf(error))))) throw error;
+    }
+  }
 }
 
 /** Deletes the users' rows from every table of the schema with a `user_id` column, and their `users` rows. */

@@ -171,6 +171,20 @@ describe('PostgreSQL tables and columns', () => {
     ]);
   });
 
+  it('loads on although someone dropped a column or a table it knew: the chunk is tried again on a fresh layout', async () => {
+    await deliver([track('t0', 'Viewed', { sku: 'a', price: 3 })]);
+    await deliver([track('t1', 'Viewed', { sku: 'a', price: 3 })]);
+    await db.query(`ALTER TABLE "${schema}".viewed DROP COLUMN sku`);
+    await db.query(`DROP TABLE "${schema}".tracks`);
+    expect(await deliver([track('t2', 'Viewed', { sku: 'b', price: 4 })])).toMatchObject({ status: 200, response: { rows: { tracks: 1, viewed: 1 } } });
+    expect(await rows('viewed', 'id, sku, price')).toEqual([
+      { id: 't0', sku: null, price: '3' },
+      { id: 't1', sku: null, price: '3' },
+      { id: 't2', sku: 'b', price: '4' },
+    ]);
+    expect(await rows('tracks', 'id')).toEqual([{ id: 't2' }]);
+  });
+
   it('names an event table after a type table with a leading _, and keeps a track without a name in tracks only', async () => {
     await deliver([track('t1', 'users', { n: 1 }), { ...base('t2', 0), type: 'track', properties: { n: 2 } }]);
     expect(await tables()).toEqual(['_users', 'tracks']);
@@ -182,13 +196,24 @@ describe('PostgreSQL tables and columns', () => {
 });
 
 describe('PostgreSQL idempotence and users', () => {
-  it('adds no row when a chunk is sent again', async () => {
+  it('keeps text with tabs, line breaks, backslashes and NUL as sent (NUL left out)', async () => {
+    const note = 'a\tb\nc\\d\re \\N é\u0000';
+    await deliver([track('t1', 'Noted', { note, empty: '' })]);
+    expect(await rows('noted', 'id, note, empty')).toEqual([{ id: 't1', note: 'a\tb\nc\\d\re \\N é', empty: '' }]);
+  });
+
+  it('adds no row when a chunk is sent again, nor for an event twice in one chunk', async () => {
     const chunk = [track('t1', 'Clicked', { n: 1 }), track('t2', 'Clicked', { n: 2 }), identify('i1', { plan: 'pro' })];
     expect((await deliver(chunk)).response).toMatchObject({ rows: { tracks: 2, clicked: 2, identifies: 1 } });
     const again = await deliver(chunk);
     expect(again).toMatchObject({ status: 200, response: { rows: { tracks: 0, clicked: 0, identifies: 0 } } });
     expect(await rows('clicked', 'id')).toEqual([{ id: 't1' }, { id: 't2' }]);
     expect(await rows('identifies', 'id')).toEqual([{ id: 'i1' }]);
+    expect(await deliver([track('t3', 'Clicked', { n: 3 }), track('t3', 'Clicked', { n: 3 })])).toMatchObject({
+      status: 200,
+      response: { rows: { clicked: 1 } },
+    });
+    expect(await rows('clicked', 'id')).toEqual([{ id: 't1' }, { id: 't2' }, { id: 't3' }]);
   });
 
   it("keeps one users row a user: a newer identify's traits over older ones, an older one resent changing nothing", async () => {
