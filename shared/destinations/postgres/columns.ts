@@ -21,7 +21,9 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\
 export function kindOf(value: Value): Kind {
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'int' : 'float';
-  return ISO_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? 'timestamp' : 'string';
+  // Most text is no date: a look at the dashes first spares it the pattern.
+  const maybeTime = value.length >= 16 && value.charCodeAt(4) === 45 && value.charCodeAt(7) === 45;
+  return maybeTime && ISO_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? 'timestamp' : 'string';
 }
 
 const ACCEPTS: Record<string, Kind[]> = {
@@ -75,21 +77,32 @@ export function place(rows: Row[], layout: Layout): Placement {
     }
     return null;
   };
-  const placed = rows.map((row) => {
+  // Each row's values are placed where they are (the rows are the caller's own, made for this load): a value
+  // that moves to another column is moved after the pass over the row, one left without a column is removed.
+  for (const row of rows) {
     let tableSlots = slots.get(row.table);
     if (!tableSlots) slots.set(row.table, (tableSlots = new Map()));
-    const values: Record<string, Value> = {};
-    for (const column in row.values) {
-      const value = row.values[column]!;
+    const values = row.values;
+    let moves: [string, Slot][] | undefined;
+    for (const column in values) {
+      const value = values[column]!;
       const kind = kindOf(value);
       let byKind = tableSlots.get(column);
       if (!byKind) tableSlots.set(column, (byKind = {}));
       let slot = byKind[kind];
       if (slot === undefined) slot = byKind[kind] = slotOf(row.table, column, kind);
+      if (slot && slot.column === column) {
+        const out = stored(value, slot.asText);
+        if (out !== value) values[column] = out;
+      } else (moves ??= []).push([column, slot]);
+    }
+    for (const [column, slot] of moves ?? []) {
+      const value = values[column]!;
+      delete values[column];
       if (slot) values[slot.column] = stored(value, slot.asText);
     }
-    return { table: row.table, values };
-  });
+  }
+  const placed = rows;
   for (const table of new Set(rows.map((row) => row.table))) if (!additions.has(table) && !layout.has(table)) additions.set(table, new Map());
   for (const [table, added] of additions) if (added.size === 0 && layout.has(table)) additions.delete(table);
   return { rows: placed, additions };

@@ -77,17 +77,21 @@ export function eventTable(event: unknown): string | undefined {
 
 /** `<prefix>_<key snake_cased>` (the key's own leading _ dropped after a prefix), worked out once a pair. */
 function columnName(prefix: string, key: string): string {
-  const memo = `${prefix}\u0000${key}`;
-  let known = COLUMN_NAMES.get(memo);
-  if (known === undefined) {
+  let names = COLUMN_NAMES.get(prefix);
+  if (!names) {
     if (COLUMN_NAMES.size >= MAX_SNAKE_CASED) COLUMN_NAMES.clear();
+    COLUMN_NAMES.set(prefix, (names = new Map()));
+  }
+  let known = names.get(key);
+  if (known === undefined) {
+    if (names.size >= MAX_SNAKE_CASED) names.clear();
     const part = snakeCase(key);
     known = part && fitIdentifier(prefix ? `${prefix}_${part.replace(/^_/, '')}` : part);
-    COLUMN_NAMES.set(memo, known);
+    names.set(key, known);
   }
   return known;
 }
-const COLUMN_NAMES = new Map<string, string>();
+const COLUMN_NAMES = new Map<string, Map<string, string>>();
 
 /** An object's leaves as snake_case columns (`{a: {bC: 1}}` → `a_b_c`), arrays kept whole as JSON text. */
 export function flattenColumns(value: Record<string, unknown>, prefix = '', out: Record<string, Value> = {}): Record<string, Value> {
@@ -119,9 +123,8 @@ function commonColumns(message: Message, loadedAt: string): Record<string, Value
   };
 }
 
-/** Free-form keys first, then the event's own columns over them. */
-function rowOf(table: string, own: Record<string, Value>, common: Record<string, Value | undefined>): Row {
-  const values = Object.assign({}, own);
+/** Free-form keys first (`values`, which the row takes over), then the event's own columns over them. */
+function rowOf(table: string, values: Record<string, Value>, common: Record<string, Value | undefined>): Row {
   for (const key in common) if (common[key] !== undefined) values[key] = common[key];
   return { table, values };
 }
@@ -143,20 +146,21 @@ export function rowsOf(message: Message, loadedAt: string): Row[] {
     case 'track': {
       const named = { ...common, event: eventTable(message.event), event_text: text(message.event) };
       const own = eventTable(message.event);
-      return [rowOf(table, context, named), ...(own ? [rowOf(own, Object.assign(flattenColumns(propertiesOf(message)), context), named)] : [])];
+      const eventRow = own ? [rowOf(own, Object.assign(flattenColumns(propertiesOf(message)), context), named)] : [];
+      return [rowOf(table, context, named), ...eventRow];
     }
     case 'identify': {
       const traits = flattenColumns(traitsOf(message));
       const userId = userIdOf(message);
-      const user = userId ? [rowOf(USERS_TABLE, traits, { id: userId, received_at: common.received_at, loaded_at: loadedAt })] : [];
-      return [rowOf(table, { ...traits, ...context }, common), ...user];
+      const identifies = rowOf(table, Object.assign({}, traits, context), common);
+      return userId ? [identifies, rowOf(USERS_TABLE, traits, { id: userId, received_at: common.received_at, loaded_at: loadedAt })] : [identifies];
     }
     case 'page':
     case 'screen':
-      return [rowOf(table, { ...flattenColumns(propertiesOf(message)), ...context }, { ...common, name: text(message.name) })];
+      return [rowOf(table, Object.assign(flattenColumns(propertiesOf(message)), context), { ...common, name: text(message.name) })];
     case 'group':
       return [
-        rowOf(table, { ...flattenColumns(isRecord(message.traits) ? message.traits : {}), ...context }, { ...common, group_id: idText(message.groupId) }),
+        rowOf(table, Object.assign(flattenColumns(isRecord(message.traits) ? message.traits : {}), context), { ...common, group_id: idText(message.groupId) }),
       ];
     default:
       return [rowOf(table, context, { ...common, previous_id: idText(message.previousId) })];
