@@ -41,12 +41,12 @@ export interface FunctionBundle {
  */
 const BUDGETS = {
   // endpoint functions
-  controlMeta: { budgetKb: 374, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  catalog: { budgetKb: 361, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  controlMeta: { budgetKb: 408, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  catalog: { budgetKb: 394, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 400, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  regulations: { budgetKb: 378, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  replays: { budgetKb: 365, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  testInterface: { budgetKb: 443, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  regulations: { budgetKb: 410, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  replays: { budgetKb: 413, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -61,13 +61,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 390, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  delivery: { budgetKb: 453, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  regulationProcessor: { budgetKb: 438, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  delivery: { budgetKb: 482, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 373, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  deliveryScheduler: { budgetKb: 448, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  replayRunner: { budgetKb: 451, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  deletionScheduler: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  deliveryScheduler: { budgetKb: 478, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  replayRunner: { budgetKb: 479, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 
