@@ -40,13 +40,16 @@ export interface FunctionBundle {
  * fails the test, which names the modules that grew it; raising a budget is a decision, taken in review.
  */
 const BUDGETS = {
+  // Each destination type adds about 4 KB to every function that carries the registry (those of ioredis): their
+  // budgets were set again, from the measured size with about 5% of room, with Iterable, Segment and Heap; then
+  // to the measured size with the S3 and PostgreSQL stores (about 17 KB more).
   // endpoint functions
-  controlMeta: { budgetKb: 408, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  catalog: { budgetKb: 394, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  controlMeta: { budgetKb: 426, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  catalog: { budgetKb: 434, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   transformations: { budgetKb: 370 },
-  testInterface: { budgetKb: 443, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  regulations: { budgetKb: 410, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  replays: { budgetKb: 413, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  testInterface: { budgetKb: 465, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  regulations: { budgetKb: 426, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  replays: { budgetKb: 429, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   monitoring: { budgetKb: 305 },
   credentials: { budgetKb: 275 },
   eventSchemas: { budgetKb: 320 },
@@ -61,13 +64,13 @@ const BUDGETS = {
   bearer: { budgetKb: 255 },
   admin: { budgetKb: 160 },
   // stream consumers
-  regulationProcessor: { budgetKb: 438, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  delivery: { budgetKb: 482, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  regulationProcessor: { budgetKb: 454, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  delivery: { budgetKb: 504, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   schemaCapture: { budgetKb: 330 },
   // scheduled functions
-  deletionScheduler: { budgetKb: 405, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  deliveryScheduler: { budgetKb: 478, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  replayRunner: { budgetKb: 479, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  deletionScheduler: { budgetKb: 421, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  deliveryScheduler: { budgetKb: 500, onDemand: ['ioredis', 'kafkajs', 'pg'] },
+  replayRunner: { budgetKb: 501, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   parkedRecordsScheduler: { budgetKb: 255 },
 } satisfies Record<string, Omit<FunctionBundle, 'entry'>>;
 

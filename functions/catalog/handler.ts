@@ -1,9 +1,10 @@
 import { CATALOG_ROUTES } from '../../shared/contract/function-routes/catalog';
 import { createHandler } from '../../shared/http/handler';
-import { catalogService } from '../../shared/composition/catalog';
+import { catalogService, rulesDryRun } from '../../shared/composition/catalog';
 import { services } from '../../shared/services';
 
 const catalog = catalogService(services());
+const dryRun = rulesDryRun(services());
 const success = { success: true } as const;
 
 export const handler = createHandler('catalog', CATALOG_ROUTES, {
@@ -40,6 +41,10 @@ export const handler = createHandler('catalog', CATALOG_ROUTES, {
   'GET /v2/connections/{id}': async ({ principal, params }) => ({
     connection: await catalog.getConnection(principal.workspaceId, params.id),
   }),
+  'PUT /v2/connections/{id}/rules': async ({ principal, params, body }) => ({
+    connection: await catalog.setConnectionRules(principal.workspaceId, params.id, body.rules),
+  }),
+  'POST /v2/connections/{id}/rules/dry-run': async ({ principal, params, body }) => dryRun.run(principal.workspaceId, params.id, body),
   'DELETE /v2/connections/{id}': async ({ principal, params }) => {
     await catalog.deleteConnection(principal.workspaceId, params.id);
     return success;

@@ -12,6 +12,7 @@ export const handler = createHandler('testInterface', TEST_INTERFACE_ROUTES, {
       force: query.force === 'true',
       destinationConfig: body.destinationConfig,
       credentials: body.credentials,
+      sourceId: body.sourceId,
     }),
   'POST /v0/testSource/{source_id}': async ({ principal, params, query, body }) =>
     tests.testSource(principal.workspaceId, params.source_id, body.message, {

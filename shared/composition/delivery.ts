@@ -45,7 +45,7 @@ export const batchDelivery = (s: Services) => {
 
 /** What a delivery round reads once and shares between its parts and destinations. */
 export const newDeliveryRound = (s: Services) =>
-  new DeliveryRound(repository(s, UserCodeRepository), credentialService(s), repository(s, ParkedDeliveryRepository));
+  new DeliveryRound(repository(s, UserCodeRepository), credentialService(s), repository(s, ParkedDeliveryRepository), repository(s, CatalogRepository));
 
 /** Delivering a stream batch. */
 export const streamDelivery = (s: Services) => {

@@ -8,8 +8,10 @@ import { customerio } from './customerio';
 import { firehose } from './firehose';
 import { facebookConversions } from './facebook-conversions';
 import { ga4 } from './ga4';
+import { heap } from './heap';
 import { hubspot } from './hubspot';
 import { intercom } from './intercom';
+import { iterable } from './iterable';
 import { klaviyo } from './klaviyo';
 import { googleSheets } from './google-sheets';
 import { kafka } from './kafka';
@@ -18,6 +20,7 @@ import { pinterestConversions } from './pinterest-conversions';
 import { postgres } from './postgres';
 import { posthog } from './posthog';
 import { redis } from './redis';
+import { segment } from './segment';
 import { slack } from './slack';
 import { s3 } from './s3';
 import { snapchatConversions } from './snapchat-conversions';
@@ -52,6 +55,9 @@ const TYPES: DestinationType[] = [
   googleSheets,
   bigQueryStream,
   firehose,
+  iterable,
+  segment,
+  heap,
 ];
 
 export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));

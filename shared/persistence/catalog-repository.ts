@@ -4,6 +4,7 @@ import { isConditionFailure, queryPrefix, refusedItems, type TableClient, type T
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
+import type { Rule } from '../domain/rules/schemas';
 
 type Resource = ports.CatalogResource;
 
@@ -150,6 +151,26 @@ export class CatalogRepository implements ports.CatalogRepository {
       if (reasons[2] === 'ConditionalCheckFailed') throw NotFoundError.of('source', sourceId);
       if (reasons[3] === 'ConditionalCheckFailed') throw NotFoundError.of('destination', destinationId);
       throw new ConflictError(`source ${sourceId} is already connected to destination ${destinationId}`);
+    }
+  }
+
+  async setConnectionRules(workspaceId: string, id: string, rules: Rule[], at: string): Promise<Connection> {
+    try {
+      const { Attributes } = await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: keys.connection(workspaceId, id),
+          UpdateExpression: 'SET #rules = :rules, updatedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#rules': 'rules' },
+          ExpressionAttributeValues: { ':rules': rules, ':at': at },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Connection.parse(Attributes);
+    } catch (error) {
+      if (isConditionFailure(error)) throw NotFoundError.of('connection', id);
+      throw error;
     }
   }
 

@@ -58,13 +58,22 @@ export function parseParked(item: Record<string, unknown>): ParkedDelivery {
  * An addition to a destination's counters, as a transaction item, so that it is written with the state change
  * it counts (and so exactly once); errors replace the last ones shown.
  */
-export function statsItem(table: string, workspaceId: string, destinationId: string, counts: OutcomeCounts, errors: OutcomeError[], at: string): TransactItem {
+export function statsItem(
+  table: string,
+  workspaceId: string,
+  destinationId: string,
+  counts: OutcomeCounts | Record<string, number>,
+  errors: OutcomeError[],
+  at: string,
+): TransactItem {
   const values: Record<string, unknown> = { ':at': at };
+  const names: Record<string, string> = {};
   const add = Object.entries(counts)
     .filter(([, n]) => n)
-    .map(([name, n]) => {
-      values[`:${name}`] = n;
-      return `${name} :${name}`;
+    .map(([name, n], i) => {
+      values[`:c${i}`] = n;
+      names[`#c${i}`] = name;
+      return `#c${i} :c${i}`;
     });
   const set = ['updatedAt = :at'];
   if (errors.length > 0) {
@@ -77,6 +86,7 @@ export function statsItem(table: string, workspaceId: string, destinationId: str
       Key: keys.destinationStats(workspaceId, destinationId, counterShard()),
       UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
       ExpressionAttributeValues: values,
+      ...(add.length > 0 && { ExpressionAttributeNames: names }),
     },
   };
 }

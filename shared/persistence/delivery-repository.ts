@@ -5,6 +5,8 @@ import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
   BatchRef,
   batchIdOf,
+  ruleCounterName,
+  type BatchCounts,
   type DeliverySample,
   type BatchGuard,
   type BatchState,
@@ -50,6 +52,13 @@ const batchId = batchIdOf;
 const isLegacy = (item: Record<string, unknown>) => String(item.pk).endsWith('#DELIVERY');
 const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
 
+/** A finished batch's totals as its destination counts them: filtered events per rule under their source and label. */
+function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, number> {
+  const { byRule, ...counts } = totals;
+  const rules = Object.entries(byRule ?? {}).map(([label, n]) => [ruleCounterName(sourceId, label), n] as const);
+  return { ...counts, ...Object.fromEntries(rules) };
+}
+
 function stateOf(item: Record<string, unknown>): BatchState {
   if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
   const count = (name: string) => Number(item[name] ?? 0);
@@ -58,7 +67,12 @@ function stateOf(item: Record<string, unknown>): BatchState {
     owner: String(item.owner),
     leaseUntil: String(item.leaseUntil),
     position: { progress: count('progress'), output: count('output') },
-    counts: { delivered: count('nDelivered'), filtered: count('nFiltered'), aborted: count('nAborted') },
+    counts: {
+      delivered: count('nDelivered'),
+      filtered: count('nFiltered'),
+      aborted: count('nAborted'),
+      ...(typeof item.nByRule === 'object' && item.nByRule !== null && { byRule: { ...(item.nByRule as Record<string, number>) } }),
+    },
     ...(typeof item.trail === 'string' && { trail: item.trail }),
   };
 }
@@ -224,7 +238,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
               this.store.table,
               guard.ref.workspaceId,
               guard.ref.destinationId,
-              { ...(change.finish && change.totals), retrying: parks.length },
+              { ...(change.finish && outcomeCounts(guard.ref.sourceId, change.totals)), retrying: parks.length },
               change.finish?.errors ?? [],
               change.finish?.at ?? new Date().toISOString(),
             )
@@ -279,11 +293,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       ':nf': change.totals.filtered,
       ':na': change.totals.aborted,
       ':trail': change.trail,
+      ...(change.totals.byRule && { ':byRule': change.totals.byRule }),
       ...describing(ref),
     };
     const set = [
       'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
       'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
+      ...(change.totals.byRule ? ['nByRule = :byRule'] : []),
       'createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
     ];
     let remove = '';

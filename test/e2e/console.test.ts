@@ -300,6 +300,64 @@ describe('the console, as a new user', () => {
     expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Gone Event')).toEqual([]);
   });
 
+  it('edits the rules of a connection without code: a dry run on recent events, a refused save in the API’s words, then saved', async () => {
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('button', { name: 'Rules of Website → Hook' }).click();
+    await page.getByText('No rule: every event goes on as it is.').waitFor();
+    // A drop-if rule on the event name, built from the form.
+    await page.getByLabel('New rule').selectOption('drop-if');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Rule 1 name').fill('no trials');
+    await page.getByLabel('Rule 1 condition 1 path').fill('event');
+    await page.getByLabel('Rule 1 condition 1 value').fill('Trial Started');
+    await page.getByLabel('New rule').selectOption('sample');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Rule 2 fraction').fill('2');
+    // The dry run names what each rule would stop among the source's recent events.
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('body.rules.1.fraction: must be at most 1');
+    await page.getByLabel('Rule 2 fraction').fill('1');
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    const dry = page.getByRole('table', { name: 'Dry run' });
+    await dry.waitFor();
+    const stored = Number(/Of the last (\d+) events/.exec((await page.getByTestId('dry-run-summary').textContent()) ?? '')?.[1]);
+    expect(stored).toBeGreaterThanOrEqual(3);
+    await expect(dry.getByRole('row').filter({ hasText: 'no trials' }).getByRole('cell').nth(2).textContent()).resolves.toBe(`1 of ${stored}`);
+    await expect(dry.getByRole('row').filter({ hasText: '2-sample' }).getByRole('cell').nth(2).textContent()).resolves.toBe(`0 of ${stored}`);
+    await checkPage('connections-rules-dry-run');
+    // Saving a refused list answers in the API's words and keeps nothing; a valid one is saved.
+    await page.getByLabel('Rule 1 condition 1 test').selectOption('matches');
+    await page.getByLabel('Rule 1 condition 1 value').fill('(');
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^body\.rules\.0\.conditions\.0\.pattern: is not a valid regular expression/);
+    await page.getByLabel('Rule 1 condition 1 value').fill('^Debug ');
+    await page.getByRole('button', { name: 'Remove rule 2' }).click();
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // The earlier dry run described another list: it is gone.
+    await expect(page.getByRole('table', { name: 'Dry run' }).count()).resolves.toBe(0);
+    // The pipeline reloads with the saved list: its button counts the rules.
+    await page.getByRole('button', { name: 'Rules of Website → Hook' }).filter({ hasText: 'Rules (1)' }).waitFor();
+    const { connections } = (await (await fetch(`${started.control}/v2/connections`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      connections: { rules: unknown[] }[];
+    };
+    expect(connections[0]!.rules).toEqual([
+      { type: 'drop-if', name: 'no trials', match: 'all', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug ' }] },
+    ]);
+    await checkPage('connections-rules');
+    // Live: the rule stops its event, which the destination's outcomes count under the rule's name.
+    await sendWithSdk([
+      { userId: 'u1', event: 'Debug Ping' },
+      { userId: 'u1', event: 'After Rules' },
+    ]);
+    await hookReceives('After Rules');
+    expect(hook.received.filter((r) => (r.json as { event?: string } | undefined)?.event === 'Debug Ping')).toEqual([]);
+    await page.getByRole('link', { name: 'Destinations' }).click();
+    const byRule = page.getByRole('table', { name: 'Filtered by rule' });
+    await expect(byRule.getByRole('row').filter({ hasText: 'no trials' }).getByRole('cell').nth(2).textContent()).resolves.toBe('1');
+    await checkPage('destinations-filtered-by-rule');
+  });
+
   it('opens the schema of the event sent and shows its frequent values', async () => {
     await page.getByRole('link', { name: 'Event schemas' }).click();
     await page.getByRole('button', { name: /^track: Trial Started/ }).click();

@@ -130,6 +130,39 @@ describe("the scheduler's retry and resume", () => {
     expect(sentTo('/resume')).toHaveLength(5);
   });
 
+  it('carries the per-rule counts of a resumed batch: each stopped event counted once under its rule', async () => {
+    const store = new FakeDeliveryStore();
+    const part = partOf('r-rules', 6);
+    const destinations = [webhook('d-rules', `${hook.url}/rules`)];
+    const policy = testPolicy({ leaseMs: 100 });
+    const rules = {
+      'd-rules': [
+        { type: 'drop-if' as const, name: 'odd', match: 'all' as const, conditions: [{ path: 'messageId', op: 'in' as const, values: ['m-1', 'm-3', 'm-5'] }] },
+      ],
+    };
+    const first = deliveryOver(store, destinations, policy, { rules });
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    let writes = 0;
+    first.deliveries.writeBatch = async (guard, change) => {
+      const written = await writeBatch(guard, change);
+      if (++writes === 2) throw new Error('the process died');
+      return written;
+    };
+    await first.stream.deliverParts([part]);
+    await first.lanes.idle();
+    // m-0 and m-2 were sent; m-1, stopped by the rule, was settled and recorded between them.
+    expect(await first.deliveries.readBatch(refOf('r-rules', 'd-rules'))).toMatchObject({
+      kind: 'sending',
+      counts: { delivered: 2, filtered: 1, byRule: { odd: 1 } },
+    });
+    await sleep(150);
+    const next = deliveryOver(store, destinations, policy, { parts: [part], rules });
+    expect(await next.scheduler.runDue()).toBe(1);
+    expect(sentTo('/rules')).toEqual(['m-0', 'm-2', 'm-4']);
+    expect(store.batches.get(`${WORKSPACE}#d-rules#r-rules#0`)!.counts).toEqual({ delivered: 3, filtered: 3, aborted: 0, byRule: { odd: 3 } });
+    expect(await next.deliveries.outcomes(WORKSPACE, 'd-rules')).toMatchObject({ delivered: 3, filtered: 3 });
+  });
+
   /** A process that sends the first of a part's events, records it, and dies: the batch is left sending. */
   async function abandoned(store: FakeDeliveryStore, requestId: string, destinations: ReturnType<typeof webhook>[], policy: ReturnType<typeof testPolicy>) {
     const part = partOf(requestId, 4);

@@ -79,6 +79,7 @@ describe('delivery', () => {
       retrying: 0,
       aborted: 0,
       filtered: 0,
+      filteredByRule: [],
       suppressed: 0,
       lastErrors: [],
       updatedAt: expect.any(String),

@@ -59,6 +59,14 @@ const SAMPLES: Record<string, BodySample> = {
   'POST /v2/destinations': { body: { name: 'D', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/d' } } },
   'PATCH /v2/destinations/{id}': { body: { name: 'D2', config: { webhookUrl: 'https://example.com/d2' } } },
   'POST /v2/connections': { body: { sourceId: 'SOURCE', destinationId: 'DESTINATION' } },
+  'PUT /v2/connections/{id}/rules': {
+    body: { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug' }] }, { type: 'truncate-ip' }] },
+    extra: [
+      { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(x+)+y' }] }] },
+      { rules: [{ type: 'hash', paths: ['a.__proto__.b'] }] },
+    ],
+  },
+  'POST /v2/connections/{id}/rules/dry-run': { body: { limit: 10, rules: [{ type: 'sample', fraction: 0.5 }] }, extra: [{ limit: 1e9 }] },
   'POST /v2/regulations': {
     body: { regulationType: 'suppress', sourceIds: ['SOURCE'], users: [{ userId: 'u9', email: 'u9@example.com' }] },
     extra: [
@@ -66,6 +74,14 @@ const SAMPLES: Record<string, BodySample> = {
       { regulationType: 'suppress', users: [{ userId: 'u\udc00' }] },
     ],
     headers: [{ 'Idempotency-Key': HUGE_ASCII }, { 'Idempotency-Key': QUOTES }],
+  },
+  'POST /v2/replays': {
+    body: {
+      sourceId: 'SOURCE',
+      destinationId: 'DESTINATION',
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() - 1000).toISOString(),
+    },
   },
   'POST /transformations': { body: { name: 'T2', description: 'd', code: 'export function transformEvent(e) { return e; }' } },
   'POST /transformations/{id}': { body: { description: 'd2', code: 'export function transformEvent(e) { return null; }' } },

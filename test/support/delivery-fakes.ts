@@ -1,4 +1,5 @@
 import type { Connection, Destination } from '../../shared/domain/catalog/schemas';
+import type { Rule } from '../../shared/domain/rules/schemas';
 import type {
   BatchChange,
   BatchRecord,
@@ -265,10 +266,10 @@ export class FakeParkedDeliveries implements ParkedDeliveryRepository {
   }
 }
 
-/** The catalog delivery reads: one workspace's destinations, each connected to `sourceId`. */
-export function fakeCatalog(sourceId: string, destinations: Destination[]) {
+/** The catalog delivery reads: one workspace's destinations, each connected to `sourceId` (with its rules by destination id). */
+export function fakeCatalog(sourceId: string, destinations: Destination[], rules: Record<string, Rule[]> = {}) {
   const at = new Date().toISOString();
-  const connections: Connection[] = destinations.map((d, i) => ({ id: `c${i}`, sourceId, destinationId: d.id, createdAt: at }));
+  const connections: Connection[] = destinations.map((d, i) => ({ id: `c${i}`, sourceId, destinationId: d.id, rules: rules[d.id] ?? [], createdAt: at }));
   return {
     listConnections: async () => connections,
     listDestinations: async () => destinations,

@@ -1,4 +1,6 @@
 import type { Destination } from '../../shared/domain/catalog/schemas';
+import type { InvocationCredentials } from '../../shared/domain/credentials/credential-service';
+import type { Rule } from '../../shared/domain/rules/schemas';
 import { BatchDelivery } from '../../shared/domain/delivery/batch-delivery';
 import { Circuit } from '../../shared/domain/delivery/circuit';
 import { DeliveryLanes } from '../../shared/domain/delivery/lanes';
@@ -42,11 +44,11 @@ export function deliveryOver(
   store: FakeDeliveryStore,
   destinations: Destination[],
   policy: DeliveryPolicy,
-  options: { suppressed?: Set<string>; parts?: IngestPart[] } = {},
+  options: { suppressed?: Set<string>; parts?: IngestPart[]; rules?: Record<string, Rule[]>; credentials?: InvocationCredentials } = {},
 ) {
   const deliveries = new FakeDeliveries(store);
   const parked = new FakeParkedDeliveries(store);
-  const catalog = fakeCatalog(SOURCE, destinations);
+  const catalog = fakeCatalog(SOURCE, destinations, options.rules);
   const suppressed = options.suppressed ?? new Set<string>();
   const suppression = new SuppressionIndex({
     suppressionsOf: async (_workspaceId, userIds) => new Map(userIds.filter((id) => suppressed.has(id)).map((id) => [id, ['*' as const]])),
@@ -63,8 +65,8 @@ export function deliveryOver(
   );
   const circuit = new Circuit(() => policy.circuitOpenMs);
   const code = { listHeads: async () => [], getHead: async () => undefined, getRevision: async () => undefined };
-  const credentials = { forInvocation: async () => ({ values: {}, secrets: [] }) };
-  const round = () => new DeliveryRound(code, credentials, parked);
+  const credentials = { forInvocation: async () => options.credentials ?? { values: {}, secrets: [] } };
+  const round = () => new DeliveryRound(code, credentials, parked, catalog);
   const batches = new BatchDelivery(deliveries, lanes, circuit, policy);
   return {
     deliveries,

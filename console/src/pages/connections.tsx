@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorBox, Section, useAction, useLoad } from '../ui';
+import { ConnectionRules } from './connection-rules';
 
 /** Every connection as source → transformation → destination, read at a glance; and connecting a new pair. */
 export function Connections() {
@@ -15,9 +16,13 @@ export function Connections() {
   });
   const [sourceId, setSourceId] = useState('');
   const [destinationId, setDestinationId] = useState('');
+  const [editing, setEditing] = useState<string | undefined>(undefined);
   const action = useAction();
   const d = data.data;
   const byId = <T extends { id: string }>(list: T[] | undefined, id: string | undefined) => list?.find((x) => x.id === id);
+  const pairOf = (c: { sourceId: string; destinationId: string }) =>
+    `${byId(d?.sources, c.sourceId)?.name ?? c.sourceId} → ${byId(d?.destinations, c.destinationId)?.name ?? c.destinationId}`;
+  const edited = d?.connections.find((c) => c.id === editing);
 
   const connect = async (event: Event) => {
     event.preventDefault();
@@ -63,6 +68,9 @@ export function Connections() {
                   <small>{destination?.type ?? 'destination'}</small>
                   {destination?.name ?? c.destinationId}
                 </span>
+                <button type="button" class="secondary" aria-label={`Rules of ${pairOf(c)}`} onClick={() => setEditing(c.id)}>
+                  {c.rules.length === 0 ? 'Rules' : `Rules (${c.rules.length})`}
+                </button>
                 <button type="button" class="secondary" aria-label={`Disconnect ${source?.name} from ${destination?.name}`} onClick={() => void remove(c.id)}>
                   Disconnect
                 </button>
@@ -71,6 +79,7 @@ export function Connections() {
           })}
         </ul>
       </Section>
+      {edited && <ConnectionRules key={edited.id} connectionId={edited.id} title={pairOf(edited)} rules={edited.rules} onSaved={() => void data.reload()} />}
       <Section title="Connect">
         <form class="row" onSubmit={connect} aria-label="Connect a source to a destination">
           <label for="connect-source">Source</label>

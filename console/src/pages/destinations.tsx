@@ -146,6 +146,26 @@ function Delivery({ destinationId }: { destinationId: string }) {
             </tbody>
           </table>
         )}
+        {o && o.filteredByRule.length > 0 && (
+          <table aria-label="Filtered by rule">
+            <thead>
+              <tr>
+                <th scope="col">Rule</th>
+                <th scope="col">Source</th>
+                <th scope="col">Events stopped</th>
+              </tr>
+            </thead>
+            <tbody>
+              {o.filteredByRule.map((r) => (
+                <tr>
+                  <td>{r.rule}</td>
+                  <td>{r.sourceId}</td>
+                  <td>{r.filtered}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
         <OutcomesChart points={points} />
       </Section>
       <Section title="Latest failures">

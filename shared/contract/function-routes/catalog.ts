@@ -11,6 +11,8 @@ import {
   SourcePatch,
   Success,
 } from '../../domain/catalog/schemas';
+import { DryRunBody, DryRunResult } from '../../domain/rules/dry-run-service';
+import { RulesPut } from '../../domain/rules/schemas';
 import { route } from './define';
 
 /** Control plane: the catalog of sources, destinations and connections (Bearer). */
@@ -30,5 +32,7 @@ export const CATALOG_ROUTES = [
   route({ method: 'GET', path: '/v2/connections', fn: 'catalog', auth: 'bearer', summary: 'List connections', response: z.object({ connections: z.array(Connection) }) }),
   route({ method: 'POST', path: '/v2/connections', fn: 'catalog', auth: 'bearer', summary: 'Connect a source to a destination', body: ConnectionCreate, response: z.object({ connection: Connection }), status: 201 }),
   route({ method: 'GET', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Get a connection', params: IdParams, response: z.object({ connection: Connection }) }),
+  route({ method: 'PUT', path: '/v2/connections/{id}/rules', fn: 'catalog', auth: 'bearer', summary: 'Replace the rules a connection applies to each event before the transformation', params: IdParams, body: RulesPut, response: z.object({ connection: Connection }) }),
+  route({ method: 'POST', path: '/v2/connections/{id}/rules/dry-run', fn: 'catalog', auth: 'bearer', summary: 'How many of the source’s recent events each rule would stop (nothing is sent)', params: IdParams, body: DryRunBody, response: DryRunResult }),
   route({ method: 'DELETE', path: '/v2/connections/{id}', fn: 'catalog', auth: 'bearer', summary: 'Delete a connection', params: IdParams, response: Success }),
 ] as const;

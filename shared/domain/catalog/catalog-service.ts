@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { validateDestinationConfig } from '../../destinations/registry';
 import { NotFoundError } from '../errors';
 import { newId, newSecret, now } from '../ids';
+import type { Rule } from '../rules/schemas';
 import type { CatalogRepository } from './ports';
 import {
   Destination,
@@ -78,6 +79,9 @@ export class CatalogService {
     await this.repo.createConnection(workspaceId, connection);
     return connection;
   }
+
+  /** Replaces a connection's rules (parsed at the edge, so they compile): applied from the next delivery round on. */
+  setConnectionRules = (workspaceId: string, id: string, rules: Rule[]): Promise<Connection> => this.repo.setConnectionRules(workspaceId, id, rules, now());
 
   deleteConnection = (workspaceId: string, id: string) => this.repo.deleteConnection(workspaceId, id);
 }

@@ -1,3 +1,4 @@
+import type { Rule } from '../rules/schemas';
 import type { Connection, Destination, Source } from './schemas';
 
 /** The two kinds of catalog resource that are changed and deleted the same way. */
@@ -33,6 +34,8 @@ export interface CatalogRepository {
   getConnection(workspaceId: string, id: string): Promise<Connection | undefined>;
   /** NotFoundError when either end is gone, ConflictError when the pair is connected already. */
   createConnection(workspaceId: string, connection: Connection): Promise<void>;
+  /** Replaces a connection's rules and returns it as it is now; NotFoundError when there is none. */
+  setConnectionRules(workspaceId: string, id: string, rules: Rule[], at: string): Promise<Connection>;
   /** NotFoundError when there is no such connection. */
   deleteConnection(workspaceId: string, id: string): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { Rule, Rules } from '../rules/schemas';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
 const Name = z.string().trim().min(1, 'must not be empty').max(200);
@@ -72,11 +73,13 @@ export const Connection = z.object({
   id: Id,
   sourceId: Id,
   destinationId: Id,
+  rules: z.array(Rule).default([]).describe('applied in order to each event before the destination’s transformation'),
   createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime().optional(),
 });
 export type Connection = z.infer<typeof Connection>;
 
-export const ConnectionCreate = z.strictObject({ sourceId: Id, destinationId: Id });
+export const ConnectionCreate = z.strictObject({ sourceId: Id, destinationId: Id, rules: Rules.default([]) });
 
 export const IdParams = z.object({ id: Id });
 export const Success = z.object({ success: z.literal(true) });

@@ -11,7 +11,8 @@ import type { BatchGuard, DeliverySample } from './records';
 import type { DeliveryRound } from './round';
 import { prepare, send, sendChunk, sendServerChunk, type ChunkSent, type ServerScope } from './sender';
 import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
-import { transformForDelivery, type EventOutcome } from './user-transform';
+import { rulesThenTransform } from './rules-stage';
+import type { EventOutcome } from './user-transform';
 import { answered, verdictOf } from './verdict';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -54,11 +55,12 @@ export class BatchDelivery {
     if (guard.prior.kind === 'sending' && !guard.established && !(await this.write(run))) return;
     if (start.progress >= events.length) return this.finish(run, []);
     const pending = events.slice(start.progress);
-    // Suppressed users' events go nowhere, not even into the transformation; they keep their positions.
+    // Suppressed users' events go nowhere, not even into the rules or the transformation; they keep their positions.
     const live = pending.map((_, i) => !suppressed.has(start.progress + i));
     const transformed = abort
-      ? { outcomes: pending.filter((_, i) => live[i]).map((): EventOutcome => ({ error: abort })), secrets: [] }
-      : await transformForDelivery(
+      ? { outcomes: pending.filter((_, i) => live[i]).map((): EventOutcome => ({ error: abort })), secrets: [], seen: pending.filter((_, i) => live[i]) }
+      : await rulesThenTransform(
+          await round.rulesOf(ref.workspaceId, ref.sourceId, destination.id),
           await round.published(ref.workspaceId, destination.transformationId),
           ref.workspaceId,
           destination,
@@ -68,8 +70,11 @@ export class BatchDelivery {
     this.lanes.touch(destination.id);
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
+    // Slots are keyed (user, messageId) by each event as the rules left it.
+    next = 0;
+    const keyed = live.map((isLive, i) => (isLive ? transformed.seen[next++]! : pending[i]!));
     const type = destinationType(destination.type);
-    const slots = slotsOf(type, pending, outcomes, start, (message) => prepare(destination, message));
+    const slots = slotsOf(type, keyed, outcomes, start, (message) => prepare(destination, message));
     const sends = slots.filter((slot) => slot.kind === 'send');
     run.held = await round.heldAt(
       ref.workspaceId,

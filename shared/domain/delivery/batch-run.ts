@@ -1,5 +1,5 @@
 import type { Destination } from '../catalog/schemas';
-import type { BatchCounts, BatchGuard, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
+import type { BatchCounts, BatchGuard, CountedOutcome, BatchPosition, DeliverySample, OutcomeError, ParkedDelivery } from './records';
 import { OutcomeTrail } from './trail';
 import type { SendSlot, Slot } from './units';
 
@@ -39,7 +39,7 @@ export function startRun(guard: BatchGuard, destination: Destination): BatchRun 
     guard,
     destination,
     position,
-    totals: prior.kind === 'sending' ? { ...prior.counts } : zero(),
+    totals: prior.kind === 'sending' ? { ...prior.counts, ...(prior.counts.byRule && { byRule: { ...prior.counts.byRule } }) } : zero(),
     trail: prior.kind === 'sending' ? new OutcomeTrail(prior.trail ?? '', prior.trail === undefined ? handled : 0) : new OutcomeTrail(),
     added: { ...zero(), retried: 0 },
     parks: [],
@@ -50,7 +50,7 @@ export function startRun(guard: BatchGuard, destination: Destination): BatchRun 
 }
 
 /** A slot counted as delivered, filtered or aborted. */
-export function countSlot(run: BatchRun, slot: Slot, outcome: keyof BatchCounts, sample: DeliverySample): void {
+export function countSlot(run: BatchRun, slot: Slot, outcome: CountedOutcome, sample: DeliverySample): void {
   run.totals[outcome]++;
   run.added[outcome]++;
   run.trail.add(outcome, slot.output);
@@ -89,10 +89,18 @@ export function parkSlot(run: BatchRun, slot: SendSlot, failure: { error: string
 /** A slot that sends nothing now: counted as filtered or aborted, parked behind its user's earlier event, or suppressed. */
 export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
   if (slot.kind === 'send') return parkSlot(run, slot, { error: 'waiting behind an earlier event of the same user', status: 0, attempts: 0, dueAt });
-  if (slot.kind === 'filtered') return countSlot(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered' });
+  if (slot.kind === 'filtered') {
+    if (slot.rule !== undefined) (run.totals.byRule ??= {})[slot.rule] = (run.totals.byRule[slot.rule] ?? 0) + 1;
+    return countSlot(run, slot, 'filtered', { messageId: slot.messageId, outcome: 'filtered', ...(slot.rule !== undefined && { rule: slot.rule }) });
+  }
   if (slot.kind === 'aborted') {
     run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, error: slot.error });
-    return countSlot(run, slot, 'aborted', { messageId: slot.messageId, outcome: 'aborted', error: slot.error });
+    return countSlot(run, slot, 'aborted', {
+      messageId: slot.messageId,
+      outcome: 'aborted',
+      error: slot.error,
+      ...(slot.rule !== undefined && { rule: slot.rule }),
+    });
   }
   // No output at all: a suppressed user's event (counted on its source).
   run.trail.add('suppressed', 0);

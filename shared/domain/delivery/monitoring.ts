@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import type { DeliveryRepository } from './ports';
+import { ruleCounters } from './records';
 import type { IngestRepository } from '../ingestion/ports';
 import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
@@ -18,7 +19,10 @@ export const Outcomes = z.object({
   delivered: z.number().int(),
   retrying: z.number().int().describe('events parked for a retry right now'),
   aborted: z.number().int(),
-  filtered: z.number().int().describe('events the transformation dropped'),
+  filtered: z.number().int().describe('events the transformation dropped or a rule of a connection stopped'),
+  filteredByRule: z
+    .array(z.object({ sourceId: z.string(), rule: z.string(), filtered: z.number().int() }))
+    .describe('of the filtered, those each rule of a connection (the source’s, to this destination) stopped'),
   suppressed: z.number().int().describe("events of suppressed users, counted at the destination's sources"),
   lastErrors: z.array(z.object({ at: z.string(), messageId: z.string(), status: z.number().optional(), error: z.string() })),
   updatedAt: z.string().optional(),
@@ -60,6 +64,7 @@ export class MonitoringService {
       retrying: count('retrying'),
       aborted: count('aborted'),
       filtered: count('filtered'),
+      filteredByRule: stats ? ruleCounters(stats) : [],
       suppressed: sourceStats.reduce((sum, s) => sum + s.suppressed, 0),
       lastErrors: ((stats?.lastErrors as z.input<typeof Outcomes>['lastErrors'] | undefined) ?? []).slice().reverse(),
       ...(stats?.updatedAt !== undefined && { updatedAt: String(stats.updatedAt) }),

@@ -29,7 +29,12 @@ export interface BatchCounts {
   delivered: number;
   filtered: number;
   aborted: number;
+  /** Of the filtered, those a rule of the connection stopped, by the rule's label. */
+  byRule?: Record<string, number>;
 }
+
+/** The outcomes a slot is counted as. */
+export type CountedOutcome = 'delivered' | 'filtered' | 'aborted';
 
 /**
  * What a batch's item says when delivery (re)starts it; `absent` for a batch never written. `trail` is the
@@ -50,6 +55,7 @@ export const DeliverySample = z.object({
   status: z.number().optional(),
   response: z.unknown().optional(),
   error: z.string().optional(),
+  rule: z.string().optional().describe('the rule of the connection that stopped (filtered) or failed the event'),
 });
 export type DeliverySample = z.infer<typeof DeliverySample>;
 
@@ -126,3 +132,17 @@ export interface BatchGuard {
 
 /** What a write that went through changed in its guard: the owner applies it to the guard it keeps. */
 export type GuardChange = Partial<Pick<BatchGuard, 'established' | 'indexed' | 'leaseUntil'>>;
+
+/** The destination counter of events a connection's rule stopped: under the connection's source and the rule's label. */
+const RULE_COUNTER = 'filteredByRule#';
+export const ruleCounterName = (sourceId: string, label: string): string => `${RULE_COUNTER}${sourceId}#${label}`;
+
+/** The per-rule counters among a destination's counters. */
+export function ruleCounters(counters: Record<string, unknown>): { sourceId: string; rule: string; filtered: number }[] {
+  return Object.entries(counters).flatMap(([name, value]) => {
+    if (!name.startsWith(RULE_COUNTER) || typeof value !== 'number') return [];
+    const rest = name.slice(RULE_COUNTER.length);
+    const at = rest.indexOf('#');
+    return [{ sourceId: rest.slice(0, at), rule: rest.slice(at + 1), filtered: value }];
+  });
+}

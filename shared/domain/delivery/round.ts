@@ -1,3 +1,6 @@
+import type { CatalogRepository } from '../catalog/ports';
+import type { Connection } from '../catalog/schemas';
+import { compileRules, NO_RULES, type CompiledRules } from '../rules/rules';
 import type { UserCodeReads } from '../transformations/ports';
 import type { ParkedDeliveryRepository } from './ports';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
@@ -5,9 +8,10 @@ import { publishedTransformation, type PublishedCode } from '../transformations/
 
 /**
  * What one delivery round (a stream batch, or one batch the scheduler resumes) reads once and shares between
- * its parts and destinations: the published code of each transformation, the workspace's credentials, and
+ * its parts and destinations: the published code of each transformation, the rules of each connection
+ * (compiled once), the workspace's credentials, and
  * which users wait behind a parked delivery at each destination. Nothing outlives the round, so a publish or
- * a credential change applies from the next stream batch on.
+ * a rule or credential change applies from the next stream batch on.
  */
 export class DeliveryRound {
   private readonly memo = new Map<string, Promise<unknown>>();
@@ -17,6 +21,7 @@ export class DeliveryRound {
     private readonly code: UserCodeReads,
     private readonly credentials: Pick<CredentialService, 'forInvocation'>,
     private readonly parked: Pick<ParkedDeliveryRepository, 'anyParked' | 'usersWithParked'>,
+    private readonly catalog: Pick<CatalogRepository, 'listConnections'>,
   ) {}
 
   private once<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -28,6 +33,15 @@ export class DeliveryRound {
   published(workspaceId: string, transformationId: string | undefined): Promise<PublishedCode | undefined> {
     if (!transformationId) return Promise.resolve(undefined);
     return this.once(`code#${workspaceId}#${transformationId}`, () => publishedTransformation(this.code, workspaceId, transformationId));
+  }
+
+  /** The compiled rules of the connection from a source to a destination (none when it has none, or is gone). */
+  rulesOf(workspaceId: string, sourceId: string, destinationId: string): Promise<CompiledRules> {
+    return this.once(`rules#${workspaceId}#${sourceId}#${destinationId}`, async () => {
+      const connections = await this.once<Connection[]>(`connections#${workspaceId}`, () => this.catalog.listConnections(workspaceId));
+      const connection = connections.find((c) => c.sourceId === sourceId && c.destinationId === destinationId);
+      return connection && connection.rules.length > 0 ? compileRules(connection.rules) : NO_RULES;
+    });
   }
 
   credentialsOf(workspaceId: string): Promise<InvocationCredentials> {

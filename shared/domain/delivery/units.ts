@@ -21,8 +21,8 @@ interface SlotBase {
 export type Slot = SlotBase &
   (
     | { kind: 'none' }
-    | { kind: 'filtered' }
-    | { kind: 'aborted'; error: string }
+    | { kind: 'filtered'; rule?: string }
+    | { kind: 'aborted'; error: string; rule?: string }
     | { kind: 'send'; requests: DestinationRequest[]; message?: Message; envelope?: string; bytes: number }
   );
 
@@ -60,9 +60,10 @@ export function slotsOf(
     const base = { index, messageId: String(event.messageId), userKey: userKeyOf(event) };
     const next = { progress: index + 1, output: 0 };
     const outcome = outcomes[i]!;
-    if ('filtered' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'filtered' });
+    const rule = 'rule' in outcome && outcome.rule !== undefined ? { rule: outcome.rule } : {};
+    if ('filtered' in outcome) return slots.push({ ...base, output: 0, after: next, kind: 'filtered', ...rule });
     // An event some of whose outputs went before (a resumed batch) has the rest aborted from there.
-    if ('error' in outcome) return slots.push({ ...base, output: i === 0 ? start.output : 0, after: next, kind: 'aborted', error: outcome.error });
+    if ('error' in outcome) return slots.push({ ...base, output: i === 0 ? start.output : 0, after: next, kind: 'aborted', error: outcome.error, ...rule });
     if (outcome.outputs.length === 0) return slots.push({ ...base, output: 0, after: next, kind: 'none' });
     outcome.outputs.forEach((message, k) => {
       if (i === 0 && k < start.output) return;

@@ -3,8 +3,8 @@ import type { InvocationCredentials } from '../credentials/credential-service';
 import type { Destination } from '../catalog/schemas';
 import { runPublishedFor, type PublishedCode } from '../transformations/published';
 
-/** What the user-transformation stage made of one input event. */
-export type EventOutcome = { outputs: Message[] } | { filtered: true } | { error: string };
+/** What the rules and user-transformation stages made of one input event (`rule`: the rule that stopped or failed it). */
+export type EventOutcome = { outputs: Message[] } | { filtered: true; rule?: string } | { error: string; rule?: string };
 
 /**
  * The destination's published transformation over a batch of events: one sandbox invocation for the whole

@@ -19,6 +19,7 @@ export const TestDestinationBody = z.strictObject({
     .record(z.string(), z.unknown(), { error: 'destinationConfig must be an object' })
     .optional()
     .describe('merged over the stored configuration for this call only'),
+  sourceId: z.string().min(1).max(64).optional().describe('run the rules of the connection from this source first'),
   credentials: CredentialOverrides.optional(),
 });
 
@@ -36,6 +37,10 @@ export const ForceQuery = z.object({
 const ErrorText = z.object({ error: z.string() });
 
 export const TestDataEntry = z.object({
+  rules_payload: z
+    .unknown()
+    .optional()
+    .describe('with connection rules: the event as they left it, or {filtered, rule, message} / {error, rule} naming the rule that acted'),
   user_transformed_payload: z.unknown().optional(),
   dest_transformed_payload: z.union([z.array(z.record(z.string(), z.unknown())), ErrorText]).optional(),
   destination_response: z.union([z.array(z.unknown()), ErrorText]).optional(),

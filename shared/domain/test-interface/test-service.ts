@@ -8,6 +8,7 @@ import { redact } from '../credentials/redact';
 import type { CredentialOverrides } from '../credentials/schemas';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '../errors';
 import { checkIdentifiers } from '../ingestion/events';
+import { applyRules, compileRules, NO_RULES, type CompiledRules } from '../rules/rules';
 import type { UserCodeReads } from '../transformations/ports';
 import { publishedTransformation, runPublishedFor } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
@@ -44,7 +45,7 @@ export class PipelineTestService {
     workspaceId: string,
     destinationId: string,
     message: Message,
-    options: TestOptions & { destinationConfig?: Record<string, unknown> },
+    options: TestOptions & { destinationConfig?: Record<string, unknown>; sourceId?: string },
   ): Promise<DestinationTestResult> {
     const stages = resolveStages(options.stage);
     checkMessage(message);
@@ -53,8 +54,9 @@ export class PipelineTestService {
     const type = destinationType(destination.type);
     if (type?.delivery === 'server') throw refusal(TEXTS.serverDelivered(destination.type));
     const config = configForTest(destination, options.destinationConfig);
+    const rules = options.sourceId === undefined ? NO_RULES : await this.rulesOf(workspaceId, options.sourceId, destinationId);
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
-    return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials), credentials.secrets);
+    return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials, rules), credentials.secrets);
   }
 
   async testSource(workspaceId: string, sourceId: string, message: Message, options: TestOptions): Promise<DestinationTestResult[] | { message: string }> {
@@ -63,7 +65,8 @@ export class PipelineTestService {
     const source = await this.catalog.getSource(workspaceId, sourceId);
     if (!source) throw NotFoundError.of('source', sourceId);
     if (!source.enabled && !options.force) return { message: TEXTS.sourceDisabled(sourceId) };
-    const connected = new Set((await this.catalog.listConnections(workspaceId)).filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
+    const connections = new Map((await this.catalog.listConnections(workspaceId)).filter((c) => c.sourceId === sourceId).map((c) => [c.destinationId, c]));
+    const connected = new Set(connections.keys());
     const destinations = (await this.catalog.listDestinations(workspaceId)).filter((d) => connected.has(d.id));
     if (destinations.length === 0) throw refusal(TEXTS.notConnected(sourceId));
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
@@ -72,7 +75,8 @@ export class PipelineTestService {
         if (destinationType(destination.type)?.delivery === 'server') {
           return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
         }
-        return this.runFor(workspaceId, destination, configForTest(destination), message, stages, options.force, credentials);
+        const rules = compileRules(connections.get(destination.id)?.rules ?? []);
+        return this.runFor(workspaceId, destination, configForTest(destination), message, stages, options.force, credentials, rules);
       }),
     );
     return redact(results, credentials.secrets);
@@ -86,15 +90,32 @@ export class PipelineTestService {
     stages: Stages,
     force: boolean,
     credentials: InvocationCredentials,
+    rules: CompiledRules,
   ): Promise<DestinationTestResult> {
     if (!destination.enabled && !force) {
       return { destinationId: destination.id, destinationName: destination.name, error: TEXTS.destinationDisabled(destination.id) };
     }
-    const userStage = stages.user_transform
-      ? await this.userTransform(workspaceId, destination, message, credentials)
-      : [{ event: message } as UserStageOutcome];
-    const data = await Promise.all(userStage.map((outcome) => destinationStages(destination, config, outcome, stages)));
+    // The connection's rules come first, as in live delivery: the entry names the rule that stopped or failed it.
+    let event = message;
+    let shown: Pick<TestDataEntry, 'rules_payload'> = {};
+    if (rules.steps.length > 0) {
+      const ruled = applyRules(rules, message, credentials.values);
+      if ('stopped' in ruled)
+        return { ...identity(destination), data: [{ rules_payload: { filtered: true, rule: ruled.stopped, message: TEXTS.ruleStopped(ruled.stopped) } }] };
+      if ('error' in ruled) return { ...identity(destination), data: [rulesFailed(ruled, stages)] };
+      event = ruled.event;
+      shown = { rules_payload: event };
+    }
+    const userStage = stages.user_transform ? await this.userTransform(workspaceId, destination, event, credentials) : [{ event } as UserStageOutcome];
+    const data = await Promise.all(userStage.map(async (outcome) => ({ ...shown, ...(await destinationStages(destination, config, outcome, stages)) })));
     return { ...identity(destination), data };
+  }
+
+  /** The rules of the connection from a source to a destination (404 when they are not connected). */
+  private async rulesOf(workspaceId: string, sourceId: string, destinationId: string): Promise<CompiledRules> {
+    const connection = (await this.catalog.listConnections(workspaceId)).find((c) => c.sourceId === sourceId && c.destinationId === destinationId);
+    if (!connection) throw new NotFoundError(`connection from source ${sourceId} to destination ${destinationId} not found`);
+    return compileRules(connection.rules);
   }
 
   /** The destination's published transformation on the message: one outcome per output event. */
@@ -111,6 +132,16 @@ export class PipelineTestService {
     if (result.entries.length === 0) return [{ filtered: true }];
     return result.entries.map((entry) => ('error' in entry ? { failed: entry.error } : { event: entry.event, shown: entry.event }));
   }
+}
+
+/** A rule failed the message (a missing salt): the later stages are aborted, as after a failed transformation. */
+function rulesFailed(ruled: { error: string; rule: string }, stages: Stages): TestDataEntry {
+  return {
+    rules_payload: { error: ruled.error, rule: ruled.rule },
+    ...(stages.user_transform && { user_transformed_payload: { error: TEXTS.rulesAborted } }),
+    ...(stages.dest_transform && { dest_transformed_payload: { error: TEXTS.rulesAborted } }),
+    ...(stages.send_to_destination && { destination_response: { error: TEXTS.rulesAborted } }),
+  };
 }
 
 /** What the user-transformation stage made of the message (or one of its outputs). */

@@ -8,6 +8,8 @@ export const TEXTS = {
   userStageAborted: 'error encountered in user_transformation stage. Aborting.',
   destStageAborted: 'error encountered in dest_transformation stage. Aborting.',
   filtered: 'the transformation returned no event for this message',
+  ruleStopped: (rule: string) => `rule ${rule} of the connection stopped this message`,
+  rulesAborted: 'error encountered in rules stage. Aborting.',
   serverDelivered: (type: string) => `destination type ${type} is delivered by the data plane's own server; the test interface cannot send to it`,
   notConnected: (id: string) => `source ${id} is not connected to any destination`,
 } as const;
