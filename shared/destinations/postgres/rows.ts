@@ -140,12 +140,12 @@ export function unloadable(message: Message): string | undefined {
 export function rowsOf(message: Message, loadedAt: string): Row[] {
   const type = message.type as string;
   const context = isRecord(message.context) ? flattenColumns(message.context, 'context') : {};
-  const common = { ...commonColumns(message, loadedAt) };
+  const common = commonColumns(message, loadedAt);
   const table = TYPE_TABLES[type]!;
   switch (type) {
     case 'track': {
-      const named = { ...common, event: eventTable(message.event), event_text: text(message.event) };
       const own = eventTable(message.event);
+      const named = Object.assign(common, { event: own, event_text: text(message.event) });
       const eventRow = own ? [rowOf(own, Object.assign(flattenColumns(propertiesOf(message)), context), named)] : [];
       return [rowOf(table, context, named), ...eventRow];
     }
@@ -157,12 +157,16 @@ export function rowsOf(message: Message, loadedAt: string): Row[] {
     }
     case 'page':
     case 'screen':
-      return [rowOf(table, Object.assign(flattenColumns(propertiesOf(message)), context), { ...common, name: text(message.name) })];
+      return [rowOf(table, Object.assign(flattenColumns(propertiesOf(message)), context), Object.assign(common, { name: text(message.name) }))];
     case 'group':
       return [
-        rowOf(table, Object.assign(flattenColumns(isRecord(message.traits) ? message.traits : {}), context), { ...common, group_id: idText(message.groupId) }),
+        rowOf(
+          table,
+          Object.assign(flattenColumns(isRecord(message.traits) ? message.traits : {}), context),
+          Object.assign(common, { group_id: idText(message.groupId) }),
+        ),
       ];
     default:
-      return [rowOf(table, context, { ...common, previous_id: idText(message.previousId) })];
+      return [rowOf(table, context, Object.assign(common, { previous_id: idText(message.previousId) }))];
   }
 }
