@@ -4,7 +4,7 @@ import path from 'node:path';
 // `npm run bench`: each benchmark in a process of its own, one after the other (their output shown as it
 // comes), then the summary block: one `name: value` line per figure the benchmarks printed under these names.
 
-const BENCHES = ['run.ts', 'pipeline.ts', 'schemas.ts', 'cost.ts', 'console.ts', 'bundles.ts', 'rules.ts'];
+const BENCHES = ['run.ts', 'pipeline.ts', 'schemas.ts', 'plans.ts', 'cost.ts', 'console.ts', 'bundles.ts', 'rules.ts', 'warehouse.ts'];
 
 const SUMMARY = [
   'ingestion/raw-store ratio',
@@ -16,6 +16,8 @@ const SUMMARY = [
   'capture events/s/core batch 2000',
   'capture wcu/event batch 100',
   'capture wcu/event batch 2000',
+  'plan and rules events/s/core',
+  'ingest->destination p50 with plan / without',
   'sandbox cold p50 / node:vm fresh',
   'sandbox batch 1000 / node:vm warm',
   'usd per million events',
@@ -25,6 +27,7 @@ const SUMMARY = [
   'largest function bundle kb',
   'ingest init / authorizer init',
   'rules events/s/core',
+  'warehouse load / psql copy',
 ];
 
 /** Runs one benchmark, echoing its output; resolves with the `name: value` lines it printed. */

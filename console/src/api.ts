@@ -62,7 +62,8 @@ type LooseInput = { params?: Record<string, unknown>; query?: Record<string, Que
  * answer is the route's response type (not parsed here: the API answers what its schema says).
  */
 async function call<K extends ControlRouteKey>(key: K, ...[input]: InputArgs<K>): Promise<RouteResponse<K>> {
-  const { params, query, body, headers: extra, token = session.token() }: LooseInput = input ?? {};
+  // Read loosely: checking the generic input against LooseInput would expand every route's input type at once.
+  const { params, query, body, headers: extra, token = session.token() }: LooseInput = (input as unknown as LooseInput | undefined) ?? {};
   const { method, path } = requestOf(key, params, query);
   if (!apiUrl) await loadConfig();
   const headers: Record<string, string> = { Accept: 'application/json' };

@@ -8,6 +8,7 @@ import { Destinations } from './pages/destinations';
 import { Regulations } from './pages/regulations';
 import { Schemas } from './pages/schemas';
 import { Sources } from './pages/sources';
+import { TrackingPlans } from './pages/tracking-plans';
 import { Transformations } from './pages/transformations';
 
 /** Pages by their hash route (`#/sources`): the hash never leaves the browser, and never carries the token. */
@@ -19,6 +20,7 @@ const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[]
   { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
   { path: 'regulations', title: 'Regulations', render: () => <Regulations /> },
   { path: 'schemas', title: 'Event schemas', render: () => <Schemas /> },
+  { path: 'tracking-plans', title: 'Tracking plans', render: () => <TrackingPlans /> },
   { path: 'credentials', title: 'Credentials', render: () => <Credentials /> },
 ];
 

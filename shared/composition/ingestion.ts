@@ -1,13 +1,12 @@
 import { InboundLimits } from '../domain/ingestion/inbound-limits';
 import { IngestService } from '../domain/ingestion/ingest-service';
-import { WriteKeys } from '../domain/ingestion/write-keys';
+import { writeKeys } from './write-keys';
 import { repository, type Services } from '../services';
-import { CatalogRepository } from '../persistence/catalog-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
-
-export const writeKeys = (s: Services) => s.once('writeKeys', () => new WriteKeys(repository(s, CatalogRepository)));
+import { planStage } from './plan-stage';
 
 /** Every source's inbound limit, as this process holds it. */
 export const inboundLimits = (s: Services) => s.once('inboundLimits', () => new InboundLimits(repository(s, IngestRepository)));
 
-export const ingestService = (s: Services) => s.once('ingestion', () => new IngestService(writeKeys(s), repository(s, IngestRepository), inboundLimits(s)));
+export const ingestService = (s: Services) =>
+  s.once('ingestion', () => new IngestService(writeKeys(s), repository(s, IngestRepository), inboundLimits(s), planStage(s)));

@@ -1,5 +1,5 @@
 import { SdkConfigService } from '../domain/ingestion/sdk-config';
 import type { Services } from '../services';
-import { writeKeys } from './ingestion';
+import { writeKeys } from './write-keys';
 
 export const sdkConfigService = (s: Services) => s.once('sdkConfig', () => new SdkConfigService(writeKeys(s)));

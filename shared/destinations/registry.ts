@@ -17,11 +17,12 @@ import { googleSheets } from './google-sheets';
 import { kafka } from './kafka';
 import { mixpanel } from './mixpanel';
 import { pinterestConversions } from './pinterest-conversions';
+import { postgres } from './postgres';
 import { posthog } from './posthog';
 import { redis } from './redis';
 import { segment } from './segment';
 import { slack } from './slack';
-import { s3 } from './server-delivered';
+import { s3 } from './s3';
 import { snapchatConversions } from './snapchat-conversions';
 import { tiktokAds } from './tiktok-ads';
 import type { DestinationType } from './types';
@@ -49,6 +50,7 @@ const TYPES: DestinationType[] = [
   klaviyo,
   redis,
   s3,
+  postgres,
   kafka,
   googleSheets,
   bigQueryStream,

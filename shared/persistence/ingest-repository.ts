@@ -50,7 +50,7 @@ export function ingestPartOf(item: Record<string, unknown>): IngestPart {
 /** A cursor of `recent` is its part's sort key, base64url: anything else names no part of the listing. */
 function skOfCursor(cursor: string): string {
   const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9A-Z]{26}#(\d+|refused)$/.test(sk)) throw new InvalidCursorError();
+  if (!/^[0-9A-Z]{26}#(\d+|refused|dropped)$/.test(sk)) throw new InvalidCursorError();
   return sk;
 }
 
@@ -61,6 +61,41 @@ function pushBack(error: unknown): Error {
     return new RateLimitedError('the event store is busy; retry later');
   }
   return new ServiceUnavailableError('the event store is unavailable; retry later');
+}
+
+/**
+ * What a tracking plan adds to a request's write: the events it dropped (gzipped, beside the request, where no
+ * stream consumer reads them) and the request's counts in one shard of the plan's counters.
+ */
+function planItems(table: string, batch: IngestBatch, expiresAt: number): TransactItem[] {
+  const { workspaceId, sourceId, requestId, receivedAt, plan } = batch;
+  if (!plan) return [];
+  const items: TransactItem[] = [];
+  if (plan.dropped.length > 0) {
+    const payload = gzipSync(JSON.stringify(plan.dropped));
+    items.push({
+      Put: { TableName: table, Item: { ...keys.ingestDropped(workspaceId, sourceId, requestId), entity: 'ingestDropped', receivedAt, payload, expiresAt } },
+    });
+  }
+  if (plan.counts.size > 0) {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':at': receivedAt };
+    const adds = [...plan.counts].map(([name, n], i) => {
+      names[`#c${i}`] = name;
+      values[`:c${i}`] = n;
+      return `#c${i} :c${i}`;
+    });
+    items.push({
+      Update: {
+        TableName: table,
+        Key: keys.trackingPlanStats(workspaceId, plan.planId, sourceId, plan.version, counterShard()),
+        UpdateExpression: `ADD ${adds.join(', ')} SET lastEventAt = :at`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    });
+  }
+  return items;
 }
 
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
@@ -110,6 +145,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         refusedUpdate(table, workspaceId, sourceId, 'oversized', refused.length, ingestedAt(requestId))!,
       );
     }
+    if (batch.plan) items.push(...planItems(table, batch, expiresAt));
     if (batch.firstEvent && parts.length > 0) {
       items.push({
         Update: {
@@ -163,8 +199,9 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         cursor: Buffer.from(String(item.sk)).toString('base64url'),
         requestId: String(item.sk).split('#')[0]!,
         receivedAt: String(item.receivedAt),
-        events: item.entity === 'ingestRefused' ? [] : unpackEvents(item.payload as Uint8Array),
+        events: item.entity === 'ingest' ? unpackEvents(item.payload as Uint8Array) : [],
         refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],
+        dropped: item.entity === 'ingestDropped' ? unpackEvents(item.payload as Uint8Array) : [],
       })),
       more: LastEvaluatedKey !== undefined,
     };

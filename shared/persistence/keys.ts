@@ -230,6 +230,30 @@ export const keys = bounded({
   /** Jobs that are running, across workspaces, in gsi1: what the scheduler picks up. */
   deliveryJobsRunning: 'DELIVERY#JOBS',
   /** Credentials for transformations: each value sealed with the workspace's data key, kept wrapped beside them. */
+  /** Tracking plans: the plan (its latest version) in the workspace partition… */
+  trackingPlan: (workspaceId: string, id: string) => ({ pk: ws(workspaceId), sk: `TRACKINGPLAN#${id}` }),
+  trackingPlanPrefix: 'TRACKINGPLAN#',
+  /** …its immutable versions in a partition of their own, in version order… */
+  trackingPlanVersion: (workspaceId: string, id: string, version: number) => ({
+    pk: `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+    sk: `VERSION#${String(version).padStart(8, '0')}`,
+  }),
+  trackingPlanVersions: (workspaceId: string, id: string) => `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+  /**
+   * …and its counters per source and version, sharded as the sources' are (ingestion adds to one shard per
+   * request); one set per source and version, so that an item holds the counters of one version's events.
+   */
+  trackingPlanStats: (workspaceId: string, id: string, sourceId: string, version: number, shard: number) => ({
+    pk: statsPartition(workspaceId, shard),
+    sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}`,
+  }),
+  trackingPlanStatsShards: (workspaceId: string, id: string, sourceId: string, version: number) =>
+    Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}` })),
+  /** The events a request's source dropped by its tracking plan, beside its accepted ones: the live events show them. */
+  ingestDropped: (workspaceId: string, sourceId: string, requestId: string) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    sk: `${requestId}#dropped`,
+  }),
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
   credentialPrefix: 'CREDENTIAL#',
   credentialDataKey: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CREDENTIALKEY' }),

@@ -288,7 +288,7 @@ describe('delivery', () => {
 });
 
 describe('server-delivered types', () => {
-  it("keep an identify's traits in Redis as the hash user:<userId>, and abort types not delivered yet with a clear error", async () => {
+  it("keep an identify's traits in Redis as the hash user:<userId>, and abort an S3 destination's events, with a clear error, when it names no credentials", async () => {
     const server = await startRedisServer();
     const data = new Redis({ host: server.host, port: server.port, lazyConnect: true });
     try {
@@ -311,7 +311,7 @@ describe('server-delivered types', () => {
       expect((await p.api('GET', `/v2/destinations/${cache}/outcomes`)).body).toMatchObject({ delivered: 2, aborted: 0 });
       const s3 = (await p.api('GET', `/v2/destinations/${bucket}/outcomes`)).body;
       expect(s3).toMatchObject({ delivered: 0, aborted: 2 });
-      expect(s3.lastErrors[0].error).toBe('destination type S3 is not delivered yet');
+      expect(s3.lastErrors[0].error).toBe('S3 needs accessKeyIdCredential and secretAccessKeyCredential: the workspace credentials holding the keys');
     } finally {
       data.disconnect();
       await server.stop();

@@ -41,6 +41,7 @@ beforeAll(async () => {
     headers: { Accept: 'application/json' },
   });
   ids.regulation = regulation.body[0].id;
+  ids.trackingPlan = (await api('POST', '/v2/tracking-plans', { name: 'Plan', specs: [{ type: 'identify', schema: { type: 'object' } }] })).trackingPlan.id;
   await api('PUT', '/credentials/API_KEY', { value: 'a-secret-of-the-hostile-input-test', isSecret: true }, account);
   await rt.poller.drain();
 }, 60_000);
@@ -60,6 +61,9 @@ const SAMPLES: Record<string, BodySample> = {
   'POST /v2/destinations': { body: { name: 'D', type: 'WEBHOOK', config: { webhookUrl: 'https://example.com/d' } } },
   'PATCH /v2/destinations/{id}': { body: { name: 'D2', config: { webhookUrl: 'https://example.com/d2' } } },
   'POST /v2/connections': { body: { sourceId: 'SOURCE', destinationId: 'DESTINATION' } },
+  'POST /v2/tracking-plans': { body: { name: 'P', specs: [{ type: 'track', name: 'E', schema: { type: 'object', required: ['a'] } }] } },
+  'PUT /v2/tracking-plans/{id}': { body: { name: 'P2', specs: [{ type: 'page', schema: { type: 'object' } }] } },
+  'PUT /v2/sources/{id}/tracking-plan': { body: { planId: 'TRACKINGPLAN', mode: 'drop-event', unplannedEvents: 'drop' } },
   'PUT /v2/connections/{id}/rules': {
     body: { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug' }] }, { type: 'truncate-ip' }] },
     extra: [
@@ -138,7 +142,9 @@ function pathOf(route: RouteDefinition): Record<string, string> {
         regulations: ids.regulation,
         transformations: ids.transformation,
         libraries: ids.library,
+        'tracking-plans': ids.trackingPlan,
       }[area] ?? 'none',
+    version: '1',
     versionId: area === 'libraries' ? ids.libraryVersion! : ids.transformationVersion!,
     key: 'API_KEY',
     destination_id: ids.destination!,
@@ -164,6 +170,7 @@ const filled = (sample: BodySample | undefined): BodySample | undefined => {
   const text = JSON.stringify(sample.body)
     .replaceAll('"SOURCE"', JSON.stringify(ids.source))
     .replaceAll('"DESTINATION"', JSON.stringify(ids.destination))
+    .replaceAll('"TRACKINGPLAN"', JSON.stringify(ids.trackingPlan))
     .replaceAll('"TVERSION"', JSON.stringify(ids.transformationVersion));
   return { ...sample, body: JSON.parse(text) };
 };

@@ -319,13 +319,17 @@ describe('testDestination', () => {
     expect(rig.server.received).toEqual([]);
   });
 
-  it('refuses a type the data plane delivers itself', async () => {
+  it.each([
+    ['REDIS', { address: 'localhost:6379' }],
+    ['S3', { bucketName: 'events', accessKeyIdCredential: 'S3_KEY_ID', secretAccessKeyCredential: 'S3_SECRET' }],
+    ['POSTGRES', { host: 'localhost', database: 'analytics', user: 'loader', password: 'secret', schema: 'events' }],
+  ])('refuses a type the data plane delivers itself (%s)', async (type, config) => {
     const w = await workspace();
-    const created = await w.catalog('POST', '/v2/destinations', { name: 'Cache', type: 'REDIS', config: { address: 'localhost:6379' } });
+    const created = await w.catalog('POST', '/v2/destinations', { name: 'Store', type, config });
     expect(created.status).toBe(201);
     const answer = await w.testDestination(created.body.destination.id, { message: TRACK });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toBe("destination type REDIS is delivered by the data plane's own server; the test interface cannot send to it");
+    expect(answer.body.error).toBe(`destination type ${type} is delivered by the data plane's own server; the test interface cannot send to it`);
   });
 
   it('refuses the streams too: Kafka, Google Sheets, BigQuery Stream and Firehose are delivered by the data plane', async () => {
@@ -483,7 +487,7 @@ describe('GET /destination-definitions', () => {
     expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
     for (const definition of byName.values())
       expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
-    for (const name of ['REDIS', 'S3', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
+    for (const name of ['REDIS', 'S3', 'POSTGRES', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
       expect(byName.get(name)).toMatchObject({ name, supportsTest: false });
     }
   });

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { EventMetadata, EventModel } from '../../../shared/contract/client-types';
 import { api } from '../api';
+import { planKnows, specOfModel, type Spec } from '../plan-keys';
 import { ErrorBox, Json, Section, useLoad, when } from '../ui';
 
 /** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
@@ -15,6 +16,14 @@ export function Schemas() {
   );
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const model = models.data?.find((m) => m.EventID === eventId);
+  // The source's tracking plan version, if it has one: the schema marks the keys it does not know.
+  const link = source?.trackingPlan;
+  const plan = useLoad(
+    () =>
+      link ? api.call('GET /v2/tracking-plans/{id}/versions/{version}', { params: { id: link.planId, version: link.version } }) : Promise.resolve(undefined),
+    [link?.planId, link?.version],
+  );
+  const specs = plan.data?.version.specs as Spec[] | undefined;
 
   return (
     <div class="columns">
@@ -38,12 +47,13 @@ export function Schemas() {
         </ul>
         {models.data?.length === 0 && <p>No event captured yet for this source.</p>}
       </div>
-      {model ? <ModelView key={model.EventID} model={model} /> : <p>Choose an event model.</p>}
+      {model ? <ModelView key={model.EventID} model={model} specs={specs} /> : <p>Choose an event model.</p>}
     </div>
   );
 }
 
-function ModelView({ model }: { model: EventModel }) {
+function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
+  const spec = specs && specOfModel(specs, model.EventType, model.EventIdentifier);
   const versions = useLoad(() => api.call('GET /v2/event-models/{EventID}/versions', { params: { EventID: model.EventID } }));
   const counts = useLoad(() => api.call('GET /v2/event-models/{EventID}/key-counts', { params: { EventID: model.EventID } }));
   const metadata = useLoad(() => api.call('GET /v2/event-models/{EventID}/metadata', { params: { EventID: model.EventID } }));
@@ -67,7 +77,10 @@ function ModelView({ model }: { model: EventModel }) {
         </p>
         <ErrorBox error={counts.error ?? metadata.error ?? versions.error} />
         <h3>Schema and key presence</h3>
-        <SchemaTree schema={model.Schema} counts={counts.data ?? {}} total={model.TotalCount} />
+        {specs && (
+          <p class="hint">{spec ? "Keys marked “not in plan” are not in the source's tracking plan." : "This event is not in the source's tracking plan."}</p>
+        )}
+        <SchemaTree schema={model.Schema} counts={counts.data ?? {}} total={model.TotalCount} spec={spec} />
       </Section>
       <Section title="Frequent values">{metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}</Section>
       <Section title="Versions">
@@ -96,11 +109,14 @@ function SchemaTree({
   counts,
   total,
   label = 'Schema',
+  spec,
 }: {
   schema: Record<string, string>;
   counts: Record<string, number>;
   total: number;
   label?: string;
+  /** The tracking plan's spec of the event: keys it does not list are marked. */
+  spec?: Spec;
 }) {
   const keys = Object.keys(schema).sort();
   return (
@@ -110,6 +126,7 @@ function SchemaTree({
           <th scope="col">Key</th>
           <th scope="col">Type</th>
           <th scope="col">Present in</th>
+          {spec && <th scope="col">Tracking plan</th>}
         </tr>
       </thead>
       <tbody>
@@ -124,6 +141,7 @@ function SchemaTree({
               </td>
               <td>{schema[key]}</td>
               <td>{present === undefined ? '' : `${present} of ${total} (${Math.round((present / Math.max(total, 1)) * 100)} %)`}</td>
+              {spec && <td>{planKnows(spec, key) === false ? <span class="unplanned">not in plan</span> : ''}</td>}
             </tr>
           );
         })}

@@ -3,6 +3,7 @@ import { CATALOG_ROUTES } from './catalog';
 import { CONTROL_META_ROUTES } from './control-meta';
 import { CREDENTIALS_ROUTES } from './credentials';
 import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
+import { TRACKING_PLANS_ROUTES } from './tracking-plans';
 import { MONITORING_ROUTES } from './monitoring';
 import { REGULATIONS_ROUTES } from './regulations';
 import { REPLAYS_ROUTES } from './replays';
@@ -16,6 +17,7 @@ export const CONTROL_ROUTES = [
   ...CATALOG_ROUTES,
   ...MONITORING_ROUTES,
   ...EVENT_SCHEMAS_ROUTES,
+  ...TRACKING_PLANS_ROUTES,
   ...REGULATIONS_ROUTES,
   ...REPLAYS_ROUTES,
   ...ALERTS_ROUTES,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SourcePlan } from '../tracking-plans/link';
 import { Rule, Rules } from '../rules/schemas';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
@@ -28,6 +29,7 @@ export const Source = z.object({
   enabled: z.boolean(),
   firstEventAt: z.iso.datetime().optional().describe('when the source’s first event was stored'),
   inboundLimit: InboundLimit.optional(),
+  trackingPlan: SourcePlan.nullable().optional().describe('the tracking plan version its events are validated against'),
   ...Timestamps,
 });
 export type Source = z.infer<typeof Source>;

@@ -91,6 +91,8 @@ export class MonitoringService {
           break;
         }
         events.push(...part.events.slice().reverse());
+        // Events the source's tracking plan dropped: shown with their violations, marked as never delivered.
+        for (const event of part.dropped.slice().reverse()) events.push({ ...event, dropped: { reason: 'tracking plan' } });
         for (const { index: _index, reason, bytes, ...summary } of part.refused.slice().reverse()) {
           events.push({ ...summary, receivedAt: part.receivedAt, refused: { reason, bytes } });
         }

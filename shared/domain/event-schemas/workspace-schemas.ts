@@ -45,6 +45,14 @@ export class WorkspaceSchemas {
     return this.governance.jsonSchema(eventId);
   }
 
+  /** A model's type, identifier and event count (the count its key counts are of), for a tracking plan made from it. */
+  async modelInfo(workspaceId: string, eventId: string): Promise<{ eventType: string; eventIdentifier: string; total: number }> {
+    const ref = await this.repository.modelRef(eventId);
+    if (ref?.workspaceId !== workspaceId) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
+    const { TotalCount } = await this.governance.modelMetadata(eventId);
+    return { eventType: ref.eventType, eventIdentifier: ref.eventIdentifier, total: TotalCount };
+  }
+
   async versionMetadata(workspaceId: string, versionId: string): Promise<z.input<typeof Metadata>> {
     await this.ownVersion(workspaceId, versionId);
     return this.governance.versionMetadata(versionId);

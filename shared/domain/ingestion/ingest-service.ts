@@ -6,6 +6,7 @@ import { acceptEvent, isRefused, type IngestedEvent, type RefusedEvent } from '.
 import type { IngestRepository } from './ports';
 import { BatchBody, PATH_TYPES, isSegmentClientPath, type IngestPath } from './schemas';
 import type { InboundLimits } from './inbound-limits';
+import type { PlanStage } from '../tracking-plans/ingest-stage';
 import { writeKeyOf, type WriteKeys } from './write-keys';
 
 export interface IngestRequest {
@@ -36,6 +37,7 @@ export class IngestService {
     private readonly writeKeys: Pick<WriteKeys, 'sourceOf' | 'firstEventStored'>,
     private readonly ingest: Pick<IngestRepository, 'write'>,
     private readonly limits: Pick<InboundLimits, 'admit'>,
+    private readonly plans?: Pick<PlanStage, 'apply'>,
   ) {}
 
   async accept(request: IngestRequest): Promise<IngestResult> {
@@ -57,14 +59,18 @@ export class IngestService {
     // Over the source's inbound limit, the whole request is refused (429, nothing stored), so its retry
     // duplicates nothing; every event it holds counts, oversized ones too.
     this.limits.admit(workspaceId, source, outcomes.length);
-    const events = outcomes.filter((o): o is IngestedEvent => !isRefused(o));
+    const accepted = outcomes.filter((o): o is IngestedEvent => !isRefused(o));
     const refused = outcomes.filter(isRefused);
+    // The tracking plan's stage: each event validated once, before it is stored (README "Tracking plans").
+    const staged = await this.plans?.apply(workspaceId, source, accepted);
+    const events = staged ? staged.kept : accepted;
+    const plan = staged && { planId: staged.planId, version: staged.version, dropped: staged.dropped, counts: staged.counts };
 
     const firstEvent = !source.firstEventAt && events.length > 0;
-    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent });
+    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent, plan });
     if (firstEvent) this.writeKeys.firstEventStored(writeKey, receivedAt);
-    countMetrics({ EventsIngested: events.length, EventsRefused: refused.length });
-    if (events.length === 0) throw new PayloadTooLargeError(`batch[${refused[0]!.index}]: ${refused[0]!.reason}`);
+    countMetrics({ EventsIngested: events.length, EventsRefused: refused.length, EventsDroppedByPlan: staged?.dropped.length ?? 0 });
+    if (accepted.length === 0) throw new PayloadTooLargeError(`batch[${refused[0]!.index}]: ${refused[0]!.reason}`);
     return { accepted: events.length, refused };
   }
 }

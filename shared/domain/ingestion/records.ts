@@ -11,6 +11,11 @@ export interface IngestBatch {
   refused?: RefusedEvent[];
   /** The source has had no event yet: its `firstEventAt` is set in the same write. */
   firstEvent?: boolean;
+  /**
+   * The tracking plan's verdict: the events it dropped (kept beside the request, never delivered) and the
+   * request's counts, added to the plan's counters in the same write.
+   */
+  plan?: { planId: string; version: number; dropped: Record<string, unknown>[]; counts: Map<string, number> };
 }
 
 /** One stored part of a request's events, as its stream consumers (delivery, schema capture) read it. */
@@ -38,6 +43,8 @@ export interface RecentPart {
   receivedAt: string;
   events: Record<string, unknown>[];
   refused: RefusedEvent[];
+  /** Events the source's tracking plan dropped (each with its violations in `context.violationErrors`). */
+  dropped: Record<string, unknown>[];
 }
 
 /** What a source's events have met besides delivery: suppressed users' events, refused ones, and those over its inbound limit. */

@@ -54,6 +54,16 @@ export const DestinationTestResult = z.union([
     destination: z.string(),
     destinationName: z.string(),
     data: z.array(TestDataEntry),
+    tracking_plan: z
+      .object({
+        planId: z.string(),
+        version: z.number().int(),
+        mode: z.string(),
+        violationErrors: z.array(z.object({ type: z.string(), message: z.string(), meta: z.record(z.string(), z.unknown()) })),
+        dropped: z.boolean().describe('drop-event mode (or an unplanned event dropped): no destination gets it, no stage runs'),
+      })
+      .optional()
+      .describe("testSource: the source's tracking plan's verdict on the message"),
   }),
   z.object({
     destinationId: z.string(),

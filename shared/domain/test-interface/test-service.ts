@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
 import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
 import type { CatalogRepository } from '../catalog/ports';
-import type { Destination } from '../catalog/schemas';
+import type { Destination, Source } from '../catalog/schemas';
+import type { PlanStage } from '../tracking-plans/ingest-stage';
+import type { Violation } from '../tracking-plans/schemas';
 import type { CredentialService, InvocationCredentials } from '../credentials/credential-service';
 import { redact } from '../credentials/redact';
 import type { CredentialOverrides } from '../credentials/schemas';
@@ -39,6 +41,7 @@ export class PipelineTestService {
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination' | 'listDestinations' | 'listConnections'>,
     private readonly code: UserCodeReads,
     private readonly credentials: CredentialService,
+    private readonly plans?: Pick<PlanStage, 'apply'>,
   ) {}
 
   async testDestination(
@@ -70,13 +73,20 @@ export class PipelineTestService {
     const destinations = (await this.catalog.listDestinations(workspaceId)).filter((d) => connected.has(d.id));
     if (destinations.length === 0) throw refusal(TEXTS.notConnected(sourceId));
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
+    // The source's tracking plan first, as ingestion runs it (nothing is counted): its verdict is shown with
+    // every destination's result, and the stages run on the event as the plan left it.
+    const planned = await this.plans?.apply(workspaceId, source, [structuredClone(message) as Record<string, unknown>]);
+    const verdict = planned && planVerdict(source, planned);
+    const event = planned ? ((planned.kept[0] ?? planned.dropped[0]) as Message) : message;
     const results = await Promise.all(
-      destinations.map((destination) => {
+      destinations.map(async (destination) => {
         if (destinationType(destination.type)?.delivery === 'server') {
           return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
         }
+        if (verdict?.dropped) return { ...identity(destination), tracking_plan: verdict, data: [] };
         const rules = compileRules(connections.get(destination.id)?.rules ?? []);
-        return this.runFor(workspaceId, destination, configForTest(destination), message, stages, options.force, credentials, rules);
+        const result = await this.runFor(workspaceId, destination, configForTest(destination), event, stages, options.force, credentials, rules);
+        return verdict ? { ...result, tracking_plan: verdict } : result;
       }),
     );
     return redact(results, credentials.secrets);
@@ -132,6 +142,14 @@ export class PipelineTestService {
     if (result.entries.length === 0) return [{ filtered: true }];
     return result.entries.map((entry) => ('error' in entry ? { failed: entry.error } : { event: entry.event, shown: entry.event }));
   }
+}
+
+/** What the source's tracking plan said of a test message: its violations, and whether it would be dropped. */
+function planVerdict(source: Source, planned: { kept: Record<string, unknown>[]; dropped: Record<string, unknown>[] }) {
+  const event = planned.kept[0] ?? planned.dropped[0];
+  const context = (event?.context ?? {}) as { violationErrors?: Violation[] };
+  const link = source.trackingPlan!;
+  return { planId: link.planId, version: link.version, mode: link.mode, violationErrors: context.violationErrors ?? [], dropped: planned.dropped.length > 0 };
 }
 
 /** A rule failed the message (a missing salt): the later stages are aborted, as after a failed transformation. */

@@ -1,0 +1,155 @@
+import type { default as Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { ValidationError } from '../errors';
+import { NAMED_TYPES, type EventSpec, type PlanEventType, type Violation, type ViolationType } from './schemas';
+
+/**
+ * A plan version compiled once (Ajv, draft 2020-12) and kept by the process: each spec's validator, and in
+ * `omit-unplanned` mode a second one that removes the keys its schema does not list.
+ */
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The key of a spec, and of an event looked up among them: `track:Order Completed`, `page:Home`, `identify`. */
+export const specKey = (type: string, name?: string): string => (name === undefined ? type : `${type}:${name}`);
+
+/** The Ajv class (draft 2020-12): loaded on first use, so a process whose sources have no plan never loads it. */
+export type AjvClass = typeof Ajv2020;
+export const loadAjv = async (): Promise<AjvClass> => {
+  // A CommonJS package: its namespace's default is module.exports, which is the class and has it as `default`.
+  const loaded = (await import('ajv/dist/2020.js')).default;
+  return loaded.default ?? (loaded as unknown as AjvClass);
+};
+
+const newAjv = (Ajv: AjvClass, removeAdditional: boolean) =>
+  new Ajv({ strict: false, allErrors: true, allowUnionTypes: true, removeAdditional: removeAdditional ? 'all' : false, validateFormats: false });
+
+const VIOLATION_OF_KEYWORD: Record<string, ViolationType> = {
+  required: 'Required-Missing',
+  type: 'Datatype-Mismatch',
+  additionalProperties: 'Additional-Properties',
+  unevaluatedProperties: 'Additional-Properties',
+};
+
+/** What an event's spec validates: its `properties`, or for identify and group its `traits` (else `context.traits`). */
+export function targetOf(event: Record<string, unknown>, type: PlanEventType): { path: string; value: unknown; set: (v: unknown) => void } {
+  if (type === 'identify' || type === 'group') {
+    const context = event.context;
+    if (event.traits === undefined && isRecord(context) && context.traits !== undefined) {
+      return { path: '/context/traits', value: context.traits, set: (v) => (event.context = { ...context, traits: v }) };
+    }
+    return { path: '/traits', value: event.traits, set: (v) => (event.traits = v) };
+  }
+  return { path: '/properties', value: event.properties, set: (v) => (event.properties = v) };
+}
+
+/** An Ajv error as a violation of RudderStack's shape: its type, Ajv's message, where in the event and in the plan. */
+function violationOf(error: ErrorObject, root: string): Violation {
+  const type = VIOLATION_OF_KEYWORD[error.keyword] ?? 'Unknown-Violation';
+  const schemaRoot = `#${root
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => `/properties/${segment}`)
+    .join('')}`;
+  const meta: Record<string, unknown> = {
+    instancePath: `${root}${error.instancePath}`,
+    schemaPath: `${schemaRoot}${error.schemaPath.slice(1)}`,
+  };
+  if (error.keyword === 'required') meta.missingProperty = (error.params as { missingProperty: string }).missingProperty;
+  if (error.keyword === 'additionalProperties') meta.additionalProperty = (error.params as { additionalProperty: string }).additionalProperty;
+  const message = error.keyword === 'additionalProperties' ? `${error.message} (${String(meta.additionalProperty)})` : (error.message ?? error.keyword);
+  return { type, message, meta };
+}
+
+interface CompiledSpec {
+  spec: EventSpec;
+  /** Its place in the version's specs (versions never change): what its counters are named by. */
+  index: number;
+  validate: ValidateFunction;
+  omit?: ValidateFunction;
+}
+
+export interface Verdict {
+  /** The spec the event met, undefined when the plan has none for it (an unplanned event). */
+  spec?: EventSpec;
+  index?: number;
+  violations: Violation[];
+}
+
+export class CompiledPlan {
+  private readonly specs = new Map<string, CompiledSpec>();
+  private remover?: Ajv2020;
+
+  constructor(
+    private readonly Ajv: AjvClass,
+    readonly planId: string,
+    readonly version: number,
+    specs: EventSpec[],
+  ) {
+    const ajv = newAjv(Ajv, false);
+    specs.forEach((spec, i) => {
+      const key = specKey(spec.type, spec.name);
+      if (this.specs.has(key)) throw new ValidationError(`body.specs[${i}]: ${key} is planned twice`);
+      try {
+        this.specs.set(key, { spec, index: i, validate: ajv.compile(spec.schema) });
+      } catch (error) {
+        throw new ValidationError(`body.specs[${i}].schema: not a valid JSON Schema: ${(error as Error).message}`);
+      }
+    });
+  }
+
+  get size(): number {
+    return this.specs.size;
+  }
+
+  /** The spec of an event: by type and name, else (page, screen) by type alone. Alias events are never planned. */
+  specOf(event: Record<string, unknown>): CompiledSpec | undefined {
+    const type = event.type as string;
+    if (!NAMED_TYPES.includes(type as PlanEventType)) return this.specs.get(type);
+    const name = type === 'track' ? event.event : event.name;
+    return (typeof name === 'string' && this.specs.get(specKey(type, name))) || (type === 'track' ? undefined : this.specs.get(type));
+  }
+
+  /** Validates one event against its spec (the event is not changed). */
+  check(event: Record<string, unknown>): Verdict {
+    const compiled = this.specOf(event);
+    if (!compiled) {
+      const name = typeof event.event === 'string' ? event.event : typeof event.name === 'string' ? event.name : undefined;
+      const what = name === undefined ? `${String(event.type)} event` : `${String(event.type)} event ${JSON.stringify(name)}`;
+      return { violations: [{ type: 'Unplanned-Event', message: `${what} is not in the tracking plan`, meta: {} }] };
+    }
+    const target = targetOf(event, compiled.spec.type);
+    const value = target.value === undefined ? {} : target.value;
+    if (compiled.validate(value)) return { spec: compiled.spec, index: compiled.index, violations: [] };
+    return { spec: compiled.spec, index: compiled.index, violations: (compiled.validate.errors ?? []).map((e) => violationOf(e, target.path)) };
+  }
+
+  /** Removes from the event the keys its spec does not plan (nested ones where the schema lists `properties`). */
+  omitUnplanned(event: Record<string, unknown>): void {
+    const compiled = this.specOf(event);
+    const target = compiled && targetOf(event, compiled.spec.type);
+    if (!compiled || !target || !isRecord(target.value)) return;
+    this.remover ??= newAjv(this.Ajv, true);
+    compiled.omit ??= this.remover.compile(compiled.spec.schema);
+    const copy = structuredClone(target.value);
+    compiled.omit(copy);
+    target.set(copy);
+  }
+}
+
+/** Compiled plan versions, kept by the process (a version never changes, so nothing goes stale). */
+export class CompiledPlans {
+  private readonly cache = new Map<string, CompiledPlan>();
+
+  constructor(private readonly max = 100) {}
+
+  of(Ajv: AjvClass, planId: string, version: number, specs: () => EventSpec[]): CompiledPlan {
+    const key = `${planId}#${version}`;
+    let plan = this.cache.get(key);
+    if (!plan) {
+      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+      plan = new CompiledPlan(Ajv, planId, version, specs());
+      this.cache.set(key, plan);
+    }
+    return plan;
+  }
+}

@@ -1,0 +1,89 @@
+import { endPostgresPools } from '../../../shared/destinations/postgres/connection';
+import { deliveryRig } from '../../support/delivery-rig';
+import { startPostgresServer, type PostgresServer } from '../../support/postgres-server';
+import { basic, bearer, call } from '../../support/runtime';
+import { S3RVER_KEYS, startS3Server, type S3Server } from '../../support/s3-server';
+
+/**
+ * S3 and PostgreSQL through live delivery: the data plane writes a source's events to the store itself, a
+ * chunk at a time, with the keys from the workspace's credentials (S3) or the configured login (PostgreSQL).
+ */
+const rig = deliveryRig();
+let store: S3Server;
+let warehouse: PostgresServer;
+
+beforeAll(async () => {
+  store = await startS3Server(['events']);
+  warehouse = await startPostgresServer();
+}, 60_000);
+afterAll(async () => {
+  await store?.stop();
+  await endPostgresPools();
+  await warehouse?.stop();
+});
+
+async function pipeline(type: string, config: Record<string, unknown>, credentials: Record<string, string> = {}) {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  for (const [key, value] of Object.entries(credentials)) {
+    expect((await call(rig.rt.controlUrl, 'PUT', `/credentials/${key}`, { auth: basic(ws.email, ws.token), body: { value } })).status).toBe(200);
+  }
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const created = await api('POST', '/v2/destinations', { name: 'store', type, config });
+  expect(created.status).toBe(201);
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: created.body.destination.id });
+  const send = async (batch: Record<string, unknown>[]) =>
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+  const outcomes = async () => (await api('GET', `/v2/destinations/${created.body.destination.id}/outcomes`)).body;
+  return { source, send, outcomes };
+}
+
+const events = (prefix: string) => [
+  { type: 'identify', userId: 'ada', messageId: `${prefix}-1`, traits: { plan: 'pro' } },
+  { type: 'track', userId: 'ada', messageId: `${prefix}-2`, event: 'Order Completed', properties: { revenue: 12.5 } },
+  { type: 'page', userId: 'ada', messageId: `${prefix}-3`, name: 'Home' },
+];
+
+it("writes a source's events to S3 as one gzipped JSON-lines object, with the workspace's keys", async () => {
+  const config = { bucketName: 'events', endPoint: store.url, prefix: 'weir', accessKeyIdCredential: 'S3_KEY_ID', secretAccessKeyCredential: 'S3_SECRET' };
+  const p = await pipeline('S3', config, { S3_KEY_ID: S3RVER_KEYS.accessKeyId, S3_SECRET: S3RVER_KEYS.secretAccessKey });
+  await p.send(events('s3'));
+  await rig.rt.poller.drain();
+
+  expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });
+  const objects = Object.entries(await store.objects('events')).filter(([key]) => key.startsWith(`weir/${p.source.id}/`));
+  expect(objects).toHaveLength(1);
+  const [key, lines] = objects[0]!;
+  expect(key).toMatch(new RegExp(`^weir/${p.source.id}/\\d{4}/\\d{2}/\\d{2}/\\d{2}/[\\w-]+\\.json\\.gz$`));
+  expect((lines as { messageId: string; receivedAt: string }[]).map((line) => line.messageId)).toEqual(['s3-1', 's3-2', 's3-3']);
+  const received = new Date((lines[0] as { receivedAt: string }).receivedAt);
+  const hour = [received.getUTCFullYear(), received.getUTCMonth() + 1, received.getUTCDate(), received.getUTCHours()].map((n) => String(n).padStart(2, '0'));
+  expect(key.split('/').slice(2, 6)).toEqual(hour);
+});
+
+it("loads a source's events into PostgreSQL tables", async () => {
+  const config = {
+    host: warehouse.host,
+    port: warehouse.port,
+    database: warehouse.database,
+    user: warehouse.user,
+    password: warehouse.password,
+    schema: 'live',
+  };
+  const p = await pipeline('POSTGRES', config);
+  await p.send(events('pg'));
+  await rig.rt.poller.drain();
+
+  expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });
+  const db = await warehouse.connect();
+  try {
+    const rows = async (sql: string) => (await db.query(sql)).rows;
+    expect(await rows('SELECT id, event, user_id FROM live.tracks')).toEqual([{ id: 'pg-2', event: 'order_completed', user_id: 'ada' }]);
+    expect(await rows('SELECT id, revenue FROM live.order_completed')).toEqual([{ id: 'pg-2', revenue: '12.5' }]);
+    expect(await rows('SELECT id, plan FROM live.identifies')).toEqual([{ id: 'pg-1', plan: 'pro' }]);
+    expect(await rows('SELECT id, plan FROM live.users')).toEqual([{ id: 'ada', plan: 'pro' }]);
+    expect(await rows('SELECT id, name FROM live.pages')).toEqual([{ id: 'pg-3', name: 'Home' }]);
+  } finally {
+    await db.end();
+  }
+});
