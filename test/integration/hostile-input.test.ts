@@ -80,6 +80,14 @@ const SAMPLES: Record<string, BodySample> = {
     ],
     headers: [{ 'Idempotency-Key': HUGE_ASCII }, { 'Idempotency-Key': QUOTES }],
   },
+  'POST /v2/alert-rules': {
+    body: {
+      name: 'A',
+      condition: { kind: 'destination-success-rate', destinationId: 'DESTINATION', belowPercent: 90, minutes: 5, minAttempts: 10 },
+      channel: { type: 'webhook', url: 'https://example.com/alerts' },
+    },
+  },
+  'PATCH /v2/alert-rules/{id}': { body: { name: 'B', enabled: false } },
   'POST /v2/replays': {
     body: {
       sourceId: 'SOURCE',

@@ -1,4 +1,5 @@
-import { sendRequest, type DestinationRequest } from '../../destinations';
+import { sendRequest } from '../../destinations/http-client';
+import type { DestinationRequest } from '../../destinations/types';
 import type { Notify } from './evaluator';
 import type { AlertNotification, AlertRule } from './schemas';
 
