@@ -1,4 +1,4 @@
-import { deletionRunner } from '../../shared/composition/regulations';
+import { deletionRunner } from '../../shared/composition/deletions';
 import { services } from '../../shared/services';
 
 const runner = deletionRunner(services());

@@ -1,7 +1,7 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { Regulation } from '../../shared/domain/regulations/schemas';
 import { eachNewImage } from '../../shared/streams/consumer-loop';
-import { deletionRunner, forgetInSchemas } from '../../shared/composition/regulations';
+import { deletionRunner, forgetInSchemas } from '../../shared/composition/deletions';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { repository, services } from '../../shared/services';
 

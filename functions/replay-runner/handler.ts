@@ -1,4 +1,4 @@
-import { replayRunner } from '../../shared/composition/replays';
+import { replayRunner } from '../../shared/composition/replay-runner';
 import { services } from '../../shared/services';
 
 const runner = replayRunner(services());

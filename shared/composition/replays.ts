@@ -1,28 +1,7 @@
-import { ReplayRunner } from '../domain/replays/replay-runner';
 import { ReplayService } from '../domain/replays/replay-service';
 import { CatalogRepository } from '../persistence/catalog-repository';
-import { DeliveryRepository } from '../persistence/delivery-repository';
-import { IngestRepository } from '../persistence/ingest-repository';
 import { ReplayRepository } from '../persistence/replay-repository';
 import { repository, type Services } from '../services';
-import { batchDelivery, newDeliveryRound } from './delivery';
-import { suppressionIndex } from './suppression';
 
-/** Replays as the API manages them. */
+/** Replays as the API manages them (the runner, which carries delivery, is composed in replay-runner.ts). */
 export const replayService = (s: Services) => s.once('replays', () => new ReplayService(repository(s, ReplayRepository), repository(s, CatalogRepository)));
-
-/** Sending running replays (the scheduled runner), on the same batch machinery as live delivery. */
-export const replayRunner = (s: Services) =>
-  s.once(
-    'replayRunner',
-    () =>
-      new ReplayRunner(
-        repository(s, ReplayRepository),
-        repository(s, IngestRepository),
-        repository(s, CatalogRepository),
-        repository(s, DeliveryRepository),
-        suppressionIndex(s),
-        batchDelivery(s),
-        () => newDeliveryRound(s),
-      ),
-  );

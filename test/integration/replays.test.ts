@@ -1,4 +1,4 @@
-import { replayRunner } from '../../shared/composition/replays';
+import { replayRunner } from '../../shared/composition/replay-runner';
 import { servicesOver } from '../../shared/services';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
