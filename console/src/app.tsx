@@ -1,3 +1,4 @@
+import { Alerts } from './pages/alerts';
 import { Delivery } from './pages/delivery';
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
@@ -16,6 +17,7 @@ const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[]
   { path: 'sources', title: 'Sources', render: () => <Sources /> },
   { path: 'destinations', title: 'Destinations', render: () => <Destinations /> },
   { path: 'delivery', title: 'Delivery', render: () => <Delivery /> },
+  { path: 'alerts', title: 'Alerts', render: () => <Alerts /> },
   { path: 'connections', title: 'Connections', render: () => <Connections /> },
   { path: 'transformations', title: 'Transformations', render: () => <Transformations /> },
   { path: 'regulations', title: 'Regulations', render: () => <Regulations /> },

@@ -5,7 +5,7 @@ import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import type { Browser, Page } from 'playwright-core';
 import { launch } from '../../bench/support/browser';
 import { screenshot, seriousViolations } from '../support/browser';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { json, startDestinationServer, text, type DestinationServer } from '../support/destination-server';
 import { start, stop, type Started } from '../support/npm-start';
 
 /**
@@ -300,6 +300,34 @@ describe('the console, as a new user', () => {
     await page.getByTestId('funnel-Aborted: 4xx answer').filter({ hasText: /^0$/ }).waitFor();
     await failed.getByRole('row').filter({ hasText: 'delivered' }).waitFor();
     await checkPage('delivery-retried');
+  });
+
+  it('replays the last hour of the source to the webhook from the Delivery page, and shows its progress', async () => {
+    const before = hook.received.length;
+    await page.getByRole('form', { name: 'Replay stored events' }).getByRole('button', { name: 'Replay to this destination' }).click();
+    await page.getByTestId('replay-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    expect(hook.received.length).toBeGreaterThan(before);
+    await expect(page.getByRole('table', { name: 'Replays' }).textContent()).resolves.toMatch(/\d+ read, \d+ delivered/);
+    await checkPage('delivery-replay');
+  });
+
+  it('sets an alert rule that tells Slack when events wait for a retry, and lists what it sent', async () => {
+    hook.on('/slack', text(200, 'ok'));
+    hook.on('/hook', json(503, {}));
+    await sendWithSdk([{ userId: 'u-alert', event: 'Parked Event' }]);
+    await hookReceives('Parked Event');
+    hook.on('/hook', json(200, { ok: true }));
+    await page.getByRole('link', { name: 'Alerts' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Webhook backlog');
+    await page.getByLabel('When').selectOption('destination-backlog');
+    await page.getByLabel('More than this many events waiting').fill('0');
+    await page.getByLabel('Slack webhook URL').fill(`${hook.url}/slack`);
+    await page.getByRole('button', { name: 'Create alert rule' }).click();
+    await page.getByTestId('alert-state').filter({ hasText: 'firing' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('table', { name: 'Notifications' }).getByRole('row').filter({ hasText: 'answered 200' }).waitFor();
+    const slack = hook.received.filter((r) => r.path === '/slack').map((r) => (r.json as { text: string }).text);
+    expect(slack).toEqual([expect.stringContaining('Alert firing: *Webhook backlog*')]);
+    await checkPage('alerts');
   });
 
   it('suppresses a user, whose next events are dropped while another user’s arrive', async () => {

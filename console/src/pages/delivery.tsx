@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
+import { ReplayForm } from './replay-form';
 
 /** The windows the page offers: the last hours of ingestion. */
 const WINDOWS = [
@@ -122,6 +123,7 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
         )}
       </Section>
       <Failures destinationId={destinationId} hours={hours} onRetried={funnel.reload} />
+      <ReplayForm destinationId={destinationId} />
     </div>
   );
 }
