@@ -64,7 +64,8 @@ export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(T
 
 export const destinationType = (name: string): DestinationType | undefined => DESTINATION_TYPES.get(name);
 
-export const supportsTest = (type: DestinationType) => type.delivery === 'http' && type.transform !== undefined;
+export const supportsTest = (type: DestinationType) =>
+  type.delivery === 'http' ? type.transform !== undefined : type.preview !== undefined && type.serverBatch !== undefined;
 export const supportsDeletion = (type: DestinationType) => type.deleteUsers !== undefined;
 
 /** One configuration variable as a form shows it, derived from the type's zod schema (never re-declared). */

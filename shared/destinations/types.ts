@@ -142,6 +142,12 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   deliver?(message: Message, config: z.output<Schema>): Promise<DeliveryResult>;
   /** Server-delivered types that write chunks of events (see ServerBatch); takes precedence over `deliver`. */
   serverBatch?: ServerBatch<z.output<Schema>>;
+  /**
+   * A server-delivered type the test interface answers all the same (a warehouse: SPEC §4.C rule 9 names
+   * streaming platforms, key-value stores, object storage, spreadsheets and streaming warehouses only): what its
+   * destination-transform stage shows for one event; its send stage writes that event as a chunk of one.
+   */
+  preview?(message: Message, config: z.output<Schema>): { ok: true; payload: Record<string, unknown>[] } | { ok: false; error: string };
   /** Deletes the users' data at the vendor (one call for all of them where the vendor allows it). */
   deleteUsers?(users: DeletionUser[], config: z.output<Schema>, io: DeletionIO): Promise<DeletionOutcome>;
 }

@@ -322,7 +322,6 @@ describe('testDestination', () => {
   it.each([
     ['REDIS', { address: 'localhost:6379' }],
     ['S3', { bucketName: 'events', accessKeyIdCredential: 'S3_KEY_ID', secretAccessKeyCredential: 'S3_SECRET' }],
-    ['POSTGRES', { host: 'localhost', database: 'analytics', user: 'loader', password: 'secret', schema: 'events' }],
   ])('refuses a type the data plane delivers itself (%s)', async (type, config) => {
     const w = await workspace();
     const created = await w.catalog('POST', '/v2/destinations', { name: 'Store', type, config });
@@ -487,7 +486,7 @@ describe('GET /destination-definitions', () => {
     expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
     for (const definition of byName.values())
       expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
-    for (const name of ['REDIS', 'S3', 'POSTGRES', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
+    for (const name of ['REDIS', 'S3', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
       expect(byName.get(name)).toMatchObject({ name, supportsTest: false });
     }
   });

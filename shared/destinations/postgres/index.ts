@@ -69,6 +69,12 @@ export const postgres = defineDestination({
       return { status: done.status, response: '', error: done.error, retryable: done.retryable, verdicts: verdicts(problems, rest) };
     },
   },
+  /** The test interface shows the rows the event becomes, each with its table (the columns as loaded). */
+  preview(message) {
+    const problem = unloadable(message);
+    if (problem) return { ok: false, error: problem };
+    return { ok: true, payload: rowsOf(message, new Date().toISOString()).map((row) => ({ table: row.table, columns: row.values })) };
+  },
   async deleteUsers(users, config) {
     const done = await withPostgres(targetOf(config), (client) =>
       deleteUserRows(

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
-import { checkDestinationConfig, invalidConfigText } from '../../destinations/registry';
+import { checkDestinationConfig, invalidConfigText, supportsTest } from '../../destinations/registry';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination, Source } from '../catalog/schemas';
 import type { PlanStage } from '../tracking-plans/ingest-stage';
@@ -14,6 +14,7 @@ import { applyRules, compileRules, NO_RULES, type CompiledRules } from '../rules
 import type { UserCodeReads } from '../transformations/ports';
 import { publishedTransformation, runPublishedFor } from '../transformations/published';
 import type { DestinationTestResult, Stage, TestDataEntry } from './schemas';
+import { storeStages, type StoreTestScope } from './store-stages';
 import { SUPPORTED_TYPES, TEXTS } from './texts';
 
 type Stages = Required<z.output<typeof Stage>>;
@@ -55,7 +56,7 @@ export class PipelineTestService {
     const destination = await this.catalog.getDestination(workspaceId, destinationId);
     if (!destination) throw NotFoundError.of('destination', destinationId);
     const type = destinationType(destination.type);
-    if (type?.delivery === 'server') throw refusal(TEXTS.serverDelivered(destination.type));
+    if (type && !supportsTest(type)) throw refusal(TEXTS.serverDelivered(destination.type));
     const config = configForTest(destination, options.destinationConfig);
     const rules = options.sourceId === undefined ? NO_RULES : await this.rulesOf(workspaceId, options.sourceId, destinationId);
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
@@ -80,7 +81,8 @@ export class PipelineTestService {
     const event = planned ? ((planned.kept[0] ?? planned.dropped[0]) as Message) : message;
     const results = await Promise.all(
       destinations.map(async (destination) => {
-        if (destinationType(destination.type)?.delivery === 'server') {
+        const type = destinationType(destination.type);
+        if (type && !supportsTest(type)) {
           return { ...identity(destination), error: TEXTS.serverDelivered(destination.type) };
         }
         if (verdict?.dropped) return { ...identity(destination), tracking_plan: verdict, data: [] };
@@ -117,7 +119,8 @@ export class PipelineTestService {
       shown = { rules_payload: event };
     }
     const userStage = stages.user_transform ? await this.userTransform(workspaceId, destination, event, credentials) : [{ event } as UserStageOutcome];
-    const data = await Promise.all(userStage.map(async (outcome) => ({ ...shown, ...(await destinationStages(destination, config, outcome, stages)) })));
+    const scope = { workspaceId, destinationId: destination.id, credentials: credentials.values };
+    const data = await Promise.all(userStage.map(async (outcome) => ({ ...shown, ...(await destinationStages(destination, config, outcome, stages, scope)) })));
     return { ...identity(destination), data };
   }
 
@@ -184,7 +187,13 @@ function configForTest(destination: Destination, overrides?: Record<string, unkn
 }
 
 /** The destination-transform and send stages for one event the user stage let through. */
-async function destinationStages(destination: Destination, config: TestConfig, outcome: UserStageOutcome, stages: Stages): Promise<TestDataEntry> {
+async function destinationStages(
+  destination: Destination,
+  config: TestConfig,
+  outcome: UserStageOutcome,
+  stages: Stages,
+  scope: StoreTestScope,
+): Promise<TestDataEntry> {
   if ('filtered' in outcome) return { user_transformed_payload: { filtered: true, message: TEXTS.filtered } };
   if ('failed' in outcome) {
     return {
@@ -196,6 +205,16 @@ async function destinationStages(destination: Destination, config: TestConfig, o
   const entry: TestDataEntry = stages.user_transform ? { user_transformed_payload: outcome.shown } : {};
   if (!stages.dest_transform) return entry;
   const type = destinationType(destination.type);
+  if (type?.preview && config.ok) {
+    const store = await storeStages(type, config.config, outcome.event, stages.send_to_destination, scope);
+    if (!store.built.ok)
+      return {
+        ...entry,
+        dest_transformed_payload: { error: store.built.error },
+        ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
+      };
+    return { ...entry, dest_transformed_payload: store.built.payload, ...store.sent };
+  }
   const built = !config.ok
     ? config
     : type

@@ -35,7 +35,9 @@ async function pipeline(type: string, config: Record<string, unknown>, credentia
   const send = async (batch: Record<string, unknown>[]) =>
     expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
   const outcomes = async () => (await api('GET', `/v2/destinations/${created.body.destination.id}/outcomes`)).body;
-  return { source, send, outcomes };
+  const testDestination = (body: unknown) =>
+    call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${created.body.destination.id}`, { auth: basic(ws.email, ws.token), body });
+  return { source, send, outcomes, testDestination };
 }
 
 const events = (prefix: string) => [
@@ -86,4 +88,41 @@ it("loads a source's events into PostgreSQL tables", async () => {
   } finally {
     await db.end();
   }
+});
+
+it('answers the test interface for PostgreSQL: the rows an event becomes, then that event loaded once', async () => {
+  const config = {
+    host: warehouse.host,
+    port: warehouse.port,
+    database: warehouse.database,
+    user: warehouse.user,
+    password: warehouse.password,
+    schema: 'tested',
+  };
+  const p = await pipeline('POSTGRES', config);
+  const message = { type: 'track', event: 'Plan Chosen', userId: 'ada', messageId: 'ti-1', properties: { plan: 'pro' } };
+  const preview = await p.testDestination({ message, stage: { dest_transform: true } });
+  expect(preview.status).toBe(200);
+  const [entry] = preview.body.data;
+  expect(entry.dest_transformed_payload.map((row: { table: string }) => row.table)).toEqual(['tracks', 'plan_chosen']);
+  expect(entry.dest_transformed_payload[1].columns).toMatchObject({ id: 'ti-1', user_id: 'ada', plan: 'pro' });
+  expect(entry.destination_response).toBeUndefined();
+
+  for (let i = 0; i < 2; i++) {
+    const sent = await p.testDestination({ message });
+    expect(sent.body.data[0].destination_response_status).toEqual([200]);
+  }
+  const db = await warehouse.connect();
+  try {
+    expect((await db.query('SELECT id, plan FROM tested.plan_chosen')).rows).toEqual([{ id: 'ti-1', plan: 'pro' }]);
+  } finally {
+    await db.end();
+  }
+  const { messageId: _, ...unkeyed } = message;
+  const refused = await p.testDestination({ message: unkeyed });
+  expect(refused.body.data[0]).toEqual({
+    dest_transformed_payload: { error: 'a warehouse row needs the event to have a messageId' },
+    destination_response: { error: expect.any(String) },
+    user_transformed_payload: expect.anything(),
+  });
 });
