@@ -356,6 +356,26 @@ describe('credentials in live delivery', () => {
     expect(sent.body.events[0].request.body.JSON.apiKey).toBe('[secret]');
     expect(JSON.stringify(sent.body)).not.toContain(secret);
   });
+
+  it("never show it in a failed event's record, whether refused at once or after a parked retry", async () => {
+    const p = await pipeline('/keyed-refused');
+    const secret = 'sk_live_failures_0123456789';
+    await call(rig.rt.controlUrl, 'PUT', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token), body: { value: secret } });
+    await p.publish("export function transformEvent(e) { return { ...e, apiKey: getCredential('API_KEY') }; }");
+    // The first send is put off (parked), every later one refused: one event aborts at once, one after its retry.
+    let answers = 0;
+    rig.server.on('/keyed-refused', (req, res) => (answers++ === 0 ? json(503, {}) : json(400, { echoed: (req.json as { apiKey: string }).apiKey }))(req, res));
+    await p.track({ userId: 'retried', event: 'first' });
+    await rig.rt.poller.drain();
+    await p.track({ userId: 'refused', event: 'second' });
+    await flow(4);
+    expect(await p.outcomes()).toMatchObject({ aborted: 2, retrying: 0 });
+    const window = `from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
+    const failures = await p.api('GET', `/v2/destinations/${p.destinations[0]}/failures?${window}`);
+    expect(failures.body.failures).toHaveLength(2);
+    expect(JSON.stringify(failures.body)).not.toContain(secret);
+    expect(JSON.stringify(failures.body)).toContain('[secret]');
+  });
 });
 
 describe('live events and outcomes', () => {
