@@ -16,7 +16,7 @@ beforeAll(async () => {
     failureRate: 0.3,
     slowRate: 0.1,
     slowMs: [200, 800],
-    latencySamples: 40,
+    latencySamples: 100,
     settleTimeoutMs: 180_000,
     log: (line) => process.stderr.write(`[faults] ${line}\n`),
   });
