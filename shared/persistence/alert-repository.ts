@@ -36,17 +36,13 @@ export class AlertRepository implements ports.AlertRepository {
     return items.map((item) => AlertRule.parse(item));
   }
 
-  async all(limit: number): Promise<AlertRule[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :all',
-        ExpressionAttributeValues: { ':all': keys.allAlertRules },
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => AlertRule.parse(item));
+  async all(): Promise<AlertRule[]> {
+    const items = await queryAll(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :all',
+      ExpressionAttributeValues: { ':all': keys.allAlertRules },
+    });
+    return items.map((item) => AlertRule.parse(item));
   }
 
   async replace(rule: AlertRule, changes: Partial<AlertRule>): Promise<AlertRule | undefined> {

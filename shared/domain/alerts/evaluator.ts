@@ -3,8 +3,6 @@ import type { AlertReads, AlertRepository } from './ports';
 import { keptSnapshots, readCondition } from './readings';
 import type { AlertChannel, AlertNotification, AlertRule } from './schemas';
 
-/** Rules read in one round. */
-const RULES_PER_ROUND = 1000;
 /** A rule is evaluated once a minute, however often the round runs (locally every few seconds). */
 const EVERY_MS = 55_000;
 
@@ -27,7 +25,7 @@ export class AlertEvaluator {
   /** One round at `now`; returns the notifications sent. */
   async evaluateAll(now = Date.now()): Promise<number> {
     let sent = 0;
-    for (const rule of await this.rules.all(RULES_PER_ROUND)) {
+    for (const rule of await this.rules.all()) {
       if (!rule.enabled || (rule.evaluatedAt && Date.parse(rule.evaluatedAt) > now - EVERY_MS)) continue;
       if (await this.evaluate(rule, now)) sent++;
     }

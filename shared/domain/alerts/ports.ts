@@ -17,8 +17,8 @@ export interface AlertRepository {
   create(rule: AlertRule): Promise<void>;
   get(workspaceId: string, id: string): Promise<AlertRule | undefined>;
   list(workspaceId: string): Promise<AlertRule[]>;
-  /** Every rule of every workspace (the evaluator's round). */
-  all(limit: number): Promise<AlertRule[]>;
+  /** Every rule of every workspace (the evaluator's round), read a page at a time. */
+  all(): Promise<AlertRule[]>;
   /** Writes the rule as changed, if its version is still the one read; the rule as written, or undefined. */
   replace(rule: AlertRule, changes: Partial<AlertRule>): Promise<AlertRule | undefined>;
   delete(workspaceId: string, id: string): Promise<boolean>;
