@@ -1,18 +1,10 @@
 import { sendRequest } from '../../destinations/http-client';
-import type { DestinationRequest } from '../../destinations/types';
+import { restRequest } from '../../destinations/request';
 import type { Notify } from './evaluator';
 import type { AlertNotification, AlertRule } from './schemas';
 
-const request = (url: string, body: Record<string, unknown>): DestinationRequest => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: url,
-  headers: { 'Content-Type': 'application/json' },
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-});
+const request = (url: string, body: Record<string, unknown>) =>
+  restRequest({ method: 'POST', endpoint: url, headers: { 'Content-Type': 'application/json' }, json: body });
 
 /** Slack's incoming webhook takes `{text}` (mrkdwn): one line that says which rule changed and what it read. */
 export const slackText = (n: AlertNotification) =>

@@ -168,7 +168,7 @@ export async function sendChunk(destination: Destination, api: BatchApi, request
 }
 
 /** A server-delivered type's call, kept to its promise of never throwing. */
-async function deliverChunk(
+export async function deliverChunk(
   batch: ServerBatch<Record<string, unknown>>,
   messages: Message[],
   config: Record<string, unknown>,

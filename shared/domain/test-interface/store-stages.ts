@@ -1,5 +1,5 @@
 import type { DestinationType, Message } from '../../destinations';
-import { chunkKeyOf } from '../delivery/sender';
+import { chunkKeyOf, deliverChunk } from '../delivery/sender';
 import type { TestDataEntry } from './schemas';
 
 /** Who a store's test write is for: its workspace (the chunk's scope) and the credentials of the call. */
@@ -32,13 +32,8 @@ export async function storeStages(
     chunkKey: chunkKeyOf(scope.destinationId, [`${String(event.messageId)}#0`]),
     credentials: async () => scope.credentials,
   };
-  const result = await type.serverBatch!.deliver([event], config, context).catch((error: unknown) => ({
-    status: 502,
-    response: '',
-    error: error instanceof Error ? error.message : String(error),
-    retryable: true,
-  }));
-  const refused = 'verdicts' in result ? result.verdicts?.find((v) => v.kind !== 'delivered') : undefined;
+  const result = await deliverChunk(type.serverBatch!, [event], config, context);
+  const refused = result.verdicts?.find((v) => v.kind !== 'delivered');
   const error = result.error ?? (refused && 'error' in refused ? refused.error : undefined);
   return { built, sent: { destination_response: [error ? { error } : result.response], destination_response_status: [result.status] } };
 }
