@@ -1,13 +1,13 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { encodeTime } from 'ulid';
 import type { AlertReads } from '../domain/alerts/ports';
 import { readCounters } from './counters';
 import { keys } from './keys';
+import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
 import type { TableClient } from './table-client';
 
 /**
  * What alert conditions read: a destination's outcome counters (its sharded counters, summed), and whether a
- * source stored anything lately (one key of its archive: request ids sort by time).
+ * source stored anything lately (one key of each of its archive's partitions: request ids sort by time).
  */
 export class AlertCounterReads implements AlertReads {
   constructor(private readonly store: TableClient) {}
@@ -19,14 +19,8 @@ export class AlertCounterReads implements AlertReads {
   }
 
   async sourceStoredSince(workspaceId: string, sourceId: string, sinceMs: number): Promise<boolean> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND sk >= :since',
-        ExpressionAttributeValues: { ':pk': keys.ingest(workspaceId, sourceId, '', 0).pk, ':since': encodeTime(Math.max(0, sinceMs), 10) },
-        Limit: 1,
-      }),
-    );
-    return Items.length > 0;
+    const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
+    const { items } = await queryAcrossShards(this.store, partitions, { from: encodeTime(Math.max(0, sinceMs), 10), limit: 1 });
+    return items.length > 0;
   }
 }

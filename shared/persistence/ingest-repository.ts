@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { encodeTime } from 'ulid';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import type { RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
@@ -13,9 +13,13 @@ import { isConditionFailure, type TableClient, type TransactItem } from './table
 import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
+import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
+import { groupByShard, partNumber } from '../domain/ingestion/shards';
 
 const log = componentLogger('ingestion');
 
+/** Items in one TransactWriteItems call. */
+const MAX_TRANSACTION_ITEMS = 100;
 /** DynamoDB's item limit is 400 KB; a part stays well under it with its keys and attributes. */
 const MAX_PART_BYTES = 300 * 1024;
 /** Accepted events stay this long: delivery, its retries, the audit and replays read them (retention.ts). */
@@ -109,10 +113,12 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
    */
   async write(batch: IngestBatch): Promise<number> {
     const { workspaceId, sourceId, requestId, receivedAt, events, refused = [] } = batch;
-    const parts = events.length > 0 ? pack(events) : [];
+    const parts = [...groupByShard(events, batch.shards ?? 1)].flatMap(([shard, group]) =>
+      pack(group).map((payload, index) => ({ part: partNumber(shard, index), payload })),
+    );
     const expiresAt = Math.floor(Date.now() / 1000) + ingestTtlSeconds();
     const table = this.store.table;
-    const items: TransactItem[] = parts.map((payload, part) => ({
+    const items: TransactItem[] = parts.map(({ part, payload }) => ({
       Put: {
         TableName: table,
         Item: {
@@ -160,7 +166,8 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
     try {
       const only = items.length === 1 ? items[0]!.Put : undefined;
       if (only) await this.store.doc.send(new PutCommand(only));
-      else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+      // A transaction holds 100 items: only a request of more users than that, over as many shards, takes two.
+      else for (let i = 0; i < items.length; i += MAX_TRANSACTION_ITEMS) await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.slice(i, i + MAX_TRANSACTION_ITEMS) }));
     } catch (error) {
       // The source was deleted since its write key was looked up (a process keeps it a few seconds).
       if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
@@ -182,20 +189,11 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
    * events, with those.
    */
   async recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
-    const pk = keys.ingest(workspaceId, sourceId, '', 0).pk;
-    const beforeSk = after === undefined ? undefined : skOfCursor(after);
-    const { Items = [], LastEvaluatedKey } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ScanIndexForward: false,
-        Limit: limit,
-        ...(beforeSk && { ExclusiveStartKey: { pk, sk: beforeSk } }),
-      }),
-    );
+    const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
+    const before = after === undefined ? undefined : skOfCursor(after);
+    const { items, more } = await queryAcrossShards(this.store, partitions, { before, newestFirst: true, limit });
     return {
-      parts: Items.map((item) => ({
+      parts: items.map((item) => ({
         cursor: Buffer.from(String(item.sk)).toString('base64url'),
         requestId: String(item.sk).split('#')[0]!,
         receivedAt: String(item.receivedAt),
@@ -203,7 +201,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],
         dropped: item.entity === 'ingestDropped' ? unpackEvents(item.payload as Uint8Array) : [],
       })),
-      more: LastEvaluatedKey !== undefined,
+      more,
     };
   }
 
@@ -212,62 +210,34 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
    * first, at most `limit`: each with its events' messageIds. `more` says whether parts were left out.
    */
   async storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }> {
-    const parts: StoredPart[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.doc.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': keys.ingest(workspaceId, sourceId, '', 0).pk, ':from': fromSk, ':to': toSk },
-          ExclusiveStartKey,
-          Limit: Math.min(500, limit + 1 - parts.length),
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        // A request's refused events were never acknowledged: nothing to reconcile.
-        if (item.entity !== 'ingest') continue;
-        parts.push({
-          requestId: String(item.requestId),
-          part: Number(item.part),
-          receivedAt: String(item.receivedAt),
-          messageIds: unpackEvents(item.payload as Uint8Array).map((event) => String(event.messageId)),
-        });
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey && parts.length <= limit);
-    return { parts: parts.slice(0, limit), more: parts.length > limit || ExclusiveStartKey !== undefined };
+    const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
+    // A request's refused events were never acknowledged: nothing to reconcile.
+    const keep = (item: Record<string, unknown>) => item.entity === 'ingest';
+    const { items, more } = await queryAcrossShards(this.store, partitions, { from: fromSk, to: toSk, limit, keep });
+    const parts = items.map((item) => ({
+      requestId: String(item.requestId),
+      part: Number(item.part),
+      receivedAt: String(item.receivedAt),
+      messageIds: unpackEvents(item.payload as Uint8Array).map((event) => String(event.messageId)),
+    }));
+    return { parts, more };
   }
 
   /**
    * A source's stored parts received in a window, oldest first, after a part's position (its sort key):
-   * request ids sort by time, so the read is a range of the source's partition, widened by a second at each
-   * end for the clock between an id and its receivedAt, and narrowed by receivedAt.
+   * request ids sort by time, so the read is a range of each of the source's partitions, widened by a second
+   * at each end for the clock between an id and its receivedAt, and narrowed by receivedAt.
    */
   async archivedParts(workspaceId: string, sourceId: string, window: { fromMs: number; toMs: number; after?: string }, limit: number): Promise<ArchivedPart[]> {
+    const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
     const from = encodeTime(Math.max(0, window.fromMs - 1000), 10);
     const start = window.after !== undefined && window.after >= from ? `${window.after}\u0000` : from;
-    const parts: ArchivedPart[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.doc.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': keys.ingest(workspaceId, sourceId, '', 0).pk, ':from': start, ':to': `${encodeTime(window.toMs + 1000, 10)}~` },
-          ExclusiveStartKey,
-          Limit: 50,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const receivedMs = Date.parse(String(item.receivedAt));
-        if (item.entity !== 'ingest' || receivedMs < window.fromMs || receivedMs >= window.toMs) continue;
-        parts.push({ ...ingestPartOf(item), receivedAt: String(item.receivedAt), position: String(item.sk) });
-        if (parts.length >= limit) return parts;
-      }
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return parts;
+    const keep = (item: Record<string, unknown>) => {
+      const receivedMs = Date.parse(String(item.receivedAt));
+      return item.entity === 'ingest' && receivedMs >= window.fromMs && receivedMs < window.toMs;
+    };
+    const { items } = await queryAcrossShards(this.store, partitions, { from: start, to: `${encodeTime(window.toMs + 1000, 10)}~`, limit, keep });
+    return items.map((item) => ({ ...ingestPartOf(item), receivedAt: String(item.receivedAt), position: String(item.sk) }));
   }
 
   async countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void> {

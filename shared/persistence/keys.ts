@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../domain/errors';
 import type { UserCodeKind } from '../domain/transformations/schemas';
 import { COUNTER_SHARDS } from './counters';
+import { shardOfPart } from '../domain/ingestion/shards';
 
 /**
  * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
@@ -23,6 +24,8 @@ export const ATTENTION_SHARDS = 16;
 export const DELIVERY_SHARDS = 64;
 const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
+const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
+  `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST${shard === 0 ? '' : `#${shard}`}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
 
 const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
@@ -128,13 +131,17 @@ export const keys = bounded({
   /** What a create with an Idempotency-Key made, so its retry makes nothing new. */
   idempotency: (workspaceId: string, scope: string, key: string) => ({ pk: ws(workspaceId), sk: `IDEMPOTENCY#${scope}#${key}` }),
   /**
-   * Accepted events: one item per ingestion request (split only at the item size limit), in a partition per
-   * source; the table's stream hands them to delivery, TTL removes them.
+   * Accepted events: one item per ingestion request and shard (split only at the item size limit), in the
+   * source's partition of that shard (the part's number says which: shards.ts); the table's stream hands them
+   * to delivery, TTL removes them. Shard 0's partition is the one a source had before shards.
    */
   ingest: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    pk: ingestPartition(workspaceId, sourceId, shardOfPart(part)),
     sk: `${requestId}#${part}`,
   }),
+  /** …read across the source's shards (shards.ts: shardsToRead). */
+  ingestPartitions: (workspaceId: string, sourceId: string, shards: number) =>
+    Array.from({ length: shards }, (_, shard) => ingestPartition(workspaceId, sourceId, shard)),
   /** The events a request's source refused (oversized), beside its accepted ones: the live events show both. */
   ingestRefused: (workspaceId: string, sourceId: string, requestId: string) => ({
     pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,

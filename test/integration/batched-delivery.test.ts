@@ -10,6 +10,7 @@ import { getTableClient, queryAll } from '../../shared/persistence/table-client'
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -176,10 +177,7 @@ describe('batched delivery', () => {
     const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
     const d = (await api('POST', '/v2/destinations', webhook('/again'))).body.destination.id as string;
     await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
-    const [item] = await queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
-    });
+    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: 0 };
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
     const deliveries = new DeliveryRepository(rig.rt.store);
@@ -230,10 +228,7 @@ describe('batched delivery', () => {
       if ((req.json as { messageId: string }).messageId !== 'm-1') return json(200, {})(req, res);
       release = () => json(200, {})(req, res);
     });
-    const [item] = await queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
-    });
+    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
     const record = { eventID: 'stalled', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };

@@ -1,11 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { FailureRepository } from '../../shared/persistence/failure-repository';
-import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /** The delivery funnel per window, failed events kept with what was sent and answered, and retry jobs over them. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -105,10 +104,7 @@ describe("a source's funnel", () => {
       return (await p.api('GET', `/v2/sources/${p.source.id}/delivery?from=${from}&to=${to}`)).body;
     };
     expect(await read()).toMatchObject({ received: 4, stored: 3, refused: { total: 1, oversized: 1, throttled: 0 } });
-    const [item] = await queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
-    });
+    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
     const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '9', NewImage: marshall(item!) as Record<string, AttributeValue> } };

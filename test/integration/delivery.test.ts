@@ -12,6 +12,7 @@ import { deliveryRig } from '../support/delivery-rig';
 import { json, silent } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -224,10 +225,7 @@ describe('delivery', () => {
     ]);
     await flow();
     expect(at('/dup')).toHaveLength(2);
-    const [item] = await queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.ingest(p.ws.workspaceId, p.source.id, '', 0).pk },
-    });
+    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as {
       handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }>;

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /**
  * A source's inbound limit through the local gateway: over it, 429 with Retry-After and nothing stored, while
@@ -23,10 +22,7 @@ async function workspace() {
     expect(created.status).toBe(201);
     const { id, writeKey } = created.body.source as { id: string; writeKey: string };
     const stored = async () => {
-      const items = await queryAll(rt.store, {
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, id, '', 0).pk },
-      });
+      const items = await ingestItems(rt.store, ws.workspaceId, id);
       return items.filter((item) => item.entity === 'ingest').flatMap((item) => unpackEvents(item.payload as Uint8Array));
     };
     return { id, created: created.body.source, auth: basic(writeKey, ''), writeKey, stored };

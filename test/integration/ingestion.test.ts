@@ -6,9 +6,8 @@ import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { errorToResult } from '../../shared/http/error-mapping';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
-import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /** The data plane's /v1 ingestion: the status codes SDKs retry on, durability before 200, suppression. */
 let rt: TestRuntime;
@@ -26,10 +25,7 @@ async function source(enabled = true) {
     auth: basic(writeKey, ''),
     /** Every stored ingest item of the source, with its events unpacked. */
     async stored() {
-      const items = await queryAll(rt.store, {
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, id, '', 0).pk },
-      });
+      const items = await ingestItems(rt.store, ws.workspaceId, id);
       return items.filter((item) => item.entity === 'ingest').map((item) => ({ item, events: unpackEvents(item.payload as Uint8Array) }));
     },
   };

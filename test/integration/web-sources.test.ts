@@ -1,9 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { TRUSTED_PROXIES_ENV } from '../../shared/http/client-ip';
-import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
 
 /**
  * The data plane as web pages and apps reach it: CORS for any page on the browser routes (never on the admin
@@ -29,10 +28,7 @@ async function source(options: { enabled?: boolean; type?: string } = {}) {
     auth: basic(writeKey, ''),
     /** Every event stored for the source, oldest first. */
     async stored(): Promise<Record<string, unknown>[]> {
-      const items = await queryAll(rt.store, {
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, id, '', 0).pk },
-      });
+      const items = await ingestItems(rt.store, ws.workspaceId, id);
       return items.filter((item) => item.entity === 'ingest').flatMap((item) => unpackEvents(item.payload as Uint8Array));
     },
   };

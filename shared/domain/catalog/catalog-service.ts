@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { validateDestinationConfig } from '../../destinations/registry';
-import { NotFoundError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { SHARD_DRAIN_GRACE_MS, SHARD_SWITCH_DELAY_MS, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
 import type { Rule } from '../rules/schemas';
 import type { CatalogRepository } from './ports';
@@ -33,7 +34,12 @@ export class CatalogService {
   }
 
   async patchSource(workspaceId: string, id: string, patch: z.output<typeof SourcePatch>): Promise<Source> {
-    return Source.parse(await this.repo.update('source', workspaceId, id, { ...patch, updatedAt: now() }));
+    const changes: Record<string, unknown> = { ...patch, updatedAt: now() };
+    if (patch.ingestShards !== undefined) {
+      const change = shardChange(await this.getSource(workspaceId, id), patch.ingestShards, Date.now());
+      if (change) changes.ingestShardsChange = change;
+    }
+    return Source.parse(await this.repo.update('source', workspaceId, id, changes));
   }
 
   deleteSource = (workspaceId: string, id: string) => this.repo.delete('source', workspaceId, id);
@@ -88,4 +94,20 @@ export class CatalogService {
 
 function notFound(what: string, id: string): never {
   throw NotFoundError.of(what, id);
+}
+
+/**
+ * A change of a source's shards (README "Ingest shards"): they only grow (a user's events already stored stay
+ * where they are, read with the rest), one change at a time, and apply from a moment every ingestion process
+ * knows of in advance. Undefined when the count stays.
+ */
+function shardChange(source: Source, shards: number, nowMs: number): ShardChange | undefined {
+  const current = source.ingestShards ?? 1;
+  if (shards === current) return undefined;
+  if (shards < current) throw new ValidationError(`ingestShards: must not be less than the source's ${current} (shards only grow)`);
+  const pending = source.ingestShardsChange;
+  if (pending && Date.parse(pending.at) + SHARD_DRAIN_GRACE_MS > nowMs) {
+    throw new ConflictError(`ingestShards: the source's change to ${current} shards applies at ${pending.at}; change them again after it`);
+  }
+  return { previous: current, at: new Date(nowMs + SHARD_SWITCH_DELAY_MS).toISOString() };
 }

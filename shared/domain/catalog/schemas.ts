@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SourcePlan } from '../tracking-plans/link';
 import { Rule, Rules } from '../rules/schemas';
+import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS } from '../ingestion/shards';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
 const Name = z.string().trim().min(1, 'must not be empty').max(200);
@@ -21,6 +22,14 @@ const InboundLimit = z
   .nullable()
   .describe('events a second the data plane takes from the source (bursts of twice as many); null for the default');
 
+/** Partitions a source's events are spread over by user (README "Ingest shards"); they only grow. */
+const IngestShards = z
+  .number({ error: 'must be a whole number of shards' })
+  .int('must be a whole number of shards')
+  .min(1, 'must be at least 1')
+  .max(MAX_INGEST_SHARDS, `must be at most ${MAX_INGEST_SHARDS}`)
+  .describe('partitions the source’s events are spread over by user; each serves about 600 events a second of 20-user requests');
+
 export const Source = z.object({
   id: Id,
   name: z.string(),
@@ -29,6 +38,11 @@ export const Source = z.object({
   enabled: z.boolean(),
   firstEventAt: z.iso.datetime().optional().describe('when the source’s first event was stored'),
   inboundLimit: InboundLimit.optional(),
+  ingestShards: IngestShards.optional().describe('partitions the source’s events are spread over by user; absent: 1 (a source from before shards)'),
+  ingestShardsChange: z
+    .object({ previous: z.number().int(), at: z.iso.datetime() })
+    .optional()
+    .describe('the last change of shards: requests received before `at` went to `previous` shards'),
   trackingPlan: SourcePlan.nullable().optional().describe('the tracking plan version its events are validated against'),
   ...Timestamps,
 });
@@ -39,11 +53,12 @@ export const SourceCreate = z.strictObject({
   type: z.string().trim().min(1).max(64).default('HTTP').describe('SDK or channel, free text such as HTTP, node, javascript'),
   enabled: z.boolean().default(true),
   inboundLimit: InboundLimit.optional(),
+  ingestShards: IngestShards.default(DEFAULT_INGEST_SHARDS),
 });
 
 export const SourcePatch = z
-  .strictObject({ name: Name.optional(), enabled: z.boolean().optional(), inboundLimit: InboundLimit.optional() })
-  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, inboundLimit');
+  .strictObject({ name: Name.optional(), enabled: z.boolean().optional(), inboundLimit: InboundLimit.optional(), ingestShards: IngestShards.optional() })
+  .refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, inboundLimit, ingestShards');
 
 export const Destination = z.object({
   id: Id,

@@ -1,6 +1,6 @@
 import type { DestinationRequest, DestinationType, Message } from '../../destinations';
 import { envelopeOf, itemBytes } from '../../destinations/batching';
-import { normaliseUserId } from '../regulations/suppression-index';
+import { userKeyOf } from '../users';
 import type { BatchPosition } from './records';
 import type { Prepared } from './sender';
 import type { EventOutcome } from './user-transform';
@@ -40,12 +40,6 @@ function limitsOf(type: DestinationType | undefined, first: SendSlot): { maxEven
   return { maxEvents: typeof api.maxEvents === 'function' ? api.maxEvents(first.requests[0]!) : api.maxEvents, maxBytes: api.maxBytes };
 }
 
-export function userKeyOf(event: Message): string {
-  const user = normaliseUserId(event.userId);
-  if (user !== undefined) return `u:${user}`;
-  const anonymous = normaliseUserId(event.anonymousId);
-  return anonymous !== undefined ? `a:${anonymous}` : `m:${String(event.messageId)}`;
-}
 
 export function slotsOf(
   type: DestinationType | undefined,

@@ -8,6 +8,7 @@ import { BatchBody, PATH_TYPES, isSegmentClientPath, type IngestPath } from './s
 import type { InboundLimits } from './inbound-limits';
 import type { PlanStage } from '../tracking-plans/ingest-stage';
 import { writeKeyOf, type WriteKeys } from './write-keys';
+import { shardsAt } from './shards';
 
 export interface IngestRequest {
   /** The path's type: one of the six, `batch`, or one of their aliases (PATH_TYPES). */
@@ -67,7 +68,8 @@ export class IngestService {
     const plan = staged && { planId: staged.planId, version: staged.version, dropped: staged.dropped, counts: staged.counts };
 
     const firstEvent = !source.firstEventAt && events.length > 0;
-    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent, plan });
+    const shards = shardsAt(source, Date.parse(receivedAt));
+    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent, plan, shards });
     if (firstEvent) this.writeKeys.firstEventStored(writeKey, receivedAt);
     countMetrics({ EventsIngested: events.length, EventsRefused: refused.length, EventsDroppedByPlan: staged?.dropped.length ?? 0 });
     if (accepted.length === 0) throw new PayloadTooLargeError(`batch[${refused[0]!.index}]: ${refused[0]!.reason}`);

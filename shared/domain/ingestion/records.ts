@@ -7,6 +7,8 @@ export interface IngestBatch {
   requestId: string;
   receivedAt: string;
   events: Record<string, unknown>[];
+  /** The source's shards for this request (shards.ts: shardsAt): its events are grouped by their user's. */
+  shards?: number;
   /** Events kept out of the request (oversized): recorded beside it and counted per source. */
   refused?: RefusedEvent[];
   /** The source has had no event yet: its `firstEventAt` is set in the same write. */

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Source } from '../catalog/schemas';
+import { userKeyOf } from '../users';
+
+/**
+ * Ingest shards (README "Capacity: one busy source"): a source's accepted events are spread over this many
+ * partitions by user, so that one user's events stay in one partition, in the order they came, and a busy
+ * source heats none. A request's events are grouped by shard, one item a shard (one write in all).
+ */
+export const MAX_INGEST_SHARDS = 128;
+/** A new source's shards: 10,000 events a second of a server SDK's 20-user requests stay under 80 % of a partition. */
+export const DEFAULT_INGEST_SHARDS = 16;
+/**
+ * A change of a source's shards applies to requests received from this long after it is made: every
+ * ingestion process has read the source again by then (write-keys.ts keeps it 5 s), so none still writes a
+ * user's events where they were before while another writes them where they go now.
+ */
+export const SHARD_SWITCH_DELAY_MS = 30_000;
+/** How long after the switch a request received before it may still be written (its store call's time-out, and more). */
+export const SHARD_DRAIN_GRACE_MS = 15_000;
+
+/** A source's change of shards: requests received before `at` went to `previous` shards. */
+export interface ShardChange {
+  previous: number;
+  at: string;
+}
+
+/** The shards a request received at `receivedAtMs` is written to (a source from before shards has one). */
+export function shardsAt(source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>, receivedAtMs: number): number {
+  const change = source.ingestShardsChange;
+  if (change && receivedAtMs < Date.parse(change.at)) return change.previous;
+  return source.ingestShards ?? 1;
+}
+
+/** Every shard that may hold the source's events (they only grow). */
+export const shardsToRead = (source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>) =>
+  Math.max(source.ingestShards ?? 1, source.ingestShardsChange?.previous ?? 1);
+
+/** A user's shard of `count`: the user id, else the anonymous id, else the message id, hashed (SHA-256, folded). */
+export function shardOfUser(userKey: string, count: number): number {
+  if (count <= 1) return 0;
+  return createHash('sha256').update(userKey).digest().readUInt32BE(0) % count;
+}
+
+export const eventShard = (event: Record<string, unknown>, count: number) => shardOfUser(userKeyOf(event), count);
+
+/**
+ * A stored part's number says its shard: parts of shard 0 (and every part from before shards) are numbered
+ * 0, 1, …; those of shard s from s × 1,000 (a request is split into parts only at the item size limit, so a
+ * shard never has a thousand).
+ */
+export const PARTS_PER_SHARD = 1000;
+export const partNumber = (shard: number, index: number) => shard * PARTS_PER_SHARD + index;
+export const shardOfPart = (part: number) => Math.floor(part / PARTS_PER_SHARD);
+
+/** Events grouped by their user's shard, each group in the order the events came. */
+export function groupByShard<T extends Record<string, unknown>>(events: T[], count: number): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const event of events) {
+    const shard = eventShard(event, count);
+    const group = groups.get(shard);
+    if (group) group.push(event);
+    else groups.set(shard, [event]);
+  }
+  return new Map([...groups].sort(([a], [b]) => a - b));
+}

@@ -1,0 +1,84 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { shardsToRead } from '../domain/ingestion/shards';
+import type { Source } from '../domain/catalog/schemas';
+import { keys } from './keys';
+import type { TableClient } from './table-client';
+
+type Item = Record<string, unknown>;
+
+/** A source's shards are read from its catalog item for this long in a process (they change rarely, and only grow). */
+const SHARDS_CACHE_MS = 10_000;
+const shardsCache = new Map<string, { until: number; shards: number }>();
+
+/**
+ * The partitions that hold a source's stored events: every shard it has had (shards.ts). A source that is
+ * gone has its first partition read only (its events expire with their TTL).
+ */
+export async function ingestPartitionsOf(store: TableClient, workspaceId: string, sourceId: string): Promise<string[]> {
+  const key = `${workspaceId}#${sourceId}`;
+  const cached = shardsCache.get(key);
+  let shards = cached && cached.until > Date.now() ? cached.shards : undefined;
+  if (shards === undefined) {
+    const { Item } = await store.doc.send(
+      new GetCommand({ TableName: store.table, Key: keys.source(workspaceId, sourceId), ProjectionExpression: 'ingestShards, ingestShardsChange' }),
+    );
+    shards = shardsToRead((Item ?? {}) as Pick<Source, 'ingestShards' | 'ingestShardsChange'>);
+    if (shardsCache.size > 10_000) shardsCache.clear();
+    shardsCache.set(key, { until: Date.now() + SHARDS_CACHE_MS, shards });
+  }
+  return keys.ingestPartitions(workspaceId, sourceId, shards);
+}
+
+/** A key range of the source's partitions, one query chain per partition, all at once. */
+export interface RangeQuery {
+  /** `sk` bounds, inclusive; or `before`, exclusive (for reading on from a cursor, newest first). */
+  from?: string;
+  to?: string;
+  before?: string;
+  newestFirst?: boolean;
+  /** The most items wanted from each partition (the merge keeps the first of them all). */
+  limit: number;
+  /** Items that count towards `limit` (the others are read past). */
+  keep?: (item: Item) => boolean;
+}
+
+function keyCondition(range: RangeQuery): { expression: string; values: Item } {
+  if (range.before !== undefined) return { expression: 'sk < :before', values: { ':before': range.before } };
+  if (range.from !== undefined && range.to !== undefined) return { expression: 'sk BETWEEN :from AND :to', values: { ':from': range.from, ':to': range.to } };
+  if (range.from !== undefined) return { expression: 'sk >= :from', values: { ':from': range.from } };
+  if (range.to !== undefined) return { expression: 'sk <= :to', values: { ':to': range.to } };
+  return { expression: '', values: {} };
+}
+
+/** Items of one partition in a range, up to `limit` kept ones; `more` when the partition has more. */
+async function queryPartition(store: TableClient, pk: string, range: RangeQuery): Promise<{ items: Item[]; more: boolean }> {
+  const condition = keyCondition(range);
+  const items: Item[] = [];
+  let ExclusiveStartKey: Item | undefined;
+  do {
+    const page = await store.doc.send(
+      new QueryCommand({
+        TableName: store.table,
+        KeyConditionExpression: condition.expression ? `pk = :pk AND ${condition.expression}` : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...condition.values },
+        ScanIndexForward: !range.newestFirst,
+        ExclusiveStartKey,
+        Limit: Math.min(500, range.limit + 1),
+      }),
+    );
+    for (const item of page.Items ?? []) if (!range.keep || range.keep(item)) items.push(item);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length <= range.limit);
+  return { items: items.slice(0, range.limit), more: items.length > range.limit || ExclusiveStartKey !== undefined };
+}
+
+/**
+ * A range of a source's stored items across all its partitions, merged in sort-key order (request ids sort by
+ * time, and a part's key is unique across shards): at most `limit`, and whether any were left out.
+ */
+export async function queryAcrossShards(store: TableClient, partitions: string[], range: RangeQuery): Promise<{ items: Item[]; more: boolean }> {
+  const pages = await Promise.all(partitions.map((pk) => queryPartition(store, pk, range)));
+  const order = range.newestFirst ? -1 : 1;
+  const merged = pages.flatMap((page) => page.items).sort((a, b) => order * (String(a.sk) < String(b.sk) ? -1 : String(a.sk) > String(b.sk) ? 1 : 0));
+  return { items: merged.slice(0, range.limit), more: merged.length > range.limit || pages.some((page) => page.more) };
+}
