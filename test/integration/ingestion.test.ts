@@ -6,6 +6,8 @@ import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { errorToResult } from '../../shared/http/error-mapping';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
+import { keys } from '../../shared/persistence/keys';
+import { DEFAULT_INGEST_SHARDS, eventShard, partNumber } from '../../shared/domain/ingestion/shards';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 
@@ -14,9 +16,9 @@ let rt: TestRuntime;
 beforeAll(async () => (rt = await startTestRuntime()));
 afterAll(async () => rt.stop());
 
-async function source(enabled = true) {
+async function source(enabled = true, options: { ingestShards?: number } = {}) {
   const ws = await rt.newWorkspace();
-  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app', enabled } });
+  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app', enabled, ...options } });
   const { id, writeKey } = created.body.source as { id: string; writeKey: string };
   return {
     ws,
@@ -33,17 +35,61 @@ async function source(enabled = true) {
 
 const send = (path: string, options: Parameters<typeof call>[3]) => call(rt.dataUrl, 'POST', path, options);
 
+/**
+ * The store calls `run` makes through the test's own client (`service`, not the runtime's), by command; a
+ * transaction with the number of ingest items it puts. `writes` leaves out reads (a write key's look-up).
+ */
+async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 'all'): Promise<string[]> {
+  const calls: string[] = [];
+  const count = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+    const items = (args as { input: { TransactItems?: { Put?: { Item?: { entity?: unknown } } }[] } }).input.TransactItems;
+    const name = String(context.commandName);
+    if (only === 'all' || /Put|Write|Update/.test(name)) {
+      calls.push(items ? `${name} of ${items.filter((t) => t.Put?.Item?.entity === 'ingest').length} ingest items` : name);
+    }
+    return next(args);
+  };
+  rt.store.doc.middlewareStack.add(count as never, { step: 'initialize', name: 'countCalls' });
+  try {
+    await run();
+  } finally {
+    rt.store.doc.middlewareStack.remove('countCalls');
+  }
+  return calls;
+}
+
+/** Ingestion as the data plane runs it, on the test's store client (whose calls `storeCalls` sees). */
+function service(): IngestService {
+  const ingest = new IngestRepository(rt.store);
+  return new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+}
+
+/** Items in the order of their parts (a key sorts `…#10000` before `…#2000`). */
+const byPart = <T extends { item: Record<string, unknown> }>(stored: T[]) => [...stored].sort((a, b) => Number(a.item.part) - Number(b.item.part));
+
+/** Events grouped by their user's shard of `count` (shards.ts), in shard order, each group in the order sent. */
+function byShard<T extends Record<string, unknown>>(events: T[], count: number): [number, T[]][] {
+  const groups = new Map<number, T[]>();
+  for (const event of events) groups.set(eventShard(event, count), [...(groups.get(eventShard(event, count)) ?? []), event]);
+  return [...groups].sort(([a], [b]) => a - b);
+}
+
 describe('POST /v1/*', () => {
   it('stores a single event with its type from the path, messageId, receivedAt, request_ip and weirId, and answers OK', async () => {
     const s = await source();
     const answer = await send('/v1/track', { auth: s.auth, body: { userId: 'u1', event: 'Signed Up', properties: { plan: 'pro' } } });
     expect([answer.status, answer.text, answer.headers.get('content-type')]).toEqual([200, 'OK', 'text/plain; charset=utf-8']);
-    const [stored] = await s.stored();
+    const [stored, ...others] = await s.stored();
+    // A new source spreads its events over 16 shards by user: the user's shard names the item's partition and part.
+    const shard = eventShard({ userId: 'u1' }, DEFAULT_INGEST_SHARDS);
+    expect(others).toEqual([]);
     expect(stored!.item).toMatchObject({
+      pk: `WS#${s.ws.workspaceId}#SOURCE#${s.id}#INGEST${shard === 0 ? '' : `#${shard}`}`,
+      sk: `${String(stored!.item.requestId)}#${partNumber(shard, 0)}`,
       entity: 'ingest',
       workspaceId: s.ws.workspaceId,
       sourceId: s.id,
-      part: 0,
+      part: partNumber(shard, 0),
       parts: 1,
       expiresAt: expect.any(Number),
     });
@@ -62,8 +108,8 @@ describe('POST /v1/*', () => {
     ]);
   });
 
-  it('stores a whole batch as one item, keeps given messageIds, and gives one person one weirId', async () => {
-    const s = await source();
+  it('stores a whole batch as one item on a source of one shard, keeps given messageIds, and gives one person one weirId', async () => {
+    const s = await source(true, { ingestShards: 1 });
     const batch = [
       { type: 'identify', userId: 'u1', anonymousId: 'a1', messageId: 'm-1', traits: { email: 'a@x.io' } },
       { type: 'track', userId: 'u1', anonymousId: 'a1', event: 'Clicked' },
@@ -72,6 +118,8 @@ describe('POST /v1/*', () => {
     expect((await send('/v1/batch', { auth: s.auth, body: { batch, sentAt: new Date().toISOString() } })).status).toBe(200);
     const stored = await s.stored();
     expect(stored).toHaveLength(1);
+    // One shard is the layout of a source from before shards: part 0, in the source's one partition.
+    expect(stored[0]!.item).toMatchObject({ pk: `WS#${s.ws.workspaceId}#SOURCE#${s.id}#INGEST`, part: 0, parts: 1 });
     const events = stored[0]!.events;
     expect(events.map((e) => [e.type, e.messageId === 'm-1'])).toEqual([
       ['identify', true],
@@ -80,6 +128,27 @@ describe('POST /v1/*', () => {
     ]);
     expect(events[0]!.weirId).toBe(events[1]!.weirId);
     expect(events[2]!.weirId).not.toBe(events[0]!.weirId);
+  });
+
+  it("stores a new source's batch as one item per user shard, each user's events together and in order, in one store call", async () => {
+    const s = await source();
+    // 12 users' events interleaved, some by userId, some by anonymousId only, one user under both.
+    const batch = Array.from({ length: 36 }, (_, i) => {
+      const user = i % 12;
+      const ids = user % 3 === 0 ? { anonymousId: `anon-${user}` } : { userId: `user-${user}`, anonymousId: `anon-${user}` };
+      return { type: 'track', ...ids, event: `e${i}`, messageId: `m-${i}` };
+    });
+    const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
+    const expected = byShard(batch, DEFAULT_INGEST_SHARDS);
+    expect(expected.length).toBeGreaterThan(1);
+    expect(calls).toEqual([`TransactWriteItemsCommand of ${expected.length} ingest items`]);
+    const stored = byPart(await s.stored());
+    const requestId = String(stored[0]!.item.requestId);
+    expect(stored.map((x) => [x.item.requestId, x.item.part, x.item.parts, x.item.pk])).toEqual(
+      expected.map(([shard]) => [requestId, partNumber(shard, 0), expected.length, keys.ingest(s.ws.workspaceId, s.id, requestId, partNumber(shard, 0)).pk]),
+    );
+    expect(new Set(stored.map((x) => x.item.pk)).size).toBe(expected.length);
+    expect(stored.map((x) => x.events.map((e) => e.messageId))).toEqual(expected.map(([, group]) => group.map((e) => e.messageId)));
   });
 
   it('takes the write key from the body, gzip whatever the content type says, and JSON labelled as anything', async () => {
@@ -99,8 +168,8 @@ describe('POST /v1/*', () => {
     expect((await s.stored()).flatMap((x) => x.events.map((e) => e.event)).sort()).toEqual(['gz', 'plain']);
   });
 
-  it('splits a request only where the item size limit demands, in one transaction', async () => {
-    const s = await source();
+  it('splits a request only where the item size limit demands, in one transaction (a source of one shard: parts 0, 1, …)', async () => {
+    const s = await source(true, { ingestShards: 1 });
     // Incompressible properties: ~3 MB in 120 events of ~25 KB.
     const batch = Array.from({ length: 120 }, (_, i) => ({
       type: 'track',
@@ -108,11 +177,37 @@ describe('POST /v1/*', () => {
       event: 'big',
       properties: { blob: randomBytes(12_500).toString('hex') },
     }));
-    expect((await send('/v1/batch', { auth: s.auth, body: { batch } })).status).toBe(200);
-    const stored = await s.stored();
+    const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
+    const stored = byPart(await s.stored());
     expect(stored.length).toBeGreaterThan(1);
-    expect(stored.every((x) => x.item.parts === stored.length)).toBe(true);
+    expect(calls).toEqual([`TransactWriteItemsCommand of ${stored.length} ingest items`]);
+    expect(stored.map((x) => [x.item.part, x.item.parts])).toEqual(stored.map((_, i) => [i, stored.length]));
     expect(stored.flatMap((x) => x.events.map((e) => e.userId))).toEqual(batch.map((e) => e.userId));
+  });
+
+  it("splits a shard's events only where the item size limit demands: its parts numbered from the shard's, in one transaction", async () => {
+    const s = await source();
+    // One heavy user (~1.5 MB over 60 events of ~25 KB, incompressible) and a light one, interleaved.
+    const batch = Array.from({ length: 80 }, (_, i) =>
+      i % 4 === 3
+        ? { type: 'track', userId: 'light', event: `light-${i}`, messageId: `m-${i}` }
+        : { type: 'track', userId: 'heavy', event: `heavy-${i}`, messageId: `m-${i}`, properties: { blob: randomBytes(12_500).toString('hex') } },
+    );
+    const [heavy, light] = [eventShard({ userId: 'heavy' }, DEFAULT_INGEST_SHARDS), eventShard({ userId: 'light' }, DEFAULT_INGEST_SHARDS)];
+    const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
+    const stored = byPart(await s.stored());
+    expect(calls).toEqual([`TransactWriteItemsCommand of ${stored.length} ingest items`]);
+    expect(stored.every((x) => x.item.parts === stored.length && x.item.requestId === stored[0]!.item.requestId)).toBe(true);
+    const partsOf = (shard: number) => stored.filter((x) => x.events.some((e) => eventShard(e, DEFAULT_INGEST_SHARDS) === shard));
+    const heavyParts = partsOf(heavy);
+    expect(heavyParts.length).toBeGreaterThan(1);
+    expect(heavyParts.map((x) => x.item.part)).toEqual(heavyParts.map((_, i) => partNumber(heavy, i)));
+    expect(heavyParts.flatMap((x) => x.events.map((e) => e.messageId))).toEqual(batch.filter((e) => e.userId === 'heavy').map((e) => e.messageId));
+    // The light user's 20 small events fit one item: its shard (another) is not split.
+    expect(light).not.toBe(heavy);
+    expect(partsOf(light).map((x) => [x.item.part, x.events.map((e) => e.messageId)])).toEqual([
+      [partNumber(light, 0), batch.filter((e) => e.userId === 'light').map((e) => e.messageId)],
+    ]);
   });
 
   it('answers each refusal with the status SDKs expect, and stores nothing of a refused request', async () => {
@@ -174,36 +269,38 @@ describe('POST /v1/*', () => {
       { type: 'track', userId: 'kept' },
       { type: 'track', anonymousId: 'anon' },
     ];
-    expect((await send('/v1/batch', { auth: s.auth, body: { batch } })).status).toBe(200);
-    expect((await send('/v1/identify', { auth: s.auth, body: { userId: 'gone' } })).text).toBe('OK');
-    expect((await s.stored()).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId))).toEqual(['gone', ' gone ', 'kept', 'anon', 'gone']);
+    const ingestion = service();
+    const calls = await storeCalls(async () => {
+      await ingestion.accept({ type: 'batch', body: { batch }, authorization: s.auth });
+      await ingestion.accept({ type: 'identify', body: { userId: 'gone' }, authorization: s.auth });
+    }, 'writes');
+    // The batch's three users are in as many items (one store call), each user's events in order.
+    const shards = byShard(batch, DEFAULT_INGEST_SHARDS).length;
+    expect(calls).toEqual([`TransactWriteItemsCommand of ${shards} ingest items`, 'PutItemCommand']);
+    const stored = await s.stored();
+    const requests = [...new Set(stored.map((x) => String(x.item.requestId)))];
+    const eventsOf = (requestId: string) => stored.filter((x) => x.item.requestId === requestId).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId));
+    expect(requests.map(eventsOf)).toEqual([byShard(batch, DEFAULT_INGEST_SHARDS).flatMap(([, group]) => group.map((e) => e.userId ?? e.anonymousId)), ['gone']]);
     expect(created.status).toBe(201);
   });
 
   it('costs one store call per request once the write key is known: the write (the inbound limit costs none)', async () => {
-    const s = await source();
-    const ingest = new IngestRepository(rt.store);
-    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+    const ingestion = service();
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
-    await service.accept({ type: 'batch', body, authorization: s.auth });
-    const calls: string[] = [];
-    const count = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-      calls.push(String(context.commandName));
-      return next(args);
-    };
-    rt.store.doc.middlewareStack.add(count as never, { step: 'initialize', name: 'countCalls' });
-    try {
-      await service.accept({ type: 'batch', body, authorization: s.auth });
-    } finally {
-      rt.store.doc.middlewareStack.remove('countCalls');
-    }
-    expect(calls).toEqual(['PutItemCommand']);
+    const one = { batch: Array.from({ length: 5 }, () => ({ type: 'track', userId: 'just-one' })) };
+    const sharded = await source();
+    const single = await source(true, { ingestShards: 1 });
+    for (const s of [sharded, single]) await ingestion.accept({ type: 'batch', body, authorization: s.auth });
+    // 50 users over 16 shards: one item a shard, in one transaction; one user, or one shard: one item, put.
+    const shards = byShard(body.batch, DEFAULT_INGEST_SHARDS).length;
+    expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: sharded.auth }))).toEqual([`TransactWriteItemsCommand of ${shards} ingest items`]);
+    expect(await storeCalls(() => ingestion.accept({ type: 'batch', body: one, authorization: sharded.auth }))).toEqual(['PutItemCommand']);
+    expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: single.auth }))).toEqual(['PutItemCommand']);
   });
 
   it('answers 429 when the store throttles and 503 when it is unavailable, never 400', async () => {
     const s = await source();
-    const ingest = new IngestRepository(rt.store);
-    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+    const ingestion = service();
     const cases = [
       ['ProvisionedThroughputExceededException', 429],
       ['ThrottlingException', 429],
@@ -220,7 +317,7 @@ describe('POST /v1/*', () => {
       };
       rt.store.doc.middlewareStack.add(pushBack as never, { step: 'initialize', name: 'pushBack' });
       try {
-        const error = await service.accept({ type: 'track', body: { userId: 'u' }, authorization: s.auth }).catch((e: unknown) => e);
+        const error = await ingestion.accept({ type: 'track', body: { userId: 'u' }, authorization: s.auth }).catch((e: unknown) => e);
         expect([name, errorToResult(error, 'data').statusCode]).toEqual([name, status]);
       } finally {
         rt.store.doc.middlewareStack.remove('pushBack');
