@@ -4,13 +4,13 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
-import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { getTableClient, queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
-import { ingestItems } from '../support/ingest-items';
+import { ingestItems, oneShard } from '../support/ingest-items';
+import { unpackEvents } from '../../shared/persistence/ingest-repository';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -74,11 +74,25 @@ const at = (i: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, i)).toISOString
 describe('batched delivery', () => {
   it('sends a batch to Amplitude as one request, every event with its messageId as insert_id, counted once', async () => {
     const p = await pipeline(amplitude('/amp'));
-    await p.batch(events(45, (i) => `user-${i % 7}`));
+    // Seven users in one shard: the request is stored as one batch.
+    const user = oneShard('user-0');
+    await p.batch(events(45, (i) => user(`user-${i % 7}`)));
     await flow();
     const requests = amplitudeEvents('/amp');
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 45 }, (_, i) => `m-${i}`));
+    expect(await p.outcomes()).toMatchObject({ delivered: 45, retrying: 0, aborted: 0 });
+  });
+
+  it("sends each of a request's batches (one a user shard) to Amplitude as one request of its events, in their order", async () => {
+    const p = await pipeline(amplitude('/amp-shards'));
+    await p.batch(events(45, (i) => `user-${i % 7}`));
+    await flow();
+    const stored = (await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).map((item) => unpackEvents(item.payload as Uint8Array));
+    expect(stored.length).toBeGreaterThan(1);
+    const sent = amplitudeEvents('/amp-shards').map((request) => request.map((e) => e.insert_id));
+    expect(sent).toHaveLength(stored.length);
+    expect(sent).toEqual(expect.arrayContaining(stored.map((batch) => batch.map((e) => e.messageId))));
     expect(await p.outcomes()).toMatchObject({ delivered: 45, retrying: 0, aborted: 0 });
   });
 
@@ -92,11 +106,13 @@ describe('batched delivery', () => {
       if (answers++ === 0) json(429, { code: 429, error: 'Too many requests for some devices and users', throttled_events: throttled })(req, res);
       else json(200, { code: 200, events_ingested: sent.length })(req, res);
     });
-    await p.batch(events(10, (i) => (i % 3 === 0 ? 'hot' : `cool-${i}`), 'first'));
+    // Users of one shard: each request is one batch, so one chunk of both kinds of users.
+    const user = oneShard('hot');
+    await p.batch(events(10, (i) => (i % 3 === 0 ? 'hot' : user(`cool-${i}`)), 'first'));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 6, retrying: 4 });
     // A later request: the cool users' events go at once, "hot"'s wait behind its parked ones.
-    await p.batch(events(4, (i) => (i % 2 === 0 ? 'hot' : `cool-${i}`), 'second'));
+    await p.batch(events(4, (i) => (i % 2 === 0 ? 'hot' : user(`cool-${i}`)), 'second'));
     await rig.rt.poller.drain();
     expect(amplitudeEvents('/throttle')[1]!.map((e) => e.insert_id)).toEqual(['second-1', 'second-3']);
     expect(await p.outcomes()).toMatchObject({ delivered: 8, retrying: 6 });
@@ -121,7 +137,9 @@ describe('batched delivery', () => {
       }
       json(200, {})(req, res);
     });
-    await p.batch(events(6, (i) => (i % 2 === 0 ? 'slow' : `fast-${i}`)));
+    // Users of one shard: one batch, whose fast users' events go on past slow's parked one.
+    const user = oneShard('slow');
+    await p.batch(events(6, (i) => (i % 2 === 0 ? 'slow' : user(`fast-${i}`))));
     await rig.rt.poller.drain();
     const sent = () => rig.server.received.filter((r) => r.path === '/ordered').map((r) => r.json as { messageId: string; userId: string });
     // The fast users' events went; "slow"'s first failed and its later ones were not sent.
@@ -137,7 +155,9 @@ describe('batched delivery', () => {
 
   it('resumes a chunked batch after a restart with what was not recorded, once', async () => {
     const p = await pipeline();
-    await p.batch(events(30, (i) => `user-${i}`));
+    // Users of one shard: the request is one batch of 30.
+    const user = oneShard('user-0');
+    await p.batch(events(30, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
     const d = (
       await call(rig.rt.controlUrl, 'POST', '/v2/destinations', {
@@ -145,8 +165,9 @@ describe('batched delivery', () => {
         body: amplitude('/resumed'),
       })
     ).body.destination.id as string;
-    const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: parts[0]!.requestId, part: 0 };
+    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    expect(others).toEqual([]);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
     // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
@@ -172,13 +193,16 @@ describe('batched delivery', () => {
 
   it("puts a batch whose record comes again while another owner's lease is live where the scheduler finds it", async () => {
     const p = await pipeline();
-    await p.batch(events(4, (i) => `user-${i}`));
+    // Users of one shard: the request is one batch of 4.
+    const user = oneShard('user-0');
+    await p.batch(events(4, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
     const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
     const d = (await api('POST', '/v2/destinations', webhook('/again'))).body.destination.id as string;
     await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
-    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: 0 };
+    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    expect(others).toEqual([]);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
@@ -217,7 +241,9 @@ describe('batched delivery', () => {
 
   it('puts a batch its consumer stopped waiting for in the middle of its sends where the scheduler finds it, before letting the record go', async () => {
     const p = await pipeline();
-    await p.batch(events(3, (i) => `user-${i}`));
+    // Users of one shard: the request is one batch of 3.
+    const user = oneShard('user-0');
+    await p.batch(events(3, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
     const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
     const d = (await api('POST', '/v2/destinations', webhook('/stalled'))).body.destination.id as string;
@@ -228,14 +254,15 @@ describe('batched delivery', () => {
       if ((req.json as { messageId: string }).messageId !== 'm-1') return json(200, {})(req, res);
       release = () => json(200, {})(req, res);
     });
-    const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    expect(others).toEqual([]);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
     const record = { eventID: 'stalled', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
     // only the scheduler's index would bring the batch back.
-    const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), 0);
+    const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), Number(item!.part));
     const held = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
     expect(held.Item).toMatchObject({ status: 'sending', progress: 1, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
     release();
@@ -247,9 +274,11 @@ describe('batched delivery', () => {
 
   it('sends Customer.io events as one /api/v2/batch request, in their order, each with the ULID of its messageId', async () => {
     const p = await pipeline(customerio('/cio'));
+    // Users of one shard: the request is one batch.
+    const user = oneShard('user-0');
     const sent = Array.from({ length: 12 }, (_, i) => ({
       ...(i % 4 === 3 ? { type: 'page', properties: { url: `https://x.io/${i}` } } : { type: 'track', event: `e${i}` }),
-      userId: `user-${i % 5}`,
+      userId: user(`user-${i % 5}`),
       messageId: `m-${i}`,
       timestamp: at(i),
     }));
@@ -258,7 +287,7 @@ describe('batched delivery', () => {
     const requests = customerioBatches('/cio');
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => [e.action, e.identifiers.id, e.id])).toEqual(
-      sent.map((e, i) => [e.type === 'page' ? 'page' : 'event', `user-${i % 5}`, ulidOf(`m-${i}`, new Date(at(i)))]),
+      sent.map((e, i) => [e.type === 'page' ? 'page' : 'event', user(`user-${i % 5}`), ulidOf(`m-${i}`, new Date(at(i)))]),
     );
     expect(rig.server.received.find((r) => r.path === '/cio/api/v2/batch')!.headers.authorization).toBe(`Basic ${Buffer.from('site:key').toString('base64')}`);
     expect(await p.outcomes()).toMatchObject({ delivered: 12, retrying: 0, aborted: 0 });
@@ -267,7 +296,9 @@ describe('batched delivery', () => {
   it('aborts only the Customer.io entities a 207 answer names; the others are delivered and not sent again', async () => {
     const p = await pipeline(customerio('/cio207'));
     rig.server.on('/cio207/api/v2/batch', json(207, { errors: [{ batch_index: 2, reason: 'invalid', field: 'name', message: 'too long' }] }));
-    await p.batch(events(5, (i) => `user-${i}`));
+    // Users of one shard: the request is one batch, one chunk.
+    const user = oneShard('user-0');
+    await p.batch(events(5, (i) => user(`user-${i}`)));
     await flow(3);
     expect(customerioBatches('/cio207').map((batch) => batch.map((e) => e.name))).toEqual([['e0', 'e1', 'e2', 'e3', 'e4']]);
     const outcomes = await p.outcomes();
@@ -285,7 +316,9 @@ describe('batched delivery', () => {
       if (entity!.name === 'e1') return json(207, { errors: [{ batch_index: 0, reason: 'invalid', message: 'bad event' }] })(req, res);
       json(200, {})(req, res);
     });
-    await p.batch(events(3, (i) => `user-${i}`));
+    // Users of one shard: the request is one batch, one chunk.
+    const user = oneShard('user-0');
+    await p.batch(events(3, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
     await flow(12);

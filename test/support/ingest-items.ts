@@ -1,3 +1,4 @@
+import { DEFAULT_INGEST_SHARDS, eventShard } from '../../shared/domain/ingestion/shards';
 import { ingestPartitionsOf } from '../../shared/persistence/ingest-reads';
 import { queryAll, type TableClient } from '../../shared/persistence/table-client';
 
@@ -8,4 +9,20 @@ export async function ingestItems(store: TableClient, workspaceId: string, sourc
     partitions.map((pk) => queryAll(store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })),
   );
   return items.flat().sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : String(a.sk) > String(b.sk) ? 1 : 0));
+}
+
+/**
+ * User ids that share one ingest shard (that of `first`) of a source with `shards`, so that a request of
+ * theirs is stored as one item, as every request was before shards: each name as it is when it falls in that
+ * shard, else with the smallest `~k` suffix that does. `by` is the id the events carry.
+ */
+export function oneShard(first: string, options: { by?: 'userId' | 'anonymousId'; shards?: number } = {}): (name: string) => string {
+  const { by = 'userId', shards = DEFAULT_INGEST_SHARDS } = options;
+  const shard = eventShard({ [by]: first }, shards);
+  return (name) => {
+    for (let k = 0; ; k++) {
+      const id = k === 0 ? name : `${name}~${k}`;
+      if (eventShard({ [by]: id }, shards) === shard) return id;
+    }
+  };
 }
