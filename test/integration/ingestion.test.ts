@@ -280,7 +280,10 @@ describe('POST /v1/*', () => {
     const stored = await s.stored();
     const requests = [...new Set(stored.map((x) => String(x.item.requestId)))];
     const eventsOf = (requestId: string) => stored.filter((x) => x.item.requestId === requestId).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId));
-    expect(requests.map(eventsOf)).toEqual([byShard(batch, DEFAULT_INGEST_SHARDS).flatMap(([, group]) => group.map((e) => e.userId ?? e.anonymousId)), ['gone']]);
+    expect(requests.map(eventsOf)).toEqual([
+      byShard(batch, DEFAULT_INGEST_SHARDS).flatMap(([, group]) => group.map((e) => e.userId ?? e.anonymousId)),
+      ['gone'],
+    ]);
     expect(created.status).toBe(201);
   });
 
@@ -293,7 +296,9 @@ describe('POST /v1/*', () => {
     for (const s of [sharded, single]) await ingestion.accept({ type: 'batch', body, authorization: s.auth });
     // 50 users over 16 shards: one item a shard, in one transaction; one user, or one shard: one item, put.
     const shards = byShard(body.batch, DEFAULT_INGEST_SHARDS).length;
-    expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: sharded.auth }))).toEqual([`TransactWriteItemsCommand of ${shards} ingest items`]);
+    expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: sharded.auth }))).toEqual([
+      `TransactWriteItemsCommand of ${shards} ingest items`,
+    ]);
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body: one, authorization: sharded.auth }))).toEqual(['PutItemCommand']);
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: single.auth }))).toEqual(['PutItemCommand']);
   });
