@@ -196,6 +196,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
       parts: items.map((item) => ({
         cursor: Buffer.from(String(item.sk)).toString('base64url'),
         requestId: String(item.sk).split('#')[0]!,
+        ...(item.entity === 'ingest' && { part: Number(item.part) }),
         receivedAt: String(item.receivedAt),
         events: item.entity === 'ingest' ? unpackEvents(item.payload as Uint8Array) : [],
         refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],

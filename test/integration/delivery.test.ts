@@ -12,7 +12,7 @@ import { deliveryRig } from '../support/delivery-rig';
 import { json, silent } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call } from '../support/runtime';
-import { ingestItems } from '../support/ingest-items';
+import { ingestItems, oneShard } from '../support/ingest-items';
 
 /** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -259,7 +259,7 @@ describe('delivery', () => {
       sourceId: p.source.id,
       destinationId: destination,
       requestId: parts[0]!.requestId,
-      part: 0,
+      part: parts[0]!.part!,
     };
     // A consumer took the batch, moved on (holding it), recorded two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rig.rt.store);
@@ -379,10 +379,12 @@ describe('credentials in live delivery', () => {
 describe('live events and outcomes', () => {
   it('show what a source received newest first, never suppressed events, and what a destination was sent', async () => {
     const p = await pipeline('/live');
-    await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'hidden' }] });
+    // Users of one shard: the request is one part, so a page of one event holds both (and shows 'one').
+    const hidden = oneShard('shown')('hidden');
+    await p.api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: hidden }] });
     await p.batch([
       { type: 'track', userId: 'shown', event: 'one' },
-      { type: 'track', userId: 'hidden', event: 'secret' },
+      { type: 'track', userId: hidden, event: 'secret' },
     ]);
     await p.track({ userId: 'shown', event: 'two' });
     await flow();

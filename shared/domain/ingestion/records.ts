@@ -42,6 +42,8 @@ export interface RecentPart {
   /** Where it is in the source's parts, newest first (opaque): the listing goes on after it. */
   cursor: string;
   requestId: string;
+  /** The part's number (shards.ts: its shard's and its index), for a part of accepted events; none for a request's refused or dropped ones. */
+  part?: number;
   receivedAt: string;
   events: Record<string, unknown>[];
   refused: RefusedEvent[];
