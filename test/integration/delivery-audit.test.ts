@@ -6,6 +6,8 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { ADMIN, basic, bearer, call } from '../support/runtime';
+import { DEFAULT_INGEST_SHARDS, eventShard } from '../../shared/domain/ingestion/shards';
+import { ingestItems, oneShard } from '../support/ingest-items';
 
 /**
  * The delivery audit (GET /admin/audit, `npm run admin -- audit`): a source's stored events reconciled with
@@ -17,6 +19,8 @@ const rig = deliveryRig();
 
 const admin = basic(ADMIN.user, ADMIN.password);
 const audit = (query: string) => call(rig.rt.dataUrl, 'GET', `/admin/audit?${query}`, { auth: admin });
+/** The parts a request of these events is stored as: one a user shard of a new source. */
+const partsOf = (events: Record<string, unknown>[]) => new Set(events.map((e) => eventShard(e, DEFAULT_INGEST_SHARDS))).size;
 const zero = { delivered: 0, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
 
 async function pipeline() {
@@ -62,19 +66,24 @@ describe('the delivery audit', () => {
       if (id === 'm-3' || (id === 'm-2' && m2++ === 0)) return json(503, {})(req, res);
       json(200, {})(req, res);
     });
-    await p.batch([
+    const sent = [
       { type: 'track', userId: 'u0', event: 'keep', messageId: 'm-0' },
       { type: 'track', userId: 'u1', event: 'keep', messageId: 'm-1' },
       { type: 'track', userId: 'u2', event: 'keep', messageId: 'm-2' },
       { type: 'track', userId: 'u3', event: 'drop', messageId: 'm-3' },
       { type: 'track', userId: 'gone', event: 'keep', messageId: 'm-4' },
       { type: 'track', userId: 'u5', event: 'keep', messageId: 'm-5' },
-    ]);
+    ];
+    await p.batch(sent);
     await flow(3);
 
+    // The request is stored as one part a user shard: the audit reconciles every one of them.
+    const parts = partsOf(sent);
+    expect(parts).toBeGreaterThan(1);
+    expect((await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).filter((item) => item.entity === 'ingest')).toHaveLength(parts);
     const answer = await audit(`sourceId=${p.source.id}`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ sourceId: p.source.id, workspaceId: p.ws.workspaceId, complete: true, parts: 1, events: 6, missing: 0 });
+    expect(answer.body).toMatchObject({ sourceId: p.source.id, workspaceId: p.ws.workspaceId, complete: true, parts, events: 6, missing: 0 });
     const byId = Object.fromEntries(answer.body.destinations.map((d: { destinationId: string }) => [d.destinationId, d]));
     expect(byId[plain]).toMatchObject({
       states: { ...zero, delivered: 3, aborted: 1, retrying: 1, suppressed: 1 },
@@ -113,13 +122,15 @@ describe('the delivery audit', () => {
     const later = new Date(Date.now() + 60_000).toISOString();
     expect((await audit(`sourceId=${p.source.id}&from=${encodeURIComponent(later)}`)).body).toMatchObject({ parts: 0, events: 0, missing: 0 });
     const ranged = (await audit(`sourceId=${p.source.id}&from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).body;
-    expect(ranged).toMatchObject({ parts: 1, events: 6 });
+    expect(ranged).toMatchObject({ parts, events: 6 });
     expect(ranged.destinations.map((d: { countersExact: unknown }) => d.countersExact)).toEqual([null, null]);
   });
 
   it('lists the events of a batch interrupted in no scheduler index as in no state, and no longer once it is indexed', async () => {
     const p = await pipeline();
-    await p.batch(Array.from({ length: 5 }, (_, i) => ({ type: 'track', userId: `u${i}`, event: 'e', messageId: `s-${i}` })));
+    // Users of one shard: the request is one batch of five.
+    const user = oneShard('u0');
+    await p.batch(Array.from({ length: 5 }, (_, i) => ({ type: 'track', userId: user(`u${i}`), event: 'e', messageId: `s-${i}` })));
     await rig.rt.poller.drain();
     // Connected afterwards: nothing was sent to it, and nothing is expected of it.
     const late = await p.connect('late');
@@ -128,7 +139,8 @@ describe('the delivery audit', () => {
 
     // A dead owner recorded two events while its consumer waited and never put the batch in the index.
     const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: 0 };
+    expect(parts[0]!.events).toHaveLength(5);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: parts[0]!.part! };
     const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() - 1000).toISOString();
@@ -161,18 +173,18 @@ describe('the delivery audit', () => {
   it('leaves an event refused at ingestion (oversized) out: the batch it came in audits with nothing missing', async () => {
     const p = await pipeline();
     const plain = await p.connect('plain');
-    await p.batch([
+    const small = [
       { type: 'track', userId: 'u0', event: 'Small', messageId: 'ok-1' },
-      { type: 'track', userId: 'u1', event: 'Huge', messageId: 'big-1', properties: { blob: 'x'.repeat(40_000) } },
       { type: 'track', userId: 'u2', event: 'Small', messageId: 'ok-2' },
-    ]);
+    ];
+    await p.batch([small[0]!, { type: 'track', userId: 'u1', event: 'Huge', messageId: 'big-1', properties: { blob: 'x'.repeat(40_000) } }, small[1]!]);
     // Refused at ingestion: never acknowledged, so nothing to deliver and nothing to reconcile.
     const live = await p.api('GET', `/v2/sources/${p.source.id}/live-events`);
     expect(live.body.refused).toEqual({ events: 1, lastAt: expect.any(String) });
     await flow(1);
     const answer = await audit(`sourceId=${p.source.id}`);
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ complete: true, parts: 1, events: 2, missing: 0 });
+    expect(answer.body).toMatchObject({ complete: true, parts: partsOf(small), events: 2, missing: 0 });
     const [destination] = answer.body.destinations;
     expect(destination).toMatchObject({
       destinationId: plain,
