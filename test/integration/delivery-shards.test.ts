@@ -3,6 +3,7 @@ import { batchIdOf } from '../../shared/domain/delivery/records';
 import { attention } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
+import { ingestItems } from '../support/ingest-items';
 
 /**
  * Delivery batches in shards: each batch's item in one of its destination's batch partitions, by the batch's
@@ -42,26 +43,21 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
   const { ws, source, hook, send, received } = await pipeline();
   await rig.rt.poller.stop(); // the stream hands nothing over: the batch below is the scheduler's to resume
   await send([0, 1, 2].map((i) => ({ type: 'track', userId: 'u', event: 'e', messageId: `old-${i}` })));
-  const { Items = [] } = await rig.rt.store.doc.send(
-    new QueryCommand({
-      TableName: rig.rt.store.table,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.ingest(ws.workspaceId, source.id, '', 0).pk },
-      ConsistentRead: true,
-    }),
-  );
-  const requestId = String(Items[0]!.requestId);
-  const ref = { workspaceId: ws.workspaceId, sourceId: source.id, destinationId: hook.id, requestId, part: 0 };
+  // One user's request: one stored part (of the user's ingest shard).
+  const [item, ...others] = await ingestItems(rig.rt.store, ws.workspaceId, source.id);
+  expect(others).toEqual([]);
+  const [requestId, part] = [String(item!.requestId), Number(item!.part)];
+  const ref = { workspaceId: ws.workspaceId, sourceId: source.id, destinationId: hook.id, requestId, part };
   const lease = new Date(Date.now() - 1000).toISOString();
   // Its first event was sent and recorded by a process that died; its lease ran out; it is due in the index.
-  const legacy = keys.legacyDeliveryBatch(ws.workspaceId, hook.id, requestId, 0);
+  const legacy = keys.legacyDeliveryBatch(ws.workspaceId, hook.id, requestId, part);
   await rig.rt.store.doc.send(
     new PutCommand({
       TableName: rig.rt.store.table,
       Item: {
         ...legacy,
         ...ref,
-        ...attention(lease, 'B', batchIdOf(ref), `${requestId}#0`),
+        ...attention(lease, 'B', batchIdOf(ref), `${requestId}#${part}`),
         gsi1pk: 'DELIVERY#DUE', // the scheduler's index before it was sharded
         entity: 'deliveryBatch',
         owner: 'a-process-that-died',
@@ -81,7 +77,7 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
   const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: legacy, ConsistentRead: true }));
   expect(Item).toMatchObject({ status: 'done', nDelivered: 3 });
   const sharded = await rig.rt.store.doc.send(
-    new GetCommand({ TableName: rig.rt.store.table, Key: keys.deliveryBatch(ws.workspaceId, hook.id, requestId, 0), ConsistentRead: true }),
+    new GetCommand({ TableName: rig.rt.store.table, Key: keys.deliveryBatch(ws.workspaceId, hook.id, requestId, part), ConsistentRead: true }),
   );
   expect(sharded.Item).toBeUndefined();
 });
