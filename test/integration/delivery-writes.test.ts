@@ -8,13 +8,16 @@ import { deliveryMachinery } from '../../shared/composition/delivery';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
+import { oneShard } from '../support/ingest-items';
 
 /** A batch's writes: when its parks outnumber what one transaction holds (100 items), and when a stop cuts it short. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
 
-const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `m-${i}` }));
+// Users of one ingest shard: a request of theirs is stored, and delivered, as one batch.
+const user = oneShard('user-0');
+const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'track', userId: user(`user-${i}`), event: 'e', messageId: `m-${i}` }));
 
 it('parks every event of a failed chunk larger than one transaction holds, counts each once, and delivers each on its retry', async () => {
   const ws = await rig.rt.newWorkspace();
@@ -109,7 +112,7 @@ it('stops a batch at its next recorded write when the process stops, gives its c
   expect(sent().length).toBeLessThanOrEqual(3);
   const { parts } = await new IngestRepository(rig.rt.store).recent(ws.workspaceId, source.id, 1);
   const batch = await rig.rt.store.doc.send(
-    new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, 0), ConsistentRead: true }),
+    new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, parts[0]!.part!), ConsistentRead: true }),
   );
   expect(batch.Item).toMatchObject({ status: 'sending', progress: sent().length, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
   expect(Date.parse(String(batch.Item!.leaseUntil))).toBeLessThanOrEqual(Date.now());
