@@ -1,6 +1,7 @@
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
+import { oneShard } from '../support/ingest-items';
 
 /** A destination's Retry-After holds its events back for as long as it asked, on the first send and on retries. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -60,7 +61,9 @@ describe("a destination's Retry-After", () => {
   it("honours it on a retry too, and on a batch vendor's chunk", async () => {
     const times = throttling('/amp/2/httpapi', '1', 2);
     const p = await pipeline({ type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}/amp` } });
-    await p.send([0, 1, 2].map((i) => ({ type: 'track', userId: `u${i}`, event: 'e', messageId: `am-${i}` })));
+    // Users of one ingest shard: the request is one batch, one chunk.
+    const user = oneShard('u0');
+    await p.send([0, 1, 2].map((i) => ({ type: 'track', userId: user(`u${i}`), event: 'e', messageId: `am-${i}` })));
     await rig.rt.poller.drain();
     expect(times).toHaveLength(1);
     await roundsUntil(times[0]!, 3500);
