@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { oneShard } from '../support/ingest-items';
 
 /**
  * Area D end to end: events ingested through the data plane, captured by the stream consumer on the local
@@ -52,10 +53,11 @@ const orders = (user: string) =>
     context: { library: { name: 'analytics-node', version: '3.0.0' } },
     properties: { plan: PLAN(i), total: i === 299 ? '12.50' : 12.5, ...(i >= 250 && { seats: i % 2 }), coupon: null },
   }));
+/** Three users of one ingest shard: the request is stored as one part, its events in the order sent. */
 const identifies = (user: string) =>
   ['a', 'b', 'c'].map((id) => ({
     type: 'identify',
-    userId: `${user}-${id}`,
+    userId: oneShard(`${user}-a`)(`${user}-${id}`),
     messageId: `${user}-identify-${id}`,
     traits: { email: `${id}@example.com` },
   }));
