@@ -4,6 +4,7 @@ import { intercom, metadataOf } from '../../../shared/destinations/intercom';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { vendorPipeline } from '../../support/vendor-pipeline';
+import { oneShard } from '../../support/ingest-items';
 
 /**
  * Intercom, from its REST API reference, version 2.11 (developers.intercom.com/docs/references/2.11/rest-api):
@@ -208,8 +209,10 @@ describe('Intercom live delivery and test interface', () => {
 
   it('creates a new contact, updates one Intercom already has (409 naming its id), submits events and companies', async () => {
     const p = await vendorPipeline(rig, 'INTERCOM', destination('/ic1'));
+    // Users of one ingest shard: the request is one batch, sent in its order.
+    const uOld = oneShard('u-new')('u-old');
     rig.server.on('/ic1/contacts', (req, res) =>
-      (req.json as { external_id: string }).external_id === 'u-old'
+      (req.json as { external_id: string }).external_id === uOld
         ? conflict('5da6f18e3d7cf967e4582d05')(req, res)
         : json(200, { type: 'contact', id: 'new' })(req, res),
     );
@@ -218,12 +221,12 @@ describe('Intercom live delivery and test interface', () => {
     rig.server.on('/ic1/companies', json(200, { type: 'company', id: 'co1' }));
     await p.send([
       { type: 'identify', userId: 'u-new', messageId: 'i-1', traits: { email: 'new@example.com' } },
-      { type: 'identify', userId: 'u-old', messageId: 'i-2', traits: { email: 'old@example.com', plan: 'pro' } },
+      { type: 'identify', userId: uOld, messageId: 'i-2', traits: { email: 'old@example.com', plan: 'pro' } },
       { type: 'track', userId: 'u-new', event: 'signed-up', messageId: 't-1', timestamp: at },
       { type: 'group', userId: 'u-new', groupId: 'acme', messageId: 'g-1', traits: { name: 'Acme' } },
     ]);
     await p.flow();
-    const old = { role: 'user', external_id: 'u-old', email: 'old@example.com', custom_attributes: { plan: 'pro' } };
+    const old = { role: 'user', external_id: uOld, email: 'old@example.com', custom_attributes: { plan: 'pro' } };
     expect(received('/ic1').map((r) => [r.method, r.path, r.json])).toEqual([
       ['POST', '/ic1/contacts', { role: 'user', external_id: 'u-new', email: 'new@example.com' }],
       ['POST', '/ic1/contacts', old],

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
 import { basic, bearer, call } from '../../support/runtime';
+import { oneShard } from '../../support/ingest-items';
 
 /**
  * Iterable, Segment and Heap through the test interface and live delivery (DynamoDB Local, the local runtime),
@@ -118,17 +119,21 @@ describe('the test interface sends each type what its reference documents and sh
 });
 
 describe('live delivery through the vendors’ batch APIs', () => {
+  // A request's users are of one ingest shard in these tests: it is stored, and delivered, as one batch.
+  const user = (prefix: string) => oneShard(`${prefix}-1`);
   const events = (prefix: string) => [
-    { type: 'identify', userId: `${prefix}-1`, messageId: `${prefix}-m0`, timestamp: at, traits: { plan: 'pro' } },
-    { type: 'identify', userId: `${prefix}-2`, messageId: `${prefix}-m1`, timestamp: at, traits: { plan: 'free' } },
-    ...[2, 3, 4].map((i) => ({ type: 'track', userId: `${prefix}-${i}`, event: `e${i}`, messageId: `${prefix}-m${i}`, timestamp: at })),
+    { type: 'identify', userId: user(prefix)(`${prefix}-1`), messageId: `${prefix}-m0`, timestamp: at, traits: { plan: 'pro' } },
+    { type: 'identify', userId: user(prefix)(`${prefix}-2`), messageId: `${prefix}-m1`, timestamp: at, traits: { plan: 'free' } },
+    ...[2, 3, 4].map((i) => ({ type: 'track', userId: user(prefix)(`${prefix}-${i}`), event: `e${i}`, messageId: `${prefix}-m${i}`, timestamp: at })),
   ];
 
   it('Iterable: consecutive identifies as one bulkUpdate, tracks as one trackBulk, each event with id = messageId', async () => {
     const p = await pipeline(iterable('/it'));
     await p.batch(events('it'));
     await flow();
-    expect(bodies<{ users: { userId: string }[] }>('/it/api/users/bulkUpdate').map((b) => b.users.map((u) => u.userId))).toEqual([['it-1', 'it-2']]);
+    expect(bodies<{ users: { userId: string }[] }>('/it/api/users/bulkUpdate').map((b) => b.users.map((u) => u.userId))).toEqual([
+      ['it-1', 'it-2'].map(user('it')),
+    ]);
     expect(bodies<{ events: { id: string; eventName: string }[] }>('/it/api/events/trackBulk').map((b) => b.events.map((e) => [e.id, e.eventName]))).toEqual([
       [
         ['it-m2', 'e2'],
@@ -140,44 +145,46 @@ describe('live delivery through the vendors’ batch APIs', () => {
   });
 
   it("Iterable: a trackBulk answer's failedUpdates aborts the invalid user's event, parks the one not found yet, delivers the rest", async () => {
+    const [fine, bad, later] = ['fine', 'bad user', 'later'].map(oneShard('fine'));
     let answers = 0;
     rig.server.on('/it207/api/events/trackBulk', (req, res) => {
       if (answers++ > 0) return json(200, { successCount: 1, failCount: 0 })(req, res);
-      json(200, { successCount: 1, failCount: 2, failedUpdates: { invalidUserIds: ['bad user'], notFoundUserIds: ['later'] } })(req, res);
+      json(200, { successCount: 1, failCount: 2, failedUpdates: { invalidUserIds: [bad], notFoundUserIds: [later] } })(req, res);
     });
     const p = await pipeline(iterable('/it207'));
-    await p.batch(['fine', 'bad user', 'later'].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `it207-${i}` })));
+    await p.batch([fine, bad, later].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `it207-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 1, retrying: 1, aborted: 1 });
     await flow(3);
     // The parked event went again alone, and only it.
     expect(bodies<{ events: { userId: string }[] }>('/it207/api/events/trackBulk').map((b) => b.events.map((e) => e.userId))).toEqual([
-      ['fine', 'bad user', 'later'],
-      ['later'],
+      [fine, bad, later],
+      [later],
     ]);
     const outcomes = await p.outcomes();
     expect(outcomes).toMatchObject({ delivered: 2, retrying: 0, aborted: 1 });
-    expect(JSON.stringify(outcomes)).toContain('Iterable refused the event: failedUpdates.invalidUserIds names bad user');
+    expect(JSON.stringify(outcomes)).toContain(`Iterable refused the event: failedUpdates.invalidUserIds names ${bad}`);
   });
 
   it('reads failedUpdates on a retried Iterable event too: a user forgotten meanwhile has its event aborted', async () => {
+    const [kept, gone] = ['kept', 'gone'].map(oneShard('kept'));
     let answers = 0;
     rig.server.on('/itretry/api/events/trackBulk', (req, res) => {
       // The chunk fails as a whole; each event then goes again alone, and "gone"'s user is named as forgotten.
       if (answers++ === 0) return json(503, {})(req, res);
       const [event] = (req.json as { events: { userId: string }[] }).events;
-      const failedUpdates = event!.userId === 'gone' ? { forgottenUserIds: ['gone'] } : {};
+      const failedUpdates = event!.userId === gone ? { forgottenUserIds: [gone] } : {};
       json(200, { successCount: 1, failCount: 0, failedUpdates })(req, res);
     });
     const p = await pipeline(iterable('/itretry'));
-    await p.batch(['kept', 'gone'].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `itretry-${i}` })));
+    await p.batch([kept, gone].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `itretry-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
     await flow(6);
     expect(bodies<{ events: unknown[] }>('/itretry/api/events/trackBulk').map((b) => b.events.length)).toEqual([2, 1, 1]);
     const outcomes = await p.outcomes();
     expect(outcomes).toMatchObject({ delivered: 1, retrying: 0, aborted: 1 });
-    expect(JSON.stringify(outcomes)).toContain('Iterable refused the event: failedUpdates.forgottenUserIds names gone');
+    expect(JSON.stringify(outcomes)).toContain(`Iterable refused the event: failedUpdates.forgottenUserIds names ${gone}`);
   });
 
   it('Segment: all six calls in one /v1/batch, in their order, messageIds kept', async () => {
@@ -205,7 +212,9 @@ describe('live delivery through the vendors’ batch APIs', () => {
     const p = await pipeline(heap('/heap'));
     await p.batch(events('hp'));
     await flow();
-    expect(bodies<{ users: { identity: string }[] }>('/heap/api/add_user_properties').map((b) => b.users.map((u) => u.identity))).toEqual([['hp-1', 'hp-2']]);
+    expect(bodies<{ users: { identity: string }[] }>('/heap/api/add_user_properties').map((b) => b.users.map((u) => u.identity))).toEqual([
+      ['hp-1', 'hp-2'].map(user('hp')),
+    ]);
     expect(
       bodies<{ app_id: string; events: { idempotency_key: string }[] }>('/heap/api/track').map((b) => [b.app_id, b.events.map((e) => e.idempotency_key)]),
     ).toEqual([['12343283', ['hp-m2', 'hp-m3', 'hp-m4']]]);
@@ -221,7 +230,7 @@ describe('live delivery through the vendors’ batch APIs', () => {
     let answers = 0;
     rig.server.on(path, (req, res) => (answers++ === 0 ? answer429(req, res) : json(200, {})(req, res)));
     const p = await pipeline(destination(prefix));
-    await p.batch([0, 1].map((i) => ({ type: 'track', userId: `u-${i}`, event: 'e', messageId: `${prefix}-${i}`, timestamp: at })));
+    await p.batch([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `${prefix}-${i}`, timestamp: at })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
     await flow(3);
@@ -238,7 +247,7 @@ describe('live delivery through the vendors’ batch APIs', () => {
       res.end(JSON.stringify({ code: 'RateLimitExceeded', msg: 'slow down' }));
     });
     const p = await pipeline(iterable('/ra-it'));
-    await p.batch([0, 1].map((i) => ({ type: 'track', userId: `u-${i}`, event: 'e', messageId: `ra-${i}` })));
+    await p.batch([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `ra-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
     // Retries are due after 20 ms by the policy: the scheduler runs every 100 ms within the two seconds asked.
