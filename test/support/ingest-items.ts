@@ -12,14 +12,13 @@ export async function ingestItems(store: TableClient, workspaceId: string, sourc
 }
 
 /**
- * User ids that share one ingest shard (that of `first`) of a source with `shards`, so that a request of
- * theirs is stored as one item, as every request was before shards: each name as it is when it falls in that
- * shard, else with the smallest `~k` suffix that does. `by` is the id the events carry.
+ * Ids of users that share one ingest shard (that of userId `first`) of a source with `shards`, so that a
+ * request of theirs is stored as one item, as every request was before shards: each name as it is when it
+ * falls in that shard, else with the smallest `~k` suffix that does. `by` is the id the name is used as.
  */
-export function oneShard(first: string, options: { by?: 'userId' | 'anonymousId'; shards?: number } = {}): (name: string) => string {
-  const { by = 'userId', shards = DEFAULT_INGEST_SHARDS } = options;
-  const shard = eventShard({ [by]: first }, shards);
-  return (name) => {
+export function oneShard(first: string, shards = DEFAULT_INGEST_SHARDS): (name: string, by?: 'userId' | 'anonymousId') => string {
+  const shard = eventShard({ userId: first }, shards);
+  return (name, by = 'userId') => {
     for (let k = 0; ; k++) {
       const id = k === 0 ? name : `${name}~${k}`;
       if (eventShard({ [by]: id }, shards) === shard) return id;

@@ -7,6 +7,7 @@ import { AT, CONTEXT, ORDER } from '../../support/ad-events';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { basic, bearer, call } from '../../support/runtime';
+import { oneShard } from '../../support/ingest-items';
 
 /**
  * The four ad networks live: the test interface's answer, one batch request for a stream batch, each vendor's
@@ -79,8 +80,10 @@ async function flow(rounds = 1) {
   }
 }
 
+/** Users of one ingest shard: a request of theirs is stored, and delivered, as one batch. */
+const user = oneShard('user-0');
 const orders = (n: number, prefix: string) =>
-  Array.from({ length: n }, (_, i) => ({ ...ORDER, messageId: `${prefix}-${i}`, userId: `user-${i % 3}`, timestamp: AT, context: CONTEXT }));
+  Array.from({ length: n }, (_, i) => ({ ...ORDER, messageId: `${prefix}-${i}`, userId: user(`user-${i % 3}`), timestamp: AT, context: CONTEXT }));
 
 type Definition = { name: string; defaultConfig: string[]; fields: { name: string; type: string }[]; supportsTest: boolean; supportsDeletion: boolean };
 
@@ -123,7 +126,13 @@ describe.each(NETWORKS.map((n) => [n.type.displayName, n] as const))('%s live', 
     const path = `/${slug}-batch`;
     rig.server.on(`${path}${network.eventsPath}`, (req, res) => json(200, network.accepted((req.json as { data: unknown[] }).data.length))(req, res));
     const p = await pipeline(network, path);
-    const pages = Array.from({ length: 3 }, (_, i) => ({ type: 'page', messageId: `page-${i}`, anonymousId: `anon-${i}`, timestamp: AT, context: CONTEXT }));
+    const pages = Array.from({ length: 3 }, (_, i) => ({
+      type: 'page',
+      messageId: `page-${i}`,
+      anonymousId: user(`anon-${i}`, 'anonymousId'),
+      timestamp: AT,
+      context: CONTEXT,
+    }));
     await p.batch([...orders(4, 'order'), ...pages]);
     await flow();
     const requests = p.received();

@@ -3,6 +3,7 @@ import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
 import { serveGoogleTokens } from '../../support/google-service-account';
 import { basic, bearer, call } from '../../support/runtime';
+import { oneShard } from '../../support/ingest-items';
 
 /**
  * BigQuery Stream through live delivery: the data plane writes a source's events as insertAll chunks, reads
@@ -33,9 +34,11 @@ async function pipeline(table: string) {
   };
 }
 
+/** Users of one ingest shard: a request of theirs is stored, and delivered, as one batch. */
+const user = oneShard('u1');
 const track = (n: number, properties: Record<string, unknown> = { n }) => ({
   type: 'track',
-  userId: `u${n}`,
+  userId: user(`u${n}`),
   event: 'Order Completed',
   messageId: `bq-${n}`,
   properties,
@@ -61,7 +64,7 @@ it('a request of events becomes one insertAll; the row BigQuery finds invalid is
         : {},
     )(req, res);
   });
-  await p.send([track(1), track(2, { bad: true }), track(3), { type: 'identify', userId: 'u9', messageId: 'bq-id', traits: {} }]);
+  await p.send([track(1), track(2, { bad: true }), track(3), { type: 'identify', userId: user('u9'), messageId: 'bq-id', traits: {} }]);
   await rig.rt.poller.drain();
 
   expect(p.inserts()).toHaveLength(1);

@@ -4,6 +4,7 @@ import { sendRequest } from '../../../shared/destinations/http-client';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
+import { oneShard } from '../../support/ingest-items';
 
 /**
  * HubSpot, from its API reference (developers.hubspot.com/docs/api-reference): "Create or update a batch of
@@ -223,13 +224,20 @@ describe('HubSpot live delivery and test interface', () => {
   const destination = (path: string) => ({ accessToken: 'pat-na1-TOKEN', portalId: '1234', baseUrl: `${rig.server.url}${path}` });
   const received = (path: string) => rig.server.received.filter((r) => r.path.startsWith(path));
   const email = (i: number) => ({ context: { traits: { email: `user${i}@example.com` } } });
+  // Users of one ingest shard: a request of theirs is stored, and delivered, as one batch.
+  const user = oneShard('u-0');
 
   it('sends events as one batch of occurrences, and contacts in upserts that never name one email twice', async () => {
     const p = await vendorPipeline(rig, 'HS', destination('/hs1'));
     rig.server.on('/hs1/events', noContent);
     rig.server.on('/hs1/crm', json(200, { status: 'COMPLETE', results: [] }));
-    const tracks = Array.from({ length: 6 }, (_, i) => ({ type: 'track', userId: `u-${i}`, event: 'Trial Started', messageId: `t-${i}`, ...email(i) }));
-    const identifies = [0, 1, 0, 2].map((n, i) => ({ type: 'identify', userId: `u-${n}`, messageId: `i-${i}`, traits: { email: `user${n}@example.com` } }));
+    const tracks = Array.from({ length: 6 }, (_, i) => ({ type: 'track', userId: user(`u-${i}`), event: 'Trial Started', messageId: `t-${i}`, ...email(i) }));
+    const identifies = [0, 1, 0, 2].map((n, i) => ({
+      type: 'identify',
+      userId: user(`u-${n}`),
+      messageId: `i-${i}`,
+      traits: { email: `user${n}@example.com` },
+    }));
     await p.send([...tracks, ...identifies]);
     await p.flow();
     const events = received('/hs1/events/v3/send/batch').map((r) => (r.json as { inputs: { uuid: string }[] }).inputs.map((e) => e.uuid));
@@ -247,7 +255,7 @@ describe('HubSpot live delivery and test interface', () => {
     const p = await vendorPipeline(rig, 'HS', destination('/hs207'));
     const errors = [{ status: 'error', category: 'VALIDATION_ERROR', message: 'Email address is invalid', context: { objectWriteTraceId: ['i-1'] } }];
     rig.server.on('/hs207', json(207, { status: 'COMPLETE', results: [], errors, numErrors: 1 }));
-    await p.send([0, 1, 2].map((i) => ({ type: 'identify', userId: `u-${i}`, messageId: `i-${i}`, traits: { email: `user${i}@example.com` } })));
+    await p.send([0, 1, 2].map((i) => ({ type: 'identify', userId: user(`u-${i}`), messageId: `i-${i}`, traits: { email: `user${i}@example.com` } })));
     await p.flow();
     expect(received('/hs207')).toHaveLength(1);
     const outcomes = await p.outcomes();
@@ -259,7 +267,7 @@ describe('HubSpot live delivery and test interface', () => {
     const p = await vendorPipeline(rig, 'HS', destination('/hs429'));
     let answers = 0;
     rig.server.on('/hs429', (req, res) => (answers++ === 0 ? json(429, { status: 'error', category: 'RATE_LIMITS' })(req, res) : noContent(req, res)));
-    await p.send([0, 1].map((i) => ({ type: 'track', userId: `u-${i}`, event: 'x', messageId: `t-${i}`, ...email(i) })));
+    await p.send([0, 1].map((i) => ({ type: 'track', userId: user(`u-${i}`), event: 'x', messageId: `t-${i}`, ...email(i) })));
     await p.flow();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
     await p.flow(12);
@@ -274,7 +282,7 @@ describe('HubSpot live delivery and test interface', () => {
       if (times.length > 1) return noContent(req, res);
       res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '4' }).end(JSON.stringify({ status: 'error', category: 'RATE_LIMITS' }));
     });
-    await p.send([0, 1, 2].map((i) => ({ type: 'track', userId: `u-${i}`, event: 'x', messageId: `ra-${i}`, ...email(i) })));
+    await p.send([0, 1, 2].map((i) => ({ type: 'track', userId: user(`u-${i}`), event: 'x', messageId: `ra-${i}`, ...email(i) })));
     await p.flow();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
     // The policy's retry delay is 20 ms: rounds run within the four seconds asked, and none sends before they end.
