@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { kill, start, stop, type Started } from '../support/npm-start';
 import { basic, bearer, call } from '../support/runtime';
+import { oneShard } from '../support/ingest-items';
 import { startScriptedVendor, type ScriptedPath, type ScriptedVendor, type Step } from '../support/scripted-vendor';
 
 /**
@@ -126,7 +127,15 @@ async function crashAt(point: KillPoint, index: number): Promise<Outcome> {
     },
     release: () => paths.forEach((p) => p.release()),
   };
-  const batch = Array.from({ length: EVENTS }, (_, i) => ({ type: 'track', userId: `user-${i % 150}`, event: 'Crash Tested', messageId: `c${index}-${i}` }));
+  // Users of one ingest shard: the request is one stream batch, whose sends go one after another, so each kill
+  // point lands where it says (a request over several shards is as many batches, delivered side by side).
+  const user = oneShard('user-0');
+  const batch = Array.from({ length: EVENTS }, (_, i) => ({
+    type: 'track',
+    userId: user(`user-${i % 150}`),
+    event: 'Crash Tested',
+    messageId: `c${index}-${i}`,
+  }));
   const answer = await call(service.data, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } });
   expect(answer.status).toBe(200);
   await point.crash(context);
