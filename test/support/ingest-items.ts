@@ -11,17 +11,24 @@ export async function ingestItems(store: TableClient, workspaceId: string, sourc
   return items.flat().sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : String(a.sk) > String(b.sk) ? 1 : 0));
 }
 
+/** Names of users of one shard: as userIds, or (`anonymousId`) as anonymous ids. */
+export interface OneShardNames {
+  (name: string): string;
+  anonymousId(name: string): string;
+}
+
 /**
  * Ids of users that share one ingest shard (that of userId `first`) of a source with `shards`, so that a
  * request of theirs is stored as one item, as every request was before shards: each name as it is when it
- * falls in that shard, else with the smallest `~k` suffix that does. `by` is the id the name is used as.
+ * falls in that shard, else with the smallest `~k` suffix that does.
  */
-export function oneShard(first: string, shards = DEFAULT_INGEST_SHARDS): (name: string, by?: 'userId' | 'anonymousId') => string {
+export function oneShard(first: string, shards = DEFAULT_INGEST_SHARDS): OneShardNames {
   const shard = eventShard({ userId: first }, shards);
-  return (name, by = 'userId') => {
+  const named = (by: 'userId' | 'anonymousId') => (name: string) => {
     for (let k = 0; ; k++) {
       const id = k === 0 ? name : `${name}~${k}`;
       if (eventShard({ [by]: id }, shards) === shard) return id;
     }
   };
+  return Object.assign(named('userId'), { anonymousId: named('anonymousId') });
 }

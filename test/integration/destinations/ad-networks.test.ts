@@ -129,7 +129,7 @@ describe.each(NETWORKS.map((n) => [n.type.displayName, n] as const))('%s live', 
     const pages = Array.from({ length: 3 }, (_, i) => ({
       type: 'page',
       messageId: `page-${i}`,
-      anonymousId: user(`anon-${i}`, 'anonymousId'),
+      anonymousId: user.anonymousId(`anon-${i}`),
       timestamp: AT,
       context: CONTEXT,
     }));
