@@ -1,0 +1,172 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
+import { IngestService } from '../../shared/domain/ingestion/ingest-service';
+import {
+  DEFAULT_INGEST_SHARDS,
+  MAX_INGEST_SHARDS,
+  SHARD_DRAIN_GRACE_MS,
+  SHARD_SWITCH_DELAY_MS,
+  eventShard,
+  partNumber,
+} from '../../shared/domain/ingestion/shards';
+import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { keys } from '../../shared/persistence/keys';
+import { ingestItems } from '../support/ingest-items';
+import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * A source's ingest shards through the control plane: 16 for a new source, set on create, grown by PATCH from
+ * a switch time 30 s ahead (requests before it keep the previous count), never shrunk, one change at a time.
+ */
+let rt: TestRuntime;
+beforeAll(async () => (rt = await startTestRuntime()));
+afterAll(async () => rt.stop());
+
+async function workspace() {
+  const ws = await rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  return { ws, api };
+}
+
+/** Moves a source's last change of shards to `atMs` (a change made long enough ago, without waiting for it). */
+async function changeMadeAt(workspaceId: string, sourceId: string, previous: number, atMs: number) {
+  await rt.store.doc.send(
+    new UpdateCommand({
+      TableName: rt.store.table,
+      Key: keys.source(workspaceId, sourceId),
+      UpdateExpression: 'SET ingestShardsChange = :change',
+      ExpressionAttributeValues: { ':change': { previous, at: new Date(atMs).toISOString() } },
+    }),
+  );
+}
+
+describe('a source’s ingestShards', () => {
+  it('is 16 for a new source, or what its create names, and has no change yet', async () => {
+    const { api } = await workspace();
+    const created = await api('POST', '/v2/sources', { name: 'app' });
+    expect(created.status).toBe(201);
+    expect(created.body.source.ingestShards).toBe(DEFAULT_INGEST_SHARDS);
+    expect(DEFAULT_INGEST_SHARDS).toBe(16);
+    const read = (await api('GET', `/v2/sources/${created.body.source.id}`)).body.source;
+    expect(read.ingestShards).toBe(16);
+    expect(read.ingestShardsChange).toBeUndefined();
+    expect((await api('POST', '/v2/sources', { name: 'one', ingestShards: 1 })).body.source.ingestShards).toBe(1);
+    expect((await api('POST', '/v2/sources', { name: 'most', ingestShards: MAX_INGEST_SHARDS })).body.source.ingestShards).toBe(128);
+  });
+
+  it('refuses a count that is no whole number from 1 to 128, on create and on PATCH, naming ingestShards, and changes nothing', async () => {
+    const { api } = await workspace();
+    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const bad = [
+      [0, 'body.ingestShards: must be at least 1'],
+      [129, 'body.ingestShards: must be at most 128'],
+      [1000, 'body.ingestShards: must be at most 128'],
+      [2.5, 'body.ingestShards: must be a whole number of shards'],
+      ['many', 'body.ingestShards: must be a whole number of shards'],
+    ] as const;
+    for (const [value, error] of bad) {
+      const created = await api('POST', '/v2/sources', { name: 'x', ingestShards: value });
+      expect([value, created.status, created.body.error]).toEqual([value, 400, error]);
+      const patched = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: value });
+      expect([value, patched.status, patched.body.error]).toEqual([value, 400, error]);
+    }
+    expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({ ingestShards: 16, updatedAt: source.updatedAt });
+  });
+
+  it('refuses fewer shards than the source has (400 naming ingestShards), and changes nothing', async () => {
+    const { api } = await workspace();
+    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    for (const fewer of [15, 8, 1]) {
+      const patched = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: fewer });
+      expect([patched.status, patched.body.error]).toEqual([400, "ingestShards: must not be less than the source's 16 (shards only grow)"]);
+    }
+    const read = (await api('GET', `/v2/sources/${source.id}`)).body.source;
+    expect(read).toMatchObject({ ingestShards: 16, updatedAt: source.updatedAt });
+    expect(read.ingestShardsChange).toBeUndefined();
+  });
+
+  it('grows from a switch 30 s ahead, the previous count kept for requests before it; the same count changes nothing', async () => {
+    const { api } = await workspace();
+    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const same = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 16 });
+    expect(same.status).toBe(200);
+    expect(same.body.source.ingestShardsChange).toBeUndefined();
+
+    const before = Date.now();
+    const grown = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 32 });
+    const after = Date.now();
+    expect(grown.status).toBe(200);
+    expect(grown.body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: { previous: 16, at: expect.any(String) } });
+    const at = Date.parse(grown.body.source.ingestShardsChange.at);
+    expect(SHARD_SWITCH_DELAY_MS).toBe(30_000);
+    expect(at).toBeGreaterThanOrEqual(before + 30_000);
+    expect(at).toBeLessThanOrEqual(after + 30_000);
+    expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({
+      ingestShards: 32,
+      ingestShardsChange: grown.body.source.ingestShardsChange,
+    });
+  });
+
+  it('refuses a second change until 15 s after the first one’s switch (409), and takes it from then', async () => {
+    const { ws, api } = await workspace();
+    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const first = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 32 });
+    expect(first.status).toBe(200);
+    const change = first.body.source.ingestShardsChange as { previous: number; at: string };
+
+    const again = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 64 });
+    expect([again.status, again.body.error]).toEqual([
+      409,
+      `ingestShards: the source's change to 32 shards applies at ${change.at}; change them again after it`,
+    ]);
+    expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: change });
+
+    // Its switch came, but requests received before it may still be being written: still refused.
+    expect(SHARD_DRAIN_GRACE_MS).toBe(15_000);
+    await changeMadeAt(ws.workspaceId, source.id, 16, Date.now() - 14_000);
+    expect((await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 64 })).status).toBe(409);
+    // 15 s after it: taken, from a switch of its own.
+    await changeMadeAt(ws.workspaceId, source.id, 16, Date.now() - 15_500);
+    const later = Date.now();
+    const second = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 64 });
+    expect(second.status).toBe(200);
+    expect(second.body.source).toMatchObject({ ingestShards: 64, ingestShardsChange: { previous: 32 } });
+    expect(Date.parse(second.body.source.ingestShardsChange.at)).toBeGreaterThanOrEqual(later + 30_000);
+  });
+
+  it('writes a request received before the switch to the previous shards, and one received after it to the new ones', async () => {
+    const { ws, api } = await workspace();
+    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 1 })).body.source as { id: string; writeKey: string };
+    expect((await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 4 })).status).toBe(200);
+    // A fresh look-up of the write key each time (the data plane's keeps a source 5 s).
+    const accept = (batch: Record<string, unknown>[]) => {
+      const ingest = new IngestRepository(rt.store);
+      const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+      return service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') });
+    };
+    const users = Array.from({ length: 12 }, (_, i) => `user-${i}`);
+    const events = (prefix: string) => users.map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${i}` }));
+
+    await accept(events('before'));
+    await changeMadeAt(ws.workspaceId, source.id, 1, Date.now() - 1);
+    await accept(events('after'));
+
+    const items = (await ingestItems(rt.store, ws.workspaceId, source.id)).filter((item) => item.entity === 'ingest');
+    const [beforeId, afterId] = [...new Set(items.map((item) => String(item.requestId)))];
+    // Before: one item, part 0, in the source's first partition.
+    expect(items.filter((item) => item.requestId === beforeId).map((item) => [item.part, item.pk])).toEqual([
+      [0, `WS#${ws.workspaceId}#SOURCE#${source.id}#INGEST`],
+    ]);
+    // After: one item a user shard of 4, each in its shard's partition.
+    const shards = [...new Set(users.map((userId) => eventShard({ userId }, 4)))].sort((a, b) => a - b);
+    expect(shards.length).toBeGreaterThan(1);
+    expect(
+      items
+        .filter((item) => item.requestId === afterId)
+        .map((item) => [item.part, item.pk])
+        .sort(([a], [b]) => Number(a) - Number(b)),
+    ).toEqual(shards.map((shard) => [partNumber(shard, 0), `WS#${ws.workspaceId}#SOURCE#${source.id}#INGEST${shard === 0 ? '' : `#${shard}`}`]));
+  });
+});
