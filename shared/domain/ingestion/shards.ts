@@ -10,14 +10,22 @@ import { userKeyOf } from '../users';
 export const MAX_INGEST_SHARDS = 128;
 /** A new source's shards: 10,000 events a second of a server SDK's 20-user requests stay under 80 % of a partition. */
 export const DEFAULT_INGEST_SHARDS = 16;
+const setting = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
 /**
- * A change of a source's shards applies to requests received from this long after it is made: every
- * ingestion process has read the source again by then (write-keys.ts keeps it 5 s), so none still writes a
- * user's events where they were before while another writes them where they go now.
+ * A change of a source's shards applies to requests received from this long after it is made
+ * (WEIR_SHARD_SWITCH_DELAY_MS, 30 s): every ingestion process has read the source again by then
+ * (write-keys.ts keeps it 5 s), so none still writes a user's events where they were before while another
+ * writes them where they go now.
  */
-export const SHARD_SWITCH_DELAY_MS = 30_000;
-/** How long after the switch a request received before it may still be written (its store call's time-out, and more). */
-export const SHARD_DRAIN_GRACE_MS = 15_000;
+export const shardSwitchDelayMs = () => setting('WEIR_SHARD_SWITCH_DELAY_MS', 30_000);
+/**
+ * How long after the switch a request received before it may still be on its way to the store
+ * (WEIR_SHARD_DRAIN_GRACE_MS, 15 s: more than the ingestion function's 10 s time-out).
+ */
+export const shardDrainGraceMs = () => setting('WEIR_SHARD_DRAIN_GRACE_MS', 15_000);
 
 /** A source's change of shards: requests received before `at` went to `previous` shards. */
 export interface ShardChange {
