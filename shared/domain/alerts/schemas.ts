@@ -44,7 +44,8 @@ const address = z
   .string({ error: 'required: an e-mail address' })
   .trim()
   .toLowerCase()
-  .pipe(z.email({ error: 'must be an e-mail address' }).max(254, 'must be an e-mail address of at most 254 characters'));
+  .pipe(z.email({ error: 'must be an e-mail address' }).max(254, 'must be an e-mail address of at most 254 characters'))
+  .meta({ format: 'email', description: 'an e-mail address (trimmed, kept in lower case)' });
 const EmailChannel = z.strictObject({ type: z.literal('email'), address });
 
 /** A channel as a rule is given one: a Slack incoming webhook, a webhook, or an e-mail address (through SNS, when deployed). */
