@@ -16,6 +16,9 @@ export const ALERTS_SNS_TOPIC_PREFIX_ENV = 'WEIR_ALERTS_SNS_TOPIC_PREFIX';
 /** The message attribute every alert carries and every subscription filters on: the address it is for. */
 export const ADDRESS_ATTRIBUTE = 'address';
 
+/** Subscribing is part of an API request, whose function has 10 s in all: SNS gets at most 5 of them. */
+const SUBSCRIBE_TIMEOUT_MS = 5000;
+
 /** One topic per workspace. */
 export const alertTopicName = (prefix: string, workspaceId: string) => `${prefix}${workspaceId}`;
 
@@ -56,11 +59,10 @@ export function snsFailure(error: unknown): { status: number; error: string } {
 
 /**
  * One exchange with SNS: the workspace's topic (CreateTopic is idempotent and answers the topic's ARN), then
- * `act` on it. The whole exchange is bounded by the destination time-out; connections go to addresses the SSRF
+ * `act` on it. The whole exchange is bounded by `ms`; connections go to addresses the SSRF
  * guard vetted (AWS's regional endpoint, or `AWS_ENDPOINT_URL_SNS`, which the SDK reads).
  */
-async function withTopic<T>(prefix: string, workspaceId: string, act: (x: Exchange) => Promise<T>): Promise<T> {
-  const ms = destinationTimeoutMs();
+async function withTopic<T>(prefix: string, workspaceId: string, ms: number, act: (x: Exchange) => Promise<T>): Promise<T> {
   const signal = AbortSignal.timeout(ms);
   // Loaded by the first e-mail, not by every cold start of the functions that may send one.
   const sdk = await import('@aws-sdk/client-sns');
@@ -97,7 +99,8 @@ export class SnsAlertMail implements AlertMail {
     const prefix = this.prefix();
     if (!prefix) return { error: `${ALERTS_SNS_TOPIC_PREFIX_ENV} is not set` };
     try {
-      return await withTopic(prefix, workspaceId, async ({ sdk, client, topicArn, signal }) => {
+      const ms = Math.min(destinationTimeoutMs(), SUBSCRIBE_TIMEOUT_MS);
+      return await withTopic(prefix, workspaceId, ms, async ({ sdk, client, topicArn, signal }) => {
         const command = new sdk.SubscribeCommand({
           TopicArn: topicArn,
           Protocol: 'email',
@@ -116,7 +119,7 @@ export class SnsAlertMail implements AlertMail {
     const prefix = this.prefix();
     if (!prefix) return { status: 503, error: `${ALERTS_SNS_TOPIC_PREFIX_ENV} is not set: this deployment has no SNS for alerts` };
     try {
-      return await withTopic(prefix, workspaceId, async ({ sdk, client, topicArn, signal }) => {
+      return await withTopic(prefix, workspaceId, destinationTimeoutMs(), async ({ sdk, client, topicArn, signal }) => {
         const command = new sdk.PublishCommand({
           TopicArn: topicArn,
           Subject: mail.subject,

@@ -144,7 +144,7 @@ describe('alert rules with an e-mail channel', () => {
     expect((await notes())[0]).toMatchObject({ ruleId: second.id, state: 'firing', delivery: { status: 504, error: expect.any(String) } });
   });
 
-  it('refuse, with a 400 naming the field and nothing stored, an address that is not one or a deployment without SNS', async () => {
+  it('store nothing for an address that is not one or a deployment without SNS (400), nor when SNS fails or is silent (503)', async () => {
     const w = await workspace();
     const subscribed = sns.subscriptions.length;
     for (const address of ['not an address', 'ops@', 42]) {
@@ -165,6 +165,14 @@ describe('alert rules with an e-mail channel', () => {
       expect.stringMatching(/^channel\.address: SNS could not subscribe ops@example.com: SNS answered 500/),
     ]);
     sns.failCalls(undefined);
+    // SNS not answering in time (1 s here): the same, within the time-out.
+    sns.hangCalls(true);
+    const started = Date.now();
+    const late = await w.api('POST', '/v2/alert-rules', silentRule(w.source.id, 'ops@example.com'));
+    expect(late.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(4000);
+    sns.hangCalls(false);
+    expect((await w.api('GET', '/v2/alert-rules')).body.rules).toEqual([]);
 
     const webhook = (
       await w.api('POST', '/v2/alert-rules', { ...silentRule(w.source.id, ''), channel: { type: 'webhook', url: 'https://example.com/alerts' } })
