@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { validateDestinationConfig } from '../../destinations/registry';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
+import { DEFAULT_INGEST_SHARDS, shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
 import type { Rule } from '../rules/schemas';
 import type { CatalogRepository } from './ports';
@@ -102,7 +102,7 @@ function notFound(what: string, id: string): never {
  * knows of in advance. Undefined when the count stays.
  */
 function shardChange(source: Source, shards: number, nowMs: number): ShardChange | undefined {
-  const current = source.ingestShards ?? 1;
+  const current = source.ingestShards ?? DEFAULT_INGEST_SHARDS;
   if (shards === current) return undefined;
   if (shards < current) throw new ValidationError(`ingestShards: must not be less than the source's ${current} (shards only grow)`);
   const pending = source.ingestShardsChange;

@@ -8,8 +8,13 @@ import { userKeyOf } from '../users';
  * source heats none. A request's events are grouped by shard, one item a shard (one write in all).
  */
 export const MAX_INGEST_SHARDS = 128;
-/** A new source's shards: 10,000 events a second of a server SDK's 20-user requests stay under 80 % of a partition. */
-export const DEFAULT_INGEST_SHARDS = 16;
+/**
+ * A new source's shards: one, the layout and cost of a source from before shards. Sharding costs nothing
+ * more for requests of one user's events (browsers, apps), and spreads a busy web source over as many
+ * partitions; a server SDK's batch of many users becomes an item per shard it touches, and each item a
+ * delivery batch of its own at each destination (README "Ingest shards": what that costs).
+ */
+export const DEFAULT_INGEST_SHARDS = 1;
 const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
@@ -37,12 +42,12 @@ export interface ShardChange {
 export function shardsAt(source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>, receivedAtMs: number): number {
   const change = source.ingestShardsChange;
   if (change && receivedAtMs < Date.parse(change.at)) return change.previous;
-  return source.ingestShards ?? 1;
+  return source.ingestShards ?? DEFAULT_INGEST_SHARDS;
 }
 
 /** Every shard that may hold the source's events (they only grow). */
 export const shardsToRead = (source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>) =>
-  Math.max(source.ingestShards ?? 1, source.ingestShardsChange?.previous ?? 1);
+  Math.max(source.ingestShards ?? DEFAULT_INGEST_SHARDS, source.ingestShardsChange?.previous ?? 1);
 
 /** A user's shard of `count`: the user id, else the anonymous id, else the message id, hashed (SHA-256, folded). */
 export function shardOfUser(userKey: string, count: number): number {
