@@ -372,7 +372,46 @@ describe('credentials in live delivery', () => {
     const failures = await p.api('GET', `/v2/destinations/${p.destinations[0]}/failures?${window}`);
     expect(failures.body.failures).toHaveLength(2);
     expect(JSON.stringify(failures.body)).not.toContain(secret);
-    expect(JSON.stringify(failures.body)).toContain('[secret]');
+    // The record names the credential in place of its value, so that a retry can put the value back.
+    expect(failures.body.failures.map((f: { requests: { body: { JSON: { apiKey: string } } }[] }) => f.requests[0]!.body.JSON.apiKey)).toEqual([
+      '[secret:API_KEY]',
+      '[secret:API_KEY]',
+    ]);
+
+    // Retried once the destination takes them: the credential's value (rotated since) is what is sent.
+    const rotated = 'sk_live_rotated_9876543210';
+    await call(rig.rt.controlUrl, 'PUT', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token), body: { value: rotated } });
+    rig.server.on('/keyed-refused', json(200, {}));
+    rig.server.received.length = 0;
+    const retry = await p.api('POST', `/v2/destinations/${p.destinations[0]}/failures/retry`, {
+      from: new Date(Date.now() - 3600_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(retry.status).toBe(202);
+    await rig.rt.scheduler.runNow();
+    expect((await p.api('GET', `/v2/destinations/${p.destinations[0]}/jobs/${retry.body.job.id}`)).body.job.progress).toMatchObject({ sent: 2, delivered: 2 });
+    expect(at('/keyed-refused').map((r) => (r.json as { apiKey: string }).apiKey)).toEqual([rotated, rotated]);
+
+    // A credential deleted since cannot be put back: the retry says so and sends nothing.
+    rig.server.on('/keyed-refused', json(400, {}));
+    await p.track({ userId: 'later', event: 'third' });
+    await flow(2);
+    await call(rig.rt.controlUrl, 'DELETE', '/credentials/API_KEY', { auth: basic(p.ws.email, p.ws.token) });
+    rig.server.received.length = 0;
+    const failed = (await p.api('GET', `/v2/destinations/${p.destinations[0]}/failures?${window}`)).body.failures.find(
+      (f: { messageId: string; userId?: string }) => f.userId === 'later',
+    );
+    const blocked = await p.api('POST', `/v2/destinations/${p.destinations[0]}/failures/retry`, { ids: [failed.id] });
+    await rig.rt.scheduler.runNow();
+    expect((await p.api('GET', `/v2/destinations/${p.destinations[0]}/jobs/${blocked.body.job.id}`)).body.job.progress).toMatchObject({ sent: 1, failed: 1 });
+    expect(at('/keyed-refused')).toEqual([]);
+    const after = (await p.api('GET', `/v2/destinations/${p.destinations[0]}/failures?${window}`)).body.failures.find(
+      (f: { id: string }) => f.id === failed.id,
+    );
+    expect(after.retry).toMatchObject({
+      state: 'failed',
+      error: 'not sent: the payload held a secret that cannot be put back (the credential API_KEY is gone)',
+    });
   });
 });
 
