@@ -47,6 +47,8 @@ export class ShardSwitch {
   private async waitingOn(parts: IngestPart[], destinationsOf: (workspaceId: string, sourceId: string) => Promise<Destination[]>): Promise<string[]> {
     const waiting = new Set<string>();
     for (const part of parts) {
+      // A part of one shard was written before any change (shards only grow): the source is not even read.
+      if ((part.shards ?? 1) <= 1) continue;
       const change = (await this.sourceOf(part.workspaceId, part.sourceId))?.ingestShardsChange;
       // Parts written before the switch, and parts of a source whose shards never changed, wait for nothing.
       if (!change || (part.shards ?? 1) === change.previous) continue;
