@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validateDestinationConfig } from '../../destinations/registry';
+import { validateDestinationConfig } from '../../destinations/definitions';
 import { NotFoundError } from '../errors';
 import { newId, newSecret, now } from '../ids';
 import type { Rule } from '../rules/schemas';
