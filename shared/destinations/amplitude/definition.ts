@@ -10,7 +10,7 @@ export const AmplitudeConfig = z.strictObject({
 });
 export type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
 
-/** Amplitude as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Amplitude as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const amplitudeDefinition = defineDefinition({
   name: 'AM',
   displayName: 'Amplitude',

@@ -10,7 +10,7 @@ export const BigQueryConfig = z.strictObject({
 });
 export type BigQueryConfig = z.output<typeof BigQueryConfig>;
 
-/** BigQuery Stream as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** BigQuery Stream as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const bigQueryStreamDefinition = defineDefinition({
   name: 'BQSTREAM',
   displayName: 'BigQuery Stream',

@@ -35,7 +35,7 @@ export const BrazeConfig = z
   });
 export type BrazeConfig = z.output<typeof BrazeConfig>;
 
-/** Braze as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Braze as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const brazeDefinition = defineDefinition({
   name: 'BRAZE',
   displayName: 'Braze',

@@ -10,7 +10,7 @@ export const CustomerioConfig = z.strictObject({
 });
 export type CustomerioConfig = z.output<typeof CustomerioConfig>;
 
-/** Customer.io as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Customer.io as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const customerioDefinition = defineDefinition({
   name: 'CUSTOMERIO',
   displayName: 'Customer.io',

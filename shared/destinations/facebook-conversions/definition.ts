@@ -21,7 +21,7 @@ export const FacebookConversionsConfig = z.strictObject({
 });
 export type FacebookConversionsConfig = z.output<typeof FacebookConversionsConfig>;
 
-/** Facebook Conversions API as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Facebook Conversions API as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const facebookConversionsDefinition = defineDefinition({
   name: 'FACEBOOK_CONVERSIONS',
   displayName: 'Facebook Conversions API',

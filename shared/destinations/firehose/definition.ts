@@ -18,7 +18,7 @@ export const FirehoseConfig = z.strictObject({
 });
 export type FirehoseConfig = z.output<typeof FirehoseConfig>;
 
-/** Amazon Kinesis Data Firehose as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Amazon Kinesis Data Firehose as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const firehoseDefinition = defineDefinition({
   name: 'FIREHOSE',
   displayName: 'Amazon Kinesis Data Firehose',

@@ -21,7 +21,7 @@ export const Ga4Config = z
   });
 export type Ga4Config = z.output<typeof Ga4Config>;
 
-/** Google Analytics 4 as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Google Analytics 4 as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const ga4Definition = defineDefinition({
   name: 'GA4',
   displayName: 'Google Analytics 4',

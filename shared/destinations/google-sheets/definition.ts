@@ -13,7 +13,7 @@ export const GoogleSheetsConfig = z.strictObject({
 });
 export type GoogleSheetsConfig = z.output<typeof GoogleSheetsConfig>;
 
-/** Google Sheets as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Google Sheets as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const googleSheetsDefinition = defineDefinition({
   name: 'GOOGLESHEETS',
   displayName: 'Google Sheets',

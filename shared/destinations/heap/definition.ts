@@ -10,7 +10,7 @@ export const HeapConfig = z.strictObject({
 });
 export type HeapConfig = z.output<typeof HeapConfig>;
 
-/** Heap as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Heap as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const heapDefinition = defineDefinition({
   name: 'HEAP',
   displayName: 'Heap',

@@ -21,7 +21,7 @@ export const HubspotConfig = z.strictObject({
 });
 export type HubspotConfig = z.output<typeof HubspotConfig>;
 
-/** HubSpot as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** HubSpot as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const hubspotDefinition = defineDefinition({
   name: 'HS',
   displayName: 'HubSpot',

@@ -9,7 +9,7 @@ export const IntercomConfig = z.strictObject({
 });
 export type IntercomConfig = z.output<typeof IntercomConfig>;
 
-/** Intercom as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Intercom as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const intercomDefinition = defineDefinition({
   name: 'INTERCOM',
   displayName: 'Intercom',

@@ -9,7 +9,7 @@ export const IterableConfig = z.strictObject({
 });
 export type IterableConfig = z.output<typeof IterableConfig>;
 
-/** Iterable as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Iterable as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const iterableDefinition = defineDefinition({
   name: 'ITERABLE',
   displayName: 'Iterable',

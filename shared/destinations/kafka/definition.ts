@@ -17,7 +17,7 @@ export const KafkaConfig = z.strictObject({
 });
 export type KafkaConfig = z.output<typeof KafkaConfig>;
 
-/** Apache Kafka as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Apache Kafka as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const kafkaDefinition = defineDefinition({
   name: 'KAFKA',
   displayName: 'Apache Kafka',

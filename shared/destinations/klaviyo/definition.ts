@@ -8,7 +8,7 @@ export const KlaviyoConfig = z.strictObject({
 });
 export type KlaviyoConfig = z.output<typeof KlaviyoConfig>;
 
-/** Klaviyo as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Klaviyo as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const klaviyoDefinition = defineDefinition({
   name: 'KLAVIYO',
   displayName: 'Klaviyo',

@@ -11,7 +11,7 @@ export const MixpanelConfig = z.strictObject({
 });
 export type MixpanelConfig = z.output<typeof MixpanelConfig>;
 
-/** Mixpanel as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Mixpanel as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const mixpanelDefinition = defineDefinition({
   name: 'MP',
   displayName: 'Mixpanel',

@@ -11,7 +11,7 @@ export const PinterestConfig = z.strictObject({
 });
 export type PinterestConfig = z.output<typeof PinterestConfig>;
 
-/** Pinterest Conversions API as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Pinterest Conversions API as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const pinterestConversionsDefinition = defineDefinition({
   name: 'PINTEREST_CONVERSIONS',
   displayName: 'Pinterest Conversions API',

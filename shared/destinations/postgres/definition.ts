@@ -17,7 +17,7 @@ export const PostgresConfig = z.strictObject({
 });
 export type PostgresConfig = z.output<typeof PostgresConfig>;
 
-/** PostgreSQL as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** PostgreSQL as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const postgresDefinition = defineDefinition({
   name: 'POSTGRES',
   displayName: 'PostgreSQL',

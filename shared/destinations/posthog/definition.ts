@@ -12,7 +12,7 @@ export const PostHogConfig = z.strictObject({
 });
 export type PostHogConfig = z.output<typeof PostHogConfig>;
 
-/** PostHog as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** PostHog as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const posthogDefinition = defineDefinition({
   name: 'POSTHOG',
   displayName: 'PostHog',

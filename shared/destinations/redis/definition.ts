@@ -10,7 +10,7 @@ export const RedisConfig = z.strictObject({
 });
 export type RedisConfig = z.output<typeof RedisConfig>;
 
-/** Redis as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Redis as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const redisDefinition = defineDefinition({
   name: 'REDIS',
   displayName: 'Redis',

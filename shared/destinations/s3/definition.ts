@@ -19,7 +19,7 @@ export const S3Config = z.strictObject({
 });
 export type S3Config = z.output<typeof S3Config>;
 
-/** Amazon S3 as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Amazon S3 as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const s3Definition = defineDefinition({
   name: 'S3',
   displayName: 'Amazon S3',

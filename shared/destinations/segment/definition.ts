@@ -10,7 +10,7 @@ export const SegmentConfig = z.strictObject({
 });
 export type SegmentConfig = z.output<typeof SegmentConfig>;
 
-/** Segment as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Segment as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const segmentDefinition = defineDefinition({
   name: 'SEGMENT',
   displayName: 'Segment',

@@ -12,7 +12,7 @@ export const SlackConfig = z.strictObject({
 });
 export type SlackConfig = z.output<typeof SlackConfig>;
 
-/** Slack as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Slack as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const slackDefinition = defineDefinition({
   name: 'SLACK',
   displayName: 'Slack',

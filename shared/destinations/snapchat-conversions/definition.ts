@@ -11,7 +11,7 @@ export const SnapchatConfig = z.strictObject({
 });
 export type SnapchatConfig = z.output<typeof SnapchatConfig>;
 
-/** Snapchat Conversions API as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Snapchat Conversions API as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const snapchatConversionsDefinition = defineDefinition({
   name: 'SNAPCHAT_CONVERSIONS',
   displayName: 'Snapchat Conversions API',

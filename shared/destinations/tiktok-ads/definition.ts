@@ -12,7 +12,7 @@ export const TikTokConfig = z.strictObject({
 });
 export type TikTokConfig = z.output<typeof TikTokConfig>;
 
-/** TikTok Events API as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** TikTok Events API as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const tiktokAdsDefinition = defineDefinition({
   name: 'TIKTOK_ADS',
   displayName: 'TikTok Events API',

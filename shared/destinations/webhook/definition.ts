@@ -12,7 +12,7 @@ export const WebhookConfig = z.strictObject({
 });
 export type WebhookConfig = z.output<typeof WebhookConfig>;
 
-/** Webhook as the catalog knows it: what GET /destination-definitions lists and configurations are checked against. Its code: index.ts. */
+/** Webhook as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
 export const webhookDefinition = defineDefinition({
   name: 'WEBHOOK',
   displayName: 'Webhook',
