@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validateDestinationConfig } from '../../destinations/registry';
+import { validateDestinationConfig } from '../../destinations/definitions';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { DEFAULT_INGEST_SHARDS, shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
