@@ -1,5 +1,5 @@
 import { buildOpenApi } from '../../shared/contract/openapi';
-import { listDestinationDefinitions } from '../../shared/destinations/registry';
+import { listDestinationDefinitions } from '../../shared/destinations/definitions';
 import { CONTROL_META_ROUTES } from '../../shared/contract/function-routes/control-meta';
 import { CONTROL_ROUTES } from '../../shared/contract/function-routes/control-plane';
 import { createHandler } from '../../shared/http/handler';

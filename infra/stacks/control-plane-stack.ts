@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { grantAlertMail } from './alert-mail';
 import { Operations } from './operations';
 import { ConsoleConfig, type ConsoleSiteStack } from './console-site';
 import { PlaneApi } from './plane-api';
@@ -37,6 +38,7 @@ export class ControlPlaneStack extends Stack {
     new ConsoleConfig(this, 'ConsoleConfig', { site: props.consoleSite, controlUrl: this.plane.api.url, dataUrl: props.dataUrl });
     this.streamConsumers = new StreamConsumers(this, 'StreamConsumers', shared);
     this.scheduledFunctions = new ScheduledFunctions(this, 'ScheduledFunctions', shared);
+    grantAlertMail(props.stage, { alerts: this.plane.functions.alerts!, alertEvaluator: this.scheduledFunctions.functions.alertEvaluator! });
     this.operations = new Operations(this, 'Operations', {
       stage: props.stage,
       topic: props.alarmTopic,

@@ -6,6 +6,7 @@ import { ParkedRetries } from '../domain/delivery/retries';
 import { DeliveryRound } from '../domain/delivery/round';
 import { ScheduledDelivery } from '../domain/delivery/scheduled-delivery';
 import { StreamDelivery } from '../domain/delivery/stream-delivery';
+import { ShardSwitch } from '../domain/delivery/shard-switch';
 import { repository, type Services } from '../services';
 import { credentialService } from './credentials';
 import { CatalogRepository } from '../persistence/catalog-repository';
@@ -70,6 +71,13 @@ export const streamDelivery = (s: Services) => {
         circuit,
         deliveryPolicy(s),
         repository(s, SourceFunnelRepository),
+        new ShardSwitch(
+          repository(s, CatalogRepository),
+          repository(s, IngestRepository),
+          repository(s, DeliveryRepository),
+          deliveryPolicy(s).configCacheMs,
+          deliveryPolicy(s).shardSwitchWaitMs,
+        ),
       ),
   );
 };

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { eventTime, firstOf, idText, isRecord, propertiesOf } from './message';
 import { instrumentationError } from './errors';
 import type { Message } from './types';
@@ -86,19 +85,6 @@ export function eventIdOf(message: Message, network: string): string {
   if (!id) throw instrumentationError(`${network} needs a messageId (event_id, the key it de-duplicates on)`);
   return id;
 }
-
-/** The configurable map from the event spec's names to a network's event names (pairs, as forms show them). */
-export const EventMap = z
-  .array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) }))
-  .optional()
-  .describe('track event name → the network event it is sent as, {from, to}; takes precedence over the standard mapping');
-
-/** The configurable country calling code of phone numbers given without one (see ad-matching.ts). */
-export const PhoneCountryCode = z
-  .string()
-  .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
-  .optional()
-  .describe('country calling code put before phone numbers given without + or 00 (e.g. 44)');
 
 /** The network's name for a track event: the configured map, the standard mapping, else `fallback(event)`. */
 export function networkEventName(

@@ -5,7 +5,8 @@ import { componentLogger } from '../ops/logger';
 const log = componentLogger('destinations');
 
 export { sendRequest, isRetryableStatus, USER_AGENT, DESTINATION_TIMEOUT_MS } from './http-client';
-export { destinationType, validateDestinationConfig, supportsTest, supportsDeletion, listDestinationDefinitions } from './registry';
+export { destinationType, supportsTest, supportsDeletion } from './registry';
+export { validateDestinationConfig, listDestinationDefinitions } from './definitions';
 export { DestinationError } from './errors';
 export type * from './types';
 

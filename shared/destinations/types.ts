@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 
 /**
- * The contract of a destination type. Each type lives in a folder of its own under shared/destinations and
- * exports one `DestinationType`; registry.ts lists them. The test interface, live delivery and user deletion
- * all go through these objects, so a type behaves the same wherever it is used.
+ * The contract of a destination type. Each type lives in a folder of its own under shared/destinations: its
+ * `definition.ts` exports its `DestinationDefinition` (name, configuration schema, what it supports), which
+ * definitions.ts lists for the catalog and GET /destination-definitions; its `index.ts` exports the
+ * `DestinationType` built from that definition and its code, which registry.ts lists. The test interface, live
+ * delivery and user deletion all go through these objects, so a type behaves the same wherever it is used.
  */
 
 /** One outgoing request, the shape SPEC §2.7 shows in `dest_transformed_payload`. */
@@ -118,11 +120,30 @@ export interface ServerBatch<Config> {
   deliver(messages: Message[], config: Config, context: ServerBatchContext): Promise<ServerBatchResult>;
 }
 
-export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
+/**
+ * What a destination type is without its code: all the catalog validates a configuration with and all
+ * GET /destination-definitions shows. A definition file imports nothing but zod and small schema pieces, so the
+ * functions that only validate or list configurations never carry the types' code (transforms, clients, SDKs).
+ */
+export interface DestinationDefinition<Schema extends z.ZodObject = z.ZodObject> {
   /** The definition name stored on a destination, e.g. WEBHOOK. */
   name: string;
   displayName: string;
   /** The configuration's zod schema; its keys are the `defaultConfig` of GET /destination-definitions. */
+  config: Schema;
+  /** Whether the test interface transforms and sends to it (a unit test holds it to the code: registry.ts). */
+  supportsTest: boolean;
+  /** Whether suppress_with_delete regulations delete users there (held to the code the same way). */
+  supportsDeletion: boolean;
+}
+
+/** Helps each definition keep its config's type when it is declared. */
+export const defineDefinition = <S extends z.ZodObject>(definition: DestinationDefinition<S>): DestinationDefinition<S> => definition;
+
+export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
+  /** The definition's name, display name and configuration schema (see DestinationDefinition). */
+  name: string;
+  displayName: string;
   config: Schema;
   /**
    * `http`: Weir sends the requests that `transform` builds (test interface and live delivery).
@@ -152,5 +173,13 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   deleteUsers?(users: DeletionUser[], config: z.output<Schema>, io: DeletionIO): Promise<DeletionOutcome>;
 }
 
-/** Helps each type keep its config's type when it is declared. */
-export const defineDestination = <S extends z.ZodObject>(type: DestinationType<S>): DestinationType<S> => type;
+/** A type's code: everything of its `DestinationType` but what its definition says. */
+export type DestinationCode<S extends z.ZodObject> = Omit<DestinationType<S>, 'name' | 'displayName' | 'config'>;
+
+/** A type built from its definition (name, display name, schema: declared once) and its code. */
+export const defineDestination = <S extends z.ZodObject>(definition: DestinationDefinition<S>, code: DestinationCode<S>): DestinationType<S> => ({
+  name: definition.name,
+  displayName: definition.displayName,
+  config: definition.config,
+  ...code,
+});

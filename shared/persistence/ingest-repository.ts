@@ -14,7 +14,7 @@ import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
-import { groupByShard, partNumber } from '../domain/ingestion/shards';
+import { shardDrainGraceMs, groupByShard, partNumber } from '../domain/ingestion/shards';
 
 const log = componentLogger('ingestion');
 
@@ -47,6 +47,7 @@ export function ingestPartOf(item: Record<string, unknown>): IngestPart {
     sourceId: String(item.sourceId),
     requestId: String(item.requestId),
     part: Number(item.part),
+    shards: Number(item.shards ?? 1),
     events: unpackEvents(item.payload as Uint8Array),
   };
 }
@@ -130,6 +131,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
           receivedAt,
           part,
           parts: parts.length,
+          shards: batch.shards ?? 1,
           payload,
           expiresAt,
         },
@@ -167,7 +169,9 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
       const only = items.length === 1 ? items[0]!.Put : undefined;
       if (only) await this.store.doc.send(new PutCommand(only));
       // A transaction holds 100 items: only a request of more users than that, over as many shards, takes two.
-      else for (let i = 0; i < items.length; i += MAX_TRANSACTION_ITEMS) await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.slice(i, i + MAX_TRANSACTION_ITEMS) }));
+      else
+        for (let i = 0; i < items.length; i += MAX_TRANSACTION_ITEMS)
+          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.slice(i, i + MAX_TRANSACTION_ITEMS) }));
     } catch (error) {
       // The source was deleted since its write key was looked up (a process keeps it a few seconds).
       if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
@@ -175,6 +179,15 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
       throw pushBack(error);
     }
     return parts.length;
+  }
+
+  async lastPartsBefore(workspaceId: string, sourceId: string, shard: number, beforeMs: number, limit: number): Promise<{ requestId: string; part: number }[]> {
+    const [pk] = keys.ingestPartitions(workspaceId, sourceId, shard + 1).slice(shard);
+    // Request ids are made after their receipt, at most a function's run later: every such request sorts before this.
+    const before = encodeTime(beforeMs + shardDrainGraceMs(), 10);
+    const keep = (item: Record<string, unknown>) => item.entity === 'ingest' && Date.parse(String(item.receivedAt)) < beforeMs;
+    const { items } = await queryAcrossShards(this.store, [pk!], { before, newestFirst: true, limit, keep });
+    return items.map((item) => ({ requestId: String(item.requestId), part: Number(item.part) }));
   }
 
   /** The events of one stored part (delivery resuming a batch reads them again). */

@@ -358,6 +358,26 @@ describe('least privilege', () => {
     }
   });
 
+  test("alert e-mail: the alerts function subscribes and the evaluator publishes, on the stage's alert topics only, and both know their prefix", () => {
+    const functions = { alerts: dev.stacks.control.plane.functions.alerts!, alertEvaluator: dev.stacks.control.scheduledFunctions.functions.alertEvaluator! };
+    const wanted = { alerts: ['sns:CreateTopic', 'sns:Subscribe'], alertEvaluator: ['sns:CreateTopic', 'sns:Publish'] };
+    const topics = {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':weir-dev-alerts-*']],
+    };
+    for (const [name, fn] of Object.entries(functions)) {
+      const statements = statementsOfRole('control', logicalId(fn.role!)) as { Action: string | string[]; Resource: unknown }[];
+      const sns = statements.filter((st) => actionsOf([st]).some((action) => action.startsWith('sns:')));
+      expect(sns.map((st) => [[st.Action].flat(), st.Resource])).toEqual([[wanted[name as keyof typeof wanted], topics]]);
+      const variables = (
+        resourcesOf(dev.planes.control, 'AWS::Lambda::Function')[logicalId(fn)]!.Properties!.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables.WEIR_ALERTS_SNS_TOPIC_PREFIX).toBe('weir-dev-alerts-');
+    }
+    // No other function may use SNS.
+    const others = Object.values(resourcesOf(dev.planes.control, 'AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties).includes('sns:'));
+    expect(others).toHaveLength(2);
+  });
+
   test('no policy grants anything on every resource, but sending traces (X-Ray has no resource-level permissions)', () => {
     for (const template of [dev.planes.control, dev.planes.data]) {
       for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {

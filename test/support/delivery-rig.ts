@@ -58,3 +58,42 @@ export async function webhookPipeline(rig: DeliveryRig, path = '/hook') {
   const received = () => rig.server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
   return { ws, api, source, hook, send, received };
 }
+
+/** A workspace with a source connected to one webhook destination per path given. */
+export async function webhooksPipeline(rig: DeliveryRig, ...paths: string[]) {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const destinations: string[] = [];
+  for (const path of paths) {
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    destinations.push(d.id);
+  }
+  return {
+    ws,
+    api,
+    source,
+    destinations,
+    track: (body: Record<string, unknown>, type = 'track') => call(rig.rt.dataUrl, 'POST', `/v1/${type}`, { auth: basic(source.writeKey, ''), body }),
+    batch: (batch: Record<string, unknown>[]) => call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } }),
+    publish: async (code: string) => {
+      const created = await call(rig.rt.controlUrl, 'POST', '/transformations?publish=true', {
+        auth: basic(ws.email, ws.token),
+        body: { name: `T${Math.random()}`, code, destinationIds: destinations },
+      });
+      expect(created.status).toBe(200);
+      return created.body.id as string;
+    },
+    outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${destinations[i]}/outcomes`)).body,
+  };
+}
+
+/** Hands everything written so far to the consumers, then runs the scheduler until nothing is due. */
+export async function flowThrough(rig: DeliveryRig, rounds = 1) {
+  await rig.rt.poller.drain();
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rig.rt.scheduler.runNow();
+  }
+}

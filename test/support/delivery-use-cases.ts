@@ -65,7 +65,7 @@ export function deliveryOver(
   );
   const circuit = new Circuit(() => policy.circuitOpenMs);
   const code = { listHeads: async () => [], getHead: async () => undefined, getRevision: async () => undefined };
-  const credentials = { forInvocation: async () => options.credentials ?? { values: {}, secrets: [] } };
+  const credentials = { forInvocation: async () => options.credentials ?? { values: {}, secrets: [], named: {} } };
   const round = () => new DeliveryRound(code, credentials, parked, catalog);
   const batches = new BatchDelivery(deliveries, lanes, circuit, policy);
   return {

@@ -1,4 +1,5 @@
-import { DESTINATION_TYPES, listDestinationDefinitions } from '../../shared/destinations/registry';
+import { listDestinationDefinitions } from '../../shared/destinations/definitions';
+import { DESTINATION_TYPES } from '../../shared/destinations/registry';
 
 /** Issue-level promise of the catalog: nothing is listed that does not deliver. */
 describe('the destination catalog', () => {

@@ -9,11 +9,9 @@ import { slotsOf, unitAt } from '../../shared/domain/delivery/units';
 /** A store that records each chunk it is given and answers as the test says. */
 function recordingStore(answer: (messages: Message[]) => ServerBatchResult) {
   const calls: { messages: Message[]; context: ServerBatchContext }[] = [];
-  const type = defineDestination({
-    name: 'STORE',
-    displayName: 'A store',
+  const definition = { name: 'STORE', displayName: 'A store', config: z.strictObject({}), supportsTest: false, supportsDeletion: false };
+  const type = defineDestination(definition, {
     delivery: 'server',
-    config: z.strictObject({}),
     serverBatch: {
       maxEvents: 3,
       deliver: async (messages, _config, context) => {

@@ -3,6 +3,15 @@ import { api } from '../api';
 import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
 
 type Kind = 'destination-success-rate' | 'destination-down' | 'destination-backlog' | 'source-silent';
+type Channel = 'slack' | 'webhook' | 'email';
+const CHANNELS: { type: Channel; label: string; field: string }[] = [
+  { type: 'slack', label: 'a Slack channel (incoming webhook)', field: 'Slack webhook URL' },
+  { type: 'webhook', label: 'a webhook', field: 'Webhook URL' },
+  { type: 'email', label: 'an e-mail address (through SNS, when deployed)', field: 'E-mail address' },
+];
+const channelOf = (type: Channel, value: string) =>
+  type === 'slack' ? { type, webhookUrl: value } : type === 'webhook' ? { type, url: value } : { type, address: value };
+
 const KINDS: { kind: Kind; label: string }[] = [
   { kind: 'destination-success-rate', label: "A destination's success rate falls" },
   { kind: 'destination-down', label: 'A destination delivers nothing while events wait' },
@@ -10,7 +19,7 @@ const KINDS: { kind: Kind; label: string }[] = [
   { kind: 'source-silent', label: 'A source receives nothing' },
 ];
 
-/** Alert rules (a condition and a Slack or webhook channel), their state, and the notifications they sent. */
+/** Alert rules (a condition and a Slack, webhook or e-mail channel), their state, and the notifications they sent. */
 export function Alerts() {
   const rules = useLoad(() => api.call('GET /v2/alert-rules'), [], 5000);
   const notes = useLoad(() => api.call('GET /v2/alert-notifications'), [], 5000);
@@ -21,7 +30,7 @@ export function Alerts() {
   const [target, setTarget] = useState('');
   const [minutes, setMinutes] = useState(15);
   const [threshold, setThreshold] = useState(90);
-  const [channel, setChannel] = useState<'slack' | 'webhook'>('slack');
+  const [channel, setChannel] = useState<Channel>('slack');
   const [url, setUrl] = useState('');
   const create = useAction();
   const change = useAction();
@@ -36,7 +45,7 @@ export function Alerts() {
   };
   const submit = async (event: Event) => {
     event.preventDefault();
-    const body = { name, condition: condition(), channel: channel === 'slack' ? { type: channel, webhookUrl: url } : { type: channel, url } };
+    const body = { name, condition: condition(), channel: channelOf(channel, url) };
     if (await create.run(() => api.call('POST /v2/alert-rules', { body }))) {
       setName('');
       await rules.reload();
@@ -81,11 +90,12 @@ export function Alerts() {
           </>
         )}
         <label for="alert-channel">Tell</label>
-        <select id="alert-channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as 'slack' | 'webhook')}>
-          <option value="slack">a Slack channel (incoming webhook)</option>
-          <option value="webhook">a webhook</option>
+        <select id="alert-channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as Channel)}>
+          {CHANNELS.map((c) => (
+            <option value={c.type}>{c.label}</option>
+          ))}
         </select>
-        <label for="alert-url">{channel === 'slack' ? 'Slack webhook URL' : 'Webhook URL'}</label>
+        <label for="alert-url">{CHANNELS.find((c) => c.type === channel)!.field}</label>
         <input id="alert-url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         <button type="submit" disabled={create.busy}>
           Create alert rule
@@ -109,6 +119,13 @@ export function Alerts() {
                 <tr>
                   <td>
                     {r.name} <small>{r.condition.kind}</small>
+                    {r.channel.type === 'email' && (
+                      <small>
+                        {' '}
+                        mails {r.channel.address}
+                        {r.channel.subscription === 'pending confirmation' ? ' (pending confirmation)' : ''}
+                      </small>
+                    )}
                   </td>
                   <td data-testid="alert-state">{r.enabled ? r.state : 'disabled'}</td>
                   <td>

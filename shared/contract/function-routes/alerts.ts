@@ -6,7 +6,7 @@ import { route } from './define';
 // One line per route: the manifest reads as a table.
 // prettier-ignore
 export const ALERTS_ROUTES = [
-  route({ method: 'POST', path: '/v2/alert-rules', fn: 'alerts', auth: 'bearer', summary: "An alert rule: a condition on a destination's or a source's counters, evaluated every minute, and the Slack or webhook channel told once per change of state", body: AlertRuleCreate, response: AlertRuleView, status: 201 }),
+  route({ method: 'POST', path: '/v2/alert-rules', fn: 'alerts', auth: 'bearer', summary: "An alert rule: a condition on a destination's or a source's counters, evaluated every minute, and the Slack, webhook or e-mail channel told once per change of state", body: AlertRuleCreate, response: AlertRuleView, status: 201 }),
   route({ method: 'GET', path: '/v2/alert-rules', fn: 'alerts', auth: 'bearer', summary: "The workspace's alert rules with their state", response: AlertRuleList }),
   route({ method: 'GET', path: '/v2/alert-rules/{id}', fn: 'alerts', auth: 'bearer', summary: 'An alert rule, its state and its last reading', params: AlertRuleIdParams, response: AlertRuleView }),
   route({ method: 'PATCH', path: '/v2/alert-rules/{id}', fn: 'alerts', auth: 'bearer', summary: 'Change a rule (a new condition starts over from ok)', params: AlertRuleIdParams, body: AlertRulePatch, response: AlertRuleView }),

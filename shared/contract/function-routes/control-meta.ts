@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DestinationDefinitionView } from '../../destinations/registry';
+import { DestinationDefinitionView } from '../../destinations/definitions';
 import { route, Health } from './define';
 
 /** Control plane: service metadata (no authorizer). */

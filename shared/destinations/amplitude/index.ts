@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { deletionOutcome } from '../deletion';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type AmplitudeConfig, amplitudeDefinition } from './definition';
 
 /**
  * Amplitude: events through the HTTP V2 API, user deletion through the User Privacy API.
@@ -13,17 +13,6 @@ const HOSTS = {
   standard: { events: 'https://api2.amplitude.com', privacy: 'https://amplitude.com' },
   EU: { events: 'https://api.eu.amplitude.com', privacy: 'https://analytics.eu.amplitude.com' },
 } as const;
-
-const AmplitudeConfig = z.strictObject({
-  apiKey: z.string().min(1, 'apiKey is required'),
-  apiSecret: z.string().optional().describe('the secret key; needed to delete users'),
-  residencyServer: z.enum(['standard', 'EU']).optional(),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces both API hosts (proxies, tests)'),
-});
-type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
 
 const hosts = (config: AmplitudeConfig) =>
   config.baseUrl ? { events: trimBase(config.baseUrl), privacy: trimBase(config.baseUrl) } : HOSTS[config.residencyServer ?? 'standard'];
@@ -141,10 +130,7 @@ function amplitudeVerdicts(answer: { status: number; response: unknown }, count:
   return undefined;
 }
 
-export const amplitude = defineDestination({
-  name: 'AM',
-  displayName: 'Amplitude',
-  config: AmplitudeConfig,
+export const amplitude = defineDestination(amplitudeDefinition, {
   delivery: 'http',
   // HTTP V2: up to 2,000 events and 1 MB per request; insert_id (the messageId) makes a resent chunk harmless.
   batch: { maxEvents: 1000, maxBytes: 900_000, lists: ['JSON.events'], verdicts: amplitudeVerdicts },

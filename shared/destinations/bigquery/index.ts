@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { type SortedChunk, nothingToSend, sortChunk, wholeAnswer, withVerdicts } from '../chunk-verdicts';
 import { accessToken, forgetToken, parseServiceAccountKey } from '../google/service-account';
 import { sendRequest } from '../http-client';
 import { idText, isRecord, propertiesOf, trimBase } from '../message';
 import { restRequest } from '../request';
 import { type ChunkEventVerdict, type DeliveryResult, type Message, defineDestination } from '../types';
+import { type BigQueryConfig, bigQueryStreamDefinition } from './definition';
 
 /**
  * BigQuery streaming inserts (`tabledata.insertAll`): a track event's properties become one row, its
@@ -16,14 +16,7 @@ const BIGQUERY_BASE = 'https://bigquery.googleapis.com';
 /** Google recommends at most 500 rows per insertAll request. */
 const MAX_ROWS = 500;
 
-const config = z.strictObject({
-  projectId: z.string().min(1),
-  datasetId: z.string().min(1),
-  tableId: z.string().min(1),
-  credentials: z.string().min(1).describe('service account key (JSON text)'),
-  baseUrl: z.url().optional().describe('the BigQuery API root instead of https://bigquery.googleapis.com'),
-});
-type Config = z.output<typeof config>;
+type Config = BigQueryConfig;
 
 interface Row {
   insertId: string;
@@ -80,11 +73,8 @@ async function insertAll(chunk: SortedChunk<Row>, c: Config) {
   return withVerdicts(retried, chunk, rowVerdicts(retried, chunk.accepted.length));
 }
 
-export const bigQueryStream = defineDestination({
-  name: 'BQSTREAM',
-  displayName: 'BigQuery Stream',
+export const bigQueryStream = defineDestination(bigQueryStreamDefinition, {
   delivery: 'server',
-  config,
   serverBatch: {
     maxEvents: MAX_ROWS,
     async deliver(messages, c) {

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DestinationRequest, type Message } from '../types';
+import { type BrazeConfig, brazeDefinition, INSTANCES } from './definition';
 
 /**
  * Braze: profiles, custom events and purchases through the REST API's /users/track, alias through /users/merge,
@@ -11,42 +11,6 @@ import { defineDestination, type DestinationRequest, type Message } from '../typ
  * "POST: Merge users", "POST: Delete users"), braze.com/docs/api/objects_filters ("User attributes object",
  * "Event object", "Purchase object").
  */
-
-// "API and SDK endpoints" (braze.com/docs/user_guide/administrative/access_braze/sdk_endpoints): REST endpoint per instance.
-const INSTANCES = {
-  'US-01': 'https://rest.iad-01.braze.com',
-  'US-02': 'https://rest.iad-02.braze.com',
-  'US-03': 'https://rest.iad-03.braze.com',
-  'US-04': 'https://rest.iad-04.braze.com',
-  'US-05': 'https://rest.iad-05.braze.com',
-  'US-06': 'https://rest.iad-06.braze.com',
-  'US-07': 'https://rest.iad-07.braze.com',
-  'US-08': 'https://rest.iad-08.braze.com',
-  'US-10': 'https://rest.us-10.braze.com',
-  'EU-01': 'https://rest.fra-01.braze.eu',
-  'EU-02': 'https://rest.fra-02.braze.eu',
-  'AU-01': 'https://rest.au-01.braze.com',
-} as const;
-type Instance = keyof typeof INSTANCES;
-
-const BrazeConfig = z
-  .strictObject({
-    restApiKey: z.string().min(1, 'restApiKey is required'),
-    appKey: z.string().optional().describe('app identifier, sent as app_id with events and purchases'),
-    dataCenter: z
-      .enum(Object.keys(INSTANCES) as [Instance, ...Instance[]])
-      .optional()
-      .describe('the Braze instance, e.g. US-01 or EU-01'),
-    restEndpoint: z
-      .url({ protocol: /^https?$/, error: 'restEndpoint must be an http(s) URL' })
-      .optional()
-      .describe('replaces the instance REST endpoint (proxies, tests)'),
-  })
-  .refine((c) => c.dataCenter !== undefined || c.restEndpoint !== undefined, {
-    message: 'dataCenter or restEndpoint is required',
-    path: ['dataCenter'],
-  });
-type BrazeConfig = z.output<typeof BrazeConfig>;
 
 const baseOf = (config: BrazeConfig) => trimBase(config.restEndpoint ?? INSTANCES[config.dataCenter!]);
 
@@ -238,10 +202,7 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
 /** "POST: Delete users": up to 50 external_ids per request. */
 const BRAZE_DELETE_BATCH = 50;
 
-export const braze = defineDestination({
-  name: 'BRAZE',
-  displayName: 'Braze',
-  config: BrazeConfig,
+export const braze = defineDestination(brazeDefinition, {
   delivery: 'http',
   // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all).
   batch: { maxEvents: 75, maxBytes: 1_000_000, lists: ['JSON.attributes', 'JSON.events', 'JSON.purchases'] },

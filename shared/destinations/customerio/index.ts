@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
 import { ulidOf } from './ulid';
+import { type CustomerioConfig, customerioDefinition } from './definition';
 
 /**
  * Customer.io: people, events and objects through the Track API v2 batch endpoint (every message is one entity of
@@ -19,17 +19,6 @@ const HOSTS = { US: 'https://track.customer.io', EU: 'https://track-eu.customer.
 
 // "v2 API Limits": a /batch request must be smaller than 500 kB, each entity in it 32 kB or smaller.
 const MAX_ENTITY_BYTES = 32 * 1024;
-
-const CustomerioConfig = z.strictObject({
-  siteID: z.string().min(1, 'siteID is required'),
-  apiKey: z.string().min(1, 'apiKey is required'),
-  datacenter: z.enum(['US', 'EU']).optional().describe('account region; US when not set'),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces the Track API host (proxies, tests)'),
-});
-type CustomerioConfig = z.output<typeof CustomerioConfig>;
 
 const baseOf = (config: CustomerioConfig) => trimBase(config.baseUrl ?? HOSTS[config.datacenter ?? 'US']);
 
@@ -178,10 +167,7 @@ function customerioVerdicts(answer: { status: number; response: unknown }, count
   );
 }
 
-export const customerio = defineDestination({
-  name: 'CUSTOMERIO',
-  displayName: 'Customer.io',
-  config: CustomerioConfig,
+export const customerio = defineDestination(customerioDefinition, {
   delivery: 'http',
   // "v2 API Limits": under 500 kB per /batch request (its entities, in UTF-8, with room to spare); the docs set no
   // count. Events carry a ULID made from their messageId, so Customer.io drops the events of a resent chunk.

@@ -1,9 +1,9 @@
-import * as z from 'zod';
-import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type FacebookConversionsConfig, facebookConversionsDefinition } from './definition';
 
 /**
  * Meta (Facebook) Conversions API: server events through the Graph API's `/{pixel_id}/events` edge. Docs:
@@ -11,28 +11,6 @@ import { defineDestination, type ChunkEventVerdict, type DestinationRequest, typ
  * Event Parameters", "Customer Information Parameters", "Custom Data Parameters"; "Standard events" of the
  * Meta Pixel reference), and the Graph API "Ads Pixel Events" reference (its answer, test_event_code).
  */
-
-// Server Event Parameters, action_source: where the conversion happened.
-const ACTION_SOURCES = ['website', 'app', 'email', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other'] as const;
-
-const FacebookConversionsConfig = z.strictObject({
-  pixelId: z.string().min(1, 'pixelId is required').describe('the dataset (pixel) id the events belong to'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API access token of the dataset'),
-  apiVersion: z
-    .string()
-    .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')
-    .optional()
-    .describe('Graph API version, v25.0 unless given'),
-  actionSource: z.enum(ACTION_SOURCES).optional().describe('where the conversions happen, website unless given'),
-  testEventCode: z.string().optional().describe('sends to the Test Events tool instead of counting the events'),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://graph.facebook.com (proxies, tests)'),
-});
-type FacebookConversionsConfig = z.output<typeof FacebookConversionsConfig>;
 
 const DEFAULT_VERSION = 'v25.0';
 
@@ -117,10 +95,7 @@ function facebookVerdicts(answer: { status: number; response: unknown }, count: 
   return Array.from({ length: count }, () => ({ kind: 'retryable', error: text }));
 }
 
-export const facebookConversions = defineDestination({
-  name: 'FACEBOOK_CONVERSIONS',
-  displayName: 'Facebook Conversions API',
-  config: FacebookConversionsConfig,
+export const facebookConversions = defineDestination(facebookConversionsDefinition, {
   delivery: 'http',
   // Using the API, "Batch Requests": up to 1,000 events in `data`.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: facebookVerdicts },

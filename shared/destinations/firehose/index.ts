@@ -1,32 +1,15 @@
-import * as z from 'zod';
-import { CREDENTIAL_KEY } from '../../domain/credentials/schemas';
 import { nothingToSend, sortChunk, withVerdicts } from '../chunk-verdicts';
 import type { ChunkEventVerdict, DeliveryResult, Message, ServerBatchContext, ServerBatchResult } from '../types';
 import { defineDestination } from '../types';
 import { type FirehoseTarget, putRecordBatch } from './client';
+import { type FirehoseConfig, firehoseDefinition } from './definition';
 
 /** PutRecordBatch's limits: 500 records and 4 MiB a call, 1,000 KiB a record (before base64). */
 const MAX_RECORDS = 500;
 const MAX_CALL_BYTES = 4 * 1024 * 1024;
 const MAX_RECORD_BYTES = 1000 * 1024;
 
-const CredentialName = z.string().regex(CREDENTIAL_KEY, 'must name a workspace credential (letters, digits and _)');
-
-const config = z.strictObject({
-  deliveryStreamName: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'deliveryStreamName must be 1-64 letters, digits, "_", "." or "-"'),
-  region: z
-    .string()
-    .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
-    .optional()
-    .describe('the stream region (default us-east-1)'),
-  accessKeyIdCredential: CredentialName.describe('the workspace credential that holds the access key id'),
-  secretAccessKeyCredential: CredentialName.describe('the workspace credential that holds the secret access key'),
-  endPoint: z
-    .url({ protocol: /^https?$/ })
-    .optional()
-    .describe('a Firehose-compatible endpoint instead of AWS'),
-});
-type Config = z.output<typeof config>;
+type Config = FirehoseConfig;
 
 /** One event as a record: its JSON and a newline, so the objects Firehose writes hold one event a line. */
 export function recordOf(message: Message): Uint8Array | { refused: string } {
@@ -92,11 +75,8 @@ async function putCall(target: FirehoseTarget, records: Uint8Array[]): Promise<{
  * Amazon Kinesis Data Firehose: a chunk's events become records of the destination's delivery stream, one
  * PutRecordBatch per 500 records or 4 MiB; Firehose's answer names each record, so each event has its verdict.
  */
-export const firehose = defineDestination({
-  name: 'FIREHOSE',
-  displayName: 'Amazon Kinesis Data Firehose',
+export const firehose = defineDestination(firehoseDefinition, {
   delivery: 'server',
-  config,
   serverBatch: {
     maxEvents: MAX_RECORDS,
     async deliver(messages, c, context) {

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { configurationError, instrumentationError } from '../errors';
 import { eventTime, firstOf, flatten, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type Message } from '../types';
 import { ecommerceEvent } from './ecommerce';
 import { LIMITS, paramName, paramValue, userPropertyName } from './names';
+import { type Ga4Config, ga4Definition } from './definition';
 
 /**
  * Google Analytics 4 through the Measurement Protocol. Docs: developers.google.com/analytics/devguides/collection/
@@ -14,27 +14,6 @@ import { LIMITS, paramName, paramValue, userPropertyName } from './names';
  * No user deletion: GA4 deletes a user's data only through the User Deletion API of the Admin API, which needs an
  * OAuth service account with edit access to the property; the Measurement Protocol's api_secret cannot do it.
  */
-const Ga4Config = z
-  .strictObject({
-    apiSecret: z.string().min(1, 'apiSecret is required'),
-    measurementId: z.string().optional().describe('web data stream measurement ID (G-...); required for gtag'),
-    firebaseAppId: z.string().optional().describe('Firebase App ID of an app data stream; required for firebase'),
-    typesOfClient: z.enum(['gtag', 'firebase']).optional().describe('web stream (gtag, the default) or app stream (firebase)'),
-    debugMode: z.boolean().optional().describe('send to the /debug/mp/collect validation server instead'),
-    baseUrl: z
-      .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-      .optional()
-      .describe('replaces https://www.google-analytics.com (EU endpoint, proxies, tests)'),
-  })
-  .refine((c) => (c.typesOfClient ?? 'gtag') !== 'gtag' || !!c.measurementId, {
-    message: 'measurementId is required for gtag',
-    path: ['measurementId'],
-  })
-  .refine((c) => c.typesOfClient !== 'firebase' || !!c.firebaseAppId, {
-    message: 'firebaseAppId is required for firebase',
-    path: ['firebaseAppId'],
-  });
-type Ga4Config = z.output<typeof Ga4Config>;
 
 const DEFAULT_BASE = 'https://www.google-analytics.com';
 
@@ -183,10 +162,7 @@ function ga4Event(message: Message, config: Ga4Config): { name: string; params: 
   }
 }
 
-export const ga4 = defineDestination({
-  name: 'GA4',
-  displayName: 'Google Analytics 4',
-  config: Ga4Config,
+export const ga4 = defineDestination(ga4Definition, {
   delivery: 'http',
   // "Limitations": up to 25 events per request and a post body under 130 kB; the events are measured, so the
   // rest of the body (ids, user properties) has room. Requests combine only where everything but the events is

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { type SortedChunk, nothingToSend, sortChunk, wholeAnswer, withVerdicts } from '../chunk-verdicts';
 import { accessToken, forgetToken, parseServiceAccountKey } from '../google/service-account';
 import { sendRequest } from '../http-client';
 import { get, idText, trimBase } from '../message';
 import { restRequest } from '../request';
 import { type Message, defineDestination } from '../types';
+import { type GoogleSheetsConfig, googleSheetsDefinition } from './definition';
 
 /**
  * Google Sheets: each event becomes one row appended to the sheet (`spreadsheets.values.append`, values taken
@@ -16,17 +16,7 @@ const SHEETS_BASE = 'https://sheets.googleapis.com';
 /** Rows per append: Google advises requests of at most 2 MB; 500 short rows stay well under it. */
 const MAX_ROWS = 500;
 
-const config = z.strictObject({
-  credentials: z.string().min(1).describe('service account key (JSON text)'),
-  sheetId: z.string().min(1).describe('the spreadsheet id, from its URL'),
-  sheetName: z.string().min(1).describe('the tab rows are appended to'),
-  eventKeyMap: z
-    .array(z.strictObject({ from: z.string().min(1), to: z.string() }))
-    .optional()
-    .describe('columns after messageId: `from` an event property, trait or path, `to` the column heading'),
-  baseUrl: z.url().optional().describe('the Sheets API root instead of https://sheets.googleapis.com'),
-});
-type Config = z.output<typeof config>;
+type Config = GoogleSheetsConfig;
 type Cell = string | number | boolean;
 
 /** A property, else a trait, else a path into the event (e.g. `context.ip`). */
@@ -72,11 +62,8 @@ async function append(chunk: SortedChunk<Cell[]>, c: Config) {
   return withVerdicts(result, chunk, () => wholeAnswer(result));
 }
 
-export const googleSheets = defineDestination({
-  name: 'GOOGLESHEETS',
-  displayName: 'Google Sheets',
+export const googleSheets = defineDestination(googleSheetsDefinition, {
   delivery: 'server',
-  config,
   serverBatch: {
     maxEvents: MAX_ROWS,
     async deliver(messages, c) {

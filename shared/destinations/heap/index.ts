@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
+import { type HeapConfig, heapDefinition } from './definition';
 
 /**
  * Heap: events through the server-side Track API, user properties through Add User Properties, groups through Add
@@ -28,17 +28,6 @@ const MAX_DELETIONS = 10_000;
 const MAX_IDENTITY = 255;
 const MAX_EVENT_NAME = 1024;
 const MAX_VALUE = 1023;
-
-const HeapConfig = z.strictObject({
-  appId: z.string().min(1, 'appId is required').describe('the environment ID (app_id) events go to'),
-  apiKey: z.string().optional().describe('the API key of Privacy & Security; needed to delete users, with the Main Production app_id'),
-  dataCenter: z.enum(['US', 'EU']).optional().describe("the account's data center; US when not set"),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces both API hosts (proxies, tests)'),
-});
-type HeapConfig = z.output<typeof HeapConfig>;
 
 const hosts = (config: HeapConfig) =>
   config.baseUrl ? { events: trimBase(config.baseUrl), deletion: trimBase(config.baseUrl) } : HOSTS[config.dataCenter ?? 'US'];
@@ -175,10 +164,7 @@ async function deleteUsers(users: DeletionUser[], config: HeapConfig, io: Deleti
   return { status: 'completed' };
 }
 
-export const heap = defineDestination({
-  name: 'HEAP',
-  displayName: 'Heap',
-  config: HeapConfig,
+export const heap = defineDestination(heapDefinition, {
   delivery: 'http',
   // The bulk forms take 1,000 items; Heap documents no byte limit, so a request is held under 1 MB. Events carry
   // idempotency_key = the messageId: a resent chunk's events are not stored twice; properties are state.

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase } from '../message';
@@ -12,6 +11,7 @@ import {
   type Message,
   type RequestSender,
 } from '../types';
+import { type HubspotConfig, hubspotDefinition } from './definition';
 
 /**
  * HubSpot: contacts created or updated by email through the CRM v3 batch upsert, track events as custom event
@@ -23,28 +23,6 @@ import {
  */
 
 const HOST = 'https://api.hubapi.com';
-
-const HubspotConfig = z.strictObject({
-  accessToken: z.string().min(1, 'accessToken is required').describe('private app access token, sent as a bearer token'),
-  portalId: z
-    .string()
-    .regex(/^\d+$/, 'portalId must be the HubID, digits only')
-    .optional()
-    .describe('the HubID: a track event not in eventNames goes to the custom event pe<HubID>_<event name>'),
-  eventNames: z
-    .array(z.strictObject({ from: z.string(), to: z.string() }))
-    .optional()
-    .describe('track event name → the custom event fully qualified name (pe<HubID>_<name>), {from, to}'),
-  contactProperties: z
-    .array(z.strictObject({ from: z.string(), to: z.string() }))
-    .optional()
-    .describe('further traits sent as contact properties, {from: trait, to: HubSpot property internal name}'),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://api.hubapi.com (proxies, tests)'),
-});
-type HubspotConfig = z.output<typeof HubspotConfig>;
 
 const baseOf = (config: HubspotConfig) => trimBase(config.baseUrl ?? HOST);
 
@@ -223,10 +201,7 @@ async function deleteContacts(users: DeletionUser[], config: HubspotConfig, send
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const hubspot = defineDestination({
-  name: 'HS',
-  displayName: 'HubSpot',
-  config: HubspotConfig,
+export const hubspot = defineDestination(hubspotDefinition, {
   delivery: 'http',
   // CRM batch endpoints take up to 100 inputs; the same bound is kept for event occurrences, whose batch page
   // names none. A contact is upserted once per request: HubSpot refuses a batch naming one record twice.

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { DestinationError, instrumentationError } from '../errors';
 import { sendRequest } from '../http-client';
@@ -13,6 +12,7 @@ import {
   type Message,
   type RequestSender,
 } from '../types';
+import { type IntercomConfig, intercomDefinition } from './definition';
 
 /**
  * Intercom, REST API version 2.11: users through "Create a contact" (POST /contacts) and, where Intercom answers
@@ -24,16 +24,6 @@ import {
 
 const HOSTS = { US: 'https://api.intercom.io', EU: 'https://api.eu.intercom.io', AU: 'https://api.au.intercom.io' } as const;
 export const INTERCOM_VERSION = '2.11';
-
-const IntercomConfig = z.strictObject({
-  accessToken: z.string().min(1, 'accessToken is required').describe('the access token of the Intercom app, sent as a bearer token'),
-  region: z.enum(['US', 'EU', 'AU']).optional().describe('the workspace region; US when not set'),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces the regional API host (proxies, tests)'),
-});
-type IntercomConfig = z.output<typeof IntercomConfig>;
 
 const request = (config: IntercomConfig, method: DestinationRequest['method'], path: string, json?: Record<string, unknown>, userId?: unknown) =>
   restRequest({
@@ -244,10 +234,7 @@ async function deleteContacts(users: DeletionUser[], config: IntercomConfig, sen
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const intercom = defineDestination({
-  name: 'INTERCOM',
-  displayName: 'Intercom',
-  config: IntercomConfig,
+export const intercom = defineDestination(intercomDefinition, {
   delivery: 'http',
   // Intercom's REST API 2.x has no batch endpoint for contacts or data events: one request per event.
   transform: (message, config) => [transformMessage(message, config)],

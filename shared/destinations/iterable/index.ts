@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import { iterableVerdicts } from './verdicts';
+import { type IterableConfig, iterableDefinition } from './definition';
 
 /**
  * Iterable: users through POST /api/users/bulkUpdate, events through POST /api/events/trackBulk, orders through
@@ -17,16 +17,6 @@ import { iterableVerdicts } from './verdicts';
 
 // "Base URLs": USDC-based projects use api.iterable.com, EDC-based ones api.eu.iterable.com.
 const HOSTS = { US: 'https://api.iterable.com', EU: 'https://api.eu.iterable.com' } as const;
-
-const IterableConfig = z.strictObject({
-  apiKey: z.string().min(1, 'apiKey is required').describe('a server-side API key of the project'),
-  dataCenter: z.enum(['US', 'EU']).optional().describe("the project's data centre; US when not set"),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces the API host (proxies, tests)'),
-});
-type IterableConfig = z.output<typeof IterableConfig>;
 
 const baseOf = (config: IterableConfig) => trimBase(config.baseUrl ?? HOSTS[config.dataCenter ?? 'US']);
 
@@ -188,10 +178,7 @@ async function forget(user: DeletionUser, config: IterableConfig, io: DeletionIO
 const worst = (outcomes: DeletionOutcome[]): DeletionOutcome =>
   outcomes.find((o) => o.status === 'failed' && o.retryable) ?? outcomes.find((o) => o.status !== 'completed') ?? { status: 'completed' };
 
-export const iterable = defineDestination({
-  name: 'ITERABLE',
-  displayName: 'Iterable',
-  config: IterableConfig,
+export const iterable = defineDestination(iterableDefinition, {
   delivery: 'http',
   // bulkUpdate: "Max size of request body: 4MB"; trackBulk documents no limit of its own and is held to the same.
   // Neither documents a count: 1,000 a request. Events carry `id` = the messageId, so a resent chunk updates them.

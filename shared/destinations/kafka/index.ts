@@ -1,30 +1,15 @@
-import * as z from 'zod';
 import type { Message as KafkaMessage } from 'kafkajs';
 import { nothingToSend, sortChunk, withVerdicts } from '../chunk-verdicts';
 import { anonymousIdOf, idText, userIdOf } from '../message';
 import { type ChunkEventVerdict, type Message, defineDestination } from '../types';
 import { destinationTimeoutMs } from '../http-client';
 import { withProducer } from './connection';
+import { kafkaDefinition } from './definition';
 
 /** Events per produce call: a chunk is one request per broker, each partition one record batch. */
 const MAX_EVENTS = 500;
 /** Kafka's default `max.message.bytes` (1 MB): a larger event is refused alone rather than failing its chunk. */
 const MAX_RECORD_BYTES = 1_000_000;
-
-const config = z.strictObject({
-  hostname: z.string().regex(/^[\w.-]+$/, 'hostname must be a host name or an IPv4 address'),
-  port: z.number().int().min(1).max(65535),
-  topic: z
-    .string()
-    .regex(/^[\w.-]{1,249}$/, 'topic must be 1-249 letters, digits, ".", "_" or "-"')
-    .describe('every event of the destination goes to this topic'),
-  sslEnabled: z.boolean().optional(),
-  caCertificate: z.string().optional().describe('PEM; the system trust store when absent'),
-  useSASL: z.boolean().optional(),
-  saslType: z.enum(['plain', 'sha256', 'sha512']).optional().describe('PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512'),
-  username: z.string().optional(),
-  password: z.string().optional(),
-});
 
 /**
  * One event as a record: keyed by its userId (else anonymousId), so a user's events land on one partition and
@@ -41,11 +26,8 @@ export function recordOf(message: Message): KafkaMessage | { refused: string } {
  * Apache Kafka: a chunk is produced to the destination's topic with kafkajs (acks from all in-sync replicas).
  * The answer is about the chunk as a whole: a produce either took every partition's batch or failed.
  */
-export const kafka = defineDestination({
-  name: 'KAFKA',
-  displayName: 'Apache Kafka',
+export const kafka = defineDestination(kafkaDefinition, {
   delivery: 'server',
-  config,
   serverBatch: {
     maxEvents: MAX_EVENTS,
     async deliver(messages, c) {

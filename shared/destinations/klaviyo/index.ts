@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
+import { type KlaviyoConfig, klaviyoDefinition } from './definition';
 
 /**
  * Klaviyo: profiles through "Create or Update Profile" (POST /api/profile-import), track events through "Create
@@ -16,15 +16,6 @@ import { defineDestination, type DeletionOutcome, type DeletionUser, type Destin
 const HOST = 'https://a.klaviyo.com';
 /** Every request names the API revision it was written for ("API versioning and deprecation policy"). */
 export const KLAVIYO_REVISION = '2026-07-15';
-
-const KlaviyoConfig = z.strictObject({
-  privateApiKey: z.string().min(1, 'privateApiKey is required').describe('a private API key (pk_...)'),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://a.klaviyo.com (proxies, tests)'),
-});
-type KlaviyoConfig = z.output<typeof KlaviyoConfig>;
 
 /** Private key authentication: `Authorization: Klaviyo-API-Key <key>`; JSON:API bodies; the revision header. */
 const post = (config: KlaviyoConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
@@ -160,10 +151,7 @@ async function deleteProfiles(users: DeletionUser[], config: KlaviyoConfig, send
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const klaviyo = defineDestination({
-  name: 'KLAVIYO',
-  displayName: 'Klaviyo',
-  config: KlaviyoConfig,
+export const klaviyo = defineDestination(klaviyoDefinition, {
   delivery: 'http',
   // No batch: the bulk jobs (event-bulk-create-jobs) group events under their profile and answer asynchronously,
   // so a chunk's outcome is not known when it is sent; one request per event, unique_id making resends harmless.

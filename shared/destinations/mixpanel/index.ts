@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type MixpanelConfig, mixpanelDefinition } from './definition';
 
 /**
  * Mixpanel: events through the Ingestion API (/import with the project secret, else /track), user profiles
@@ -18,18 +18,6 @@ const HOSTS = {
   eu: { api: 'https://api-eu.mixpanel.com', app: 'https://eu.mixpanel.com' },
   in: { api: 'https://api-in.mixpanel.com', app: 'https://in.mixpanel.com' },
 } as const;
-
-const MixpanelConfig = z.strictObject({
-  token: z.string().min(1, 'token is required'),
-  apiSecret: z.string().optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
-  dataResidency: z.enum(['us', 'eu', 'in']).optional(),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces both API hosts (proxies, tests)'),
-  gdprApiToken: z.string().optional().describe('GDPR API OAuth token; needed to delete users'),
-});
-type MixpanelConfig = z.output<typeof MixpanelConfig>;
 
 const hosts = (config: MixpanelConfig) =>
   config.baseUrl ? { api: trimBase(config.baseUrl), app: trimBase(config.baseUrl) } : HOSTS[config.dataResidency ?? 'us'];
@@ -186,10 +174,7 @@ function mixpanelVerdicts(answer: { status: number; response: unknown }, count: 
   );
 }
 
-export const mixpanel = defineDestination({
-  name: 'MP',
-  displayName: 'Mixpanel',
-  config: MixpanelConfig,
+export const mixpanel = defineDestination(mixpanelDefinition, {
   delivery: 'http',
   // Ingestion API: /import takes 2,000 events (10 MB) per request, /track and /engage 50; $insert_id (the
   // messageId) makes a resent chunk harmless.

@@ -1,9 +1,9 @@
-import * as z from 'zod';
-import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type PinterestConfig, pinterestConversionsDefinition } from './definition';
 
 /**
  * Pinterest API for Conversions: POST /v5/ad_accounts/{ad_account_id}/events with a conversion access token.
@@ -11,18 +11,6 @@ import { defineDestination, type ChunkEventVerdict, type DestinationRequest, typ
  * `custom_data`, the ConversionApiResponse answer, 422 "Not all events were successfully processed"), and
  * developers.pinterest.com/docs/conversions ("Conversion events" names).
  */
-
-const PinterestConfig = z.strictObject({
-  adAccountId: z.string().min(1, 'adAccountId is required').describe('the ad account the conversions belong to'),
-  conversionToken: z.string().min(1, 'conversionToken is required').describe('the conversion access token from Ads Manager'),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://api.pinterest.com (proxies, tests)'),
-});
-type PinterestConfig = z.output<typeof PinterestConfig>;
 
 // event_name values for the event spec's ecommerce and lifecycle names; anything else is `custom`.
 const STANDARD_EVENTS: Record<string, string> = {
@@ -105,10 +93,7 @@ function pinterestVerdicts(answer: { status: number; response: unknown }, count:
   });
 }
 
-export const pinterestConversions = defineDestination({
-  name: 'PINTEREST_CONVERSIONS',
-  displayName: 'Pinterest Conversions API',
-  config: PinterestConfig,
+export const pinterestConversions = defineDestination(pinterestConversionsDefinition, {
   delivery: 'http',
   // ConversionEvents: `data` holds 1 to 1,000 events.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: pinterestVerdicts },

@@ -1,24 +1,8 @@
-import * as z from 'zod';
 import { defineDestination, type ChunkEventVerdict, type ServerBatchResult } from '../types';
 import { withPostgres, type PostgresTarget } from './connection';
 import { deleteUserRows, loadRows } from './load';
 import { rowsOf, unloadable, type Row } from './rows';
-
-const PostgresConfig = z.strictObject({
-  host: z.string().regex(/^[\w.-]+$/, 'host must be a host name or IPv4 address'),
-  port: z.number().int().min(1).max(65535).optional().describe('default 5432'),
-  database: z.string().min(1).max(63),
-  user: z.string().min(1).max(63),
-  password: z.string().optional(),
-  schema: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'schema must be a lower-case identifier (letters, digits and _)')
-    .optional()
-    .describe('where the tables are made (default public)'),
-  sslMode: z.enum(['disable', 'require', 'verify-full']).optional().describe('default disable'),
-  caCertificate: z.string().optional().describe('PEM certificate of the server’s CA, for verify-full'),
-});
-type PostgresConfig = z.output<typeof PostgresConfig>;
+import { type PostgresConfig, postgresDefinition } from './definition';
 
 const targetOf = (config: PostgresConfig): PostgresTarget => ({
   host: config.host,
@@ -48,11 +32,8 @@ function verdicts(problems: (string | undefined)[], rest: ChunkEventVerdict): Ch
  * event (see rows.ts), columns added as keys appear (columns.ts), rows keyed by messageId (load.ts).
  * Connection settings and the password are in the configuration, since user deletion gets only that.
  */
-export const postgres = defineDestination({
-  name: 'POSTGRES',
-  displayName: 'PostgreSQL',
+export const postgres = defineDestination(postgresDefinition, {
   delivery: 'server',
-  config: PostgresConfig,
   serverBatch: {
     maxEvents: 1000,
     async deliver(messages, config): Promise<ServerBatchResult> {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DeletionOutcome, type DeliveryResult, type Message } from '../types';
+import { type PostHogConfig, posthogDefinition, US_CLOUD } from './definition';
 
 /**
  * PostHog: events through the capture API's /batch/ endpoint (project API key in the body), persons deleted
@@ -12,18 +12,6 @@ import { defineDestination, type DeletionOutcome, type DeliveryResult, type Mess
  * Docs: posthog.com/docs/api/capture ("Capture and batch API endpoints"), posthog.com/docs/privacy/data-deletion,
  * posthog.com/docs/api/persons.
  */
-const US_CLOUD = 'https://us.i.posthog.com';
-
-const PostHogConfig = z.strictObject({
-  teamApiKey: z.string().min(1, 'teamApiKey is required'),
-  yourInstance: z
-    .url({ protocol: /^https?$/, error: 'yourInstance must be an http(s) URL' })
-    .optional()
-    .describe(`the ingestion host: ${US_CLOUD} (default), https://eu.i.posthog.com or a self-hosted URL`),
-  personalApiKey: z.string().optional().describe('personal API key with person:read and person:write; needed to delete users'),
-  projectId: z.string().optional().describe('the project whose persons are deleted; needed to delete users'),
-});
-type PostHogConfig = z.output<typeof PostHogConfig>;
 
 const ingestionHost = (config: PostHogConfig) => trimBase(config.yourInstance ?? US_CLOUD);
 
@@ -142,10 +130,7 @@ function personIds(result: DeliveryResult): string[] {
   });
 }
 
-export const posthog = defineDestination({
-  name: 'POSTHOG',
-  displayName: 'PostHog',
-  config: PostHogConfig,
+export const posthog = defineDestination(posthogDefinition, {
   delivery: 'http',
   // /batch/ takes many events per request (20 MB); uuid (from the messageId) makes a resent chunk harmless.
   batch: { maxEvents: 500, maxBytes: 1_000_000, lists: ['JSON.batch'] },

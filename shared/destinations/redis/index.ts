@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { flatten, traitsOf, userIdOf } from '../message';
 import { defineDestination, type DeliveryResult } from '../types';
 import { withRedis } from './connection';
+import { redisDefinition } from './definition';
 
 /** Keys per DEL, so a large job never becomes one huge command. */
 const KEYS_PER_DEL = 500;
@@ -11,17 +11,8 @@ const KEYS_PER_DEL = 500;
  * in the hash `<prefix>user:<userId>`; user deletion removes that hash, as the reference's Redis deleter does
  * (`DEL user:<userId>`), and nothing else.
  */
-export const redis = defineDestination({
-  name: 'REDIS',
-  displayName: 'Redis',
+export const redis = defineDestination(redisDefinition, {
   delivery: 'server',
-  config: z.strictObject({
-    address: z.string().regex(/^[^\s:]+:\d{1,5}$/, 'address must be host:port'),
-    password: z.string().optional(),
-    database: z.number().int().min(0).max(15).optional(),
-    secure: z.boolean().optional(),
-    prefix: z.string().max(100).optional().describe('prepended to every key'),
-  }),
   async deleteUsers(users, config) {
     const keys = users.map((user) => `${config.prefix ?? ''}user:${user.userId}`);
     const done = await withRedis(config, async (client) => {

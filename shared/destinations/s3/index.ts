@@ -1,27 +1,7 @@
-import * as z from 'zod';
-import { CREDENTIAL_KEY } from '../../domain/credentials/schemas';
 import { defineDestination, type ServerBatchContext, type ServerBatchResult } from '../types';
 import { putObject, type S3Target } from './client';
 import { chunkHour, objectBody, objectKey } from './objects';
-
-const CredentialName = z.string().regex(CREDENTIAL_KEY, 'must name a workspace credential (letters, digits and _)');
-
-const S3Config = z.strictObject({
-  bucketName: z.string().min(3).max(63),
-  region: z
-    .string()
-    .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
-    .optional()
-    .describe('the bucket region (default us-east-1)'),
-  prefix: z.string().max(512).optional().describe('the folder objects are written under'),
-  accessKeyIdCredential: CredentialName.optional().describe('the workspace credential that holds the access key id'),
-  secretAccessKeyCredential: CredentialName.optional().describe('the workspace credential that holds the secret access key'),
-  endPoint: z
-    .url({ protocol: /^https?$/ })
-    .optional()
-    .describe('an S3-compatible store instead of AWS (addressed path-style)'),
-});
-type S3Config = z.output<typeof S3Config>;
+import { type S3Config, s3Definition } from './definition';
 
 const refused = (error: string): ServerBatchResult => ({ status: 400, response: '', error, retryable: false });
 
@@ -50,11 +30,8 @@ async function targetOf(config: S3Config, context: ServerBatchContext): Promise<
  * gzipped JSON lines, `<prefix>/<sourceId>/<yyyy>/<mm>/<dd>/<hh>/<chunkKey>.json.gz` (see objects.ts).
  * The object is the chunk: stored whole or not at all, so the answer is about all its events.
  */
-export const s3 = defineDestination({
-  name: 'S3',
-  displayName: 'Amazon S3',
+export const s3 = defineDestination(s3Definition, {
   delivery: 'server',
-  config: S3Config,
   serverBatch: {
     maxEvents: 1000,
     async deliver(messages, config, context) {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, idText, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DestinationRequest, type Message } from '../types';
+import { type SegmentConfig, segmentDefinition } from './definition';
 
 /**
  * Segment: every event forwarded to Segment's HTTP Tracking API as one call of POST /v1/batch (so live delivery
@@ -27,17 +27,6 @@ const MAX_EVENT_BYTES = 32 * 1024;
 const MAX_MESSAGE_ID_LENGTH = 99;
 // "User Deletion and Suppression": up to 5,000 userIds per Public API call.
 const MAX_SUBJECTS = 5000;
-
-const SegmentConfig = z.strictObject({
-  writeKey: z.string().min(1, 'writeKey is required').describe('the write key of the Segment source events go to'),
-  region: z.enum(['US', 'EU']).optional().describe("the workspace's region; US when not set"),
-  publicApiToken: z.string().optional().describe('a Public API token; needed to delete users'),
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces both the tracking and the Public API host (proxies, tests)'),
-});
-type SegmentConfig = z.output<typeof SegmentConfig>;
 
 const hosts = (config: SegmentConfig) =>
   config.baseUrl ? { events: trimBase(config.baseUrl), publicApi: trimBase(config.baseUrl) } : HOSTS[config.region ?? 'US'];
@@ -89,10 +78,7 @@ const batchOfOne = (config: SegmentConfig, message: Message): DestinationRequest
     userId: message.anonymousId,
   });
 
-export const segment = defineDestination({
-  name: 'SEGMENT',
-  displayName: 'Segment',
-  config: SegmentConfig,
+export const segment = defineDestination(segmentDefinition, {
   delivery: 'http',
   // 500 KB a request (its calls in UTF-8, with room for the envelope) and 2,500 calls. Segment answers 200 to all
   // but oversized or malformed requests, naming no call; it drops a call whose messageId it has already seen.

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, isRecord, propertiesOf, traitsOf, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type Message } from '../types';
+import { type SlackConfig, slackDefinition } from './definition';
 
 /**
  * Slack through an incoming webhook: one message per event. Docs: api.slack.com/incoming-webhooks ("Incoming
@@ -10,18 +10,6 @@ import { defineDestination, type Message } from '../types';
  * and `icon_url` override the hook's configured name and icon where the webhook allows it). Messages only: a
  * webhook keeps no user data that could be deleted.
  */
-const SlackConfig = z.strictObject({
-  webhookUrl: z.url({ protocol: /^https?$/, error: 'webhookUrl must be an http(s) URL' }),
-  username: z.string().optional().describe('name the message is posted under'),
-  iconUrl: z
-    .url({ protocol: /^https?$/, error: 'iconUrl must be an http(s) URL' })
-    .optional()
-    .describe('icon the message is posted with'),
-  eventTemplate: z.string().optional().describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),
-  identifyTemplate: z.string().optional().describe('text of identify messages, with {{user}}, {{traits.x}} placeholders'),
-  whitelistedEvents: z.array(z.string()).optional().describe('track events to post; others are refused; all when not set or empty'),
-});
-type SlackConfig = z.output<typeof SlackConfig>;
 
 const text = (value: unknown): string => {
   if (value === undefined || value === null) return '';
@@ -82,10 +70,7 @@ function messageText(message: Message, config: SlackConfig): string {
   }
 }
 
-export const slack = defineDestination({
-  name: 'SLACK',
-  displayName: 'Slack',
-  config: SlackConfig,
+export const slack = defineDestination(slackDefinition, {
   delivery: 'http',
   transform(message, config) {
     const content = messageText(message, config);

@@ -1,10 +1,10 @@
-import * as z from 'zod';
-import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type SnapchatConfig, snapchatConversionsDefinition } from './definition';
 
 /**
  * Snap Conversions API v3: POST https://tr.snapchat.com/v3/{PIXEL_ID}/events?access_token={TOKEN} with the events
@@ -12,18 +12,6 @@ import { defineDestination, type ChunkEventVerdict, type DestinationRequest, typ
  * data, "User Data Parameters", custom data; "Migration from v2 to v3"), and Snap's v3 API description
  * (Snapchat/business-sdk-v3-java api/openapi.yaml: the EventResponse answer, VALID or INVALID).
  */
-
-const SnapchatConfig = z.strictObject({
-  pixelId: z.string().min(1, 'pixelId is required').describe('the Snap Pixel id the web events belong to'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API token of the pixel'),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://tr.snapchat.com (proxies, tests)'),
-});
-type SnapchatConfig = z.output<typeof SnapchatConfig>;
 
 // Snap's standard event names for the event spec's ecommerce and lifecycle names.
 const STANDARD_EVENTS: Record<string, string> = {
@@ -102,10 +90,7 @@ function snapVerdicts(answer: { status: number; response: unknown }, count: numb
   return Array.from({ length: count }, () => ({ kind: 'refused', error }));
 }
 
-export const snapchatConversions = defineDestination({
-  name: 'SNAPCHAT_CONVERSIONS',
-  displayName: 'Snapchat Conversions API',
-  config: SnapchatConfig,
+export const snapchatConversions = defineDestination(snapchatConversionsDefinition, {
   delivery: 'http',
   // Up to 2,000 events in `data` per request.
   batch: { maxEvents: 2000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: snapVerdicts },

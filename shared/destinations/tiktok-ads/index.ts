@@ -1,9 +1,9 @@
-import * as z from 'zod';
-import { commerceOf, EventMap, PhoneCountryCode, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { type TikTokConfig, tiktokAdsDefinition } from './definition';
 
 /**
  * TikTok Events API 2.0 for web events: POST /open_api/v1.3/event/track/ with `event_source: web`, the pixel
@@ -11,19 +11,6 @@ import { defineDestination, type ChunkEventVerdict, type DestinationRequest, typ
  * 2.0" ("Report web events", its parameters `event`, `event_time`, `event_id`, `user`, `properties`, `page`;
  * "Supported standard events"), and the Marketing API's return codes.
  */
-
-const TikTokConfig = z.strictObject({
-  pixelCode: z.string().min(1, 'pixelCode is required').describe('the pixel code, sent as event_source_id'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel'),
-  testEventCode: z.string().optional().describe('sends to Test Events instead of counting the events'),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: z
-    .url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' })
-    .optional()
-    .describe('replaces https://business-api.tiktok.com (proxies, tests)'),
-});
-type TikTokConfig = z.output<typeof TikTokConfig>;
 
 // Supported standard events for the event spec's ecommerce and lifecycle names.
 const STANDARD_EVENTS: Record<string, string> = {
@@ -104,10 +91,7 @@ function tiktokVerdicts(answer: { status: number; response: unknown }, count: nu
   return Array.from({ length: count }, () => verdict);
 }
 
-export const tiktokAds = defineDestination({
-  name: 'TIKTOK_ADS',
-  displayName: 'TikTok Events API',
-  config: TikTokConfig,
+export const tiktokAds = defineDestination(tiktokAdsDefinition, {
   delivery: 'http',
   // Events API 2.0: up to 1,000 events in `data` per request.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: tiktokVerdicts },

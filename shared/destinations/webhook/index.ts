@@ -1,18 +1,10 @@
-import * as z from 'zod';
 import { configurationError } from '../errors';
 import { flatten, get, isRecord, propertiesOf, traitsOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type Message } from '../types';
+import { webhookDefinition } from './definition';
 
 /** Webhook: the whole event to any URL (the reference's webhook destination, rule for rule). */
-export const WebhookConfig = z.strictObject({
-  webhookUrl: z.url({ protocol: /^https?$/, error: 'webhookUrl must be an http(s) URL' }),
-  webhookMethod: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
-  headers: z
-    .array(z.strictObject({ from: z.string(), to: z.string() }))
-    .optional()
-    .describe('static headers, {from: name, to: value}; names are lower-cased'),
-});
 
 const INVALID_URL = 'Invalid URL in destination config';
 
@@ -30,10 +22,7 @@ function validUrl(text: unknown): string {
 /** The path overrides an event may carry itself or under integrations.WEBHOOK. */
 const overrideOf = (message: Message, key: 'fullPath' | 'appendPath'): unknown => message[key] ?? get(message, `integrations.WEBHOOK.${key}`);
 
-export const webhook = defineDestination({
-  name: 'WEBHOOK',
-  displayName: 'Webhook',
-  config: WebhookConfig,
+export const webhook = defineDestination(webhookDefinition, {
   delivery: 'http',
   invalidConfigText: (field) => (field === 'webhookUrl' ? INVALID_URL : undefined),
   transform(input, config) {

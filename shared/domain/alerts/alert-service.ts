@@ -1,9 +1,9 @@
 import type * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { newId, now } from '../ids';
-import type { AlertRepository } from './ports';
-import { viewOf, type AlertCondition, type AlertRule, type AlertRuleCreate, type AlertRulePatch } from './schemas';
+import type { AlertMail, AlertRepository } from './ports';
+import { viewOf, type AlertChannel, type AlertCondition, type AlertRule, type AlertRuleCreate, type AlertRulePatch, type StoredAlertChannel } from './schemas';
 
 type Create = z.output<typeof AlertRuleCreate>;
 type Patch = z.output<typeof AlertRulePatch>;
@@ -13,12 +13,14 @@ export class AlertService {
   constructor(
     private readonly rules: AlertRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination'>,
+    private readonly mail: AlertMail,
   ) {}
 
   async create(workspaceId: string, input: Create) {
     await this.checkTargets(workspaceId, input.condition);
+    const channel = await this.channelOf(workspaceId, input.channel);
     const at = now();
-    const rule: AlertRule = { id: newId(), workspaceId, ...input, createdAt: at, updatedAt: at, state: 'ok', snapshots: [], version: 0 };
+    const rule: AlertRule = { id: newId(), workspaceId, ...input, channel, createdAt: at, updatedAt: at, state: 'ok', snapshots: [], version: 0 };
     await this.rules.create(rule);
     return viewOf(rule);
   }
@@ -36,7 +38,9 @@ export class AlertService {
     const rule = await this.find(workspaceId, id);
     if (patch.condition) await this.checkTargets(workspaceId, patch.condition);
     const fresh = patch.condition ? { state: 'ok' as const, snapshots: [], reading: undefined, since: undefined } : {};
-    const updated = await this.rules.replace(rule, { ...patch, ...fresh, updatedAt: now() });
+    const { channel, ...rest } = patch;
+    const changes = { ...rest, ...(channel && { channel: await this.channelOf(workspaceId, channel) }), ...fresh, updatedAt: now() };
+    const updated = await this.rules.replace(rule, changes);
     if (!updated) throw new ConflictError(`alert rule ${id} changed meanwhile; read it again`);
     return viewOf(updated);
   }
@@ -53,6 +57,21 @@ export class AlertService {
     const rule = await this.rules.get(workspaceId, id);
     if (!rule) throw NotFoundError.of('alert rule', id);
     return rule;
+  }
+
+  /**
+   * An e-mail channel subscribes its address to the workspace's SNS topic before the rule is written (AWS mails
+   * the address a link to confirm); the rule keeps SNS's answer. Without SNS in the deployment, or when SNS
+   * fails, nothing is written.
+   */
+  private async channelOf(workspaceId: string, channel: AlertChannel): Promise<StoredAlertChannel> {
+    if (channel.type !== 'email') return channel;
+    if (!this.mail.enabled()) {
+      throw new ValidationError("channel.type: e-mail alerts need the deployment's Amazon SNS, which this deployment does not have; use slack or webhook");
+    }
+    const answer = await this.mail.subscribe(workspaceId, channel.address);
+    if ('error' in answer) throw new ServiceUnavailableError(`channel.address: SNS could not subscribe ${channel.address}: ${answer.error}`);
+    return { ...channel, subscription: answer.subscription };
   }
 
   private async checkTargets(workspaceId: string, condition: AlertCondition): Promise<void> {

@@ -1,13 +1,13 @@
 import { newId } from '../ids';
 import type { AlertReads, AlertRepository } from './ports';
 import { keptSnapshots, readCondition } from './readings';
-import type { AlertChannel, AlertNotification, AlertRule } from './schemas';
+import type { AlertNotification, AlertRule, StoredAlertChannel } from './schemas';
 
 /** A rule is evaluated once a minute, however often the round runs (locally every few seconds). */
 const EVERY_MS = 55_000;
 
-/** Sends a notification to its channel; the answer's status, and why it failed if it did. Never throws. */
-export type Notify = (channel: AlertChannel, notification: AlertNotification, rule: AlertRule) => Promise<{ status: number; error?: string }>;
+/** Sends a notification to its channel; the answer's status (and SNS's MessageId), and why it failed if it did. Never throws. */
+export type Notify = (channel: StoredAlertChannel, notification: AlertNotification, rule: AlertRule) => Promise<NonNullable<AlertNotification['delivery']>>;
 
 /**
  * Every minute, each enabled rule's condition is read from the counters and compared with its state. A change

@@ -37,3 +37,24 @@ export interface AlertReads {
   /** Whether the source stored any event received at or after `sinceMs`. */
   sourceStoredSince(workspaceId: string, sourceId: string, sinceMs: number): Promise<boolean>;
 }
+
+/** An e-mail as a notification sends it: a subject line and a plain-text body, to one address. */
+export interface AlertMailMessage {
+  address: string;
+  subject: string;
+  message: string;
+}
+
+/**
+ * E-mail through the deployment's Amazon SNS: a topic per workspace, each address subscribed with a filter on
+ * its own address, so a message published for an address reaches that address only, and only in its workspace.
+ * Never throws: SNS's answer, or why it failed.
+ */
+export interface AlertMail {
+  /** Whether the deployment has SNS for alerts (its setting); without it a rule cannot have an e-mail channel. */
+  enabled(): boolean;
+  /** Subscribes the address to the workspace's topic: SNS's SubscriptionArn answer (`pending confirmation` until confirmed). */
+  subscribe(workspaceId: string, address: string): Promise<{ subscription: string } | { error: string }>;
+  /** Publishes to the workspace's topic for the address: SNS's MessageId, or the status and error. */
+  publish(workspaceId: string, mail: AlertMailMessage): Promise<{ status: number; messageId?: string; error?: string }>;
+}

@@ -37,11 +37,28 @@ export const AlertCondition = z.discriminatedUnion('kind', [
 ]);
 export type AlertCondition = z.output<typeof AlertCondition>;
 
-export const AlertChannel = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('slack'), webhookUrl: z.url({ error: 'must be a Slack incoming-webhook URL' }) }),
-  z.strictObject({ type: z.literal('webhook'), url: z.url({ error: 'must be an http(s) URL' }) }),
-]);
+const SlackChannel = z.strictObject({ type: z.literal('slack'), webhookUrl: z.url({ error: 'must be a Slack incoming-webhook URL' }) });
+const WebhookChannel = z.strictObject({ type: z.literal('webhook'), url: z.url({ error: 'must be an http(s) URL' }) });
+/** Kept in lower case: the address is the SNS filter's value, and the same mailbox is one subscription. */
+const address = z
+  .string({ error: 'required: an e-mail address' })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: 'must be an e-mail address' }).max(254, 'must be an e-mail address of at most 254 characters'))
+  .meta({ format: 'email', description: 'an e-mail address (trimmed, kept in lower case)' });
+const EmailChannel = z.strictObject({ type: z.literal('email'), address });
+
+/** A channel as a rule is given one: a Slack incoming webhook, a webhook, or an e-mail address (through SNS, when deployed). */
+export const AlertChannel = z.discriminatedUnion('type', [SlackChannel, WebhookChannel, EmailChannel]);
 export type AlertChannel = z.output<typeof AlertChannel>;
+
+/**
+ * A channel as a rule keeps it: an e-mail channel also keeps SNS's answer to the subscription made when it was
+ * set (`pending confirmation` until the address follows the link of AWS's confirmation mail; a subscription ARN
+ * when the address had confirmed before). It is what SNS answered then, not read again afterwards.
+ */
+export const StoredAlertChannel = z.discriminatedUnion('type', [SlackChannel, WebhookChannel, EmailChannel.extend({ subscription: z.string() })]);
+export type StoredAlertChannel = z.output<typeof StoredAlertChannel>;
 
 export const AlertRuleCreate = z.strictObject({
   name: z.string().trim().min(1, 'required').max(200),
@@ -67,7 +84,7 @@ export const AlertRule = z.object({
   workspaceId: z.string(),
   name: z.string(),
   condition: AlertCondition,
-  channel: AlertChannel,
+  channel: StoredAlertChannel,
   enabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -94,9 +111,9 @@ export const AlertNotification = z.object({
   state: z.enum(['firing', 'recovered']),
   reading: z.string(),
   at: z.string(),
-  channel: z.enum(['slack', 'webhook']),
-  /** How the channel answered: delivered, or why not. */
-  delivery: z.object({ status: z.number(), error: z.string().optional() }).optional(),
+  channel: z.enum(['slack', 'webhook', 'email']),
+  /** How the channel answered: delivered (SNS's MessageId for e-mail), or why not. */
+  delivery: z.object({ status: z.number(), error: z.string().optional(), messageId: z.string().optional() }).optional(),
 });
 export type AlertNotification = z.infer<typeof AlertNotification>;
 

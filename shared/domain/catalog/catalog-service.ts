@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { validateDestinationConfig } from '../../destinations/registry';
+import { validateDestinationConfig } from '../../destinations/definitions';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
-import { SHARD_DRAIN_GRACE_MS, SHARD_SWITCH_DELAY_MS, type ShardChange } from '../ingestion/shards';
+import { DEFAULT_INGEST_SHARDS, shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
 import type { Rule } from '../rules/schemas';
 import type { CatalogRepository } from './ports';
@@ -102,12 +102,12 @@ function notFound(what: string, id: string): never {
  * knows of in advance. Undefined when the count stays.
  */
 function shardChange(source: Source, shards: number, nowMs: number): ShardChange | undefined {
-  const current = source.ingestShards ?? 1;
+  const current = source.ingestShards ?? DEFAULT_INGEST_SHARDS;
   if (shards === current) return undefined;
   if (shards < current) throw new ValidationError(`ingestShards: must not be less than the source's ${current} (shards only grow)`);
   const pending = source.ingestShardsChange;
-  if (pending && Date.parse(pending.at) + SHARD_DRAIN_GRACE_MS > nowMs) {
+  if (pending && Date.parse(pending.at) + shardDrainGraceMs() > nowMs) {
     throw new ConflictError(`ingestShards: the source's change to ${current} shards applies at ${pending.at}; change them again after it`);
   }
-  return { previous: current, at: new Date(nowMs + SHARD_SWITCH_DELAY_MS).toISOString() };
+  return { previous: current, at: new Date(nowMs + shardSwitchDelayMs()).toISOString() };
 }

@@ -28,7 +28,7 @@ const IngestShards = z
   .int('must be a whole number of shards')
   .min(1, 'must be at least 1')
   .max(MAX_INGEST_SHARDS, `must be at most ${MAX_INGEST_SHARDS}`)
-  .describe('partitions the source’s events are spread over by user; each serves about 600 events a second of 20-user requests');
+  .describe('partitions the source’s events are spread over by user');
 
 export const Source = z.object({
   id: Id,
@@ -38,7 +38,7 @@ export const Source = z.object({
   enabled: z.boolean(),
   firstEventAt: z.iso.datetime().optional().describe('when the source’s first event was stored'),
   inboundLimit: InboundLimit.optional(),
-  ingestShards: IngestShards.optional().describe('partitions the source’s events are spread over by user; absent: 1 (a source from before shards)'),
+  ingestShards: IngestShards.optional().describe(`partitions the source’s events are spread over by user; absent: ${DEFAULT_INGEST_SHARDS}`),
   ingestShardsChange: z
     .object({ previous: z.number().int(), at: z.iso.datetime() })
     .optional()
@@ -53,7 +53,7 @@ export const SourceCreate = z.strictObject({
   type: z.string().trim().min(1).max(64).default('HTTP').describe('SDK or channel, free text such as HTTP, node, javascript'),
   enabled: z.boolean().default(true),
   inboundLimit: InboundLimit.optional(),
-  ingestShards: IngestShards.default(DEFAULT_INGEST_SHARDS),
+  ingestShards: IngestShards.optional().describe(`partitions the source’s events are spread over by user (default ${DEFAULT_INGEST_SHARDS})`),
 });
 
 export const SourcePatch = z

@@ -11,6 +11,8 @@ const DATA_KEY_CACHE_MS = 5 * 60_000;
 export interface InvocationCredentials {
   values: Record<string, string>;
   secrets: string[];
+  /** The secret ones by key: what a failed event's record names in place of their values (redact.ts). */
+  named: Record<string, string>;
 }
 
 const aad = (workspaceId: string, key: string) => `credential:${workspaceId}:${key}`;
@@ -94,7 +96,8 @@ export class CredentialService {
       if (c.isSecret) secretKeys.add(c.key);
       else secretKeys.delete(c.key);
     }
-    return { values, secrets: [...secretKeys].map((k) => values[k]!).filter((v) => v.length > 0) };
+    const named = Object.fromEntries([...secretKeys].filter((k) => values[k]!.length > 0).map((k) => [k, values[k]!]));
+    return { values, secrets: Object.values(named), named };
   }
 
   private view(workspaceId: string, c: StoredCredential, dataKey: Buffer | undefined): CredentialView {

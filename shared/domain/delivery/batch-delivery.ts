@@ -1,7 +1,7 @@
 import type { Message } from '../../destinations';
 import { destinationType } from '../../destinations';
 import type { Destination } from '../catalog/schemas';
-import { redact } from '../credentials/redact';
+import { redact, redactNamed } from '../credentials/redact';
 import { emptyFunnel } from './funnel';
 import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
 import type { Circuit } from './circuit';
@@ -71,6 +71,8 @@ export class BatchDelivery {
           () => round.credentialsOf(ref.workspaceId),
         );
     if (run.context) run.context.secrets = transformed.secrets;
+    // A failure names the credentials in place of their values, for a retry to put back (redact.ts).
+    if (run.context && transformed.secrets.length > 0) run.context.named = (await round.credentialsOf(ref.workspaceId)).named;
     this.lanes.touch(destination.id);
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
@@ -174,7 +176,7 @@ export class BatchDelivery {
   private async write(run: BatchRun): Promise<boolean> {
     const parks = run.parks.splice(0);
     const { position, totals } = run;
-    const failures = redact(run.failures.splice(0), run.context?.secrets ?? []);
+    const failures = redactNamed(run.failures.splice(0), run.context?.named ?? {}, run.context?.secrets ?? []);
     const written = await this.deliveries.writeBatch(run.guard, {
       position,
       totals,
@@ -201,7 +203,7 @@ export class BatchDelivery {
       parks,
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
       funnel: finalFunnel(run),
-      failures: redact(run.failures.splice(0), secrets),
+      failures: redactNamed(run.failures.splice(0), run.context?.named ?? {}, secrets),
     });
     if (!finished) return;
     Object.assign(run.guard, finished);

@@ -17,6 +17,8 @@ export interface DeliveryPolicy {
   laneMaxWaitMs: number;
   /** How long a source's destinations are kept before they are read again: changes reach delivery within it. */
   configCacheMs: number;
+  /** The longest a moved user's events wait for their old shard while their source's shards change (shard-switch.ts). */
+  shardSwitchWaitMs: number;
   /** How long a destination's circuit stays open before one probe may go. */
   circuitOpenMs: number;
 }
@@ -36,6 +38,7 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     laneWaitMs: number('WEIR_DELIVERY_LANE_WAIT_MS', 250),
     laneMaxWaitMs: number('WEIR_DELIVERY_LANE_MAX_WAIT_MS', 5000),
     configCacheMs: number('WEIR_DELIVERY_CONFIG_CACHE_MS', 5000),
+    shardSwitchWaitMs: number('WEIR_DELIVERY_SHARD_SWITCH_WAIT_MS', 40_000),
     circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
   };
 }

@@ -3,7 +3,7 @@ import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
 import type { ParkedDeliveryRepository } from './ports';
 import type { Circuit } from './circuit';
-import { redact } from '../credentials/redact';
+import { redact, redactNamed } from '../credentials/redact';
 import type { CredentialService } from '../credentials/credential-service';
 import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
@@ -102,11 +102,12 @@ export class ParkedRetries {
     const { status, lastStatus } = outcome;
     // What people will read (the destination's errors, the failed event's record) never shows a secret the
     // transformation put in the payload, nor one a destination echoed back.
-    const secrets = status === 'aborted' ? (await this.credentials.forInvocation(claimed.workspaceId)).secrets : [];
+    const credentials = status === 'aborted' ? await this.credentials.forInvocation(claimed.workspaceId) : undefined;
+    const secrets = credentials?.secrets ?? [];
     const lastError = redact(outcome.lastError, secrets);
     const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
     const kept = status === 'aborted' ? retryFailure(claimed, await this.originalOf(claimed).catch(() => undefined), outcome, at) : undefined;
-    const failure = kept ? { failure: redact(kept, secrets) } : {};
+    const failure = kept ? { failure: redactNamed(kept, credentials?.named ?? {}, secrets) } : {};
     if (!(await this.parked.recordRetry(claimed, { ...outcome, lastError, ...error, ...failure }, at))) return undefined;
     deliveryMetrics(destinationType ?? 'unknown', { [status]: 1 });
     const next = await this.parked.firstOfUser(claimed);

@@ -12,6 +12,8 @@ export interface FailureContext {
   revisionId?: string;
   /** Values the transformation read: never kept in a failure. */
   secrets?: string[];
+  /** The secret credentials by key, when there are secrets: a failure names them in place of their values. */
+  named?: Record<string, string>;
 }
 
 /**

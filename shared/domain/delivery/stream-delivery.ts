@@ -13,6 +13,7 @@ import type { DeliveryRepository } from './ports';
 import { batchIdOf, type BatchGuard, type BatchRef, type BatchState } from './records';
 import type { DeliveryRound } from './round';
 import type { SourceFunnelCounter } from './overview';
+import type { ShardSwitch } from './shard-switch';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -44,6 +45,8 @@ export class StreamDelivery {
     private readonly policy: DeliveryPolicy,
     /** The sources' funnel: stored parts counted once each, whatever hands them over again. */
     private readonly funnel?: Pick<SourceFunnelCounter, 'countStored'>,
+    /** A moved user's events wait for their old shard while a source's shards change. */
+    private readonly shardSwitch?: Pick<ShardSwitch, 'awaitOldShards'>,
   ) {}
 
   /**
@@ -55,6 +58,7 @@ export class StreamDelivery {
     const failures = new Map<number, unknown>();
     let suppressed: Set<number>[];
     try {
+      await this.shardSwitch?.awaitOldShards(parts, (workspaceId, sourceId) => this.destinationsOf(workspaceId, sourceId));
       suppressed = await this.suppressedIn(parts);
       await this.funnel?.countStored(
         parts.map((p) => ({ workspaceId: p.workspaceId, sourceId: p.sourceId, requestId: p.requestId, part: p.part, events: p.events.length })),

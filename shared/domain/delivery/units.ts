@@ -40,7 +40,6 @@ function limitsOf(type: DestinationType | undefined, first: SendSlot): { maxEven
   return { maxEvents: typeof api.maxEvents === 'function' ? api.maxEvents(first.requests[0]!) : api.maxEvents, maxBytes: api.maxBytes };
 }
 
-
 export function slotsOf(
   type: DestinationType | undefined,
   events: Message[],

@@ -8,6 +8,11 @@ export interface IngestRepository {
    * or ServiceUnavailableError when the store pushes back.
    */
   write(batch: IngestBatch): Promise<number>;
+  /**
+   * The newest parts (at most `limit`) of one of the source's shards received before `beforeMs`, newest first:
+   * what delivery checks before a moved user's events go on from their new shard (shard-switch.ts).
+   */
+  lastPartsBefore(workspaceId: string, sourceId: string, shard: number, beforeMs: number, limit: number): Promise<{ requestId: string; part: number }[]>;
   /** The events of one stored part (delivery resuming a batch reads them again). */
   readPart(workspaceId: string, sourceId: string, requestId: string, part: number): Promise<Record<string, unknown>[] | undefined>;
   /**

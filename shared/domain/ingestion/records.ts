@@ -26,6 +26,8 @@ export interface IngestPart {
   sourceId: string;
   requestId: string;
   part: number;
+  /** The source's shards when it was written (absent: 1, a part from before shards). */
+  shards?: number;
   events: Record<string, unknown>[];
 }
 

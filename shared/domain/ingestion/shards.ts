@@ -8,16 +8,29 @@ import { userKeyOf } from '../users';
  * source heats none. A request's events are grouped by shard, one item a shard (one write in all).
  */
 export const MAX_INGEST_SHARDS = 128;
-/** A new source's shards: 10,000 events a second of a server SDK's 20-user requests stay under 80 % of a partition. */
-export const DEFAULT_INGEST_SHARDS = 16;
 /**
- * A change of a source's shards applies to requests received from this long after it is made: every
- * ingestion process has read the source again by then (write-keys.ts keeps it 5 s), so none still writes a
- * user's events where they were before while another writes them where they go now.
+ * A new source's shards: one, the layout and cost of a source from before shards. Sharding costs nothing
+ * more for requests of one user's events (browsers, apps), and spreads a busy web source over as many
+ * partitions; a server SDK's batch of many users becomes an item per shard it touches, and each item a
+ * delivery batch of its own at each destination (README "Ingest shards": what that costs).
  */
-export const SHARD_SWITCH_DELAY_MS = 30_000;
-/** How long after the switch a request received before it may still be written (its store call's time-out, and more). */
-export const SHARD_DRAIN_GRACE_MS = 15_000;
+export const DEFAULT_INGEST_SHARDS = 1;
+const setting = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+/**
+ * A change of a source's shards applies to requests received from this long after it is made
+ * (WEIR_SHARD_SWITCH_DELAY_MS, 30 s): every ingestion process has read the source again by then
+ * (write-keys.ts keeps it 5 s), so none still writes a user's events where they were before while another
+ * writes them where they go now.
+ */
+export const shardSwitchDelayMs = () => setting('WEIR_SHARD_SWITCH_DELAY_MS', 30_000);
+/**
+ * How long after the switch a request received before it may still be on its way to the store
+ * (WEIR_SHARD_DRAIN_GRACE_MS, 15 s: more than the ingestion function's 10 s time-out).
+ */
+export const shardDrainGraceMs = () => setting('WEIR_SHARD_DRAIN_GRACE_MS', 15_000);
 
 /** A source's change of shards: requests received before `at` went to `previous` shards. */
 export interface ShardChange {
@@ -29,12 +42,12 @@ export interface ShardChange {
 export function shardsAt(source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>, receivedAtMs: number): number {
   const change = source.ingestShardsChange;
   if (change && receivedAtMs < Date.parse(change.at)) return change.previous;
-  return source.ingestShards ?? 1;
+  return source.ingestShards ?? DEFAULT_INGEST_SHARDS;
 }
 
 /** Every shard that may hold the source's events (they only grow). */
 export const shardsToRead = (source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>) =>
-  Math.max(source.ingestShards ?? 1, source.ingestShardsChange?.previous ?? 1);
+  Math.max(source.ingestShards ?? DEFAULT_INGEST_SHARDS, source.ingestShardsChange?.previous ?? 1);
 
 /** A user's shard of `count`: the user id, else the anonymous id, else the message id, hashed (SHA-256, folded). */
 export function shardOfUser(userKey: string, count: number): number {

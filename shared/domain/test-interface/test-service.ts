@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
-import { checkDestinationConfig, invalidConfigText, supportsTest } from '../../destinations/registry';
+import { checkDestinationConfig } from '../../destinations/definitions';
+import { invalidConfigText, supportsTest } from '../../destinations/registry';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination, Source } from '../catalog/schemas';
 import type { PlanStage } from '../tracking-plans/ingest-stage';

@@ -1,0 +1,159 @@
+import * as z from 'zod';
+import { ValidationError } from '../domain/errors';
+import { problemsOf } from '../domain/validation';
+import { amplitudeDefinition } from './amplitude/definition';
+import { bigQueryStreamDefinition } from './bigquery/definition';
+import { brazeDefinition } from './braze/definition';
+import { customerioDefinition } from './customerio/definition';
+import { facebookConversionsDefinition } from './facebook-conversions/definition';
+import { firehoseDefinition } from './firehose/definition';
+import { ga4Definition } from './ga4/definition';
+import { googleSheetsDefinition } from './google-sheets/definition';
+import { heapDefinition } from './heap/definition';
+import { hubspotDefinition } from './hubspot/definition';
+import { intercomDefinition } from './intercom/definition';
+import { iterableDefinition } from './iterable/definition';
+import { kafkaDefinition } from './kafka/definition';
+import { klaviyoDefinition } from './klaviyo/definition';
+import { mixpanelDefinition } from './mixpanel/definition';
+import { pinterestConversionsDefinition } from './pinterest-conversions/definition';
+import { postgresDefinition } from './postgres/definition';
+import { posthogDefinition } from './posthog/definition';
+import { redisDefinition } from './redis/definition';
+import { s3Definition } from './s3/definition';
+import { segmentDefinition } from './segment/definition';
+import { slackDefinition } from './slack/definition';
+import { snapchatConversionsDefinition } from './snapchat-conversions/definition';
+import { tiktokAdsDefinition } from './tiktok-ads/definition';
+import { webhookDefinition } from './webhook/definition';
+import type { DestinationDefinition } from './types';
+
+/**
+ * The definitions of every destination type Weir knows (each type's definition.ts: name, configuration schema,
+ * what it supports), without their code: the catalog validates configurations with them and
+ * GET /destination-definitions lists them. The types' code (transforms, clients) is in registry.ts, which lists
+ * the same types in the same order; only what delivers, tests or deletes imports it.
+ */
+const DEFINITIONS: DestinationDefinition[] = [
+  webhookDefinition,
+  amplitudeDefinition,
+  mixpanelDefinition,
+  posthogDefinition,
+  brazeDefinition,
+  customerioDefinition,
+  ga4Definition,
+  slackDefinition,
+  facebookConversionsDefinition,
+  tiktokAdsDefinition,
+  pinterestConversionsDefinition,
+  snapchatConversionsDefinition,
+  hubspotDefinition,
+  intercomDefinition,
+  klaviyoDefinition,
+  redisDefinition,
+  s3Definition,
+  postgresDefinition,
+  kafkaDefinition,
+  googleSheetsDefinition,
+  bigQueryStreamDefinition,
+  firehoseDefinition,
+  iterableDefinition,
+  segmentDefinition,
+  heapDefinition,
+];
+
+export const DESTINATION_DEFINITIONS: ReadonlyMap<string, DestinationDefinition> = new Map(DEFINITIONS.map((d) => [d.name, d]));
+
+export const destinationDefinition = (name: string): DestinationDefinition | undefined => DESTINATION_DEFINITIONS.get(name);
+
+/** One configuration variable as a form shows it, derived from the type's zod schema (never re-declared). */
+export const DestinationField = z.object({
+  name: z.string(),
+  type: z
+    .enum(['string', 'url', 'integer', 'number', 'boolean', 'enum', 'pairs', 'json'])
+    .describe('pairs: a list of {from, to}; json: any other list or object'),
+  required: z.boolean(),
+  description: z.string().optional(),
+  options: z.array(z.string()).optional().describe('the allowed values of an enum'),
+});
+export type DestinationField = z.infer<typeof DestinationField>;
+
+type JsonSchema = {
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  description?: string;
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+};
+
+function fieldType(schema: JsonSchema): DestinationField['type'] {
+  if (schema.enum) return 'enum';
+  if (schema.type === 'string') return schema.format === 'uri' ? 'url' : 'string';
+  if (schema.type === 'integer' || schema.type === 'number' || schema.type === 'boolean') return schema.type;
+  const keys = Object.keys(schema.items?.properties ?? {})
+    .sort()
+    .join(',');
+  return schema.type === 'array' && keys === 'from,to' ? 'pairs' : 'json';
+}
+
+export function configFields(config: z.ZodType): DestinationField[] {
+  const schema = z.toJSONSchema(config, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    type: fieldType(property),
+    required: schema.required?.includes(name) ?? false,
+    ...(property.description && { description: property.description }),
+    ...(property.enum && { options: property.enum.map(String) }),
+  }));
+}
+
+export const DestinationDefinitionView = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  defaultConfig: z.array(z.string()).describe('configuration variable names, usable in destinationConfig'),
+  fields: z.array(DestinationField).describe('the same variables with their types, whether required, and what they mean'),
+  supportsTest: z.boolean().describe('the test interface can transform and send to it'),
+  supportsDeletion: z.boolean().describe('suppress_with_delete regulations can delete users there'),
+});
+
+export const listDestinationDefinitions = (): z.infer<typeof DestinationDefinitionView>[] =>
+  DEFINITIONS.map((definition) => ({
+    name: definition.name,
+    displayName: definition.displayName,
+    defaultConfig: Object.keys(definition.config.shape),
+    fields: configFields(definition.config),
+    supportsTest: definition.supportsTest,
+    supportsDeletion: definition.supportsDeletion,
+  }));
+
+/** A configuration checked against its type: the parsed config, or its first problem. */
+export type ConfigCheck = { ok: true; config: Record<string, unknown> } | { ok: false; field: string; message: string; unknownKeys?: string[] };
+
+/** Checks a configuration against a type's schema (a definition, or the type built from it). */
+export function checkDestinationConfig(type: Pick<DestinationDefinition, 'config'>, config: Record<string, unknown>): ConfigCheck {
+  const result = type.config.safeParse(config);
+  if (result.success) return { ok: true, config: result.data as Record<string, unknown> };
+  const [problem] = problemsOf(result.error);
+  return {
+    ok: false,
+    field: (problem?.path ?? []).join('.'),
+    message: problem?.message ?? 'invalid',
+    ...(problem?.unknownKeys && { unknownKeys: problem.unknownKeys }),
+  };
+}
+
+/**
+ * Checks a configuration against its type; the error names the offending field under `field` (`config`
+ * in the catalog, `destinationConfig` in the test interface).
+ */
+export function validateDestinationConfig(typeName: string, config: Record<string, unknown>, field = 'config'): Record<string, unknown> {
+  const definition = destinationDefinition(typeName);
+  if (!definition) {
+    throw new ValidationError(`type: unknown destination type ${typeName}; known types: ${[...DESTINATION_DEFINITIONS.keys()].join(', ')}`);
+  }
+  const checked = checkDestinationConfig(definition, config);
+  if (checked.ok) return checked.config;
+  const path = [field, ...(checked.field ? [checked.field] : [])].join('.');
+  throw new ValidationError(`${path}: ${checked.message}${checked.unknownKeys ? `: unknown ${checked.unknownKeys.join(', ')}` : ''}`);
+}

@@ -1,0 +1,18 @@
+import * as z from 'zod';
+import { baseUrl } from '../config-schema';
+import { defineDefinition } from '../types';
+
+export const KlaviyoConfig = z.strictObject({
+  privateApiKey: z.string().min(1, 'privateApiKey is required').describe('a private API key (pk_...)'),
+  baseUrl: baseUrl('replaces https://a.klaviyo.com (proxies, tests)'),
+});
+export type KlaviyoConfig = z.output<typeof KlaviyoConfig>;
+
+/** Klaviyo as GET /destination-definitions lists it and the catalog checks its configurations; its code: index.ts. */
+export const klaviyoDefinition = defineDefinition({
+  name: 'KLAVIYO',
+  displayName: 'Klaviyo',
+  config: KlaviyoConfig,
+  supportsTest: true,
+  supportsDeletion: true,
+});

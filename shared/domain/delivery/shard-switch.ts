@@ -1,0 +1,87 @@
+import { componentLogger } from '../../ops/logger';
+import type { CatalogRepository } from '../catalog/ports';
+import type { Destination, Source } from '../catalog/schemas';
+import type { IngestRepository } from '../ingestion/ports';
+import type { IngestPart } from '../ingestion/records';
+import { shardDrainGraceMs, shardOfPart, shardOfUser } from '../ingestion/shards';
+import { userKeyOf } from '../users';
+import type { DeliveryRepository } from './ports';
+
+const log = componentLogger('delivery');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The newest parts of an old shard checked for having been handed over: the last writes before the switch, in any commit order. */
+const LAST_PARTS = 25;
+
+/**
+ * A user's order across a change of their source's shards (README "Ingest shards"). A request received after
+ * the switch puts a moved user's events in their new shard, whose stream goes on its own; so delivery holds a
+ * part of the new shards with a moved user's events until that user's old shard has been handed over up to
+ * the switch: until the last parts written there before it have a batch at every destination (done, or durably
+ * claimed, as the stream lets a record go). Checked once per old shard and process (then remembered), only
+ * while a source changes shards; the wait is bounded (`maxWaitMs`), and logged when it runs out.
+ */
+export class ShardSwitch {
+  private readonly sources = new Map<string, { until: number; source: Source | undefined }>();
+  private readonly drained = new Set<string>();
+
+  constructor(
+    private readonly catalog: Pick<CatalogRepository, 'getSource'>,
+    private readonly ingest: Pick<IngestRepository, 'lastPartsBefore'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'readBatches'>,
+    private readonly cacheMs: number,
+    private readonly maxWaitMs: number,
+    private readonly pollMs = 500,
+  ) {}
+
+  /** Resolves once every part's moved users' old shards are handed over (or the wait ran out). */
+  async awaitOldShards(parts: IngestPart[], destinationsOf: (workspaceId: string, sourceId: string) => Promise<Destination[]>): Promise<void> {
+    const deadline = Date.now() + this.maxWaitMs;
+    for (;;) {
+      const waiting = await this.waitingOn(parts, destinationsOf);
+      if (waiting.length === 0) return;
+      if (Date.now() >= deadline) return log.warn('a moved user’s old shard was not handed over in time; delivering on', { waiting });
+      await sleep(this.pollMs);
+    }
+  }
+
+  private async waitingOn(parts: IngestPart[], destinationsOf: (workspaceId: string, sourceId: string) => Promise<Destination[]>): Promise<string[]> {
+    const waiting = new Set<string>();
+    for (const part of parts) {
+      // A part of one shard was written before any change (shards only grow): the source is not even read.
+      if ((part.shards ?? 1) <= 1) continue;
+      const change = (await this.sourceOf(part.workspaceId, part.sourceId))?.ingestShardsChange;
+      // Parts written before the switch, and parts of a source whose shards never changed, wait for nothing.
+      if (!change || (part.shards ?? 1) === change.previous) continue;
+      const shard = shardOfPart(part.part);
+      const oldShards = new Set(part.events.map((event) => shardOfUser(userKeyOf(event), change.previous)).filter((old) => old !== shard));
+      for (const old of oldShards) {
+        const key = `${part.workspaceId}#${part.sourceId}#${change.at}#${old}`;
+        if (this.drained.has(key) || waiting.has(key)) continue;
+        if (await this.handedOver(part, Date.parse(change.at), old, destinationsOf)) this.drained.add(key);
+        else waiting.add(key);
+      }
+    }
+    return [...waiting];
+  }
+
+  private async handedOver(part: IngestPart, switchMs: number, old: number, destinationsOf: (workspaceId: string, sourceId: string) => Promise<Destination[]>) {
+    // Until the grace is over, a request received before the switch may still be on its way to its shard.
+    if (Date.now() < switchMs + shardDrainGraceMs()) return false;
+    const last = await this.ingest.lastPartsBefore(part.workspaceId, part.sourceId, old, switchMs, LAST_PARTS);
+    const destinations = await destinationsOf(part.workspaceId, part.sourceId);
+    const refs = last.flatMap((p) => destinations.map((d) => ({ workspaceId: part.workspaceId, sourceId: part.sourceId, destinationId: d.id, ...p })));
+    if (refs.length === 0) return true;
+    const states = await this.deliveries.readBatches(refs);
+    return [...states.values()].every((state) => state.kind !== 'absent');
+  }
+
+  private async sourceOf(workspaceId: string, sourceId: string): Promise<Source | undefined> {
+    const key = `${workspaceId}#${sourceId}`;
+    const cached = this.sources.get(key);
+    if (cached && cached.until > Date.now()) return cached.source;
+    const source = await this.catalog.getSource(workspaceId, sourceId);
+    if (this.sources.size >= 10_000) this.sources.clear();
+    this.sources.set(key, { until: Date.now() + this.cacheMs, source });
+    return source;
+  }
+}

@@ -1,0 +1,55 @@
+import { shardOfPart } from '../../shared/domain/ingestion/shards';
+import { json } from '../support/destination-server';
+import { deliveryRig } from '../support/delivery-rig';
+import { basic, bearer, call } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
+
+/**
+ * A source of several ingest shards: one user's events from many requests arrive in the order they came,
+ * while other users' flow, also when that user's delivery fails for a while (their later events wait behind
+ * it, in order); every event once.
+ */
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '50';
+const rig = deliveryRig();
+
+it("keeps each user's order across requests and shards, and holds only the user whose delivery fails", async () => {
+  let failing = true;
+  const accepted: string[] = [];
+  rig.server.on('/order', (req, res) => {
+    const event = req.json as { userId: string; messageId: string };
+    if (event.userId === 'slow' && failing) return json(503, { error: 'busy' })(req, res);
+    accepted.push(event.messageId);
+    return json(200, {})(req, res);
+  });
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const created = await api('POST', '/v2/sources', { name: 'web', ingestShards: 8 });
+  expect(created.body.source).toMatchObject({ ingestShards: 8 });
+  const source = created.body.source;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/order` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+
+  const users = ['slow', ...Array.from({ length: 7 }, (_, i) => `user-${i}`)];
+  for (let r = 0; r < 6; r++) {
+    const batch = users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${userId}#${r}` }));
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+  }
+  const items = (await ingestItems(rig.rt.store, ws.workspaceId, source.id)).filter((item) => item.entity === 'ingest');
+  expect(new Set(items.map((item) => shardOfPart(Number(item.part)))).size).toBeGreaterThan(1);
+
+  const delivered = () => accepted;
+  await rig.rt.poller.drain();
+  await rig.rt.scheduler.runNow();
+  // Everyone else's events are through, in order; the failing user's first is retried and the rest wait behind it.
+  for (const user of users.slice(1)) expect(delivered().filter((id) => id.startsWith(`${user}#`))).toEqual([0, 1, 2, 3, 4, 5].map((r) => `${user}#${r}`));
+  expect(delivered().filter((id) => id.startsWith('slow#'))).toEqual([]);
+
+  failing = false;
+  for (let i = 0; i < 40 && delivered().filter((id) => id.startsWith('slow#')).length < 6; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await rig.rt.scheduler.runNow();
+  }
+  expect(delivered().filter((id) => id.startsWith('slow#'))).toEqual([0, 1, 2, 3, 4, 5].map((r) => `slow#${r}`));
+  expect(delivered()).toHaveLength(users.length * 6);
+});
