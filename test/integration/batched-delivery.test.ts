@@ -20,10 +20,12 @@ const rig = deliveryRig();
 
 type Destination = { name: string; type: string; config: Record<string, unknown> };
 
-async function pipeline(...destinations: Destination[]) {
+const pipeline = (...destinations: Destination[]) => pipelineOf({}, ...destinations);
+
+async function pipelineOf(options: { ingestShards?: number }, ...destinations: Destination[]) {
   const ws = await rig.rt.newWorkspace();
   const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const source = (await api('POST', '/v2/sources', { name: 'app', ...options })).body.source as { id: string; writeKey: string };
   const ids: string[] = [];
   for (const destination of destinations) {
     const d = (await api('POST', '/v2/destinations', destination)).body.destination;
@@ -85,7 +87,7 @@ describe('batched delivery', () => {
   });
 
   it("sends each of a request's batches (one a user shard) to Amplitude as one request of its events, in their order", async () => {
-    const p = await pipeline(amplitude('/amp-shards'));
+    const p = await pipelineOf({ ingestShards: 16 }, amplitude('/amp-shards'));
     await p.batch(events(45, (i) => `user-${i % 7}`));
     await flow();
     const stored = (await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).map((item) => unpackEvents(item.payload as Uint8Array));

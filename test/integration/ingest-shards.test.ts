@@ -1,14 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
-import {
-  DEFAULT_INGEST_SHARDS,
-  MAX_INGEST_SHARDS,
-  SHARD_DRAIN_GRACE_MS,
-  SHARD_SWITCH_DELAY_MS,
-  eventShard,
-  partNumber,
-} from '../../shared/domain/ingestion/shards';
+import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS, eventShard, partNumber, shardDrainGraceMs, shardSwitchDelayMs } from '../../shared/domain/ingestion/shards';
 import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
@@ -17,7 +10,7 @@ import { ingestItems } from '../support/ingest-items';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
- * A source's ingest shards through the control plane: 16 for a new source, set on create, grown by PATCH from
+ * A source's ingest shards through the control plane: one for a new source, set on create, grown by PATCH from
  * a switch time 30 s ahead (requests before it keep the previous count), never shrunk, one change at a time.
  */
 let rt: TestRuntime;
@@ -43,16 +36,23 @@ async function changeMadeAt(workspaceId: string, sourceId: string, previous: num
 }
 
 describe('a source’s ingestShards', () => {
-  it('is 16 for a new source, or what its create names, and has no change yet', async () => {
-    const { api } = await workspace();
+  it('is one for a new source (which answers none, as a source from before shards), or what its create names', async () => {
+    const { ws, api } = await workspace();
     const created = await api('POST', '/v2/sources', { name: 'app' });
     expect(created.status).toBe(201);
-    expect(created.body.source.ingestShards).toBe(DEFAULT_INGEST_SHARDS);
-    expect(DEFAULT_INGEST_SHARDS).toBe(16);
+    expect(DEFAULT_INGEST_SHARDS).toBe(1);
     const read = (await api('GET', `/v2/sources/${created.body.source.id}`)).body.source;
-    expect(read.ingestShards).toBe(16);
-    expect(read.ingestShardsChange).toBeUndefined();
-    expect((await api('POST', '/v2/sources', { name: 'one', ingestShards: 1 })).body.source.ingestShards).toBe(1);
+    for (const source of [created.body.source, read]) {
+      expect(source).not.toHaveProperty('ingestShards');
+      expect(source).not.toHaveProperty('ingestShardsChange');
+    }
+    // Its events are stored as before shards: part 0 of a request, in the source's one partition.
+    const { id, writeKey } = created.body.source as { id: string; writeKey: string };
+    const batch = ['u1', 'u2', 'u3'].map((userId) => ({ type: 'track', userId, event: 'e' }));
+    expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(writeKey, ''), body: { batch } })).status).toBe(200);
+    const items = (await ingestItems(rt.store, ws.workspaceId, id)).filter((item) => item.entity === 'ingest');
+    expect(items.map((item) => [item.part, item.pk])).toEqual([[0, `WS#${ws.workspaceId}#SOURCE#${id}#INGEST`]]);
+    expect((await api('POST', '/v2/sources', { name: 'many', ingestShards: 16 })).body.source.ingestShards).toBe(16);
     expect((await api('POST', '/v2/sources', { name: 'most', ingestShards: MAX_INGEST_SHARDS })).body.source.ingestShards).toBe(128);
   });
 
@@ -72,12 +72,14 @@ describe('a source’s ingestShards', () => {
       const patched = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: value });
       expect([value, patched.status, patched.body.error]).toEqual([value, 400, error]);
     }
-    expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({ ingestShards: 16, updatedAt: source.updatedAt });
+    const read = (await api('GET', `/v2/sources/${source.id}`)).body.source;
+    expect(read).toMatchObject({ updatedAt: source.updatedAt });
+    expect(read).not.toHaveProperty('ingestShards');
   });
 
   it('refuses fewer shards than the source has (400 naming ingestShards), and changes nothing', async () => {
     const { api } = await workspace();
-    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source;
     for (const fewer of [15, 8, 1]) {
       const patched = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: fewer });
       expect([patched.status, patched.body.error]).toEqual([400, "ingestShards: must not be less than the source's 16 (shards only grow)"]);
@@ -89,7 +91,7 @@ describe('a source’s ingestShards', () => {
 
   it('grows from a switch 30 s ahead, the previous count kept for requests before it; the same count changes nothing', async () => {
     const { api } = await workspace();
-    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source;
     const same = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 16 });
     expect(same.status).toBe(200);
     expect(same.body.source.ingestShardsChange).toBeUndefined();
@@ -100,7 +102,7 @@ describe('a source’s ingestShards', () => {
     expect(grown.status).toBe(200);
     expect(grown.body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: { previous: 16, at: expect.any(String) } });
     const at = Date.parse(grown.body.source.ingestShardsChange.at);
-    expect(SHARD_SWITCH_DELAY_MS).toBe(30_000);
+    expect(shardSwitchDelayMs()).toBe(30_000);
     expect(at).toBeGreaterThanOrEqual(before + 30_000);
     expect(at).toBeLessThanOrEqual(after + 30_000);
     expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({
@@ -111,7 +113,7 @@ describe('a source’s ingestShards', () => {
 
   it('refuses a second change until 15 s after the first one’s switch (409), and takes it from then', async () => {
     const { ws, api } = await workspace();
-    const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
+    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source;
     const first = await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 32 });
     expect(first.status).toBe(200);
     const change = first.body.source.ingestShardsChange as { previous: number; at: string };
@@ -124,7 +126,7 @@ describe('a source’s ingestShards', () => {
     expect((await api('GET', `/v2/sources/${source.id}`)).body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: change });
 
     // Its switch came, but requests received before it may still be being written: still refused.
-    expect(SHARD_DRAIN_GRACE_MS).toBe(15_000);
+    expect(shardDrainGraceMs()).toBe(15_000);
     await changeMadeAt(ws.workspaceId, source.id, 16, Date.now() - 14_000);
     expect((await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 64 })).status).toBe(409);
     // 15 s after it: taken, from a switch of its own.

@@ -67,6 +67,9 @@ function service(): IngestService {
 /** Items in the order of their parts (a key sorts `…#10000` before `…#2000`). */
 const byPart = <T extends { item: Record<string, unknown> }>(stored: T[]) => [...stored].sort((a, b) => Number(a.item.part) - Number(b.item.part));
 
+/** A source's shards where a test is about their layout (a new source has DEFAULT_INGEST_SHARDS). */
+const SHARDS = 16;
+
 /** Events grouped by their user's shard of `count` (shards.ts), in shard order, each group in the order sent. */
 function byShard<T extends Record<string, unknown>>(events: T[], count: number): [number, T[]][] {
   const groups = new Map<number, T[]>();
@@ -80,7 +83,7 @@ describe('POST /v1/*', () => {
     const answer = await send('/v1/track', { auth: s.auth, body: { userId: 'u1', event: 'Signed Up', properties: { plan: 'pro' } } });
     expect([answer.status, answer.text, answer.headers.get('content-type')]).toEqual([200, 'OK', 'text/plain; charset=utf-8']);
     const [stored, ...others] = await s.stored();
-    // A new source spreads its events over 16 shards by user: the user's shard names the item's partition and part.
+    // The user's shard of the source's (a new source has one) names the item's partition and part.
     const shard = eventShard({ userId: 'u1' }, DEFAULT_INGEST_SHARDS);
     expect(others).toEqual([]);
     expect(stored!.item).toMatchObject({
@@ -130,8 +133,8 @@ describe('POST /v1/*', () => {
     expect(events[2]!.weirId).not.toBe(events[0]!.weirId);
   });
 
-  it("stores a new source's batch as one item per user shard, each user's events together and in order, in one store call", async () => {
-    const s = await source();
+  it("stores a batch of a source of 16 shards as one item per user shard, each user's events together and in order, in one store call", async () => {
+    const s = await source(true, { ingestShards: SHARDS });
     // 12 users' events interleaved, some by userId, some by anonymousId only, one user under both.
     const batch = Array.from({ length: 36 }, (_, i) => {
       const user = i % 12;
@@ -139,7 +142,7 @@ describe('POST /v1/*', () => {
       return { type: 'track', ...ids, event: `e${i}`, messageId: `m-${i}` };
     });
     const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
-    const expected = byShard(batch, DEFAULT_INGEST_SHARDS);
+    const expected = byShard(batch, SHARDS);
     expect(expected.length).toBeGreaterThan(1);
     expect(calls).toEqual([`TransactWriteItemsCommand of ${expected.length} ingest items`]);
     const stored = byPart(await s.stored());
@@ -186,19 +189,19 @@ describe('POST /v1/*', () => {
   });
 
   it("splits a shard's events only where the item size limit demands: its parts numbered from the shard's, in one transaction", async () => {
-    const s = await source();
+    const s = await source(true, { ingestShards: SHARDS });
     // One heavy user (~1.5 MB over 60 events of ~25 KB, incompressible) and a light one, interleaved.
     const batch = Array.from({ length: 80 }, (_, i) =>
       i % 4 === 3
         ? { type: 'track', userId: 'light', event: `light-${i}`, messageId: `m-${i}` }
         : { type: 'track', userId: 'heavy', event: `heavy-${i}`, messageId: `m-${i}`, properties: { blob: randomBytes(12_500).toString('hex') } },
     );
-    const [heavy, light] = [eventShard({ userId: 'heavy' }, DEFAULT_INGEST_SHARDS), eventShard({ userId: 'light' }, DEFAULT_INGEST_SHARDS)];
+    const [heavy, light] = [eventShard({ userId: 'heavy' }, SHARDS), eventShard({ userId: 'light' }, SHARDS)];
     const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
     const stored = byPart(await s.stored());
     expect(calls).toEqual([`TransactWriteItemsCommand of ${stored.length} ingest items`]);
     expect(stored.every((x) => x.item.parts === stored.length && x.item.requestId === stored[0]!.item.requestId)).toBe(true);
-    const partsOf = (shard: number) => stored.filter((x) => x.events.some((e) => eventShard(e, DEFAULT_INGEST_SHARDS) === shard));
+    const partsOf = (shard: number) => stored.filter((x) => x.events.some((e) => eventShard(e, SHARDS) === shard));
     const heavyParts = partsOf(heavy);
     expect(heavyParts.length).toBeGreaterThan(1);
     expect(heavyParts.map((x) => x.item.part)).toEqual(heavyParts.map((_, i) => partNumber(heavy, i)));
@@ -257,7 +260,7 @@ describe('POST /v1/*', () => {
   });
 
   it("stores suppressed users' events with a 200 (the consumers drop them, see delivery and capture), in one store call per request", async () => {
-    const s = await source();
+    const s = await source(true, { ingestShards: SHARDS });
     const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(s.ws.token),
       headers: { Accept: 'application/json' },
@@ -275,15 +278,12 @@ describe('POST /v1/*', () => {
       await ingestion.accept({ type: 'identify', body: { userId: 'gone' }, authorization: s.auth });
     }, 'writes');
     // The batch's three users are in as many items (one store call), each user's events in order.
-    const shards = byShard(batch, DEFAULT_INGEST_SHARDS).length;
+    const shards = byShard(batch, SHARDS).length;
     expect(calls).toEqual([`TransactWriteItemsCommand of ${shards} ingest items`, 'PutItemCommand']);
     const stored = await s.stored();
     const requests = [...new Set(stored.map((x) => String(x.item.requestId)))];
     const eventsOf = (requestId: string) => stored.filter((x) => x.item.requestId === requestId).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId));
-    expect(requests.map(eventsOf)).toEqual([
-      byShard(batch, DEFAULT_INGEST_SHARDS).flatMap(([, group]) => group.map((e) => e.userId ?? e.anonymousId)),
-      ['gone'],
-    ]);
+    expect(requests.map(eventsOf)).toEqual([byShard(batch, SHARDS).flatMap(([, group]) => group.map((e) => e.userId ?? e.anonymousId)), ['gone']]);
     expect(created.status).toBe(201);
   });
 
@@ -291,11 +291,11 @@ describe('POST /v1/*', () => {
     const ingestion = service();
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     const one = { batch: Array.from({ length: 5 }, () => ({ type: 'track', userId: 'just-one' })) };
-    const sharded = await source();
+    const sharded = await source(true, { ingestShards: SHARDS });
     const single = await source(true, { ingestShards: 1 });
     for (const s of [sharded, single]) await ingestion.accept({ type: 'batch', body, authorization: s.auth });
     // 50 users over 16 shards: one item a shard, in one transaction; one user, or one shard: one item, put.
-    const shards = byShard(body.batch, DEFAULT_INGEST_SHARDS).length;
+    const shards = byShard(body.batch, SHARDS).length;
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: sharded.auth }))).toEqual([
       `TransactWriteItemsCommand of ${shards} ingest items`,
     ]);
