@@ -52,16 +52,18 @@ const BUDGETS = {
   regulations: { budgetKb: 310 },
   replays: { budgetKb: 296 },
   alerts: { budgetKb: 310 },
-  monitoring: { budgetKb: 334 },
+  // Ingest shards (grouping at ingestion, reads across a source's partitions) added about 3 KB to the functions
+  // that write or read stored events: ingest 323, monitoring 336 and deliveryAudit 329 KB, budgets set again.
+  monitoring: { budgetKb: 346 },
   credentials: { budgetKb: 280 },
   eventSchemas: { budgetKb: 320 },
   trackingPlans: { budgetKb: 340, onDemand: ['ajv/dist/2020.js'] },
   dataMeta: { budgetKb: 285 },
-  ingest: { budgetKb: 320, onDemand: ['ajv/dist/2020.js'] },
+  ingest: { budgetKb: 332, onDemand: ['ajv/dist/2020.js'] },
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },
-  deliveryAudit: { budgetKb: 326 },
+  deliveryAudit: { budgetKb: 338 },
   // authorizers
   account: { budgetKb: 255 },
   bearer: { budgetKb: 255 },
