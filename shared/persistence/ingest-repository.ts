@@ -18,8 +18,6 @@ import { shardDrainGraceMs, groupByShard, partNumber } from '../domain/ingestion
 
 const log = componentLogger('ingestion');
 
-/** Items in one TransactWriteItems call. */
-const MAX_TRANSACTION_ITEMS = 100;
 /** DynamoDB's item limit is 400 KB; a part stays well under it with its keys and attributes. */
 const MAX_PART_BYTES = 300 * 1024;
 /** Accepted events stay this long: delivery, its retries, the audit and replays read them (retention.ts). */
@@ -168,10 +166,8 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
     try {
       const only = items.length === 1 ? items[0]!.Put : undefined;
       if (only) await this.store.doc.send(new PutCommand(only));
-      // A transaction holds 100 items: only a request of more users than that, over as many shards, takes two.
-      else
-        for (let i = 0; i < items.length; i += MAX_TRANSACTION_ITEMS)
-          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items.slice(i, i + MAX_TRANSACTION_ITEMS) }));
+      // One transaction, whatever the request holds: at most 64 shards (shards.ts) and a few size parts fit its 100 items.
+      else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
     } catch (error) {
       // The source was deleted since its write key was looked up (a process keeps it a few seconds).
       if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');

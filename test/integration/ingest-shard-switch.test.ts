@@ -34,13 +34,13 @@ it("keeps a moved user's order across a change of the source's shards, holds no 
   const p = await webhookPipeline(rig);
   await rig.rt.poller.stop(); // the test hands the stream's records over itself
   expect(p.source).not.toHaveProperty('ingestShards'); // one shard, as before shards
-  const moved = userWhere(true, 1, 64);
-  const stays = userWhere(false, 1, 64);
+  const moved = userWhere(true, 1, 32);
+  const stays = userWhere(false, 1, 32);
   await p.send([{ type: 'track', userId: moved, event: 'e', messageId: 'moved-1' }]);
 
-  const grown = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 64 });
+  const grown = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 32 });
   expect(grown.status).toBe(200);
-  expect(grown.body.source).toMatchObject({ ingestShards: 64, ingestShardsChange: { previous: 1 } });
+  expect(grown.body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: { previous: 1 } });
   const switchAt = Date.parse(grown.body.source.ingestShardsChange.at);
   await p.send([{ type: 'track', userId: moved, event: 'e', messageId: 'moved-before-switch' }]);
   await new Promise((resolve) => setTimeout(resolve, switchAt - Date.now() + 100));
@@ -51,18 +51,18 @@ it("keeps a moved user's order across a change of the source's shards, holds no 
 
   const items = (await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).filter((item) => item.entity === 'ingest');
   const shardOf = (id: string, shards: number): number => shardOfUser(userKeyOf({ userId: id }), shards);
-  // Before the switch, both of the moved user's requests went to the one shard; after it, to their shard of 64.
+  // Before the switch, both of the moved user's requests went to the one shard; after it, to their shard of 32.
   expect(items.map((item) => [shardOfPart(Number(item.part)), item.shards])).toEqual([
     [0, 1],
     [0, 1],
     ...[
-      [shardOf(moved, 64), 64],
-      [shardOf(stays, 64), 64],
+      [shardOf(moved, 32), 32],
+      [shardOf(stays, 32), 32],
     ].sort((a, b) => a[0]! - b[0]!),
   ]);
   const after = items.slice(2);
-  const movedAfter = after.find((item) => shardOfPart(Number(item.part)) === shardOf(moved, 64))!;
-  const staysAfter = after.find((item) => shardOfPart(Number(item.part)) === shardOf(stays, 64))!;
+  const movedAfter = after.find((item) => shardOfPart(Number(item.part)) === shardOf(moved, 32))!;
+  const staysAfter = after.find((item) => shardOfPart(Number(item.part)) === shardOf(stays, 32))!;
 
   // The new shards' records come first: the user who stays goes at once, the moved one waits for their old shard.
   expect(await delivery()({ Records: [recordOf(staysAfter, 3)] })).toEqual({ batchItemFailures: [] });
@@ -78,10 +78,10 @@ it("keeps a moved user's order across a change of the source's shards, holds no 
   expect(await delivery()({ Records: items.map((item, n) => recordOf(item, 10 + n)) })).toEqual({ batchItemFailures: [] });
   expect(p.received()).toHaveLength(4);
   // Shards only grow; and a change made before the last one's switch is over would lose track of it.
-  const smaller = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 32 });
-  expect([smaller.status, smaller.body.error]).toEqual([400, "ingestShards: must not be less than the source's 64 (shards only grow)"]);
-  expect((await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 100 })).status).toBe(200);
-  const again = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 128 });
+  const smaller = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 16 });
+  expect([smaller.status, smaller.body.error]).toEqual([400, "ingestShards: must not be less than the source's 32 (shards only grow)"]);
+  expect((await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 48 })).status).toBe(200);
+  const again = await p.api('PATCH', `/v2/sources/${p.source.id}`, { ingestShards: 64 });
   expect(again.status).toBe(409);
-  expect(again.body.error).toMatch(/^ingestShards: the source.s change to 100 shards applies at /);
+  expect(again.body.error).toMatch(/^ingestShards: the source.s change to 48 shards applies at /);
 });

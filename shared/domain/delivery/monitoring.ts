@@ -74,7 +74,8 @@ export class MonitoringService {
   /**
    * The events a source received, newest first, as stored (suppressed events never are), at most a day old;
    * the events of users suppressed since are left out.
-   * A page holds whole requests, so it may run a little over `limit`.
+   * A page holds whole stored parts (a request of several ingest shards may span two pages), so it may run a
+   * little over `limit`.
    */
   async sourceEvents(workspaceId: string, sourceId: string, query: z.output<typeof LiveEventsQuery>) {
     if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);

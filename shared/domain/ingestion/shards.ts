@@ -7,7 +7,11 @@ import { userKeyOf } from '../users';
  * partitions by user, so that one user's events stay in one partition, in the order they came, and a busy
  * source heats none. A request's events are grouped by shard, one item a shard (one write in all).
  */
-export const MAX_INGEST_SHARDS = 128;
+/**
+ * At most 64: with a request's few size parts and the records beside them, its items always fit the one
+ * transaction (100 items) that makes a request stored whole or not at all.
+ */
+export const MAX_INGEST_SHARDS = 64;
 /**
  * A new source's shards: one, the layout and cost of a source from before shards. Sharding costs nothing
  * more for requests of one user's events (browsers, apps), and spreads a busy web source over as many
