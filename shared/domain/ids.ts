@@ -1,5 +1,5 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 
 /**
  * The random bytes ULIDs draw from, a few kilobytes at a time: the library's own source asks the system for
@@ -19,6 +19,12 @@ const randomFraction = (): number => {
 const nextUlid = monotonicFactory(randomFraction);
 
 export const newId = (): string => nextUlid();
+
+/**
+ * A ULID whose time is exactly `ms` (not monotonic): a stored request's id carries the time it was received,
+ * so its key sorts by receipt, and "received before" is a key range (shard-switch.ts).
+ */
+export const newIdAt = (ms: number): string => ulid(ms, randomFraction);
 
 /** A url-safe random secret of `bytes` bytes of entropy. */
 export const newSecret = (bytes = 24): string => randomBytes(bytes).toString('base64url');

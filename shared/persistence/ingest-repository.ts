@@ -14,7 +14,7 @@ import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
-import { shardDrainGraceMs, groupByShard, partNumber } from '../domain/ingestion/shards';
+import { groupByShard, partNumber } from '../domain/ingestion/shards';
 
 const log = componentLogger('ingestion');
 
@@ -179,10 +179,9 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
 
   async lastPartsBefore(workspaceId: string, sourceId: string, shard: number, beforeMs: number, limit: number): Promise<{ requestId: string; part: number }[]> {
     const [pk] = keys.ingestPartitions(workspaceId, sourceId, shard + 1).slice(shard);
-    // Request ids are made after their receipt, at most a function's run later: every such request sorts before this.
-    const before = encodeTime(beforeMs + shardDrainGraceMs(), 10);
-    const keep = (item: Record<string, unknown>) => item.entity === 'ingest' && Date.parse(String(item.receivedAt)) < beforeMs;
-    const { items } = await queryAcrossShards(this.store, [pk!], { before, newestFirst: true, limit, keep });
+    // A request's id carries the time it was received (ingest-service.ts): received before is a key range.
+    const keep = (item: Record<string, unknown>) => item.entity === 'ingest';
+    const { items } = await queryAcrossShards(this.store, [pk!], { before: encodeTime(beforeMs, 10), newestFirst: true, limit, keep });
     return items.map((item) => ({ requestId: String(item.requestId), part: Number(item.part) }));
   }
 

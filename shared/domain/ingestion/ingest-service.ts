@@ -1,5 +1,5 @@
 import { NotFoundError, PayloadTooLargeError } from '../errors';
-import { newId } from '../ids';
+import { newIdAt } from '../ids';
 import { countMetrics } from '../../ops/metrics';
 import { validate } from '../validation';
 import { acceptEvent, isRefused, type IngestedEvent, type RefusedEvent } from './events';
@@ -51,7 +51,8 @@ export class IngestService {
     if (!source.enabled) throw new NotFoundError('Source is disabled');
     const batchBody = type === 'batch' ? validate(BatchBody, request.body, 'body') : undefined;
 
-    const receivedAt = new Date().toISOString();
+    const receivedAtMs = Date.now();
+    const receivedAt = new Date(receivedAtMs).toISOString();
     const clock = isSegmentClientPath(request.type) ? 'device-timestamp' : 'original-timestamp';
     const common = { receivedAt, ip: request.ip, sentAt: request.body.sentAt, clock } as const;
     const outcomes = batchBody
@@ -68,8 +69,9 @@ export class IngestService {
     const plan = staged && { planId: staged.planId, version: staged.version, dropped: staged.dropped, counts: staged.counts };
 
     const firstEvent = !source.firstEventAt && events.length > 0;
-    const shards = shardsAt(source, Date.parse(receivedAt));
-    await this.ingest.write({ workspaceId, sourceId: source.id, requestId: newId(), receivedAt, events, refused, firstEvent, plan, shards });
+    const shards = shardsAt(source, receivedAtMs);
+    const requestId = newIdAt(receivedAtMs);
+    await this.ingest.write({ workspaceId, sourceId: source.id, requestId, receivedAt, events, refused, firstEvent, plan, shards });
     if (firstEvent) this.writeKeys.firstEventStored(writeKey, receivedAt);
     countMetrics({ EventsIngested: events.length, EventsRefused: refused.length, EventsDroppedByPlan: staged?.dropped.length ?? 0 });
     if (accepted.length === 0) throw new PayloadTooLargeError(`batch[${refused[0]!.index}]: ${refused[0]!.reason}`);

@@ -7,6 +7,7 @@ import { userKeyOf } from '../users';
  * partitions by user, so that one user's events stay in one partition, in the order they came, and a busy
  * source heats none. A request's events are grouped by shard, one item a shard (one write in all).
  */
+
 /**
  * At most 64: with a request's few size parts and the records beside them, its items always fit the one
  * transaction (100 items) that makes a request stored whole or not at all.
