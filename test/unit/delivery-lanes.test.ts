@@ -44,4 +44,38 @@ describe('DeliveryLanes.settle', () => {
     expect(third.job.durable).toBe(0);
     await lanes.idle();
   });
+
+  it('waits for its own work, not for the progress of work queued ahead of it: behind a busy lane it moves on after one wait', async () => {
+    const lanes = new DeliveryLanes(
+      () => WAIT_MS,
+      () => 5000,
+    );
+    // Work handed over earlier (a scheduler round's share, a batch its submitter stopped waiting for) that
+    // keeps its destination answering for a long time.
+    let busy = true;
+    const earlier: LaneJob = {
+      run: async () => {
+        while (busy) {
+          await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5));
+          lanes.touch('busy');
+        }
+      },
+      handBack: async () => {},
+    };
+    void lanes.submit('busy', earlier, { wait: false });
+    const own = hangingJob();
+    const started = performance.now();
+    let waited: number;
+    try {
+      await lanes.settle([lanes.submit('busy', own.job, { wait: true })]);
+      waited = performance.now() - started;
+    } finally {
+      busy = false;
+      own.release();
+      await lanes.idle();
+    }
+    // One wait for its work to begin, not the whole 5 s the lane keeps moving on the earlier work.
+    expect(waited).toBeLessThan(2500);
+    expect(own.job.durable).toBe(1);
+  });
 });

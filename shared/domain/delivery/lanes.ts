@@ -22,8 +22,10 @@ export interface Ticket {
 interface Lane {
   queue: { job: LaneJob; settle: (error?: unknown) => void }[];
   running: boolean;
-  /** Called when the lane's work moves on (a destination answered): a submitter waiting for it waits on. */
-  onProgress: (() => void)[];
+  /** The job the lane runs now. */
+  current?: LaneJob;
+  /** Called when the lane's work moves on (a destination answered), with the job that moved. */
+  onProgress: ((job: LaneJob | undefined) => void)[];
   /** A submitter stopped waiting for it without progress, and none came since: later ones do not wait. */
   stalled: boolean;
 }
@@ -34,10 +36,13 @@ interface Lane {
  * own lane, never another destination's, nor another workspace's.
  *
  * A submitter (the stream consumer, the scheduler) hands its work over, then settles it: it waits for each
- * lane while that lane makes progress (its destination answers at least every `waitMs`), for at most
- * `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is failing. So a
- * destination that hangs costs `waitMs` once (later submitters do not wait for a lane that stalled until it
- * moves again), and one that is slow but answering at most `maxWaitMs`. What it stops waiting for is made durable first, so work that never runs (a crash) is found
+ * lane while that lane makes progress on the submitter's own work (its destination answers at least every
+ * `waitMs`), for at most `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is
+ * failing. So a destination that hangs costs `waitMs` once (later submitters do not wait for a lane that
+ * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work queued ahead
+ * of the submitter's (an earlier batch it stopped waiting for, a scheduler round's share) is not its
+ * progress: behind it, the submitter waits `waitMs` at most for its own work to begin, however busily the lane
+ * works through the rest. What it stops waiting for is made durable first, so work that never runs (a crash) is found
  * again when its lease runs out.
  */
 export class DeliveryLanes {
@@ -55,12 +60,13 @@ export class DeliveryLanes {
     const lane = this.lanes.get(destinationId);
     if (!lane) return;
     lane.stalled = false;
-    for (const notify of lane.onProgress.splice(0)) notify();
+    for (const notify of lane.onProgress.splice(0)) notify(lane.current);
   }
 
-  private progressOf(destinationId: string): Promise<'progress'> {
+  /** The lane's next progress, and whose job it was. */
+  private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined }> {
     const lane = this.lanes.get(destinationId);
-    return new Promise((resolve) => lane?.onProgress.push(() => resolve('progress')));
+    return new Promise((resolve) => lane?.onProgress.push((by) => resolve({ by })));
   }
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
@@ -84,32 +90,7 @@ export class DeliveryLanes {
     const until = Date.now() + this.maxWaitMs();
     await Promise.all(
       [...byLane.values()].map(async (pending) => {
-        // Settled: done, or failed (a failed job is made durable below, like one not waited for).
-        const settled = new Set<Ticket>();
-        const succeeded = new Set<Ticket>();
-        for (const t of pending)
-          void t.done.then(
-            () => (settled.add(t), succeeded.add(t)),
-            () => settled.add(t),
-          );
-        let waiting = pending.every((t) => t.wait) && !this.lanes.get(pending[0]!.destinationId)?.stalled;
-        while (waiting && settled.size < pending.length) {
-          let timer: NodeJS.Timeout | undefined;
-          const stall = this.waitMs();
-          const wait = Math.min(stall, until - Date.now());
-          const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), Math.max(0, wait))));
-          const open = pending.filter((t) => !settled.has(t));
-          const next = await Promise.race([timeout, this.progressOf(pending[0]!.destinationId), ...open.map((t) => t.done.catch(() => 'done' as const))]);
-          clearTimeout(timer);
-          // Let the settled set catch up with the job that just finished.
-          await Promise.resolve();
-          if (next === 'waited') {
-            waiting = false;
-            // No progress for a whole wait: the next submitters do not wait for this lane until it moves.
-            const lane = this.lanes.get(pending[0]!.destinationId);
-            if (lane && wait >= stall && settled.size < pending.length) lane.stalled = true;
-          }
-        }
+        const succeeded = await this.waitFor(pending, until);
         for (const t of pending) {
           if (succeeded.has(t)) continue;
           try {
@@ -123,10 +104,51 @@ export class DeliveryLanes {
     return failed;
   }
 
+  /**
+   * Waits for one lane's tickets until `until`, each wait renewed by progress on one of their jobs (or one of
+   * them settling); returns those that succeeded (the others, failed or not waited for, are made durable).
+   */
+  private async waitFor(pending: Ticket[], until: number): Promise<Set<Ticket>> {
+    const destinationId = pending[0]!.destinationId;
+    const settled = new Set<Ticket>();
+    const succeeded = new Set<Ticket>();
+    for (const t of pending)
+      void t.done.then(
+        () => (settled.add(t), succeeded.add(t)),
+        () => settled.add(t),
+      );
+    if (!pending.every((t) => t.wait) || this.lanes.get(destinationId)?.stalled) return succeeded;
+    const own = new Set(pending.map((t) => t.job));
+    const stall = this.waitMs();
+    let since = Date.now();
+    /** Whether the lane moved on other work since its last progress on these tickets. */
+    let moved = false;
+    while (settled.size < pending.length) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = Math.min(since + stall, until);
+      const timeout = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), Math.max(0, deadline - Date.now()))));
+      const open = pending.filter((t) => !settled.has(t));
+      const next = await Promise.race([timeout, this.progressOf(destinationId), ...open.map((t) => t.done.catch(() => 'done' as const))]);
+      clearTimeout(timer);
+      // Let the settled set catch up with the job that just finished.
+      await Promise.resolve();
+      if (next === 'waited') {
+        // No progress at all for a whole wait: the next submitters do not wait for this lane until it moves.
+        const lane = this.lanes.get(destinationId);
+        if (lane && !moved && deadline - since >= stall && settled.size < pending.length) lane.stalled = true;
+        break;
+      }
+      if (next === 'done' || (next.by && own.has(next.by))) [since, moved] = [Date.now(), false];
+      else moved = true;
+    }
+    return succeeded;
+  }
+
   private async pump(destinationId: string, lane: Lane): Promise<void> {
     if (lane.running) return;
     lane.running = true;
     for (let entry = lane.queue.shift(); entry; entry = lane.queue.shift()) {
+      lane.current = entry.job;
       try {
         await (this.stopping ? entry.job.handBack() : entry.job.run());
         entry.settle();
@@ -135,6 +157,7 @@ export class DeliveryLanes {
       }
     }
     lane.running = false;
+    lane.current = undefined;
     this.lanes.delete(destinationId);
     if (this.lanes.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
   }

@@ -30,17 +30,29 @@ export class ScheduledDelivery {
   ) {}
 
   /**
+   * Destinations whose share of an earlier round is still queued or running in their lane. A round adds none
+   * for them: what is due stays due for a later round, so a lane never holds more than one round's share
+   * (a share that outlasts the interval, behind a hanging send or slow retries, is not queued again and
+   * again behind itself, each copy to be worked through before anything handed over after it).
+   */
+  private readonly inLane = new Set<string>();
+
+  /**
    * One round: up to `limit` due items, shared fairly between the destinations that have any among the
    * oldest `limit × READ_AHEAD` (one at a time from each in turn, oldest first), so a destination with a long
-   * backlog (one that hangs, or that failed for an hour) leaves room for the others in every round.
+   * backlog (one that hangs, or that failed for an hour) leaves room for the others in every round. Left out:
+   * destinations whose earlier share is still in their lane, and batches this process already runs or has
+   * queued (the stream consumer's, not waited for).
    */
   async runDue(limit = 100): Promise<number> {
     const found = await this.deliveries.needingAttention(iso(Date.now()), limit * READ_AHEAD);
     countMetrics({ SchedulerBacklog: found.length }, { scheduler: 'delivery' });
-    const byDestination = fairShare(found, limit);
+    const open = found.filter((item) => !this.inLane.has(destinationOf(item)) && !(item.kind === 'batch' && this.batches.running.has(batchIdOf(item.ref))));
+    const byDestination = fairShare(open, limit);
     let count = 0;
-    const tickets = [...byDestination].map(([destinationId, queue]) =>
-      this.lanes.submit(
+    const tickets = [...byDestination].map(([destinationId, queue]) => {
+      this.inLane.add(destinationId);
+      const ticket = this.lanes.submit(
         destinationId,
         {
           run: async () => {
@@ -54,8 +66,10 @@ export class ScheduledDelivery {
           handBack: async () => undefined, // nothing was claimed yet: the items stay due
         },
         { wait: true },
-      ),
-    );
+      );
+      void ticket.done.catch(() => undefined).finally(() => this.inLane.delete(destinationId));
+      return ticket;
+    });
     await this.lanes.settle(tickets);
     return count;
   }

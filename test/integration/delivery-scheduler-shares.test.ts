@@ -1,0 +1,62 @@
+import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import { FakeDeliveryStore } from '../support/delivery-fakes';
+import { deliveryOver, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { json, silent, startDestinationServer, type DestinationServer } from '../support/destination-server';
+
+/**
+ * The scheduler's rounds beside a destination that hangs, through the use cases over in-memory fakes and a
+ * local HTTP destination: a round queues nothing behind a share of an earlier round still in the lane.
+ */
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  process.env[DESTINATION_TIMEOUT_ENV] = '1500';
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  delete process.env[DESTINATION_TIMEOUT_ENV];
+  await hook.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+
+it("adds no share for a destination whose earlier share is still in its lane, nor for batches the process holds; once it is done, the next round's share goes", async () => {
+  const store = new FakeDeliveryStore();
+  let answer: 'fail' | 'hang' | 'ok' = 'fail';
+  hook.on('/stuck', (req, res) => (answer === 'hang' ? silent(req, res) : json(answer === 'fail' ? 503 : 200, {})(req, res)));
+  const d = deliveryOver(store, [webhook('d-stuck', `${hook.url}/stuck`)], testPolicy({ laneWaitMs: 50, leaseMs: 100, circuitOpenMs: 100 }));
+  // Three events parked (503s; too few to open the circuit), then the destination hangs on the next batch.
+  await d.stream.deliverParts([partOf('r-1', 3)]);
+  expect(await d.deliveries.outcomes(WORKSPACE, 'd-stuck')).toMatchObject({ retrying: 3 });
+  answer = 'hang';
+  await d.stream.deliverParts([{ ...partOf('r-2', 1), events: [{ messageId: 'late', type: 'track', event: 'Clicked', userId: 'other' }] }]);
+  // The held batch's lease runs out and the parked retries are due, while its send still hangs.
+  await sleep(150);
+
+  const submit = jest.spyOn(d.lanes, 'submit');
+  for (let round = 0; round < 4; round++) {
+    await d.scheduler.runDue();
+    await sleep(20);
+  }
+  // One share: the retries behind the hanging send. Not one per round, each to be worked through again once
+  // the send times out; and none for the held batch, which is this process's and already in the lane.
+  expect(submit.mock.calls.map(([destinationId]) => destinationId)).toEqual(['d-stuck']);
+
+  // The hanging send times out (opening the circuit) and the share is worked through; then rounds go again.
+  await d.lanes.idle();
+  answer = 'ok';
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && ((await d.deliveries.outcomes(WORKSPACE, 'd-stuck')) as { delivered: number }).delivered < 4) {
+    await sleep(120);
+    await d.scheduler.runDue();
+    await d.lanes.idle();
+  }
+  expect(submit.mock.calls.length).toBeGreaterThan(1);
+  // Every event delivered exactly once; the hanging send's, which got no answer, once more.
+  expect(await d.deliveries.outcomes(WORKSPACE, 'd-stuck')).toMatchObject({ delivered: 4, retrying: 0, aborted: 0 });
+  expect(sentTo('/stuck').filter((id) => id === 'late')).toHaveLength(2);
+  expect(new Set(sentTo('/stuck').filter((id) => id !== 'late'))).toEqual(new Set(['m-0', 'm-1', 'm-2']));
+});
