@@ -108,7 +108,8 @@ async function withRuntime<T>(options: { consumers?: [] }, work: (bench: Bench) 
  * functions of their own, and here they would share this process's core with both sides unevenly.
  */
 async function throughput({ rt, store, workspaceId, control }: Bench): Promise<[number, number]> {
-  const unconnected = (await control('POST', '/v2/sources', { name: 'throughput' })).source!;
+  // What ingestion takes, not what a source may send: the source's inbound limit set above what this machine can send.
+  const unconnected = (await control('POST', '/v2/sources', { name: 'throughput', inboundLimit: 1_000_000 })).source!;
   const auth = `Basic ${Buffer.from(`${unconnected.writeKey}:`).toString('base64')}`;
   const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify({ batch: makeBatch(i) }));
   const packed = Array.from({ length: 64 }, (_, i) => gzipSync(JSON.stringify(makeBatch(i))));
