@@ -78,4 +78,27 @@ describe('DeliveryLanes.settle', () => {
     expect(waited).toBeLessThan(2500);
     expect(own.job.durable).toBe(1);
   });
+
+  it('makes what it stopped waiting for durable all at once, not one claim after another', async () => {
+    const lanes = new DeliveryLanes(
+      () => 20,
+      () => 50,
+    );
+    let inFlight = 0;
+    let most = 0;
+    const claims: (() => void)[] = [];
+    const job = (): LaneJob => ({
+      run: () => new Promise<void>(() => undefined),
+      handBack: async () => {},
+      makeDurable: () => {
+        most = Math.max(most, ++inFlight);
+        return new Promise<void>((resolve) => claims.push(() => (inFlight--, resolve())));
+      },
+    });
+    const settling = lanes.settle([1, 2, 3].map(() => lanes.submit('slow', job(), { wait: true })));
+    for (let i = 0; i < 100 && claims.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(most).toBe(3);
+    claims.forEach((claim) => claim());
+    expect((await settling).size).toBe(0);
+  });
 });

@@ -91,14 +91,18 @@ export class DeliveryLanes {
     await Promise.all(
       [...byLane.values()].map(async (pending) => {
         const succeeded = await this.waitFor(pending, until);
-        for (const t of pending) {
-          if (succeeded.has(t)) continue;
-          try {
-            await t.job.makeDurable?.();
-          } catch (error) {
-            failed.set(t, error);
-          }
-        }
+        // Each batch's claim is a write of its own: all at once, not one after another.
+        await Promise.all(
+          pending
+            .filter((t) => !succeeded.has(t))
+            .map(async (t) => {
+              try {
+                await t.job.makeDurable?.();
+              } catch (error) {
+                failed.set(t, error);
+              }
+            }),
+        );
       }),
     );
     return failed;
