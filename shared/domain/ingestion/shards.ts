@@ -73,7 +73,7 @@ export const shardOfPart = (part: number) => Math.floor(part / PARTS_PER_SHARD);
 
 /** Events grouped by their user's shard, each group in the order the events came. */
 export function groupByShard<T extends Record<string, unknown>>(events: T[], count: number): Map<number, T[]> {
-  if (count <= 1) return new Map([[0, events]]);
+  if (count <= 1) return new Map(events.length > 0 ? [[0, events]] : []);
   const groups = new Map<number, T[]>();
   for (const event of events) {
     const shard = eventShard(event, count);
