@@ -4,7 +4,8 @@ import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import type { EventSpec, SourcePlan } from '../shared/domain/tracking-plans/schemas';
 import { applyPlan } from '../shared/domain/tracking-plans/stage';
-import { applyRules, compileRules, parseRules } from '../shared/domain/rules/rules';
+import { applyRules } from '../shared/domain/rules/rules';
+import { benchRules } from './support/bench-rules';
 import type { Message } from '../shared/destinations';
 import { CompiledPlan, loadAjv, type AjvClass } from '../shared/domain/tracking-plans/validator';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
@@ -26,23 +27,7 @@ const LATENCY_EVENTS = 200;
  * kinds that cost most (consent, a drop-if with a regular expression, drop-properties, hash, truncate-ip), as
  * bench/rules.ts measures them alone.
  */
-const RULES = compileRules(
-  parseRules([
-    { type: 'consent', consentIds: ['C0002', 'C0004'], resolutionStrategy: 'and' },
-    {
-      type: 'drop-if',
-      match: 'any',
-      conditions: [
-        { path: 'properties.email', op: 'matches', pattern: '@internal\\.example$', ignoreCase: true },
-        { path: 'properties.price', op: 'gt', value: 10_000 },
-        { path: 'event', op: 'in', values: ['Debug', 'Heartbeat'] },
-      ],
-    },
-    { type: 'drop-properties', paths: ['properties.address.street', 'context.traits.phone'] },
-    { type: 'hash', paths: ['properties.email', 'context.traits.email'], saltCredential: 'SALT' },
-    { type: 'truncate-ip' },
-  ]),
-);
+const RULES = benchRules('properties.price');
 const rulesStage = (events: Record<string, unknown>[]): void => {
   for (const event of events) applyRules(RULES, event as Message, { SALT: 'bench-salt' });
 };

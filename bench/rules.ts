@@ -1,26 +1,11 @@
-import { applyRules, compileRules, parseRules } from '../shared/domain/rules/rules';
+import { applyRules } from '../shared/domain/rules/rules';
+import { benchRules } from './support/bench-rules';
 
 // The rules stage on its own: five rules of each kind that matters for cost (consent, a drop-if with a
 // regular expression, drop-properties, hash, truncate-ip), compiled once, over varied track events, on one
 // core. Prints `rules events/s/core: N`.
 
-const rules = compileRules(
-  parseRules([
-    { type: 'consent', consentIds: ['C0002', 'C0004'], resolutionStrategy: 'and' },
-    {
-      type: 'drop-if',
-      match: 'any',
-      conditions: [
-        { path: 'properties.email', op: 'matches', pattern: '@internal\\.example$', ignoreCase: true },
-        { path: 'properties.total', op: 'gt', value: 10_000 },
-        { path: 'event', op: 'in', values: ['Debug', 'Heartbeat'] },
-      ],
-    },
-    { type: 'drop-properties', paths: ['properties.address.street', 'context.traits.phone'] },
-    { type: 'hash', paths: ['properties.email', 'context.traits.email'], saltCredential: 'SALT' },
-    { type: 'truncate-ip' },
-  ]),
-);
+const rules = benchRules('properties.total');
 const credentials = { SALT: 'bench-salt' };
 
 const events = Array.from({ length: 1000 }, (_, i) => ({

@@ -1,9 +1,9 @@
 import { ALERTS_SNS_TOPIC_PREFIX_ENV } from '../../shared/alerts/sns-mail';
 import { alertEvaluator } from '../../shared/composition/alerts';
 import { servicesOver } from '../../shared/services';
+import { alertWorkspace } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
 import { startSnsServer, type SnsServer } from '../support/sns-server';
 
 /** Alert rules that mail through SNS (README "Alerts"), SNS played locally and reached through AWS_ENDPOINT_URL_SNS. */
@@ -32,17 +32,8 @@ afterEach(() => {
 });
 
 async function workspace() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  let n = 0;
-  const send = async (count: number) => {
-    const batch = Array.from({ length: count }, () => ({ type: 'track', event: 'e', userId: `user-${n}`, messageId: `m-${n++}` }));
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-    await rig.rt.poller.drain();
-  };
-  const topicArn = () => sns.topics.get(`${PREFIX}${ws.workspaceId}`);
-  return { ws, api, source, send, topicArn };
+  const w = await alertWorkspace(rig);
+  return { ...w, topicArn: () => sns.topics.get(`${PREFIX}${w.ws.workspaceId}`) };
 }
 
 const silentRule = (sourceId: string, address: unknown) => ({

@@ -1,8 +1,8 @@
 import { alertEvaluator } from '../../shared/composition/alerts';
 import { servicesOver } from '../../shared/services';
+import { alertWorkspace } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
 import { json, text } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
 
 /** Alert rules (README "Alerts"): evaluated a minute apart at the times the test gives, Slack played locally. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -11,18 +11,7 @@ const rig = deliveryRig();
 const MINUTE = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function workspace() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  let n = 0;
-  const send = async (count: number) => {
-    const batch = Array.from({ length: count }, () => ({ type: 'track', event: 'e', userId: `user-${n}`, messageId: `m-${n++}` }));
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-    await rig.rt.poller.drain();
-  };
-  return { api, source, send };
-}
+const workspace = () => alertWorkspace(rig);
 
 const slackMessages = (path: string) => rig.server.received.filter((r) => r.path === path).map((r) => (r.json as { text: string }).text);
 
