@@ -1,5 +1,6 @@
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableClient } from '../../shared/persistence/table-client';
-import { partitionUse, type PartitionUse } from './partitions';
+import { itemBytes, itemKey, partitionUse, type PartitionUse, type TransactSizes } from './partitions';
 
 /**
  * AWS list prices, us-east-1 (DynamoDB on-demand as reduced on 2024-11-01; Lambda on Arm; API Gateway REST
@@ -56,13 +57,15 @@ const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
 class UsageCounter {
   private log: Request[] | undefined;
   private attached: TableClient | undefined;
+  /** The counter's own reads (a transaction's item sizes): never counted. */
+  private readonly own = new WeakSet<object>();
 
   attach(store: TableClient): void {
     this.attached = store;
     store.doc.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as Record<string, unknown>;
-        if (!this.log) return next(args);
+        if (!this.log || this.own.has(input)) return next(args);
         input.ReturnConsumedCapacity = 'INDEXES';
         const result = await next(args);
         const output = result.output as { ConsumedCapacity?: { CapacityUnits?: number; WriteCapacityUnits?: number; ReadCapacityUnits?: number }[] };
@@ -70,7 +73,11 @@ class UsageCounter {
         const write = WRITES.test(command);
         let units = 0;
         for (const c of [output.ConsumedCapacity ?? []].flat()) units += c.CapacityUnits ?? 0;
-        const partitions = partitionUse(command, input, result.output as Record<string, unknown>);
+        const transact = command === 'TransactWriteItemsCommand';
+        const sizes = transact ? await this.sizesOf(input) : undefined;
+        const partitions = partitionUse(command, input, result.output as Record<string, unknown>, sizes);
+        // A transaction's units as AWS bills them, item by item (partitions.ts), not as DynamoDB Local reports them.
+        if (transact) units = partitions.reduce((n, p) => n + p.wcu, 0);
         // Reads as AWS bills them: a key that finds nothing still costs the minimum (DynamoDB Local reports 0).
         const rru = write
           ? 0
@@ -83,6 +90,22 @@ class UsageCounter {
       },
       { step: 'initialize', name: 'benchUsage' },
     );
+  }
+
+  /** What the items a transaction updated, deleted or checked hold now (read outside the counts). */
+  private async sizesOf(input: Record<string, unknown>): Promise<TransactSizes> {
+    const sizes: TransactSizes = new Map();
+    const store = this.attached!;
+    const keys = (input.TransactItems as Record<string, { Key?: Record<string, unknown> }>[])
+      .map((t) => Object.values(t)[0]!.Key)
+      .filter((key): key is Record<string, unknown> => key !== undefined);
+    for (let i = 0; i < keys.length; i += 100) {
+      const request = { RequestItems: { [store.table]: { Keys: keys.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk })), ConsistentRead: true } } };
+      this.own.add(request);
+      const answer = await store.doc.send(new BatchGetCommand(request));
+      for (const item of answer.Responses?.[store.table] ?? []) sizes.set(itemKey(item), itemBytes(item));
+    }
+    return sizes;
   }
 
   detach(): void {

@@ -1,4 +1,4 @@
-import { familyOf, partitionReport, partitionUse } from '../../bench/support/partitions';
+import { familyOf, itemKey, partitionReport, partitionUse } from '../../bench/support/partitions';
 import { keys } from '../../shared/persistence/keys';
 
 /** The bench's partition accounting: where each request's capacity units landed, by partition key. */
@@ -37,21 +37,24 @@ test('an update that removes an index entry charges the index partition the entr
   expect(uses).toContainEqual({ key: `gsi1:${keys.deliveryAttention('r#0')}`, wcu: 1, rcu: 0 });
 });
 
-test("a transaction's units are shared out by item size: a 3 KB put takes three times a small update's share", () => {
-  const uses = partitionUse(
-    'TransactWriteItemsCommand',
-    {
-      TransactItems: [
-        { Put: { Item: { pk: 'WS#a#SOURCE#s#INGEST', sk: 'r#0', payload: 'x'.repeat(2900) } } },
-        { Update: { Key: { pk: 'WS#a', sk: 'SOURCESTATS#s' }, UpdateExpression: 'ADD refused :n' } },
-      ],
-    },
-    consumed(8),
-  );
-  expect(uses).toEqual([
+test("a transaction is billed item by item as AWS bills it, 2 units per KB of each item, whatever DynamoDB Local reports", () => {
+  const input = {
+    TransactItems: [
+      { Put: { Item: { pk: 'WS#a#SOURCE#s#INGEST', sk: 'r#0', payload: 'x'.repeat(2900) } } },
+      { Update: { Key: { pk: 'WS#a#STATS#3', sk: 'SOURCESTATS#s' }, UpdateExpression: 'ADD refused :n' } },
+      { Update: { Key: { pk: 'WS#a#STATS#4', sk: 'DESTSTATS#d' }, UpdateExpression: 'ADD delivered :n' } },
+    ],
+  };
+  const sizes = new Map([[itemKey({ pk: 'WS#a#STATS#4', sk: 'DESTSTATS#d' }), 1500]]);
+  // DynamoDB Local reports 4 units for the whole transaction: a 3 KB put costs 6, a 1.5 KB item 4, an item of unknown size 2.
+  expect(partitionUse('TransactWriteItemsCommand', input, consumed(4), sizes)).toEqual([
     { key: 'WS#a#SOURCE#s#INGEST', wcu: 6, rcu: 0 },
-    { key: 'WS#a', wcu: 2, rcu: 0 },
+    { key: 'WS#a#STATS#3', wcu: 2, rcu: 0 },
+    { key: 'WS#a#STATS#4', wcu: 4, rcu: 0 },
   ]);
+  // Seventeen small items: 34 units, not the 4 DynamoDB Local reports.
+  const many = { TransactItems: Array.from({ length: 17 }, (_, i) => ({ Put: { Item: { pk: `WS#a#SOURCE#s#INGEST#${i}`, sk: 'r#0', d: 'x'.repeat(300) } } })) };
+  expect(partitionUse('TransactWriteItemsCommand', many, consumed(4)).reduce((n, u) => n + u.wcu, 0)).toBe(34);
 });
 
 test('a batch read charges every key at least the minimum, found or not, on its own partition', () => {
