@@ -49,9 +49,6 @@ function renews(guard: BatchGuard, leaseUntil: string): boolean {
   return left < (Date.parse(leaseUntil) - Date.now()) / 2;
 }
 const batchId = batchIdOf;
-/** An item of the layout before shards: its partition key ends at `#DELIVERY`. */
-const isLegacy = (item: Record<string, unknown>) => String(item.pk).endsWith('#DELIVERY');
-const batchIdOfItem = (item: Record<string, unknown>) => batchId(BatchRef.parse(item));
 
 /** A finished batch's totals as its destination counts them: filtered events per rule under their source and label. */
 function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, number> {
@@ -89,18 +86,26 @@ export const MAX_PARKS_PER_WRITE = 90;
 export class DeliveryRepository implements ports.DeliveryRepository {
   private readonly legacy: LegacyLayout;
   private readonly reads: DeliveryBatchReads;
-  /** Batches found in the layout before shards: their writes go where they are. */
-  private readonly legacyBatches = new Set<string>();
+  /** Batches found in a layout before today's (before shards, or with fewer): their writes go where they are. */
+  private readonly foundAt = new Map<string, string>();
 
   constructor(private readonly store: TableClient) {
     this.legacy = new LegacyLayout(store);
     this.reads = new DeliveryBatchReads(store, this.legacy);
   }
 
-  /** Where a batch's item is: its shard's partition, or the one of the layout before shards if it was found there. */
+  /** Where a batch's item is: its shard's partition, or the one of an earlier layout if it was found there. */
   private keyOf(b: BatchRef) {
-    const at = this.legacyBatches.has(batchId(b)) ? keys.legacyDeliveryBatch : keys.deliveryBatch;
-    return at(b.workspaceId, b.destinationId, b.requestId, b.part);
+    const key = keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
+    return { ...key, pk: this.foundAt.get(batchId(b)) ?? key.pk };
+  }
+
+  /** Notes where a batch's item was found, when not where today's layout puts it. */
+  private found(item: Record<string, unknown>): string {
+    const ref = BatchRef.parse(item);
+    const id = batchId(ref);
+    if (item.pk !== keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part).pk) this.foundAt.set(id, String(item.pk));
+    return id;
   }
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
@@ -115,7 +120,12 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     const distinct = [...new Map(refs.map((ref) => [batchId(ref), ref])).values()];
     const wanted: Record<string, unknown>[] = [];
     for (const ref of distinct) {
-      wanted.push(keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
+      const key = keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+      wanted.push(key);
+      // A batch of the layout with fewer shards, in a partition of today's that holds new items too: read
+      // beside (half a read unit's worth a batch on average; where the two layouts agree, one key).
+      const previous = keys.previousDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+      if (previous.pk !== key.pk) wanted.push(previous);
       const old = keys.legacyDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
       if (await this.legacy.holds(old.pk)) wanted.push(old);
     }
@@ -125,11 +135,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
         const answer: BatchGetCommandOutput = await this.store.doc.send(
           new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
         );
-        for (const item of answer.Responses?.[this.store.table] ?? []) {
-          const id = batchIdOfItem(item);
-          if (isLegacy(item)) this.legacyBatches.add(id);
-          states.set(id, stateOf(item));
-        }
+        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(this.found(item), stateOf(item));
         request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
       }
     }
@@ -378,9 +384,8 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       .slice(0, limit);
     return Items.flatMap((item): NeedingAttention[] => {
       if (item.entity === 'deliveryBatch') {
-        const ref = BatchRef.parse(item);
-        if (isLegacy(item)) this.legacyBatches.add(batchId(ref));
-        return [{ kind: 'batch', ref }];
+        this.found(item);
+        return [{ kind: 'batch', ref: BatchRef.parse(item) }];
       }
       if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
       return [];

@@ -20,8 +20,13 @@ export const SUPPRESSION_SHARDS = 64;
 const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
 /** The scheduler's index of delivery batches and retries, across workspaces: every batch the consumer stops waiting for enters it. */
 export const ATTENTION_SHARDS = 16;
-/** Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends. */
-export const DELIVERY_SHARDS = 64;
+/**
+ * Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends, about 50,000
+ * write units a second at 50,000 events, which 64 partitions took only at their mean (PREVIOUS_DELIVERY_SHARDS:
+ * the layout batches written before are found in and finished in).
+ */
+export const DELIVERY_SHARDS = 128;
+export const PREVIOUS_DELIVERY_SHARDS = 64;
 const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
@@ -161,6 +166,11 @@ export const keys = bounded({
    */
   deliveryBatchPartitions: (workspaceId: string, destinationId: string) =>
     Array.from({ length: DELIVERY_SHARDS }, (_, shard) => `${deliveryPartition(workspaceId, destinationId)}#${shard}`),
+  /** …where a batch written with PREVIOUS_DELIVERY_SHARDS is (one of today's partitions: a shard below 64 is the same). */
+  previousDeliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
+    pk: `${deliveryPartition(workspaceId, destinationId)}#${shardOf(`${requestId}#${part}`, PREVIOUS_DELIVERY_SHARDS)}`,
+    sk: `${requestId}#${part}`,
+  }),
   legacyDeliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
     pk: deliveryPartition(workspaceId, destinationId),
     sk: `${requestId}#${part}`,

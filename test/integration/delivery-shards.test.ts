@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { batchIdOf } from '../../shared/domain/delivery/records';
 import { attention } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
@@ -7,8 +8,8 @@ import { ingestItems } from '../support/ingest-items';
 
 /**
  * Delivery batches in shards: each batch's item in one of its destination's batch partitions, by the batch's
- * hash, read across them all; a batch written before shards (in the destination's one partition) is resumed
- * where it stood and finished there.
+ * hash, read across them all; a batch written before shards (in the destination's one partition), or with
+ * fewer of them, is found, resumed where it stood and finished there.
  */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
@@ -39,23 +40,45 @@ it("spreads a destination's batches over its partitions, and its live events rea
   expect(new Set(live.events.map((e: { messageId: string }) => e.messageId))).toEqual(new Set(Array.from({ length: 16 }, (_, r) => `spread-${r}`)));
 });
 
-it('resumes a batch written before shards where it stood, and finishes it in place', async () => {
-  const { ws, source, hook, send, received } = await pipeline();
-  await rig.rt.poller.stop(); // the stream hands nothing over: the batch below is the scheduler's to resume
-  await send([0, 1, 2].map((i) => ({ type: 'track', userId: 'u', event: 'e', messageId: `old-${i}` })));
-  // One user's request: one stored part (of the user's ingest shard).
-  const [item, ...others] = await ingestItems(rig.rt.store, ws.workspaceId, source.id);
-  expect(others).toEqual([]);
-  const [requestId, part] = [String(item!.requestId), Number(item!.part)];
-  const ref = { workspaceId: ws.workspaceId, sourceId: source.id, destinationId: hook.id, requestId, part };
+type Layout = typeof keys.legacyDeliveryBatch;
+
+/**
+ * A stored request (the stream stopped: nothing of it is delivered), whose batch at the hook `layout` puts
+ * somewhere else than today's layout: sent again with another user until its hash says so.
+ */
+async function storedRequest(layout: Layout) {
+  const p = await pipeline();
+  await rig.rt.poller.stop();
+  for (let attempt = 0; ; attempt++) {
+    await p.send([0, 1, 2].map((i) => ({ type: 'track', userId: `u-${attempt}`, event: 'e', messageId: `old-${attempt}-${i}` })));
+    const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    const [requestId, part] = [String(items.at(-1)!.requestId), Number(items.at(-1)!.part)];
+    const earlier = layout(p.ws.workspaceId, p.hook.id, requestId, part);
+    if (earlier.pk !== keys.deliveryBatch(p.ws.workspaceId, p.hook.id, requestId, part).pk) {
+      return {
+        ...p,
+        requestId,
+        part,
+        earlier,
+        prefix: `old-${attempt}-`,
+        ref: { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: p.hook.id, requestId, part },
+      };
+    }
+  }
+}
+
+it.each([
+  ['before shards', keys.legacyDeliveryBatch],
+  ['with fewer shards', keys.previousDeliveryBatch],
+])('resumes a batch written %s where it stood, and finishes it in place', async (_, layout) => {
+  const { ws, hook, received, requestId, part, ref, earlier, prefix } = await storedRequest(layout);
   const lease = new Date(Date.now() - 1000).toISOString();
   // Its first event was sent and recorded by a process that died; its lease ran out; it is due in the index.
-  const legacy = keys.legacyDeliveryBatch(ws.workspaceId, hook.id, requestId, part);
   await rig.rt.store.doc.send(
     new PutCommand({
       TableName: rig.rt.store.table,
       Item: {
-        ...legacy,
+        ...earlier,
         ...ref,
         ...attention(lease, 'B', batchIdOf(ref), `${requestId}#${part}`),
         gsi1pk: 'DELIVERY#DUE', // the scheduler's index before it was sharded
@@ -73,11 +96,21 @@ it('resumes a batch written before shards where it stood, and finishes it in pla
   );
 
   await rig.rt.scheduler.runNow();
-  expect(received('old-').sort()).toEqual(['old-1', 'old-2']);
-  const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: legacy, ConsistentRead: true }));
+  expect(received(prefix).sort()).toEqual([`${prefix}1`, `${prefix}2`]);
+  const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: earlier, ConsistentRead: true }));
   expect(Item).toMatchObject({ status: 'done', nDelivered: 3 });
   const sharded = await rig.rt.store.doc.send(
     new GetCommand({ TableName: rig.rt.store.table, Key: keys.deliveryBatch(ws.workspaceId, hook.id, requestId, part), ConsistentRead: true }),
   );
   expect(sharded.Item).toBeUndefined();
+});
+
+it('finds a finished batch of the layout with fewer shards, so that its record handed over again sends nothing', async () => {
+  const { ref, earlier } = await storedRequest(keys.previousDeliveryBatch);
+  const deliveries = new DeliveryRepository(rig.rt.store);
+  expect(await deliveries.readBatch(ref)).toEqual({ kind: 'absent' });
+  await rig.rt.store.doc.send(
+    new PutCommand({ TableName: rig.rt.store.table, Item: { ...earlier, ...ref, entity: 'deliveryBatch', status: 'done', progress: 3, output: 0 } }),
+  );
+  expect(await new DeliveryRepository(rig.rt.store).readBatch(ref)).toMatchObject({ kind: 'done' });
 });
