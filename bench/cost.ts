@@ -23,7 +23,8 @@ import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usa
 // time (ingestion, then delivery, then capture), so each stage's DynamoDB requests and capacity units, its
 // Lambda invocations and its CPU time are its own. The vendors answer from another process.
 
-const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 10_000;
+/** One second of the rate below: each partition key's units over the run are its units in one such second. */
+const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 50_000;
 /** Events per SDK request: analytics SDKs flush every 20 events or so. */
 const PER_REQUEST = 20;
 const USERS = 2_000;
