@@ -1,0 +1,83 @@
+import { screenshot } from '../support/browser';
+import { checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, streamText } from '../support/console-session';
+
+/**
+ * The console in a real browser, on the shape of the events: the Event schemas page and tracking plans made
+ * from the captured events. The source Website holds one track, Trial Started on the pro plan, made through
+ * the API before the tests.
+ */
+openConsole({ signIn: true, seed: seedCapturedTrial });
+
+describe('the console, as a new user', () => {
+  it('opens the schema of the event sent and shows its frequent values', async () => {
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    await page.getByRole('button', { name: /^track: Trial Started/ }).click();
+    const plan = page.getByRole('group', { name: 'Frequent values of properties.plan' });
+    await plan.waitFor();
+    await expect(plan.locator('.bar').first().textContent()).resolves.toBe('pro100.0 %');
+    await page.getByRole('table', { name: 'Schema', exact: true }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await page.getByRole('button', { name: /^Version 1/ }).click();
+    const version = page.getByRole('region', { name: 'Version' });
+    await version.getByRole('table', { name: 'Version schema' }).getByRole('cell', { name: 'plan (properties.plan)' }).waitFor();
+    await version.getByRole('group', { name: 'Frequent values of properties.plan' }).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download JSON Schema' }).click();
+    const schema = JSON.parse(await streamText(await (await download).createReadStream()));
+    expect(schema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      properties: { properties: { properties: { plan: { type: 'string' } } } },
+    });
+    await checkPage('schemas');
+  });
+
+  it('makes a tracking plan from the captured events in a click, edits it as a new version with a diff, and shows its stats', async () => {
+    await page.getByRole('link', { name: 'Tracking plans' }).click();
+    await page.getByText('No tracking plan yet.').waitFor();
+    await page.getByLabel('Plan name').fill('Website plan');
+    await page.getByRole('button', { name: 'Create plan from captured events' }).click();
+    await page.getByRole('button', { name: /^Website plan version 1/ }).waitFor();
+    const specs = JSON.parse(await page.getByLabel(/^Specs/).inputValue()) as {
+      type: string;
+      name?: string;
+      schema: { required?: string[]; properties: object };
+    }[];
+    const trial = specs.find((s) => s.name === 'Trial Started')!;
+    expect(trial.schema).toMatchObject({ properties: { plan: { type: 'string' } }, required: expect.arrayContaining(['plan']) });
+
+    // A new version: the trial needs seats too.
+    trial.schema.properties = { ...trial.schema.properties, seats: { type: 'string' } };
+    trial.schema.required = [...(trial.schema.required ?? []), 'seats'];
+    await page.getByLabel(/^Specs/).fill(JSON.stringify(specs, null, 2));
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByRole('heading', { name: 'Website plan · version 2' }).waitFor();
+    await page.getByRole('list', { name: 'Changes between the two versions' }).getByText('Changed track: Trial Started: +seats · required +seats').waitFor();
+    await page.getByRole('region', { name: "Differences between the two versions' specs" }).locator('ins').first().waitFor();
+
+    await page.getByLabel('Mode').selectOption('drop-event');
+    await page.getByRole('button', { name: 'Hold source to version 2' }).click();
+    await page.getByRole('list', { name: 'Sources held to this plan' }).getByText('Website: version 2, drop-event, unplanned events allowed').waitFor();
+    // Ingestion keeps a write key's source 5 s: the plan applies after that.
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+    await sendWithSdk([
+      { userId: 'u1', event: 'Trial Started', properties: { plan: 'pro', seats: '3', coupon: 'X' } },
+      { userId: 'u2', event: 'Trial Started', properties: { plan: 'pro' } },
+    ]);
+    const stats = page.getByRole('table', { name: 'Tracking plan stats' });
+    const row = stats.getByRole('row').filter({ hasText: 'track: Trial Started' });
+    // Total, validated, with violations, dropped, then one column per violation type (Required-Missing second).
+    const counted = async () => (await row.getByRole('cell').allTextContents()).slice(3, 9).join(' ');
+    for (const deadline = Date.now() + 20_000; (await counted()) !== '2 1 1 1 0 1' && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    await expect(counted()).resolves.toBe('2 1 1 1 0 1');
+    await checkPage('tracking-plans');
+
+    // The event schema marks the key the plan does not know.
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    await page.getByRole('button', { name: /^track: Trial Started/ }).click();
+    const coupon = page.getByRole('table', { name: 'Schema', exact: true }).getByRole('row').filter({ hasText: 'coupon (properties.coupon)' });
+    await coupon.getByText('not in plan').waitFor({ timeout: 20_000 });
+    const plan = page.getByRole('table', { name: 'Schema', exact: true }).getByRole('row').filter({ hasText: 'plan (properties.plan)' });
+    await expect(plan.getByText('not in plan').count()).resolves.toBe(0);
+    await screenshot(page, 'schemas-tracking-plan');
+  });
+});
