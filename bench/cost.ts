@@ -30,6 +30,8 @@ const PER_REQUEST = 20;
 const USERS = 2_000;
 /** The rate the partition accounting scales the pipeline's units to: one source sending this many events a second. */
 const SOURCE_RATE = 50_000;
+/** The source's ingest shards (`BENCH_INGEST_SHARDS`; a new source's default, 1, when not set). */
+const INGEST_SHARDS = Number(process.env.BENCH_INGEST_SHARDS) || undefined;
 /** What this bench printed on 2026-11-24 for the tree before the cost work (one write per event per destination). */
 const BASELINE_USD = 11.877;
 
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
       const text = await res.text();
       return (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, Record<string, string>>;
     };
-    const source = (await control('POST', '/v2/sources', { name: 'app' })).source!;
+    const source = (await control('POST', '/v2/sources', { name: 'app', ...(INGEST_SHARDS && { ingestShards: INGEST_SHARDS }) })).source!;
     const amplitude = (await control('POST', '/v2/destinations', { name: 'amplitude', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendors.url}/amp` } }))
       .destination!;
     const webhook = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendors.url}/hook` } })).destination!;
@@ -215,7 +217,9 @@ function report(
 ): void {
   const perK = (n: number) => (n * 1000) / EVENTS;
   const f = (n: number, digits = 1) => n.toFixed(digits);
-  console.log(`\nCost per million events (${EVENTS.toLocaleString('en-US')} events in SDK requests of ${PER_REQUEST}, ${USERS} users)`);
+  console.log(
+    `\nCost per million events (${EVENTS.toLocaleString('en-US')} events in SDK requests of ${PER_REQUEST}, ${USERS} users, ${INGEST_SHARDS ?? 1} ingest shard(s))`,
+  );
   console.log('  stage              DDB req/1k  WRU/1k   RRU/1k  invocations/1k  CPU ms/1k   billed ms/1k  US$/M events');
   let total = 0;
   const line = (label: string, usage: StageUsage, memoryMb: number, apiRequests = 0, dbFilter?: (key: string) => boolean) => {

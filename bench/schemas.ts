@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
@@ -9,6 +8,7 @@ import type { SketchBase, SketchHead } from '../shared/domain/event-schemas/reco
 import { Sketch } from '../shared/domain/event-schemas/sketch';
 import { LAYOUT, OpenSketch, SketchCache, type ModelRecords } from '../shared/domain/event-schemas/sketch-layout';
 import { unpackEvents } from '../shared/persistence/ingest-repository';
+import { compressJson } from '../shared/persistence/compression';
 import { createTableClient, type TableClient } from '../shared/persistence/table-client';
 import { shutdownSandbox } from '../shared/sandbox';
 import { repository, servicesOver, type Services } from '../shared/services';
@@ -175,7 +175,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!; // nearest rank
 
 function sectionCpu(): number {
-  const packed = Array.from({ length: 200 }, (_, seed) => gzipSync(JSON.stringify(makeEvents(seed, 100))));
+  const packed = Array.from({ length: 200 }, (_, seed) => compressJson(makeEvents(seed, 100)));
   const at = (i: number) => packed[i % packed.length]!;
   const keys = flatten(makeEvents(1, 20).find((e) => e.type === 'track')!).leaves.size;
   const captureOf = (cpu: CpuCapture, records: number) => (i: number) => {
@@ -201,7 +201,7 @@ function sectionCpu(): number {
   const pct = (part: number, whole: number) => `${((part / whole) * 100).toFixed(0)}%`;
   const heads = [...sized.heads.values()].map((head) => head.body?.length ?? 0);
   console.log(`\n1. In-process CPU, one core (batches of 100 events, ~${keys} flattened keys per track, ${BUDGET_MS} ms each)`);
-  console.log(`  gunzip + JSON.parse (unpackEvents):          ${fmt(base.rate)} events/s`);
+  console.log(`  decompress + JSON.parse (unpackEvents):      ${fmt(base.rate)} events/s`);
   console.log(`  + flatten, observe, read/write sketches:     ${fmt(capture.rate)} events/s`);
   console.log(`schema capture (CPU): ${fmt(capture.rate)} events/s per core, ${(base.rate / capture.rate).toFixed(1)}x the cost of unpacking`);
   console.log(

@@ -1,8 +1,7 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { encodeTime } from 'ulid';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
-import type { RefusedEvent } from '../domain/ingestion/events';
+import { weirIdOf, type RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
 import type { IngestBatch, IngestPart, RecentPart, SourceStats, StoredPart } from '../domain/ingestion/records';
 import { archiveRetentionDays } from '../domain/ingestion/retention';
@@ -15,6 +14,7 @@ import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
 import { groupByShard, partNumber } from '../domain/ingestion/shards';
+import { compressJson, decompressJson } from './compression';
 
 const log = componentLogger('ingestion');
 
@@ -28,15 +28,30 @@ const INBOUND_WINDOW_TTL_SECONDS = 60;
 /** The domain owns the shapes of a batch and of a stored part; this module knows how an ingest item holds them. */
 export type { IngestBatch, IngestPart };
 
-/** Events gzipped as one JSON array, halved until each part fits an item. */
+/**
+ * An event as stored: without its `weirId` when it is the one its ids derive (events.ts), since those 32 hex
+ * digits an event compress to almost nothing else and make a fifth to a third of a request's item; reading
+ * derives it again (unpackEvents), so every reader sees the event as accepted.
+ */
+function lean(event: Record<string, unknown>): Record<string, unknown> {
+  if (event.weirId === undefined || event.weirId !== weirIdOf(event)) return event;
+  const { weirId: _derived, ...rest } = event;
+  return rest;
+}
+
+/** Events compressed as one JSON array (compression.ts), halved until each part fits an item. */
 function pack(events: Record<string, unknown>[]): Buffer[] {
-  const packed = gzipSync(JSON.stringify(events));
+  const packed = compressJson(events.map(lean));
   if (packed.length <= MAX_PART_BYTES || events.length === 1) return [packed];
   const half = Math.ceil(events.length / 2);
   return [...pack(events.slice(0, half)), ...pack(events.slice(half))];
 }
 
-export const unpackEvents = (payload: Uint8Array): Record<string, unknown>[] => JSON.parse(gunzipSync(payload).toString('utf8')) as Record<string, unknown>[];
+export function unpackEvents(payload: Uint8Array): Record<string, unknown>[] {
+  const events = decompressJson(payload) as Record<string, unknown>[];
+  for (const event of events) if (event.weirId === undefined) event.weirId = weirIdOf(event);
+  return events;
+}
 
 /** Reads an ingest item as a stream record's new image carries it: the one place that knows its layout. */
 export function ingestPartOf(item: Record<string, unknown>): IngestPart {
@@ -67,7 +82,7 @@ function pushBack(error: unknown): Error {
 }
 
 /**
- * What a tracking plan adds to a request's write: the events it dropped (gzipped, beside the request, where no
+ * What a tracking plan adds to a request's write: the events it dropped (compressed, beside the request, where no
  * stream consumer reads them) and the request's counts in one shard of the plan's counters.
  */
 function planItems(table: string, batch: IngestBatch, expiresAt: number): TransactItem[] {
@@ -75,7 +90,7 @@ function planItems(table: string, batch: IngestBatch, expiresAt: number): Transa
   if (!plan) return [];
   const items: TransactItem[] = [];
   if (plan.dropped.length > 0) {
-    const payload = gzipSync(JSON.stringify(plan.dropped));
+    const payload = compressJson(plan.dropped);
     items.push({
       Put: { TableName: table, Item: { ...keys.ingestDropped(workspaceId, sourceId, requestId), entity: 'ingestDropped', receivedAt, payload, expiresAt } },
     });
