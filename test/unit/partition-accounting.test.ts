@@ -37,7 +37,7 @@ test('an update that removes an index entry charges the index partition the entr
   expect(uses).toContainEqual({ key: `gsi1:${keys.deliveryAttention('r#0')}`, wcu: 1, rcu: 0 });
 });
 
-test("a transaction is billed item by item as AWS bills it, 2 units per KB of each item, whatever DynamoDB Local reports", () => {
+test('a transaction is billed item by item as AWS bills it, 2 units per KB of each item, whatever DynamoDB Local reports', () => {
   const input = {
     TransactItems: [
       { Put: { Item: { pk: 'WS#a#SOURCE#s#INGEST', sk: 'r#0', payload: 'x'.repeat(2900) } } },
