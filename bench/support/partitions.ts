@@ -115,7 +115,7 @@ function keyCondition(input: Item, attribute: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** A single-item read of an item that does not exist still costs the minimum: 1 unit consistent, ½ otherwise. */
+/** A read that finds nothing (an item that does not exist, an empty query) still costs the minimum: 1 unit consistent, ½ otherwise. */
 const minimumRead = (input: Item) => (input.ConsistentRead === true ? 1 : 0.5);
 
 /** Where one request's units went, by partition key (`ReturnConsumedCapacity: 'INDEXES'` asked). */
@@ -161,8 +161,9 @@ export function partitionUse(command: string, input: Item, output: Item, sizes?:
   } else if (name === 'Get') {
     read(String((input.Key as Item).pk), Math.max(table, minimumRead(input)));
   } else if (name === 'Query') {
-    if (input.IndexName) read(`gsi1:${keyCondition(input, 'gsi1pk') ?? '?'}`, gsi || table);
-    else read(keyCondition(input, 'pk') ?? '?', table);
+    // A query that finds nothing still costs the minimum (DynamoDB Local reports nothing for it).
+    if (input.IndexName) read(`gsi1:${keyCondition(input, 'gsi1pk') ?? '?'}`, Math.max(gsi || table, minimumRead(input)));
+    else read(keyCondition(input, 'pk') ?? '?', Math.max(table, minimumRead(input)));
   } else if (name === 'BatchGet') {
     const found = new Map<string, number>();
     for (const item of Object.values((output.Responses ?? {}) as Record<string, Item[]>).flat()) {

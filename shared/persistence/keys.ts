@@ -19,7 +19,7 @@ export const SUPPRESSION_SHARDS = 64;
 /** A key's shard: its SHA-256 folded to one of `count`. */
 const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
 /** The scheduler's index of delivery batches and retries, across workspaces: every batch the consumer stops waiting for enters it. */
-export const ATTENTION_SHARDS = 16;
+export const ATTENTION_SHARDS = 64;
 /**
  * Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends, about 50,000
  * write units a second at 50,000 events, which 64 partitions took only at their mean (PREVIOUS_DELIVERY_SHARDS:
@@ -29,6 +29,9 @@ export const DELIVERY_SHARDS = 128;
 export const PREVIOUS_DELIVERY_SHARDS = 64;
 const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
+const retryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`;
+/** Parked deliveries' partitions per destination, by user. */
+export const RETRY_SHARDS = 64;
 const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
   `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST${shard === 0 ? '' : `#${shard}`}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
@@ -181,9 +184,17 @@ export const keys = bounded({
    * before order was kept have `<messageId>#<output>` as their sort key.)
    */
   deliveryRetry: (workspaceId: string, destinationId: string, userKey: string, seq: string) => ({
-    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`,
+    pk: `${retryPartition(workspaceId, destinationId)}#${shardOf(userKey, RETRY_SHARDS)}`,
     sk: `U#${userKey}#${seq}`,
   }),
+  /**
+   * …in RETRY_SHARDS partitions by the user (a destination that is down parks every event: one partition took
+   * about 200 events a second of it), each user's deliveries in one, in order; read across them all where a
+   * destination's are wanted. Before, all of a destination's in this one, still read while any is left.
+   */
+  deliveryRetryPartitions: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: RETRY_SHARDS }, (_, shard) => `${retryPartition(workspaceId, destinationId)}#${shard}`),
+  legacyDeliveryRetry: (workspaceId: string, destinationId: string) => retryPartition(workspaceId, destinationId),
   /**
    * How a parked delivery ended (delivered or aborted by a retry), kept as long as the events, so the audit
    * can tell every event's outcome: under its destination, by the seq of the parked delivery (its batch first).

@@ -4,6 +4,8 @@ import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/del
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
+import { LegacyLayout } from './legacy-layout';
+import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
@@ -13,44 +15,54 @@ import { isConditionFailure, queryAll, type TableClient, type TransactItem } fro
  * leaves a small record of how it ended).
  */
 export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository {
-  constructor(private readonly store: TableClient) {}
+  private readonly legacy: LegacyLayout;
 
-  /**
-   * Whether any delivery is parked at a destination, strongly consistent: the first key of its retry
-   * partition, one read unit (a parked delivery is there from the write that counts it as retrying to the
-   * one that counts its end).
-   */
-  async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
-    const { pk } = keys.deliveryRetry(workspaceId, destinationId, '', '');
+  constructor(private readonly store: TableClient) {
+    this.legacy = new LegacyLayout(store);
+  }
+
+  /** The destination's one retry partition of the layout before shards, while it holds any parked delivery. */
+  private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
+    const pk = keys.legacyDeliveryRetry(workspaceId, destinationId);
+    return (await this.legacy.holds(pk)) ? [pk] : [];
+  }
+
+  /** Whether partition `pk` holds a parked delivery (of the user, when given): its first key, one read unit. */
+  private async first(pk: string, userKey?: string): Promise<Record<string, unknown> | undefined> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk',
+        KeyConditionExpression: userKey === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :user)',
+        ExpressionAttributeValues: { ':pk': pk, ...(userKey !== undefined && { ':user': `U#${userKeyPart(userKey)}#` }) },
         ConsistentRead: true,
         Limit: 1,
       }),
     );
-    return Items.length > 0;
+    return Items[0];
   }
 
-  /** The users among `userKeys` with a delivery parked at the destination: one query each. */
+  /**
+   * Whether any delivery is parked at a destination, strongly consistent: its `retrying` counter, which moves in
+   * the very transaction that parks a delivery and in the one that ends it (one BatchGet of its counter shards,
+   * where reading the first key of each of its retry partitions would take one query each).
+   */
+  async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
+    const counters = await readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
+    return Number(counters?.retrying ?? 0) > 0;
+  }
+
+  /** The partitions a user's parked deliveries may be in: the user's, and the one before shards while it holds any. */
+  private async partitionsOfUser(workspaceId: string, destinationId: string, userKey: string): Promise<string[]> {
+    return [keys.deliveryRetry(workspaceId, destinationId, userKeyPart(userKey), '').pk, ...(await this.legacyOf(workspaceId, destinationId))];
+  }
+
+  /** The users among `userKeys` with a delivery parked at the destination: one query each (two while the layout before shards holds any). */
   async usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]> {
-    const { pk } = keys.deliveryRetry(workspaceId, destinationId, '', '');
     const found = await Promise.all(
       userKeys.map(async (userKey) => {
-        const { Items = [] } = await this.store.doc.send(
-          new QueryCommand({
-            TableName: this.store.table,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-            ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(userKey)}#` },
-            ConsistentRead: true,
-            Limit: 1,
-            ProjectionExpression: 'sk',
-          }),
-        );
-        return Items.length > 0 ? [userKey] : [];
+        const partitions = await this.partitionsOfUser(workspaceId, destinationId, userKey);
+        const firsts = await Promise.all(partitions.map((pk) => this.first(pk, userKey)));
+        return firsts.some((item) => item !== undefined) ? [userKey] : [];
       }),
     );
     return found.flat();
@@ -59,17 +71,10 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
   /** The user's first parked delivery at its destination (the one whose turn it is), if any. */
   async firstOfUser(parked: ParkedDelivery): Promise<ParkedDelivery | undefined> {
     if (parked.userKey === undefined) return undefined;
-    const { pk } = parkedKey(parked);
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-        ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(parked.userKey)}#` },
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    return Items[0] && parseParked(Items[0]);
+    const partitions = await this.partitionsOfUser(parked.workspaceId, parked.destinationId, parked.userKey);
+    const firsts = (await Promise.all(partitions.map((pk) => this.first(pk, parked.userKey)))).filter((item) => item !== undefined);
+    const first = firsts.sort((a, b) => String(a.sk).localeCompare(String(b.sk)))[0];
+    return first && parseParked(first);
   }
 
   /** Makes a waiting delivery due at `dueAt` (the next of a user once the one before it is done). */
@@ -203,13 +208,19 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
    * audit counts as retrying.
    */
   async parkedAt(workspaceId: string, destinationId: string): Promise<ParkedSummary[]> {
-    const items = await queryAll(this.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.deliveryRetry(workspaceId, destinationId, '', '').pk },
-      ExpressionAttributeNames: { '#status': 'status', '#output': 'output' },
-      ProjectionExpression: 'sourceId, messageId, #output, seq, #status, lastError',
-      ConsistentRead: true,
-    });
+    const partitions = [...keys.deliveryRetryPartitions(workspaceId, destinationId), ...(await this.legacyOf(workspaceId, destinationId))];
+    const pages = await Promise.all(
+      partitions.map((pk) =>
+        queryAll(this.store, {
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ExpressionAttributeNames: { '#status': 'status', '#output': 'output' },
+          ProjectionExpression: 'sourceId, messageId, #output, seq, #status, lastError',
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const items = pages.flat();
     return items.map((item) => ({
       sourceId: String(item.sourceId),
       messageId: String(item.messageId),

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
+import { parkedItems } from '../support/parked-items';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
@@ -139,10 +138,7 @@ describe('rules in live delivery', () => {
     await call(rig.rt.controlUrl, 'PUT', '/credentials/MY_SALT', { auth: basic(p.ws.email, p.ws.token), body: { value: SALT } });
     await p.batch([{ type: 'track', messageId: 'salted', userId: 'bob@example.com', event: 'E', properties: { email: 'bob@example.com' } }]);
     await rig.rt.poller.drain();
-    const parked = await queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.deliveryRetry(p.ws.workspaceId, c!.destinationId, '', '').pk },
-    });
+    const parked = await parkedItems(rig.rt.store, p.ws.workspaceId, c!.destinationId);
     expect(parked).toHaveLength(1);
     expect(JSON.stringify(parked)).not.toContain('bob@example.com');
     expect(JSON.stringify(parked)).toContain(sha('bob@example.com'));

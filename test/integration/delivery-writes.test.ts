@@ -3,7 +3,7 @@ import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
+import { parkedItems } from '../support/parked-items';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
@@ -80,11 +80,7 @@ it('parks and counts each event once when a split write is made again after dyin
   } finally {
     rig.rt.store.doc.middlewareStack.remove('dieOnBatchWrite');
   }
-  const parked = () =>
-    queryAll(rig.rt.store, {
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.deliveryRetry(ref.workspaceId, ref.destinationId, '', '').pk },
-    });
+  const parked = () => parkedItems(rig.rt.store, ref.workspaceId, ref.destinationId);
   const retrying = async () => (await deliveries.outcomes(ref.workspaceId, ref.destinationId))?.retrying;
   expect(await parked()).toHaveLength(MAX_PARKS_PER_WRITE);
   expect(await deliveries.readBatch(ref)).toEqual({ kind: 'absent' });

@@ -96,6 +96,15 @@ test('a query charges the partition of its key condition, on the index when it n
       consumed(0, 1.5),
     ),
   ).toEqual([{ key: 'gsi1:DELIVERY#DUE', wcu: 0, rcu: 1.5 }]);
+  // One that finds nothing is billed the minimum: 1 unit strongly consistent, ½ otherwise.
+  const empty = (ConsistentRead: boolean) =>
+    partitionUse(
+      'QueryCommand',
+      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'WS#a#DESTINATION#d#RETRY#7' }, ConsistentRead },
+      consumed(0),
+    );
+  expect(empty(true)).toEqual([{ key: 'WS#a#DESTINATION#d#RETRY#7', wcu: 0, rcu: 1 }]);
+  expect(empty(false)).toEqual([{ key: 'WS#a#DESTINATION#d#RETRY#7', wcu: 0, rcu: 0.5 }]);
 });
 
 test('the report scales each key to the rate, names the hottest, and families hide ids and shard numbers', () => {

@@ -88,6 +88,8 @@ export const ParkedDelivery = z.object({
   status: z.enum(['waiting', 'sending', 'delivered', 'aborted']),
   dueAt: z.string().optional(),
   leaseUntil: z.string().optional(),
+  /** Parked before retries were spread by user: it lives where its destination's all did (the store's concern). */
+  earlierLayout: z.boolean().optional(),
 });
 export type ParkedDelivery = z.infer<typeof ParkedDelivery>;
 
