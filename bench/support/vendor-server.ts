@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 // Plays the vendors of the cost and latency benches in a process of its own, so their CPU is not counted as
 // Weir's: a webhook, and Amplitude's HTTP V2 API (which takes many events per request). GET /stats tells
 // what arrived: requests and events per path, and when each messageId first arrived (ms since start).
-// `BENCH_VENDOR_DOWN` names a path that answers 503 to everything (a destination that is down).
+// `BENCH_VENDOR_DOWN` names a path that answers 503 (or `BENCH_VENDOR_DOWN_STATUS`) to everything.
 
 const requests: Record<string, number> = {};
 const events: Record<string, number> = {};
@@ -24,8 +24,11 @@ const server = createServer((req, res) => {
       res.writeHead(204).end();
       return;
     }
-    // A vendor that is down (`BENCH_VENDOR_DOWN`: a path, e.g. /hook): every request to it answers 503.
-    if (process.env.BENCH_VENDOR_DOWN && path === process.env.BENCH_VENDOR_DOWN) return void res.writeHead(503).end('down');
+    // A vendor that is down (`BENCH_VENDOR_DOWN`: a path, e.g. /hook): every request to it answers 503, or
+    // `BENCH_VENDOR_DOWN_STATUS` (400: one that refuses everything, as with a wrong API key).
+    if (process.env.BENCH_VENDOR_DOWN && path === process.env.BENCH_VENDOR_DOWN) {
+      return void res.writeHead(Number(process.env.BENCH_VENDOR_DOWN_STATUS) || 503).end('down');
+    }
     const at = performance.now() - started;
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
     const items = Array.isArray(body.events) ? (body.events as Record<string, unknown>[]) : [body];

@@ -9,10 +9,11 @@ import { statsItem } from './delivery-items';
 import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
+import { acrossPartitions } from './across-partitions';
+import { LegacyLayout } from './legacy-layout';
 import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
-const failuresPk = (workspaceId: string, destinationId: string) => keys.deliveryFailures(workspaceId, destinationId, '').pk;
 
 /** A group item's failures, each with its place and its retry; removed ones (a deletion job's) left out. */
 function storedOf(item: Item): StoredFailure[] {
@@ -26,7 +27,38 @@ function storedOf(item: Item): StoredFailure[] {
 
 /** Failed events (groups written by delivery, failure-items.ts) and the jobs over them. */
 export class FailureRepository implements ports.FailureRepository {
-  constructor(private readonly store: TableClient) {}
+  private readonly legacy: LegacyLayout;
+
+  constructor(private readonly store: TableClient) {
+    this.legacy = new LegacyLayout(store);
+  }
+
+  /** The destination's one failures partition of the layout before shards, while it holds any group. */
+  private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
+    const pk = keys.legacyDeliveryFailures(workspaceId, destinationId);
+    return (await this.legacy.holds(pk)) ? [pk] : [];
+  }
+
+  /** Every partition a destination's failure groups may be in. */
+  private async partitionsOf(workspaceId: string, destinationId: string): Promise<string[]> {
+    return [...keys.deliveryFailuresPartitions(workspaceId, destinationId), ...(await this.legacyOf(workspaceId, destinationId))];
+  }
+
+  /**
+   * A conditional update of a group where it is: in its shard's partition, or, when the condition fails there
+   * and the layout before shards still holds groups, in that one (true when one of them went through).
+   */
+  private async inPlace(workspaceId: string, destinationId: string, group: string, update: (key: Item) => Promise<void>): Promise<boolean> {
+    for (const pk of [keys.deliveryFailures(workspaceId, destinationId, group).pk, ...(await this.legacyOf(workspaceId, destinationId))]) {
+      try {
+        await update({ pk, sk: group });
+        return true;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return false;
+  }
 
   async page(
     workspaceId: string,
@@ -35,35 +67,38 @@ export class FailureRepository implements ports.FailureRepository {
     after: { group: string } | undefined,
     limit: number,
   ): Promise<FailurePage> {
-    const pk = failuresPk(workspaceId, destinationId);
     const failures: StoredFailure[] = [];
-    let start: Item | undefined = after ? { pk, sk: after.group } : undefined;
     let last: string | undefined;
-    do {
-      const answer = await this.store.doc.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk, ':from': window.from, ':to': window.to },
-          ExclusiveStartKey: start,
-          Limit: Math.max(1, Math.min(25, limit - failures.length)),
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of answer.Items ?? []) {
-        failures.push(...storedOf(item));
-        last = String(item.sk);
+    let more = false;
+    const groups = acrossPartitions(
+      this.store,
+      await this.partitionsOf(workspaceId, destinationId),
+      {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':from': window.from, ':to': window.to },
+        Limit: Math.max(1, Math.min(25, limit)),
+        ConsistentRead: true,
+      },
+      after?.group,
+    );
+    for await (const item of groups) {
+      if (failures.length >= limit) {
+        more = true;
+        break;
       }
-      start = answer.LastEvaluatedKey;
-    } while (start && failures.length < limit);
-    return { failures, ...(start && last !== undefined && { next: { group: last, index: 0 } }) };
+      failures.push(...storedOf(item));
+      last = String(item.sk);
+    }
+    return { failures, ...(more && last !== undefined && { next: { group: last, index: 0 } }) };
   }
 
   async byRefs(workspaceId: string, destinationId: string, refs: { group: string; index: number }[]): Promise<StoredFailure[]> {
     const groups = [...new Set(refs.map((r) => r.group))];
     const items = new Map<string, StoredFailure[]>();
-    for (let i = 0; i < groups.length; i += 100) {
-      let request: Item[] | undefined = groups.slice(i, i + 100).map((group) => keys.deliveryFailures(workspaceId, destinationId, group));
+    const legacy = await this.legacyOf(workspaceId, destinationId);
+    const wanted = groups.flatMap((group) => [keys.deliveryFailures(workspaceId, destinationId, group), ...legacy.map((pk) => ({ pk, sk: group }))]);
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Item[] | undefined = wanted.slice(i, i + 100);
       while (request && request.length > 0) {
         const answer = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }));
         for (const item of answer.Responses?.[this.store.table] ?? []) items.set(String(item.sk), storedOf(item));
@@ -75,39 +110,25 @@ export class FailureRepository implements ports.FailureRepository {
 
   async mark(workspaceId: string, destinationId: string, failure: StoredFailure, jobId: string, at: string): Promise<boolean> {
     const mark: FailureRetry = { jobId, at, state: 'sending' };
-    try {
+    return this.inPlace(workspaceId, destinationId, failure.group, async (Key) => {
       await this.store.doc.send(
         new UpdateCommand({
           TableName: this.store.table,
-          Key: keys.deliveryFailures(workspaceId, destinationId, failure.group),
+          Key,
           UpdateExpression: 'SET retries.#i = :mark',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(retries.#i) OR retries.#i.#state = :failed)',
           ExpressionAttributeNames: { '#i': String(failure.index), '#state': 'state' },
           ExpressionAttributeValues: { ':mark': mark, ':failed': 'failed' },
         }),
       );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    });
   }
 
   async record(job: DeliveryJob, stored: StoredFailure, result: RetryResult): Promise<void> {
     const { workspaceId, destinationId } = job;
     const { at: endedAt, ...ended } = result;
     const retry: FailureRetry = { jobId: job.id, at: stored.retry?.at ?? endedAt, ...ended, endedAt };
-    const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: this.store.table,
-          Key: keys.deliveryFailures(workspaceId, destinationId, stored.group),
-          UpdateExpression: 'SET retries.#i = :retry',
-          ConditionExpression: 'retries.#i.jobId = :job AND retries.#i.#state = :sending',
-          ExpressionAttributeNames: { '#i': String(stored.index), '#state': 'state' },
-          ExpressionAttributeValues: { ':retry': retry, ':job': job.id, ':sending': 'sending' },
-        },
-      },
+    const others: TransactItem[] = [
       {
         Update: {
           TableName: this.store.table,
@@ -120,17 +141,25 @@ export class FailureRepository implements ports.FailureRepository {
     ];
     if (result.state === 'delivered') {
       // Delivered after all: the event moves from its abort's class to delivered, in its hour and in all time.
-      items.push(statsItem(this.store.table, workspaceId, destinationId, { aborted: -1, delivered: 1 }, [], result.at));
+      others.push(statsItem(this.store.table, workspaceId, destinationId, { aborted: -1, delivered: 1 }, [], result.at));
       const hour = hourOf(Date.parse(stored.failure.receivedAt));
       const moved = { counts: { [funnelClassOf(stored.failure.reason)]: -1, delivered: 1 }, latency: {}, errors: {} };
-      items.push(destinationFunnelUpdate(this.store.table, workspaceId, destinationId, hour, moved)!);
+      others.push(destinationFunnelUpdate(this.store.table, workspaceId, destinationId, hour, moved)!);
     }
-    try {
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
-    } catch (error) {
-      // Recorded already (a slice run again after its record went through): nothing moves twice.
-      if (!isConditionFailure(error)) throw error;
-    }
+    // Recorded already (a slice run again after its record went through) fails the condition: nothing moves twice.
+    await this.inPlace(workspaceId, destinationId, stored.group, async (Key) => {
+      const failure: TransactItem = {
+        Update: {
+          TableName: this.store.table,
+          Key,
+          UpdateExpression: 'SET retries.#i = :retry',
+          ConditionExpression: 'retries.#i.jobId = :job AND retries.#i.#state = :sending',
+          ExpressionAttributeNames: { '#i': String(stored.index), '#state': 'state' },
+          ExpressionAttributeValues: { ':retry': retry, ':job': job.id, ':sending': 'sending' },
+        },
+      };
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [failure, ...others] }));
+    });
   }
 
   async createJob(job: DeliveryJob): Promise<void> {
@@ -221,12 +250,17 @@ export class FailureRepository implements ports.FailureRepository {
   /** A user's failures at a destination, removed from their groups (left as holes, so the others keep their ids). */
   async removeUser(workspaceId: string, destinationId: string, userId: string): Promise<number> {
     const user = normaliseUserId(userId);
-    const groups = await queryAll(this.store, {
-      KeyConditionExpression: 'pk = :pk',
-      FilterExpression: 'contains(#users, :user)',
-      ExpressionAttributeNames: { '#users': 'users' },
-      ExpressionAttributeValues: { ':pk': failuresPk(workspaceId, destinationId), ':user': userId },
-    });
+    const pages = await Promise.all(
+      (await this.partitionsOf(workspaceId, destinationId)).map((pk) =>
+        queryAll(this.store, {
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: 'contains(#users, :user)',
+          ExpressionAttributeNames: { '#users': 'users' },
+          ExpressionAttributeValues: { ':pk': pk, ':user': userId },
+        }),
+      ),
+    );
+    const groups = pages.flat();
     let removed = 0;
     for (const group of groups) {
       const failures = unpackFailures(group.payload as Uint8Array);

@@ -30,6 +30,9 @@ export const PREVIOUS_DELIVERY_SHARDS = 64;
 const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const retryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`;
+const failuresPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#FAILURES`;
+/** Failed events' group partitions per destination. */
+export const FAILURE_SHARDS = 128;
 /** Parked deliveries' partitions per destination, by user. */
 export const RETRY_SHARDS = 64;
 const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
@@ -247,9 +250,16 @@ export const keys = bounded({
    * their ingestion: `<receivedAt>#<requestId>#<part>#<first slot>`.
    */
   deliveryFailures: (workspaceId: string, destinationId: string, sk: string) => ({
-    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#FAILURES`,
+    pk: `${failuresPartition(workspaceId, destinationId)}#${shardOf(sk, FAILURE_SHARDS)}`,
     sk,
   }),
+  /**
+   * …in FAILURE_SHARDS partitions by the group's hash (a destination that refuses everything writes a group per
+   * event a webhook sends, 4 write units each), read across them all; before, all in one, read while any is left.
+   */
+  deliveryFailuresPartitions: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: FAILURE_SHARDS }, (_, shard) => `${failuresPartition(workspaceId, destinationId)}#${shard}`),
+  legacyDeliveryFailures: (workspaceId: string, destinationId: string) => failuresPartition(workspaceId, destinationId),
   /** Jobs over a destination's deliveries (a retry of failures, later replays), by id. */
   deliveryJob: (workspaceId: string, destinationId: string, jobId: string) => ({
     pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#JOBS`,
