@@ -26,7 +26,7 @@ import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usa
 /** One second of the rate below: each partition key's units over the run are its units in one such second. */
 const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 50_000;
 /** Events per SDK request: analytics SDKs flush every 20 events or so. */
-const PER_REQUEST = 20;
+const PER_REQUEST = Number(process.env.BENCH_COST_PER_REQUEST) || 20;
 const USERS = 2_000;
 /** The rate the partition accounting scales the pipeline's units to: one source sending this many events a second. */
 const SOURCE_RATE = 50_000;
