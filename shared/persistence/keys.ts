@@ -19,7 +19,7 @@ export const SUPPRESSION_SHARDS = 64;
 /** A key's shard: its SHA-256 folded to one of `count`. */
 const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
 /** The scheduler's index of delivery batches and retries, across workspaces: every batch the consumer stops waiting for enters it. */
-export const ATTENTION_SHARDS = 64;
+export const ATTENTION_SHARDS = 16;
 /**
  * Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends, about 50,000
  * write units a second at 50,000 events, which 64 partitions took only at their mean (PREVIOUS_DELIVERY_SHARDS:
