@@ -19,7 +19,7 @@ export class DeliveryBatchReads {
   /** Every partition a destination's batches may be in. */
   async partitionsOf(workspaceId: string, destinationId: string): Promise<string[]> {
     const old = keys.legacyDeliveryBatch(workspaceId, destinationId, '', 0).pk;
-    return [...keys.deliveryBatchPartitions(workspaceId, destinationId), ...((await this.legacy.holds(old)) ? [old] : [])];
+    return [...keys.deliveryBatchPartitions(workspaceId, destinationId), ...(await this.legacy.partitionIfHeld(old))];
   }
 
   /**

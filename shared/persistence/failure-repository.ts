@@ -35,8 +35,7 @@ export class FailureRepository implements ports.FailureRepository {
 
   /** The destination's one failures partition of the layout before shards, while it holds any group. */
   private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
-    const pk = keys.legacyDeliveryFailures(workspaceId, destinationId);
-    return (await this.legacy.holds(pk)) ? [pk] : [];
+    return this.legacy.partitionIfHeld(keys.legacyDeliveryFailures(workspaceId, destinationId));
   }
 
   /** Every partition a destination's failure groups may be in. */

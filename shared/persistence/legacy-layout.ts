@@ -14,6 +14,11 @@ export class LegacyLayout {
 
   constructor(private readonly store: TableClient) {}
 
+  /** `[pk]` while partition `pk` holds an item, else none: the partitions to read beside today's. */
+  async partitionIfHeld(pk: string): Promise<string[]> {
+    return (await this.holds(pk)) ? [pk] : [];
+  }
+
   /** Whether partition `pk` holds an item (whose sort key begins with `prefix`, when given). */
   async holds(pk: string, prefix?: string): Promise<boolean> {
     const key = `${pk}\u0000${prefix ?? ''}`;

@@ -23,8 +23,7 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
 
   /** The destination's one retry partition of the layout before shards, while it holds any parked delivery. */
   private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
-    const pk = keys.legacyDeliveryRetry(workspaceId, destinationId);
-    return (await this.legacy.holds(pk)) ? [pk] : [];
+    return this.legacy.partitionIfHeld(keys.legacyDeliveryRetry(workspaceId, destinationId));
   }
 
   /** Whether partition `pk` holds a parked delivery (of the user, when given): its first key, one read unit. */

@@ -2,9 +2,8 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unpackFailures } from '../../shared/persistence/failure-items';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
 
 /**
  * Failed events' groups spread over their destination's failure partitions (a destination that refuses
@@ -14,15 +13,9 @@ import { basic, bearer, call } from '../support/runtime';
 const rig = deliveryRig();
 
 async function refusingPipeline(path: string, count: number) {
+  const { ws, api, hook: destination, send } = await webhookPipeline(rig, path);
   rig.server.on(path, json(400, { error: 'refused' }));
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body
-    .destination as { id: string };
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
-  const batch = Array.from({ length: count }, (_, i) => ({ type: 'track', event: 'E', userId: `u-${i}`, messageId: `f-${i}` }));
-  expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+  await send(Array.from({ length: count }, (_, i) => ({ type: 'track', event: 'E', userId: `u-${i}`, messageId: `f-${i}` })));
   await rig.rt.poller.drain();
   const now = Date.now();
   const window = { from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString() };
