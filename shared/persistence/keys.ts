@@ -31,6 +31,7 @@ const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const retryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`;
 const failuresPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#FAILURES`;
+const settledPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#SETTLED`;
 /** Failed events' group partitions per destination. */
 export const FAILURE_SHARDS = 128;
 /** Parked deliveries' partitions per destination, by user. */
@@ -203,9 +204,17 @@ export const keys = bounded({
    * can tell every event's outcome: under its destination, by the seq of the parked delivery (its batch first).
    */
   deliverySettled: (workspaceId: string, destinationId: string, seq: string) => ({
-    pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#SETTLED`,
+    pk: `${settledPartition(workspaceId, destinationId)}#${shardOf(seq, RETRY_SHARDS)}`,
     sk: seq,
   }),
+  /**
+   * …in RETRY_SHARDS partitions by the seq's hash (a destination back from an outage settles every delivery it
+   * parked, as fast as they are retried), read across them all by the audit; before, all in one, read while any
+   * is left.
+   */
+  deliverySettledPartitions: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: RETRY_SHARDS }, (_, shard) => `${settledPartition(workspaceId, destinationId)}#${shard}`),
+  legacyDeliverySettled: (workspaceId: string, destinationId: string) => settledPartition(workspaceId, destinationId),
   /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
   deliveryAttention: (itemSk: string) => `DELIVERY#DUE#${shardOf(itemSk, ATTENTION_SHARDS)}`,
   /** …in ATTENTION_SHARDS partitions by the item's sort key, which the scheduler reads together (and the one before). */

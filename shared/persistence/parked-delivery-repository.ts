@@ -230,19 +230,30 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
     }));
   }
 
-  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` (seq order) ended, by seq. */
+  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` ended, by seq (across the settled partitions). */
   async settledBetween(workspaceId: string, destinationId: string, fromSeq: string, toSeq: string): Promise<SettledDelivery[]> {
-    const items = await queryAll(this.store, {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': keys.deliverySettled(workspaceId, destinationId, '').pk, ':from': fromSeq, ':to': toSeq },
-      ConsistentRead: true,
-    });
-    return items.map((item) => ({
-      seq: String(item.sk),
-      sourceId: String(item.sourceId),
-      messageId: String(item.messageId),
-      outcome: item.outcome === 'delivered' ? 'delivered' : 'aborted',
-      ...(typeof item.error === 'string' && { error: item.error }),
-    }));
+    const partitions = [
+      ...keys.deliverySettledPartitions(workspaceId, destinationId),
+      ...(await this.legacy.partitionIfHeld(keys.legacyDeliverySettled(workspaceId, destinationId))),
+    ];
+    const pages = await Promise.all(
+      partitions.map((pk) =>
+        queryAll(this.store, {
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk, ':from': fromSeq, ':to': toSeq },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return pages
+      .flat()
+      .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
+      .map((item) => ({
+        seq: String(item.sk),
+        sourceId: String(item.sourceId),
+        messageId: String(item.messageId),
+        outcome: item.outcome === 'delivered' ? 'delivered' : 'aborted',
+        ...(typeof item.error === 'string' && { error: item.error }),
+      }));
   }
 }

@@ -1,8 +1,9 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { parkedSeq } from '../../shared/domain/delivery/batch-run';
 import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { parkedItem, statsItem, userKeyPart } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
+import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
 import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-rig';
 import { parkedItems } from '../support/parked-items';
@@ -10,7 +11,8 @@ import { parkedItems } from '../support/parked-items';
 /**
  * Parked deliveries in their users' retry partitions (a destination that is down parks every event): a new one
  * goes to its user's partition; one parked before, in the destination's one retry partition, still holds its
- * user's later events behind it, is retried there and ends there.
+ * user's later events behind it, is retried there and ends there. How each ended is kept across the settled
+ * partitions, and one kept before shards is read too.
  */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -75,4 +77,38 @@ it("parks each user's deliveries in the user's partition, and keeps a user's ord
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ delivered: 3, retrying: 0 });
   const left = await queryAll(rig.rt.store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': legacy } });
   expect(left).toEqual([]);
+  // How each ended is kept for the audit in the settled partitions (by the seq's hash), read across them all.
+  const settled = await new ParkedDeliveryRepository(rig.rt.store).settledBetween(ws.workspaceId, hook.id, '0', '~');
+  expect(settled.map((d) => [d.messageId, d.outcome])).toEqual([
+    ['old-1', 'delivered'],
+    ['new-1', 'delivered'],
+  ]);
+  const sharded = await Promise.all(
+    keys
+      .deliverySettledPartitions(ws.workspaceId, hook.id)
+      .map((pk) => queryAll(rig.rt.store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
+  );
+  expect(sharded.flat()).toHaveLength(2);
+});
+
+it('reads how a parked delivery ended when that was kept in the one settled partition before shards', async () => {
+  const { ws, source, hook } = await webhookPipeline(rig);
+  const seq = parkedSeq('01J00000000000000000000001', 0, 0, 0);
+  await rig.rt.store.doc.send(
+    new PutCommand({
+      TableName: rig.rt.store.table,
+      Item: {
+        pk: keys.legacyDeliverySettled(ws.workspaceId, hook.id),
+        sk: seq,
+        entity: 'deliverySettled',
+        sourceId: source.id,
+        messageId: 'before',
+        output: 0,
+        outcome: 'aborted',
+        error: 'gone',
+      },
+    }),
+  );
+  const settled = await new ParkedDeliveryRepository(rig.rt.store).settledBetween(ws.workspaceId, hook.id, '0', '~');
+  expect(settled).toEqual([{ seq, sourceId: source.id, messageId: 'before', outcome: 'aborted', error: 'gone' }]);
 });
