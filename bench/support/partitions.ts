@@ -97,6 +97,13 @@ function shareOut<T>(shares: { of: T; weight: number }[], total: number): { of: 
   return shares.map((s) => ({ of: s.of, units: (total * s.weight) / weights }));
 }
 
+/** A multi-item write's index units, shared out over the index partitions its items set, by their weights. */
+const indexShares = (shares: WriteShare[], gsi: number) =>
+  shareOut(
+    shares.filter((s) => s.gsi).map((s) => ({ of: s.gsi!, weight: s.weight })),
+    gsi,
+  );
+
 function consumedOf(output: { ConsumedCapacity?: Consumed | Consumed[] }): { table: number; gsi: number } {
   let table = 0;
   let gsi = 0;
@@ -137,12 +144,7 @@ export function partitionUse(command: string, input: Item, output: Item, sizes?:
       const bytes = op === 'Put' ? itemBytes(body.Item) : (sizes?.get(itemKey(body.Key as Item)) ?? 1024);
       write(shares[i]!.pk, transactUnits(bytes));
     });
-    const indexed = shares.filter((s) => s.gsi);
-    for (const { of, units } of shareOut(
-      indexed.map((s) => ({ of: s.gsi!, weight: s.weight })),
-      gsi,
-    ))
-      write(`gsi1:${of}`, units);
+    for (const { of, units } of indexShares(shares, gsi)) write(`gsi1:${of}`, units);
   } else if (name === 'BatchWrite') {
     const shares = Object.values(input.RequestItems as Record<string, Item[]>)
       .flat()
@@ -152,12 +154,7 @@ export function partitionUse(command: string, input: Item, output: Item, sizes?:
       table,
     ))
       write(of, units);
-    const indexed = shares.filter((s) => s.gsi);
-    for (const { of, units } of shareOut(
-      indexed.map((s) => ({ of: s.gsi!, weight: s.weight })),
-      gsi,
-    ))
-      write(`gsi1:${of}`, units);
+    for (const { of, units } of indexShares(shares, gsi)) write(`gsi1:${of}`, units);
   } else if (name === 'Get') {
     read(String((input.Key as Item).pk), Math.max(table, minimumRead(input)));
   } else if (name === 'Query') {

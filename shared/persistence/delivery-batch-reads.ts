@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
 import { DeliverySample } from '../domain/delivery/records';
 import { keys } from './keys';
+import { newestAcross } from './across-partitions';
 import type { LegacyLayout } from './legacy-layout';
 import { queryAll, type TableClient } from './table-client';
 
@@ -27,41 +27,8 @@ export class DeliveryBatchReads {
    * `limit` across its partitions, in two rounds (newestAcross): a person's view, never the per-event path.
    */
   async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
-    const items = await this.newestAcross(await this.partitionsOf(workspaceId, destinationId), limit);
+    const items = await newestAcross(this.store, await this.partitionsOf(workspaceId, destinationId), limit);
     return items.map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }));
-  }
-
-  /**
-   * The newest `limit` items (by sort key) of many partitions. First a small page of each (twice its share of
-   * `limit`); the `limit`-th newest of those is a bound the true one is at or above, so only a partition whose
-   * page was full and ended above the bound can hold more of the newest, and only those are read further, for
-   * what lies above it. With 128 partitions a view reads about two items of each, not `limit` of each.
-   */
-  private async newestAcross(partitions: string[], limit: number): Promise<Record<string, unknown>[]> {
-    const page = Math.ceil((2 * limit) / partitions.length) + 1;
-    const first = await Promise.all(partitions.map(async (pk) => ({ pk, items: await this.newest(pk, page) })));
-    const bySk = (a: Record<string, unknown>, b: Record<string, unknown>) => String(b.sk).localeCompare(String(a.sk));
-    const found = first.flatMap((p) => p.items).sort(bySk);
-    const bound = found.length >= limit ? String(found[limit - 1]!.sk) : undefined;
-    const more = first.filter((p) => p.items.length === page && (bound === undefined || String(p.items.at(-1)!.sk) > bound));
-    const further = await Promise.all(more.map((p) => this.newest(p.pk, limit, bound)));
-    const seen = new Set(found.map((item) => `${String(item.pk)}\u0000${String(item.sk)}`));
-    for (const item of further.flat()) if (!seen.has(`${String(item.pk)}\u0000${String(item.sk)}`)) found.push(item);
-    return found.sort(bySk).slice(0, limit);
-  }
-
-  /** A partition's newest `limit` items, above `above` when given. */
-  private async newest(pk: string, limit: number, above?: string): Promise<Record<string, unknown>[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: above === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :above',
-        ExpressionAttributeValues: { ':pk': pk, ...(above !== undefined && { ':above': above }) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items;
   }
 
   /**

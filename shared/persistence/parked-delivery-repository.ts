@@ -26,13 +26,13 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
     return this.legacy.partitionIfHeld(keys.legacyDeliveryRetry(workspaceId, destinationId));
   }
 
-  /** Whether partition `pk` holds a parked delivery (of the user, when given): its first key, one read unit. */
-  private async first(pk: string, userKey?: string): Promise<Record<string, unknown> | undefined> {
+  /** The user's first parked delivery in partition `pk`, if any: one query. */
+  private async first(pk: string, userKey: string): Promise<Record<string, unknown> | undefined> {
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
-        KeyConditionExpression: userKey === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :user)',
-        ExpressionAttributeValues: { ':pk': pk, ...(userKey !== undefined && { ':user': `U#${userKeyPart(userKey)}#` }) },
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+        ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(userKey)}#` },
         ConsistentRead: true,
         Limit: 1,
       }),
@@ -69,9 +69,10 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
 
   /** The user's first parked delivery at its destination (the one whose turn it is), if any. */
   async firstOfUser(parked: ParkedDelivery): Promise<ParkedDelivery | undefined> {
-    if (parked.userKey === undefined) return undefined;
-    const partitions = await this.partitionsOfUser(parked.workspaceId, parked.destinationId, parked.userKey);
-    const firsts = (await Promise.all(partitions.map((pk) => this.first(pk, parked.userKey)))).filter((item) => item !== undefined);
+    const { userKey } = parked;
+    if (userKey === undefined) return undefined;
+    const partitions = await this.partitionsOfUser(parked.workspaceId, parked.destinationId, userKey);
+    const firsts = (await Promise.all(partitions.map((pk) => this.first(pk, userKey)))).filter((item) => item !== undefined);
     const first = firsts.sort((a, b) => String(a.sk).localeCompare(String(b.sk)))[0];
     return first && parseParked(first);
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parkedItems } from '../support/parked-items';
+import { parkedItems } from '../support/partition-items';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';

@@ -3,7 +3,7 @@ import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { parkedItems } from '../support/parked-items';
+import { parkedItems } from '../support/partition-items';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';

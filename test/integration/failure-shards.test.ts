@@ -1,9 +1,9 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unpackFailures } from '../../shared/persistence/failure-items';
 import { keys } from '../../shared/persistence/keys';
-import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
+import { itemsIn } from '../support/partition-items';
 
 /**
  * Failed events' groups spread over their destination's failure partitions (a destination that refuses
@@ -37,8 +37,7 @@ async function refusingPipeline(path: string, count: number) {
   return { ws, api, destination, window, page, all };
 }
 
-const groupsIn = async (pks: string[]) =>
-  (await Promise.all(pks.map((pk) => queryAll(rig.rt.store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })))).flat();
+const groupsIn = (pks: string[]) => itemsIn(rig.rt.store, pks);
 
 it('spreads failure groups over the partitions and pages through all of them once, in one order', async () => {
   const p = await refusingPipeline('/refuses-many', 30);

@@ -4,9 +4,8 @@ import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { parkedItem, statsItem, userKeyPart } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
 import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
-import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-rig';
-import { parkedItems } from '../support/parked-items';
+import { itemsIn, parkedItems } from '../support/partition-items';
 
 /**
  * Parked deliveries in their users' retry partitions (a destination that is down parks every event): a new one
@@ -75,7 +74,7 @@ it("parks each user's deliveries in the user's partition, and keeps a user's ord
   expect(received()).toEqual(['bob-1', 'old-1', 'new-1']);
   expect(await parkedItems(rig.rt.store, ws.workspaceId, hook.id)).toEqual([]);
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ delivered: 3, retrying: 0 });
-  const left = await queryAll(rig.rt.store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': legacy } });
+  const left = await itemsIn(rig.rt.store, [legacy]);
   expect(left).toEqual([]);
   // How each ended is kept for the audit in the settled partitions (by the seq's hash), read across them all.
   const settled = await new ParkedDeliveryRepository(rig.rt.store).settledBetween(ws.workspaceId, hook.id, '0', '~');
@@ -83,12 +82,8 @@ it("parks each user's deliveries in the user's partition, and keeps a user's ord
     ['old-1', 'delivered'],
     ['new-1', 'delivered'],
   ]);
-  const sharded = await Promise.all(
-    keys
-      .deliverySettledPartitions(ws.workspaceId, hook.id)
-      .map((pk) => queryAll(rig.rt.store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
-  );
-  expect(sharded.flat()).toHaveLength(2);
+  const sharded = await itemsIn(rig.rt.store, keys.deliverySettledPartitions(ws.workspaceId, hook.id));
+  expect(sharded).toHaveLength(2);
 });
 
 it('reads how a parked delivery ended when that was kept in the one settled partition before shards', async () => {
