@@ -19,7 +19,7 @@ import { keys } from './keys';
 import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
 import { attention, parkedItem, parseParked, stateOf, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
-import { batchExtras, parkExtras } from './failure-items';
+import { batchExtras, finishedTogetherExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
@@ -77,6 +77,8 @@ function ownership(guard: BatchGuard) {
 
 /** A transaction holds at most 100 items: the batch, the destination's counters, the parks, its hour's funnel and failures. */
 export const MAX_PARKS_PER_WRITE = 90;
+/** Batches finished in one transaction, beside the destination's counters and a few hours' funnels. */
+const FINISHED_PER_WRITE = 90;
 
 /**
  * Delivery state: a batch's position and counts (one item per ingest part and destination), parked retries,
@@ -251,6 +253,49 @@ export class DeliveryRepository implements ports.DeliveryRepository {
         parks = parks.filter((_, i) => refused[i + 2] !== 'ConditionalCheckFailed');
       }
     }
+  }
+
+  /**
+   * Batches of one source at one destination finished together: their items and one addition to the
+   * destination's counters and to each hour's funnel, in transactions of up to FINISHED_PER_WRITE batches. A
+   * batch that parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch.
+   * A batch another owner took meanwhile is left out, and the rest written.
+   */
+  async finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]> {
+    const results: (GuardChange | undefined)[] = [];
+    const together: number[] = [];
+    for (const [i, { guard, change }] of finishing.entries()) {
+      if (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length) together.push(i);
+      else results[i] = await this.writeBatch(guard, change);
+    }
+    for (let k = 0; k < together.length; k += FINISHED_PER_WRITE) {
+      let group = together.slice(k, k + FINISHED_PER_WRITE);
+      while (group.length > 0) {
+        const entries = group.map((i) => finishing[i]!);
+        const totals = entries.map(({ guard, change }) => outcomeCounts(guard.ref.sourceId, change.totals));
+        const counts: Record<string, number> = {};
+        for (const total of totals) for (const [name, n] of Object.entries(total)) counts[name] = (counts[name] ?? 0) + n;
+        const { workspaceId, destinationId } = entries[0]!.guard.ref;
+        const errors = entries.flatMap(({ change }) => change.finish?.errors ?? []);
+        const at = entries.map(({ change }) => change.finish!.at).sort().at(-1)!;
+        const items = [
+          ...entries.map(({ guard, change }) => this.batchUpdate(guard, change)),
+          statsItem(this.store.table, workspaceId, destinationId, counts, errors, at),
+          ...finishedTogetherExtras(this.store.table, entries.map(({ guard, change }) => ({ ref: guard.ref, change }))),
+        ];
+        try {
+          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+          for (const i of group) results[i] = { established: true };
+          group = [];
+        } catch (error) {
+          const refused = refusedItems(error);
+          const lost = new Set(group.filter((_, n) => refused?.[n] === 'ConditionalCheckFailed'));
+          if (lost.size === 0) throw error;
+          group = group.filter((i) => !lost.has(i));
+        }
+      }
+    }
+    return results;
   }
 
   /** Parks written ahead of the batch's own write, under its condition: false when the batch is not the guard's. */

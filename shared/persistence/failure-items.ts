@@ -3,7 +3,7 @@ import type { BatchChange, RetryOutcome } from '../domain/delivery/ports';
 import { parseSeq } from '../domain/delivery/batch-run';
 import type { BatchRef, ParkedDelivery } from '../domain/delivery/records';
 import { FailedEvent } from '../domain/delivery/failures';
-import { addError, addLatency, emptyFunnel, funnelClassOf, hourOf, ingestedAt, type FunnelAdd } from '../domain/delivery/funnel';
+import { addError, addFunnel, addLatency, emptyFunnel, funnelClassOf, hourOf, ingestedAt, type FunnelAdd } from '../domain/delivery/funnel';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';
@@ -77,6 +77,20 @@ export function batchExtras(table: string, ref: BatchRef, change: BatchChange, p
   const hour = hourOf(ingestedAt(ref.requestId));
   const window = destinationFunnelUpdate(table, ref.workspaceId, ref.destinationId, hour, funnel);
   return [...(window ? [window] : []), ...failureGroupPuts(table, ref, change.failures ?? [])];
+}
+
+/**
+ * What batches finished together (each parking nothing and keeping no failures) add beside their items: each
+ * hour's funnel once, summed over them.
+ */
+export function finishedTogetherExtras(table: string, finished: { ref: BatchRef; change: BatchChange }[]): TransactItem[] {
+  const hours = new Map<string, FunnelAdd>();
+  for (const { ref, change } of finished) {
+    const hour = hourOf(ingestedAt(ref.requestId));
+    if (change.funnel) hours.set(hour, addFunnel(hours.get(hour) ?? emptyFunnel(), change.funnel));
+  }
+  const { workspaceId, destinationId } = finished[0]!.ref;
+  return [...hours].flatMap(([hour, funnel]) => destinationFunnelUpdate(table, workspaceId, destinationId, hour, funnel) ?? []);
 }
 
 /** What parks written ahead of their batch's write add to its hour: `retrying`. */

@@ -11,6 +11,7 @@ import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
+import { itemsIn } from '../support/partition-items';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -86,15 +87,27 @@ describe('batched delivery', () => {
     expect(await p.outcomes()).toMatchObject({ delivered: 45, retrying: 0, aborted: 0 });
   });
 
-  it("sends each of a request's batches (one a user shard) to Amplitude as one request of its events, in their order", async () => {
+  it("sends a request's batches (one a user shard) to Amplitude together, each batch's events in their order, each finished in its own item, counted in one write", async () => {
     const p = await pipelineOf({ ingestShards: 16 }, amplitude('/amp-shards'));
     await p.batch(events(45, (i) => `user-${i % 7}`));
     await flow();
     const stored = (await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).map((item) => unpackEvents(item.payload as Uint8Array));
     expect(stored.length).toBeGreaterThan(1);
     const sent = amplitudeEvents('/amp-shards').map((request) => request.map((e) => e.insert_id));
-    expect(sent).toHaveLength(stored.length);
-    expect(sent).toEqual(expect.arrayContaining(stored.map((batch) => batch.map((e) => e.messageId))));
+    // One stream batch holds all the request's parts: one request to the vendor, not one a part.
+    expect(sent).toHaveLength(1);
+    const order = sent[0]!;
+    expect([...order].sort()).toEqual(stored.flat().map((e) => String(e.messageId)).sort());
+    for (const batch of stored) {
+      const at = batch.map((e) => order.indexOf(String(e.messageId)));
+      expect(at).toEqual(Array.from({ length: batch.length }, (_, k) => at[0]! + k));
+    }
+    const items = await itemsIn(rig.rt.store, keys.deliveryBatchPartitions(p.ws.workspaceId, p.ids[0]!));
+    expect(items.filter((item) => item.entity === 'deliveryBatch' && item.status === 'done')).toHaveLength(stored.length);
+    // The destination's counters moved once for all the batches: one counter shard written, not one a batch.
+    const shards = keys.destinationStatsShards(p.ws.workspaceId, p.ids[0]!);
+    const written = await Promise.all(shards.map((key) => rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: key }))));
+    expect(written.filter((answer) => answer.Item)).toHaveLength(1);
     expect(await p.outcomes()).toMatchObject({ delivered: 45, retrying: 0, aborted: 0 });
   });
 

@@ -109,6 +109,12 @@ export class FakeDeliveries implements DeliveryRepository {
     if (item?.status === 'sending' && item.leaseUntil === leaseUntil) item.indexAt = leaseUntil;
   }
 
+  async finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]> {
+    const results: (GuardChange | undefined)[] = [];
+    for (const { guard, change } of finishing) results.push(await this.writeBatch(guard, change));
+    return results;
+  }
+
   async writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined> {
     const id = batchIdOf(guard.ref);
     const item = this.store.batches.get(id);

@@ -7,7 +7,7 @@ import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batc
 import type { Circuit } from './circuit';
 import type { DeliveryLanes, Ticket } from './lanes';
 import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
-import type { DeliveryRepository } from './ports';
+import type { BatchChange, DeliveryRepository } from './ports';
 import type { BatchGuard, DeliverySample } from './records';
 import type { DeliveryRound } from './round';
 import { prepare, send, sendChunk, sendServerChunk, type ChunkSent, type ServerScope } from './sender';
@@ -27,6 +27,41 @@ export interface PartEvents {
   abort?: string;
 }
 
+/** A batch to run: its guard and its part's events. */
+export interface RunPart {
+  guard: BatchGuard;
+  part: PartEvents;
+}
+
+/** A batch in a run of several: its own run, its slots, the secrets its transformation read. */
+interface Member {
+  run: BatchRun;
+  part: PartEvents;
+  slots: Slot[];
+  secrets: string[];
+  /** Its batch was taken over by another run: nothing more of it is sent or written here. */
+  lost?: boolean;
+}
+
+/** At most this many events go through one sandbox invocation of a run of several batches (a larger batch goes alone). */
+const TRANSFORM_EVENTS = 100;
+
+/** Members in consecutive groups of at most TRANSFORM_EVENTS pending events, for one invocation each. */
+function transformGroups(members: Member[], sizeOf: (m: Member) => number): Member[][] {
+  const groups: Member[][] = [];
+  let size = Infinity;
+  for (const member of members) {
+    const n = sizeOf(member);
+    if (size + n > TRANSFORM_EVENTS) {
+      groups.push([]);
+      size = 0;
+    }
+    groups.at(-1)!.push(member);
+    size += n;
+  }
+  return groups;
+}
+
 /** A verdict on one slot of a unit: what came back for its event. */
 type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean; retryAfterMs?: number };
 
@@ -41,116 +76,182 @@ export class BatchDelivery {
   readonly running = new Map<string, Ticket>();
 
   constructor(
-    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch' | 'releaseBatch'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch' | 'finishBatches' | 'releaseBatch' | 'holdBatch'>,
     private readonly lanes: DeliveryLanes,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
   ) {}
 
-  async run(guard: BatchGuard, destination: Destination, { events, suppressed, abort }: PartEvents, round: DeliveryRound): Promise<void> {
-    const { ref } = guard;
-    const run = startRun(guard, destination);
-    await noteContext(run, events, round);
-    const start = run.position;
-    // Taking over a batch another owner left (its lease ran out): the claim is written before anything is
-    // sent, so that of two runs that read the same state (the scheduler's and the stream's, or two
-    // processes') only one sends; the other finds the batch taken and stops.
-    if (guard.prior.kind === 'sending' && !guard.established && !(await this.write(run))) return;
-    if (start.progress >= events.length) return this.finish(run, []);
-    const pending = events.slice(start.progress);
-    // Suppressed users' events go nowhere, not even into the rules or the transformation; they keep their positions.
-    const live = pending.map((_, i) => !suppressed.has(start.progress + i));
-    const transformed = abort
-      ? { outcomes: pending.filter((_, i) => live[i]).map((): EventOutcome => ({ error: abort })), secrets: [], seen: pending.filter((_, i) => live[i]) }
-      : await rulesThenTransform(
-          await round.rulesOf(ref.workspaceId, ref.sourceId, destination.id),
-          await round.published(ref.workspaceId, destination.transformationId),
-          ref.workspaceId,
-          destination,
-          pending.filter((_, i) => live[i]),
-          () => round.credentialsOf(ref.workspaceId),
-        );
-    if (run.context) run.context.secrets = transformed.secrets;
-    // A failure names the credentials in place of their values, for a retry to put back (redact.ts).
-    if (run.context && transformed.secrets.length > 0) run.context.named = (await round.credentialsOf(ref.workspaceId)).named;
+  /** One batch: a run of its part alone (the scheduler resuming it). */
+  run(guard: BatchGuard, destination: Destination, part: PartEvents, round: DeliveryRound): Promise<void> {
+    return this.runParts([{ guard, part }], destination, round);
+  }
+
+  /**
+   * Batches of one source's parts to one destination, run as one: their events transformed together, a batch
+   * vendor's chunks taking events of several parts, and the batches finished together (one write of the
+   * destination's counters and funnel for all of them). Each batch keeps its own item, position and trail, so
+   * whatever resumes one later (the scheduler, a stream record handed over again) resumes it alone.
+   */
+  async runParts(parts: RunPart[], destination: Destination, round: DeliveryRound): Promise<void> {
+    const members: Member[] = [];
+    for (const { guard, part } of parts) {
+      const member = await this.begin(guard, destination, part, round);
+      if (member) members.push(member);
+    }
+    if (members.length === 0) return;
+    await this.transformAll(members, destination, round);
     this.lanes.touch(destination.id);
-    let next = 0;
-    const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
-    // Slots are keyed (user, messageId) by each event as the rules left it.
-    next = 0;
-    const keyed = live.map((isLive, i) => (isLive ? transformed.seen[next++]! : pending[i]!));
-    const type = destinationType(destination.type);
-    const slots = slotsOf(type, keyed, outcomes, start, (message) => prepare(destination, message));
-    const sends = slots.filter((slot) => slot.kind === 'send');
-    run.held = await round.heldAt(
-      ref.workspaceId,
+    const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
+    const slots = flat.map((entry) => entry.slot);
+    const held = await round.heldAt(
+      members[0]!.run.guard.ref.workspaceId,
       destination.id,
-      sends.map((slot) => slot.userKey),
+      slots.filter((slot) => slot.kind === 'send').map((slot) => slot.userKey),
     );
-    let lastSend = -1;
-    slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
+    for (const member of members) member.run.held = held;
+    const type = destinationType(destination.type);
+    const { ref } = members[0]!.run.guard;
     const scope: ServerScope = {
       workspaceId: ref.workspaceId,
       sourceId: ref.sourceId,
       destinationId: destination.id,
       credentials: async () => (await round.credentialsOf(ref.workspaceId)).values,
     };
-    for (let i = 0; i < slots.length;) {
-      const slot = slots[i]!;
-      if (slot.kind !== 'send' || run.held.has(slot.userKey)) {
-        settleSlot(run, slot, this.firstDue());
+    let lastSend = -1;
+    slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
+    const runOf = (i: number) => flat[i]!.member.run;
+    for (let i = 0; i < flat.length;) {
+      const { member, slot } = flat[i]!;
+      if (member.lost) {
         i++;
         continue;
       }
-      const unit = unitAt(type, slots, i, run.held);
-      await this.sendUnit(run, slots.slice(i, unit.end), unit.sends, scope);
+      if (slot.kind !== 'send' || held.has(slot.userKey)) {
+        settleSlot(member.run, slot, this.firstDue());
+        i++;
+        continue;
+      }
+      const unit = unitAt(type, slots, i, held);
+      await this.sendUnit((k) => runOf(i + k), slots.slice(i, unit.end), unit.sends, scope);
+      const touched = new Set(flat.slice(i, unit.end).map((entry) => entry.member));
       i = unit.end;
-      // The last send's outcomes are written with the batch's finish.
+      // The last send's outcomes are written with the batches' finish.
       if (i <= lastSend) {
-        if (!(await this.write(run))) return;
-        // A stop does not wait for the rest of the batch (sends of seconds each): what is recorded stays, and
-        // the claim goes back due at once, for the next start (or another process) to resume from here.
-        if (this.lanes.isStopping) return void (await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now())));
+        await Promise.all([...touched].map(async (m) => (m.lost = !(await this.write(m.run)))));
+        // A batch another run took over: its slots still to come are sent by that run, not in this one's chunks.
+        for (let k = i; k < flat.length; k++) if (flat[k]!.member.lost) slots[k] = { ...slots[k]!, kind: 'none' } as Slot;
+        // A stop does not wait for the rest (sends of seconds each): what is recorded stays, and the claims go
+        // back due at once, for the next start (or another process) to resume from there.
+        if (this.lanes.isStopping) return void (await this.releaseAll(members));
       }
     }
-    await this.finish(run, transformed.secrets);
+    await this.finishAll(members.filter((m) => !m.lost));
   }
 
-  /** Sends a unit (a chunk, or one event's requests) and settles each of its slots by what came back. */
-  private async sendUnit(run: BatchRun, range: Slot[], sends: SendSlot[], scope: ServerScope): Promise<void> {
-    const type = destinationType(run.destination.type);
+  /**
+   * A batch's run from where its item left it: undefined when there is nothing to send (finished here at once)
+   * or it is no longer this owner's (a takeover's claim, written before anything is sent, lost to another run:
+   * of two runs that read the same state, the scheduler's and the stream's or two processes', only one sends).
+   */
+  private async begin(guard: BatchGuard, destination: Destination, part: PartEvents, round: DeliveryRound): Promise<Member | undefined> {
+    const run = startRun(guard, destination);
+    await noteContext(run, part.events, round);
+    if (guard.prior.kind === 'sending' && !guard.established && !(await this.write(run))) return undefined;
+    if (run.position.progress >= part.events.length) return void (await this.finish(run, []));
+    return { run, part, slots: [], secrets: [] };
+  }
+
+  /**
+   * The rules and the published transformation over the members' pending events: one sandbox invocation for
+   * up to TRANSFORM_EVENTS events of several batches (a batch larger than that alone), its outcomes handed
+   * back to each batch. Suppressed users' events go nowhere, not even into the rules or the transformation;
+   * they keep their positions.
+   */
+  private async transformAll(members: Member[], destination: Destination, round: DeliveryRound): Promise<void> {
+    const { workspaceId, sourceId } = members[0]!.run.guard.ref;
+    const pendingOf = (m: Member) => m.part.events.slice(m.run.position.progress);
+    const liveOf = (m: Member) => pendingOf(m).map((_, i) => !m.part.suppressed.has(m.run.position.progress + i));
+    for (const group of transformGroups(members, (m) => pendingOf(m).length)) {
+      const inputs = group.map((m) => pendingOf(m).filter((_, i) => liveOf(m)[i]));
+      const abort = group[0]!.part.abort;
+      const transformed = abort
+        ? { outcomes: inputs.flat().map((): EventOutcome => ({ error: abort })), secrets: [], seen: inputs.flat() }
+        : await rulesThenTransform(
+            await round.rulesOf(workspaceId, sourceId, destination.id),
+            await round.published(workspaceId, destination.transformationId),
+            workspaceId,
+            destination,
+            inputs.flat(),
+            () => round.credentialsOf(workspaceId),
+          );
+      let offset = 0;
+      for (const [k, member] of group.entries()) {
+        const own = { outcomes: transformed.outcomes.slice(offset, offset + inputs[k]!.length), seen: transformed.seen.slice(offset, offset + inputs[k]!.length) };
+        offset += inputs[k]!.length;
+        await this.slotsFor(member, own, transformed.secrets, liveOf(member), pendingOf(member), round);
+      }
+    }
+  }
+
+  /** A member's slots from its share of the transformation, keyed (user, messageId) by each event as the rules left it. */
+  private async slotsFor(
+    member: Member,
+    transformed: { outcomes: EventOutcome[]; seen: Message[] },
+    secrets: string[],
+    live: boolean[],
+    pending: Message[],
+    round: DeliveryRound,
+  ): Promise<void> {
+    const { run } = member;
+    member.secrets = secrets;
+    if (run.context) run.context.secrets = secrets;
+    // A failure names the credentials in place of their values, for a retry to put back (redact.ts).
+    if (run.context && secrets.length > 0) run.context.named = (await round.credentialsOf(run.guard.ref.workspaceId)).named;
+    let next = 0;
+    const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
+    next = 0;
+    const keyed = live.map((isLive, i) => (isLive ? transformed.seen[next++]! : pending[i]!));
+    member.slots = slotsOf(destinationType(run.destination.type), keyed, outcomes, run.position, (message) => prepare(run.destination, message));
+  }
+
+  /** Sends a unit (a chunk, or one event's requests) and settles each of its slots, in its own batch's run, by what came back. */
+  private async sendUnit(runOf: (k: number) => BatchRun, range: Slot[], sends: SendSlot[], scope: ServerScope): Promise<void> {
+    const { destination } = runOf(0);
+    const type = destinationType(destination.type);
     const verdicts = new Map<SendSlot, SlotVerdict>();
     let sample: Pick<DeliverySample, 'request' | 'status' | 'response'>;
     const chunked = sends.length > 0 && sends[0]!.envelope !== undefined;
     if (chunked && (type?.serverBatch || type?.batch)) {
       const sent: ChunkSent = type.serverBatch
         ? await sendServerChunk(
-            run.destination,
+            destination,
             type.serverBatch,
             { messages: sends.map((slot) => slot.message!), ids: sends.map((slot) => `${slot.messageId}#${slot.output}`) },
             this.circuit,
             scope,
           )
         : await sendChunk(
-            run.destination,
+            destination,
             type.batch!,
             sends.map((slot) => slot.requests[0]!),
             this.circuit,
           );
-      if (sent.answered) this.lanes.touch(run.destination.id);
+      if (sent.answered) this.lanes.touch(destination.id);
       sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped, retryAfterMs: sent.retryAfterMs }));
       sample = { ...(sent.request && { request: sent.request }), status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
     } else {
       const slot = sends[0]!;
-      const sent = await send(run.destination, { requests: slot.requests, message: slot.message, id: `${slot.messageId}#${slot.output}` }, this.circuit, scope);
-      if (answered(sent)) this.lanes.touch(run.destination.id);
+      const sent = await send(destination, { requests: slot.requests, message: slot.message, id: `${slot.messageId}#${slot.output}` }, this.circuit, scope);
+      if (answered(sent)) this.lanes.touch(destination.id);
       sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
       const verdict = verdictOf(sent);
       verdicts.set(slot, verdict);
       if (verdict.kind !== 'delivered') slot.requests = verdict.remaining;
     }
     const own = (slot: SendSlot) => (sends.length > 1 ? { request: slot.requests[0] } : {});
-    for (const slot of range) {
+    for (const [k, slot] of range.entries()) {
+      const run = runOf(k);
       const verdict = slot.kind === 'send' ? verdicts.get(slot) : undefined;
       if (slot.kind !== 'send' || !verdict) {
         settleSlot(run, slot, this.firstDue());
@@ -192,23 +293,48 @@ export class BatchDelivery {
     return true;
   }
 
-  /** What is kept for people to read never shows a secret the transformation let out. */
-  private async finish(run: BatchRun, secrets: string[]): Promise<void> {
-    const parks = run.parks.splice(0);
-    const finished = await this.deliveries.writeBatch(run.guard, {
+  /** The write that finishes a batch. What is kept for people to read never shows a secret the transformation let out. */
+  private finishing(run: BatchRun, secrets: string[]): BatchChange {
+    return {
       position: run.position,
       totals: run.totals,
       trail: run.trail.encode(),
       leaseUntil: this.leaseUntil(),
-      parks,
+      parks: run.parks.splice(0),
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
       funnel: finalFunnel(run),
       failures: redactNamed(run.failures.splice(0), run.context?.named ?? {}, secrets),
+    };
+  }
+
+  private finish(run: BatchRun, secrets: string[]): Promise<void> {
+    return this.finishAll([{ run, secrets }]);
+  }
+
+  /** Finishes batches together (the repository writes the destination's counters and funnel once for them). */
+  private async finishAll(members: Pick<Member, 'run' | 'secrets'>[]): Promise<void> {
+    if (members.length === 0) return;
+    const finished = await this.deliveries.finishBatches(members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) })));
+    members.forEach(({ run }, i) => {
+      if (!finished[i]) return;
+      Object.assign(run.guard, finished[i]);
+      const { delivered, filtered, aborted, retried } = run.added;
+      deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
     });
-    if (!finished) return;
-    Object.assign(run.guard, finished);
-    const { delivered, filtered, aborted, retried } = run.added;
-    deliveryMetrics(run.destination.type, { delivered, filtered, aborted, retried });
+  }
+
+  /**
+   * A stop: each claim goes back due at once, after its last recorded write; a batch not written yet is put in
+   * the scheduler's index due at once, so the stream record, let go, loses nothing.
+   */
+  private async releaseAll(members: Member[]): Promise<void> {
+    const now = iso(Date.now());
+    for (const { run, lost } of members) {
+      if (lost) continue;
+      const { guard } = run;
+      if (guard.established) await this.deliveries.releaseBatch(guard.ref, guard.owner, now);
+      else await this.deliveries.holdBatch(guard, now);
+    }
   }
 
   /**

@@ -90,6 +90,14 @@ export const latencyBin = (ms: number): number =>
 /** A bin's upper bound (ms): what a percentile that falls in it reads as. */
 export const binUpper = (bin: number): number => Math.round(BIN_BASE * BIN_RATIO ** bin);
 
+/** Adds one funnel addition to another (batches finished together move their hour's counters once). */
+export function addFunnel(into: FunnelAdd, add: FunnelAdd): FunnelAdd {
+  for (const [name, n] of Object.entries(add.counts)) addCount(into, name as FunnelClass, n ?? 0);
+  for (const [bin, n] of Object.entries(add.latency)) into.latency[Number(bin)] = (into.latency[Number(bin)] ?? 0) + n;
+  for (const [key, { count, sample }] of Object.entries(add.errors)) (into.errors[key] ??= { count: 0, sample }).count += count;
+  return into;
+}
+
 export function addLatency(funnel: FunnelAdd, ms: number): void {
   const bin = latencyBin(Math.max(0, ms));
   funnel.latency[bin] = (funnel.latency[bin] ?? 0) + 1;

@@ -60,6 +60,12 @@ export interface DeliveryRepository {
   realignBatch(ref: BatchRef, leaseUntil: string): Promise<void>;
   /** Records what a batch did up to `change.position`, with its parks and the destination's counters. */
   writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined>;
+  /**
+   * Finishes batches of one source at one destination (each change a `finish`), as writeBatch would one by one,
+   * with the destination's counters and funnel moved once for all of them; by position, what changed in each
+   * guard (undefined: no longer the guard's).
+   */
+  finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]>;
   /** Gives a claim back unstarted (a stop): due at once. */
   releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean>;
   /** The most recent finished batches of a destination, newest first. */

@@ -5,7 +5,7 @@ import type { Destination } from '../catalog/schemas';
 import type { IngestRepository } from '../ingestion/ports';
 import type { IngestPart } from '../ingestion/records';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
-import type { BatchDelivery, PartEvents } from './batch-delivery';
+import type { BatchDelivery } from './batch-delivery';
 import type { Circuit } from './circuit';
 import type { DeliveryLanes, LaneJob, Ticket } from './lanes';
 import type { DeliveryPolicy } from './policy';
@@ -76,19 +76,36 @@ export class StreamDelivery {
       }
     }
     const round = this.newRound();
-    const tickets: { ticket: Ticket; part: number }[] = [];
+    const tickets: { ticket: Ticket; parts: number[] }[] = [];
     try {
       const states = await this.deliveries.readBatches(work.filter((w) => !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      // A source's parts for one destination run together (batch-delivery.ts), each batch from where it stands.
+      const fresh = new Map<string, { destination: Destination; runs: { ref: BatchRef; prior: BatchState; part: number }[] }>();
       for (const { ref, destination, part } of work) {
-        const ticket = this.submit(ref, destination, { events: parts[part]!.events, suppressed: suppressed[part]! }, round, states.get(batchIdOf(ref)));
-        if (ticket) tickets.push({ ticket, part });
+        const running = this.batches.running.get(batchIdOf(ref));
+        const prior = states.get(batchIdOf(ref));
+        if (running) tickets.push({ ticket: running, parts: [part] });
+        else if (!prior || prior.kind === 'done') continue;
+        else if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
+          // Another owner's, maybe gone with its process: the scheduler takes it over once its lease runs out.
+          tickets.push({ ticket: this.indexed(ref, prior.leaseUntil), parts: [part] });
+        } else {
+          const key = `${ref.sourceId}#${destination.id}`;
+          const group = fresh.get(key) ?? { destination, runs: [] };
+          group.runs.push({ ref, prior, part });
+          fresh.set(key, group);
+        }
+      }
+      for (const { destination, runs } of fresh.values()) {
+        const ticket = this.submit(runs, destination, parts, suppressed, round);
+        tickets.push({ ticket, parts: runs.map((r) => r.part) });
       }
     } catch (error) {
       for (const { part } of work) failures.set(part, error);
       return failures;
     }
     const failed = await this.lanes.settle(tickets.map((t) => t.ticket));
-    for (const { ticket, part } of tickets) if (failed.has(ticket)) failures.set(part, failed.get(ticket));
+    for (const { ticket, parts: of } of tickets) if (failed.has(ticket)) for (const part of of) failures.set(part, failed.get(ticket));
     return failures;
   }
 
@@ -122,33 +139,39 @@ export class StreamDelivery {
   }
 
   /**
-   * Hands a batch to its lane by where it stands (undefined: nothing to do, or already running here). Made
-   * durable only if its submitter stops waiting before its first write (holdBatch).
+   * Hands batches of one source for one destination to its lane, to run together. Each is made durable only if
+   * its submitter stops waiting before its first write (holdBatch).
    */
-  private submit(ref: BatchRef, destination: Destination, part: PartEvents, round: DeliveryRound, prior: BatchState | undefined): Ticket | undefined {
-    const id = batchIdOf(ref);
-    const running = this.batches.running.get(id);
-    if (running) return running;
-    if (!prior || prior.kind === 'done') return undefined;
-    if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
-      // Another owner's, maybe gone with its process: the scheduler takes it over once its lease runs out.
-      return this.indexed(ref, prior.leaseUntil);
-    }
-    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+  private submit(
+    runs: { ref: BatchRef; prior: BatchState; part: number }[],
+    destination: Destination,
+    parts: IngestPart[],
+    suppressed: Set<number>[],
+    round: DeliveryRound,
+  ): Ticket {
+    const guards: BatchGuard[] = runs.map(({ ref, prior }) => ({ ref, owner: randomUUID(), prior, established: false }));
+    const ids = guards.map((guard) => batchIdOf(guard.ref));
     const job: LaneJob = {
-      run: () => this.batches.run(guard, destination, part, round).finally(() => this.batches.running.delete(id)),
+      run: () =>
+        this.batches
+          .runParts(
+            guards.map((guard, k) => ({ guard, part: { events: parts[runs[k]!.part]!.events, suppressed: suppressed[runs[k]!.part]! } })),
+            destination,
+            round,
+          )
+          .finally(() => ids.forEach((id) => this.batches.running.delete(id))),
       handBack: async () => {
-        this.batches.running.delete(id);
-        await this.deliveries.releaseBatch(ref, guard.owner, iso(Date.now()));
+        ids.forEach((id) => this.batches.running.delete(id));
+        for (const guard of guards) await this.deliveries.releaseBatch(guard.ref, guard.owner, iso(Date.now()));
       },
-      // The stream record is let go once this returns: the batch must be where the scheduler finds it, also
-      // when it is in the middle of its sends (its own writes never put it in the index).
+      // The stream records are let go once this returns: the batches must be where the scheduler finds them,
+      // also when they are in the middle of their sends (their own writes never put them in the index).
       makeDurable: async () => {
-        if (!guard.indexed) Object.assign(guard, await this.deliveries.holdBatch(guard, this.batches.leaseUntil()));
+        for (const guard of guards) if (!guard.indexed) Object.assign(guard, await this.deliveries.holdBatch(guard, this.batches.leaseUntil()));
       },
     };
     const ticket = this.lanes.submit(destination.id, job, { wait: !this.circuit.isOpen(destination.id) });
-    this.batches.running.set(id, ticket);
+    for (const id of ids) this.batches.running.set(id, ticket);
     return ticket;
   }
 
