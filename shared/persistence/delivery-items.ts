@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { ParkedDelivery, type BatchState, type OutcomeCounts, type OutcomeError } from '../domain/delivery/records';
+import type { BatchChange } from '../domain/delivery/ports';
+import {
+  ParkedDelivery,
+  ruleCounterName,
+  type BatchCounts,
+  type BatchGuard,
+  type BatchRef,
+  type BatchState,
+  type OutcomeCounts,
+  type OutcomeError,
+} from '../domain/delivery/records';
 import type { FunnelAdd } from '../domain/delivery/funnel';
 import { counterShard } from './counters';
 import { keys } from './keys';
@@ -93,6 +103,65 @@ export function statsItem(
       ...(add.length > 0 && { ExpressionAttributeNames: names }),
     },
   };
+}
+
+export const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
+
+/** The values of what every write of a batch sets: what it is, its ref, when it began and when it goes. */
+export const describing = (ref: BatchRef) => ({
+  ':ws': ref.workspaceId,
+  ':source': ref.sourceId,
+  ':destination': ref.destinationId,
+  ':request': ref.requestId,
+  ':part': ref.part,
+  ':entity': 'deliveryBatch',
+  ':now': new Date().toISOString(),
+  ':ttl': ttl(),
+});
+
+/** Whether a write renews the owner's lease: the first write does, then any once half the lease is gone. */
+export function renews(guard: BatchGuard, leaseUntil: string): boolean {
+  if (!guard.established || !guard.leaseUntil) return true;
+  const left = Date.parse(guard.leaseUntil) - Date.now();
+  return left < (Date.parse(leaseUntil) - Date.now()) / 2;
+}
+/** A finished batch's totals as its destination counts them: filtered events per rule under their source and label. */
+export function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, number> {
+  const { byRule, ...counts } = totals;
+  const rules = Object.entries(byRule ?? {}).map(([label, n]) => [ruleCounterName(sourceId, label), n] as const);
+  return { ...counts, ...Object.fromEntries(rules) };
+}
+
+/**
+ * The condition of a write by the guard's owner: the batch is theirs; before their first write went through,
+ * it is as they read it (absent, or another's lease that ran out).
+ */
+export function ownership(guard: BatchGuard) {
+  const mine = '(#owner = :owner AND #status = :sending)';
+  const values: Record<string, unknown> = { ':owner': guard.owner, ':sending': 'sending' };
+  let condition = mine;
+  if (!guard.established) {
+    if (guard.prior.kind === 'absent') condition = `attribute_not_exists(pk) OR ${mine}`;
+    else if (guard.prior.kind === 'sending') {
+      condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
+      Object.assign(values, { ':prevOwner': guard.prior.owner, ':prevLease': guard.prior.leaseUntil });
+    }
+  }
+  return { ConditionExpression: condition, ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' }, ExpressionAttributeValues: values };
+}
+
+/** One addition to a destination's counters for batches of one source finished together: their totals summed, their errors. */
+export function finishedTogetherStats(table: string, finished: { ref: BatchRef; change: BatchChange }[]): TransactItem {
+  const counts: Record<string, number> = {};
+  for (const { ref, change } of finished)
+    for (const [name, n] of Object.entries(outcomeCounts(ref.sourceId, change.totals))) counts[name] = (counts[name] ?? 0) + n;
+  const { workspaceId, destinationId } = finished[0]!.ref;
+  const errors = finished.flatMap(({ change }) => change.finish?.errors ?? []);
+  const at = finished
+    .map(({ change }) => change.finish?.at ?? new Date().toISOString())
+    .sort()
+    .at(-1)!;
+  return statsItem(table, workspaceId, destinationId, counts, errors, at);
 }
 
 /** Where a batch's item says it stands: done (with its trail), or sending from its position with its counts and funnel. */

@@ -5,8 +5,6 @@ import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
   BatchRef,
   batchIdOf,
-  ruleCounterName,
-  type BatchCounts,
   type DeliverySample,
   type BatchGuard,
   type BatchState,
@@ -18,11 +16,21 @@ import { DeliveryBatchReads } from './delivery-batch-reads';
 import { keys } from './keys';
 import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
-import { attention, parkedItem, parseParked, stateOf, statsItem, DELIVERY_TTL_SECONDS } from './delivery-items';
+import {
+  attention,
+  describing,
+  finishedTogetherStats,
+  outcomeCounts,
+  ownership,
+  parkedItem,
+  parseParked,
+  renews,
+  stateOf,
+  statsItem,
+  ttl,
+} from './delivery-items';
 import { batchExtras, finishedTogetherExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
-
-const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
 const indexAt = (ref: BatchRef, at: string) => {
@@ -30,50 +38,7 @@ const indexAt = (ref: BatchRef, at: string) => {
   return { ':gpk': entry.gsi1pk, ':gsk': entry.gsi1sk };
 };
 
-/** The values of what every write of a batch sets: what it is, its ref, when it began and when it goes. */
-const describing = (ref: BatchRef) => ({
-  ':ws': ref.workspaceId,
-  ':source': ref.sourceId,
-  ':destination': ref.destinationId,
-  ':request': ref.requestId,
-  ':part': ref.part,
-  ':entity': 'deliveryBatch',
-  ':now': new Date().toISOString(),
-  ':ttl': ttl(),
-});
-
-/** Whether a write renews the owner's lease: the first write does, then any once half the lease is gone. */
-function renews(guard: BatchGuard, leaseUntil: string): boolean {
-  if (!guard.established || !guard.leaseUntil) return true;
-  const left = Date.parse(guard.leaseUntil) - Date.now();
-  return left < (Date.parse(leaseUntil) - Date.now()) / 2;
-}
 const batchId = batchIdOf;
-
-/** A finished batch's totals as its destination counts them: filtered events per rule under their source and label. */
-function outcomeCounts(sourceId: string, totals: BatchCounts): Record<string, number> {
-  const { byRule, ...counts } = totals;
-  const rules = Object.entries(byRule ?? {}).map(([label, n]) => [ruleCounterName(sourceId, label), n] as const);
-  return { ...counts, ...Object.fromEntries(rules) };
-}
-
-/**
- * The condition of a write by the guard's owner: the batch is theirs; before their first write went through,
- * it is as they read it (absent, or another's lease that ran out).
- */
-function ownership(guard: BatchGuard) {
-  const mine = '(#owner = :owner AND #status = :sending)';
-  const values: Record<string, unknown> = { ':owner': guard.owner, ':sending': 'sending' };
-  let condition = mine;
-  if (!guard.established) {
-    if (guard.prior.kind === 'absent') condition = `attribute_not_exists(pk) OR ${mine}`;
-    else if (guard.prior.kind === 'sending') {
-      condition = `(#owner = :prevOwner AND leaseUntil = :prevLease) OR ${mine}`;
-      Object.assign(values, { ':prevOwner': guard.prior.owner, ':prevLease': guard.prior.leaseUntil });
-    }
-  }
-  return { ConditionExpression: condition, ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' }, ExpressionAttributeValues: values };
-}
 
 /** A transaction holds at most 100 items: the batch, the destination's counters, the parks, its hour's funnel and failures. */
 export const MAX_PARKS_PER_WRITE = 90;
@@ -262,7 +227,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
    * A batch another owner took meanwhile is left out, and the rest written.
    */
   async finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]> {
-    const results: (GuardChange | undefined)[] = [];
+    const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
     const together: number[] = [];
     for (const [i, { guard, change }] of finishing.entries()) {
       if (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length) together.push(i);
@@ -272,16 +237,11 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       let group = together.slice(k, k + FINISHED_PER_WRITE);
       while (group.length > 0) {
         const entries = group.map((i) => finishing[i]!);
-        const totals = entries.map(({ guard, change }) => outcomeCounts(guard.ref.sourceId, change.totals));
-        const counts: Record<string, number> = {};
-        for (const total of totals) for (const [name, n] of Object.entries(total)) counts[name] = (counts[name] ?? 0) + n;
-        const { workspaceId, destinationId } = entries[0]!.guard.ref;
-        const errors = entries.flatMap(({ change }) => change.finish?.errors ?? []);
-        const at = entries.map(({ change }) => change.finish!.at).sort().at(-1)!;
+        const finished = entries.map(({ guard, change }) => ({ ref: guard.ref, change }));
         const items = [
           ...entries.map(({ guard, change }) => this.batchUpdate(guard, change)),
-          statsItem(this.store.table, workspaceId, destinationId, counts, errors, at),
-          ...finishedTogetherExtras(this.store.table, entries.map(({ guard, change }) => ({ ref: guard.ref, change }))),
+          finishedTogetherStats(this.store.table, finished),
+          ...finishedTogetherExtras(this.store.table, finished),
         ];
         try {
           await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));

@@ -97,7 +97,12 @@ describe('batched delivery', () => {
     // One stream batch holds all the request's parts: one request to the vendor, not one a part.
     expect(sent).toHaveLength(1);
     const order = sent[0]!;
-    expect([...order].sort()).toEqual(stored.flat().map((e) => String(e.messageId)).sort());
+    expect([...order].sort()).toEqual(
+      stored
+        .flat()
+        .map((e) => String(e.messageId))
+        .sort(),
+    );
     for (const batch of stored) {
       const at = batch.map((e) => order.indexOf(String(e.messageId)));
       expect(at).toEqual(Array.from({ length: batch.length }, (_, k) => at[0]! + k));

@@ -143,3 +143,27 @@ it("takes no more of the scheduler's round once the process stops: the retries n
   await rig.rt.scheduler.runNow();
   expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 6, retrying: 0 });
 });
+
+it('finishes batches together in one transaction with their counters summed, leaving out one another owner took meanwhile', async () => {
+  const deliveries = new DeliveryRepository(rig.rt.store);
+  const refOf = (k: number) => ({ workspaceId: 'ws-together', sourceId: 'src', destinationId: 'dst', requestId: `01KTOGETHER00000000000000${k}`, part: 0 });
+  const at = () => new Date().toISOString();
+  const change = (delivered: number) => ({
+    position: { progress: delivered, output: 0 },
+    totals: { delivered, filtered: 0, aborted: 0 },
+    trail: `${delivered}d`,
+    leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    parks: [],
+  });
+  const guards = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: `owner-${k}`, prior: { kind: 'absent' as const }, established: false }));
+  for (const [k, guard] of guards.entries()) Object.assign(guard, await deliveries.writeBatch(guard, change(k + 1)));
+  // Another owner takes the second over (its lease ran out, say).
+  await deliveries.holdBatch({ ...guards[1]!, owner: 'another', prior: await deliveries.readBatch(refOf(2)), established: false }, at());
+  const finish = { samples: [], errors: [], at: at() };
+  const finished = await deliveries.finishBatches(guards.map((guard, k) => ({ guard, change: { ...change(k + 1), finish } })));
+  expect(finished.map((f) => f !== undefined)).toEqual([true, false, true]);
+  expect(await deliveries.readBatch(refOf(1))).toMatchObject({ kind: 'done' });
+  expect(await deliveries.readBatch(refOf(2))).toMatchObject({ kind: 'sending', owner: 'another' });
+  expect(await deliveries.readBatch(refOf(3))).toMatchObject({ kind: 'done' });
+  expect(await deliveries.outcomes('ws-together', 'dst')).toMatchObject({ delivered: 4 });
+});

@@ -187,7 +187,10 @@ export class BatchDelivery {
           );
       let offset = 0;
       for (const [k, member] of group.entries()) {
-        const own = { outcomes: transformed.outcomes.slice(offset, offset + inputs[k]!.length), seen: transformed.seen.slice(offset, offset + inputs[k]!.length) };
+        const own = {
+          outcomes: transformed.outcomes.slice(offset, offset + inputs[k]!.length),
+          seen: transformed.seen.slice(offset, offset + inputs[k]!.length),
+        };
         offset += inputs[k]!.length;
         await this.slotsFor(member, own, transformed.secrets, liveOf(member), pendingOf(member), round);
       }

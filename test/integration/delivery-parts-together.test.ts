@@ -1,0 +1,78 @@
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
+import type { IngestPart } from '../../shared/domain/ingestion/records';
+import { FakeDeliveryStore } from '../support/delivery-fakes';
+import { deliveryOver, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { startDestinationServer, type DestinationServer } from '../support/destination-server';
+
+/**
+ * A stream batch's parts of one source run together at a destination (batch-delivery.ts `runParts`), each
+ * batch keeping its own item: what happens to the others when one is taken over, or when the process stops.
+ */
+let hook: DestinationServer;
+beforeAll(async () => {
+  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
+  hook = await startDestinationServer();
+});
+afterAll(async () => {
+  delete process.env[OUTBOUND_ALLOWLIST_ENV];
+  await hook.close();
+});
+beforeEach(() => (hook.received.length = 0));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+/** A part whose events' messageIds start with its request id, so that two parts' events tell apart. */
+const named = (requestId: string, count: number): IngestPart => {
+  const part = partOf(requestId, count, (i) => `${requestId}-user-${i}`);
+  return { ...part, events: part.events.map((event, i) => ({ ...event, messageId: `${requestId}-${i}` })) };
+};
+const idOf = (requestId: string, destinationId: string) => `${WORKSPACE}#${destinationId}#${requestId}#0`;
+
+describe('parts delivered together', () => {
+  it('leaves a batch another run took over to that run, and finishes the others with their counters', async () => {
+    const store = new FakeDeliveryStore();
+    const [a, b] = [named('ra', 3), named('rb', 2)];
+    const d = deliveryOver(store, [webhook('d-1', `${hook.url}/taken`)], testPolicy());
+    const writeBatch = d.deliveries.writeBatch.bind(d.deliveries);
+    d.deliveries.writeBatch = async (guard, change) => {
+      const written = await writeBatch(guard, change);
+      // Right after its first recorded send, another owner takes part a's batch over.
+      const item = store.batches.get(idOf('ra', 'd-1'))!;
+      if (guard.ref.requestId === 'ra' && item.owner === guard.owner) item.owner = 'another';
+      return written;
+    };
+    expect(await d.stream.deliverParts([a, b])).toEqual(new Map());
+    // ra-1 went before its write found the batch gone (as a lone batch's would); ra-2 is left to the other run.
+    expect(sentTo('/taken')).toEqual(['ra-0', 'ra-1', 'rb-0', 'rb-1']);
+    expect(store.batches.get(idOf('ra', 'd-1'))).toMatchObject({ owner: 'another', status: 'sending', position: { progress: 1 } });
+    expect(store.batches.get(idOf('rb', 'd-1'))).toMatchObject({ status: 'done' });
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-1')).toMatchObject({ delivered: 2 });
+  });
+
+  it('on a stop, gives back the batches it wrote and puts those it had not reached where the scheduler finds them; each event goes once', async () => {
+    const store = new FakeDeliveryStore();
+    const parts = [named('sa', 2), named('sb', 2), named('sc', 1)];
+    const destinations = [webhook('d-2', `${hook.url}/stop`)];
+    const policy = testPolicy({ leaseMs: 100 });
+    const first = deliveryOver(store, destinations, policy);
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    let stopping: Promise<void> | undefined;
+    first.deliveries.writeBatch = async (guard, change) => {
+      const written = await writeBatch(guard, change);
+      stopping ??= first.lanes.stop();
+      return written;
+    };
+    expect(await first.stream.deliverParts(parts)).toEqual(new Map());
+    await stopping;
+    expect(sentTo('/stop')).toEqual(['sa-0']);
+    expect(store.batches.get(idOf('sa', 'd-2'))).toMatchObject({ status: 'sending', position: { progress: 1 } });
+    // Never written by the run: held for the scheduler, due at once.
+    for (const requestId of ['sb', 'sc']) expect(store.batches.get(idOf(requestId, 'd-2'))).toMatchObject({ status: 'sending', position: { progress: 0 } });
+    await sleep(120);
+    const next = deliveryOver(store, destinations, policy, { parts });
+    expect(await next.scheduler.runDue()).toBe(3);
+    await next.lanes.idle();
+    expect(sentTo('/stop')).toEqual(['sa-0', 'sa-1', 'sb-0', 'sb-1', 'sc-0']);
+    expect(await next.deliveries.outcomes(WORKSPACE, 'd-2')).toMatchObject({ delivered: 5, retrying: 0 });
+  });
+});
