@@ -91,8 +91,9 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
   /**
    * Accepted events on their way to destinations. No batching window: latency is what a destination's user
    * sees. A batch of up to 25 parts shares its reads (batch items in one BatchGet, each transformation's code
-   * and the credentials once), and a vendor with a batch API gets each part in one request. Four batches
-   * per shard at once: sources go side by side, each source's parts in order.
+   * and the credentials once), and a source's parts run together at each destination: transformed together,
+   * a vendor with a batch API getting them in one request, finished in one write of the counters. Four
+   * batches per shard at once: sources go side by side, each source's parts in order.
    */
   delivery: {
     entry: 'functions/delivery/handler.ts',

@@ -101,7 +101,6 @@ export class BatchDelivery {
     }
     if (members.length === 0) return;
     await this.transformAll(members, destination, round);
-    this.lanes.touch(destination.id);
     const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
     const slots = flat.map((entry) => entry.slot);
     const held = await round.heldAt(
@@ -194,6 +193,8 @@ export class BatchDelivery {
         offset += inputs[k]!.length;
         await this.slotsFor(member, own, transformed.secrets, liveOf(member), pendingOf(member), round);
       }
+      // Each invocation is progress: a submitter waiting for the run does not take a long one for a stall.
+      this.lanes.touch(destination.id);
     }
   }
 
