@@ -103,22 +103,33 @@ export class StoredPartMarkers {
   }
 
   private async readOrWriteCutOver(workspaceId: string, sourceId: string): Promise<number> {
-    const key = keys.storedPartMarkersCutOver(workspaceId, sourceId);
-    const read = async () => {
-      const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
-      return Item ? Date.parse(String(Item.at)) : undefined;
-    };
-    const stored = await read();
-    if (stored !== undefined) return stored;
-    const at = new Date(Date.now() + this.legacyWritersGoneMs).toISOString();
+    return (await this.storedCutOver(workspaceId, sourceId)) ?? this.recordCutOver(workspaceId, sourceId, Date.now() + this.legacyWritersGoneMs);
+  }
+
+  /**
+   * Records the source's cut-over at `atMs` unless one is recorded (a source created once every process of the
+   * version before is gone may have it in the past); the cut-over in force.
+   */
+  async recordCutOver(workspaceId: string, sourceId: string, atMs: number): Promise<number> {
+    const at = new Date(atMs).toISOString();
     try {
       await this.store.doc.send(
-        new PutCommand({ TableName: this.store.table, Item: { ...key, entity: 'funnelMarkersCutOver', at }, ConditionExpression: 'attribute_not_exists(pk)' }),
+        new PutCommand({
+          TableName: this.store.table,
+          Item: { ...keys.storedPartMarkersCutOver(workspaceId, sourceId), entity: 'funnelMarkersCutOver', at },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
       );
       return Date.parse(at);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return (await read())!;
+      return (await this.storedCutOver(workspaceId, sourceId))!;
     }
+  }
+
+  private async storedCutOver(workspaceId: string, sourceId: string): Promise<number | undefined> {
+    const key = keys.storedPartMarkersCutOver(workspaceId, sourceId);
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
+    return Item ? Date.parse(String(Item.at)) : undefined;
   }
 }

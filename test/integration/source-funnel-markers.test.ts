@@ -6,7 +6,7 @@ import { COUNTER_SHARDS } from '../../shared/persistence/counters';
 import { hourlyUpdate } from '../../shared/persistence/funnel-counters';
 import { keys } from '../../shared/persistence/keys';
 import { SourceFunnelRepository, type CountedPart } from '../../shared/persistence/source-funnel';
-import { LEGACY_WRITERS_GONE_MS } from '../../shared/persistence/stored-part-markers';
+import { LEGACY_WRITERS_GONE_MS, StoredPartMarkers } from '../../shared/persistence/stored-part-markers';
 import { deliveryRig } from '../support/delivery-rig';
 
 /**
@@ -52,10 +52,7 @@ async function countedTheWayBefore(parts: CountedPart[]): Promise<void> {
 const cutOverAt = async (source: Source) =>
   (await doc().send(new GetCommand({ TableName: table(), Key: keys.storedPartMarkersCutOver(source.workspaceId, source.sourceId) }))).Item?.at as
     string | undefined;
-const setCutOver = (source: Source, at: number) =>
-  doc().send(
-    new PutCommand({ TableName: table(), Item: { ...keys.storedPartMarkersCutOver(source.workspaceId, source.sourceId), at: new Date(at).toISOString() } }),
-  );
+const setCutOver = (source: Source, at: number) => new StoredPartMarkers(rig.rt.store).recordCutOver(source.workspaceId, source.sourceId, at);
 
 it("spreads one request's markers over many partitions of their own, none beside the funnel's counters", async () => {
   const source = newSource();
