@@ -29,11 +29,8 @@ const MARKERS_PER_WRITE = 80;
 export class SourceFunnelRepository {
   private readonly markers: StoredPartMarkers;
 
-  constructor(
-    private readonly store: TableClient,
-    markers?: StoredPartMarkers,
-  ) {
-    this.markers = markers ?? new StoredPartMarkers(store);
+  constructor(private readonly store: TableClient) {
+    this.markers = new StoredPartMarkers(store);
   }
 
   async countStored(parts: CountedPart[]): Promise<void> {
