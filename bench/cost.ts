@@ -10,6 +10,7 @@ import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/fun
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { createTableClient, getTableClient } from '../shared/persistence/table-client';
+import { StoredPartMarkers } from '../shared/persistence/stored-part-markers';
 import { shutdownSandbox } from '../shared/sandbox';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ingestPartOf } from '../shared/persistence/ingest-repository';
@@ -108,6 +109,10 @@ async function main(): Promise<void> {
       return (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, Record<string, string>>;
     };
     const source = (await control('POST', '/v2/sources', { name: 'app', ...(INGEST_SHARDS && { ingestShards: INGEST_SHARDS }) })).source!;
+    // The source past its stored-part markers' cut-over, as every source is from a few minutes after a deployment
+    // or its own first count on: the bench measures the steady state, without the minutes in which a part is
+    // also looked up where markers were kept before (README "Capacity: one busy source").
+    await new StoredPartMarkers(store).recordCutOver(ws.workspaceId, source.id!, Date.now() - 3600_000);
     const amplitude = (await control('POST', '/v2/destinations', { name: 'amplitude', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendors.url}/amp` } }))
       .destination!;
     const webhook = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendors.url}/hook` } })).destination!;
@@ -239,7 +244,7 @@ function report(
   const amplitudeDb = line('  to Amplitude', stages.delivery, 0, 0, (key) => key.includes(destinations.amplitude));
   const webhookDb = line('  to the webhook', stages.delivery, 0, 0, (key) => key.includes(destinations.webhook));
   const funnelDb = line('  of it funnel', stages.delivery, 0, 0, (key) => key.includes('#DESTINATION#') && key.includes('#FUNNEL#'));
-  const sourceFunnelDb = line('  source funnel', stages.delivery, 0, 0, (key) => key.includes('#SOURCE#') && key.includes('#FUNNEL#'));
+  const sourceFunnelDb = line('  source funnel', stages.delivery, 0, 0, (key) => key.includes('#SOURCE#') && /#(FUNNEL|COUNTED)#/.test(key));
   const failuresDb = line('  of it failures', stages.delivery, 0, 0, (key) => key.includes('#FAILURES'));
   line('schema capture', stages.capture, 512);
   line('  of it suppression', stages.capture, 0, 0, (key) => key.includes('SUPPRESS'));

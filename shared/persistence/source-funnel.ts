@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
-import { COUNTER_SHARDS, counterShard } from './counters';
+import { counterShard } from './counters';
 import { hourlyUpdate, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';
-import { refusedItems, type TableClient, type TransactItem } from './table-client';
+import { StoredPartMarkers } from './stored-part-markers';
+import { refusedItems, type TableClient } from './table-client';
 
 /** A stored part as the source's funnel counts it. */
 export interface CountedPart {
@@ -15,38 +15,32 @@ export interface CountedPart {
   events: number;
 }
 
-/** Markers live as long as the stream may hand a record over again (24 h), and a little more. */
-const MARKER_TTL_SECONDS = 2 * 24 * 3600;
 /** Markers per transaction, beside their counters (a transaction holds 100 items). */
 const MARKERS_PER_WRITE = 80;
 
-const shardOf = (requestId: string) => createHash('sha256').update(requestId).digest().readUInt32BE(0) % COUNTER_SHARDS;
-const markerKey = (p: CountedPart) => ({ pk: sourceFunnelPartition(p.workspaceId, p.sourceId)(shardOf(p.requestId)), sk: `P#${p.requestId}#${p.part}` });
-
 /**
  * A source's funnel per hour of ingestion. Stored events are counted once per stored part, by the delivery
- * consumer, one transaction per stream batch: a marker per part (written only if absent) with the hours' sums,
- * so a part handed over again is counted once (its marker is there: it is left out and the rest written).
+ * consumer, one transaction per stream batch: a marker per part (written only if absent; `stored-part-markers.ts`:
+ * where, and the layout before) with the hours' sums, so a part handed over again is counted once (its marker is
+ * there: it is left out and the rest written).
  * Refusals are counted where they happen: oversized events in ingestion's own write, throttled ones with the
  * source's throttled count.
  */
 export class SourceFunnelRepository {
-  constructor(private readonly store: TableClient) {}
+  private readonly markers: StoredPartMarkers;
+
+  constructor(private readonly store: TableClient) {
+    this.markers = new StoredPartMarkers(store);
+  }
 
   async countStored(parts: CountedPart[]): Promise<void> {
     for (let i = 0; i < parts.length; i += MARKERS_PER_WRITE) await this.countGroup(parts.slice(i, i + MARKERS_PER_WRITE));
   }
 
   private async countGroup(group: CountedPart[]): Promise<void> {
-    let pending = [...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()];
+    let pending = await this.markers.notCountedBefore([...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()]);
     while (pending.length > 0) {
-      const markers: TransactItem[] = pending.map((p) => ({
-        Put: {
-          TableName: this.store.table,
-          Item: { ...markerKey(p), entity: 'funnelMarker', expiresAt: Math.floor(Date.now() / 1000) + MARKER_TTL_SECONDS },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      }));
+      const markers = pending.map((p) => this.markers.put(p));
       const sums = new Map<string, { part: CountedPart; hour: string; stored: number }>();
       for (const p of pending) {
         const hour = hourOf(ingestedAt(p.requestId));
