@@ -325,7 +325,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
     }
   }
 
-  private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
+  private async saveSketch(key: Key, rev: number, { head, base, leavesLegacy }: SketchWrite): Promise<boolean> {
     if (base) {
       const { slot, ...stored } = base;
       try {
@@ -348,7 +348,10 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
         throw error;
       }
     }
-    return this.putHead(key, rev, head);
+    const written = await this.putHead(key, rev, head);
+    // No head names a base in the schema partition once one has been folded apart: what is left there goes.
+    if (written && leavesLegacy) await this.deleteAll(legacyBaseKeys(key));
+    return written;
   }
 
   private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {

@@ -95,8 +95,9 @@ export function groupByVersion(observations: Observation[]): Map<string, { schem
 export function applyTo(open: OpenSketch, observations: Observation[], model?: ModelRecords): { write?: SketchWrite; fresh: number } {
   const entry = open.entry();
   const digests: number[] = [];
+  const held = new Set(open.sketch.applied);
   for (const o of observations) {
-    if (open.sketch.hasApplied(o.digest) || model?.applied.has(o.digest)) continue;
+    if (held.has(o.digest) || model?.applied.has(o.digest)) continue;
     entry.observe(o.event, o.flat, o.at);
     if (digests.at(-1) !== o.digest && !digests.includes(o.digest)) digests.push(o.digest);
   }

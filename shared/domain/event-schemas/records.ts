@@ -119,4 +119,6 @@ export interface SketchWrite {
   head: SketchHead;
   base?: SketchBase & { slot: number };
   retry?: true;
+  /** The first fold of a head that named a base in the source's schema partition: those slots are left, to delete. */
+  leavesLegacy?: true;
 }

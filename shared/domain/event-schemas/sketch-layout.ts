@@ -220,7 +220,7 @@ export class OpenSketch {
     const base = { slot, rev, token: this.token, tag, data: this.sketch.encode() };
     const body = { slot, tag, from: rev, size: base.data.length, entries: [] };
     const slots = this.slots.map((written, i) => (i === slot ? rev : written));
-    return this.written({ head: this.head(rev, writeBody(body), true), base }, body, slots, true);
+    return this.written({ head: this.head(rev, writeBody(body), true), base, ...(!this.apart && { leavesLegacy: true as const }) }, body, slots, true);
   }
 
   /**
