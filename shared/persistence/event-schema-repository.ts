@@ -42,12 +42,13 @@ export const SCHEMA_LIMITS = {
 
 const modelKey = (ref: ModelRefRecord) => keys.schemaModel(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
 const modelHeadKey = (ref: ModelRefRecord) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
-const modelBaseKeys = (ref: ModelRefRecord) =>
-  [0, 1].map((slot) => keys.schemaModelBase(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier, slot));
 const versionKey = (v: VersionRefRecord) => keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
 const versionHeadKey = (v: VersionRefRecord) => keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
-const versionBaseKeys = (v: VersionRefRecord) => [0, 1].map((slot) => keys.schemaVersionBase(v.workspaceId, v.sourceId, v.eventId, v.hash, slot));
-const baseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseOf(head, slot));
+/** Where folds write a sketch's base slots (its own partition), and where heads written before named them. */
+const baseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseApart(head, slot));
+const legacyBaseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseOf(head, slot));
+/** A head written before bases apart may name a base in the source's schema partition. */
+const namesLegacyBase = (head: SketchHead | undefined) => head?.body !== undefined && head.basesApart !== true;
 const parseBases = (items: (Record<string, unknown> | undefined)[]) => items.map((item) => item && SketchBase.parse(item));
 const stored = (schema: Record<string, string>) => JSON.stringify(schema);
 const keyOf = (item: Record<string, unknown>) => `${String(item.pk)}\n${String(item.sk)}`;
@@ -70,8 +71,8 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** A model's summary, sketch head and base slots, read consistently in one call. */
   async loadModel(ref: ModelRefRecord): Promise<Stored & { summary?: ModelSummary }> {
-    const [summary, head, ...bases] = await this.getAll([modelKey(ref), modelHeadKey(ref), ...modelBaseKeys(ref)], true);
-    return { summary: summary && ModelSummary.parse(summary), head: head && SketchHead.parse(head), bases: parseBases(bases) };
+    const [summary, head, ...bases] = await this.getAll([modelKey(ref), modelHeadKey(ref), ...baseKeys(modelHeadKey(ref))], true);
+    return { summary: summary && ModelSummary.parse(summary), ...(await this.withLegacy(modelHeadKey(ref), head, bases, true)) };
   }
 
   /** A version's sketch head and base slots, read consistently in one call (no head: the version does not exist). */
@@ -162,32 +163,46 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   async sketchesOf(workspaceId: string, sourceId: string): Promise<(Stored & { key: Key })[]> {
     const pk = keys.schemaModel(workspaceId, sourceId, '', '').pk;
     const heads = (await Promise.all(keys.schemaSketchPrefixes.map((prefix) => queryPrefix(this.store, pk, prefix)))).flat();
-    const bases = new Map<string, Record<string, unknown>>();
-    for (const prefix of keys.schemaSketchPrefixes.flatMap((sk) => baseKeys({ pk, sk }).map((key) => key.sk))) {
-      for (const item of await queryPrefix(this.store, pk, prefix)) bases.set(keyOf(item), item);
-    }
-    return heads.map((item) => {
+    const found: (Stored & { key: Key })[] = [];
+    for (const item of heads) {
       const key = { pk: String(item.pk), sk: String(item.sk) };
-      return { key, head: SketchHead.parse(item), bases: parseBases(baseKeys(key).map((base) => bases.get(keyOf(base)))) };
-    });
+      found.push({ key, ...(await this.withLegacy(key, item, await this.getAll(baseKeys(key), true), true)) });
+    }
+    return found;
   }
 
   /** A sketch's head and base slots, by the key of its head. */
   async sketchAt(key: Key, consistent = true): Promise<Stored> {
     const [head, ...bases] = await this.getAll([key, ...baseKeys(key)], consistent);
-    return { head: head && SketchHead.parse(head), bases: parseBases(bases) };
+    return this.withLegacy(key, head, bases, consistent);
+  }
+
+  /** A head and its bases parsed, with the slots in the schema partition when the head may name one of them. */
+  private async withLegacy(
+    key: Key,
+    item: Record<string, unknown> | undefined,
+    bases: (Record<string, unknown> | undefined)[],
+    consistent: boolean,
+  ): Promise<Stored> {
+    const head = item && SketchHead.parse(item);
+    if (!namesLegacyBase(head)) return { head, bases: parseBases(bases) };
+    return { head, bases: parseBases(bases), legacyBases: parseBases(await this.getAll(legacyBaseKeys(key), consistent)) };
   }
 
   /** Writes a sketch found by sketchesOf (its head's key), as saveModelSketch does. */
   replaceSketch = (key: Key, rev: number, write: SketchWrite) => this.saveSketch(key, rev, write);
 
-  /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held). */
+  /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held), where folds write it and where they did. */
   async dropBase(key: Key, slot: number, tag: number): Promise<void> {
+    for (const base of [keys.schemaBaseApart(key, slot), keys.schemaBaseOf(key, slot)]) await this.dropIfTagged(base, tag);
+  }
+
+  private async dropIfTagged(Key: Key, tag: number): Promise<void> {
     try {
       await this.store.doc.send(
         new DeleteCommand({
           TableName: this.store.table,
-          Key: keys.schemaBaseOf(key, slot),
+          Key,
           ConditionExpression: '#tag = :tag',
           ExpressionAttributeNames: { '#tag': 'tag' },
           ExpressionAttributeValues: { ':tag': tag },
@@ -310,7 +325,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
     }
   }
 
-  private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
+  private async saveSketch(key: Key, rev: number, { head, base, leavesLegacy }: SketchWrite): Promise<boolean> {
     if (base) {
       const { slot, ...stored } = base;
       try {
@@ -318,7 +333,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
           new PutCommand({
             TableName: this.store.table,
             Item: {
-              ...keys.schemaBaseOf(key, slot),
+              ...keys.schemaBaseApart(key, slot),
               entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
               ...SketchBase.parse(stored),
             },
@@ -333,7 +348,10 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
         throw error;
       }
     }
-    return this.putHead(key, rev, head);
+    const written = await this.putHead(key, rev, head);
+    // No head names a base in the schema partition once one has been folded apart: what is left there goes.
+    if (written && leavesLegacy) await this.deleteAll(legacyBaseKeys(key));
+    return written;
   }
 
   private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {
@@ -356,11 +374,13 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   private async deleteModel(model: ModelSummary): Promise<void> {
     for (const version of await this.versionsOf(model)) await this.deleteVersion(version);
-    await this.deleteAll([modelKey(model), modelHeadKey(model), ...modelBaseKeys(model), keys.schemaModelLookup(model.eventId)]);
+    const head = modelHeadKey(model);
+    await this.deleteAll([modelKey(model), head, ...baseKeys(head), ...legacyBaseKeys(head), keys.schemaModelLookup(model.eventId)]);
   }
 
   private async deleteVersion(version: VersionSummary): Promise<void> {
-    await this.deleteAll([versionKey(version), versionHeadKey(version), ...versionBaseKeys(version), keys.schemaVersionLookup(version.versionId)]);
+    const head = versionHeadKey(version);
+    await this.deleteAll([versionKey(version), head, ...baseKeys(head), ...legacyBaseKeys(head), keys.schemaVersionLookup(version.versionId)]);
   }
 
   private async deleteAll(keysToDelete: Key[]): Promise<void> {

@@ -336,9 +336,10 @@ export const keys = bounded({
     ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` })),
   ],
   /**
-   * Event schemas (area D), in a partition per source: per event model a summary item (what listings read),
-   * a sketch head (revision, counts and the journal capture rewrites) and a sketch base (the snapshot the
-   * journal is folded into now and then), and the same three per event version. Models are found by their
+   * Event schemas (area D), in a partition per source: per event model a summary item (what listings read)
+   * and a sketch head (revision, counts and the journal capture rewrites), the same two per event version;
+   * each sketch's base slots (the snapshot the journal is folded into now and then) in a partition of the
+   * sketch's own (schemaBaseApart). Models are found by their
    * natural key (type, identifier) when capturing…
    */
   schemaModel: (workspaceId: string, sourceId: string, eventType: string, identifier: string) => ({
@@ -360,17 +361,20 @@ export const keys = bounded({
     sk: `VERSIONSKETCH#${eventId}#${hash}`,
   }),
   schemaSketchPrefixes: ['MODELSKETCH#', 'VERSIONSKETCH#'],
-  /** The two base slots of a model's or version's sketch (0 and 1). */
-  schemaModelBase: (workspaceId: string, sourceId: string, eventType: string, identifier: string, slot: number) => ({
-    pk: schemaPartition(workspaceId, sourceId),
-    sk: `MODELBASE${slot}#${eventType}#${identifier}`,
-  }),
-  schemaVersionBase: (workspaceId: string, sourceId: string, eventId: string, hash: string, slot: number) => ({
-    pk: schemaPartition(workspaceId, sourceId),
-    sk: `VERSIONBASE${slot}#${eventId}#${hash}`,
-  }),
-  /** A head's base slot: the same key, BASE0 or BASE1 for SKETCH. */
+  /**
+   * A head's base slot as sketches before bases apart kept it: in the source's schema partition, the same
+   * key with BASE0 or BASE1 for SKETCH (read while a head still names one: SketchHead.basesApart).
+   */
   schemaBaseOf: (head: { pk: string; sk: string }, slot: number) => ({ pk: head.pk, sk: head.sk.replace(/^(MODEL|VERSION)SKETCH#/, `$1BASE${slot}#`) }),
+  /**
+   * A head's base slot in a partition of the sketch's own (the head's key digested): a base is the whole
+   * snapshot, rewritten at every fold, so each sketch's folds take their own partition's units instead of
+   * all of a source's sketches sharing the one its listings read.
+   */
+  schemaBaseApart: (head: { pk: string; sk: string }, slot: number) => ({
+    pk: `${head.pk}#BASE#${createHash('sha256').update(head.sk).digest('base64url').slice(0, 22)}`,
+    sk: head.sk.replace(/^(MODEL|VERSION)SKETCH#/, `$1BASE${slot}#`),
+  }),
   /**
    * …and by their UUIDs through lookups written once at creation (the data plane's admin API names them
    * without a workspace); model lookups are listed across workspaces on gsi1 in row-number order. Row

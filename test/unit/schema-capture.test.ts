@@ -4,6 +4,7 @@ import { LossyCounter } from '../../shared/domain/event-schemas/lossy-counter';
 import { offer } from '../../shared/domain/event-schemas/reservoir';
 import { LIMITS, Sketch } from '../../shared/domain/event-schemas/sketch';
 import { MAX_EVENT_BYTES } from '../../shared/domain/ingestion/schemas';
+import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 
 /** mulberry32: a tiny seeded PRNG, so statistical checks are reproducible. */
 function mulberry32(seed: number): () => number {
@@ -364,6 +365,10 @@ describe('Sketch', () => {
     expect(copy.hasApplied('shard-1:0001')).toBe(true);
     expect(copy.hasApplied('shard-1:0002')).toBe(false);
     expect(Sketch.decode(undefined).total).toBe(0);
+  });
+
+  it('remembers as many applied records as a stream batch of the capture consumer holds', () => {
+    expect(LIMITS.appliedRecords).toBeGreaterThanOrEqual(STREAM_CONSUMERS.schemaCapture!.batchSize);
   });
 
   it(`remembers at most ${LIMITS.appliedRecords} applied records, forgetting the oldest`, () => {

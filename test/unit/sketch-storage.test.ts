@@ -180,6 +180,25 @@ describe('sketch heads, journals and bases', () => {
     expect(items.open().sketch.total).toBe(100);
   });
 
+  it('marks a head whose base is in its own partition, and reads a head from before it by the base where it was', () => {
+    const items = new Items();
+    items.save(0, applyTo(items.open(), observationsOf([recordOf('a', 0, 100)])).write!);
+    expect(items.head!.basesApart).toBe(true);
+    // As stored before bases apart: the head unmarked, its base in the schema partition.
+    const { basesApart: _, ...before } = items.head!;
+    const legacy = items.bases;
+    expect(OpenSketch.of(before, [], legacy)!.sketch.total).toBe(100);
+    // Journaled onto it, the head still names that base; folded, it names one apart and says what it left.
+    const journaled = applyTo(OpenSketch.of(before, [], legacy)!, observationsOf([recordOf('b', 100, 2)])).write!;
+    expect([journaled.base, journaled.head.basesApart, journaled.leavesLegacy]).toEqual([undefined, undefined, undefined]);
+    expect(OpenSketch.of(journaled.head, [], legacy)!.sketch.total).toBe(102);
+    const folded = applyTo(OpenSketch.of(journaled.head, [], legacy)!, observationsOf([recordOf('c', 102, 100)])).write!;
+    expect([folded.head.basesApart, folded.leavesLegacy]).toEqual([true, true]);
+    const apart = [0, 1].map((slot) => (slot === folded.base!.slot ? folded.base : undefined));
+    expect(OpenSketch.of(folded.head, apart)!.sketch.total).toBe(202);
+    expect(applyTo(OpenSketch.of(folded.head, apart)!, observationsOf([recordOf('d', 202, 100)])).write!.leavesLegacy).toBeUndefined();
+  });
+
   it('reads nothing from a head whose base was written over after it was read: the caller reads both again', () => {
     const items = new Items();
     items.save(0, applyTo(items.open(), observationsOf([recordOf('a', 0, 100)])).write!);

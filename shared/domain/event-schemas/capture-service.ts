@@ -95,8 +95,9 @@ export function groupByVersion(observations: Observation[]): Map<string, { schem
 export function applyTo(open: OpenSketch, observations: Observation[], model?: ModelRecords): { write?: SketchWrite; fresh: number } {
   const entry = open.entry();
   const digests: number[] = [];
+  const held = new Set(open.sketch.applied);
   for (const o of observations) {
-    if (open.sketch.hasApplied(o.digest) || model?.applied.has(o.digest)) continue;
+    if (held.has(o.digest) || model?.applied.has(o.digest)) continue;
     entry.observe(o.event, o.flat, o.at);
     if (digests.at(-1) !== o.digest && !digests.includes(o.digest)) digests.push(o.digest);
   }
@@ -152,7 +153,7 @@ export class SchemaCapture {
             await this.repository.createVersion(model.summary, hash, version.schema, version.observations[0]!.at, newToken());
             stored = await this.repository.loadVersion(id);
           }
-          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases));
+          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases, stored.legacyBases));
           // Its records were left out by a model newer than the one read: read the model again.
           if (open && open.sketch.prunedAt > known.rev) {
             model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
@@ -175,7 +176,7 @@ export class SchemaCapture {
         if (read) return read;
         const stored = await this.repository.loadModel(ref);
         if (stored.summary) summary = stored.summary;
-        return stored.head && OpenSketch.of(stored.head, stored.bases);
+        return stored.head && OpenSketch.of(stored.head, stored.bases, stored.legacyBases);
       },
       observations,
       async (open, write) => {
@@ -197,8 +198,8 @@ export class SchemaCapture {
   /** The model's summary and sketch, the model created (with an empty sketch) if it is new. */
   private async openModel(ref: ModelRef, writeKey: string, at: string, key: string): Promise<{ summary: ModelSummary; open: OpenSketch }> {
     for (let attempt = 1; ; attempt++) {
-      const { summary, head, bases } = await this.repository.loadModel(ref);
-      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases));
+      const { summary, head, bases, legacyBases } = await this.repository.loadModel(ref);
+      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases, legacyBases));
       if (summary && open) return { summary, open };
       if (!summary || !head) await this.repository.createModel(ref, writeKey, at, newToken());
       if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the model could not be read nor created');

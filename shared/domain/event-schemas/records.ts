@@ -79,6 +79,11 @@ export const SketchHead = z.object({
   lastSeen: z.string().optional(),
   body: Bytes.optional(),
   data: Bytes.optional(),
+  /**
+   * The base it names is in the sketch's own partition (keys.schemaBaseApart); a head without it, written
+   * before, names one in the source's schema partition until its next fold.
+   */
+  basesApart: z.literal(true).optional(),
 });
 export type SketchHead = z.infer<typeof SketchHead>;
 
@@ -95,10 +100,14 @@ export interface SketchKey {
   sk: string;
 }
 
-/** A sketch as read: its head and its two base slots (any may be missing). */
+/**
+ * A sketch as read: its head and its two base slots (any may be missing), where folds write them (apart);
+ * `legacyBases`, read only for a head without `basesApart`, the slots in the source's schema partition.
+ */
 export interface StoredSketch {
   head?: SketchHead;
   bases: (SketchBase | undefined)[];
+  legacyBases?: (SketchBase | undefined)[];
 }
 
 /**
@@ -110,4 +119,6 @@ export interface SketchWrite {
   head: SketchHead;
   base?: SketchBase & { slot: number };
   retry?: true;
+  /** The first fold of a head that named a base in the source's schema partition: those slots are left, to delete. */
+  leavesLegacy?: true;
 }

@@ -122,6 +122,8 @@ export class OpenSketch {
     private readonly firstFormat = false,
     /** The size of the head's body as read. */
     private readonly bodyBytes = 0,
+    /** Whether the base the head names (if any) is in the sketch's own partition (SketchHead.basesApart). */
+    private readonly apart = true,
   ) {}
 
   /** What the last write() or fold() would leave: the sketch as it will be read once the write is made. */
@@ -129,9 +131,10 @@ export class OpenSketch {
 
   /**
    * The sketch of a head and its two base slots read together; undefined when they do not make one (the
-   * slot was read after a later fold wrote over it): read them again.
+   * slot was read after a later fold wrote over it): read them again. `bases` are where a fold writes;
+   * `legacy`, the slots a head without `basesApart` names (keys.schemaBaseOf), `bases` when not given.
    */
-  static of(head: SketchHead | undefined, bases: (SketchBase | undefined)[] = []): OpenSketch | undefined {
+  static of(head: SketchHead | undefined, bases: (SketchBase | undefined)[] = [], legacy?: (SketchBase | undefined)[]): OpenSketch | undefined {
     // A head of the first format has no token: its life is 0.
     const token = head?.token ?? 0;
     const slots = [0, 1].map((slot) => (bases[slot]?.token === token ? bases[slot]?.rev : undefined));
@@ -142,15 +145,16 @@ export class OpenSketch {
       return new OpenSketch(head, head.rev, Sketch.decode(head.data), { slot: NO_BASE, tag: 0, from: head.rev, size: 0, entries: [] }, token, slots, true);
     }
     const body = readBody(head.body);
+    const apart = head.basesApart === true || body.slot === NO_BASE;
     let sketch: Sketch;
     if (body.slot === NO_BASE) sketch = new Sketch();
     else {
-      const base = bases[body.slot];
+      const base = (apart ? bases : (legacy ?? bases))[body.slot];
       if (base?.tag !== body.tag) return undefined;
       sketch = Sketch.decode(base.data);
     }
     for (const entry of body.entries) replay(entry.raw, sketch);
-    return new OpenSketch(head, head.rev, sketch, body, token, slots, false, head.body.length);
+    return new OpenSketch(head, head.rev, sketch, body, token, slots, false, head.body.length, apart);
   }
 
   /** True when the sketch has entries not yet folded into a snapshot (they hold recent events' values). */
@@ -175,7 +179,9 @@ export class OpenSketch {
     if (raw && !this.clearlyTooLong(raw)) {
       const body = { ...this.body, entries: [...this.body.entries, { rev, raw }] };
       const appended = writeBody(body);
-      if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) return this.written({ head: this.head(rev, appended) }, body, this.slots);
+      if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) {
+        return this.written({ head: this.head(rev, appended, this.apart) }, body, this.slots, this.apart);
+      }
     }
     return this.fold(model);
   }
@@ -214,7 +220,7 @@ export class OpenSketch {
     const base = { slot, rev, token: this.token, tag, data: this.sketch.encode() };
     const body = { slot, tag, from: rev, size: base.data.length, entries: [] };
     const slots = this.slots.map((written, i) => (i === slot ? rev : written));
-    return this.written({ head: this.head(rev, writeBody(body)), base }, body, slots);
+    return this.written({ head: this.head(rev, writeBody(body), true), base, ...(!this.apart && { leavesLegacy: true as const }) }, body, slots, true);
   }
 
   /**
@@ -230,8 +236,8 @@ export class OpenSketch {
     return this.body.size + this.bodyBytes;
   }
 
-  private written(write: SketchWrite, body: Body, slots: (number | undefined)[]): SketchWrite {
-    this.after = new OpenSketch(write.head, write.head.rev, this.sketch, body, this.token, slots, false, write.head.body!.length);
+  private written(write: SketchWrite, body: Body, slots: (number | undefined)[], apart: boolean): SketchWrite {
+    this.after = new OpenSketch(write.head, write.head.rev, this.sketch, body, this.token, slots, false, write.head.body!.length, apart);
     return write;
   }
 
@@ -240,9 +246,9 @@ export class OpenSketch {
     return this.body.slot === NO_BASE ? undefined : { slot: this.body.slot, tag: this.body.tag };
   }
 
-  private head(rev: number, body: Buffer): SketchWrite['head'] {
+  private head(rev: number, body: Buffer, apart: boolean): SketchWrite['head'] {
     const { total, firstSeen, lastSeen } = this.sketch;
-    return { rev, token: this.token, total, firstSeen, lastSeen, body };
+    return { rev, token: this.token, total, firstSeen, lastSeen, body, ...(apart && { basesApart: true as const }) };
   }
 }
 
@@ -295,8 +301,8 @@ export class SketchCache {
  */
 export async function readSketch(read: (consistent: boolean) => Promise<StoredSketch>): Promise<Sketch> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { head, bases } = await read(attempt > 0);
-    const open = OpenSketch.of(head, bases);
+    const { head, bases, legacyBases } = await read(attempt > 0);
+    const open = OpenSketch.of(head, bases, legacyBases);
     if (open) return open.sketch;
   }
   throw new Error('the sketch could not be read: its head names a base that is not there');

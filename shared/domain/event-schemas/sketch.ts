@@ -21,10 +21,12 @@ export const LIMITS = {
   /** Longer values are counted by their first 200 characters. */
   valueChars: 200,
   /**
-   * Stream records remembered as applied (by a 48-bit digest of their id), so a retried batch is
-   * recognised: Lambda retries a batch (at most 200 records, STREAM_CONSUMERS) from its first failed record.
+   * Stream records remembered as applied (by a 48-bit digest of their id), so a batch handed over again is
+   * recognised whole: Lambda hands a batch (at most STREAM_CONSUMERS.schemaCapture.batchSize records, a
+   * thousand) over again from its first failed record, or all of it when an invocation ends early. Six bytes
+   * a record in every base (its own partition's, keys.schemaBaseApart).
    */
-  appliedRecords: 400,
+  appliedRecords: 1000,
   /**
    * Stored size of a snapshot (compressed): past it, fewer candidate values are kept, then fewer samples,
    * then no array and null paths, then no value counters. Keys (1,000 of at most 256 characters), counts and

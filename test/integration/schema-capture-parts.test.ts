@@ -1,0 +1,191 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
+import { forgetUser } from '../../shared/domain/event-schemas/forget-user';
+import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
+import { groupByShard, partNumber } from '../../shared/domain/ingestion/shards';
+import { STREAM_CONSUMERS } from '../../shared/contract/functions';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
+import { keys } from '../../shared/persistence/keys';
+import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * Schema capture of a sharded source's stream: many small parts (a request's events split by user), stream
+ * batches of up to a thousand of them. What each batch costs the source's schema partition, a whole batch
+ * handed over again, consumers at once, and sketches stored before bases had partitions of their own.
+ */
+let rt: TestRuntime;
+beforeAll(async () => (rt = await startTestRuntime()));
+afterAll(async () => rt.stop());
+
+async function setup() {
+  const ws = await rt.newWorkspace();
+  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
+  const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
+  const repository = new EventSchemaRepository(rt.store);
+  const catalog = new CatalogRepository(rt.store);
+  const governance = new SchemaGovernance(repository, catalog);
+  let requests = 0;
+  /** `count` requests of 20 events from 20 users, each stored as one part per user shard of 64. */
+  const parts = (count: number, event = 'Viewed'): AcceptedRecord[] =>
+    Array.from({ length: count }).flatMap(() => {
+      const request = ++requests;
+      const events = Array.from({ length: 20 }, (_, i) => ({
+        type: 'track',
+        event,
+        userId: `user-${(request * 20 + i) % 500}`,
+        messageId: `m-${request}-${i}`,
+        receivedAt: new Date(Date.UTC(2026, 10, 26, 12, 0, 0, request)).toISOString(),
+        properties: { product: `p-${(request * 7 + i) % 300}`, price: (request * 3.7 + i) % 100, currency: 'EUR' },
+      }));
+      return [...groupByShard(events, 64)].map(([shard, own]) => ({
+        recordId: `req-${request}#${partNumber(shard, 0)}`,
+        workspaceId: ws.workspaceId,
+        sourceId,
+        events: own,
+      }));
+    });
+  const total = async (event = 'Viewed') => (await governance.eventModels(writeKey)).find((m) => m.EventIdentifier === event)?.TotalCount;
+  return {
+    workspaceId: ws.workspaceId,
+    sourceId,
+    writeKey,
+    repository,
+    catalog,
+    governance,
+    parts,
+    total,
+    schemaPk: keys.schemaModel(ws.workspaceId, sourceId, '', '').pk,
+  };
+}
+
+const events = (records: AcceptedRecord[]) => records.reduce((n, r) => n + r.events.length, 0);
+
+/** The items put while `work` runs, as the table client sent them (the store's own client, which capture writes through). */
+async function putsDuring(work: () => Promise<void>): Promise<Record<string, unknown>[]> {
+  const puts: Record<string, unknown>[] = [];
+  rt.store.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Item?: Record<string, unknown> };
+      if (/^Put(Item)?Command$/.test(String(context.commandName)) && input.Item) puts.push(input.Item);
+      return next(args);
+    },
+    { step: 'initialize', name: 'putsDuring' },
+  );
+  try {
+    await work();
+  } finally {
+    rt.store.doc.middlewareStack.remove('putsDuring');
+  }
+  return puts;
+}
+
+const bytesOf = (item: Record<string, unknown>) =>
+  Buffer.byteLength(JSON.stringify(item, (_, v: unknown) => (v instanceof Uint8Array ? 'x'.repeat(v.length) : v)));
+const query = async (pk: string, prefix: string) =>
+  (
+    await rt.store.doc.send(
+      new QueryCommand({
+        TableName: rt.store.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      }),
+    )
+  ).Items ?? [];
+const headsOf = async (pk: string) => [...(await query(pk, 'MODELSKETCH#')), ...(await query(pk, 'VERSIONSKETCH#'))];
+
+/** Moves every sketch of the partition back to the layout before bases apart: bases in the schema partition, heads unmarked. */
+async function toLayoutBefore(pk: string): Promise<number> {
+  let moved = 0;
+  for (const head of await headsOf(pk)) {
+    const key = { pk: String(head.pk), sk: String(head.sk) };
+    for (const slot of [0, 1]) {
+      const apart = keys.schemaBaseApart(key, slot);
+      const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: apart }));
+      if (!Item) continue;
+      await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...Item, ...keys.schemaBaseOf(key, slot) } }));
+      await rt.store.doc.send(new DeleteCommand({ TableName: rt.store.table, Key: apart }));
+      moved++;
+    }
+    const { basesApart: _, ...before } = head;
+    await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: before }));
+  }
+  return moved;
+}
+
+describe('schema capture of many small parts', () => {
+  it('counts nothing twice when a whole stream batch of a thousand parts is handed over again', async () => {
+    const s = await setup();
+    const batch = s.parts(60).slice(0, STREAM_CONSUMERS.schemaCapture!.batchSize);
+    expect(batch.length).toBeGreaterThan(800);
+    const capture = new SchemaCapture(s.repository, s.catalog);
+    expect((await capture.capture(batch)).size).toBe(0);
+    expect((await new SchemaCapture(s.repository, s.catalog).capture(batch)).size).toBe(0);
+    expect(await s.total()).toBe(events(batch));
+  });
+
+  it("writes a fold's base to the sketch's own partition: the source's schema partition takes small heads, a unit each", async () => {
+    const s = await setup();
+    const capture = new SchemaCapture(s.repository, s.catalog);
+    const batches = Array.from({ length: 5 }, () => s.parts(12));
+    const puts = await putsDuring(async () => {
+      for (const batch of batches) expect((await capture.capture(batch)).size).toBe(0);
+    });
+    const inSchemaPartition = puts.filter((item) => item.pk === s.schemaPk);
+    const bases = puts.filter((item) => /^(MODEL|VERSION)BASE/.test(String(item.sk)));
+    // Each batch brings more events a sketch than a journal entry holds: every capture folds, model and version.
+    expect(bases.length).toBeGreaterThanOrEqual(2 * batches.length);
+    expect(Math.min(...bases.map(bytesOf))).toBeGreaterThan(1024);
+    expect(bases.every((item) => String(item.pk).startsWith(`${s.schemaPk}#BASE#`))).toBe(true);
+    expect(new Set(bases.map((item) => item.pk)).size).toBe(2);
+    expect(inSchemaPartition.length).toBeGreaterThanOrEqual(2 * batches.length);
+    expect(Math.max(...inSchemaPartition.map(bytesOf))).toBeLessThan(1024);
+    expect(await query(s.schemaPk, 'MODELBASE')).toEqual([]);
+    expect(await s.total()).toBe(batches.reduce((n, batch) => n + events(batch), 0));
+  });
+
+  it('reads and carries on sketches whose base is still in the schema partition, moving it at their next fold', async () => {
+    const s = await setup();
+    const first = s.parts(12);
+    expect((await new SchemaCapture(s.repository, s.catalog).capture(first)).size).toBe(0);
+    expect(await toLayoutBefore(s.schemaPk)).toBeGreaterThanOrEqual(2);
+    const model = (await s.governance.eventModels(s.writeKey))[0]!;
+    expect(model.TotalCount).toBe(events(first));
+    expect((await s.governance.modelMetadata(model.EventID)).TotalCount).toBe(events(first));
+
+    // A few events: journaled on the head, which still names the base where it was.
+    const few = s.parts(1).slice(0, 2);
+    expect((await new SchemaCapture(s.repository, s.catalog).capture([...first.slice(0, 5), ...few])).size).toBe(0);
+    expect((await headsOf(s.schemaPk)).filter((head) => String(head.sk).startsWith('MODEL')).map((head) => head.basesApart)).toEqual([undefined]);
+    expect(await s.total()).toBe(events(first) + events(few));
+
+    // Many: folded, into the sketch's own partition.
+    const many = s.parts(12);
+    expect((await new SchemaCapture(s.repository, s.catalog).capture(many)).size).toBe(0);
+    expect((await headsOf(s.schemaPk)).map((head) => head.basesApart)).toEqual([true, true]);
+    expect([...(await query(s.schemaPk, 'MODELBASE')), ...(await query(s.schemaPk, 'VERSIONBASE'))]).toEqual([]);
+    expect(await s.total()).toBe(events(first) + events(few) + events(many));
+    expect((await s.governance.modelMetadata(model.EventID)).TotalCount).toBe(events(first) + events(few) + events(many));
+
+    // A user forgotten: the base left in the schema partition goes too.
+    expect(await forgetUser(s.repository, s.catalog, s.workspaceId, { userId: 'user-1' })).toBeGreaterThan(0);
+    expect(await query(s.schemaPk, 'MODELBASE')).toEqual([]);
+    const { SampledEvents } = await s.governance.modelMetadata(model.EventID);
+    expect(SampledEvents.some((event) => event.userId === 'user-1')).toBe(false);
+  });
+
+  it('loses no count when consumers capture batches of parts at once, and counts none twice handed over again', async () => {
+    const s = await setup();
+    const all = s.parts(40);
+    const batches = Array.from({ length: 8 }, (_, i) => all.filter((_, k) => k % 8 === i));
+    const consumers = Array.from({ length: 4 }, () => new SchemaCapture(s.repository, s.catalog));
+    let pending = batches;
+    for (let round = 0; pending.length > 0 && round < 5; round++) {
+      const failed = await Promise.all(pending.map((batch, i) => consumers[i % consumers.length]!.capture(batch)));
+      pending = pending.filter((_, i) => failed[i]!.size > 0);
+    }
+    expect(pending).toEqual([]);
+    expect((await consumers[0]!.capture(batches[3]!)).size).toBe(0);
+    expect(await s.total()).toBe(events(all));
+  });
+});
