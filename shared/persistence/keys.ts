@@ -238,9 +238,14 @@ export const keys = bounded({
   }),
   /** …read as the sum of all of them, with the item of the layout before shards (in the workspace's partition). */
   destinationStatsShards: (workspaceId: string, destinationId: string) => [
-    { pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` },
-    ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `DESTSTATS#${destinationId}` })),
+    keys.legacyDestinationStats(workspaceId, destinationId),
+    ...keys.destinationCounterShards(workspaceId, destinationId),
   ],
+  /** The counter shards alone. */
+  destinationCounterShards: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: COUNTER_SHARDS }, (_, shard) => keys.destinationStats(workspaceId, destinationId, shard)),
+  /** The item of the layout before counter shards: read, never written again. */
+  legacyDestinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
   /**
    * A destination's funnel per hour of ingestion (`funnel-counters.ts`), sharded as its counters are, in
    * partitions of the destination's own: a window is one query per shard, whatever its length.
