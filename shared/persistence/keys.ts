@@ -115,6 +115,11 @@ export const keys = bounded({
   }),
   /** …spread over SUPPRESSION_SHARDS partitions by the user's hash (before, all in the workspace's partition). */
   legacySuppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
+  /**
+   * A number that moves after every change of the workspace's suppression items (a regulation created or
+   * canceled): the consumers read it once per stream batch, and what they remember of users stands while it holds.
+   */
+  suppressionStamp: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#SUPPRESSIONS`, sk: 'STAMP' }),
   suppressionPrefix: 'SUPPRESS#',
   /** …the deletion jobs of a regulation, one per destination, in a partition of their own… */
   deletionJob: (workspaceId: string, regulationId: string, destinationId: string) => ({
