@@ -93,10 +93,10 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
    * sees. A batch of up to 50 parts is a delivery round: it shares its reads (batch items in one BatchGet, each
    * transformation's code, the connections' rules and the credentials once, whether anything is parked at each
    * destination), and a vendor with a batch API gets each part in one request. A source with many ingest
-   * shards stores a request as many small parts, so the rounds, not the events, set what the workspace's
+   * shards stores a request as many small parts, so the rounds, not the events, set how often the workspace's
    * partition and the counter shards are read: at 50 parts, one source at 50,000 events a second in 64 shards
-   * keeps each under 2,400 read units a second (at 25 it took 7,034 and 3,426). Four batches per shard at
-   * once: sources go side by side, each source's parts in order.
+   * keeps each under 2,400 read units a second (at 25 they took 7,034 and 3,426; README, "What a delivery round
+   * reads"). Four batches per shard at once: sources go side by side, each source's parts in order.
    */
   delivery: {
     entry: 'functions/delivery/handler.ts',
