@@ -120,6 +120,11 @@ export const keys = bounded({
   }),
   /** …spread over SUPPRESSION_SHARDS partitions by the user's hash (before, all in the workspace's partition). */
   legacySuppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
+  /**
+   * A number that moves after every change of the workspace's suppression items (a regulation created or
+   * canceled): the consumers read it once per stream batch, and what they remember of users stands while it holds.
+   */
+  suppressionStamp: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#SUPPRESSIONS`, sk: 'STAMP' }),
   suppressionPrefix: 'SUPPRESS#',
   /** …the deletion jobs of a regulation, one per destination, in a partition of their own… */
   deletionJob: (workspaceId: string, regulationId: string, destinationId: string) => ({
@@ -243,9 +248,14 @@ export const keys = bounded({
   }),
   /** …read as the sum of all of them, with the item of the layout before shards (in the workspace's partition). */
   destinationStatsShards: (workspaceId: string, destinationId: string) => [
-    { pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` },
-    ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `DESTSTATS#${destinationId}` })),
+    keys.legacyDestinationStats(workspaceId, destinationId),
+    ...keys.destinationCounterShards(workspaceId, destinationId),
   ],
+  /** The counter shards alone. */
+  destinationCounterShards: (workspaceId: string, destinationId: string) =>
+    Array.from({ length: COUNTER_SHARDS }, (_, shard) => keys.destinationStats(workspaceId, destinationId, shard)),
+  /** The item of the layout before counter shards: read, never written again. */
+  legacyDestinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
   /**
    * A destination's funnel per hour of ingestion (`funnel-counters.ts`), sharded as its counters are, in
    * partitions of the destination's own: a window is one query per shard, whatever its length.

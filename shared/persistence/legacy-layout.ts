@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableClient } from './table-client';
 
 /** How long a process trusts what it found (a process of the version before may still write while a deployment rolls). */
@@ -11,6 +11,7 @@ const REMEMBERED_MS = 60_000;
  */
 export class LegacyLayout {
   private readonly known = new Map<string, { present: boolean; until: number }>();
+  private readonly items = new Map<string, { item: Record<string, unknown> | undefined; until: number }>();
 
   constructor(private readonly store: TableClient) {}
 
@@ -37,5 +38,19 @@ export class LegacyLayout {
     const present = Items.length > 0;
     this.known.set(key, { present, until: Date.now() + REMEMBERED_MS });
     return present;
+  }
+
+  /**
+   * An item of the layout before shards that is never written any more (a destination's counters before they
+   * were sharded): one read a minute, since it can no longer change.
+   */
+  async item(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const id = `${key.pk}\u0000${key.sk}`;
+    const known = this.items.get(id);
+    if (known && known.until > Date.now()) return known.item;
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
+    if (this.items.size >= 10_000) this.items.clear();
+    this.items.set(id, { item: Item, until: Date.now() + REMEMBERED_MS });
+    return Item;
   }
 }

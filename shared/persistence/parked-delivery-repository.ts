@@ -43,11 +43,16 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
   /**
    * Whether any delivery is parked at a destination, strongly consistent: its `retrying` counter, which moves in
    * the very transaction that parks a delivery and in the one that ends it (one BatchGet of its counter shards,
-   * where reading the first key of each of its retry partitions would take one query each).
+   * where reading the first key of each of its retry partitions would take one query each). The counter item of
+   * the layout before shards is never written again, so its part of the sum is read once a minute, not in every
+   * round: it sits in the workspace's own partition, which every round reads already.
    */
   async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
-    const counters = await readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
-    return Number(counters?.retrying ?? 0) > 0;
+    const [shards, before] = await Promise.all([
+      readCounters(this.store, keys.destinationCounterShards(workspaceId, destinationId)),
+      this.legacy.item(keys.legacyDestinationStats(workspaceId, destinationId)),
+    ]);
+    return Number(shards?.retrying ?? 0) + Number(before?.retrying ?? 0) > 0;
   }
 
   /** The partitions a user's parked deliveries may be in: the user's, and the one before shards while it holds any. */

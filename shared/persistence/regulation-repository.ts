@@ -52,6 +52,11 @@ export class RegulationRepository implements ports.RegulationRepository {
    * already (a retried create) is left as it is, so a replay never undoes a cancel.
    */
   async createRegulations(regulations: Regulation[]): Promise<void> {
+    await this.createAll(regulations);
+    for (const workspaceId of new Set(regulations.map((r) => r.workspaceId))) await this.moveStamp(workspaceId);
+  }
+
+  private async createAll(regulations: Regulation[]): Promise<void> {
     for (let i = 0; i < regulations.length; i += USERS_PER_TRANSACTION) {
       const chunk = regulations.slice(i, i + USERS_PER_TRANSACTION);
       try {
@@ -78,7 +83,11 @@ export class RegulationRepository implements ports.RegulationRepository {
    */
   async cancel(workspaceId: string, id: string, at: string): Promise<Regulation | undefined> {
     const current = await this.getRegulation(workspaceId, id);
-    if (!current || current.canceled) return current;
+    if (!current) return undefined;
+    if (current.canceled) {
+      await this.moveStamp(workspaceId); // a retried cancel: its first call may have failed before the stamp moved
+      return current;
+    }
     try {
       await this.transact([
         {
@@ -103,6 +112,7 @@ export class RegulationRepository implements ports.RegulationRepository {
       if (!isConditionFailure(error)) throw error; // canceled meanwhile by another call
     }
     await this.liftLegacy(workspaceId, current.attributes.userId!, id);
+    await this.moveStamp(workspaceId);
     return this.getRegulation(workspaceId, id);
   }
 
@@ -203,6 +213,27 @@ export class RegulationRepository implements ports.RegulationRepository {
       }
     }
     return result;
+  }
+
+  /**
+   * The workspace's suppression stamp, moved after each change of its suppression items has been written (so a
+   * consumer that reads the moved stamp reads the change too); the change's call fails if this write does, and
+   * its retry moves it then.
+   */
+  private async moveStamp(workspaceId: string): Promise<void> {
+    await this.store.doc.send(
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.suppressionStamp(workspaceId),
+        UpdateExpression: 'ADD stamp :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+  }
+
+  async suppressionStamp(workspaceId: string): Promise<number> {
+    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.suppressionStamp(workspaceId), ConsistentRead: true }));
+    return Number(Item?.stamp ?? 0);
   }
 
   // --- cursors and idempotency -------------------------------------------------------------------------------

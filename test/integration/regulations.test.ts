@@ -279,7 +279,7 @@ describe('the suppression index (as ingestion uses it)', () => {
     expect(await ingest(w.ws.workspaceId, s1, [{ userId: 'u' }])).toEqual([{ userId: 'u' }]);
   });
 
-  it("reads once per request however many events it has, and never sees another workspace's regulations", async () => {
+  it("reads once per request however many events it has (and the stamp), and never sees another workspace's regulations", async () => {
     const w = await workspace();
     const other = await workspace();
     const source = await w.source();
@@ -297,6 +297,11 @@ describe('the suppression index (as ingestion uses it)', () => {
       const events = Array.from({ length: 60 }, (_, i) => ({ userId: `u${i % 10}` }));
       const kept = await ingest(w.ws.workspaceId, source, events);
       expect(kept).toHaveLength(54);
+      // The workspace's suppression stamp, then one read round for the ten users.
+      expect(reads).toBe(2);
+      // Again: the stamp has not moved, so the users read before are not read again.
+      reads = 0;
+      expect(await ingest(w.ws.workspaceId, source, events)).toHaveLength(54);
       expect(reads).toBe(1);
     } finally {
       rt.store.doc.middlewareStack.remove('countReads');

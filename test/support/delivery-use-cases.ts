@@ -50,8 +50,11 @@ export function deliveryOver(
   const parked = new FakeParkedDeliveries(store);
   const catalog = fakeCatalog(SOURCE, destinations, options.rules);
   const suppressed = options.suppressed ?? new Set<string>();
+  let stamp = 0;
   const suppression = new SuppressionIndex({
     suppressionsOf: async (_workspaceId, userIds) => new Map(userIds.filter((id) => suppressed.has(id)).map((id) => [id, ['*' as const]])),
+    // A stamp that moves at every read: the set may change between any two batches.
+    suppressionStamp: async () => ++stamp,
   });
   const counted = { suppressed: 0 };
   const ingest = {

@@ -27,6 +27,8 @@ export interface RegulationRepository {
   listPage(workspaceId: string, options: { afterSk?: string; limit: number; filters: RegulationFilters }): Promise<RegulationsPage>;
   /** The suppressions in force of each of the given users that has any, read strongly consistently. */
   suppressionsOf(workspaceId: string, userIds: string[]): Promise<Map<string, SuppressionScope[]>>;
+  /** A number that moves after every change of the workspace's suppressions (create, cancel), read strongly consistently. */
+  suppressionStamp(workspaceId: string): Promise<number>;
   putCursor(workspaceId: string, cursor: string, state: Record<string, unknown>, ttlSeconds: number): Promise<void>;
   /** Undefined once the cursor has expired. */
   getCursor(workspaceId: string, cursor: string): Promise<Record<string, unknown> | undefined>;

@@ -14,7 +14,7 @@ const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,200}$/;
 /** Data regulations (SPEC §4.B): one regulation per user, suppression at once, deletion followed per job. */
 export class RegulationService {
   constructor(
-    private readonly regulations: Omit<RegulationRepository, 'suppressionsOf'>,
+    private readonly regulations: Omit<RegulationRepository, 'suppressionsOf' | 'suppressionStamp'>,
     private readonly jobs: Pick<DeletionJobRepository, 'list' | 'cancelWaiting'>,
     private readonly catalog: Pick<CatalogRepository, 'listSources' | 'listDestinations'>,
   ) {}

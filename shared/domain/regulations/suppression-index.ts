@@ -1,15 +1,33 @@
 import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 import type { RegulationRepository, SuppressionScope } from './ports';
 
+/** How long a process keeps what it read of users, at most, whatever the stamp says (see `SuppressionIndex`). */
+export const SUPPRESSION_MEMORY_MS = 60_000;
+/** The users a process keeps per workspace, and the workspaces it keeps, at most. */
+const USERS_KEPT = 50_000;
+const WORKSPACES_KEPT = 1_000;
+
+/** What a process read of a workspace's users: their scopes (null: none), valid while the stamp is `stamp`. */
+interface Known {
+  stamp: number;
+  until: number;
+  users: Map<string, SuppressionScope[] | null>;
+}
+
 /**
  * The suppression index: which users are suppressed for a source. Every consumer of stored events (delivery,
- * schema capture, live events) asks it once per stream batch (or page) with the batch's distinct userIds, in
- * one strongly consistent read round, never one per event: an event whose request came after a regulation's
- * create returned is read after it too, so it is never delivered, captured or shown; a cancel lifts it for the
- * events read after the cancel returned.
+ * schema capture, live events) asks it once per stream batch (or page) with the batch's distinct userIds, never
+ * once per event. Each ask reads the workspace's suppression stamp, strongly consistent, which moves after every
+ * create and cancel has written its suppression items; what the process read of a user before stands while the
+ * stamp has not moved (and for a minute at most), and only users it has not read since are read, in one strongly
+ * consistent read round. So an event whose request came after a regulation's create returned is read after the
+ * moved stamp, and is never delivered, captured or shown; a cancel lifts it for the events read after the cancel
+ * returned; and a busy workspace's recurring users cost one read a stream batch, not one each.
  */
 export class SuppressionIndex {
-  constructor(private readonly regulations: Pick<RegulationRepository, 'suppressionsOf'>) {}
+  private readonly known = new Map<string, Known>();
+
+  constructor(private readonly regulations: Pick<RegulationRepository, 'suppressionsOf' | 'suppressionStamp'>) {}
 
   /** The normalised userIds among `userIds` that a regulation in force suppresses on `sourceId`. */
   async suppressedUsers(workspaceId: string, sourceId: string, userIds: Iterable<unknown>): Promise<Set<string>> {
@@ -28,7 +46,30 @@ export class SuppressionIndex {
       ...new Set([...userIds].map(normaliseUserId).filter((id): id is string => id !== undefined && Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES)),
     ];
     if (distinct.length === 0) return new Map();
-    return this.regulations.suppressionsOf(workspaceId, distinct);
+    const known = this.knownAt(workspaceId, await this.regulations.suppressionStamp(workspaceId));
+    const unread = known ? distinct.filter((id) => !known.users.has(id)) : distinct;
+    const read = unread.length > 0 ? await this.regulations.suppressionsOf(workspaceId, unread) : new Map<string, SuppressionScope[]>();
+    // Kept only while the stamp it was read under is still the process's newest.
+    if (known && this.known.get(workspaceId) === known && known.users.size + unread.length <= USERS_KEPT) {
+      for (const id of unread) known.users.set(id, read.get(id) ?? null);
+    }
+    const inForce = new Map<string, SuppressionScope[]>();
+    for (const id of distinct) {
+      const scopes = read.get(id) ?? known?.users.get(id);
+      if (scopes) inForce.set(id, scopes);
+    }
+    return inForce;
+  }
+
+  /** What the process knows of the workspace at `stamp`: afresh for a newer stamp, none for an older one. */
+  private knownAt(workspaceId: string, stamp: number): Known | undefined {
+    const known = this.known.get(workspaceId);
+    if (known && known.stamp === stamp && known.until > Date.now()) return known;
+    if (known && known.stamp > stamp) return undefined; // a read older than one this process made already
+    if (!known && this.known.size >= WORKSPACES_KEPT) this.known.clear();
+    const fresh = { stamp, until: Date.now() + SUPPRESSION_MEMORY_MS, users: new Map() };
+    this.known.set(workspaceId, fresh);
+    return fresh;
   }
 }
 

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { statsItem } from '../../shared/persistence/delivery-items';
+import { keys } from '../../shared/persistence/keys';
+import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
+import { RegulationRepository } from '../../shared/persistence/regulation-repository';
+import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
+import { deliveryRig } from '../support/delivery-rig';
+import { basic, bearer, call } from '../support/runtime';
+import { json } from '../support/destination-server';
+import { eventShard } from '../../shared/domain/ingestion/shards';
+import { getTableClient } from '../../shared/persistence/table-client';
+import { countingStore } from '../support/store-reads';
+
+/**
+ * What a delivery round reads, and how often, with the changes it must see at once: whether anything is
+ * parked at a destination (every round), and the suppression index (every stream batch).
+ */
+const rig = deliveryRig();
+const counting = () => countingStore(rig.rt.dynamoEndpoint, rig.rt.tableName);
+
+it("reads a destination's counter shards every round, and its count from before shards once a minute: it never changes", async () => {
+  const { store, reads, reset } = counting();
+  const workspaceId = `ws-${randomUUID()}`;
+  const destinationId = `d-${randomUUID()}`;
+  const parked = new ParkedDeliveryRepository(store);
+  const write = (retrying: number) =>
+    rig.rt.store.doc.send(
+      new TransactWriteCommand({ TransactItems: [statsItem(store.table, workspaceId, destinationId, { retrying }, [], new Date().toISOString())] }),
+    );
+  // One delivery parked before counters were sharded: the count in the workspace's partition.
+  await rig.rt.store.doc.send(new PutCommand({ TableName: store.table, Item: { ...keys.legacyDestinationStats(workspaceId, destinationId), retrying: 1 } }));
+  expect(await parked.anyParked(workspaceId, destinationId)).toBe(true);
+  // It ends: the counter moves in a shard (-1), and nothing is parked any more; a new one parks (+1).
+  await write(-1);
+  expect(await parked.anyParked(workspaceId, destinationId)).toBe(false);
+  await write(1);
+  expect(await parked.anyParked(workspaceId, destinationId)).toBe(true);
+  const workspacePartition = reads().filter((key) => key.pk === keys.workspacePartition(workspaceId));
+  expect(workspacePartition).toHaveLength(1);
+  expect(reads().filter((key) => key.pk !== keys.workspacePartition(workspaceId))).toHaveLength(3 * 32);
+  reset();
+});
+
+it("reads a recurring user's suppression once while the workspace's suppressions stay as they are; a create and a cancel apply to the next batch", async () => {
+  const { store, reads, reset } = counting();
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const index = new SuppressionIndex(new RegulationRepository(store));
+  const batch = async (users: string[]) => {
+    reset();
+    const inForce = await index.scopesOf(ws.workspaceId, users);
+    const usersRead = reads()
+      .filter((key) => key.sk?.startsWith('SUPPRESS#'))
+      .map((key) => key.sk!.slice('SUPPRESS#'.length))
+      .sort();
+    return { suppressed: [...inForce.keys()].sort(), read: usersRead };
+  };
+
+  expect(await batch(['ann', 'bob'])).toEqual({ suppressed: [], read: ['ann', 'bob'] });
+  // The next batch reads only the user it has not seen (and the stamp).
+  expect(await batch(['ann', 'bob', 'cid'])).toEqual({ suppressed: [], read: ['cid'] });
+  expect(reads().filter((key) => key.pk === keys.suppressionStamp(ws.workspaceId).pk)).toHaveLength(1);
+
+  // A regulation created: the next batch sees it, reading the users again.
+  const created = await api('POST', '/v2/regulations', { regulationType: 'suppress', users: [{ userId: 'ann' }] });
+  expect(created.status).toBe(201);
+  expect(await batch(['ann', 'bob'])).toEqual({ suppressed: ['ann'], read: ['ann', 'bob'] });
+  expect(await batch(['ann', 'bob'])).toEqual({ suppressed: ['ann'], read: [] });
+
+  // Canceled: the next batch lets Ann through.
+  const id = (await api('GET', '/v2/regulations?userId=ann')).body.data[0].id as string;
+  expect((await api('DELETE', `/v2/regulations/${id}`)).status).toBe(200);
+  expect(await batch(['ann', 'bob'])).toEqual({ suppressed: [], read: ['ann', 'bob'] });
+});
+
+it('delivers a stream batch of up to 50 parts as one round: one read of whether anything is parked at the destination', async () => {
+  rig.server.on('/round', json(200, {}));
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'server', ingestShards: 64 })).body.source;
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/round` } })).body.destination;
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  // One request of 60 users: stored as one part per ingest shard that holds any of them, about 40.
+  const batch = Array.from({ length: 60 }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `round-${i}` }));
+  const stored = new Set(batch.map((event) => eventShard(event, 64))).size;
+  expect(stored).toBeGreaterThan(25);
+  expect(stored).toBeLessThanOrEqual(50);
+
+  const rounds = { parked: 0 };
+  getTableClient().doc.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
+      const keysRead = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys);
+      if (keysRead.some((key) => key.sk === `DESTSTATS#${hook.id}`)) rounds.parked++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRounds' },
+  );
+  try {
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await rig.rt.poller.drain();
+  } finally {
+    getTableClient().doc.middlewareStack.remove('countRounds');
+  }
+  expect(rig.server.received.filter((r) => r.path === '/round')).toHaveLength(60);
+  expect(rounds.parked).toBe(1);
+});

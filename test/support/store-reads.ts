@@ -1,0 +1,28 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
+
+/**
+ * A table client of its own over the test runtime's DynamoDB Local that notes every read it makes, key by key
+ * (a Get's key, each key of a BatchGet, a Query's partition), so a test can tell what a use case read.
+ */
+export function countingStore(endpoint: string, table: string): { store: TableClient; reads: () => { pk: string; sk?: string }[]; reset(): void } {
+  const store = createTableClient({ client: new DynamoDBClient({ endpoint }), table });
+  let reads: { pk: string; sk?: string }[] = [];
+  store.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      const command = String(context.commandName ?? '');
+      if (command === 'GetCommand' || command === 'GetItemCommand') reads.push(input.Key as { pk: string; sk: string });
+      if (command.startsWith('BatchGet')) {
+        for (const request of Object.values(input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }>)) reads.push(...request.Keys);
+      }
+      if (command.startsWith('Query')) {
+        const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+        reads.push({ pk: String(values?.[':pk'] ?? values?.[':gpk'] ?? '?') });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'testReads' },
+  );
+  return { store, reads: () => reads, reset: () => void (reads = []) };
+}
