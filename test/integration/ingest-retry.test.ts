@@ -9,7 +9,8 @@ import { requestDigest } from '../../shared/persistence/ingest-parts';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-rig';
-import { basic } from '../support/runtime';
+import { basic, call } from '../support/runtime';
+import { getTableClient } from '../../shared/persistence/table-client';
 import { ingestItems } from '../support/ingest-items';
 
 /**
@@ -189,4 +190,42 @@ it('takes a request sent again after its claim’s day as a new one', async () =
   expect(claims.Attributes).toBeDefined();
   await p.accept(batch);
   expect(new Set((await p.stored()).map((item) => item.requestId)).size).toBe(2);
+});
+
+it('counts a tracking plan’s verdicts and keeps its dropped events once for a request retried through the data plane', async () => {
+  const p = await pipeline();
+  const spec = { type: 'track', name: 'Order Completed', schema: { type: 'object', required: ['orderId'] } };
+  const plan = (await p.api('POST', '/v2/tracking-plans', { name: 'Orders', specs: [spec] })).body.trackingPlan;
+  await p.api('PUT', `/v2/sources/${p.source.id}/tracking-plan`, { planId: plan.id, mode: 'drop-event' });
+  // 20 users: every fourth order has no orderId and is dropped.
+  const batch = Array.from({ length: 20 }, (_, i) => ({
+    type: 'track',
+    userId: `plan-user-${i}`,
+    event: 'Order Completed',
+    messageId: `plan-${i}`,
+    properties: i % 4 === 0 ? {} : { orderId: `o${i}` },
+  }));
+  const send = () => call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(p.source.writeKey, ''), body: { batch } });
+  // Through the data plane's own store client (its handlers run in this process): the write dies after 3 items.
+  const store = getTableClient();
+  const crash = (next: Next, context: { commandName?: string }) => (args: { input: Input }) =>
+    context.commandName === 'BatchWriteItemCommand' ? crashAfter(3)(next, args) : next(args);
+  store.doc.middlewareStack.add(crash as never, { step: 'initialize', name: 'crashBatchWrites' });
+  try {
+    expect((await send()).status).toBe(503);
+  } finally {
+    store.doc.middlewareStack.remove('crashBatchWrites');
+  }
+  expect((await send()).status).toBe(200);
+  const stats = (await p.api('GET', `/v2/tracking-plans/${plan.id}/stats`)).body.totals;
+  expect(stats).toMatchObject({ total: 20, validated: 15, dropped: 5 });
+  const dropped = (await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id)).filter((item) => item.entity === 'ingestDropped');
+  expect(dropped).toHaveLength(1);
+  await flowThrough(rig);
+  expect([...p.received()].sort()).toEqual(
+    batch
+      .filter((_, i) => i % 4 !== 0)
+      .map((e) => e.messageId)
+      .sort(),
+  );
 });
