@@ -15,6 +15,7 @@ import { refusedUpdate } from './source-funnel';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
 import { groupByShard, partNumber } from '../domain/ingestion/shards';
 import { compressJson, decompressJson } from './compression';
+import { claimRequest, putParts } from './ingest-parts';
 
 const log = componentLogger('ingestion');
 
@@ -40,6 +41,10 @@ function lean(event: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Events compressed as one JSON array (compression.ts), halved until each part fits an item. */
+/** A request's events as stored parts: grouped by their user's shard, each group packed (split at the item size). */
+const partsOf = (events: Record<string, unknown>[], shards: number) =>
+  [...groupByShard(events, shards)].flatMap(([shard, group]) => pack(group).map((payload, index) => ({ part: partNumber(shard, index), payload })));
+
 function pack(events: Record<string, unknown>[]): Buffer[] {
   const packed = compressJson(events.map(lean));
   if (packed.length <= MAX_PART_BYTES || events.length === 1) return [packed];
@@ -121,35 +126,62 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
   constructor(private readonly store: TableClient) {}
 
   /**
-   * Writes one request's accepted events: one item, or several in one transaction, with, in the same
-   * transaction when there are any, the record of its refused events and their count in the source's
-   * stats, and the source's first event time. One round trip whatever it holds.
+   * Writes one request's accepted events with, when there are any, the record of its refused events and their
+   * count in the source's stats, its tracking plan's records, and the source's first event time. One item: one
+   * PutItem, or one transaction with those records. Several items (a request of many users over many shards):
+   * a claim of the request with those records, then the items outside a transaction (ingest-parts.ts), so a
+   * retry of a request cut short completes it without delivering any part twice.
    */
   async write(batch: IngestBatch): Promise<number> {
-    const { workspaceId, sourceId, requestId, receivedAt, events, refused = [] } = batch;
-    const parts = [...groupByShard(events, batch.shards ?? 1)].flatMap(([shard, group]) =>
-      pack(group).map((payload, index) => ({ part: partNumber(shard, index), payload })),
-    );
+    const side = this.sideItems(batch);
+    let parts = partsOf(batch.events, batch.shards ?? 1);
+    try {
+      if (parts.length <= 1) {
+        const items = [...this.partItems(batch, parts).map((Item) => ({ Put: { TableName: this.store.table, Item } })), ...side];
+        const only = items.length === 1 ? items[0]!.Put : undefined;
+        if (only) await this.store.doc.send(new PutCommand(only));
+        else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return parts.length;
+      }
+      const first = await claimRequest(this.store, batch, side);
+      // A retry: its items go where the first attempt's went, under its ids (same keys, same shards).
+      if (first && first.shards !== (batch.shards ?? 1)) parts = partsOf(batch.events, first.shards);
+      await putParts(this.store, this.partItems({ ...batch, ...first }, parts));
+      return parts.length;
+    } catch (error) {
+      if (error instanceof UnauthorizedError || error instanceof RateLimitedError) throw error;
+      // The source was deleted since its write key was looked up (a process keeps it a few seconds).
+      if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
+      log.error('ingest write failed', { error });
+      throw pushBack(error);
+    }
+  }
+
+  /** A request's stored parts as items. */
+  private partItems(batch: IngestBatch, parts: { part: number; payload: Buffer }[]): Record<string, unknown>[] {
+    const { workspaceId, sourceId, requestId, receivedAt } = batch;
+    const expiresAt = Math.floor(Date.now() / 1000) + ingestTtlSeconds();
+    return parts.map(({ part, payload }) => ({
+      ...keys.ingest(workspaceId, sourceId, requestId, part),
+      entity: 'ingest',
+      workspaceId,
+      sourceId,
+      requestId,
+      receivedAt,
+      part,
+      parts: parts.length,
+      shards: batch.shards ?? 1,
+      payload,
+      expiresAt,
+    }));
+  }
+
+  /** The records written with a request: its refused events and their counts, its plan's, the source's first event. */
+  private sideItems(batch: IngestBatch): TransactItem[] {
+    const { workspaceId, sourceId, requestId, receivedAt, refused = [] } = batch;
     const expiresAt = Math.floor(Date.now() / 1000) + ingestTtlSeconds();
     const table = this.store.table;
-    const items: TransactItem[] = parts.map(({ part, payload }) => ({
-      Put: {
-        TableName: table,
-        Item: {
-          ...keys.ingest(workspaceId, sourceId, requestId, part),
-          entity: 'ingest',
-          workspaceId,
-          sourceId,
-          requestId,
-          receivedAt,
-          part,
-          parts: parts.length,
-          shards: batch.shards ?? 1,
-          payload,
-          expiresAt,
-        },
-      },
-    }));
+    const items: TransactItem[] = [];
     if (refused.length > 0) {
       items.push(
         {
@@ -167,7 +199,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
       );
     }
     if (batch.plan) items.push(...planItems(table, batch, expiresAt));
-    if (batch.firstEvent && parts.length > 0) {
+    if (batch.firstEvent && batch.events.length > 0) {
       items.push({
         Update: {
           TableName: table,
@@ -178,18 +210,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         },
       });
     }
-    try {
-      const only = items.length === 1 ? items[0]!.Put : undefined;
-      if (only) await this.store.doc.send(new PutCommand(only));
-      // One transaction, whatever the request holds: at most 64 shards (shards.ts) and a few size parts fit its 100 items.
-      else await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
-    } catch (error) {
-      // The source was deleted since its write key was looked up (a process keeps it a few seconds).
-      if (isConditionFailure(error)) throw new UnauthorizedError('Invalid write key');
-      log.error('ingest write failed', { error });
-      throw pushBack(error);
-    }
-    return parts.length;
+    return items;
   }
 
   async lastPartsBefore(workspaceId: string, sourceId: string, shard: number, beforeMs: number, limit: number): Promise<{ requestId: string; part: number }[]> {

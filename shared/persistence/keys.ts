@@ -161,6 +161,14 @@ export const keys = bounded({
     pk: ingestPartition(workspaceId, sourceId, shardOfPart(part)),
     sk: `${requestId}#${part}`,
   }),
+  /**
+   * A request stored as several items, by its events' messageIds (`digest`), so that its retry puts the same
+   * items again (ingest-parts.ts); over the source's shards, as its items are.
+   */
+  requestClaim: (workspaceId: string, sourceId: string, digest: string, shard: number) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#REQUEST#${shard}`,
+    sk: `CLAIM#${digest}`,
+  }),
   /** …read across the source's shards (shards.ts: shardsToRead). */
   ingestPartitions: (workspaceId: string, sourceId: string, shards: number) =>
     Array.from({ length: shards }, (_, shard) => ingestPartition(workspaceId, sourceId, shard)),

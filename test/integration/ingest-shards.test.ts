@@ -53,16 +53,16 @@ describe('a source’s ingestShards', () => {
     const items = (await ingestItems(rt.store, ws.workspaceId, id)).filter((item) => item.entity === 'ingest');
     expect(items.map((item) => [item.part, item.pk])).toEqual([[0, `WS#${ws.workspaceId}#SOURCE#${id}#INGEST`]]);
     expect((await api('POST', '/v2/sources', { name: 'many', ingestShards: 16 })).body.source.ingestShards).toBe(16);
-    expect((await api('POST', '/v2/sources', { name: 'most', ingestShards: MAX_INGEST_SHARDS })).body.source.ingestShards).toBe(64);
+    expect((await api('POST', '/v2/sources', { name: 'most', ingestShards: MAX_INGEST_SHARDS })).body.source.ingestShards).toBe(128);
   });
 
-  it('refuses a count that is no whole number from 1 to 64, on create and on PATCH, naming ingestShards, and changes nothing', async () => {
+  it('refuses a count that is no whole number from 1 to 128, on create and on PATCH, naming ingestShards, and changes nothing', async () => {
     const { api } = await workspace();
     const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
     const bad = [
       [0, 'body.ingestShards: must be at least 1'],
-      [65, 'body.ingestShards: must be at most 64'],
-      [1000, 'body.ingestShards: must be at most 64'],
+      [129, 'body.ingestShards: must be at most 128'],
+      [1000, 'body.ingestShards: must be at most 128'],
       [2.5, 'body.ingestShards: must be a whole number of shards'],
       ['many', 'body.ingestShards: must be a whole number of shards'],
     ] as const;

@@ -36,16 +36,23 @@ async function source(enabled = true, options: { ingestShards?: number } = {}) {
 const send = (path: string, options: Parameters<typeof call>[3]) => call(rt.dataUrl, 'POST', path, options);
 
 /**
- * The store calls `run` makes through the test's own client (`service`, not the runtime's), by command; a
- * transaction with the number of ingest items it puts. `writes` leaves out reads (a write key's look-up).
+ * The store calls `run` makes through the test's own client (`service`, not the runtime's), by command: a
+ * transaction or a batch write with the number of ingest items it puts (and whether it claims the request), a
+ * request's claim put alone as such. `writes` leaves out reads (a write key's look-up).
  */
 async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 'all'): Promise<string[]> {
   const calls: string[] = [];
   const count = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-    const items = (args as { input: { TransactItems?: { Put?: { Item?: { entity?: unknown } } }[] } }).input.TransactItems;
+    const { input } = args as {
+      input: { Item?: Item; TransactItems?: { Put?: { Item?: Item } }[]; RequestItems?: Record<string, { PutRequest?: { Item?: Item } }[]> };
+    };
     const name = String(context.commandName);
+    const puts = input.TransactItems?.map((t) => t.Put?.Item) ?? Object.values(input.RequestItems ?? {})[0]?.map((r) => r.PutRequest?.Item);
+    const ingest = (puts ?? []).filter((item) => item?.entity === 'ingest').length;
+    const claim = [input.Item, ...(puts ?? [])].some((item) => item?.entity === 'requestClaim');
     if (only === 'all' || /Put|Write|Update/.test(name)) {
-      calls.push(items ? `${name} of ${items.filter((t) => t.Put?.Item?.entity === 'ingest').length} ingest items` : name);
+      if (puts) calls.push(`${name} of ${ingest} ingest items${claim ? ' and the claim' : ''}`);
+      else calls.push(claim ? `${name} of the claim` : name);
     }
     return next(args);
   };
@@ -57,6 +64,7 @@ async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 
   }
   return calls;
 }
+type Item = { entity?: unknown };
 
 /** Ingestion as the data plane runs it, on the test's store client (whose calls `storeCalls` sees). */
 function service(): IngestService {
@@ -133,7 +141,7 @@ describe('POST /v1/*', () => {
     expect(events[2]!.weirId).not.toBe(events[0]!.weirId);
   });
 
-  it("stores a batch of a source of 16 shards as one item per user shard, each user's events together and in order, in one store call", async () => {
+  it("stores a batch of a source of 16 shards as one item per user shard, each user's events together and in order, after the request's claim", async () => {
     const s = await source(true, { ingestShards: SHARDS });
     // 12 users' events interleaved, some by userId, some by anonymousId only, one user under both.
     const batch = Array.from({ length: 36 }, (_, i) => {
@@ -144,7 +152,8 @@ describe('POST /v1/*', () => {
     const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
     const expected = byShard(batch, SHARDS);
     expect(expected.length).toBeGreaterThan(1);
-    expect(calls).toEqual([`TransactWriteItemsCommand of ${expected.length} ingest items`]);
+    // The request's claim (with the source's first event), then its items in one batch write, one unit each.
+    expect(calls).toEqual(['TransactWriteItemsCommand of 0 ingest items and the claim', `BatchWriteItemCommand of ${expected.length} ingest items`]);
     const stored = byPart(await s.stored());
     const requestId = String(stored[0]!.item.requestId);
     expect(stored.map((x) => [x.item.requestId, x.item.part, x.item.parts, x.item.pk])).toEqual(
@@ -171,7 +180,7 @@ describe('POST /v1/*', () => {
     expect((await s.stored()).flatMap((x) => x.events.map((e) => e.event)).sort()).toEqual(['gz', 'plain']);
   });
 
-  it('splits a request only where the item size limit demands, in one transaction (a source of one shard: parts 0, 1, …)', async () => {
+  it('splits a request only where the item size limit demands, each part after the one before (a source of one shard: parts 0, 1, …)', async () => {
     const s = await source(true, { ingestShards: 1 });
     // Incompressible properties: ~3 MB in 120 events of ~25 KB.
     const batch = Array.from({ length: 120 }, (_, i) => ({
@@ -183,12 +192,13 @@ describe('POST /v1/*', () => {
     const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
     const stored = byPart(await s.stored());
     expect(stored.length).toBeGreaterThan(1);
-    expect(calls).toEqual([`TransactWriteItemsCommand of ${stored.length} ingest items`]);
+    // The claim, then the parts, each after the one before it (the shard's stream hands them over in that order).
+    expect(calls).toEqual(['TransactWriteItemsCommand of 0 ingest items and the claim', ...stored.map(() => 'BatchWriteItemCommand of 1 ingest items')]);
     expect(stored.map((x) => [x.item.part, x.item.parts])).toEqual(stored.map((_, i) => [i, stored.length]));
     expect(stored.flatMap((x) => x.events.map((e) => e.userId))).toEqual(batch.map((e) => e.userId));
   });
 
-  it("splits a shard's events only where the item size limit demands: its parts numbered from the shard's, in one transaction", async () => {
+  it("splits a shard's events only where the item size limit demands: its parts numbered from the shard's, each after the one before", async () => {
     const s = await source(true, { ingestShards: SHARDS });
     // One heavy user (~1.5 MB over 60 events of ~25 KB, incompressible) and a light one, interleaved.
     const batch = Array.from({ length: 80 }, (_, i) =>
@@ -199,7 +209,12 @@ describe('POST /v1/*', () => {
     const [heavy, light] = [eventShard({ userId: 'heavy' }, SHARDS), eventShard({ userId: 'light' }, SHARDS)];
     const calls = await storeCalls(() => service().accept({ type: 'batch', body: { batch }, authorization: s.auth }), 'writes');
     const stored = byPart(await s.stored());
-    expect(calls).toEqual([`TransactWriteItemsCommand of ${stored.length} ingest items`]);
+    // The claim; both shards' first parts at once, then the heavy shard's others, each after the one before.
+    expect(calls).toEqual([
+      'TransactWriteItemsCommand of 0 ingest items and the claim',
+      'BatchWriteItemCommand of 2 ingest items',
+      ...stored.slice(2).map(() => 'BatchWriteItemCommand of 1 ingest items'),
+    ]);
     expect(stored.every((x) => x.item.parts === stored.length && x.item.requestId === stored[0]!.item.requestId)).toBe(true);
     const partsOf = (shard: number) => stored.filter((x) => x.events.some((e) => eventShard(e, SHARDS) === shard));
     const heavyParts = partsOf(heavy);
@@ -259,7 +274,7 @@ describe('POST /v1/*', () => {
     expect(await s.stored()).toEqual([]);
   });
 
-  it("stores suppressed users' events with a 200 (the consumers drop them, see delivery and capture), in one store call per request", async () => {
+  it("stores suppressed users' events with a 200 (the consumers drop them, see delivery and capture), one item per user shard", async () => {
     const s = await source(true, { ingestShards: SHARDS });
     const created = await call(rt.controlUrl, 'POST', '/v2/regulations', {
       auth: bearer(s.ws.token),
@@ -277,9 +292,9 @@ describe('POST /v1/*', () => {
       await ingestion.accept({ type: 'batch', body: { batch }, authorization: s.auth });
       await ingestion.accept({ type: 'identify', body: { userId: 'gone' }, authorization: s.auth });
     }, 'writes');
-    // The batch's three users are in as many items (one store call), each user's events in order.
+    // The batch's three users are in as many items, each user's events in order.
     const shards = byShard(batch, SHARDS).length;
-    expect(calls).toEqual([`TransactWriteItemsCommand of ${shards} ingest items`, 'PutItemCommand']);
+    expect(calls).toEqual(['TransactWriteItemsCommand of 0 ingest items and the claim', `BatchWriteItemCommand of ${shards} ingest items`, 'PutItemCommand']);
     const stored = await s.stored();
     const requests = [...new Set(stored.map((x) => String(x.item.requestId)))];
     const eventsOf = (requestId: string) => stored.filter((x) => x.item.requestId === requestId).flatMap((x) => x.events.map((e) => e.userId ?? e.anonymousId));
@@ -287,17 +302,18 @@ describe('POST /v1/*', () => {
     expect(created.status).toBe(201);
   });
 
-  it('costs one store call per request once the write key is known: the write (the inbound limit costs none)', async () => {
+  it('costs one store call per request of one item once the write key is known (the inbound limit costs none), two for a request of several: its claim, then its items', async () => {
     const ingestion = service();
     const body = { batch: Array.from({ length: 50 }, (_, i) => ({ type: 'track', userId: `u${i}` })) };
     const one = { batch: Array.from({ length: 5 }, () => ({ type: 'track', userId: 'just-one' })) };
     const sharded = await source(true, { ingestShards: SHARDS });
     const single = await source(true, { ingestShards: 1 });
     for (const s of [sharded, single]) await ingestion.accept({ type: 'batch', body, authorization: s.auth });
-    // 50 users over 16 shards: one item a shard, in one transaction; one user, or one shard: one item, put.
+    // 50 users over 16 shards: the claim, then one item a shard in a batch write; one user, or one shard: one item, put.
     const shards = byShard(body.batch, SHARDS).length;
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: sharded.auth }))).toEqual([
-      `TransactWriteItemsCommand of ${shards} ingest items`,
+      'PutItemCommand of the claim',
+      `BatchWriteItemCommand of ${shards} ingest items`,
     ]);
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body: one, authorization: sharded.auth }))).toEqual(['PutItemCommand']);
     expect(await storeCalls(() => ingestion.accept({ type: 'batch', body, authorization: single.auth }))).toEqual(['PutItemCommand']);
