@@ -90,8 +90,9 @@ it('delivers a stream batch of up to 50 parts as one round: one read of whether 
   const rounds = { parked: 0 };
   getTableClient().doc.middlewareStack.add(
     (next) => async (args) => {
-      const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
-      const keysRead = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys);
+      // BatchGet's keys (a BatchWrite's RequestItems hold no Keys).
+      const input = args.input as { RequestItems?: Record<string, { Keys?: { sk: string }[] }> };
+      const keysRead = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []);
       if (keysRead.some((key) => key.sk === `DESTSTATS#${hook.id}`)) rounds.parked++;
       return next(args);
     },
