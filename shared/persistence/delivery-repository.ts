@@ -294,19 +294,20 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       ':trail': change.trail,
       ...(change.totals.byRule && { ':byRule': change.totals.byRule }),
       ...describing(ref),
-      ...(change.funnel && { ':funnel': change.funnel }),
+      // A finished batch's funnel is in its hour's counters: the item keeps it only while it is resumable.
+      ...(change.funnel && !change.finish && { ':funnel': change.funnel }),
     };
     const set = [
       'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
       'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
       ...(change.totals.byRule ? ['nByRule = :byRule'] : []),
-      `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel ? ', funnel = :funnel' : ''}`,
+      `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel && !change.finish ? ', funnel = :funnel' : ''}`,
     ];
     let remove = '';
     if (change.finish) {
       set.push('#status = :done, samples = :samples, finishedAt = :at');
       Object.assign(values, { ':done': 'done', ':samples': gzipSync(JSON.stringify(change.finish.samples)), ':at': change.finish.at });
-      remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil';
+      remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel';
     } else if (renews(guard, change.leaseUntil)) {
       // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
       // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was

@@ -154,6 +154,7 @@ it('finishes batches together in one transaction with their counters summed, lea
     trail: `${delivered}d`,
     leaseUntil: new Date(Date.now() + 60_000).toISOString(),
     parks: [],
+    funnel: { counts: { delivered }, latency: {}, errors: {} },
   });
   const guards = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: `owner-${k}`, prior: { kind: 'absent' as const }, established: false }));
   for (const [k, guard] of guards.entries()) Object.assign(guard, await deliveries.writeBatch(guard, change(k + 1)));
@@ -166,4 +167,9 @@ it('finishes batches together in one transaction with their counters summed, lea
   expect(await deliveries.readBatch(refOf(2))).toMatchObject({ kind: 'sending', owner: 'another' });
   expect(await deliveries.readBatch(refOf(3))).toMatchObject({ kind: 'done' });
   expect(await deliveries.outcomes('ws-together', 'dst')).toMatchObject({ delivered: 4 });
+  // The funnel a batch kept while it could be resumed is in its hour's counters once it is done: not in its item.
+  const item = async (k: number) =>
+    (await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch('ws-together', 'dst', refOf(k).requestId, 0) }))).Item;
+  expect(await item(1)).not.toHaveProperty('funnel');
+  expect(await item(2)).toHaveProperty('funnel');
 });
