@@ -54,7 +54,9 @@ const BUDGETS = {
   alerts: { budgetKb: 310 },
   // Ingest shards (grouping at ingestion, reads across a source's partitions) added about 3 KB to the functions
   // that write or read stored events: ingest 323, monitoring 336 and deliveryAudit 329 KB, budgets set again.
-  monitoring: { budgetKb: 346 },
+  // The suppression index's stamp (regulation-repository.ts) and sketches' bases apart added about 1 KB to the
+  // functions that read suppressions or capture schemas: monitoring 346.5 and schemaCapture 330.7 KB, set again.
+  monitoring: { budgetKb: 356 },
   credentials: { budgetKb: 280 },
   eventSchemas: { budgetKb: 320 },
   trackingPlans: { budgetKb: 340, onDemand: ['ajv/dist/2020.js'] },
@@ -71,7 +73,7 @@ const BUDGETS = {
   // stream consumers
   regulationProcessor: { budgetKb: 489, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   delivery: { budgetKb: 542, onDemand: ['ioredis', 'kafkajs', 'pg'] },
-  schemaCapture: { budgetKb: 330 },
+  schemaCapture: { budgetKb: 340 },
   // scheduled functions
   deletionScheduler: { budgetKb: 454, onDemand: ['ioredis', 'kafkajs', 'pg'] },
   deliveryScheduler: { budgetKb: 546, onDemand: ['ioredis', 'kafkajs', 'pg'] },
