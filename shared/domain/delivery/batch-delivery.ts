@@ -66,11 +66,12 @@ function transformGroups(members: Member[], sizeOf: (m: Member) => number): Memb
 type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean; retryAfterMs?: number };
 
 /**
- * One run of one batch (an ingest part to one destination), for either path that starts it (the stream
- * consumer, the scheduler resuming it): the published transformation, the destination transform, the sends
- * in units (a chunk of a batch vendor, or one event's requests), and the writes that record each send's
- * outcomes with the position after them, before the next send. The last send's outcomes go in the write
- * that finishes the batch. `running` holds the batches this process runs, so neither path starts one twice.
+ * Runs of batches (a batch: an ingest part to one destination), for either path that starts them (the stream
+ * consumer, a source's parts of a stream batch together; the scheduler, one batch it resumes): the published
+ * transformation, the destination transform, the sends in units (a chunk of a batch vendor, or one event's
+ * requests), and the writes that record each send's outcomes in its batch's item with the position after them,
+ * before the next send. The last send's outcomes go in the write that finishes the batches. `running` holds
+ * the batches this process runs, so neither path starts one twice.
  */
 export class BatchDelivery {
   readonly running = new Map<string, Ticket>();

@@ -18,9 +18,10 @@ import type { ShardSwitch } from './shard-switch';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * Delivering a stream batch: for each enabled destination connected to a part's source, its batch goes to the
- * destination's lane (lanes.ts), behind its circuit (circuit.ts), then the consumer waits while the lanes make
- * progress. A batch's item is read before anything is sent (done: nothing to do; another's live lease: theirs).
+ * Delivering a stream batch: for each enabled destination connected to a source, the batches of that source's
+ * parts go to the destination's lane (lanes.ts) as one run (batch-delivery.ts `runParts`), behind its circuit
+ * (circuit.ts), then the consumer waits while the lanes make progress. Each batch's item is read before anything
+ * is sent (done: nothing to do; another's live lease: theirs; otherwise it joins the run).
  *
  * The invariant, after any crash: every acknowledged event is, for each destination connected to its source,
  * delivered, retrying (parked), aborted with a reason, or filtered or suppressed, and the counters equal those
