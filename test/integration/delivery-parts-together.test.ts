@@ -49,6 +49,15 @@ describe('parts delivered together', () => {
     expect(await d.deliveries.outcomes(WORKSPACE, 'd-1')).toMatchObject({ delivered: 2 });
   });
 
+  it('runs a part handed over twice in one stream batch once', async () => {
+    const store = new FakeDeliveryStore();
+    const a = named('ta', 2);
+    const d = deliveryOver(store, [webhook('d-3', `${hook.url}/twice`)], testPolicy());
+    expect(await d.stream.deliverParts([a, named('tb', 1), a])).toEqual(new Map());
+    expect(sentTo('/twice')).toEqual(['ta-0', 'ta-1', 'tb-0']);
+    expect(await d.deliveries.outcomes(WORKSPACE, 'd-3')).toMatchObject({ delivered: 3 });
+  });
+
   it('on a stop, gives back the batches it wrote and puts those it had not reached where the scheduler finds them; each event goes once', async () => {
     const store = new FakeDeliveryStore();
     const parts = [named('sa', 2), named('sb', 2), named('sc', 1)];

@@ -81,7 +81,7 @@ export class StreamDelivery {
     try {
       const states = await this.deliveries.readBatches(work.filter((w) => !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
       // A source's parts for one destination run together (batch-delivery.ts), each batch from where it stands.
-      const fresh = new Map<string, { destination: Destination; runs: { ref: BatchRef; prior: BatchState; part: number }[] }>();
+      const fresh = new Map<string, { destination: Destination; runs: { ref: BatchRef; prior: BatchState; part: number }[]; again: number[] }>();
       for (const { ref, destination, part } of work) {
         const running = this.batches.running.get(batchIdOf(ref));
         const prior = states.get(batchIdOf(ref));
@@ -92,14 +92,16 @@ export class StreamDelivery {
           tickets.push({ ticket: this.indexed(ref, prior.leaseUntil), parts: [part] });
         } else {
           const key = `${ref.sourceId}#${destination.id}`;
-          const group = fresh.get(key) ?? { destination, runs: [] };
-          group.runs.push({ ref, prior, part });
+          const group = fresh.get(key) ?? { destination, runs: [], again: [] };
+          // A part handed over twice in one stream batch (its record and a replay of it) runs once.
+          if (group.runs.some((r) => batchIdOf(r.ref) === batchIdOf(ref))) group.again.push(part);
+          else group.runs.push({ ref, prior, part });
           fresh.set(key, group);
         }
       }
-      for (const { destination, runs } of fresh.values()) {
+      for (const { destination, runs, again } of fresh.values()) {
         const ticket = this.submit(runs, destination, parts, suppressed, round);
-        tickets.push({ ticket, parts: runs.map((r) => r.part) });
+        tickets.push({ ticket, parts: [...runs.map((r) => r.part), ...again] });
       }
     } catch (error) {
       for (const { part } of work) failures.set(part, error);
@@ -168,7 +170,8 @@ export class StreamDelivery {
       // The stream records are let go once this returns: the batches must be where the scheduler finds them,
       // also when they are in the middle of their sends (their own writes never put them in the index).
       makeDurable: async () => {
-        for (const guard of guards) if (!guard.indexed) Object.assign(guard, await this.deliveries.holdBatch(guard, this.batches.leaseUntil()));
+        const leaseUntil = this.batches.leaseUntil();
+        await Promise.all(guards.filter((g) => !g.indexed).map(async (g) => Object.assign(g, await this.deliveries.holdBatch(g, leaseUntil))));
       },
     };
     const ticket = this.lanes.submit(destination.id, job, { wait: !this.circuit.isOpen(destination.id) });
