@@ -6,7 +6,8 @@ import { COUNTER_SHARDS } from '../../shared/persistence/counters';
 import { hourlyUpdate } from '../../shared/persistence/funnel-counters';
 import { keys } from '../../shared/persistence/keys';
 import { SourceFunnelRepository, type CountedPart } from '../../shared/persistence/source-funnel';
-import { LEGACY_WRITERS_GONE_MS, StoredPartMarkers } from '../../shared/persistence/stored-part-markers';
+import { LEGACY_WRITERS_GONE_MS } from '../../shared/persistence/cut-overs';
+import { StoredPartMarkers } from '../../shared/persistence/stored-part-markers';
 import { deliveryRig } from '../support/delivery-rig';
 
 /**
