@@ -1,20 +1,67 @@
 import { gunzipSync } from 'node:zlib';
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
-import { DeliverySample } from '../domain/delivery/records';
+import { batchIdOf, DeliverySample, type BatchRef, type BatchState } from '../domain/delivery/records';
+import { CutOvers } from './cut-overs';
+import { stateOf } from './delivery-items';
 import { keys } from './keys';
 import { newestAcross } from './across-partitions';
 import type { LegacyLayout } from './legacy-layout';
 import { queryAll, type TableClient } from './table-client';
 
 /**
- * Reads across a destination's batch partitions (one per delivery shard, and the one of the layout before
- * shards while it holds any item): the people's views and the audit, never the per-event path.
+ * Reads of a destination's batches: where given batches stand, found in today's layout or an earlier one; and
+ * across its batch partitions (one per delivery shard, and the one of the layout before shards while it holds
+ * any item), the people's views and the audit, never the per-event path.
  */
 export class DeliveryBatchReads {
+  private readonly cutOvers: CutOvers;
+
   constructor(
     private readonly store: TableClient,
     private readonly legacy: LegacyLayout,
-  ) {}
+  ) {
+    this.cutOvers = new CutOvers(store, 'deliveryLayoutCutOver');
+  }
+
+  /**
+   * Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. `found`
+   * is told of each item read (and names its batch), wherever it was.
+   */
+  async readBatches(refs: BatchRef[], found: (item: Record<string, unknown>) => string): Promise<Map<string, BatchState>> {
+    const states = new Map<string, BatchState>(refs.map((ref) => [batchIdOf(ref), { kind: 'absent' }]));
+    // Each batch once: a stream batch may hand the same record over twice.
+    const distinct = [...new Map(refs.map((ref) => [batchIdOf(ref), ref])).values()];
+    const wanted: Record<string, unknown>[] = [];
+    for (const ref of distinct) {
+      const key = keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+      wanted.push(key);
+      // A batch of a request received before its workspace's cut-over may be in a layout with fewer shards, in
+      // a partition of today's that holds new items too: read beside (where the layouts agree, one key).
+      if (await this.cutOvers.before(keys.deliveryLayoutCutOver(ref.workspaceId), ref.requestId)) {
+        const earlier = keys.earlierDeliveryBatches(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+        wanted.push(...new Map(earlier.filter((e) => e.pk !== key.pk).map((e) => [e.pk, e])).values());
+      }
+      const old = keys.legacyDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
+      if (await this.legacy.holds(old.pk)) wanted.push(old);
+    }
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
+      while (request && request.length > 0) {
+        const answer: BatchGetCommandOutput = await this.store.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
+        );
+        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(found(item), stateOf(item));
+        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
+      }
+    }
+    return states;
+  }
+
+  /** Sets the workspace's cut-over to today's batch layout at `atMs`, unless it has one; the cut-over in force. */
+  recordLayoutCutOver(workspaceId: string, atMs: number): Promise<number> {
+    return this.cutOvers.record(keys.deliveryLayoutCutOver(workspaceId), atMs);
+  }
 
   /** Every partition a destination's batches may be in. */
   async partitionsOf(workspaceId: string, destinationId: string): Promise<string[]> {

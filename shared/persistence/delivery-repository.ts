@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { BatchGetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
 import {
@@ -16,19 +16,7 @@ import { DeliveryBatchReads } from './delivery-batch-reads';
 import { keys } from './keys';
 import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
-import {
-  attention,
-  describing,
-  finishedTogetherStats,
-  outcomeCounts,
-  ownership,
-  parkedItem,
-  parseParked,
-  renews,
-  stateOf,
-  statsItem,
-  ttl,
-} from './delivery-items';
+import { attention, describing, finishedTogetherStats, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, finishedTogetherExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
@@ -81,32 +69,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   }
 
   /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
-  async readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
-    const states = new Map<string, BatchState>(refs.map((ref) => [batchId(ref), { kind: 'absent' }]));
-    // Each batch once: a stream batch may hand the same record over twice.
-    const distinct = [...new Map(refs.map((ref) => [batchId(ref), ref])).values()];
-    const wanted: Record<string, unknown>[] = [];
-    for (const ref of distinct) {
-      const key = keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
-      wanted.push(key);
-      // A batch of the layout with fewer shards, in a partition of today's that holds new items too: read
-      // beside (half a read unit's worth a batch on average; where the two layouts agree, one key).
-      const previous = keys.previousDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
-      if (previous.pk !== key.pk) wanted.push(previous);
-      const old = keys.legacyDeliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part);
-      if (await this.legacy.holds(old.pk)) wanted.push(old);
-    }
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
-      while (request && request.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
-        );
-        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(this.found(item), stateOf(item));
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
-    }
-    return states;
+  readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
+    return this.reads.readBatches(refs, (item) => this.found(item));
+  }
+
+  /** Sets the workspace's cut-over to today's batch layout at `atMs`, unless it has one; the cut-over in force. */
+  recordLayoutCutOver(workspaceId: string, atMs: number): Promise<number> {
+    return this.reads.recordLayoutCutOver(workspaceId, atMs);
   }
 
   /**

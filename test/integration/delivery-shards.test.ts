@@ -1,4 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeTime } from 'ulid';
+import { LEGACY_WRITERS_GONE_MS } from '../../shared/persistence/cut-overs';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { batchIdOf } from '../../shared/domain/delivery/records';
 import { attention } from '../../shared/persistence/delivery-items';
@@ -9,7 +11,8 @@ import { ingestItems } from '../support/ingest-items';
 /**
  * Delivery batches in shards: each batch's item in one of its destination's batch partitions, by the batch's
  * hash, read across them all; a batch written before shards (in the destination's one partition), or with
- * fewer of them, is found, resumed where it stood and finished there.
+ * fewer of them (128 or 64), is found, resumed where it stood and finished there; the earlier layouts are
+ * looked in only for requests received before the workspace's cut-over to today's.
  */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
@@ -41,6 +44,11 @@ it("spreads a destination's batches over its partitions, and its live events rea
 });
 
 type Layout = typeof keys.legacyDeliveryBatch;
+/** The layout of one of the earlier shard counts (EARLIER_DELIVERY_SHARDS, by index). */
+const withShards =
+  (layout: number): Layout =>
+  (...args) =>
+    keys.earlierDeliveryBatches(...args)[layout]!;
 
 /**
  * A stored request (the stream stopped: nothing of it is delivered), whose batch at the hook `layout` puts
@@ -69,7 +77,8 @@ async function storedRequest(layout: Layout) {
 
 it.each([
   ['before shards', keys.legacyDeliveryBatch],
-  ['with fewer shards', keys.previousDeliveryBatch],
+  ['with 128 shards', withShards(0)],
+  ['with 64 shards', withShards(1)],
 ])('resumes a batch written %s where it stood, and finishes it in place', async (_, layout) => {
   const { ws, hook, received, requestId, part, ref, earlier, prefix } = await storedRequest(layout);
   const lease = new Date(Date.now() - 1000).toISOString();
@@ -105,12 +114,40 @@ it.each([
   expect(sharded.Item).toBeUndefined();
 });
 
-it('finds a finished batch of the layout with fewer shards, so that its record handed over again sends nothing', async () => {
-  const { ref, earlier } = await storedRequest(keys.previousDeliveryBatch);
+it.each([0, 1])('finds a finished batch of an earlier layout (%i), so that its record handed over again sends nothing', async (layout) => {
+  const { ref, earlier } = await storedRequest(withShards(layout));
   const deliveries = new DeliveryRepository(rig.rt.store);
   expect(await deliveries.readBatch(ref)).toEqual({ kind: 'absent' });
   await rig.rt.store.doc.send(
     new PutCommand({ TableName: rig.rt.store.table, Item: { ...earlier, ...ref, entity: 'deliveryBatch', status: 'done', progress: 3, output: 0 } }),
   );
   expect(await new DeliveryRepository(rig.rt.store).readBatch(ref)).toMatchObject({ kind: 'done' });
+});
+
+describe("a workspace's cut-over to today's layout", () => {
+  it('is written by the first read that needs it, a few minutes ahead, so that what is received until then is looked for in the earlier layouts too', async () => {
+    const { ws, ref, earlier } = await storedRequest(withShards(0));
+    const before = Date.now();
+    await rig.rt.store.doc.send(
+      new PutCommand({ TableName: rig.rt.store.table, Item: { ...earlier, ...ref, entity: 'deliveryBatch', status: 'done', progress: 3, output: 0 } }),
+    );
+    expect(await new DeliveryRepository(rig.rt.store).readBatch(ref)).toMatchObject({ kind: 'done' });
+    const { Item } = await rig.rt.store.doc.send(
+      new GetCommand({ TableName: rig.rt.store.table, Key: keys.deliveryLayoutCutOver(ws.workspaceId), ConsistentRead: true }),
+    );
+    expect(Date.parse(String(Item?.at))).toBeGreaterThanOrEqual(before + LEGACY_WRITERS_GONE_MS);
+  });
+
+  it.each([
+    ['after', -1, { kind: 'absent' }],
+    ['before', 1, { kind: 'done' }],
+  ])('looks for a batch of a request received %s it in the earlier layouts %#', async (_, offset, state) => {
+    const { ws, ref, earlier } = await storedRequest(withShards(0));
+    await rig.rt.store.doc.send(
+      new PutCommand({ TableName: rig.rt.store.table, Item: { ...earlier, ...ref, entity: 'deliveryBatch', status: 'done', progress: 3, output: 0 } }),
+    );
+    const deliveries = new DeliveryRepository(rig.rt.store);
+    await deliveries.recordLayoutCutOver(ws.workspaceId, decodeTime(ref.requestId) + offset);
+    expect(await deliveries.readBatch(ref)).toMatchObject(state);
+  });
 });
