@@ -20,7 +20,7 @@ export function receivedAt(requestId: string): number {
 }
 
 /**
- * Cut-overs between an item layout and the one before it, one per scope (a source, a destination): a request
+ * Cut-overs between an item layout and the one before it, one per scope (a source, a workspace): a request
  * received from its scope's cut-over on was never written the old way, so only one received before is looked
  * up where the layout before kept it. A cut-over is written once, by the first process of this version that
  * needs it, LEGACY_WRITERS_GONE_MS ahead (no time in code, which a late deployment would make wrong), and kept
