@@ -43,7 +43,7 @@ export async function* acrossPartitions(
  * The newest `limit` items (by sort key) of many partitions, exactly. First a small page of each (twice its
  * share of `limit`); the `limit`-th newest of those is a bound the true one is at or above, so only a partition
  * whose page was full and ended above the bound can hold more of the newest, and only those are read further,
- * for what lies above it. With 128 partitions a view reads about two items of each, not `limit` of each.
+ * for what lies above it. With 256 partitions a view reads about two items of each, not `limit` of each.
  */
 export async function newestAcross(store: TableClient, partitions: string[], limit: number): Promise<Item[]> {
   const newest = async (pk: string, count: number, above?: string): Promise<Item[]> => {
