@@ -40,27 +40,39 @@ export async function* acrossPartitions(
 }
 
 /**
- * The newest `limit` items (by sort key) of many partitions, exactly. First a small page of each (twice its
- * share of `limit`); the `limit`-th newest of those is a bound the true one is at or above, so only a partition
- * whose page was full and ended above the bound can hold more of the newest, and only those are read further,
- * for what lies above it. With 256 partitions a view reads about two items of each, not `limit` of each.
+ * The newest `limit` items (by sort key) of many partitions, exactly, below `before` when given (a cursor).
+ * First a small page of each (twice its share of `limit`, never more than `limit`); the `limit`-th newest of
+ * those is a bound the true one is at or above, so only a partition whose page was full and ended above the
+ * bound can hold more of the newest, and only those are read further, for what lies above it. With 256
+ * partitions a view reads about two items of each, not `limit` of each; with one, `limit` in one round.
  */
-export async function newestAcross(store: TableClient, partitions: string[], limit: number): Promise<Item[]> {
+export async function newestAcross(store: TableClient, partitions: string[], limit: number, before?: string): Promise<Item[]> {
+  if (limit <= 0 || partitions.length === 0) return [];
   const newest = async (pk: string, count: number, above?: string): Promise<Item[]> => {
+    // Between `above` and `before` is inclusive: the item at `before` (the cursor's) is left out after the read,
+    // one at `above` is one already found.
+    const range =
+      above === undefined
+        ? before === undefined
+          ? ''
+          : ' AND sk < :before'
+        : before === undefined
+          ? ' AND sk > :above'
+          : ' AND sk BETWEEN :above AND :before';
     const { Items = [] } = await store.doc.send(
       new QueryCommand({
         TableName: store.table,
-        KeyConditionExpression: above === undefined ? 'pk = :pk' : 'pk = :pk AND sk > :above',
-        ExpressionAttributeValues: { ':pk': pk, ...(above !== undefined && { ':above': above }) },
+        KeyConditionExpression: `pk = :pk${range}`,
+        ExpressionAttributeValues: { ':pk': pk, ...(above !== undefined && { ':above': above }), ...(before !== undefined && { ':before': before }) },
         ScanIndexForward: false,
-        Limit: count,
+        Limit: above !== undefined && before !== undefined ? count + 1 : count,
       }),
     );
-    return Items;
+    return before === undefined ? Items : Items.filter((item) => String(item.sk) < before);
   };
-  const page = Math.ceil((2 * limit) / partitions.length) + 1;
+  const page = Math.min(limit, Math.ceil((2 * limit) / partitions.length) + 1);
   const first = await Promise.all(partitions.map(async (pk) => ({ pk, items: await newest(pk, page) })));
-  const bySk = (a: Item, b: Item) => String(b.sk).localeCompare(String(a.sk));
+  const bySk = (a: Item, b: Item) => (String(a.sk) < String(b.sk) ? 1 : String(a.sk) > String(b.sk) ? -1 : 0);
   const found = first.flatMap((p) => p.items).sort(bySk);
   const bound = found.length >= limit ? String(found[limit - 1]!.sk) : undefined;
   const more = first.filter((p) => p.items.length === page && (bound === undefined || String(p.items.at(-1)!.sk) > bound));

@@ -12,6 +12,7 @@ import { isConditionFailure, type TableClient, type TransactItem } from './table
 import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
+import { newestAcross } from './across-partitions';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
 import { groupByShard, partNumber } from '../domain/ingestion/shards';
 import { compressJson, decompressJson } from './compression';
@@ -235,9 +236,11 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
   async recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }> {
     const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
     const before = after === undefined ? undefined : skOfCursor(after);
-    const { items, more } = await queryAcrossShards(this.store, partitions, { before, newestFirst: true, limit });
+    // Exactly the newest `limit` and one more (whether there are more), a page of each partition and then only
+    // the partitions that can hold more of them: a view of a source of 128 shards reads a few items of each.
+    const newest = await newestAcross(this.store, partitions, limit + 1, before);
     return {
-      parts: items.map((item) => ({
+      parts: newest.slice(0, limit).map((item) => ({
         cursor: Buffer.from(String(item.sk)).toString('base64url'),
         requestId: String(item.sk).split('#')[0]!,
         ...(item.entity === 'ingest' && { part: Number(item.part) }),
@@ -246,7 +249,7 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         refused: item.entity === 'ingestRefused' ? (item.refused as RefusedEvent[]) : [],
         dropped: item.entity === 'ingestDropped' ? unpackEvents(item.payload as Uint8Array) : [],
       })),
-      more,
+      more: newest.length > limit,
     };
   }
 

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
 import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS, eventShard, partNumber, shardDrainGraceMs, shardSwitchDelayMs } from '../../shared/domain/ingestion/shards';
@@ -170,5 +170,48 @@ describe('a source’s ingestShards', () => {
         .map((item) => [item.part, item.pk])
         .sort(([a], [b]) => Number(a) - Number(b)),
     ).toEqual(shards.map((shard) => [partNumber(shard, 0), `WS#${ws.workspaceId}#SOURCE#${source.id}#INGEST${shard === 0 ? '' : `#${shard}`}`]));
+  });
+});
+
+describe('a sharded source’s most recent parts', () => {
+  it('are read newest first across its shards, page after page, with a few items of each partition a page', async () => {
+    const { ws, api } = await workspace();
+    const { workspaceId } = ws;
+    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
+    const ingest = new IngestRepository(rt.store);
+    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+    for (let r = 0; r < 30; r++) {
+      const batch = [0, 1, 2, 3].map((u) => ({ type: 'track', userId: `user-${(r * 4 + u) % 23}`, event: 'e', messageId: `recent-${r}-${u}` }));
+      expect((await service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') })).accepted).toBe(4);
+    }
+    const stored = (await ingestItems(rt.store, workspaceId, source.id)).reverse();
+    expect(new Set(stored.map((item) => item.pk)).size).toBeGreaterThan(8);
+
+    // Items each Query returned, through a table client that counts them.
+    let read = 0;
+    const counting = {
+      ...rt.store,
+      doc: {
+        send: async (command: unknown) => {
+          const answer = (await rt.store.doc.send(command as never)) as { Items?: unknown[] };
+          if (command instanceof QueryCommand) read += answer.Items?.length ?? 0;
+          return answer;
+        },
+      },
+    } as unknown as typeof rt.store;
+    const reader = new IngestRepository(counting);
+    const pages: { sk: string[]; more: boolean; read: number }[] = [];
+    let after: string | undefined;
+    do {
+      read = 0;
+      const page = await reader.recent(workspaceId, source.id, 4, after);
+      pages.push({ sk: page.parts.map((p) => Buffer.from(p.cursor, 'base64url').toString()), more: page.more, read });
+      after = page.parts.at(-1)?.cursor;
+    } while (pages.at(-1)!.more);
+    expect(pages.flatMap((p) => p.sk)).toEqual(stored.map((item) => String(item.sk)));
+    expect(pages.slice(0, -1).every((p) => p.more && p.sk.length === 4)).toBe(true);
+    // Every partition's first page is two items (twice its share of 5, plus one), and few are read further:
+    // reading 5 of each of 16 partitions would take up to 80.
+    expect(pages[0]!.read).toBeLessThan(48);
   });
 });
