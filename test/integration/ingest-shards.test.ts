@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
 import { IngestService } from '../../shared/domain/ingestion/ingest-service';
 import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS, eventShard, partNumber, shardDrainGraceMs, shardSwitchDelayMs } from '../../shared/domain/ingestion/shards';
@@ -7,6 +7,7 @@ import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { ingestItems } from '../support/ingest-items';
+import { countingStore } from '../support/store-reads';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
@@ -188,24 +189,14 @@ describe('a sharded source’s most recent parts', () => {
     expect(new Set(stored.map((item) => item.pk)).size).toBeGreaterThan(8);
 
     // Items each Query returned, through a table client that counts them.
-    let read = 0;
-    const counting = {
-      ...rt.store,
-      doc: {
-        send: async (command: unknown) => {
-          const answer = (await rt.store.doc.send(command as never)) as { Items?: unknown[] };
-          if (command instanceof QueryCommand) read += answer.Items?.length ?? 0;
-          return answer;
-        },
-      },
-    } as unknown as typeof rt.store;
-    const reader = new IngestRepository(counting);
+    const counting = countingStore(process.env.WEIR_TEST_DYNAMODB_ENDPOINT!, rt.store.table);
+    const reader = new IngestRepository(counting.store);
     const pages: { sk: string[]; more: boolean; read: number }[] = [];
     let after: string | undefined;
     do {
-      read = 0;
+      counting.reset();
       const page = await reader.recent(workspaceId, source.id, 4, after);
-      pages.push({ sk: page.parts.map((p) => Buffer.from(p.cursor, 'base64url').toString()), more: page.more, read });
+      pages.push({ sk: page.parts.map((p) => Buffer.from(p.cursor, 'base64url').toString()), more: page.more, read: counting.queried() });
       after = page.parts.at(-1)?.cursor;
     } while (pages.at(-1)!.more);
     expect(pages.flatMap((p) => p.sk)).toEqual(stored.map((item) => String(item.sk)));
