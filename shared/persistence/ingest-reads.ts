@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { shardsToRead } from '../domain/ingestion/shards';
 import type { Source } from '../domain/catalog/schemas';
 import { keys } from './keys';
+import { acrossPartitions } from './across-partitions';
 import type { TableClient } from './table-client';
 
 type Item = Record<string, unknown>;
@@ -29,14 +30,14 @@ export async function ingestPartitionsOf(store: TableClient, workspaceId: string
   return keys.ingestPartitions(workspaceId, sourceId, shards);
 }
 
-/** A key range of the source's partitions, one query chain per partition, all at once. */
+/** A key range of the source's partitions. */
 export interface RangeQuery {
   /** `sk` bounds, inclusive; or `before`, exclusive (for reading on from a cursor, newest first). */
   from?: string;
   to?: string;
   before?: string;
   newestFirst?: boolean;
-  /** The most items wanted from each partition (the merge keeps the first of them all). */
+  /** The most items wanted (of those kept). */
   limit: number;
   /** Items that count towards `limit` (the others are read past). */
   keep?: (item: Item) => boolean;
@@ -74,11 +75,30 @@ async function queryPartition(store: TableClient, pk: string, range: RangeQuery)
 
 /**
  * A range of a source's stored items across all its partitions, merged in sort-key order (request ids sort by
- * time, and a part's key is unique across shards): at most `limit`, and whether any were left out.
+ * time, and a part's key is unique across shards): at most `limit` kept ones, and whether any were left out.
+ * Oldest first, the partitions are merged as they are read (acrossPartitions), a small page of each at a time,
+ * so a range read for a few items (a replay's next parts) reads a few of each partition, not `limit` of each;
+ * newest first (one partition, read back from a time), `limit` of each.
  */
 export async function queryAcrossShards(store: TableClient, partitions: string[], range: RangeQuery): Promise<{ items: Item[]; more: boolean }> {
-  const pages = await Promise.all(partitions.map((pk) => queryPartition(store, pk, range)));
-  const order = range.newestFirst ? -1 : 1;
-  const merged = pages.flatMap((page) => page.items).sort((a, b) => order * (String(a.sk) < String(b.sk) ? -1 : String(a.sk) > String(b.sk) ? 1 : 0));
-  return { items: merged.slice(0, range.limit), more: merged.length > range.limit || pages.some((page) => page.more) };
+  if (range.newestFirst) {
+    const pages = await Promise.all(partitions.map((pk) => queryPartition(store, pk, range)));
+    const merged = pages.flatMap((page) => page.items).sort((a, b) => (String(a.sk) < String(b.sk) ? 1 : String(a.sk) > String(b.sk) ? -1 : 0));
+    return { items: merged.slice(0, range.limit), more: merged.length > range.limit || pages.some((page) => page.more) };
+  }
+  const condition = keyCondition(range);
+  // Twice each partition's share of what is wanted: one round for most ranges; one partition reads it all at once.
+  const page = Math.min(500, range.limit + 1, Math.ceil((2 * (range.limit + 1)) / partitions.length) + 1);
+  const items: Item[] = [];
+  const query = {
+    KeyConditionExpression: condition.expression ? `pk = :pk AND ${condition.expression}` : 'pk = :pk',
+    ExpressionAttributeValues: condition.values,
+    Limit: page,
+  };
+  for await (const item of acrossPartitions(store, partitions, query)) {
+    if (range.keep && !range.keep(item)) continue;
+    if (items.length === range.limit) return { items, more: true };
+    items.push(item);
+  }
+  return { items, more: false };
 }

@@ -174,23 +174,27 @@ describe('a source’s ingestShards', () => {
   });
 });
 
-describe('a sharded source’s most recent parts', () => {
-  it('are read newest first across its shards, page after page, with a few items of each partition a page', async () => {
-    const { ws, api } = await workspace();
-    const { workspaceId } = ws;
-    const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
-    const ingest = new IngestRepository(rt.store);
-    const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
-    for (let r = 0; r < 30; r++) {
-      const batch = [0, 1, 2, 3].map((u) => ({ type: 'track', userId: `user-${(r * 4 + u) % 23}`, event: 'e', messageId: `recent-${r}-${u}` }));
-      expect((await service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') })).accepted).toBe(4);
-    }
-    const stored = (await ingestItems(rt.store, workspaceId, source.id)).reverse();
-    expect(new Set(stored.map((item) => item.pk)).size).toBeGreaterThan(8);
+/** A source of 16 shards that received 30 requests of 4 users each (of 23), and its stored items, oldest first. */
+async function shardedSource() {
+  const { ws, api } = await workspace();
+  const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
+  const ingest = new IngestRepository(rt.store);
+  const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+  for (let r = 0; r < 30; r++) {
+    const batch = [0, 1, 2, 3].map((u) => ({ type: 'track', userId: `user-${(r * 4 + u) % 23}`, event: 'e', messageId: `recent-${r}-${u}` }));
+    expect((await service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') })).accepted).toBe(4);
+  }
+  const stored = await ingestItems(rt.store, ws.workspaceId, source.id);
+  expect(new Set(stored.map((item) => item.pk)).size).toBeGreaterThan(8);
+  // Items each Query returned, through a table client that counts them.
+  const counting = countingStore(process.env.WEIR_TEST_DYNAMODB_ENDPOINT!, rt.store.table);
+  return { workspaceId: ws.workspaceId, source, stored, counting, reader: new IngestRepository(counting.store) };
+}
 
-    // Items each Query returned, through a table client that counts them.
-    const counting = countingStore(process.env.WEIR_TEST_DYNAMODB_ENDPOINT!, rt.store.table);
-    const reader = new IngestRepository(counting.store);
+describe('a sharded source’s stored parts', () => {
+  it('are read newest first across its shards, page after page, with a few items of each partition a page', async () => {
+    const { workspaceId, source, stored: oldestFirst, counting, reader } = await shardedSource();
+    const stored = [...oldestFirst].reverse();
     const pages: { sk: string[]; more: boolean; read: number }[] = [];
     let after: string | undefined;
     do {
@@ -204,5 +208,24 @@ describe('a sharded source’s most recent parts', () => {
     // Every partition's first page is two items (twice its share of 5, plus one), and few are read further:
     // reading 5 of each of 16 partitions would take up to 80.
     expect(pages[0]!.read).toBeLessThan(48);
+  });
+
+  it('are read oldest first in a window (what a replay reads), a few of each partition a page, not a page of each', async () => {
+    const { workspaceId, source, stored, counting, reader } = await shardedSource();
+    const window = { fromMs: Date.now() - 60_000, toMs: Date.now() + 1000 };
+    const read: string[] = [];
+    const queried: number[] = [];
+    let after: string | undefined;
+    for (;;) {
+      counting.reset();
+      const parts = await reader.archivedParts(workspaceId, source.id, { ...window, after }, 5);
+      queried.push(counting.queried());
+      if (parts.length === 0) break;
+      read.push(...parts.map((part) => part.position));
+      after = parts.at(-1)!.position;
+    }
+    expect(read).toEqual(stored.filter((item) => item.entity === 'ingest').map((item) => String(item.sk)));
+    // A page of 5: two items of each of 16 partitions, and a few further; 6 of each would take up to 96.
+    expect(queried[0]).toBeLessThan(48);
   });
 });
