@@ -8,6 +8,7 @@ import { SchemaCapture, type AcceptedRecord } from '../shared/domain/event-schem
 import { EventSchemaRepository } from '../shared/persistence/event-schema-repository';
 import { CatalogRepository } from '../shared/persistence/catalog-repository';
 import { groupByShard, partNumber } from '../shared/domain/ingestion/shards';
+import { costRequest } from './support/cost-events';
 import { usageCounter } from './support/usage';
 import { familyOf } from './support/partitions';
 import { STREAM_CONSUMERS } from '../shared/contract/functions';
@@ -21,23 +22,8 @@ import { STREAM_CONSUMERS } from '../shared/contract/functions';
 const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 10_000;
 const SHARDS = Number(process.env.BENCH_INGEST_SHARDS) || 1;
 const PER = 20;
-const USERS = 2000;
-function makeRequest(seed: number) {
-  return Array.from({ length: PER }, (_, i) => {
-    const n = seed * PER + i;
-    return {
-      type: n % 10 === 0 ? 'identify' : 'track',
-      userId: `user-${(n * 7919) % USERS}`,
-      anonymousId: `anon-${n % 5000}`,
-      event: ['Product Viewed', 'Product Added', 'Order Completed'][n % 3],
-      messageId: `cost-${n}`,
-      timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(),
-      receivedAt: new Date(1_700_000_000_000 + n * 1000).toISOString(),
-      properties: { product_id: `p-${n % 300}`, price: (n * 3.7) % 100, currency: 'EUR', category: 'shoes' },
-      context: { library: { name: 'analytics-node', version: '3.0.0' }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
-    } as Record<string, unknown>;
-  });
-}
+/** The cost bench's requests, as stored: each event with the time it was received. */
+const makeRequest = (seed: number) => costRequest(seed, PER).map((event) => ({ ...event, receivedAt: event.timestamp }));
 
 async function main() {
   const rt = await startLocalRuntime({

@@ -18,6 +18,7 @@ import { ingestPartOf } from '../shared/persistence/ingest-repository';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { startStreamPoller } from '../infra/local/stream-poller';
 import { familyOf, partitionReport } from './support/partitions';
+import { COST_USERS, costRequest } from './support/cost-events';
 import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usage';
 
 // Cost per million events: one source → one published transformation → one batch vendor (Amplitude) and
@@ -29,7 +30,6 @@ import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usa
 const EVENTS = Number(process.env.BENCH_COST_EVENTS) || 50_000;
 /** Events per SDK request: analytics SDKs flush every 20 events or so. */
 const PER_REQUEST = Number(process.env.BENCH_COST_PER_REQUEST) || 20;
-const USERS = 2_000;
 /** The rate the partition accounting scales the pipeline's units to: one source sending this many events a second. */
 const SOURCE_RATE = 50_000;
 /**
@@ -47,21 +47,7 @@ const load = <T>(entry: string) => (require(path.join(ROOT, entry)) as { handler
 const context = (name: string) =>
   ({ functionName: name, awsRequestId: `bench-${Math.random()}`, getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 
-function makeRequest(seed: number): Record<string, unknown>[] {
-  return Array.from({ length: PER_REQUEST }, (_, i) => {
-    const n = seed * PER_REQUEST + i;
-    return {
-      type: n % 10 === 0 ? 'identify' : 'track',
-      userId: `user-${(n * 7919) % USERS}`,
-      anonymousId: `anon-${n % 5000}`,
-      event: ['Product Viewed', 'Product Added', 'Order Completed'][n % 3],
-      messageId: `cost-${n}`,
-      timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(),
-      properties: { product_id: `p-${n % 300}`, price: (n * 3.7) % 100, currency: 'EUR', category: 'shoes' },
-      context: { library: { name: 'analytics-node', version: '3.0.0' }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' },
-    };
-  });
-}
+const makeRequest = (seed: number) => costRequest(seed, PER_REQUEST);
 
 async function startVendors(): Promise<{
   url: string;
@@ -230,7 +216,7 @@ function report(
   const perK = (n: number) => (n * 1000) / EVENTS;
   const f = (n: number, digits = 1) => n.toFixed(digits);
   console.log(
-    `\nCost per million events (${EVENTS.toLocaleString('en-US')} events in SDK requests of ${PER_REQUEST}, ${USERS} users, ${INGEST_SHARDS} ingest shard(s))`,
+    `\nCost per million events (${EVENTS.toLocaleString('en-US')} events in SDK requests of ${PER_REQUEST}, ${COST_USERS} users, ${INGEST_SHARDS} ingest shard(s))`,
   );
   console.log('  stage              DDB req/1k  WRU/1k   RRU/1k  invocations/1k  CPU ms/1k   billed ms/1k  US$/M events');
   let total = 0;
