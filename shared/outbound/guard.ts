@@ -95,6 +95,21 @@ export function parseOutboundUrl(rawUrl: unknown): URL {
 }
 
 /**
+ * The rule a refused host name broke. A refusal names the host as it was given and never the address it
+ * resolved to: what internal names resolve to is not for the sender to learn.
+ */
+export const RESOLVES_TO_NON_PUBLIC =
+  'resolves to a non-public address (private, loopback, link-local, cloud metadata or another reserved range) and is not on the outbound allow-list';
+
+/**
+ * A failure's text with the address connected to put back as the host name it was vetted for: a connection
+ * error (`connect ECONNREFUSED 10.1.2.3:5432`) would otherwise tell what the name resolves to.
+ */
+export function withoutAddress(text: string, target: Pick<VettedTarget, 'host' | 'address'>): string {
+  return target.host === target.address ? text : text.split(target.address).join(target.host);
+}
+
+/**
  * Decides where a request may go: IP literals must be public (or allow-listed); host names are resolved
  * and every address they resolve to must be public (or allow-listed). Returns the address to connect to.
  */
@@ -120,7 +135,7 @@ export async function vetUrl(url: URL, allowlist: OutboundAllowlist): Promise<Ve
   if (!isHostAllowlisted(allowlist, host)) {
     for (const { address } of addresses) {
       if (!isPublicAddress(address) && !isAddressAllowlisted(allowlist, address)) {
-        throw new OutboundError('blocked_resolution', `request to ${url.href} failed, reason: cannot use ${address} as IP address for ${host}`);
+        throw new OutboundError('blocked_resolution', `request to ${url.href} failed, reason: ${host} ${RESOLVES_TO_NON_PUBLIC}`);
       }
     }
   }
@@ -187,7 +202,7 @@ function requestOnce(
       signal,
     });
     req.on('error', (err) => {
-      fail(`request to ${url.href} failed, reason: ${err.message}`);
+      fail(`request to ${url.href} failed, reason: ${withoutAddress(err.message, target)}`);
     });
     req.on('response', (res) => {
       if (!wantBody(res.statusCode ?? 0, res.headers)) {
@@ -208,7 +223,7 @@ function requestOnce(
         }
         chunks.push(chunk);
       });
-      stream.on('error', (err) => fail(`request to ${url.href} failed, reason: ${err.message}`));
+      stream.on('error', (err) => fail(`request to ${url.href} failed, reason: ${withoutAddress(err.message, target)}`));
       stream.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bodyText: Buffer.concat(chunks).toString('utf8') }));
     });
     if (body !== undefined) req.write(body);
@@ -225,8 +240,30 @@ function normaliseHeaders(init: GuardedFetchInit['headers']): Record<string, str
 }
 
 /**
+ * The headers a redirect to another origin (scheme, host or port) keeps: those that describe the request and
+ * carry nothing of the sender's. Authorization, Cookie, Proxy-Authorization, API keys and every other header a
+ * destination's configuration or user code set are dropped, as browsers and fetch drop Authorization, so a
+ * credential meant for one server never reaches the server it redirects to.
+ */
+const CROSS_ORIGIN_HEADERS = new Set([
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'content-type',
+  'content-language',
+  'content-length',
+  'content-encoding',
+]);
+
+function dropCredentialHeaders(headers: Record<string, string>): void {
+  for (const name of Object.keys(headers)) if (!CROSS_ORIGIN_HEADERS.has(name)) delete headers[name];
+}
+
+/**
  * Fetches a URL on behalf of user code or a webhook: refuses non-public destinations (unless
- * allow-listed), pins the vetted address, re-vets every redirect, and bounds time and response size.
+ * allow-listed), pins the vetted address, re-vets every redirect (and sends no credential header across
+ * origins), and bounds time and response size.
  */
 export async function guardedFetch(rawUrl: unknown, init: GuardedFetchInit = {}, options: GuardedFetchOptions): Promise<GuardedResponse> {
   const allowlist = resolveAllowlist(options.allowlist);
@@ -279,6 +316,7 @@ export async function guardedFetch(rawUrl: unknown, init: GuardedFetchInit = {},
           delete headers['content-length'];
           delete headers['content-type'];
         }
+        if (next.origin !== url.origin) dropCredentialHeaders(headers);
         url = next;
         continue;
       }

@@ -2,7 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { ISocketFactory, Producer, SASLOptions } from 'kafkajs';
 import { allowlistFromEnv, type OutboundAllowlist } from '../../outbound/allowlist';
-import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
+import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress, type VettedTarget } from '../../outbound/guard';
 
 import { destinationTimeoutMs } from '../http-client';
 
@@ -27,7 +27,7 @@ export type KafkaOutcome<T> = { ok: true; value: T } | { ok: false; error: strin
  * names, is vetted by the SSRF guard first and made to the address vetted (not the name again), so neither
  * a configured nor an advertised broker can reach a private address that is not allow-listed.
  */
-export function guardedSocketFactory(allowlist: OutboundAllowlist, refusals: string[]): ISocketFactory {
+export function guardedSocketFactory(allowlist: OutboundAllowlist, refusals: string[], vetted: VettedTarget[] = []): ISocketFactory {
   return ({ host, port, ssl, onConnect }) => {
     const raw = new net.Socket();
     const socket = ssl ? tls.connect({ socket: raw, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : raw;
@@ -35,7 +35,10 @@ export function guardedSocketFactory(allowlist: OutboundAllowlist, refusals: str
     Promise.resolve()
       .then(() => vetUrl(parseOutboundUrl(url), allowlist))
       .then(
-        (target) => raw.connect({ host: target.address, port, family: target.family }, ssl ? undefined : onConnect),
+        (target) => {
+          vetted.push(target);
+          raw.connect({ host: target.address, port, family: target.family }, ssl ? undefined : onConnect);
+        },
         (error: Error) => {
           if (error instanceof OutboundError && error.code !== 'unresolvable') refusals.push(error.message);
           socket.destroy(error);
@@ -59,12 +62,13 @@ function rootOf(error: unknown): Error & { retriable?: boolean } {
   return current;
 }
 
-function failureOf(error: unknown, refusals: string[]): KafkaOutcome<never> {
+/** What a failed exchange comes to; its text names brokers by host, never by the address connected to. */
+function failureOf(error: unknown, refusals: string[], vetted: VettedTarget[]): KafkaOutcome<never> {
   if (refusals.length > 0) return { ok: false, error: refusals[0]!, retryable: false, refusedAddress: true };
   const root = rootOf(error);
   const authentication = root?.name === 'KafkaJSSASLAuthenticationError';
   const retryable = !authentication && root?.retriable !== false;
-  const message = root?.message ?? String(error);
+  const message = vetted.reduce((text, target) => withoutAddress(text, target), root?.message ?? String(error));
   return { ok: false, error: message, retryable };
 }
 
@@ -74,6 +78,7 @@ function failureOf(error: unknown, refusals: string[]): KafkaOutcome<never> {
  */
 export async function withProducer<T>(config: KafkaConnectionConfig, work: (producer: Producer) => Promise<T>): Promise<KafkaOutcome<T>> {
   const refusals: string[] = [];
+  const vetted: VettedTarget[] = [];
   // The client is loaded by the first delivery to a Kafka destination, not by every function that knows the type.
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
@@ -86,7 +91,7 @@ export async function withProducer<T>(config: KafkaConnectionConfig, work: (prod
     requestTimeout: destinationTimeoutMs(),
     enforceRequestTimeout: true,
     retry: { retries: 0 },
-    socketFactory: guardedSocketFactory(allowlistFromEnv(), refusals),
+    socketFactory: guardedSocketFactory(allowlistFromEnv(), refusals, vetted),
     logLevel: logLevel.NOTHING,
   });
   const producer = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
@@ -94,7 +99,7 @@ export async function withProducer<T>(config: KafkaConnectionConfig, work: (prod
     await producer.connect();
     return { ok: true, value: await work(producer) };
   } catch (error) {
-    return failureOf(error, refusals);
+    return failureOf(error, refusals, vetted);
   } finally {
     await producer.disconnect().catch(() => undefined);
   }

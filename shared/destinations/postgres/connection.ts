@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { allowlistFromEnv } from '../../outbound/allowlist';
-import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
+import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress } from '../../outbound/guard';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../http-client';
 
 /** Longest a statement may run on the server (and, a little longer, that the client waits for it). */
@@ -34,9 +34,10 @@ function connectTimeoutMs(): number {
  */
 const RETRY_STATE = /^(08|40|53|57P0|55P03|57014)/;
 
-function failure(error: unknown, host: string): { ok: false; error: string; retryable: boolean; status: number } {
+/** What a failed connection or statement comes to; the text names the host as configured, never the address connected to. */
+function failure(error: unknown, vetted: { host: string; address: string }): { ok: false; error: string; retryable: boolean; status: number } {
   const e = error as Error & { code?: string };
-  const text = `PostgreSQL at ${host}: ${e.message}`.slice(0, 500);
+  const text = `PostgreSQL at ${vetted.host}: ${withoutAddress(e.message, vetted)}`.slice(0, 500);
   if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
     const retryable = RETRY_STATE.test(e.code);
     return { ok: false, error: `${text} (SQLSTATE ${e.code})`, retryable, status: retryable ? 503 : 400 };
@@ -130,7 +131,7 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Poo
     try {
       client = await pool.connect();
     } catch (error) {
-      return failure(error, target.host);
+      return failure(error, { host: target.host, address });
     }
     const reused = USED.has(client);
     try {
@@ -141,7 +142,7 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Poo
     } catch (error) {
       // A connection that failed is never handed out again.
       client.release(true);
-      if (!(reused && attempt === 1 && lostConnection(error))) return failure(error, target.host);
+      if (!(reused && attempt === 1 && lostConnection(error))) return failure(error, { host: target.host, address });
     }
   }
 }

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type Redis from 'ioredis';
 import { allowlistFromEnv } from '../../outbound/allowlist';
-import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
+import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress } from '../../outbound/guard';
 
 const TIMEOUT_MS = 5_000;
 
@@ -70,7 +70,7 @@ export async function withRedis<T>(config: RedisConfig, work: (client: Redis) =>
     return { ok: true, value: await work(client) };
   } catch (error) {
     const cause = reported ?? (error as Error);
-    return { ok: false, error: `Redis at ${config.address}: ${cause.message}`, retryable: !FINAL_REPLY.test(cause.message) };
+    return { ok: false, error: `Redis at ${config.address}: ${withoutAddress(cause.message, target)}`, retryable: !FINAL_REPLY.test(cause.message) };
   } finally {
     // Once ended the client has let go already; disconnecting again would leave a 2 s timer behind.
     if (client.status !== 'end') client.disconnect();

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { allowlistFromEnv } from '../../outbound/allowlist';
-import { OutboundError, parseOutboundUrl, vetUrl } from '../../outbound/guard';
+import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress, type VettedTarget } from '../../outbound/guard';
 import { vettingLookup } from '../../outbound/lookup';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS, isRetryableStatus } from '../http-client';
 import type { DeliveryResult } from '../types';
@@ -42,9 +42,10 @@ function outboundErrorOf(error: unknown): OutboundError | undefined {
 /**
  * What a failed S3 call comes to. An answer's status decides (5xx, 429, 408 and S3's throttling codes may
  * pass later; AccessDenied, NoSuchBucket, a bad key and any other 4xx will not); without an answer, an
- * address the SSRF guard refused is final (403), a time-out (504) or a network failure (502) is not.
+ * address the SSRF guard refused is final (403), a time-out (504) or a network failure (502) is not, its text
+ * naming the hosts `vetted` as given rather than the addresses connected to.
  */
-export function s3Failure(error: unknown): DeliveryResult {
+export function s3Failure(error: unknown, vetted: VettedTarget[] = []): DeliveryResult {
   const e = error as SdkError;
   const status = e.$metadata?.httpStatusCode;
   const code = e.Code ?? e.name;
@@ -56,14 +57,15 @@ export function s3Failure(error: unknown): DeliveryResult {
   if (refused)
     return { status: REFUSED_ADDRESS.has(refused.code) ? 403 : 502, response: '', error: refused.message, retryable: !REFUSED_ADDRESS.has(refused.code) };
   const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'ETIMEDOUT';
-  return { status: timedOut ? 504 : 502, response: '', error: `S3 request failed: ${e.message || code}`, retryable: true };
+  const text = vetted.reduce((message, target) => withoutAddress(message, target), e.message || code);
+  return { status: timedOut ? 504 : 502, response: '', error: `S3 request failed: ${text}`, retryable: true };
 }
 
-async function clientFor(target: S3Target, ms: number): Promise<{ client: S3Client; PutObjectCommand: typeof PutObjectCommand }> {
+async function clientFor(target: S3Target, ms: number, vetted: VettedTarget[]): Promise<{ client: S3Client; PutObjectCommand: typeof PutObjectCommand }> {
   // The SDK's S3 client is loaded by the first delivery to an S3 destination, not by every function that knows the type.
   const sdk = await import('@aws-sdk/client-s3');
   // Every connection, to AWS or to a configured store, goes to an address the SSRF guard vetted.
-  const lookup = vettingLookup(allowlistFromEnv());
+  const lookup = vettingLookup(allowlistFromEnv(), vetted);
   const client = new sdk.S3Client({
     region: target.region,
     endpoint: target.endPoint,
@@ -87,7 +89,8 @@ async function clientFor(target: S3Target, ms: number): Promise<{ client: S3Clie
 /** Writes one object (replacing any of the same key). Never throws. */
 export async function putObject(target: S3Target, key: string, body: Buffer): Promise<DeliveryResult> {
   const ms = timeoutMs();
-  const { client, PutObjectCommand: Put } = await clientFor(target, ms);
+  const vetted: VettedTarget[] = [];
+  const { client, PutObjectCommand: Put } = await clientFor(target, ms, vetted);
   try {
     // A host name is vetted by the lookup when connecting; an IP literal is never looked up, so it is vetted here.
     if (target.endPoint) await vetUrl(parseOutboundUrl(target.endPoint), allowlistFromEnv());
@@ -105,7 +108,7 @@ export async function putObject(target: S3Target, key: string, body: Buffer): Pr
       retryable: false,
     };
   } catch (error) {
-    return s3Failure(error);
+    return s3Failure(error, vetted);
   } finally {
     client.destroy();
   }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RESOLVES_TO_NON_PUBLIC } from '../../../shared/outbound/guard';
 import { runTransformation, SandboxError, shutdownSandbox } from '../../../shared/sandbox';
 
 let server: http.Server;
@@ -148,11 +149,11 @@ describe('without the allow-list', () => {
     expect(out).toEqual({ message, isObject: true });
   });
 
-  it('fetchV2 to localhost names the resolved address', async () => {
+  it('fetchV2 to localhost names the rule and the name, not the resolved address', async () => {
     const out = await transform(`export async function transformEvent(e) {
       try { await fetchV2("http://localhost:9/x"); return { ok: true }; } catch (err) { return { message: err.message }; }
     }`);
-    expect(out.message).toMatch(/^request to http:\/\/localhost:9\/x failed, reason: cannot use (127\.0\.0\.1|::1) as IP address for localhost$/);
+    expect(out.message).toBe(`request to http://localhost:9/x failed, reason: localhost ${RESOLVES_TO_NON_PUBLIC}`);
   });
 
   it('fetchV2 without arguments rejects with "fetch url is required"', async () => {
