@@ -2,6 +2,7 @@ import { type SortedChunk, nothingToSend, sortChunk, wholeAnswer, withVerdicts }
 import { accessToken, forgetToken, parseServiceAccountKey } from '../google/service-account';
 import { sendRequest } from '../http-client';
 import { idText, isRecord, propertiesOf, trimBase } from '../message';
+import { type DestinationScope } from '../../tenant-cache';
 import { restRequest } from '../request';
 import { type ChunkEventVerdict, type DeliveryResult, type Message, defineDestination } from '../types';
 import { type BigQueryConfig, bigQueryStreamDefinition } from './definition';
@@ -54,10 +55,10 @@ function rowVerdicts(answer: DeliveryResult, sent: number): (position: number) =
   return (position) => byIndex.get(position) ?? { kind: 'delivered' };
 }
 
-async function insertAll(chunk: SortedChunk<Row>, c: Config) {
+async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationScope) {
   const key = parseServiceAccountKey(c.credentials);
   if (!key.ok) return withVerdicts({ status: 400, response: '', error: key.error, retryable: false }, chunk, () => ({ kind: 'refused', error: key.error }));
-  const token = await accessToken(key.key, BIGQUERY_SCOPE);
+  const token = await accessToken(owner, key.key, BIGQUERY_SCOPE);
   if (!token.ok) return withVerdicts(token.result, chunk, () => wholeAnswer(token.result));
   const answer = await sendRequest(
     restRequest({
@@ -68,7 +69,7 @@ async function insertAll(chunk: SortedChunk<Row>, c: Config) {
     }),
   );
   // A 401 means the token was revoked or the key rotated: the next attempt asks for a new one.
-  if (answer.status === 401) forgetToken(key.key, BIGQUERY_SCOPE);
+  if (answer.status === 401) forgetToken(owner, key.key, BIGQUERY_SCOPE);
   const retried = answer.status === 401 ? { ...answer, retryable: true } : answer;
   return withVerdicts(retried, chunk, rowVerdicts(retried, chunk.accepted.length));
 }
@@ -77,9 +78,9 @@ export const bigQueryStream = defineDestination(bigQueryStreamDefinition, {
   delivery: 'server',
   serverBatch: {
     maxEvents: MAX_ROWS,
-    async deliver(messages, c) {
+    async deliver(messages, c, context) {
       const chunk = sortChunk(messages, rowOf);
-      return chunk.accepted.length === 0 ? nothingToSend(chunk.verdicts) : insertAll(chunk, c);
+      return chunk.accepted.length === 0 ? nothingToSend(chunk.verdicts) : insertAll(chunk, c, context);
     },
   },
 });

@@ -2,6 +2,7 @@ import { type SortedChunk, nothingToSend, sortChunk, wholeAnswer, withVerdicts }
 import { accessToken, forgetToken, parseServiceAccountKey } from '../google/service-account';
 import { sendRequest } from '../http-client';
 import { get, idText, trimBase } from '../message';
+import { type DestinationScope } from '../../tenant-cache';
 import { restRequest } from '../request';
 import { type Message, defineDestination } from '../types';
 import { type GoogleSheetsConfig, googleSheetsDefinition } from './definition';
@@ -42,10 +43,10 @@ export function rowOf(message: Message, c: Pick<Config, 'eventKeyMap'>): Cell[] 
 /** The sheet name as A1 notation quotes it, so names with spaces or quotes are taken whole. */
 const sheetRange = (name: string) => `'${name.replace(/'/g, "''")}'`;
 
-async function append(chunk: SortedChunk<Cell[]>, c: Config) {
+async function append(chunk: SortedChunk<Cell[]>, c: Config, owner: DestinationScope) {
   const key = parseServiceAccountKey(c.credentials);
   if (!key.ok) return withVerdicts({ status: 400, response: '', error: key.error, retryable: false }, chunk, () => ({ kind: 'refused', error: key.error }));
-  const token = await accessToken(key.key, SHEETS_SCOPE);
+  const token = await accessToken(owner, key.key, SHEETS_SCOPE);
   if (!token.ok) return withVerdicts(token.result, chunk, () => wholeAnswer(token.result));
   const range = sheetRange(c.sheetName);
   const answer = await sendRequest(
@@ -57,7 +58,7 @@ async function append(chunk: SortedChunk<Cell[]>, c: Config) {
       json: { range, majorDimension: 'ROWS', values: chunk.accepted.map(({ item }) => item) },
     }),
   );
-  if (answer.status === 401) forgetToken(key.key, SHEETS_SCOPE);
+  if (answer.status === 401) forgetToken(owner, key.key, SHEETS_SCOPE);
   const result = answer.status === 401 ? { ...answer, retryable: true } : answer;
   return withVerdicts(result, chunk, () => wholeAnswer(result));
 }
@@ -66,9 +67,9 @@ export const googleSheets = defineDestination(googleSheetsDefinition, {
   delivery: 'server',
   serverBatch: {
     maxEvents: MAX_ROWS,
-    async deliver(messages, c) {
+    async deliver(messages, c, context) {
       const chunk = sortChunk(messages, (message) => rowOf(message, c));
-      return chunk.accepted.length === 0 ? nothingToSend(chunk.verdicts) : append(chunk, c);
+      return chunk.accepted.length === 0 ? nothingToSend(chunk.verdicts) : append(chunk, c, context);
     },
   },
 });

@@ -1,5 +1,6 @@
 import { createSign } from 'node:crypto';
 import * as z from 'zod';
+import { keyMaterial, TenantCache, type DestinationScope } from '../../tenant-cache';
 import { sendRequest } from '../http-client';
 import { restRequest } from '../request';
 import type { DeliveryResult } from '../types';
@@ -49,20 +50,32 @@ export function signedAssertion(key: ServiceAccountKey, scope: string, now = Mat
 
 export type TokenOutcome = { ok: true; token: string } | { ok: false; result: DeliveryResult };
 
-const cache = new Map<string, { token: string; expiresAt: number }>();
+/**
+ * Tokens by workspace, destination and a hash of everything they were asked for with (private key, client_email,
+ * token_uri, scope): a token is only ever used by the destination whose own key obtained it, never by another
+ * workspace or destination naming the same service account, nor after the key is changed.
+ */
+const tokens = new TenantCache<DestinationScope & { material: string }, string>({ max: 1000 });
+
+const tokenKey = (owner: DestinationScope, key: ServiceAccountKey, scope: string) => ({
+  workspaceId: owner.workspaceId,
+  destinationId: owner.destinationId,
+  material: keyMaterial(key.private_key, key.client_email, key.token_uri ?? GOOGLE_TOKEN_URI, scope),
+});
 
 /** Forgets every cached token (tests start from nothing). */
-export const clearTokenCache = () => cache.clear();
+export const clearTokenCache = () => void tokens.clear();
 
 /**
- * An access token for `scope`: the cached one while it is valid, otherwise a new one from the token endpoint.
- * A failure is a delivery result (a refused key is final, a 5xx or no answer retryable).
+ * An access token of `owner` (the destination whose configuration holds `key`) for `scope`: the one cached for
+ * the same destination and key while it is valid, otherwise a new one from the token endpoint. A failure is a
+ * delivery result (a refused key is final, a 5xx or no answer retryable).
  */
-export async function accessToken(key: ServiceAccountKey, scope: string): Promise<TokenOutcome> {
+export async function accessToken(owner: DestinationScope, key: ServiceAccountKey, scope: string): Promise<TokenOutcome> {
   const tokenUri = key.token_uri ?? GOOGLE_TOKEN_URI;
-  const cacheKey = `${tokenUri} ${key.client_email} ${scope}`;
-  const cached = cache.get(cacheKey);
-  if (cached && cached.expiresAt > Date.now()) return { ok: true, token: cached.token };
+  const cacheKey = tokenKey(owner, key, scope);
+  const cached = tokens.get(cacheKey);
+  if (cached !== undefined) return { ok: true, token: cached };
 
   let assertion: string;
   try {
@@ -79,11 +92,11 @@ export async function accessToken(key: ServiceAccountKey, scope: string): Promis
     return { ok: false, result: { ...answer, error, retryable: answer.retryable } };
   }
   const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : ASSERTION_LIFETIME_S) * 1000;
-  cache.set(cacheKey, { token: body.access_token, expiresAt: Date.now() + lifetimeMs - EXPIRY_MARGIN_MS });
+  tokens.set(cacheKey, body.access_token, lifetimeMs - EXPIRY_MARGIN_MS);
   return { ok: true, token: body.access_token };
 }
 
-/** Drops the cached token for `scope` (the API refused it with a 401: revoked, or the key was rotated). */
-export function forgetToken(key: ServiceAccountKey, scope: string): void {
-  cache.delete(`${key.token_uri ?? GOOGLE_TOKEN_URI} ${key.client_email} ${scope}`);
+/** Drops the cached token of `owner` for `scope` (the API refused it with a 401: revoked, or the key was rotated). */
+export function forgetToken(owner: DestinationScope, key: ServiceAccountKey, scope: string): void {
+  tokens.delete(tokenKey(owner, key, scope));
 }

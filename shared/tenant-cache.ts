@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+
+/** What every key of a tenant's cache begins with: the workspace whose data, secret or not, the entry holds. */
+export type WorkspaceScope = { readonly workspaceId: string };
+
+/** A destination of a workspace: the scope of whatever is made from a destination's configuration. */
+export type DestinationScope = { readonly workspaceId: string; readonly destinationId: string };
+
+/** A key part: anything JSON writes the same way each time (strings, numbers, booleans). */
+type KeyPart = string | number | boolean;
+
+export interface TenantCacheOptions<V> {
+  /** Most entries kept; the least recently used goes first. */
+  max: number;
+  /** How long an entry is good for unless `set` says otherwise; undefined: until it is pushed out. */
+  ttlMs?: number;
+  /** Called with an entry's value once it is dropped (expired, pushed out, deleted, cleared): closes what it holds. */
+  onEvict?: (value: V) => void;
+}
+
+/**
+ * The one way a process keeps anything of a tenant between requests: a bounded map whose keys begin with the
+ * workspace (a key without one does not type-check, nor run), then the rest of the key's fields by name. So an
+ * entry is only ever found by the workspace it was made for; what is made from credentials adds a `material`
+ * field (keyMaterial) so that other credentials of the same workspace never find it either.
+ * test/hostile/secret-caches.test.ts holds every cache of shared/ and functions/ to this.
+ */
+export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: KeyPart }, V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+
+  constructor(private readonly options: TenantCacheOptions<V>) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The value kept for `key` while it is good (now the most recently used), else undefined. */
+  get(key: K): V | undefined {
+    const id = idOf(key);
+    const kept = this.entries.get(id);
+    if (!kept) return undefined;
+    this.entries.delete(id);
+    if (kept.until <= Date.now()) {
+      this.options.onEvict?.(kept.value);
+      return undefined;
+    }
+    this.entries.set(id, kept);
+    return kept.value;
+  }
+
+  /** Keeps `value` for `key` (for `ttlMs`, else the cache's own time), pushing out the least recently used past `max`. */
+  set(key: K, value: V, ttlMs = this.options.ttlMs): V {
+    const id = idOf(key);
+    const before = this.entries.get(id);
+    this.entries.delete(id);
+    if (before && before.value !== value) this.options.onEvict?.(before.value);
+    this.entries.set(id, { value, until: ttlMs === undefined ? Infinity : Date.now() + ttlMs });
+    for (const [oldest, { value: out }] of this.entries) {
+      if (this.entries.size <= this.options.max) break;
+      this.entries.delete(oldest);
+      this.options.onEvict?.(out);
+    }
+    return value;
+  }
+
+  delete(key: K): boolean {
+    const id = idOf(key);
+    const kept = this.entries.get(id);
+    if (!kept) return false;
+    this.entries.delete(id);
+    this.options.onEvict?.(kept.value);
+    return true;
+  }
+
+  /** Drops every entry (the values kept so far, for a process that is done, or tests that start from nothing). */
+  clear(): V[] {
+    const values = [...this.entries.values()].map((e) => e.value);
+    this.entries.clear();
+    for (const value of values) this.options.onEvict?.(value);
+    return values;
+  }
+}
+
+/** The workspace first, then the other fields sorted by name, as JSON: distinct keys never write the same text. */
+function idOf(key: WorkspaceScope & { readonly [field: string]: KeyPart }): string {
+  if (typeof key.workspaceId !== 'string' || key.workspaceId === '') throw new Error('a tenant cache key needs its workspaceId');
+  const rest = Object.keys(key)
+    .filter((field) => field !== 'workspaceId')
+    .sort()
+    .map((field) => [field, key[field]]);
+  return JSON.stringify([key.workspaceId, rest]);
+}
+
+/**
+ * SHA-256 of credentials' parts (each length-prefixed, so no two lists hash the same bytes), in hex: what a
+ * cache key carries of the key material something was made with, never the material itself.
+ */
+export function keyMaterial(...parts: (string | undefined)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part === undefined ? '-;' : `${Buffer.byteLength(part)}:`).update(part ?? '');
+  return hash.digest('hex');
+}
