@@ -1,7 +1,8 @@
 import type { Message } from '../../destinations';
 import { destinationType } from '../../destinations';
 import type { Destination } from '../catalog/schemas';
-import { redact, redactNamed } from '../credentials/redact';
+import { redact } from '../credentials/redact';
+import { keptFailures } from './failures';
 import { emptyFunnel } from './funnel';
 import { countSlot, parkSlot, settleSlot, startRun, type BatchRun } from './batch-run';
 import type { Circuit } from './circuit';
@@ -282,7 +283,7 @@ export class BatchDelivery {
   private async write(run: BatchRun): Promise<boolean> {
     const parks = run.parks.splice(0);
     const { position, totals } = run;
-    const failures = redactNamed(run.failures.splice(0), run.context?.named ?? {}, run.context?.secrets ?? []);
+    const failures = keptFailures(run.failures.splice(0), { named: run.context?.named, secrets: run.context?.secrets });
     const written = await this.deliveries.writeBatch(run.guard, {
       position,
       totals,
@@ -308,7 +309,7 @@ export class BatchDelivery {
       parks: run.parks.splice(0),
       finish: { samples: redact(run.samples, secrets), errors: redact(run.errors, secrets), at: iso(Date.now()) },
       funnel: finalFunnel(run),
-      failures: redactNamed(run.failures.splice(0), run.context?.named ?? {}, secrets),
+      failures: keptFailures(run.failures.splice(0), { named: run.context?.named, secrets }),
     };
   }
 

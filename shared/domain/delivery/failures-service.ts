@@ -2,7 +2,7 @@ import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
-import { failureId, parseFailureId, type FailuresQuery, type RetryRequest } from './failures';
+import { failureId, parseFailureId, shownFailure, type FailuresQuery, type RetryRequest } from './failures';
 import { jobView, type DeliveryJob, type FailureRepository, type JobSelection, type StoredFailure } from './jobs';
 
 /** An ISO time as failures' keys hold it (UTC, milliseconds). */
@@ -29,7 +29,7 @@ export class FailuresService {
     const shown = await visible(this.suppression, workspaceId, page.failures);
     const failures = shown
       .filter((f) => query.reason === undefined || f.failure.reason === query.reason)
-      .map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...failure, ...(retry && { retry }) }));
+      .map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...shownFailure(failure), ...(retry && { retry }) }));
     return { failures, paging: page.next ? { next: failureId(page.next.group, page.next.index) } : {} };
   }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { secretMarker, showSecrets } from '../credentials/redact';
 import { ABORT_CLASSES, type AbortClass } from './funnel';
 
 /** How much of an answer's body a failure keeps. */
@@ -42,11 +43,34 @@ export const FailedEvent = z.object({
   attempts: z.array(z.object({ at: z.string(), status: z.number().optional(), error: z.string().optional() })),
   /** How many attempts there were in all, where `attempts` lists only the first and the last (a parked retry's). */
   attemptCount: z.number().int().optional(),
+  /**
+   * The nonce of the marks that stand for the secrets it held (redact.ts), when it held any: a retry puts values
+   * back in those marks only. Kept beside the payload, never shown.
+   */
+  secretNonce: z.string().optional(),
 });
 export type FailedEvent = z.infer<typeof FailedEvent>;
 
-/** A failure as the API lists it: with its id and its retry, if any. */
-export type ListedFailure = FailedEvent & { id: string; retry?: FailureRetry };
+/** A failure as the API lists it: with its id and its retry, if any; its marks read by credential name. */
+export type ListedFailure = Omit<FailedEvent, 'secretNonce'> & { id: string; retry?: FailureRetry };
+
+/**
+ * Failures as they are kept: in each, every secret (a credential's value, or one of `secrets`) is a mark of a
+ * nonce of its own, kept beside its payload, never its value.
+ */
+export function keptFailures(failures: FailedEvent[], credentials: { named?: Record<string, string>; secrets?: string[] }): FailedEvent[] {
+  const marked = secretMarker(credentials.named ?? {}, credentials.secrets ?? []);
+  return failures.map((failure) => {
+    const { value, nonce } = marked(failure);
+    return nonce === undefined ? value : { ...value, secretNonce: nonce };
+  });
+}
+
+/** A kept failure as people read it: each secret's mark reads `[secret:<key>]` (or `[secret]`), the nonce left out. */
+export function shownFailure(failure: FailedEvent): Omit<FailedEvent, 'secretNonce'> {
+  const { secretNonce, ...shown } = failure;
+  return secretNonce === undefined ? shown : showSecrets(shown, secretNonce);
+}
 
 /** Where a failure is: its group (one write's failures) and its place in it. */
 export interface FailureRef {

@@ -3,14 +3,14 @@ import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
 import type { ParkedDeliveryRepository } from './ports';
 import type { Circuit } from './circuit';
-import { redact, redactNamed } from '../credentials/redact';
+import { redact } from '../credentials/redact';
 import type { CredentialService } from '../credentials/credential-service';
 import { deliveryMetrics, retryDelay, type DeliveryPolicy } from './policy';
 import type { ParkedDelivery } from './records';
 import { send } from './sender';
 import { verdictOf, type Verdict } from './verdict';
 import { abortClassOf } from './funnel';
-import type { FailureReason } from './failures';
+import { keptFailures, type FailureReason } from './failures';
 import { retryFailure } from './retry-failure';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -107,7 +107,7 @@ export class ParkedRetries {
     const lastError = redact(outcome.lastError, secrets);
     const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};
     const kept = status === 'aborted' ? retryFailure(claimed, await this.originalOf(claimed).catch(() => undefined), outcome, at) : undefined;
-    const failure = kept ? { failure: redactNamed(kept, credentials?.named ?? {}, secrets) } : {};
+    const failure = kept ? { failure: keptFailures([kept], { named: credentials?.named, secrets })[0]! } : {};
     if (!(await this.parked.recordRetry(claimed, { ...outcome, lastError, ...error, ...failure }, at))) return undefined;
     deliveryMetrics(destinationType ?? 'unknown', { [status]: 1 });
     const next = await this.parked.firstOfUser(claimed);

@@ -9,7 +9,7 @@ import { parseFailureId } from './failures';
 import { visible } from './failures-service';
 import type { DeliveryJob, FailureRepository, StoredFailure } from './jobs';
 import { send } from './sender';
-import { REDACTED, restoreSecrets } from '../credentials/redact';
+import { restoreSecrets } from '../credentials/redact';
 
 /** How many failures a job takes in one slice (a scheduler round). */
 export const JOB_SLICE = 100;
@@ -77,11 +77,13 @@ export class RetryJobs {
       destinationId: job.destinationId,
       credentials: async () => (await this.credentials.forInvocation(job.workspaceId)).values,
     };
-    // Secrets the payload held are kept as the names of their credentials: their values now go back in.
+    // Secrets the payload held are kept as marks of the record's nonce, naming their credentials: their values
+    // now go back in those marks, and nowhere else (text the event brought stays as it came).
     const kept = { requests: failure.requests as DestinationRequest[], ...(failure.message && { message: failure.message as Message }) };
-    const restored = hasSecrets(kept)
-      ? restoreSecrets(kept, (await this.credentials.forInvocation(job.workspaceId)).values)
-      : { ok: true as const, value: kept };
+    const restored =
+      failure.secretNonce !== undefined
+        ? restoreSecrets(kept, failure.secretNonce, (await this.credentials.forInvocation(job.workspaceId)).values)
+        : { ok: true as const, value: kept };
     if (!restored.ok) {
       const error = `not sent: the payload held a secret that cannot be put back (${restored.missing} is gone)`;
       return this.failures.record(job, stored, { state: 'failed', error, at: iso(Date.now()) });
@@ -115,12 +117,6 @@ export class RetryJobs {
     return { failures, ...(cursor && { cursor }), done: !page.next };
   }
 }
-
-/** Whether a kept payload names a secret (or holds one that was redacted without a name). */
-const hasSecrets = (kept: unknown) => {
-  const text = JSON.stringify(kept);
-  return text.includes('[secret:') || text.includes(REDACTED);
-};
 
 /** A failure whose payload was cut when kept cannot be sent again. */
 const resendable = ({ failure }: StoredFailure) =>
