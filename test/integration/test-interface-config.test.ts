@@ -77,15 +77,17 @@ describe('testDestination', () => {
     expect(rig.server.received).toEqual([]);
   });
 
-  it('reports the webhook error for an event path that is no URL, and aborts the send', async () => {
+  it("reports the webhook error for a transformation's path that is no URL, and aborts the send", async () => {
     const w = await workspace();
     const d = await w.destination();
+    await w.transformation("export function transformEvent(e) { return { ...e, fullPath: 'not a url' }; }", [d.id]);
     const answer = await w.testDestination(d.id, {
-      message: { ...TRACK, fullPath: 'not a url' },
-      stage: { dest_transform: true, send_to_destination: true },
+      message: TRACK,
+      stage: { dest_transform: true, send_to_destination: true, user_transform: true },
     });
     expect(answer.body.data).toEqual([
       {
+        user_transformed_payload: { ...TRACK, fullPath: 'not a url' },
         dest_transformed_payload: { error: 'Invalid URL in destination config' },
         destination_response: { error: 'error encountered in dest_transformation stage. Aborting.' },
       },

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
 import { checkDestinationConfig } from '../../destinations/definitions';
+import { withoutRoutingFields } from '../../destinations/routing-overrides';
 import { invalidConfigText, supportsTest } from '../../destinations/registry';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination, Source } from '../catalog/schemas';
@@ -108,11 +109,12 @@ export class PipelineTestService {
     if (!destination.enabled && !force) {
       return { destinationId: destination.id, destinationName: destination.name, error: TEXTS.destinationDisabled(destination.id) };
     }
-    // The connection's rules come first, as in live delivery: the entry names the rule that stopped or failed it.
-    let event = message;
+    // As in live delivery, the message's own routing fields are dropped (only a transformation may set them),
+    // then the connection's rules come first: the entry names the rule that stopped or failed it.
+    let event = withoutRoutingFields(message);
     let shown: Pick<TestDataEntry, 'rules_payload'> = {};
     if (rules.steps.length > 0) {
-      const ruled = applyRules(rules, message, credentials.values);
+      const ruled = applyRules(rules, event, credentials.values);
       if ('stopped' in ruled)
         return { ...identity(destination), data: [{ rules_payload: { filtered: true, rule: ruled.stopped, message: TEXTS.ruleStopped(ruled.stopped) } }] };
       if ('error' in ruled) return { ...identity(destination), data: [rulesFailed(ruled, stages)] };

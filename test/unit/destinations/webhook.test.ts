@@ -99,6 +99,53 @@ describe('webhook transform', () => {
     expect(fromIntegrations!.body.JSON).toEqual({ type: 'track', integrations: { WEBHOOK: {} } });
   });
 
+  it('keeps an appendPath under the URL it extends: same origin, no user, a path below, no dot segment', () => {
+    const at = (base: string, appendPath: string) => buildRequests(webhook, { type: 'track', appendPath }, { webhookUrl: base });
+    expect(at('https://api.example.com', '/v1/x?y=1')).toMatchObject({ ok: true, requests: [{ endpoint: 'https://api.example.com/v1/x?y=1' }] });
+    expect(at(URL_, '.json')).toMatchObject({ ok: true, requests: [{ endpoint: `${URL_}.json` }] });
+    for (const [base, appendPath] of [
+      ['https://api.example.com', '.evil.com/x'],
+      ['https://api.example.com', ':8443/x'],
+      ['https://api.example.com', '@evil.com'],
+      ['https://api.example.com', '//evil.com/x'],
+      [URL_, '/../../admin'],
+      [URL_, '/./x'],
+      [URL_, '/%2E%2E/admin'],
+      [URL_, '/..%2Fadmin'],
+      [URL_, '\\..\\admin'],
+      [URL_, '/..;/admin'],
+      [URL_, '/a\nHost: evil'],
+    ]) {
+      const outcome = at(base!, appendPath!);
+      expect([appendPath, outcome.ok, !outcome.ok && outcome.error]).toEqual([
+        appendPath,
+        false,
+        expect.stringMatching(/^appendPath .*: it may only add to the path of https:\/\/\S+$/),
+      ]);
+    }
+  });
+
+  it('lets configured headers win over the event header, whatever its case, and never takes framing headers from it', () => {
+    const [request] = transform(
+      { type: 'track', header: { AUTHORIZATION: 'Bearer event', 'x-api-key': 'event', Host: 'evil', 'Content-Length': '1', 'X-Ok': 'yes' } },
+      {
+        headers: [
+          { from: 'Authorization', to: 'Bearer configured' },
+          { from: 'X-API-Key', to: 'k1' },
+        ],
+      },
+    );
+    expect(request!.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer configured', 'x-api-key': 'k1', 'X-Ok': 'yes' });
+    expect(buildRequests(webhook, { type: 'track', header: { 'X-A': 'a\r\nX-B: b' } }, { webhookUrl: URL_ })).toEqual({
+      ok: false,
+      error: 'header X-A holds a line break or a control character',
+    });
+    expect(buildRequests(webhook, { type: 'track', header: { 'Bad Name': 'x' } }, { webhookUrl: URL_ })).toEqual({
+      ok: false,
+      error: 'header "Bad Name" is not a valid header name',
+    });
+  });
+
   it('fills context.ip from request_ip when the event has none', () => {
     const [request] = transform({ type: 'track', request_ip: '203.0.113.9', context: { app: 'x' } });
     expect(request!.body.JSON).toEqual({ type: 'track', request_ip: '203.0.113.9', context: { app: 'x', ip: '203.0.113.9' } });
