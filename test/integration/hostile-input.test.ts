@@ -67,7 +67,7 @@ const SAMPLES: Record<string, BodySample> = {
   'PUT /v2/connections/{id}/rules': {
     body: { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug' }] }, { type: 'truncate-ip' }] },
     extra: [
-      { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(x+)+y' }] }] },
+      { rules: [{ type: 'drop-if', conditions: [{ path: 'event', op: 'matches', pattern: '(x+)\\1y' }] }] },
       { rules: [{ type: 'hash', paths: ['a.__proto__.b'] }] },
     ],
   },

@@ -3,6 +3,7 @@ import { validateDestinationConfig } from '../../destinations/definitions';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { DEFAULT_INGEST_SHARDS, shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
+import { checkPatterns } from '../rules/rules';
 import type { Rule } from '../rules/schemas';
 import type { CatalogRepository } from './ports';
 import {
@@ -81,13 +82,15 @@ export class CatalogService {
   }
 
   async createConnection(workspaceId: string, input: z.output<typeof ConnectionCreate>): Promise<Connection> {
+    checkPatterns(input.rules, 'body.rules');
     const connection: Connection = { id: newId(), ...input, createdAt: now() };
     await this.repo.createConnection(workspaceId, connection);
     return connection;
   }
 
-  /** Replaces a connection's rules (parsed at the edge, so they compile): applied from the next delivery round on. */
-  setConnectionRules = (workspaceId: string, id: string, rules: Rule[]): Promise<Connection> => this.repo.setConnectionRules(workspaceId, id, rules, now());
+  /** Replaces a connection's rules (parsed at the edge, their patterns checked here): applied from the next delivery round on. */
+  setConnectionRules = (workspaceId: string, id: string, rules: Rule[]): Promise<Connection> =>
+    this.repo.setConnectionRules(workspaceId, id, checkPatterns(rules, 'body.rules'), now());
 
   deleteConnection = (workspaceId: string, id: string) => this.repo.deleteConnection(workspaceId, id);
 }

@@ -3,7 +3,7 @@ import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import type { IngestRepository } from '../ingestion/ports';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
-import { dryRun } from './rules';
+import { checkPatterns, dryRun } from './rules';
 import { Rules } from './schemas';
 
 /** A dry run's body: the rules to try (absent: the connection's own) on the last `limit` events of its source. */
@@ -31,6 +31,7 @@ export class RulesDryRun {
   ) {}
 
   async run(workspaceId: string, connectionId: string, body: z.output<typeof DryRunBody>): Promise<z.output<typeof DryRunResult>> {
+    if (body.rules) checkPatterns(body.rules, 'body.rules');
     const connection = await this.catalog.getConnection(workspaceId, connectionId);
     if (!connection) throw NotFoundError.of('connection', connectionId);
     const events: Record<string, unknown>[] = [];

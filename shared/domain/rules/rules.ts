@@ -1,4 +1,6 @@
 import type { Message } from '../../destinations/types';
+import { ValidationError } from '../errors';
+import { userRegexProblem } from '../user-regex';
 import { validate } from '../validation';
 import { ruleLabel, Rules, type Rule } from './schemas';
 import { RuleFailure, STOP, stepOf, type Step } from './steps';
@@ -17,7 +19,23 @@ export const NO_RULES: CompiledRules = { steps: [], credentialKeys: [] };
 
 /** Rules as stored or sent: parsed (a ValidationError naming the rule's index and field), then compiled. */
 export function parseRules(value: unknown, where = 'rules'): Rule[] {
-  return validate(Rules, value, where);
+  return checkPatterns(validate(Rules, value, where), where);
+}
+
+/**
+ * Rules being saved or tried: each `matches` pattern compiles for RE2, else a ValidationError naming the
+ * field (`<where>.<rule>.conditions.<condition>.pattern`) and the pattern. Kept out of the schema, so that
+ * the functions that only read rules do not carry the engine's code.
+ */
+export function checkPatterns<R extends readonly Rule[]>(rules: R, where: string): R {
+  rules.forEach((rule, i) => {
+    if (rule.type !== 'drop-if') return;
+    rule.conditions.forEach((condition, k) => {
+      const problem = condition.op === 'matches' ? userRegexProblem(condition.pattern, { ignoreCase: condition.ignoreCase }) : undefined;
+      if (problem) throw new ValidationError(`${where}.${i}.conditions.${k}.pattern: ${problem}`);
+    });
+  });
+  return rules;
 }
 
 export function compileRules(rules: readonly Rule[]): CompiledRules {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Message } from '../../destinations/types';
 import { getAt, pick, REMOVE, segmentsOf, treeOf, updateAt, type Segments } from './paths';
+import { compileUserRegex, UserRegexRefused } from '../user-regex';
 import { PROPERTY_CONTAINERS, type Condition, type Rule } from './schemas';
 
 /** What one rule makes of an event: the event (maybe changed), STOP, or an error that aborts the event. */
@@ -11,7 +12,7 @@ export class RuleFailure {
 export type StepResult = Message | typeof STOP | RuleFailure;
 export type Step = (event: Message, credentials: Readonly<Record<string, string>>) => StepResult;
 
-/** Strings matched by `matches` are cut to this many characters first: a bound on any pattern's work. */
+/** Strings matched by `matches` are cut to this many characters first: a bound on any pattern's work (RE2's is linear). */
 const MATCH_LIMIT = 4096;
 
 /** A number in [0, 1) drawn from a text: FNV-1a, then murmur3's finaliser so that near texts spread. */
@@ -58,7 +59,7 @@ function testOf(condition: Condition): (value: unknown) => boolean {
     case 'exists':
       return (value) => value !== undefined && value !== null;
     case 'matches': {
-      const regex = new RegExp(condition.pattern, condition.ignoreCase ? 'i' : '');
+      const regex = compileUserRegex(condition.pattern, { ignoreCase: condition.ignoreCase });
       return (value) => (typeof value === 'string' || typeof value === 'number') && regex.test(String(value).slice(0, MATCH_LIMIT));
     }
     default: {
@@ -154,7 +155,15 @@ export function stepOf(rule: Rule): Step {
       return (event) => (unitOf(String(event.messageId ?? '')) < fraction ? event : STOP);
     }
     case 'drop-if': {
-      const predicates = rule.conditions.map(predicateOf);
+      let predicates: ((event: Message) => boolean)[];
+      try {
+        predicates = rule.conditions.map(predicateOf);
+      } catch (error) {
+        // A pattern stored before RE2 refused it is never run: every event the rule sees fails with why.
+        if (!(error instanceof UserRegexRefused)) throw error;
+        const failure = new RuleFailure(`drop-if rule: the pattern ${error.problem}`);
+        return () => failure;
+      }
       return rule.match === 'any'
         ? (event) => (predicates.some((p) => p(event)) ? STOP : event)
         : (event) => (predicates.every((p) => p(event)) ? STOP : event);

@@ -39,7 +39,9 @@ export const EventSpec = z
     schema: z
       .record(z.string(), z.unknown())
       .default({ type: 'object' })
-      .describe("JSON Schema (draft 2020-12) of the event's properties (traits for identify and group)"),
+      .describe(
+        "JSON Schema (draft 2020-12) of the event's properties (traits for identify and group); its patterns are matched in linear time (RE2): no backreferences or lookaround",
+      ),
   })
   .refine((s) => s.type !== 'track' || s.name !== undefined, { message: 'a track spec needs a name', path: ['name'] })
   .refine((s) => NAMED_TYPES.includes(s.type) || s.name === undefined, { message: 'only track, page and screen specs have a name', path: ['name'] });

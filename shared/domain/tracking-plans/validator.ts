@@ -1,5 +1,7 @@
 import type { default as Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import type { RegExpEngine } from 'ajv/dist/types';
 import { ValidationError } from '../errors';
+import { compileUserRegex, userRegexProblem } from '../user-regex';
 import { NAMED_TYPES, type EventSpec, type PlanEventType, type Violation, type ViolationType } from './schemas';
 
 /**
@@ -20,8 +22,57 @@ export const loadAjv = async (): Promise<AjvClass> => {
   return loaded.default ?? (loaded as unknown as AjvClass);
 };
 
+/** Ajv's regular expressions (`pattern`, `patternProperties`) compiled by RE2, never by V8's backtracking engine. */
+const regExp: RegExpEngine = Object.assign((pattern: string) => compileUserRegex(pattern), { code: 'compileUserRegex' });
+
 const newAjv = (Ajv: AjvClass, removeAdditional: boolean) =>
-  new Ajv({ strict: false, allErrors: true, allowUnionTypes: true, removeAdditional: removeAdditional ? 'all' : false, validateFormats: false });
+  new Ajv({
+    strict: false,
+    allErrors: true,
+    allowUnionTypes: true,
+    removeAdditional: removeAdditional ? 'all' : false,
+    // No format is checked (some take a regex), and a schema cannot name a pattern from the data ($data is off).
+    validateFormats: false,
+    code: { regExp },
+  });
+
+/** Keywords whose value is a map of names to schemas (the names are not keywords). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose value is data, not a schema. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** Every regular expression of a JSON Schema (`pattern` values, `patternProperties` names), with where it is. */
+function* patternsOf(schema: unknown, at: string): Generator<{ at: string; pattern: string }> {
+  if (Array.isArray(schema)) {
+    for (const [i, item] of schema.entries()) yield* patternsOf(item, `${at}[${i}]`);
+    return;
+  }
+  if (!isRecord(schema)) return;
+  for (const [key, value] of Object.entries(schema)) {
+    const here = `${at}.${key}`;
+    if (key === 'pattern' && typeof value === 'string') yield { at: here, pattern: value };
+    else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+      for (const [name, sub] of Object.entries(value)) {
+        const named = key === 'patternProperties' ? `${here}[${JSON.stringify(name)}]` : `${here}.${name}`;
+        if (key === 'patternProperties') yield { at: named, pattern: name };
+        yield* patternsOf(sub, named);
+      }
+    } else if (!DATA_KEYWORDS.has(key)) yield* patternsOf(value, here);
+  }
+}
+
+/** A spec's schema compiled, its patterns first (a refused one named with its place in the body). */
+function compileSpec(ajv: Ajv2020, schema: EventSpec['schema'], i: number): ValidateFunction {
+  for (const { at, pattern } of patternsOf(schema, `body.specs[${i}].schema`)) {
+    const problem = userRegexProblem(pattern);
+    if (problem) throw new ValidationError(`${at}: ${problem}`);
+  }
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw new ValidationError(`body.specs[${i}].schema: not a valid JSON Schema: ${(error as Error).message}`);
+  }
+}
 
 const VIOLATION_OF_KEYWORD: Record<string, ViolationType> = {
   required: 'Required-Missing',
@@ -89,11 +140,7 @@ export class CompiledPlan {
     specs.forEach((spec, i) => {
       const key = specKey(spec.type, spec.name);
       if (this.specs.has(key)) throw new ValidationError(`body.specs[${i}]: ${key} is planned twice`);
-      try {
-        this.specs.set(key, { spec, index: i, validate: ajv.compile(spec.schema) });
-      } catch (error) {
-        throw new ValidationError(`body.specs[${i}].schema: not a valid JSON Schema: ${(error as Error).message}`);
-      }
+      this.specs.set(key, { spec, index: i, validate: compileSpec(ajv, spec.schema, i) });
     });
   }
 
