@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { putRecordBatch } from '../../shared/destinations/firehose/client';
 import { sendRequest } from '../../shared/destinations/http-client';
 import { withProducer } from '../../shared/destinations/kafka/connection';
-import { endPostgresPools, withPostgres } from '../../shared/destinations/postgres/connection';
+import { endPostgresPools, ONE_OFF, withPostgres } from '../../shared/destinations/postgres/connection';
 import { withRedis } from '../../shared/destinations/redis/connection';
 import { restRequest } from '../../shared/destinations/request';
 import { putObject } from '../../shared/destinations/s3/client';
@@ -61,7 +61,7 @@ describe('a host name that resolves to a loopback address', () => {
       ['Kafka', await withProducer({ hostname: 'localhost', port: 1 }, noWork).then((outcome) => (outcome.ok ? undefined : outcome.error))],
       [
         'PostgreSQL',
-        await withPostgres({ host: 'localhost', port: 1, database: 'd', user: 'u', sslMode: 'disable' }, noWork).then((outcome) =>
+        await withPostgres(ONE_OFF, { host: 'localhost', port: 1, database: 'd', user: 'u', sslMode: 'disable' }, noWork).then((outcome) =>
           outcome.ok ? undefined : outcome.error,
         ),
       ],
@@ -85,7 +85,7 @@ describe('a host name that resolves to a loopback address', () => {
     const noWork = async () => undefined;
     const web = await sendRequest(restRequest({ method: 'GET', endpoint: 'http://localhost:1/x' }));
     const redis = await withRedis({ address: 'localhost:1' }, noWork);
-    const postgres = await withPostgres({ host: 'localhost', port: 1, database: 'd', user: 'u', sslMode: 'disable' }, noWork);
+    const postgres = await withPostgres(ONE_OFF, { host: 'localhost', port: 1, database: 'd', user: 'u', sslMode: 'disable' }, noWork);
     expect(web).toMatchObject({ status: 502, error: expect.stringMatching(/ECONNREFUSED localhost:1/) });
     for (const error of [web.error, !redis.ok && redis.error, !postgres.ok && postgres.error]) {
       expect(error).toEqual(expect.stringContaining('localhost'));
