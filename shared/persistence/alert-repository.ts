@@ -2,10 +2,11 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type TableClient } from './table-client';
+import { isConditionFailure, queryAll, refusedItems, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
+const HOUR_MS = 3600_000;
 
 const ruleItem = (rule: AlertRule) => ({
   ...keys.alertRule(rule.workspaceId, rule.id),
@@ -126,5 +127,70 @@ export class AlertRepository implements ports.AlertRepository {
       }),
     );
     return Items.map((item) => AlertNotification.parse(item));
+  }
+
+  async claimMailAddress(workspaceId: string, address: string, limits: ports.MailLimits, nowMs: number): Promise<ports.MailClaim> {
+    const taken = await this.mailAddress(workspaceId, address, nowMs);
+    if (taken) return taken;
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const hourStart = nowMs - (nowMs % HOUR_MS);
+    const hourCount = {
+      TableName: this.store.table,
+      Key: keys.alertMailHour(workspaceId, hourStart),
+      UpdateExpression: 'ADD claimed :one SET expiresAt = :expires',
+      ConditionExpression: 'attribute_not_exists(claimed) OR claimed < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': limits.perHour, ':expires': Math.floor((hourStart + 2 * HOUR_MS) / 1000) },
+    };
+    const addressItem = {
+      TableName: this.store.table,
+      Item: {
+        ...keys.alertMailAddress(workspaceId, address),
+        entity: 'alertMailAddress',
+        claimedAt: new Date(nowMs).toISOString(),
+        expiresAt: nowSeconds + limits.addressSeconds,
+      },
+      // An item the TTL has not removed yet counts as gone once it expired.
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+      ExpressionAttributeValues: { ':now': nowSeconds },
+    };
+    try {
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [{ Update: hourCount }, { Put: addressItem }] }));
+      return { kind: 'claimed' };
+    } catch (error) {
+      const codes = refusedItems(error);
+      if (!codes) throw error;
+      if (codes[1] === 'ConditionalCheckFailed')
+        return (await this.mailAddress(workspaceId, address, nowMs)) ?? { kind: 'subscribed', subscription: 'pending confirmation' };
+      return { kind: 'limited', retryAfterSeconds: Math.max(1, Math.ceil((hourStart + HOUR_MS - nowMs) / 1000)) };
+    }
+  }
+
+  async recordMailSubscription(workspaceId: string, address: string, subscription: string): Promise<void> {
+    await this.store.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: keys.alertMailAddress(workspaceId, address),
+          UpdateExpression: 'SET subscription = :subscription',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':subscription': subscription },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  async releaseMailAddress(workspaceId: string, address: string): Promise<void> {
+    await this.store.doc.send(new DeleteCommand({ TableName: this.store.table, Key: keys.alertMailAddress(workspaceId, address) }));
+  }
+
+  /** The address as subscribed within its day, or undefined. */
+  private async mailAddress(workspaceId: string, address: string, nowMs: number): Promise<ports.MailClaim | undefined> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.alertMailAddress(workspaceId, address), ConsistentRead: true }),
+    );
+    if (!Item || Number(Item.expiresAt) <= Math.floor(nowMs / 1000)) return undefined;
+    return { kind: 'subscribed', subscription: typeof Item.subscription === 'string' ? Item.subscription : 'pending confirmation' };
   }
 }

@@ -152,6 +152,9 @@ export const keys = bounded({
   alertRule: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `RULE#${id}` }),
   alertNotification: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `NOTE#${id}` }),
   alertPartition: (workspaceId: string) => `${ws(workspaceId)}#ALERTS`,
+  /** …the e-mail addresses it subscribed in the last day, and how many new ones in a clock hour (both expire)… */
+  alertMailAddress: (workspaceId: string, address: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `MAILTO#${address}` }),
+  alertMailHour: (workspaceId: string, hourStartMs: number) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `MAILHOUR#${hourStartMs}` }),
   /** …and every rule across workspaces on gsi1, for the evaluator. */
   allAlertRules: 'ALERTRULES',
   /** A listing's cursor: random, kept under the workspace, so it cannot be forged or used by another. */

@@ -47,6 +47,8 @@ export interface SnsServer {
   subscriptions: SnsSubscription[];
   publishes: SnsPublish[];
   deliveries: SnsDelivery[];
+  /** The confirmation mails sent, by endpoint: SNS sends one for every Subscribe of an e-mail endpoint not yet confirmed. */
+  confirmationMails: string[];
   /** The endpoint follows the confirmation links it was sent: its subscriptions made so far are confirmed. */
   confirm(endpoint: string): void;
   /** Answers every call with this error instead (undefined: answer again). */
@@ -103,6 +105,7 @@ export async function startSnsServer(expected: { region: () => string }): Promis
   const subscriptions: SnsSubscription[] = [];
   const publishes: SnsPublish[] = [];
   const deliveries: SnsDelivery[] = [];
+  const confirmationMails: string[] = [];
   let callFailure: { status: number; code: string; message: string } | undefined;
   let hanging = false;
 
@@ -125,6 +128,7 @@ export async function startSnsServer(expected: { region: () => string }): Promis
     }
     const subscription = existing ?? { topicArn, protocol, endpoint, attributes, arn: `${topicArn}:${randomUUID()}`, confirmed: false };
     if (!existing) subscriptions.push(subscription);
+    if (protocol === 'email' && !subscription.confirmed) confirmationMails.push(endpoint);
     answer(res, 'Subscribe', { SubscriptionArn: subscription.confirmed ? subscription.arn : 'pending confirmation' });
   };
 
@@ -176,6 +180,7 @@ export async function startSnsServer(expected: { region: () => string }): Promis
     subscriptions,
     publishes,
     deliveries,
+    confirmationMails,
     confirm: (endpoint) => subscriptions.filter((s) => s.endpoint === endpoint).forEach((s) => (s.confirmed = true)),
     failCalls: (failure) => void (callFailure = failure),
     hangCalls: (hang) => void (hanging = hang),

@@ -1,9 +1,15 @@
 import type * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../errors';
 import { newId, now } from '../ids';
-import type { AlertMail, AlertRepository } from './ports';
+import type { AlertMail, AlertRepository, MailLimits } from './ports';
 import { viewOf, type AlertChannel, type AlertCondition, type AlertRule, type AlertRuleCreate, type AlertRulePatch, type StoredAlertChannel } from './schemas';
+
+/**
+ * Subscribing an address makes AWS mail it a confirmation: a workspace may subscribe at most 10 new addresses
+ * in a clock hour, and an address it subscribed is not subscribed again (no second mail) for a day.
+ */
+export const ALERT_MAIL_LIMITS: MailLimits = { perHour: 10, addressSeconds: 24 * 3600 };
 
 type Create = z.output<typeof AlertRuleCreate>;
 type Patch = z.output<typeof AlertRulePatch>;
@@ -14,6 +20,7 @@ export class AlertService {
     private readonly rules: AlertRepository,
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination'>,
     private readonly mail: AlertMail,
+    private readonly mailLimits: MailLimits = ALERT_MAIL_LIMITS,
   ) {}
 
   async create(workspaceId: string, input: Create) {
@@ -61,16 +68,29 @@ export class AlertService {
 
   /**
    * An e-mail channel subscribes its address to the workspace's SNS topic before the rule is written (AWS mails
-   * the address a link to confirm); the rule keeps SNS's answer. Without SNS in the deployment, or when SNS
-   * fails, nothing is written.
+   * the address a link to confirm); the rule keeps SNS's answer. An address the workspace subscribed within the
+   * day is not subscribed again (the rule keeps the answer of then); a new address past the workspace's hourly
+   * limit is refused (429). Without SNS in the deployment, or when SNS fails, nothing is written.
    */
   private async channelOf(workspaceId: string, channel: AlertChannel): Promise<StoredAlertChannel> {
     if (channel.type !== 'email') return channel;
     if (!this.mail.enabled()) {
       throw new ValidationError("channel.type: e-mail alerts need the deployment's Amazon SNS, which this deployment does not have; use slack or webhook");
     }
+    const claim = await this.rules.claimMailAddress(workspaceId, channel.address, this.mailLimits, Date.now());
+    if (claim.kind === 'subscribed') return { ...channel, subscription: claim.subscription };
+    if (claim.kind === 'limited') {
+      throw new RateLimitedError(
+        `channel.address: this workspace may subscribe at most ${this.mailLimits.perHour} new e-mail addresses an hour to alerts (each is mailed a confirmation); retry after ${claim.retryAfterSeconds} s`,
+        claim.retryAfterSeconds,
+      );
+    }
     const answer = await this.mail.subscribe(workspaceId, channel.address);
-    if ('error' in answer) throw new ServiceUnavailableError(`channel.address: SNS could not subscribe ${channel.address}: ${answer.error}`);
+    if ('error' in answer) {
+      await this.rules.releaseMailAddress(workspaceId, channel.address);
+      throw new ServiceUnavailableError(`channel.address: SNS could not subscribe ${channel.address}: ${answer.error}`);
+    }
+    await this.rules.recordMailSubscription(workspaceId, channel.address, answer.subscription);
     return { ...channel, subscription: answer.subscription };
   }
 

@@ -28,7 +28,28 @@ export interface AlertRepository {
   recordDelivery(workspaceId: string, notificationId: string, delivery: NonNullable<AlertNotification['delivery']>): Promise<void>;
   /** The workspace's notifications, newest first. */
   notifications(workspaceId: string, limit: number): Promise<AlertNotification[]>;
+  /**
+   * Takes the right to subscribe `address` (one confirmation mail) for the workspace, counted in the store so
+   * every process sees it: `subscribed` when the address was taken within `limits.addressSeconds` (with what SNS
+   * answered then, once recorded), `limited` when the workspace took `limits.perHour` addresses in this clock
+   * hour already, otherwise `claimed`, the address and the hour's count taken in one write.
+   */
+  claimMailAddress(workspaceId: string, address: string, limits: MailLimits, nowMs: number): Promise<MailClaim>;
+  /** What SNS answered to the claimed address's subscription. */
+  recordMailSubscription(workspaceId: string, address: string, subscription: string): Promise<void>;
+  /** Gives a claimed address back (SNS did not subscribe it), so it may be tried again; the hour's count stays taken. */
+  releaseMailAddress(workspaceId: string, address: string): Promise<void>;
 }
+
+/** How many confirmation mails a workspace may cause. */
+export interface MailLimits {
+  /** New addresses a workspace may subscribe in a clock hour. */
+  perHour: number;
+  /** How long an address, once subscribed, is not subscribed again (no second confirmation mail). */
+  addressSeconds: number;
+}
+
+export type MailClaim = { kind: 'claimed' } | { kind: 'subscribed'; subscription: string } | { kind: 'limited'; retryAfterSeconds: number };
 
 /** The counters conditions read. */
 export interface AlertReads {
