@@ -15,7 +15,7 @@ export interface TenantCacheOptions<V> {
   /** How long an entry is good for unless `set` says otherwise; undefined: until it is pushed out. */
   ttlMs?: number;
   /** Called with an entry's value once it is dropped (expired, pushed out, deleted, cleared): closes what it holds. */
-  onEvict?: (value: V) => void;
+  onEvict?: (value: V) => void | Promise<void>;
 }
 
 /**
@@ -41,7 +41,7 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
     if (!kept) return undefined;
     this.entries.delete(id);
     if (kept.until <= Date.now()) {
-      this.options.onEvict?.(kept.value);
+      void this.options.onEvict?.(kept.value);
       return undefined;
     }
     this.entries.set(id, kept);
@@ -53,12 +53,12 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
     const id = idOf(key);
     const before = this.entries.get(id);
     this.entries.delete(id);
-    if (before && before.value !== value) this.options.onEvict?.(before.value);
+    if (before && before.value !== value) void this.options.onEvict?.(before.value);
     this.entries.set(id, { value, until: ttlMs === undefined ? Infinity : Date.now() + ttlMs });
     for (const [oldest, { value: out }] of this.entries) {
       if (this.entries.size <= this.options.max) break;
       this.entries.delete(oldest);
-      this.options.onEvict?.(out);
+      void this.options.onEvict?.(out);
     }
     return value;
   }
@@ -68,16 +68,15 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
     const kept = this.entries.get(id);
     if (!kept) return false;
     this.entries.delete(id);
-    this.options.onEvict?.(kept.value);
+    void this.options.onEvict?.(kept.value);
     return true;
   }
 
-  /** Drops every entry (the values kept so far, for a process that is done, or tests that start from nothing). */
-  clear(): V[] {
+  /** Drops every entry (a process that is done, or tests that start from nothing), once each is let go. */
+  async clear(): Promise<void> {
     const values = [...this.entries.values()].map((e) => e.value);
     this.entries.clear();
-    for (const value of values) this.options.onEvict?.(value);
-    return values;
+    await Promise.all(values.map((value) => this.options.onEvict?.(value)));
   }
 }
 

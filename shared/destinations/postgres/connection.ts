@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { allowlistFromEnv } from '../../outbound/allowlist';
 import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress } from '../../outbound/guard';
+import { keyMaterial, TenantCache, type DestinationScope } from '../../tenant-cache';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../http-client';
 
 /** Longest a statement may run on the server (and, a little longer, that the client waits for it). */
@@ -56,40 +57,37 @@ function tlsOptions(target: PostgresTarget): ClientConfig['ssl'] {
 }
 
 /**
- * Open connections, per server and login, kept between chunks for IDLE_MS: a chunk needs no new connection
- * and password exchange of its own. Bounded in number; the least recently used goes first.
+ * Open connections, per destination and login (a hash of the settings, the password among them), kept between
+ * chunks for IDLE_MS: a chunk needs no new connection and password exchange of its own. A connection is only
+ * ever used again by the destination that opened it, with the same settings. Bounded in number; the least
+ * recently used goes first.
  */
-const POOLS = new Map<string, Pool>();
 const MAX_POOLS = 16;
 const IDLE_MS = 10_000;
 const CONNECTIONS_PER_POOL = 2;
+const POOLS = new TenantCache<DestinationScope & { material: string }, Pool>({ max: MAX_POOLS, onEvict: (pool) => pool.end().catch(() => undefined) });
 /** Connections that ran work before: one of these failing on its connection may just have gone stale while idle. */
 const USED = new WeakSet<PoolClient>();
 
-async function poolFor(settings: ClientConfig): Promise<Pool> {
-  const key = JSON.stringify(settings);
-  const known = POOLS.get(key);
-  POOLS.delete(key);
-  if (known) return POOLS.set(key, known).get(key)!;
+/** Work done on a connection of its own, closed after (a user deletion: rare, and told no destination id). */
+export const ONE_OFF = 'one-off';
+
+async function poolFor(owner: DestinationScope | typeof ONE_OFF, settings: ClientConfig): Promise<Pool> {
+  const key =
+    owner === ONE_OFF ? undefined : { workspaceId: owner.workspaceId, destinationId: owner.destinationId, material: keyMaterial(JSON.stringify(settings)) };
+  const known = key && POOLS.get(key);
+  if (known) return known;
   // The driver is loaded by the first delivery to a PostgreSQL destination, not by every function that knows the type.
   const { Pool: PgPool } = await import('pg');
   const pool = new PgPool({ ...settings, max: CONNECTIONS_PER_POOL, idleTimeoutMillis: IDLE_MS, allowExitOnIdle: true });
   // An idle connection the server closes is reported here, and the pool drops it.
   pool.on('error', () => undefined);
-  POOLS.set(key, pool);
-  for (const [oldest, old] of POOLS) {
-    if (POOLS.size <= MAX_POOLS) break;
-    POOLS.delete(oldest);
-    void old.end();
-  }
-  return pool;
+  return key ? POOLS.set(key, pool) : pool;
 }
 
 /** Closes every kept connection (a process that is done delivering). */
 export async function endPostgresPools(): Promise<void> {
-  const pools = [...POOLS.values()];
-  POOLS.clear();
-  await Promise.all(pools.map((pool) => pool.end()));
+  await POOLS.clear();
 }
 
 const lostConnection = (error: unknown) => {
@@ -101,9 +99,14 @@ const lostConnection = (error: unknown) => {
  * Runs `work` on a connection to the configured server. The host is user-aimed: the SSRF guard vets it and
  * the client connects to the address it vetted, so DNS cannot answer differently in between. A kept
  * connection that turns out closed is replaced once; otherwise one attempt: retrying is the caller's job.
- * The work leaves no transaction open. Never throws.
+ * The work leaves no transaction open. `owner` is the destination whose configuration `target` is: the
+ * connections kept for it are its own (ONE_OFF: none is kept). Never throws.
  */
-export async function withPostgres<T>(target: PostgresTarget, work: (client: PoolClient) => Promise<T>): Promise<PostgresOutcome<T>> {
+export async function withPostgres<T>(
+  owner: DestinationScope | typeof ONE_OFF,
+  target: PostgresTarget,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<PostgresOutcome<T>> {
   // Only a host name or IPv4 literal, so the host vetted below is exactly the one configured.
   if (!/^[\w.-]+$/.test(target.host)) return { ok: false, error: `invalid PostgreSQL host ${target.host}`, retryable: false, status: 400 };
   let address: string;
@@ -114,7 +117,7 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Poo
     const retryable = error.code === 'unresolvable';
     return { ok: false, error: error.message, retryable, status: retryable ? 502 : 403 };
   }
-  const pool = await poolFor({
+  const pool = await poolFor(owner, {
     host: address,
     port: target.port,
     database: target.database,
@@ -126,12 +129,20 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Poo
     statement_timeout: STATEMENT_TIMEOUT_MS,
     query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
   });
+  try {
+    return await attempts(pool, work, { host: target.host, address });
+  } finally {
+    if (owner === ONE_OFF) await pool.end().catch(() => undefined);
+  }
+}
+
+async function attempts<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, vetted: { host: string; address: string }): Promise<PostgresOutcome<T>> {
   for (let attempt = 1; ; attempt++) {
     let client: PoolClient;
     try {
       client = await pool.connect();
     } catch (error) {
-      return failure(error, { host: target.host, address });
+      return failure(error, vetted);
     }
     const reused = USED.has(client);
     try {
@@ -142,7 +153,7 @@ export async function withPostgres<T>(target: PostgresTarget, work: (client: Poo
     } catch (error) {
       // A connection that failed is never handed out again.
       client.release(true);
-      if (!(reused && attempt === 1 && lostConnection(error))) return failure(error, { host: target.host, address });
+      if (!(reused && attempt === 1 && lostConnection(error))) return failure(error, vetted);
     }
   }
 }

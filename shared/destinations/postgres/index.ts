@@ -1,5 +1,5 @@
 import { defineDestination, type ChunkEventVerdict, type ServerBatchResult } from '../types';
-import { withPostgres, type PostgresTarget } from './connection';
+import { ONE_OFF, withPostgres, type PostgresTarget } from './connection';
 import { deleteUserRows, loadRows } from './load';
 import { rowsOf, unloadable, type Row } from './rows';
 import { type PostgresConfig, postgresDefinition } from './definition';
@@ -36,14 +36,15 @@ export const postgres = defineDestination(postgresDefinition, {
   delivery: 'server',
   serverBatch: {
     maxEvents: 1000,
-    async deliver(messages, config): Promise<ServerBatchResult> {
+    async deliver(messages, config, context): Promise<ServerBatchResult> {
       const { rows, problems } = split(messages, new Date().toISOString());
       if (rows.length === 0) {
         const error = problems.find(Boolean) ?? 'no events';
         return { status: 400, response: '', error, retryable: false, verdicts: verdicts(problems, { kind: 'refused', error }) };
       }
-      const layoutKey = `${config.host}:${config.port ?? 5432}/${config.database}/${schemaOf(config)}`;
-      const done = await withPostgres(targetOf(config), (client) => loadRows(client, layoutKey, schemaOf(config), rows));
+      const owner = { workspaceId: context.workspaceId, destinationId: context.destinationId };
+      const layoutKey = { ...owner, place: `${config.host}:${config.port ?? 5432}/${config.database}/${schemaOf(config)}` };
+      const done = await withPostgres(owner, targetOf(config), (client) => loadRows(client, layoutKey, schemaOf(config), rows));
       if (done.ok)
         return { status: 200, response: { schema: schemaOf(config), rows: done.value }, retryable: false, verdicts: verdicts(problems, { kind: 'delivered' }) };
       const rest: ChunkEventVerdict = done.retryable ? { kind: 'retryable', error: done.error } : { kind: 'refused', error: done.error };
@@ -57,7 +58,7 @@ export const postgres = defineDestination(postgresDefinition, {
     return { ok: true, payload: rowsOf(message, new Date().toISOString()).map((row) => ({ table: row.table, columns: row.values })) };
   },
   async deleteUsers(users, config) {
-    const done = await withPostgres(targetOf(config), (client) =>
+    const done = await withPostgres(ONE_OFF, targetOf(config), (client) =>
       deleteUserRows(
         client,
         schemaOf(config),

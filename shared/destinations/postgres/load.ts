@@ -2,7 +2,7 @@ import type { PoolClient as Client } from 'pg';
 import { ident } from './connection';
 import { copyFrom, copyText } from './copy';
 import { USERS_TABLE, type Row, type Value } from './rows';
-import { forgetLayout, prepare, STALE_LAYOUT } from './schema';
+import { forgetLayout, prepare, STALE_LAYOUT, type LayoutKey } from './schema';
 
 /**
  * Writing a chunk's rows, in one transaction: each table's with COPY, the fast path every chunk sent once
@@ -70,7 +70,7 @@ async function write(client: Client, schema: string, byTable: Map<string, Row[]>
  * Loads the rows into `schema` (`key` names its kept layout, see schema.ts); the number of rows added or
  * updated per table.
  */
-export async function loadRows(client: Client, key: string, schema: string, rows: Row[]): Promise<Record<string, number>> {
+export async function loadRows(client: Client, key: LayoutKey, schema: string, rows: Row[]): Promise<Record<string, number>> {
   for (let attempt = 1; ; attempt++) {
     const placement = await prepare(client, key, schema, rows);
     const byTable = new Map<string, Row[]>();

@@ -1,6 +1,7 @@
 import type { PoolClient as Client } from 'pg';
 import { place, SQL_TYPE, type Kind, type Layout, type Placement } from './columns';
 import { ident } from './connection';
+import { TenantCache, type DestinationScope } from '../../tenant-cache';
 import type { Row } from './rows';
 
 /**
@@ -11,13 +12,15 @@ import type { Row } from './rows';
  * and is tried once more on a fresh one (see `STALE_LAYOUT`).
  */
 
-const LAYOUTS = new Map<string, Layout>();
-const MAX_LAYOUTS = 100;
+/** Names a kept layout: the destination's and the place (server, database, schema) it loads into. */
+export type LayoutKey = DestinationScope & { place: string };
+
+const LAYOUTS = new TenantCache<LayoutKey, Layout>({ max: 100 });
 
 /** What a load on an out-of-date layout fails with: no such column or table, a value the column's type refuses. */
 export const STALE_LAYOUT = new Set(['42703', '42P01', '42804', '22P02', '22007', '22008', '22003']);
 
-export const forgetLayout = (key: string) => LAYOUTS.delete(key);
+export const forgetLayout = (key: LayoutKey) => LAYOUTS.delete(key);
 
 /** The columns of `tables` in `schema` as they are now (tables that do not exist are absent). */
 async function readLayout(client: Client, schema: string, tables: string[]): Promise<Layout> {
@@ -34,16 +37,11 @@ async function readLayout(client: Client, schema: string, tables: string[]): Pro
 }
 
 /** The kept layout when it knows every table, else one read now (and kept). */
-async function knownLayout(client: Client, key: string, schema: string, tables: string[]): Promise<{ layout: Layout; kept: boolean }> {
+async function knownLayout(client: Client, key: LayoutKey, schema: string, tables: string[]): Promise<{ layout: Layout; kept: boolean }> {
   const kept = LAYOUTS.get(key);
   if (kept && tables.every((table) => kept.has(table))) return { layout: kept, kept: true };
   const layout = await readLayout(client, schema, tables);
-  LAYOUTS.delete(key);
   LAYOUTS.set(key, new Map([...(kept ?? []), ...layout]));
-  for (const [oldest] of LAYOUTS) {
-    if (LAYOUTS.size <= MAX_LAYOUTS) break;
-    LAYOUTS.delete(oldest);
-  }
   return { layout, kept: false };
 }
 
@@ -61,7 +59,7 @@ async function addColumns(client: Client, schema: string, additions: Map<string,
  * Places the rows in the schema's columns (`key` names the schema's kept layout), adding the missing schema,
  * tables and columns first; `kept` says whether the placement rests on the kept layout.
  */
-export async function prepare(client: Client, key: string, schema: string, rows: Row[]): Promise<Placement & { kept: boolean }> {
+export async function prepare(client: Client, key: LayoutKey, schema: string, rows: Row[]): Promise<Placement & { kept: boolean }> {
   const tables = [...new Set(rows.map((row) => row.table))];
   const known = await knownLayout(client, key, schema, tables);
   const first = place(rows, known.layout);
