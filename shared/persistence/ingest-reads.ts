@@ -1,3 +1,4 @@
+import { TenantCache } from '../tenant-cache';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { shardsToRead } from '../domain/ingestion/shards';
 import type { Source } from '../domain/catalog/schemas';
@@ -9,23 +10,21 @@ type Item = Record<string, unknown>;
 
 /** A source's shards are read from its catalog item for this long in a process (they change rarely, and only grow). */
 const SHARDS_CACHE_MS = 10_000;
-const shardsCache = new Map<string, { until: number; shards: number }>();
+const shardsCache = new TenantCache<{ workspaceId: string; sourceId: string }, number>({ max: 10_000, ttlMs: SHARDS_CACHE_MS });
 
 /**
  * The partitions that hold a source's stored events: every shard it has had (shards.ts). A source that is
  * gone has its first partition read only (its events expire with their TTL).
  */
 export async function ingestPartitionsOf(store: TableClient, workspaceId: string, sourceId: string): Promise<string[]> {
-  const key = `${workspaceId}#${sourceId}`;
-  const cached = shardsCache.get(key);
-  let shards = cached && cached.until > Date.now() ? cached.shards : undefined;
+  const key = { workspaceId, sourceId };
+  let shards = shardsCache.get(key);
   if (shards === undefined) {
     const { Item } = await store.doc.send(
       new GetCommand({ TableName: store.table, Key: keys.source(workspaceId, sourceId), ProjectionExpression: 'ingestShards, ingestShardsChange' }),
     );
     shards = shardsToRead((Item ?? {}) as Pick<Source, 'ingestShards' | 'ingestShardsChange'>);
-    if (shardsCache.size > 10_000) shardsCache.clear();
-    shardsCache.set(key, { until: Date.now() + SHARDS_CACHE_MS, shards });
+    shardsCache.set(key, shards);
   }
   return keys.ingestPartitions(workspaceId, sourceId, shards);
 }

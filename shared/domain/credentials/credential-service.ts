@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import { now } from '../ids';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { open, seal, type KeyWrapper } from './envelope';
@@ -23,7 +24,7 @@ const aad = (workspaceId: string, key: string) => `credential:${workspaceId}:${k
  * encryption, see envelope.ts).
  */
 export class CredentialService {
-  private readonly dataKeys = new Map<string, { key: Buffer; until: number }>();
+  private readonly dataKeys = new TenantCache<{ workspaceId: string }, Buffer>({ max: 1000, ttlMs: DATA_KEY_CACHE_MS });
 
   constructor(
     private readonly repo: CredentialRepository,
@@ -38,8 +39,8 @@ export class CredentialService {
   }
 
   private async dataKey(workspaceId: string, create: boolean): Promise<Buffer | undefined> {
-    const cached = this.dataKeys.get(workspaceId);
-    if (cached && cached.until > Date.now()) return cached.key;
+    const cached = this.dataKeys.get({ workspaceId });
+    if (cached) return cached;
     const wrapper = this.requireWrapper();
     let stored = await this.repo.getDataKey(workspaceId);
     if (!stored) {
@@ -49,8 +50,7 @@ export class CredentialService {
       else stored = { wrapped: made.wrapped, ref: wrapper.ref };
     }
     const key = await wrapper.unwrap(workspaceId, stored!.wrapped);
-    this.dataKeys.set(workspaceId, { key, until: Date.now() + DATA_KEY_CACHE_MS });
-    return key;
+    return this.dataKeys.set({ workspaceId }, key);
   }
 
   async put(workspaceId: string, key: string, input: { value: string; isSecret: boolean }): Promise<CredentialView> {

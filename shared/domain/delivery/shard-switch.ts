@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import { componentLogger } from '../../ops/logger';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination, Source } from '../catalog/schemas';
@@ -21,7 +22,7 @@ const LAST_PARTS = 25;
  * while a source changes shards; the wait is bounded (`maxWaitMs`), and logged when it runs out.
  */
 export class ShardSwitch {
-  private readonly sources = new Map<string, { until: number; source: Source | undefined }>();
+  private readonly sources = new TenantCache<{ workspaceId: string; sourceId: string }, { source: Source | undefined }>({ max: 10_000 });
   private readonly drained = new Set<string>();
 
   constructor(
@@ -76,12 +77,10 @@ export class ShardSwitch {
   }
 
   private async sourceOf(workspaceId: string, sourceId: string): Promise<Source | undefined> {
-    const key = `${workspaceId}#${sourceId}`;
+    const key = { workspaceId, sourceId };
     const cached = this.sources.get(key);
-    if (cached && cached.until > Date.now()) return cached.source;
+    if (cached) return cached.source;
     const source = await this.catalog.getSource(workspaceId, sourceId);
-    if (this.sources.size >= 10_000) this.sources.clear();
-    this.sources.set(key, { until: Date.now() + this.cacheMs, source });
-    return source;
+    return this.sources.set(key, { source }, this.cacheMs).source;
   }
 }

@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import { randomUUID } from 'node:crypto';
 import { countMetrics } from '../../ops/metrics';
 import type { CatalogRepository } from '../catalog/ports';
@@ -32,7 +33,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * after its last recorded write, where each event's outcome and the counters moved together.
  */
 export class StreamDelivery {
-  private readonly destinations = new Map<string, { until: number; found: Destination[] }>();
+  private readonly destinations = new TenantCache<{ workspaceId: string; sourceId: string }, Destination[]>({ max: 10_000 });
 
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'listConnections' | 'listDestinations'>,
@@ -130,15 +131,13 @@ export class StreamDelivery {
    * are at ingestion): two reads of the workspace's catalog per source and period, not per stream record.
    */
   private async destinationsOf(workspaceId: string, sourceId: string): Promise<Destination[]> {
-    const key = `${workspaceId}#${sourceId}`;
+    const key = { workspaceId, sourceId };
     const cached = this.destinations.get(key);
-    if (cached && cached.until > Date.now()) return cached.found;
+    if (cached) return cached;
     const [connections, destinations] = await Promise.all([this.catalog.listConnections(workspaceId), this.catalog.listDestinations(workspaceId)]);
     const connected = new Set(connections.filter((c) => c.sourceId === sourceId).map((c) => c.destinationId));
     const found = destinations.filter((d) => d.enabled && connected.has(d.id));
-    if (this.destinations.size >= 10_000) this.destinations.clear();
-    this.destinations.set(key, { until: Date.now() + this.policy.configCacheMs, found });
-    return found;
+    return this.destinations.set(key, found, this.policy.configCacheMs);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import type { CatalogRepository } from '../catalog/ports';
 import { now } from '../ids';
 import { flatten, versionOf, type FlatEvent } from './flatten';
@@ -108,7 +109,7 @@ const WRITE_KEY_TTL_MS = 5 * 60_000;
 const CONCURRENCY = 4;
 
 export class SchemaCapture {
-  private readonly writeKeys = new Map<string, { writeKey?: string; at: number }>();
+  private readonly writeKeys = new TenantCache<{ workspaceId: string; sourceId: string }, { writeKey?: string }>({ max: 10_000, ttlMs: WRITE_KEY_TTL_MS });
   private readonly sketches = new SketchCache();
 
   constructor(
@@ -235,12 +236,11 @@ export class SchemaCapture {
 
   /** The write key of a source, cached for a few minutes (undefined when the source no longer exists). */
   private async writeKeyOf(workspaceId: string, sourceId: string): Promise<string | undefined> {
-    const key = `${workspaceId}/${sourceId}`;
+    const key = { workspaceId, sourceId };
     const cached = this.writeKeys.get(key);
-    if (cached && Date.now() - cached.at < WRITE_KEY_TTL_MS) return cached.writeKey;
+    if (cached) return cached.writeKey;
     const source = await this.catalog.getSource(workspaceId, sourceId);
-    this.writeKeys.set(key, { writeKey: source?.writeKey, at: Date.now() });
-    return source?.writeKey;
+    return this.writeKeys.set(key, { writeKey: source?.writeKey }).writeKey;
   }
 }
 

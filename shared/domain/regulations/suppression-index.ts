@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 import type { RegulationRepository, SuppressionScope } from './ports';
 
@@ -25,7 +26,7 @@ interface Known {
  * returned; and a busy workspace's recurring users cost one read a stream batch, not one each.
  */
 export class SuppressionIndex {
-  private readonly known = new Map<string, Known>();
+  private readonly known = new TenantCache<{ workspaceId: string }, Known>({ max: WORKSPACES_KEPT });
 
   constructor(private readonly regulations: Pick<RegulationRepository, 'suppressionsOf' | 'suppressionStamp'>) {}
 
@@ -50,7 +51,7 @@ export class SuppressionIndex {
     const unread = known ? distinct.filter((id) => !known.users.has(id)) : distinct;
     const read = unread.length > 0 ? await this.regulations.suppressionsOf(workspaceId, unread) : new Map<string, SuppressionScope[]>();
     // Kept only while the stamp it was read under is still the process's newest.
-    if (known && this.known.get(workspaceId) === known && known.users.size + unread.length <= USERS_KEPT) {
+    if (known && this.known.get({ workspaceId }) === known && known.users.size + unread.length <= USERS_KEPT) {
       for (const id of unread) known.users.set(id, read.get(id) ?? null);
     }
     const inForce = new Map<string, SuppressionScope[]>();
@@ -63,13 +64,10 @@ export class SuppressionIndex {
 
   /** What the process knows of the workspace at `stamp`: afresh for a newer stamp, none for an older one. */
   private knownAt(workspaceId: string, stamp: number): Known | undefined {
-    const known = this.known.get(workspaceId);
+    const known = this.known.get({ workspaceId });
     if (known && known.stamp === stamp && known.until > Date.now()) return known;
     if (known && known.stamp > stamp) return undefined; // a read older than one this process made already
-    if (!known && this.known.size >= WORKSPACES_KEPT) this.known.clear();
-    const fresh = { stamp, until: Date.now() + SUPPRESSION_MEMORY_MS, users: new Map() };
-    this.known.set(workspaceId, fresh);
-    return fresh;
+    return this.known.set({ workspaceId }, { stamp, until: Date.now() + SUPPRESSION_MEMORY_MS, users: new Map() });
   }
 }
 

@@ -1,3 +1,4 @@
+import { TenantCache } from '../../tenant-cache';
 import type { Source } from '../catalog/schemas';
 import type { TrackingPlanRepository } from './ports';
 import { applyPlan, type StagedEvents } from './stage';
@@ -9,7 +10,7 @@ import { CompiledPlans, loadAjv, type CompiledPlan } from './validator';
  * the first time a process meets it; versions never change, so it is kept.
  */
 export class PlanStage {
-  private readonly loading = new Map<string, Promise<CompiledPlan | undefined>>();
+  private readonly loading = new TenantCache<{ workspaceId: string; planId: string; version: number }, Promise<CompiledPlan | undefined>>({ max: 1000 });
 
   constructor(
     private readonly plans: Pick<TrackingPlanRepository, 'getVersion'>,
@@ -29,15 +30,14 @@ export class PlanStage {
   }
 
   private planOf(workspaceId: string, planId: string, version: number): Promise<CompiledPlan | undefined> {
-    const key = `${workspaceId}#${planId}#${version}`;
+    const key = { workspaceId, planId, version };
     let pending = this.loading.get(key);
     if (!pending) {
       pending = Promise.all([this.plans.getVersion(workspaceId, planId, version), loadAjv()]).then(
         ([found, Ajv]) => found && this.compiled.of(Ajv, planId, version, () => found.specs),
       );
       // A failed read is not kept: the next request tries again.
-      pending.catch(() => this.loading.delete(key));
-      if (this.loading.size >= 1000) this.loading.clear();
+      pending.catch(() => this.loading.get(key) === pending && this.loading.delete(key));
       this.loading.set(key, pending);
     }
     return pending;
