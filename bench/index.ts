@@ -4,7 +4,7 @@ import path from 'node:path';
 // `npm run bench`: each benchmark in a process of its own, one after the other (their output shown as it
 // comes), then the summary block: one `name: value` line per figure the benchmarks printed under these names.
 
-const BENCHES = ['run.ts', 'pipeline.ts', 'schemas.ts', 'plans.ts', 'cost.ts', 'console.ts', 'bundles.ts', 'rules.ts', 'warehouse.ts'];
+const BENCHES = ['run.ts', 'pipeline.ts', 'schemas.ts', 'plans.ts', 'cost.ts', 'console.ts', 'bundles.ts', 'rules.ts', 'user-regex.ts', 'warehouse.ts'];
 
 const SUMMARY = [
   'ingestion/raw-store ratio',
@@ -27,6 +27,8 @@ const SUMMARY = [
   'largest function bundle kb',
   'ingest init / authorizer init',
   'rules events/s/core',
+  'worst user regex ms/event',
+  'worst user regex / benign pattern',
   'warehouse load / psql copy',
 ];
 
