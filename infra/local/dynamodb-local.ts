@@ -3,12 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { startCommitBarrier } from './commit-barrier';
 
 /**
  * DynamoDB Local, the Java jar shipped inside the npm package amplify-dynamodb-simulator (its other
  * dependencies are stubbed through package.json `overrides`). Needs `java` (17+) on the PATH.
  */
 export interface DynamoDbLocal {
+  /** Where clients reach it (a persisted store: through its commit barrier). */
   endpoint: string;
   process: ChildProcess;
   stop(): Promise<void>;
@@ -87,5 +89,18 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   } finally {
     client.destroy();
   }
-  return { endpoint, process: child, stop };
+  if (!options.dataDir) return { endpoint, process: child, stop };
+  // A persisted store answers transactions only once they are committed (commit-barrier.ts says why).
+  const barrier = await startCommitBarrier(endpoint).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return {
+    endpoint: barrier.endpoint,
+    process: child,
+    stop: async () => {
+      await barrier.stop();
+      await stop();
+    },
+  };
 }
