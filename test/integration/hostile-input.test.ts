@@ -111,7 +111,11 @@ const SAMPLES: Record<string, BodySample> = {
   'PUT /credentials/{key}': { body: { value: 'v2', isSecret: false }, extra: [{ value: '\ud83d', isSecret: false }] },
   'POST /v0/testDestination/{destination_id}': {
     body: { stage: { dest_transform: true }, message: MESSAGE, destinationConfig: { webhookMethod: 'PUT' } },
-    extra: [{ message: { ...MESSAGE, properties: { name: '\udc00' } } }, { message: { ...MESSAGE, anonymousId: HUGE_ASCII } }],
+    extra: [
+      { message: { ...MESSAGE, properties: { name: '\udc00' } } },
+      { message: { ...MESSAGE, anonymousId: HUGE_ASCII } },
+      { message: { ...MESSAGE, userId: { toString: 'x', valueOf: 'y' } } },
+    ],
   },
   'POST /v0/testSource/{source_id}': { body: { stage: { dest_transform: true }, message: MESSAGE } },
   'POST /beacon/v1/batch': { body: { batch: [EVENT], sentAt: '2026-01-01T00:00:00.000Z' }, wrongTypes: { batch: { not: 'an array' } } },
@@ -124,6 +128,7 @@ const SAMPLES: Record<string, BodySample> = {
       { batch: [{ ...EVENT, anonymousId: HUGE_ASCII.slice(0, 2000) }] },
       { batch: [EVENT, { ...EVENT, type: 42 }] },
       { batch: [{ ...EVENT, userId: { id: 'u' } }] },
+      { batch: [{ ...EVENT, anonymousId: 'a1', userId: { toString: 'x' } }] },
       { batch: [{ ...EVENT, properties: { name: 'cut \ud83d' } }] },
     ],
   },

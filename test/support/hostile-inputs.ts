@@ -43,6 +43,32 @@ export const HUGE_EMOJI = '\u{1F600}'.repeat(700);
 export const QUOTES = `x' OR '1'='1"; DROP TABLE weir; --`;
 const LONE_SURROGATE = 'a\ud800b';
 
+/**
+ * Values that are no string and no number, as raw JSON: objects whose keys would trip a String() or a
+ * template literal of them (`{toString: "x"}` makes `String(value)` throw), arrays, nested objects, and a
+ * number JSON.parse reads as Infinity. Each must be taken as data or refused with a 4xx naming its field.
+ */
+export const TYPE_CONFUSIONS: [string, string][] = [
+  ['an object with a toString key', '{"toString":"x"}'],
+  ['an object with a valueOf key', '{"valueOf":"x"}'],
+  ['an object with toString and valueOf keys', '{"toString":"x","valueOf":1}'],
+  ['an object with a constructor and a __proto__ key', '{"constructor":"x","__proto__":{"toString":"y"}}'],
+  ['an object with Symbol.toPrimitive spelled out', '{"Symbol(Symbol.toPrimitive)":"x","toJSON":"y"}'],
+  ['an array', '["u1","u2"]'],
+  ['an array holding such an object', '[{"toString":"x"}]'],
+  ['a nested object', '{"id":{"toString":"x","valueOf":"y"}}'],
+  ['true', 'true'],
+  ['1e999 (Infinity once parsed)', '1e999'],
+];
+
+/** A pixel's query giving `field` an object shape (dotted keys nest): the type confusions a query can make. */
+export const pixelTypeConfusions = (field: string): [string, string][] => [
+  ['a toString key', `${field}.toString=x`],
+  ['a valueOf key', `${field}.valueOf=x`],
+  ['toString and valueOf keys', `${field}.toString=x&${field}.valueOf=y`],
+  ['a nested object', `${field}.id.toString=x`],
+];
+
 const json = (value: unknown) => JSON.stringify(value);
 /** A JSON text with one placeholder string replaced by raw JSON (too deep for JSON.stringify to write). */
 const withRaw = (value: unknown, raw: string) => json(value).replace('"__RAW__"', raw);

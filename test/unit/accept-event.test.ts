@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { acceptEvent as accept, weirIdOf, type IngestedEvent } from '../../shared/domain/ingestion/events';
 
 const acceptEvent = (...args: Parameters<typeof accept>) => accept(...args) as IngestedEvent;
@@ -30,6 +31,27 @@ describe('acceptEvent', () => {
   it('keeps the request_ip an event brings, and the type of the path over the body', () => {
     const accepted = acceptEvent({ type: 'page', anonymousId: 'a', request_ip: '198.51.100.1' }, 0, { ...context, type: 'track' });
     expect(accepted).toMatchObject({ type: 'track', request_ip: '198.51.100.1' });
+  });
+
+  it('refuses an id that is no string and no finite number naming its field, and takes null as none', () => {
+    for (const field of ['userId', 'anonymousId', 'messageId']) {
+      for (const value of [{ toString: 'x' }, { valueOf: 'x' }, ['u'], { id: 'u' }, true, Infinity]) {
+        expect(() => accept({ type: 'track', userId: 'u', anonymousId: 'a', [field]: value }, 2, context)).toThrow(
+          `batch[2].${field}: is neither a string nor a number`,
+        );
+      }
+    }
+    expect(acceptEvent({ type: 'track', userId: null, anonymousId: 7, messageId: 12 }, 0, context)).toMatchObject({ messageId: '12' });
+  });
+
+  it('derives weirId from the ids as text: a number as its digits, the same as before for strings', () => {
+    const md5 = (text: string) =>
+      createHash('md5')
+        .update(text)
+        .digest('hex')
+        .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    expect(weirIdOf({ userId: 'u-1', anonymousId: 'a-1' })).toBe(md5('u-1a-1'));
+    expect(weirIdOf({ userId: 42, anonymousId: null })).toBe(md5('42'));
   });
 });
 

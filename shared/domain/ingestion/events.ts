@@ -21,19 +21,32 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 
 const hasId = (value: unknown) => (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
 
+/** The fields of an event that are ids: each a string or a finite number when given (null is none). */
+const ID_FIELDS = ['userId', 'anonymousId', 'messageId'] as const;
+const isIdType = (value: unknown) =>
+  value === undefined || value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+
+/** An id's text: a string as it is, a number's digits, nothing for anything else (never String() of an object). */
+const idPart = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? value.toString() : '');
+
 /**
  * A stable id for the person behind an event (the spec's serviceId, here `weirId`): the same for every event
  * with the same userId and anonymousId, as the reference derives its own.
  */
 export function weirIdOf(event: Record<string, unknown>): string {
-  const digest = hash('md5', `${String(event.userId ?? '')}${String(event.anonymousId ?? '')}`, 'hex');
+  const digest = hash('md5', idPart(event.userId) + idPart(event.anonymousId), 'hex');
   return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-${digest.slice(12, 16)}-${digest.slice(16, 20)}-${digest.slice(20, 32)}`;
 }
 
-/** An event's userId, anonymousId and messageId fit the keys they become part of (MAX_IDENTIFIER_BYTES). */
+/**
+ * An event's userId, anonymousId and messageId are each a string or a finite number (an object, an array or a
+ * boolean is refused naming its field: ids are never made text of), and fit the keys they become part of
+ * (MAX_IDENTIFIER_BYTES).
+ */
 export function checkIdentifiers(event: Record<string, unknown>, where: string): void {
-  for (const field of ['userId', 'anonymousId', 'messageId'] as const) {
+  for (const field of ID_FIELDS) {
     const value = event[field];
+    if (!isIdType(value)) throw new ValidationError(`${where}.${field}: is neither a string nor a number`);
     if (typeof value === 'string' && Buffer.byteLength(value) > MAX_IDENTIFIER_BYTES) {
       throw new ValidationError(`${where}.${field}: longer than ${MAX_IDENTIFIER_BYTES} bytes`);
     }
@@ -76,10 +89,10 @@ export function acceptEvent(raw: unknown, index: number, context: AcceptContext)
   if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) {
     throw new ValidationError(`${where}: event is not a valid event: unknown type ${JSON.stringify(type ?? null)}`);
   }
+  checkIdentifiers(raw, where);
   if (!hasId(raw.userId) && !hasId(raw.anonymousId)) {
     throw new ValidationError(`${where}: request neither has anonymousId nor userId`);
   }
-  checkIdentifiers(raw, where);
   const size = Buffer.byteLength(JSON.stringify(raw));
   if (size > MAX_EVENT_BYTES) {
     return { index, bytes: size, reason: `event is ${size} bytes, over the limit of ${MAX_EVENT_BYTES}`, ...summaryOf({ ...raw, type }) };
@@ -88,7 +101,7 @@ export function acceptEvent(raw: unknown, index: number, context: AcceptContext)
   // A write key in an event (Segment's clients put it there) is never stored with it, nor sent on.
   if (Object.hasOwn(event, 'writeKey')) delete event.writeKey;
   event.type = type;
-  event.messageId = hasId(raw.messageId) ? String(raw.messageId) : randomUUID();
+  event.messageId = hasId(raw.messageId) ? idPart(raw.messageId) : randomUUID();
   event.receivedAt = context.receivedAt;
   if (context.ip !== undefined) {
     if (raw.request_ip === undefined) event.request_ip = context.ip;
