@@ -12,9 +12,9 @@ import type * as Re2js from 're2js';
  */
 
 /**
- * Largest program (RE2 instructions) a user pattern may compile to. A match costs up to the text's length
- * times this (when a pattern busts RE2's DFA cache): 400 keeps one 30 KB value under 5 ms (bench/user-regex.ts),
- * and takes a UUID's pattern (40), a simple e-mail's (13) and RFC 5322's e-mail address pattern (259).
+ * Largest program (RE2 instructions) a user pattern may compile to: RE2's NFA costs the text's length times
+ * this. 400 takes a UUID's pattern (40), a simple e-mail's (13) and RFC 5322's e-mail address pattern (259);
+ * what the worst still cost per event is `npm run bench`'s `worst user regex ms/event` (bench/user-regex.ts).
  */
 export const MAX_PROGRAM_SIZE = 400;
 
