@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** What every key of a tenant's cache begins with: the workspace whose data, secret or not, the entry holds. */
 export type WorkspaceScope = { readonly workspaceId: string };
 
@@ -30,10 +28,6 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
 
   constructor(private readonly options: TenantCacheOptions<V>) {}
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /** The value kept for `key` while it is good (now the most recently used), else undefined. */
   get(key: K): V | undefined {
     const id = idOf(key);
@@ -51,10 +45,9 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
   /** Keeps `value` for `key` (for `ttlMs`, else the cache's own time), pushing out the least recently used past `max`. */
   set(key: K, value: V, ttlMs = this.options.ttlMs): V {
     const id = idOf(key);
-    const before = this.entries.get(id);
+    if (this.entries.get(id)?.value !== value) this.delete(key);
     this.entries.delete(id);
-    if (before && before.value !== value) void this.options.onEvict?.(before.value);
-    this.entries.set(id, { value, until: ttlMs === undefined ? Infinity : Date.now() + ttlMs });
+    this.entries.set(id, { value, until: Date.now() + (ttlMs ?? Infinity) });
     for (const [oldest, { value: out }] of this.entries) {
       if (this.entries.size <= this.options.max) break;
       this.entries.delete(oldest);
@@ -80,22 +73,8 @@ export class TenantCache<K extends WorkspaceScope & { readonly [field: string]: 
   }
 }
 
-/** The workspace first, then the other fields sorted by name, as JSON: distinct keys never write the same text. */
+/** The workspace first, then every field with its name, sorted by name, as JSON: distinct keys never write the same text. */
 function idOf(key: WorkspaceScope & { readonly [field: string]: KeyPart }): string {
   if (typeof key.workspaceId !== 'string' || key.workspaceId === '') throw new Error('a tenant cache key needs its workspaceId');
-  const rest = Object.keys(key)
-    .filter((field) => field !== 'workspaceId')
-    .sort()
-    .map((field) => [field, key[field]]);
-  return JSON.stringify([key.workspaceId, rest]);
-}
-
-/**
- * SHA-256 of credentials' parts (each length-prefixed, so no two lists hash the same bytes), in hex: what a
- * cache key carries of the key material something was made with, never the material itself.
- */
-export function keyMaterial(...parts: (string | undefined)[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part === undefined ? '-;' : `${Buffer.byteLength(part)}:`).update(part ?? '');
-  return hash.digest('hex');
+  return JSON.stringify([key.workspaceId, Object.entries(key).sort(([a], [b]) => (a < b ? -1 : 1))]);
 }

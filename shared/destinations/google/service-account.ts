@@ -1,6 +1,7 @@
 import { createSign } from 'node:crypto';
 import * as z from 'zod';
-import { keyMaterial, TenantCache, type DestinationScope } from '../../tenant-cache';
+import { keyMaterial } from '../../key-material';
+import { TenantCache, type DestinationScope } from '../../tenant-cache';
 import { sendRequest } from '../http-client';
 import { restRequest } from '../request';
 import type { DeliveryResult } from '../types';

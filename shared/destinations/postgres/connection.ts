@@ -2,7 +2,8 @@ import net from 'node:net';
 import type { ClientConfig, Pool, PoolClient } from 'pg';
 import { allowlistFromEnv } from '../../outbound/allowlist';
 import { OutboundError, parseOutboundUrl, vetUrl, withoutAddress } from '../../outbound/guard';
-import { keyMaterial, TenantCache, type DestinationScope } from '../../tenant-cache';
+import { keyMaterial } from '../../key-material';
+import { TenantCache, type DestinationScope } from '../../tenant-cache';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../http-client';
 
 /** Longest a statement may run on the server (and, a little longer, that the client waits for it). */
