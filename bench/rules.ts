@@ -6,7 +6,7 @@ import { benchRules } from './support/bench-rules';
 // core. Prints `rules events/s/core: N`.
 
 const rules = benchRules('properties.total');
-const credentials = { SALT: 'bench-salt' };
+const credentials = { SALT: 'bench-salt-0123456789' };
 
 const events = Array.from({ length: 1000 }, (_, i) => ({
   messageId: `m-${i}`,

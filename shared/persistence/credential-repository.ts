@@ -73,4 +73,18 @@ export class CredentialRepository implements ports.CredentialRepository {
       throw error;
     }
   }
+
+  /** Read from the connections' rules as stored: their ids and the credentials their hash rules name. */
+  async saltUses(workspaceId: string): Promise<ReadonlyMap<string, string[]>> {
+    const uses = new Map<string, string[]>();
+    const connections = await queryPrefix<{ id: string; rules?: { type: string; saltCredential?: string }[] }>(
+      this.store,
+      keys.workspacePartition(workspaceId),
+      keys.connectionPrefix,
+    );
+    for (const { id, rules = [] } of connections)
+      for (const { type, saltCredential: key } of rules)
+        if (type === 'hash' && key && !uses.get(key)?.includes(id)) uses.set(key, [...(uses.get(key) ?? []), id]);
+    return uses;
+  }
 }

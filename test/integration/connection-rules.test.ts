@@ -8,7 +8,7 @@ import { basic, bearer, call } from '../support/runtime';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 const rig = deliveryRig();
 
-const SALT = 'pepper-7f3a';
+const SALT = 'pepper-7f3a-9c1d-e2b4';
 const sha = (value: string) => createHash('sha256').update(SALT).update(value).digest('hex');
 
 async function pipeline(...paths: string[]) {

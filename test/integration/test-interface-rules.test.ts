@@ -36,7 +36,7 @@ async function connected() {
 describe('connection rules in the test interface', () => {
   it('testSource shows the rule that stopped the message, and sends nothing', async () => {
     const { source, test } = await connected();
-    const answer = await test(`/v0/testSource/${source.id}`, { message: message(['analytics']), credentials: { TEST_SALT: 'a-long-salt' } });
+    const answer = await test(`/v0/testSource/${source.id}`, { message: message(['analytics']), credentials: { TEST_SALT: 'a-long-salt-0123456' } });
     expect(answer.status).toBe(200);
     expect(answer.body[0].data).toEqual([
       { rules_payload: { filtered: true, rule: 'analytics consent', message: 'rule analytics consent of the connection stopped this message' } },
@@ -46,8 +46,11 @@ describe('connection rules in the test interface', () => {
 
   it('testSource shows the event as the rules left it, and sends that', async () => {
     const { source, test } = await connected();
-    const answer = await test(`/v0/testSource/${source.id}`, { message: message([]), credentials: [{ key: 'TEST_SALT', value: 'salt', isSecret: true }] });
-    const hashed = createHash('sha256').update('salt').update('ada@example.com').digest('hex');
+    const answer = await test(`/v0/testSource/${source.id}`, {
+      message: message([]),
+      credentials: [{ key: 'TEST_SALT', value: 'salt-salt-salt-salt', isSecret: true }],
+    });
+    const hashed = createHash('sha256').update('salt-salt-salt-salt').update('ada@example.com').digest('hex');
     expect(answer.body[0].data[0].rules_payload.properties.email).toBe(hashed);
     const sent = rig.server.received.filter((r) => r.path === '/tested');
     expect((sent.at(-1)!.json as { properties: { email: string } }).properties.email).toBe(hashed);

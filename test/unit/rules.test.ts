@@ -132,21 +132,28 @@ describe('hash', () => {
   const rules = rulesOf([{ type: 'hash', paths: ['properties.email', 'context.traits.email', 'properties.total', 'userId'], saltCredential: 'SALT' }]);
 
   it('replaces values by SHA-256 of salt and value: the same value and salt give the same hash', () => {
-    const out = applyRules(rules, track(), { SALT: 's3cret' });
+    const out = applyRules(rules, track(), { SALT: 's3cret-s3cret-s3cret' });
     const text = JSON.stringify(out);
     expect(text).not.toContain('ann@example.com');
-    expect(text).not.toContain('s3cret');
+    expect(text).not.toContain('s3cret-s3cret-s3cret');
     const event = (out as { event: ReturnType<typeof track> }).event;
-    expect(event.properties.email).toBe(hashValue('s3cret', 'ann@example.com'));
+    expect(event.properties.email).toBe(hashValue('s3cret-s3cret-s3cret', 'ann@example.com'));
     expect(event.properties.email).toMatch(/^[0-9a-f]{64}$/);
     expect(event.context.traits.email).toBe(event.properties.email);
-    expect(event.properties.total).toBe(hashValue('s3cret', 42));
-    const other = applyRules(rules, track(), { SALT: 'other' }) as { event: ReturnType<typeof track> };
+    expect(event.properties.total).toBe(hashValue('s3cret-s3cret-s3cret', 42));
+    const other = applyRules(rules, track(), { SALT: 'other-other-other' }) as { event: ReturnType<typeof track> };
     expect(other.event.properties.email).not.toBe(event.properties.email);
   });
 
   it('fails the event, never sending it in clear, when the salt credential is missing', () => {
     expect(applyRules(rules, track(), {})).toEqual({ error: 'hash rule: the credential SALT (its salt) is not set', rule: '1-hash' });
+  });
+
+  it.each(['', 'fifteen-chars!!'])('fails the event, never hashing it unsalted or weakly salted, when the salt is shorter than 16 characters (%j)', (salt) => {
+    expect(applyRules(rules, track(), { SALT: salt })).toEqual({
+      error: 'hash rule: the credential SALT (its salt) is shorter than 16 characters',
+      rule: '1-hash',
+    });
   });
 });
 

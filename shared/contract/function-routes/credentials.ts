@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Success } from '../../domain/catalog/schemas';
+import { Success } from '../../domain/success';
 import { CredentialKeyParams, CredentialPut, CredentialView } from '../../domain/credentials/schemas';
 import { route } from './define';
 

@@ -99,4 +99,4 @@ export type Connection = z.infer<typeof Connection>;
 export const ConnectionCreate = z.strictObject({ sourceId: Id, destinationId: Id, rules: Rules.default([]) });
 
 export const IdParams = z.object({ id: Id });
-export const Success = z.object({ success: z.literal(true) });
+export { Success } from '../success';

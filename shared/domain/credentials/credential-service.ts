@@ -3,7 +3,7 @@ import { now } from '../ids';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { open, seal, type KeyWrapper } from './envelope';
 import type { CredentialRepository } from './ports';
-import { MAX_CREDENTIALS_PER_WORKSPACE, type CredentialOverrides, type CredentialView, type StoredCredential } from './schemas';
+import { MAX_CREDENTIALS_PER_WORKSPACE, MIN_SALT_LENGTH, type CredentialOverrides, type CredentialView, type StoredCredential } from './schemas';
 
 /** Unwrapped data keys stay in the process this long: one unwrap (a KMS call in AWS) per workspace and period. */
 const DATA_KEY_CACHE_MS = 5 * 60_000;
@@ -54,7 +54,13 @@ export class CredentialService {
   }
 
   async put(workspaceId: string, key: string, input: { value: string; isSecret: boolean }): Promise<CredentialView> {
-    const existing = await this.repo.list(workspaceId);
+    const [existing, salts] = await Promise.all([this.repo.list(workspaceId), this.repo.saltUses(workspaceId)]);
+    const salted = salts.get(key);
+    if (salted && input.value.length < MIN_SALT_LENGTH) {
+      throw new ValidationError(
+        `value: ${key} salts the hash rules of connection ${salted.join(', ')}; a salt must be at least ${MIN_SALT_LENGTH} characters (got ${input.value.length})`,
+      );
+    }
     if (!existing.some((c) => c.key === key) && existing.length >= MAX_CREDENTIALS_PER_WORKSPACE) {
       throw new ValidationError(`key: a workspace holds at most ${MAX_CREDENTIALS_PER_WORKSPACE} credentials`);
     }

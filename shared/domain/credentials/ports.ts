@@ -10,4 +10,6 @@ export interface CredentialRepository {
   list(workspaceId: string): Promise<StoredCredential[]>;
   /** False when there was no such credential. */
   delete(workspaceId: string, key: string): Promise<boolean>;
+  /** The credentials the hash rules of the workspace's connections salt with, each with the connections naming it. */
+  saltUses(workspaceId: string): Promise<ReadonlyMap<string, string[]>>;
 }

@@ -4,6 +4,11 @@ import * as z from 'zod';
 export const CREDENTIAL_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const MAX_CREDENTIAL_BYTES = 16 * 1024;
 export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
+/**
+ * Fewest characters of a credential a hash rule salts with: a shorter salt (an empty one above all) leaves the
+ * hashes of guessable values (e-mails, phone numbers) open to anyone who hashes the guesses.
+ */
+export const MIN_SALT_LENGTH = 16;
 
 export const CredentialKeyParams = z.object({
   key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),

@@ -1,4 +1,5 @@
 import type { Message } from '../../destinations/types';
+import { MIN_SALT_LENGTH } from '../credentials/schemas';
 import { ValidationError } from '../errors';
 import { userRegexProblem } from '../user-regex';
 import { validate } from '../validation';
@@ -70,7 +71,7 @@ export function dryRun(
   events: readonly Message[],
 ): { rules: { index: number; label: string; type: string; stopped: number }[]; passed: number; errors: number } {
   const compiled = compileRules(rules);
-  const salts = Object.fromEntries(compiled.credentialKeys.map((key) => [key, '']));
+  const salts = Object.fromEntries(compiled.credentialKeys.map((key) => [key, '-'.repeat(MIN_SALT_LENGTH)]));
   const stopped = new Map<number, number>();
   let passed = 0;
   let errors = 0;

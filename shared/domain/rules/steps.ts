@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Message } from '../../destinations/types';
+import { MIN_SALT_LENGTH } from '../credentials/schemas';
 import { getAt, pick, REMOVE, segmentsOf, treeOf, updateAt, type Segments } from './paths';
 import { compileUserRegex, UserRegexRefused } from '../user-regex';
 import { PROPERTY_CONTAINERS, type Condition, type Rule } from './schemas';
@@ -139,6 +140,7 @@ function hashStep(rule: Extract<Rule, { type: 'hash' }>): Step {
   return (event, credentials) => {
     const salt = credentials[key];
     if (salt === undefined) return new RuleFailure(`hash rule: the credential ${key} (its salt) is not set`);
+    if (salt.length < MIN_SALT_LENGTH) return new RuleFailure(`hash rule: the credential ${key} (its salt) is shorter than ${MIN_SALT_LENGTH} characters`);
     let out = event;
     for (const segments of all) out = updateAt(out, segments, (value) => (value === undefined || value === null ? value : hashValue(salt, value)));
     return out;
