@@ -21,7 +21,7 @@ async function storedKeys(client: DynamoDBClient): Promise<Set<string>> {
   let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await client.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey }));
-    for (const item of page.Items ?? []) keys.add(item.pk.S as string);
+    for (const item of page.Items ?? []) keys.add(item.pk?.S as string);
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return keys;
