@@ -7,7 +7,7 @@ import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { validate } from '../../shared/domain/validation';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
-import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { StoredEventsRepository } from '../../shared/persistence/stored-events';
 import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
@@ -45,7 +45,7 @@ const deliveryAudit = (target: Target) => {
   const store = storeOf(target);
   return new DeliveryAudit(
     new CatalogRepository(store),
-    new IngestRepository(store),
+    new StoredEventsRepository(store),
     new DeliveryRepository(store),
     new ParkedDeliveryRepository(store),
     new ParkedRecordRepository(store),

@@ -12,6 +12,7 @@ import { FailuresService } from '../domain/delivery/failures-service';
 import { FailureRepository } from '../persistence/failure-repository';
 import { FunnelRepository } from '../persistence/funnel-counters';
 import { SourceFunnelRepository } from '../persistence/source-funnel';
+import { StoredEventsRepository } from '../persistence/stored-events';
 
 /** A destination's funnel over a window. */
 export const deliveryOverview = (s: Services) =>
@@ -38,7 +39,7 @@ export const deliveryAudit = (s: Services) =>
     () =>
       new DeliveryAudit(
         repository(s, CatalogRepository),
-        repository(s, IngestRepository),
+        repository(s, StoredEventsRepository),
         repository(s, DeliveryRepository),
         repository(s, ParkedDeliveryRepository),
         repository(s, ParkedRecordRepository),

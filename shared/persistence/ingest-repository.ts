@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aw
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import { weirIdOf, type RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
-import type { IngestBatch, IngestPart, RecentPart, SourceStats, StoredPart } from '../domain/ingestion/records';
+import type { IngestBatch, IngestPart, RecentPart, SourceStats } from '../domain/ingestion/records';
 import { archiveRetentionDays } from '../domain/ingestion/retention';
 import type { ArchivedPart, ArchiveReads } from '../domain/replays/ports';
 import { keys } from './keys';
@@ -251,24 +251,6 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
       })),
       more: newest.length > limit,
     };
-  }
-
-  /**
-   * The stored parts of a source whose sort keys lie from `fromSk` to `toSk` (request ids sort by time), oldest
-   * first, at most `limit`: each with its events' messageIds. `more` says whether parts were left out.
-   */
-  async storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }> {
-    const partitions = await ingestPartitionsOf(this.store, workspaceId, sourceId);
-    // A request's refused events were never acknowledged: nothing to reconcile.
-    const keep = (item: Record<string, unknown>) => item.entity === 'ingest';
-    const { items, more } = await queryAcrossShards(this.store, partitions, { from: fromSk, to: toSk, limit, keep });
-    const parts = items.map((item) => ({
-      requestId: String(item.requestId),
-      part: Number(item.part),
-      receivedAt: String(item.receivedAt),
-      messageIds: unpackEvents(item.payload as Uint8Array).map((event) => String(event.messageId)),
-    }));
-    return { parts, more };
   }
 
   /**

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { encodeTime } from 'ulid';
 import type { CatalogRepository } from '../catalog/ports';
-import type { IngestRepository } from '../ingestion/ports';
-import type { StoredPart } from '../ingestion/records';
+import type { StoredEventReads } from '../ingestion/ports';
+import type { DroppedPart, StoredPart } from '../ingestion/records';
+import { MAX_IDENTIFIER_BYTES } from '../ingestion/schemas';
 import type { ParkedRecordRepository } from '../streams/ports';
 import type { BatchRecord, DeliveryRepository, ParkedDeliveryRepository, ParkedSummary, SettledDelivery } from './ports';
 import type { Connection, Destination } from '../catalog/schemas';
@@ -50,6 +51,32 @@ export const AuditQuery = z
   .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), { path: ['from'], message: 'must not be after to' });
 export type AuditQuery = z.output<typeof AuditQuery>;
 
+/** The most messageIds one audit looks for, and the most stored events of one messageId it reports (the oldest). */
+export const MAX_ACKNOWLEDGED = 100;
+const MAX_COPIES = 10;
+
+/**
+ * The events a client holds an acknowledgement (a 200) for, named by messageId: the audit says of each whether it
+ * was stored, and its state at each destination, or dropped by the tracking plan, or never stored. A JSON array:
+ * a messageId may hold any character, a comma too, and 100 of them do not fit a URL.
+ */
+export const AcknowledgedBody = z
+  .object({
+    messageIds: z
+      .array(
+        z
+          .string({ error: 'must be a string: the messageId as the event was sent (a number as its decimal text)' })
+          .min(1, 'must not be empty')
+          .refine((id) => Buffer.byteLength(id) <= MAX_IDENTIFIER_BYTES, `at most ${MAX_IDENTIFIER_BYTES} bytes, as ingestion takes them`),
+        { error: 'required: an array of the messageIds of the events acknowledged' },
+      )
+      .min(1, 'at least 1 messageId')
+      .max(MAX_ACKNOWLEDGED, `at most ${MAX_ACKNOWLEDGED} messageIds`)
+      .describe('messageIds of events the client holds an acknowledgement (a 200) for'),
+  })
+  .strict();
+export type AcknowledgedBody = z.output<typeof AcknowledgedBody>;
+
 const EVENT_STATES = ['delivered', 'retrying', 'aborted', 'filtered', 'suppressed', 'inProgress', 'unrecorded', 'notExpected', 'missing'] as const;
 type EventState = (typeof EVENT_STATES)[number];
 /** An event with several outputs is as far as its least settled one. */
@@ -64,6 +91,9 @@ const MissingEvent = z.object({
   receivedAt: z.string(),
   why: z.string(),
 });
+
+/** An event a client named, as stored: where, and its state at each connected destination (by destination id). */
+const AcknowledgedEvent = MissingEvent.omit({ why: true }).extend({ destinations: z.record(z.string(), z.enum(EVENT_STATES)) });
 
 export const AuditReport = z.object({
   sourceId: z.string(),
@@ -96,6 +126,20 @@ export const AuditReport = z.object({
       countersExact: z.boolean().nullable(),
     }),
   ),
+  /**
+   * With the messageIds a client named (POST): each is stored (the stored events of the range with it, one entry
+   * each, at most MAX_COPIES), or droppedByPlan (at most MAX_COPIES too), or neverStored; `unknown` instead of neverStored when the audit
+   * is not complete, for then the range was not read whole.
+   */
+  acknowledged: z
+    .object({
+      asked: z.number().int(),
+      stored: z.array(AcknowledgedEvent),
+      droppedByPlan: z.array(z.object({ messageId: z.string(), requestId: z.string(), receivedAt: z.string() })),
+      neverStored: z.array(z.string()),
+      unknown: z.array(z.string()),
+    })
+    .optional(),
 });
 export type AuditReport = z.infer<typeof AuditReport>;
 type DestinationAudit = AuditReport['destinations'][number];
@@ -108,14 +152,14 @@ const skAt = (ms: number) => encodeTime(Math.max(0, ms), 10);
 export class DeliveryAudit {
   constructor(
     private readonly catalog: CatalogRepository,
-    private readonly ingest: IngestRepository,
+    private readonly stored: StoredEventReads,
     private readonly deliveries: DeliveryRepository,
     private readonly parked: ParkedDeliveryRepository,
     private readonly parkedRecords: ParkedRecordRepository,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),
   ) {}
 
-  async audit(query: AuditQuery): Promise<AuditReport> {
+  async audit(query: AuditQuery, acknowledged?: AcknowledgedBody): Promise<AuditReport> {
     const checkedAt = new Date().toISOString();
     const found = query.workspaceId ? { workspaceId: query.workspaceId } : await this.catalog.findSource(query.sourceId);
     const source = found && (await this.catalog.getSource(found.workspaceId, query.sourceId));
@@ -126,8 +170,29 @@ export class DeliveryAudit {
     const fromSk = skAt(fromMs - 1000);
     // A `from` later than `to` (now, by default) holds nothing.
     const toSk = Date.parse(to) >= fromMs ? `${skAt(Date.parse(to) + 1000)}~` : fromSk;
-    const read = await this.ingest.storedBetween(workspaceId, source.id, fromSk, toSk, query.maxParts);
-    const parts = read.parts.filter((p) => Date.parse(p.receivedAt) >= fromMs && Date.parse(p.receivedAt) <= Date.parse(to));
+    const read = await this.stored.storedBetween(workspaceId, source.id, fromSk, toSk, query.maxParts);
+    const inRange = (p: { receivedAt: string }) => Date.parse(p.receivedAt) >= fromMs && Date.parse(p.receivedAt) <= Date.parse(to);
+    const parts = read.parts.filter(inRange);
+    const asked = acknowledged && new Set(acknowledged.messageIds);
+    // The named events as stored, by where they are: each destination's audit adds its state there.
+    const named = new Map<string, AcknowledgedEvent>();
+    const copies = new Map<string, number>();
+    for (const part of asked ? parts : []) {
+      for (const [index, messageId] of part.messageIds.entries()) {
+        const copy = copies.get(messageId) ?? 0;
+        if (asked!.has(messageId) && copy < MAX_COPIES) {
+          copies.set(messageId, copy + 1);
+          named.set(`${part.requestId}#${part.part}#${index}`, {
+            messageId,
+            requestId: part.requestId,
+            part: part.part,
+            index,
+            receivedAt: part.receivedAt,
+            destinations: {},
+          });
+        }
+      }
+    }
     const [connections, destinations, parkedRecords] = await Promise.all([
       this.catalog.listConnections(workspaceId),
       this.catalog.listDestinations(workspaceId),
@@ -148,6 +213,7 @@ export class DeliveryAudit {
           limit: query.limit,
           comparable,
           now: Date.parse(checkedAt),
+          named,
         }),
       );
     }
@@ -163,6 +229,7 @@ export class DeliveryAudit {
       events: parts.reduce((n, p) => n + p.messageIds.length, 0),
       missing: audits.reduce((n, d) => n + d.states.missing!, 0),
       destinations: audits,
+      ...(asked && { acknowledged: acknowledgedOf(asked, [...named.values()], read.dropped.filter(inRange), !read.more) }),
     };
   }
 
@@ -172,7 +239,15 @@ export class DeliveryAudit {
     destination: Destination,
     connection: Connection,
     parts: StoredPart[],
-    scope: { fromSk: string; toSk: string; recordParked: Set<string>; limit: number; comparable: boolean; now: number },
+    scope: {
+      fromSk: string;
+      toSk: string;
+      recordParked: Set<string>;
+      limit: number;
+      comparable: boolean;
+      now: number;
+      named: Map<string, AcknowledgedEvent>;
+    },
   ): Promise<DestinationAudit> {
     // Counters first, then batches, parked and settled deliveries: an outcome that moves meanwhile is seen
     // in a later read, never in none.
@@ -216,6 +291,8 @@ export class DeliveryAudit {
           else [state, why] = ['missing', 'its batch was interrupted and is in no scheduler index: nothing will resume it'];
         }
         states[state]++;
+        const asked = scope.named.get(`${part.requestId}#${part.part}#${index}`);
+        if (asked) asked.destinations[destination.id] = state;
         if (state === 'missing' && missing.length < scope.limit)
           missing.push({ messageId, requestId: part.requestId, part: part.part, index, receivedAt: part.receivedAt, why });
       }
@@ -237,6 +314,25 @@ export class DeliveryAudit {
       countersExact: scope.comparable && states.unrecorded === 0 ? exact : null,
     };
   }
+}
+
+type AcknowledgedEvent = z.infer<typeof AcknowledgedEvent>;
+
+/** Each named messageId in one place: stored, else dropped by the plan, else never stored (or unknown, on a partial read). */
+function acknowledgedOf(asked: Set<string>, stored: AcknowledgedEvent[], dropped: DroppedPart[], complete: boolean): NonNullable<AuditReport['acknowledged']> {
+  const seen = new Set(stored.map((e) => e.messageId));
+  const copies = new Map<string, number>();
+  const droppedByPlan: NonNullable<AuditReport['acknowledged']>['droppedByPlan'] = [];
+  for (const { requestId, receivedAt, messageIds } of dropped) {
+    for (const messageId of messageIds) {
+      const copy = copies.get(messageId) ?? 0;
+      if (!asked.has(messageId) || seen.has(messageId) || copy === MAX_COPIES) continue;
+      copies.set(messageId, copy + 1);
+      droppedByPlan.push({ messageId, requestId, receivedAt });
+    }
+  }
+  const notFound = [...asked].filter((id) => !seen.has(id) && !copies.has(id));
+  return { asked: asked.size, stored, droppedByPlan, neverStored: complete ? notFound : [], unknown: complete ? [] : notFound };
 }
 
 /** An output as its batch's trail recorded it, and its state now (a parked one looked up: still parked, or how it ended). */

@@ -1,4 +1,4 @@
-import type { IngestBatch, RecentPart, SourceStats, StoredPart } from './records';
+import type { DroppedPart, IngestBatch, RecentPart, SourceStats, StoredPart } from './records';
 
 /** Where accepted events are kept, durably, before the data plane answers, and what is counted per source. */
 export interface IngestRepository {
@@ -20,11 +20,6 @@ export interface IngestRepository {
    * names (InvalidCursorError for one it never gave).
    */
   recent(workspaceId: string, sourceId: string, limit: number, after?: string): Promise<{ parts: RecentPart[]; more: boolean }>;
-  /**
-   * The stored parts of a source whose sort keys lie from `fromSk` to `toSk` (request ids sort by time), oldest
-   * first, at most `limit`, each with its events' messageIds; a request's refused events are not among them.
-   */
-  storedBetween(workspaceId: string, sourceId: string, fromSk: string, toSk: string, limit: number): Promise<{ parts: StoredPart[]; more: boolean }>;
   countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void>;
   /** Adds requests refused over the source's inbound limit, and their events, to its stats. */
   countThrottled(workspaceId: string, sourceId: string, events: number, requests: number, at: string): Promise<void>;
@@ -34,4 +29,20 @@ export interface IngestRepository {
    */
   reportInbound(workspaceId: string, sourceId: string, window: number, rate: number): Promise<number>;
   sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats>;
+}
+
+/** What the delivery audit reads of a source's stored requests. */
+export interface StoredEventReads {
+  /**
+   * The stored parts of a source whose sort keys lie from `fromSk` to `toSk` (request ids sort by time), oldest
+   * first, each with its events' messageIds; a request's refused events are not among them. Beside them, the
+   * events the source's tracking plan dropped from requests in the range. At most `limit` of both together.
+   */
+  storedBetween(
+    workspaceId: string,
+    sourceId: string,
+    fromSk: string,
+    toSk: string,
+    limit: number,
+  ): Promise<{ parts: StoredPart[]; dropped: DroppedPart[]; more: boolean }>;
 }

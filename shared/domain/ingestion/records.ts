@@ -39,6 +39,13 @@ export interface StoredPart {
   messageIds: string[];
 }
 
+/** The events a request's tracking plan dropped, as the audit reads them: acknowledged, kept beside the request, never delivered. */
+export interface DroppedPart {
+  requestId: string;
+  receivedAt: string;
+  messageIds: string[];
+}
+
 /** A stored part as a source's recent events show it: its accepted events, or a request's refused ones. */
 export interface RecentPart {
   /** Where it is in the source's parts, newest first (opaque): the listing goes on after it. */
