@@ -1,5 +1,6 @@
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { call } from '../support/runtime';
+import { MAX_MATCHED_CHARS } from '../../shared/domain/user-regex';
 
 /**
  * Trust boundary: the regular expressions a workspace writes, its tracking plans' patterns (run by ingestion
@@ -26,8 +27,8 @@ const PLAN_CASES = [
 ];
 
 /**
- * Rules that passed the old guard. A rule matches the first 4,096 characters of a value: the hostile part
- * comes first, then padding to 30 KB.
+ * Rules that passed the old guard. A rule matches the first MAX_MATCHED_CHARS (4,096) characters of a value: the
+ * hostile part comes first, then padding to 30 KB.
  */
 const RULE_PATTERNS = ['((a+))+$', '^(?:(?:a+))+$', '((\\w+)\\s?)+$'];
 const RULE_VALUES = [`${'a'.repeat(4095)}!`, `${'a '.repeat(2047)}!`].map((v) => v.padEnd(30_000, '-'));
@@ -76,8 +77,37 @@ describe('a tracking plan’s patterns', () => {
         healthFast: true,
       });
     }
-    // Every pattern ran: each value but the first fails its own, and drop-event mode dropped it.
+    // Every value but the first is a violation (a 30 KB one is longer than any pattern reads), and drop-event mode dropped it.
     expect((await api('GET', `/v2/tracking-plans/${planId}/stats`)).body.totals).toMatchObject({ total: 8, withViolations: 7, dropped: 7 });
+  });
+
+  it('make a value longer than a pattern reads a violation: the event is dropped with why, never passed on its beginning', async () => {
+    const { api, source, send } = await webhookPipeline(rig, '/plan-long');
+    const spec = { type: 'track', name: 'E', schema: { type: 'object', properties: { value: { type: 'string', pattern: '^a+$' } } } };
+    const planId = (await api('POST', '/v2/tracking-plans', { name: 'Long', specs: [spec] })).body.trackingPlan.id as string;
+    expect((await api('PUT', `/v2/sources/${source.id}/tracking-plan`, { planId, mode: 'drop-event' })).status).toBe(200);
+    await send([
+      { type: 'track', event: 'E', userId: 'u', messageId: 'fits', properties: { value: 'a'.repeat(MAX_MATCHED_CHARS) } },
+      { type: 'track', event: 'E', userId: 'u', messageId: 'longer', properties: { value: 'a'.repeat(MAX_MATCHED_CHARS + 1) } },
+    ]);
+    expect((await api('GET', `/v2/tracking-plans/${planId}/stats`)).body.totals).toMatchObject({ total: 2, validated: 1, withViolations: 1, dropped: 1 });
+    const live = (await api('GET', `/v2/sources/${source.id}/live-events?limit=10`)).body.events as {
+      messageId: string;
+      dropped?: unknown;
+      context: Record<string, unknown>;
+    }[];
+    expect(live.filter((e) => e.dropped).map((e) => [e.messageId, e.context.violationErrors])).toEqual([
+      [
+        'longer',
+        [
+          {
+            type: 'Unknown-Violation',
+            message: 'is longer than the 4,096 characters /^a+$/ is checked on',
+            meta: { instancePath: '/properties/value' },
+          },
+        ],
+      ],
+    ]);
   });
 
   it('are refused when only a backtracking engine runs them, with the field and the pattern named, and nothing is created', async () => {

@@ -1,7 +1,7 @@
 import type { Message } from '../../destinations/types';
 import { MIN_SALT_LENGTH } from '../credentials/schemas';
 import { ValidationError } from '../errors';
-import { userRegexProblem } from '../user-regex';
+import { MatchMeter, userRegexProblem } from '../user-regex';
 import { validate } from '../validation';
 import { ruleLabel, Rules, type Rule } from './schemas';
 import { RuleFailure, STOP, stepOf, type Step } from './steps';
@@ -11,6 +11,8 @@ export interface CompiledRules {
   readonly steps: readonly { label: string; run: Step }[];
   /** The credentials the rules read (hash salts): loaded only when there is one. */
   readonly credentialKeys: readonly string[];
+  /** The matching work of the event the rules are applied to (their patterns', all together). */
+  readonly meter?: MatchMeter;
 }
 
 /** What the rules made of one event: the event to go on with, the rule that stopped it, or an error. */
@@ -42,7 +44,8 @@ export function checkPatterns<R extends readonly Rule[]>(rules: R, where: string
 export function compileRules(rules: readonly Rule[]): CompiledRules {
   if (rules.length === 0) return NO_RULES;
   const credentialKeys = [...new Set(rules.flatMap((rule) => (rule.type === 'hash' ? [rule.saltCredential] : [])))];
-  return { steps: rules.map((rule, i) => ({ label: ruleLabel(rule, i), run: stepOf(rule) })), credentialKeys };
+  const meter = new MatchMeter();
+  return { steps: rules.map((rule, i) => ({ label: ruleLabel(rule, i), run: stepOf(rule, meter) })), credentialKeys, meter };
 }
 
 /**
@@ -52,6 +55,7 @@ export function compileRules(rules: readonly Rule[]): CompiledRules {
 export function applyRules(compiled: CompiledRules, event: Message, credentials: Readonly<Record<string, string>> = {}): RuleOutcome {
   let current = event;
   const { steps } = compiled;
+  compiled.meter?.start();
   for (let index = 0; index < steps.length; index++) {
     const { label, run } = steps[index]!;
     const result = run(current, credentials);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Message } from '../../destinations/types';
 import { MIN_SALT_LENGTH } from '../credentials/schemas';
 import { getAt, pick, REMOVE, segmentsOf, treeOf, updateAt, type Segments } from './paths';
-import { compileUserRegex, UserRegexRefused } from '../user-regex';
+import { compileUserRegex, UserRegexRefused, type MatchMeter } from '../user-regex';
 import { PROPERTY_CONTAINERS, type Condition, type Rule } from './schemas';
 
 /** What one rule makes of an event: the event (maybe changed), STOP, or an error that aborts the event. */
@@ -12,9 +12,6 @@ export class RuleFailure {
 }
 export type StepResult = Message | typeof STOP | RuleFailure;
 export type Step = (event: Message, credentials: Readonly<Record<string, string>>) => StepResult;
-
-/** Strings matched by `matches` are cut to this many characters first: a bound on any pattern's work (RE2's is linear). */
-const MATCH_LIMIT = 4096;
 
 /** A number in [0, 1) drawn from a text: FNV-1a, then murmur3's finaliser so that near texts spread. */
 export function unitOf(text: string): number {
@@ -47,7 +44,7 @@ const numberOf = (value: unknown): number | undefined => {
   return undefined;
 };
 
-function testOf(condition: Condition): (value: unknown) => boolean {
+function testOf(condition: Condition, meter: MatchMeter): (value: unknown) => boolean {
   switch (condition.op) {
     case 'equals': {
       const expected = condition.value;
@@ -60,8 +57,11 @@ function testOf(condition: Condition): (value: unknown) => boolean {
     case 'exists':
       return (value) => value !== undefined && value !== null;
     case 'matches': {
-      const regex = compileUserRegex(condition.pattern, { ignoreCase: condition.ignoreCase });
-      return (value) => (typeof value === 'string' || typeof value === 'number') && regex.test(String(value).slice(0, MATCH_LIMIT));
+      // A rule matches a long value on its first characters (at most MAX_MATCHED_CHARS, user-regex.ts, fewer for a
+      // large pattern): the bound every user pattern has. An event whose patterns have done all the matching one
+      // event may is noted on the meter, and the drop-if step fails it (stepOf).
+      const regex = compileUserRegex(condition.pattern, { ignoreCase: condition.ignoreCase, meter });
+      return (value) => (typeof value === 'string' || typeof value === 'number') && regex.test(String(value).slice(0, regex.maxChars));
     }
     default: {
       const bound = condition.value;
@@ -76,9 +76,9 @@ function testOf(condition: Condition): (value: unknown) => boolean {
   }
 }
 
-function predicateOf(condition: Condition): (event: Message) => boolean {
+function predicateOf(condition: Condition, meter: MatchMeter): (event: Message) => boolean {
   const segments = segmentsOf(condition.path);
-  const test = testOf(condition);
+  const test = testOf(condition, meter);
   return condition.not ? (event) => !test(getAt(event, segments)) : (event) => test(getAt(event, segments));
 }
 
@@ -149,8 +149,11 @@ function hashStep(rule: Extract<Rule, { type: 'hash' }>): Step {
 
 const IP_PATHS: Segments[] = [segmentsOf('context.ip'), segmentsOf('request_ip')];
 
-/** One compiled step per rule: paths split, regexes built and sets made once. */
-export function stepOf(rule: Rule): Step {
+/**
+ * One compiled step per rule: paths split, regexes built and sets made once. Its patterns match within one event's
+ * work (`meter`, its rules' own, started for each event).
+ */
+export function stepOf(rule: Rule, meter: MatchMeter): Step {
   switch (rule.type) {
     case 'sample': {
       const fraction = rule.fraction;
@@ -159,16 +162,21 @@ export function stepOf(rule: Rule): Step {
     case 'drop-if': {
       let predicates: ((event: Message) => boolean)[];
       try {
-        predicates = rule.conditions.map(predicateOf);
+        predicates = rule.conditions.map((condition) => predicateOf(condition, meter));
       } catch (error) {
         // A pattern stored before RE2 refused it is never run: every event the rule sees fails with why.
         if (!(error instanceof UserRegexRefused)) throw error;
         const failure = new RuleFailure(`drop-if rule: the pattern ${error.problem}`);
         return () => failure;
       }
-      return rule.match === 'any'
-        ? (event) => (predicates.some((p) => p(event)) ? STOP : event)
-        : (event) => (predicates.every((p) => p(event)) ? STOP : event);
+      const holds = rule.match === 'any' ? (event: Message) => predicates.some((p) => p(event)) : (event: Message) => predicates.every((p) => p(event));
+      return (event) => {
+        const stop = holds(event);
+        // Never a verdict on a value its pattern did not read: the event fails, saying why (a rule before this one
+        // would have failed it already).
+        if (meter.unchecked) return new RuleFailure(`drop-if rule: a value ${meter.unchecked.problem}`);
+        return stop ? STOP : event;
+      };
     }
     case 'allow-properties':
       return allowStep(rule.paths);

@@ -1,7 +1,7 @@
 import type { default as Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import type { RegExpEngine } from 'ajv/dist/types';
 import { ValidationError } from '../errors';
-import { compileUserRegex, userRegexProblem } from '../user-regex';
+import { compileUserRegex, MatchMeter, userRegexProblem } from '../user-regex';
 import { NAMED_TYPES, type EventSpec, type PlanEventType, type Violation, type ViolationType } from './schemas';
 
 /**
@@ -22,10 +22,15 @@ export const loadAjv = async (): Promise<AjvClass> => {
   return loaded.default ?? (loaded as unknown as AjvClass);
 };
 
-/** Ajv's regular expressions (`pattern`, `patternProperties`) compiled by RE2, never by V8's backtracking engine. */
-const regExp: RegExpEngine = Object.assign((pattern: string) => compileUserRegex(pattern), { code: 'compileUserRegex' });
+/**
+ * Ajv's regular expressions (`pattern`, `patternProperties`, `propertyNames`) compiled by RE2, never by V8's
+ * backtracking engine, matching within one event's work (`meter`, the plan version's). A text a pattern does not
+ * check passes it as far as Ajv knows (no error, a `patternProperties` name stays planned) and is reported from
+ * the meter (check).
+ */
+const regExpOf = (meter: MatchMeter): RegExpEngine => Object.assign((pattern: string) => compileUserRegex(pattern, { meter }), { code: 'compileUserRegex' });
 
-const newAjv = (Ajv: AjvClass, removeAdditional: boolean) =>
+const newAjv = (Ajv: AjvClass, removeAdditional: boolean, meter: MatchMeter) =>
   new Ajv({
     strict: false,
     allErrors: true,
@@ -33,7 +38,7 @@ const newAjv = (Ajv: AjvClass, removeAdditional: boolean) =>
     removeAdditional: removeAdditional ? 'all' : false,
     // No format is checked (some take a regex), and a schema cannot name a pattern from the data ($data is off).
     validateFormats: false,
-    code: { regExp },
+    code: { regExp: regExpOf(meter) },
   });
 
 /** Keywords whose value is a map of names to schemas (the names are not keywords). */
@@ -96,11 +101,7 @@ export function targetOf(event: Record<string, unknown>, type: PlanEventType): {
 /** An Ajv error as a violation of RudderStack's shape: its type, Ajv's message, where in the event and in the plan. */
 function violationOf(error: ErrorObject, root: string): Violation {
   const type = VIOLATION_OF_KEYWORD[error.keyword] ?? 'Unknown-Violation';
-  const schemaRoot = `#${root
-    .split('/')
-    .filter(Boolean)
-    .map((segment) => `/properties/${segment}`)
-    .join('')}`;
+  const schemaRoot = `#${root.replace(/\/([^/]+)/g, '/properties/$1')}`;
   const meta: Record<string, unknown> = {
     instancePath: `${root}${error.instancePath}`,
     schemaPath: `${schemaRoot}${error.schemaPath.slice(1)}`,
@@ -109,6 +110,18 @@ function violationOf(error: ErrorObject, root: string): Violation {
   if (error.keyword === 'additionalProperties') meta.additionalProperty = (error.params as { additionalProperty: string }).additionalProperty;
   const message = error.keyword === 'additionalProperties' ? `${error.message} (${String(meta.additionalProperty)})` : (error.message ?? error.keyword);
   return { type, message, meta };
+}
+
+/** The JSON Pointer of the first place in `node` holding `text`, as a string or as a property name. */
+function pointerTo(node: unknown, text: string, at: string): string | undefined {
+  if (node === text) return at;
+  if (node && typeof node === 'object')
+    for (const [key, child] of Object.entries(node)) {
+      const here = `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const found = key === text ? here : pointerTo(child, text, here);
+      if (found !== undefined) return found;
+    }
+  return undefined;
 }
 
 interface CompiledSpec {
@@ -129,6 +142,8 @@ export interface Verdict {
 export class CompiledPlan {
   private readonly specs = new Map<string, CompiledSpec>();
   private remover?: Ajv2020;
+  /** The matching work of the event being checked (check, then omitUnplanned), its patterns' texts not checked. */
+  private readonly meter = new MatchMeter();
 
   constructor(
     private readonly Ajv: AjvClass,
@@ -136,7 +151,7 @@ export class CompiledPlan {
     readonly version: number,
     specs: EventSpec[],
   ) {
-    const ajv = newAjv(Ajv, false);
+    const ajv = newAjv(Ajv, false, this.meter);
     specs.forEach((spec, i) => {
       const key = specKey(spec.type, spec.name);
       if (this.specs.has(key)) throw new ValidationError(`body.specs[${i}]: ${key} is planned twice`);
@@ -161,21 +176,33 @@ export class CompiledPlan {
     const compiled = this.specOf(event);
     if (!compiled) {
       const name = typeof event.event === 'string' ? event.event : typeof event.name === 'string' ? event.name : undefined;
-      const what = name === undefined ? `${String(event.type)} event` : `${String(event.type)} event ${JSON.stringify(name)}`;
+      const what = `${String(event.type)} event${name === undefined ? '' : ` ${JSON.stringify(name)}`}`;
       return { violations: [{ type: 'Unplanned-Event', message: `${what} is not in the tracking plan`, meta: {} }] };
     }
     const target = targetOf(event, compiled.spec.type);
     const value = target.value === undefined ? {} : target.value;
-    if (compiled.validate(value)) return { spec: compiled.spec, index: compiled.index, violations: [] };
-    return { spec: compiled.spec, index: compiled.index, violations: (compiled.validate.errors ?? []).map((e) => violationOf(e, target.path)) };
+    this.meter.start();
+    const valid = compiled.validate(value);
+    const { unchecked } = this.meter;
+    if (valid && !unchecked) return { spec: compiled.spec, index: compiled.index, violations: [] };
+    const violations = (valid ? [] : (compiled.validate.errors ?? [])).map((e) => violationOf(e, target.path));
+    // A text a pattern did not check (longer than it reads, or past the event's matching) makes the event a
+    // violation, never a pass nor a verdict on part of the text: the first such text, where it is.
+    if (unchecked)
+      violations.push({ type: 'Unknown-Violation', message: unchecked.problem, meta: { instancePath: pointerTo(value, unchecked.text, target.path) } });
+    return { spec: compiled.spec, index: compiled.index, violations };
   }
 
-  /** Removes from the event the keys its spec does not plan (nested ones where the schema lists `properties`). */
+  /**
+   * Removes from the event the keys its spec does not plan (nested ones where the schema lists `properties`).
+   * Called after check on the same event, whose matching work it goes on with: a name a `patternProperties`
+   * pattern cannot check (its work used up) stays, rather than lose a key that may be planned.
+   */
   omitUnplanned(event: Record<string, unknown>): void {
     const compiled = this.specOf(event);
     const target = compiled && targetOf(event, compiled.spec.type);
     if (!compiled || !target || !isRecord(target.value)) return;
-    this.remover ??= newAjv(this.Ajv, true);
+    this.remover ??= newAjv(this.Ajv, true, this.meter);
     compiled.omit ??= this.remover.compile(compiled.spec.schema);
     const copy = structuredClone(target.value);
     compiled.omit(copy);
