@@ -118,6 +118,10 @@ const SAMPLES: Record<string, BodySample> = {
     ],
   },
   'POST /v0/testSource/{source_id}': { body: { stage: { dest_transform: true }, message: MESSAGE } },
+  'POST /admin/audit': {
+    body: { messageIds: ['m-1', 'm-2'] },
+    extra: [{ messageIds: [] }, { messageIds: [HUGE_ASCII.slice(0, 1001)] }, { messageIds: Array.from({ length: 101 }, (_, i) => `m-${i}`) }],
+  },
   'POST /beacon/v1/batch': { body: { batch: [EVENT], sentAt: '2026-01-01T00:00:00.000Z' }, wrongTypes: { batch: { not: 'an array' } } },
   'POST /v1/{type}': {
     body: { batch: [EVENT], sentAt: '2026-01-01T00:00:00.000Z' },
