@@ -125,7 +125,7 @@ describe('the console, as a new user', () => {
     await page.getByLabel('Rule 1 condition 1 test').selectOption('matches');
     await page.getByLabel('Rule 1 condition 1 value').fill('(');
     await page.getByRole('button', { name: 'Save rules' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^body\.rules\.0\.conditions\.0\.pattern: is not a valid regular expression/);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^body\.rules\.0\.conditions\.0\.pattern: \/\(\/ is not a valid regular expression/);
     await page.getByLabel('Rule 1 condition 1 value').fill('^Debug ');
     await page.getByRole('button', { name: 'Remove rule 2' }).click();
     await page.getByRole('button', { name: 'Save rules' }).click();
