@@ -224,16 +224,15 @@ function burst(runtime: Runtime, requests: Sent[]): Promise<number[]> {
   );
 }
 
-/** Every messageId stored for a source (its live events, page by page). */
+/** Every messageId stored for a source (its live events, page by page: `paging.next` is the next page's route). */
 async function storedOf(control: string, sourceId: string): Promise<Set<string>> {
   const ids = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const query = `limit=200${cursor ? `&after_cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const page = await api<{ events: { messageId?: unknown }[]; paging: { next?: string } }>(control, 'GET', `/v2/sources/${sourceId}/live-events?${query}`);
+  let route: string | undefined = `/v2/sources/${sourceId}/live-events?limit=200`;
+  while (route) {
+    const page: { events: { messageId?: unknown }[]; paging: { next?: string } } = await api(control, 'GET', route);
     for (const event of page.events) if (typeof event.messageId === 'string') ids.add(event.messageId);
-    cursor = page.paging.next;
-  } while (cursor);
+    route = page.paging.next;
+  }
   return ids;
 }
 
