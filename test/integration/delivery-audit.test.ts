@@ -125,7 +125,7 @@ describe('the delivery audit', () => {
     const ranged = (await audit(`sourceId=${p.source.id}&from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`)).body;
     expect(ranged).toMatchObject({ parts, events: 6 });
     expect(ranged.destinations.map((d: { countersExact: unknown }) => d.countersExact)).toEqual([null, null]);
-  });
+  }, 90_000);
 
   it('lists the events of a batch interrupted in no scheduler index as in no state, and no longer once it is indexed', async () => {
     const p = await pipeline();
