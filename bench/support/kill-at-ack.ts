@@ -120,6 +120,11 @@ function storesOn(dataDir: string): string[] {
 class Runtime {
   child?: ChildProcess;
   output = '';
+  /**
+   * Whether the group was seen empty: its id may then be given to another process (pids wrap at 32768), so it
+   * is never signalled again.
+   */
+  ended = true;
   constructor(
     private readonly env: NodeJS.ProcessEnv,
     readonly control: string,
@@ -132,6 +137,7 @@ class Runtime {
 
   async start(): Promise<void> {
     this.output = '';
+    this.ended = false;
     this.child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/start.ts'], {
       cwd: ROOT,
       env: this.env,
@@ -163,21 +169,22 @@ class Runtime {
 
   /** SIGKILL to the whole group, at once (no await before it: the caller may be an answer's callback). */
   killGroup(): void {
-    if (this.pgid && groupAlive(this.pgid)) process.kill(-this.pgid, 'SIGKILL');
+    if (this.pgid && !this.ended && groupAlive(this.pgid)) process.kill(-this.pgid, 'SIGKILL');
   }
 
   /** Resolves once no process of the group is left. */
   async gone(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.pgid && groupAlive(this.pgid)) {
+    while (this.pgid && !this.ended && groupAlive(this.pgid)) {
       if (Date.now() > deadline) throw new Error(`the process group ${this.pgid} was still running:\n${processesOfGroup(this.pgid).join('\n')}`);
       await sleep(10);
     }
+    this.ended = true;
   }
 
   /** Ctrl-C: SIGINT to the group, which stops gracefully. */
   async interrupt(): Promise<void> {
-    if (!this.pgid || !groupAlive(this.pgid)) return;
+    if (!this.pgid || this.ended || !groupAlive(this.pgid)) return;
     process.kill(-this.pgid, 'SIGINT');
     await this.gone(60_000).catch(() => this.killGroup());
   }
@@ -342,7 +349,7 @@ export async function runKillAtAck(options: KillAtAckOptions): Promise<KillAtAck
     const lostRequests = new Set(lost.map((id) => acknowledged.get(id)!.join(','))).size;
     if (lost.length > 0) log(`lost: ${lost.slice(0, 20).join(', ')}${lost.length > 20 ? ', …' : ''}`);
     await runtime.interrupt();
-    const leftRunning = [...processesOfGroup(runtime.pgid), ...storesOn(dataDir)];
+    const leftRunning = [...(runtime.ended ? [] : processesOfGroup(runtime.pgid)), ...storesOn(dataDir)];
     return {
       kills: options.kills,
       acknowledgedRequests,
