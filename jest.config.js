@@ -8,6 +8,8 @@ module.exports = {
   },
   // @middy/* 6.x ships ESM only; let swc turn it into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // Log lines and the SDK's Node version notice off in every test process (test/support/quiet-output.ts).
+  setupFiles: ['<rootDir>/test/support/quiet-output.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,

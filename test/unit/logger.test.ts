@@ -9,11 +9,13 @@ const LINES = `
   log.info('an info line', { destinationId: 'd1' });
   log.error('delivery work failed', { destinationId: 'd1', error: new Error('write failed', { cause: new Error('store away') }) });
 `;
+/** The test run's environment without its log level (tests run with their lines off): a child's level is its own. */
+const { LOG_LEVEL: _runLevel, ...inherited } = process.env;
 /** Runs `script` in a Node process of its own and reads its output as JSON lines. */
 const run = (env: Record<string, string>, script = LINES) => {
   const { stdout, stderr } = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
     cwd: ROOT,
-    env: { ...process.env, POWERTOOLS_DEV: '', ...env },
+    env: { ...inherited, POWERTOOLS_DEV: '', ...env },
     encoding: 'utf8',
   });
   return `${stdout}${stderr}`
