@@ -1,4 +1,5 @@
 import { runFaultScenario, type ScenarioReport } from '../../bench/support/fault-scenario';
+import { progressLog } from '../support/progress-log';
 
 /**
  * Nothing acknowledged is lost: `npm start` on a persisted directory, flapping and slow destinations, SIGKILL of
@@ -8,18 +9,21 @@ import { runFaultScenario, type ScenarioReport } from '../../bench/support/fault
 jest.setTimeout(600_000);
 
 let report: ScenarioReport;
+const progress = progressLog('faults');
 beforeAll(async () => {
-  report = await runFaultScenario({
-    events: 300,
-    batchSize: 25,
-    senders: 3,
-    failureRate: 0.3,
-    slowRate: 0.1,
-    slowMs: [200, 800],
-    latencySamples: 100,
-    settleTimeoutMs: 180_000,
-    log: (line) => process.stderr.write(`[faults] ${line}\n`),
-  });
+  report = await progress.run(
+    runFaultScenario({
+      events: 300,
+      batchSize: 25,
+      senders: 3,
+      failureRate: 0.3,
+      slowRate: 0.1,
+      slowMs: [200, 800],
+      latencySamples: 100,
+      settleTimeoutMs: 180_000,
+      log: progress.log,
+    }),
+  );
 });
 
 test('every acknowledged event reaches both destinations', () => {

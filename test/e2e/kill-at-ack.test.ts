@@ -1,4 +1,5 @@
 import { runKillAtAck, type KillAtAckReport } from '../../bench/support/kill-at-ack';
+import { progressLog } from '../support/progress-log';
 
 /**
  * Issue 39: a request answered 200 is stored, whatever a SIGKILL of the process group does right after the answer.
@@ -18,8 +19,9 @@ jest.setTimeout(600_000);
 const KILLS = 12;
 
 let report: KillAtAckReport;
+const progress = progressLog('kill-at-ack');
 beforeAll(async () => {
-  report = await runKillAtAck({ kills: KILLS, settleTimeoutMs: 120_000, log: (line) => process.stderr.write(`[kill-at-ack] ${line}\n`) });
+  report = await progress.run(runKillAtAck({ kills: KILLS, settleTimeoutMs: 120_000, log: progress.log }));
 });
 
 test('each kill lands on an acknowledgement: at least one request a kill was answered 200', () => {
