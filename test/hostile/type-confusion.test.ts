@@ -53,6 +53,13 @@ async function snapshot(): Promise<string> {
 const POSTED = INGEST_ROUTES.filter((route) => route.method === 'POST').flatMap((route) =>
   route.path === '/v1/{type}' ? Object.keys(PATH_TYPES).map((type) => `/v1/${type}`) : [route.path],
 );
+/**
+ * One path per way a body is read: each event type's own path and the batch path (a type alias such as /v1/t
+ * reads a body as /v1/track does), once with Segment's clock (a one-letter path), and the beacon.
+ */
+const SHAPES = POSTED.filter(
+  (path) => !path.startsWith('/v1/') || ['identify', 'track', 'page', 'screen', 'group', 'alias', 'batch', 't', 'b'].includes(path.slice(4)),
+);
 const isBatch = (path: string) => path.startsWith('/beacon') || ['batch', 'b', 'import'].includes(PATH_TYPES[path.slice(4) as keyof typeof PATH_TYPES]);
 
 const EVENT = { type: 'track', event: 'Signed Up', userId: 'u1', anonymousId: 'a1', messageId: 'm1', properties: { plan: 'pro' } };
@@ -134,7 +141,7 @@ describe('any other field shaped to trip a String()', () => {
     'body.sentAt',
     'body.writeKey',
   ];
-  it.each(POSTED)(
+  it.each(SHAPES)(
     'POST %s: never a 5xx, a refusal in plain text',
     async (path) => {
       const problems: string[] = [];
