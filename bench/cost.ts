@@ -10,8 +10,6 @@ import { ACCEPTED_EVENTS_FILTER, STREAM_CONSUMERS } from '../shared/contract/fun
 import { createWorkspace } from '../shared/domain/auth/workspaces';
 import { WorkspaceRepository } from '../shared/persistence/workspace-repository';
 import { createTableClient, getTableClient } from '../shared/persistence/table-client';
-import { StoredPartMarkers } from '../shared/persistence/stored-part-markers';
-import { DeliveryRepository } from '../shared/persistence/delivery-repository';
 import { shutdownSandbox } from '../shared/sandbox';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ingestPartOf } from '../shared/persistence/ingest-repository';
@@ -100,12 +98,6 @@ async function main(): Promise<void> {
       return (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, Record<string, string>>;
     };
     const source = (await control('POST', '/v2/sources', { name: 'app', ...(INGEST_SHARDS > 1 && { ingestShards: INGEST_SHARDS }) })).source!;
-    // The source past its stored-part markers' cut-over, as every source is from a few minutes after a deployment
-    // or its own first count on: the bench measures the steady state, without the minutes in which a part is
-    // also looked up where markers were kept before (README "Capacity: one busy source").
-    await new StoredPartMarkers(store).recordCutOver(ws.workspaceId, source.id!, Date.now() - 3600_000);
-    // Likewise past its cut-over to today's delivery batch layout (a batch is looked for in one partition).
-    await new DeliveryRepository(store).recordLayoutCutOver(ws.workspaceId, Date.now() - 3600_000);
     const amplitude = (await control('POST', '/v2/destinations', { name: 'amplitude', type: 'AM', config: { apiKey: 'k', baseUrl: `${vendors.url}/amp` } }))
       .destination!;
     const webhook = (await control('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${vendors.url}/hook` } })).destination!;

@@ -66,8 +66,8 @@ const BUDGETS = {
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },
-  // The layout cut-overs (cut-overs.ts) and the merged reads across a source's partitions (across-partitions.ts
-  // in the ingest reads) added about 1 KB to deliveryAudit, which reads both: 338.0 KB, set again.
+  // The merged reads across a source's partitions (across-partitions.ts in the ingest reads) added about 1 KB to
+  // deliveryAudit: 338.0 KB, set again.
   deliveryAudit: { budgetKb: 345 },
   // authorizers
   account: { budgetKb: 255 },

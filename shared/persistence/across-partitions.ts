@@ -1,7 +1,23 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TableClient } from './table-client';
+import { queryAll, type TableClient } from './table-client';
 
 type Item = Record<string, unknown>;
+
+/**
+ * Every item of several partitions (a family's shards) that `query` selects, each partition read to its end,
+ * all at once: the read across a family's partitions that the views and the audit share. `query`'s key
+ * condition is on `pk = :pk`, bound to each partition in turn. Unordered.
+ */
+export async function queryEach(
+  store: TableClient,
+  partitions: string[],
+  query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'> & { KeyConditionExpression: string },
+): Promise<Item[]> {
+  const pages = await Promise.all(
+    partitions.map((pk) => queryAll(store, { ...query, ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':pk': pk } })),
+  );
+  return pages.flat();
+}
 
 /**
  * The items of several partitions in one sort-key order, as if they were one partition: each partition read a

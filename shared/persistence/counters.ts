@@ -1,17 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { SHARDS } from './families';
 import type { TableClient } from './table-client';
 
 /**
- * Sharded counters: a source's or destination's counters are spread over COUNTER_SHARDS items, each in a
- * partition of its own, so that the writes of a busy destination (one per finished batch, in the transaction of
- * the state change it counts) never heat one partition; a read sums them. The item of the layout before
- * sharding (in the workspace's partition) is read with them and never written again.
+ * Sharded counters: a source's or destination's counters are spread over the counters family's items, each in
+ * a partition of its own, so that the writes of a busy destination (one per finished batch, in the transaction
+ * of the state change it counts) never heat one partition; a read sums them.
  */
-export const COUNTER_SHARDS = 32;
 
 /** The shard a write adds to: any will do, since reads sum them all; drawn at random, so writes spread evenly. */
-export const counterShard = (): number => randomInt(COUNTER_SHARDS);
+export const counterShard = (): number => randomInt(SHARDS.counters);
 
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown>;

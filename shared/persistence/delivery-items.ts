@@ -29,16 +29,9 @@ export function userKeyPart(userKey: string): string {
   return userKey.length <= 128 && !userKey.includes('#') ? userKey : `h:${createHash('sha256').update(userKey).digest('hex')}`;
 }
 
-/**
- * The key of a parked delivery: ordered under its user in the user's retry partition, or, parked before that, in
- * the destination's one retry partition (under the user, or by message for those parked before order was kept).
- */
-export function parkedKey(parked: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'messageId' | 'output' | 'userKey' | 'seq' | 'earlierLayout'>) {
-  const legacy = keys.legacyDeliveryRetry(parked.workspaceId, parked.destinationId);
-  if (parked.userKey === undefined || parked.seq === undefined) return { pk: legacy, sk: `${parked.messageId}#${parked.output}` };
-  const key = keys.deliveryRetry(parked.workspaceId, parked.destinationId, userKeyPart(parked.userKey), parked.seq);
-  return parked.earlierLayout ? { ...key, pk: legacy } : key;
-}
+/** The key of a parked delivery: ordered under its user in the user's retry partition. */
+export const parkedKey = (parked: Pick<ParkedDelivery, 'workspaceId' | 'destinationId' | 'userKey' | 'seq'>) =>
+  keys.deliveryRetry(parked.workspaceId, parked.destinationId, userKeyPart(parked.userKey), parked.seq);
 
 export const retryId = (parked: ParkedDelivery) => `${parked.workspaceId}#${parked.destinationId}#${parkedKey(parked).sk}`;
 
@@ -64,8 +57,7 @@ const fromText = (value: unknown) => {
 };
 
 export function parseParked(item: Record<string, unknown>): ParkedDelivery {
-  const earlierLayout = item.pk === keys.legacyDeliveryRetry(String(item.workspaceId), String(item.destinationId)) || undefined;
-  return ParkedDelivery.parse({ ...item, requests: fromText(item.requests) ?? [], message: fromText(item.message) ?? undefined, earlierLayout });
+  return ParkedDelivery.parse({ ...item, requests: fromText(item.requests) ?? [], message: fromText(item.message) ?? undefined });
 }
 
 /**

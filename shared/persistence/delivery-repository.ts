@@ -14,7 +14,6 @@ import {
 } from '../domain/delivery/records';
 import { DeliveryBatchReads } from './delivery-batch-reads';
 import { keys } from './keys';
-import { LegacyLayout } from './legacy-layout';
 import { readCounters } from './counters';
 import { attention, describing, finishedTogetherStats, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, finishedTogetherExtras, parkExtras } from './failure-items';
@@ -39,28 +38,15 @@ const FINISHED_PER_WRITE = 90;
  * transaction) as the state change it counts.
  */
 export class DeliveryRepository implements ports.DeliveryRepository {
-  private readonly legacy: LegacyLayout;
   private readonly reads: DeliveryBatchReads;
-  /** Batches found in a layout before today's (before shards, or with fewer): their writes go where they are. */
-  private readonly foundAt = new Map<string, string>();
 
   constructor(private readonly store: TableClient) {
-    this.legacy = new LegacyLayout(store);
-    this.reads = new DeliveryBatchReads(store, this.legacy);
+    this.reads = new DeliveryBatchReads(store);
   }
 
-  /** Where a batch's item is: its shard's partition, or the one of an earlier layout if it was found there. */
+  /** Where a batch's item is. */
   private keyOf(b: BatchRef) {
-    const key = keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
-    return { ...key, pk: this.foundAt.get(batchId(b)) ?? key.pk };
-  }
-
-  /** Notes where a batch's item was found, when not where today's layout puts it. */
-  private found(item: Record<string, unknown>): string {
-    const ref = BatchRef.parse(item);
-    const id = batchId(ref);
-    if (item.pk !== keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part).pk) this.foundAt.set(id, String(item.pk));
-    return id;
+    return keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
   }
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
@@ -70,12 +56,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
 
   /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
   readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
-    return this.reads.readBatches(refs, (item) => this.found(item));
-  }
-
-  /** Sets the workspace's cut-over to today's batch layout at `atMs`, unless it has one; the cut-over in force. */
-  recordLayoutCutOver(workspaceId: string, atMs: number): Promise<number> {
-    return this.reads.recordLayoutCutOver(workspaceId, atMs);
+    return this.reads.readBatches(refs);
   }
 
   /**
@@ -358,10 +339,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       .sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)))
       .slice(0, limit);
     return Items.flatMap((item): NeedingAttention[] => {
-      if (item.entity === 'deliveryBatch') {
-        this.found(item);
-        return [{ kind: 'batch', ref: BatchRef.parse(item) }];
-      }
+      if (item.entity === 'deliveryBatch') return [{ kind: 'batch', ref: BatchRef.parse(item) }];
       if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
       return [];
     });

@@ -9,9 +9,8 @@ import { statsItem } from './delivery-items';
 import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
-import { acrossPartitions } from './across-partitions';
-import { LegacyLayout } from './legacy-layout';
-import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
+import { acrossPartitions, queryEach } from './across-partitions';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -27,36 +26,17 @@ function storedOf(item: Item): StoredFailure[] {
 
 /** Failed events (groups written by delivery, failure-items.ts) and the jobs over them. */
 export class FailureRepository implements ports.FailureRepository {
-  private readonly legacy: LegacyLayout;
+  constructor(private readonly store: TableClient) {}
 
-  constructor(private readonly store: TableClient) {
-    this.legacy = new LegacyLayout(store);
-  }
-
-  /** The destination's one failures partition of the layout before shards, while it holds any group. */
-  private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
-    return this.legacy.partitionIfHeld(keys.legacyDeliveryFailures(workspaceId, destinationId));
-  }
-
-  /** Every partition a destination's failure groups may be in. */
-  private async partitionsOf(workspaceId: string, destinationId: string): Promise<string[]> {
-    return [...keys.deliveryFailuresPartitions(workspaceId, destinationId), ...(await this.legacyOf(workspaceId, destinationId))];
-  }
-
-  /**
-   * A conditional update of a group where it is: in its shard's partition, or, when the condition fails there
-   * and the layout before shards still holds groups, in that one (true when one of them went through).
-   */
+  /** A conditional update of a group (true when it went through, false when its condition failed). */
   private async inPlace(workspaceId: string, destinationId: string, group: string, update: (key: Item) => Promise<void>): Promise<boolean> {
-    for (const pk of [keys.deliveryFailures(workspaceId, destinationId, group).pk, ...(await this.legacyOf(workspaceId, destinationId))]) {
-      try {
-        await update({ pk, sk: group });
-        return true;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+    try {
+      await update(keys.deliveryFailures(workspaceId, destinationId, group));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
-    return false;
   }
 
   async page(
@@ -71,7 +51,7 @@ export class FailureRepository implements ports.FailureRepository {
     let more = false;
     const groups = acrossPartitions(
       this.store,
-      await this.partitionsOf(workspaceId, destinationId),
+      keys.deliveryFailuresPartitions(workspaceId, destinationId),
       {
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: { ':from': window.from, ':to': window.to },
@@ -94,8 +74,7 @@ export class FailureRepository implements ports.FailureRepository {
   async byRefs(workspaceId: string, destinationId: string, refs: { group: string; index: number }[]): Promise<StoredFailure[]> {
     const groups = [...new Set(refs.map((r) => r.group))];
     const items = new Map<string, StoredFailure[]>();
-    const legacy = await this.legacyOf(workspaceId, destinationId);
-    const wanted = groups.flatMap((group) => [keys.deliveryFailures(workspaceId, destinationId, group), ...legacy.map((pk) => ({ pk, sk: group }))]);
+    const wanted = groups.map((group) => keys.deliveryFailures(workspaceId, destinationId, group));
     for (let i = 0; i < wanted.length; i += 100) {
       let request: Item[] | undefined = wanted.slice(i, i + 100);
       while (request && request.length > 0) {
@@ -249,17 +228,12 @@ export class FailureRepository implements ports.FailureRepository {
   /** A user's failures at a destination, removed from their groups (left as holes, so the others keep their ids). */
   async removeUser(workspaceId: string, destinationId: string, userId: string): Promise<number> {
     const user = normaliseUserId(userId);
-    const pages = await Promise.all(
-      (await this.partitionsOf(workspaceId, destinationId)).map((pk) =>
-        queryAll(this.store, {
-          KeyConditionExpression: 'pk = :pk',
-          FilterExpression: 'contains(#users, :user)',
-          ExpressionAttributeNames: { '#users': 'users' },
-          ExpressionAttributeValues: { ':pk': pk, ':user': userId },
-        }),
-      ),
-    );
-    const groups = pages.flat();
+    const groups = await queryEach(this.store, keys.deliveryFailuresPartitions(workspaceId, destinationId), {
+      KeyConditionExpression: 'pk = :pk',
+      FilterExpression: 'contains(#users, :user)',
+      ExpressionAttributeNames: { '#users': 'users' },
+      ExpressionAttributeValues: { ':user': userId },
+    });
     let removed = 0;
     for (const group of groups) {
       const failures = unpackFailures(group.payload as Uint8Array);

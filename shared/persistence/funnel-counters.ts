@@ -1,6 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { FunnelAdd } from '../domain/delivery/funnel';
-import { COUNTER_SHARDS, counterShard } from './counters';
+import { queryEach } from './across-partitions';
+import { counterShard } from './counters';
+import { partitionsOf } from './families';
 import { keys } from './keys';
 import type { TableClient, TransactItem } from './table-client';
 
@@ -61,27 +62,10 @@ export const destinationFunnelUpdate = (table: string, workspaceId: string, dest
  * error samples (`es_*`) are gathered into `errorSamples`, the first found of each class.
  */
 export async function readHourly(store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string): Promise<Item> {
-  const items = (
-    await Promise.all(
-      Array.from({ length: COUNTER_SHARDS }, async (_, shard) => {
-        const found: Item[] = [];
-        let start: Item | undefined;
-        do {
-          const page = await store.doc.send(
-            new QueryCommand({
-              TableName: store.table,
-              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-              ExpressionAttributeValues: { ':pk': partitionOf(shard), ':from': `H#${fromHour}`, ':to': `H#${toHour}` },
-              ExclusiveStartKey: start,
-            }),
-          );
-          found.push(...(page.Items ?? []));
-          start = page.LastEvaluatedKey;
-        } while (start);
-        return found;
-      }),
-    )
-  ).flat();
+  const items = await queryEach(store, partitionsOf('counters', partitionOf), {
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':from': `H#${fromHour}`, ':to': `H#${toHour}` },
+  });
   const sum: Item = {};
   const samples: Record<string, unknown> = {};
   for (const item of items) {

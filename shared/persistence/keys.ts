@@ -1,55 +1,28 @@
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../domain/errors';
 import type { UserCodeKind } from '../domain/transformations/schemas';
-import { COUNTER_SHARDS } from './counters';
 import { shardOfPart } from '../domain/ingestion/shards';
+import { partitionsOf, shardOf } from './families';
 
 /**
- * Key builders: the only place that knows how items are laid out in the single table. Every tenant item's
+ * Key builders: the only place that knows how items are laid out in the single table (its families and their
+ * shard counts: families.ts). Every tenant item's
  * partition key begins with its workspace, so no query can cross workspaces. The only keys that do not are
  * lookups (token hash, source write key and id, event model and version ids), which exist to find the workspace in the
  * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
-/**
- * The suppression index's partitions: every stream batch reads its distinct users' items strongly consistent
- * (a read unit each, found or not), so one partition would cap a workspace near 2,000 events a second.
- */
-export const SUPPRESSION_SHARDS = 64;
-/** A key's shard: its SHA-256 folded to one of `count`. */
-const shardOf = (key: string, count: number) => createHash('sha256').update(key).digest().readUInt32BE(0) % count;
-/** The scheduler's index of delivery batches and retries, across workspaces: every batch the consumer stops waiting for enters it. */
-export const ATTENTION_SHARDS = 16;
-/**
- * Delivery batches' partitions per destination: a webhook's batch takes a write per event it sends and two in
- * the transaction that finishes it, about 150,000 write units a second at 50,000 events in 20-event requests
- * over 128 ingest shards, which 128 partitions took only at their mean. EARLIER_DELIVERY_SHARDS: the layouts
- * batches written before are found in and finished in (each shard of theirs is one of today's: a hash modulo
- * 64 or 128 is the hash modulo 256 folded).
- */
-export const DELIVERY_SHARDS = 256;
-export const EARLIER_DELIVERY_SHARDS = [128, 64] as const;
-const deliveryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#DELIVERY`;
-const deliveryBatchIn = (shards: number, workspaceId: string, destinationId: string, requestId: string, part: number) => ({
-  pk: `${deliveryPartition(workspaceId, destinationId)}#${shardOf(`${requestId}#${part}`, shards)}`,
-  sk: `${requestId}#${part}`,
-});
+const destination = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}`;
+const deliveryPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#DELIVERY#${shard}`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
-const retryPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#RETRY`;
-const failuresPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#FAILURES`;
-const settledPartition = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}#SETTLED`;
-/**
- * Stored-part markers' partitions per source: a marker per stored part, 2 write units in its transaction, about
- * 85,000 a second at 50,000 events of 20-event requests over 64 ingest shards (17 parts a request).
- */
-export const STORED_MARKER_SHARDS = 256;
-/** Failed events' group partitions per destination. */
-export const FAILURE_SHARDS = 128;
-/** Parked deliveries' partitions per destination, by user. */
-export const RETRY_SHARDS = 64;
+const retryPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#RETRY#${shard}`;
+const failuresPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#FAILURES#${shard}`;
 const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
   `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST${shard === 0 ? '' : `#${shard}`}`;
 const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
+
+/** How a parked delivery ended, beside the parked deliveries of its user (keys.deliverySettled). */
+const SETTLED_PREFIX = 'S#';
 
 const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
 
@@ -121,11 +94,9 @@ export const keys = bounded({
    * ingestion with one BatchGet per request…
    */
   suppression: (workspaceId: string, userId: string) => ({
-    pk: `${ws(workspaceId)}#SUPPRESS#${shardOf(userId, SUPPRESSION_SHARDS)}`,
+    pk: `${ws(workspaceId)}#SUPPRESS#${shardOf('suppression', userId)}`,
     sk: `SUPPRESS#${userId}`,
   }),
-  /** …spread over SUPPRESSION_SHARDS partitions by the user's hash (before, all in the workspace's partition). */
-  legacySuppression: (workspaceId: string, userId: string) => ({ pk: ws(workspaceId), sk: `SUPPRESS#${userId}` }),
   /**
    * A number that moves after every change of the workspace's suppression items (a regulation created or
    * canceled): the consumers read it once per stream batch, and what they remember of users stands while it holds.
@@ -164,7 +135,7 @@ export const keys = bounded({
   /**
    * Accepted events: one item per ingestion request and shard (split only at the item size limit), in the
    * source's partition of that shard (the part's number says which: shards.ts); the table's stream hands them
-   * to delivery, TTL removes them. Shard 0's partition is the one a source had before shards.
+   * to delivery, TTL removes them. Shard 0's partition has no shard in its key.
    */
   ingest: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
     pk: ingestPartition(workspaceId, sourceId, shardOfPart(part)),
@@ -190,60 +161,44 @@ export const keys = bounded({
    * Delivery of one ingest item to one destination: claimed before the first send, its progress (input
    * events fully handled) advanced after each, so a redelivered record or a restart resends nothing.
    */
-  deliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) =>
-    deliveryBatchIn(DELIVERY_SHARDS, workspaceId, destinationId, requestId, part),
-  /**
-   * …spread over DELIVERY_SHARDS partitions by the batch's hash (a webhook's batch is written once per event
-   * sent), read across them all; before, all in one partition per destination, still read while any is left.
-   */
-  deliveryBatchPartitions: (workspaceId: string, destinationId: string) =>
-    Array.from({ length: DELIVERY_SHARDS }, (_, shard) => `${deliveryPartition(workspaceId, destinationId)}#${shard}`),
-  /** …where a batch written with EARLIER_DELIVERY_SHARDS is, by layout (each one of today's partitions). */
-  earlierDeliveryBatches: (workspaceId: string, destinationId: string, requestId: string, part: number) =>
-    EARLIER_DELIVERY_SHARDS.map((shards) => deliveryBatchIn(shards, workspaceId, destinationId, requestId, part)),
-  /** The workspace's cut-over to today's batch layout: only a batch of a request received before it is looked for in the earlier ones. */
-  deliveryLayoutCutOver: (workspaceId: string) => ({ pk: ws(workspaceId), sk: 'CUTOVER#DELIVERY' }),
-  legacyDeliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
-    pk: deliveryPartition(workspaceId, destinationId),
+  deliveryBatch: (workspaceId: string, destinationId: string, requestId: string, part: number) => ({
+    pk: deliveryPartition(workspaceId, destinationId, shardOf('deliveryBatch', `${requestId}#${part}`)),
     sk: `${requestId}#${part}`,
   }),
+  /** …spread over the family's partitions by the batch's hash (a webhook's batch is written once per event sent), read across them all. */
+  deliveryBatchPartitions: (workspaceId: string, destinationId: string) =>
+    partitionsOf('deliveryBatch', (shard) => deliveryPartition(workspaceId, destinationId, shard)),
   /**
    * A parked delivery of one output to one destination, retried when due: under its user (`U#<user>#`), in
-   * the order the events arrived, so a user's first parked delivery is one query away. (Deliveries parked
-   * before order was kept have `<messageId>#<output>` as their sort key.)
+   * the order the events arrived, so a user's first parked delivery is one query away.
    */
   deliveryRetry: (workspaceId: string, destinationId: string, userKey: string, seq: string) => ({
-    pk: `${retryPartition(workspaceId, destinationId)}#${shardOf(userKey, RETRY_SHARDS)}`,
+    pk: retryPartition(workspaceId, destinationId, shardOf('retry', userKey)),
     sk: `U#${userKey}#${seq}`,
   }),
   /**
-   * …in RETRY_SHARDS partitions by the user (a destination that is down parks every event: one partition took
+   * …in the family's partitions by the user (a destination that is down parks every event: one partition took
    * about 200 events a second of it), each user's deliveries in one, in order; read across them all where a
-   * destination's are wanted. Before, all of a destination's in this one, still read while any is left.
+   * destination's are wanted.
    */
-  deliveryRetryPartitions: (workspaceId: string, destinationId: string) =>
-    Array.from({ length: RETRY_SHARDS }, (_, shard) => `${retryPartition(workspaceId, destinationId)}#${shard}`),
-  legacyDeliveryRetry: (workspaceId: string, destinationId: string) => retryPartition(workspaceId, destinationId),
+  deliveryRetryPartitions: (workspaceId: string, destinationId: string) => partitionsOf('retry', (shard) => retryPartition(workspaceId, destinationId, shard)),
+  deliveryRetryPrefix: 'U#',
   /**
    * How a parked delivery ended (delivered or aborted by a retry), kept as long as the events, so the audit
-   * can tell every event's outcome: under its destination, by the seq of the parked delivery (its batch first).
+   * can tell every event's outcome: beside its user's parked deliveries (written in the transaction that
+   * deletes the one it ends, so in the partition that write heats already), by its seq (its batch first).
    */
-  deliverySettled: (workspaceId: string, destinationId: string, seq: string) => ({
-    pk: `${settledPartition(workspaceId, destinationId)}#${shardOf(seq, RETRY_SHARDS)}`,
-    sk: seq,
+  deliverySettled: (workspaceId: string, destinationId: string, userKey: string, seq: string) => ({
+    pk: retryPartition(workspaceId, destinationId, shardOf('retry', userKey)),
+    sk: `${SETTLED_PREFIX}${seq}`,
   }),
-  /**
-   * …in RETRY_SHARDS partitions by the seq's hash (a destination back from an outage settles every delivery it
-   * parked, as fast as they are retried), read across them all by the audit; before, all in one, read while any
-   * is left.
-   */
-  deliverySettledPartitions: (workspaceId: string, destinationId: string) =>
-    Array.from({ length: RETRY_SHARDS }, (_, shard) => `${settledPartition(workspaceId, destinationId)}#${shard}`),
-  legacyDeliverySettled: (workspaceId: string, destinationId: string) => settledPartition(workspaceId, destinationId),
+  /** …read across the retry partitions by the audit, a range of seqs. */
+  deliverySettledRange: (fromSeq: string, toSeq: string) => ({ from: `${SETTLED_PREFIX}${fromSeq}`, to: `${SETTLED_PREFIX}${toSeq}` }),
+  deliverySettledPrefix: SETTLED_PREFIX,
   /** Delivery batches whose lease ran out and parked retries that are due, across workspaces, on gsi1. */
-  deliveryAttention: (itemSk: string) => `DELIVERY#DUE#${shardOf(itemSk, ATTENTION_SHARDS)}`,
-  /** …in ATTENTION_SHARDS partitions by the item's sort key, which the scheduler reads together (and the one before). */
-  deliveryAttentionPartitions: [...Array.from({ length: ATTENTION_SHARDS }, (_, shard) => `DELIVERY#DUE#${shard}`), 'DELIVERY#DUE'],
+  deliveryAttention: (itemSk: string) => `DELIVERY#DUE#${shardOf('attention', itemSk)}`,
+  /** …in the family's partitions by the item's sort key, which the scheduler reads together. */
+  deliveryAttentionPartitions: partitionsOf('attention', (shard) => `DELIVERY#DUE#${shard}`),
   /**
    * A stream record a consumer could not handle, parked with its content (one per record and consumer), and
    * the parked records across workspaces by due time on gsi1, for the scheduler and the operator.
@@ -261,16 +216,9 @@ export const keys = bounded({
     pk: statsPartition(workspaceId, shard),
     sk: `DESTSTATS#${destinationId}`,
   }),
-  /** …read as the sum of all of them, with the item of the layout before shards (in the workspace's partition). */
-  destinationStatsShards: (workspaceId: string, destinationId: string) => [
-    keys.legacyDestinationStats(workspaceId, destinationId),
-    ...keys.destinationCounterShards(workspaceId, destinationId),
-  ],
-  /** The counter shards alone. */
-  destinationCounterShards: (workspaceId: string, destinationId: string) =>
-    Array.from({ length: COUNTER_SHARDS }, (_, shard) => keys.destinationStats(workspaceId, destinationId, shard)),
-  /** The item of the layout before counter shards: read, never written again. */
-  legacyDestinationStats: (workspaceId: string, destinationId: string) => ({ pk: ws(workspaceId), sk: `DESTSTATS#${destinationId}` }),
+  /** …read as the sum of all of them. */
+  destinationStatsShards: (workspaceId: string, destinationId: string) =>
+    partitionsOf('counters', (shard) => keys.destinationStats(workspaceId, destinationId, shard)),
   /**
    * A destination's funnel per hour of ingestion (`funnel-counters.ts`), sharded as its counters are, in
    * partitions of the destination's own: a window is one query per shard, whatever its length.
@@ -289,31 +237,23 @@ export const keys = bounded({
    * the request and part, so that a request's parts (one per ingest shard) spread over all of them.
    */
   storedPartMarker: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#COUNTED#${shardOf(`${requestId}#${part}`, STORED_MARKER_SHARDS)}`,
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#COUNTED#${shardOf('storedPartMarker', `${requestId}#${part}`)}`,
     sk: `P#${requestId}#${part}`,
   }),
-  /** …where the layout before kept it: among the funnel's counters, in the shard of its request. */
-  legacyStoredPartMarker: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#FUNNEL#${shardOf(requestId, COUNTER_SHARDS)}`,
-    sk: `P#${requestId}#${part}`,
-  }),
-  /** When a source's markers left the layout before: parts of requests received from then on have none there. */
-  storedPartMarkersCutOver: (workspaceId: string, sourceId: string) => ({ pk: `${ws(workspaceId)}#SOURCE#${sourceId}#FUNNEL#0`, sk: 'MARKERS' }),
   /**
    * A destination's failed (aborted) events, a group per write that recorded them, ordered by the time of
    * their ingestion: `<receivedAt>#<requestId>#<part>#<first slot>`.
    */
   deliveryFailures: (workspaceId: string, destinationId: string, sk: string) => ({
-    pk: `${failuresPartition(workspaceId, destinationId)}#${shardOf(sk, FAILURE_SHARDS)}`,
+    pk: failuresPartition(workspaceId, destinationId, shardOf('failures', sk)),
     sk,
   }),
   /**
-   * …in FAILURE_SHARDS partitions by the group's hash (a destination that refuses everything writes a group per
-   * event a webhook sends, 4 write units each), read across them all; before, all in one, read while any is left.
+   * …in the family's partitions by the group's hash (a destination that refuses everything writes a group per
+   * event a webhook sends, 4 write units each), read across them all.
    */
   deliveryFailuresPartitions: (workspaceId: string, destinationId: string) =>
-    Array.from({ length: FAILURE_SHARDS }, (_, shard) => `${failuresPartition(workspaceId, destinationId)}#${shard}`),
-  legacyDeliveryFailures: (workspaceId: string, destinationId: string) => failuresPartition(workspaceId, destinationId),
+    partitionsOf('failures', (shard) => failuresPartition(workspaceId, destinationId, shard)),
   /** Jobs over a destination's deliveries (a retry of failures, later replays), by id. */
   deliveryJob: (workspaceId: string, destinationId: string, jobId: string) => ({
     pk: `${ws(workspaceId)}#DESTINATION#${destinationId}#JOBS`,
@@ -340,7 +280,7 @@ export const keys = bounded({
     sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}`,
   }),
   trackingPlanStatsShards: (workspaceId: string, id: string, sourceId: string, version: number) =>
-    Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `TRACKINGPLANSTATS#${id}#${sourceId}#${version}` })),
+    partitionsOf('counters', (shard) => keys.trackingPlanStats(workspaceId, id, sourceId, version, shard)),
   /** The events a request's source dropped by its tracking plan, beside its accepted ones: the live events show them. */
   ingestDropped: (workspaceId: string, sourceId: string, requestId: string) => ({
     pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
@@ -356,10 +296,7 @@ export const keys = bounded({
   inboundWindow: (workspaceId: string, sourceId: string, window: number) => ({ pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INBOUND`, sk: String(window) }),
   /** Counters of a source (suppressed, refused and throttled events so far), sharded as a destination's. */
   sourceStats: (workspaceId: string, sourceId: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` }),
-  sourceStatsShards: (workspaceId: string, sourceId: string) => [
-    { pk: ws(workspaceId), sk: `SOURCESTATS#${sourceId}` },
-    ...Array.from({ length: COUNTER_SHARDS }, (_, shard) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` })),
-  ],
+  sourceStatsShards: (workspaceId: string, sourceId: string) => partitionsOf('counters', (shard) => keys.sourceStats(workspaceId, sourceId, shard)),
   /**
    * Event schemas (area D), in a partition per source: per event model a summary item (what listings read)
    * and a sketch head (revision, counts and the journal capture rewrites), the same two per event version;
@@ -386,11 +323,6 @@ export const keys = bounded({
     sk: `VERSIONSKETCH#${eventId}#${hash}`,
   }),
   schemaSketchPrefixes: ['MODELSKETCH#', 'VERSIONSKETCH#'],
-  /**
-   * A head's base slot as sketches before bases apart kept it: in the source's schema partition, the same
-   * key with BASE0 or BASE1 for SKETCH (read while a head still names one: SketchHead.basesApart).
-   */
-  schemaBaseOf: (head: { pk: string; sk: string }, slot: number) => ({ pk: head.pk, sk: head.sk.replace(/^(MODEL|VERSION)SKETCH#/, `$1BASE${slot}#`) }),
   /**
    * A head's base slot in a partition of the sketch's own (the head's key digested): a base is the whole
    * snapshot, rewritten at every fold, so each sketch's folds take their own partition's units instead of

@@ -4,10 +4,10 @@ import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/del
 import type { ParkedDelivery } from '../domain/delivery/records';
 import { attention, DELIVERY_TTL_SECONDS, parkedKey, parseParked, retryId, statsItem, userKeyPart } from './delivery-items';
 import { keys } from './keys';
-import { LegacyLayout } from './legacy-layout';
+import { queryEach } from './across-partitions';
 import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
-import { isConditionFailure, queryAll, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
@@ -15,24 +15,16 @@ import { isConditionFailure, queryAll, type TableClient, type TransactItem } fro
  * leaves a small record of how it ended).
  */
 export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository {
-  private readonly legacy: LegacyLayout;
+  constructor(private readonly store: TableClient) {}
 
-  constructor(private readonly store: TableClient) {
-    this.legacy = new LegacyLayout(store);
-  }
-
-  /** The destination's one retry partition of the layout before shards, while it holds any parked delivery. */
-  private async legacyOf(workspaceId: string, destinationId: string): Promise<string[]> {
-    return this.legacy.partitionIfHeld(keys.legacyDeliveryRetry(workspaceId, destinationId));
-  }
-
-  /** The user's first parked delivery in partition `pk`, if any: one query. */
-  private async first(pk: string, userKey: string): Promise<Record<string, unknown> | undefined> {
+  /** The user's first parked delivery at the destination, if any: one query. */
+  private async first(workspaceId: string, destinationId: string, userKey: string): Promise<Record<string, unknown> | undefined> {
+    const { pk, sk } = keys.deliveryRetry(workspaceId, destinationId, userKeyPart(userKey), '');
     const { Items = [] } = await this.store.doc.send(
       new QueryCommand({
         TableName: this.store.table,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-        ExpressionAttributeValues: { ':pk': pk, ':user': `U#${userKeyPart(userKey)}#` },
+        ExpressionAttributeValues: { ':pk': pk, ':user': sk },
         ConsistentRead: true,
         Limit: 1,
       }),
@@ -43,42 +35,22 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
   /**
    * Whether any delivery is parked at a destination, strongly consistent: its `retrying` counter, which moves in
    * the very transaction that parks a delivery and in the one that ends it (one BatchGet of its counter shards,
-   * where reading the first key of each of its retry partitions would take one query each). The counter item of
-   * the layout before shards is never written again, so its part of the sum is read once a minute, not in every
-   * round: it sits in the workspace's own partition, which every round reads already.
+   * where reading the first key of each of its retry partitions would take one query each).
    */
   async anyParked(workspaceId: string, destinationId: string): Promise<boolean> {
-    const [shards, before] = await Promise.all([
-      readCounters(this.store, keys.destinationCounterShards(workspaceId, destinationId)),
-      this.legacy.item(keys.legacyDestinationStats(workspaceId, destinationId)),
-    ]);
-    return Number(shards?.retrying ?? 0) + Number(before?.retrying ?? 0) > 0;
+    const counters = await readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
+    return Number(counters?.retrying ?? 0) > 0;
   }
 
-  /** The partitions a user's parked deliveries may be in: the user's, and the one before shards while it holds any. */
-  private async partitionsOfUser(workspaceId: string, destinationId: string, userKey: string): Promise<string[]> {
-    return [keys.deliveryRetry(workspaceId, destinationId, userKeyPart(userKey), '').pk, ...(await this.legacyOf(workspaceId, destinationId))];
-  }
-
-  /** The users among `userKeys` with a delivery parked at the destination: one query each (two while the layout before shards holds any). */
+  /** The users among `userKeys` with a delivery parked at the destination: one query each. */
   async usersWithParked(workspaceId: string, destinationId: string, userKeys: string[]): Promise<string[]> {
-    const found = await Promise.all(
-      userKeys.map(async (userKey) => {
-        const partitions = await this.partitionsOfUser(workspaceId, destinationId, userKey);
-        const firsts = await Promise.all(partitions.map((pk) => this.first(pk, userKey)));
-        return firsts.some((item) => item !== undefined) ? [userKey] : [];
-      }),
-    );
+    const found = await Promise.all(userKeys.map(async (userKey) => ((await this.first(workspaceId, destinationId, userKey)) === undefined ? [] : [userKey])));
     return found.flat();
   }
 
   /** The user's first parked delivery at its destination (the one whose turn it is), if any. */
   async firstOfUser(parked: ParkedDelivery): Promise<ParkedDelivery | undefined> {
-    const { userKey } = parked;
-    if (userKey === undefined) return undefined;
-    const partitions = await this.partitionsOfUser(parked.workspaceId, parked.destinationId, userKey);
-    const firsts = (await Promise.all(partitions.map((pk) => this.first(pk, userKey)))).filter((item) => item !== undefined);
-    const first = firsts.sort((a, b) => String(a.sk).localeCompare(String(b.sk)))[0];
+    const first = await this.first(parked.workspaceId, parked.destinationId, parked.userKey);
     return first && parseParked(first);
   }
 
@@ -175,9 +147,8 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
       };
       const counts = { retrying: -1, [outcome.status]: 1 };
       const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
-      const settled = claimed.seq === undefined ? [] : [this.settledPut(claimed, outcome, at)];
       const extras = retryEndExtras(this.store.table, claimed, outcome);
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, ...settled, ...extras] }));
+      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, this.settledPut(claimed, outcome, at), ...extras] }));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -194,7 +165,7 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
       Put: {
         TableName: this.store.table,
         Item: {
-          ...keys.deliverySettled(claimed.workspaceId, claimed.destinationId, claimed.seq!),
+          ...keys.deliverySettled(claimed.workspaceId, claimed.destinationId, userKeyPart(claimed.userKey), claimed.seq),
           entity: 'deliverySettled',
           sourceId: claimed.sourceId,
           messageId: claimed.messageId,
@@ -213,49 +184,35 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
    * audit counts as retrying.
    */
   async parkedAt(workspaceId: string, destinationId: string): Promise<ParkedSummary[]> {
-    const partitions = [...keys.deliveryRetryPartitions(workspaceId, destinationId), ...(await this.legacyOf(workspaceId, destinationId))];
-    const pages = await Promise.all(
-      partitions.map((pk) =>
-        queryAll(this.store, {
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ExpressionAttributeNames: { '#status': 'status', '#output': 'output' },
-          ProjectionExpression: 'sourceId, messageId, #output, seq, #status, lastError',
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    const items = pages.flat();
+    const items = await queryEach(this.store, keys.deliveryRetryPartitions(workspaceId, destinationId), {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :parked)',
+      ExpressionAttributeValues: { ':parked': keys.deliveryRetryPrefix },
+      ExpressionAttributeNames: { '#status': 'status', '#output': 'output' },
+      ProjectionExpression: 'sourceId, messageId, #output, seq, #status, lastError',
+      ConsistentRead: true,
+    });
     return items.map((item) => ({
       sourceId: String(item.sourceId),
       messageId: String(item.messageId),
       output: Number(item.output ?? 0),
-      ...(typeof item.seq === 'string' && { seq: item.seq }),
+      seq: String(item.seq),
       status: String(item.status),
       lastError: String(item.lastError ?? ''),
     }));
   }
 
-  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` ended, by seq (across the settled partitions). */
+  /** How the parked deliveries of the batches from `fromSeq` to `toSeq` ended, by seq (across the retry partitions). */
   async settledBetween(workspaceId: string, destinationId: string, fromSeq: string, toSeq: string): Promise<SettledDelivery[]> {
-    const partitions = [
-      ...keys.deliverySettledPartitions(workspaceId, destinationId),
-      ...(await this.legacy.partitionIfHeld(keys.legacyDeliverySettled(workspaceId, destinationId))),
-    ];
-    const pages = await Promise.all(
-      partitions.map((pk) =>
-        queryAll(this.store, {
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk, ':from': fromSeq, ':to': toSeq },
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return pages
-      .flat()
+    const { from, to } = keys.deliverySettledRange(fromSeq, toSeq);
+    const items = await queryEach(this.store, keys.deliveryRetryPartitions(workspaceId, destinationId), {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':from': from, ':to': to },
+      ConsistentRead: true,
+    });
+    return items
       .sort((a, b) => String(a.sk).localeCompare(String(b.sk)))
       .map((item) => ({
-        seq: String(item.sk),
+        seq: String(item.sk).slice(keys.deliverySettledPrefix.length),
         sourceId: String(item.sourceId),
         messageId: String(item.messageId),
         outcome: item.outcome === 'delivered' ? 'delivered' : 'aborted',

@@ -1,6 +1,5 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { LegacyLayout } from './legacy-layout';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
@@ -15,11 +14,7 @@ const USERS_PER_TRANSACTION = 25;
 
 /** Regulations, the per-user suppression items, listing cursors and idempotency records of a workspace. */
 export class RegulationRepository implements ports.RegulationRepository {
-  private readonly legacy: LegacyLayout;
-
-  constructor(private readonly store: TableClient) {
-    this.legacy = new LegacyLayout(store);
-  }
+  constructor(private readonly store: TableClient) {}
 
   // --- regulations and their suppression ---------------------------------------------------------------------
 
@@ -111,35 +106,8 @@ export class RegulationRepository implements ports.RegulationRepository {
     } catch (error) {
       if (!isConditionFailure(error)) throw error; // canceled meanwhile by another call
     }
-    await this.liftLegacy(workspaceId, current.attributes.userId!, id);
     await this.moveStamp(workspaceId);
     return this.getRegulation(workspaceId, id);
-  }
-
-  /**
-   * A regulation written before the index was sharded keeps its entry in the workspace's partition: a cancel
-   * lifts it there too (right after its transaction; until then the user stays suppressed, never the other way).
-   */
-  private async liftLegacy(workspaceId: string, userId: string, id: string): Promise<void> {
-    if (!(await this.hasLegacySuppressions(workspaceId))) return;
-    await this.store.doc
-      .send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.legacySuppression(workspaceId, userId),
-          UpdateExpression: 'REMOVE #scope',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#scope': scopeAttribute(id) },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
-  }
-
-  /** Whether the workspace has suppression entries of the layout before shards. */
-  private hasLegacySuppressions(workspaceId: string): Promise<boolean> {
-    return this.legacy.holds(keys.workspacePartition(workspaceId), keys.suppressionPrefix);
   }
 
   /**
@@ -195,8 +163,7 @@ export class RegulationRepository implements ports.RegulationRepository {
    */
   async suppressionsOf(workspaceId: string, userIds: string[]): Promise<Map<string, SuppressionScope[]>> {
     const result = new Map<string, SuppressionScope[]>();
-    const legacy = await this.hasLegacySuppressions(workspaceId);
-    const wanted = userIds.flatMap((userId) => [keys.suppression(workspaceId, userId), ...(legacy ? [keys.legacySuppression(workspaceId, userId)] : [])]);
+    const wanted = userIds.map((userId) => keys.suppression(workspaceId, userId));
     for (let i = 0; i < wanted.length; i += 100) {
       let requested: Record<string, unknown>[] = wanted.slice(i, i + 100);
       for (let round = 0; requested.length > 0; round++) {

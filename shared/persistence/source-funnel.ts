@@ -21,7 +21,7 @@ const MARKERS_PER_WRITE = 80;
 /**
  * A source's funnel per hour of ingestion. Stored events are counted once per stored part, by the delivery
  * consumer, one transaction per stream batch: a marker per part (written only if absent; `stored-part-markers.ts`:
- * where, and the layout before) with the hours' sums, so a part handed over again is counted once (its marker is
+ * where) with the hours' sums, so a part handed over again is counted once (its marker is
  * there: it is left out and the rest written).
  * Refusals are counted where they happen: oversized events in ingestion's own write, throttled ones with the
  * source's throttled count.
@@ -38,7 +38,7 @@ export class SourceFunnelRepository {
   }
 
   private async countGroup(group: CountedPart[]): Promise<void> {
-    let pending = await this.markers.notCountedBefore([...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()]);
+    let pending = [...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()];
     while (pending.length > 0) {
       const markers = pending.map((p) => this.markers.put(p));
       const sums = new Map<string, { part: CountedPart; hour: string; stored: number }>();

@@ -146,10 +146,6 @@ const NOT_SECRET: Record<string, string> = {
   'shared/domain/delivery/scheduled-delivery.ts:ScheduledDelivery.inLane': 'destination ids with work in their lane',
   'shared/domain/delivery/shard-switch.ts:ShardSwitch.drained': 'workspace#source#change#shard keys found handed over: a yes, no data',
   'shared/domain/ingestion/inbound-limits.ts:InboundLimits.budgets': "a source's rate budget by its id: counts, no data",
-  'shared/persistence/cut-overs.ts:CutOvers.known': 'cut-over times by the table key (whose partition names the workspace)',
-  'shared/persistence/legacy-layout.ts:LegacyLayout.known': 'whether a partition holds items, by its key (which names the workspace)',
-  'shared/persistence/legacy-layout.ts:LegacyLayout.items': 'an old item by its table key (which names the workspace): what a read of that key returns',
-  'shared/persistence/delivery-repository.ts:DeliveryRepository.foundAt': 'the partition a batch was found in, by batch id (which names the workspace)',
   // Tenant data kept under a key that begins with the workspace, in a shape TenantCache does not take.
   'shared/domain/event-schemas/capture-service.ts:SchemaCapture.sketches': "sketches by JSON of ['model'|'version', {workspaceId, …}], bounded by bytes",
   'shared/domain/event-schemas/sketch-layout.ts:SketchCache.entries': 'the store of SchemaCapture.sketches above, by the same keys',

@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unpackFailures } from '../../shared/persistence/failure-items';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
@@ -7,8 +6,7 @@ import { itemsIn } from '../support/partition-items';
 
 /**
  * Failed events' groups spread over their destination's failure partitions (a destination that refuses
- * everything writes a group per event it is sent), listed in one order across them, page by page; a group
- * written before, in the destination's one partition, is listed and retried where it is.
+ * everything writes a group per event it is sent), listed in one order across them, page by page.
  */
 const rig = deliveryRig();
 
@@ -50,26 +48,4 @@ it('spreads failure groups over the partitions and pages through all of them onc
   // One order across partitions: the groups' keys (their events' receipt time first).
   const bySk = groups.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
   expect(listed).toEqual(bySk.flatMap((g) => unpackFailures(g.payload as Uint8Array).map((f) => f!.messageId)));
-});
-
-it('lists a group written before shards, and retries it where it is', async () => {
-  const p = await refusingPipeline('/refuses-old', 2);
-  const [group, other] = await groupsIn(keys.deliveryFailuresPartitions(p.ws.workspaceId, p.destination.id));
-  expect(other).toBeDefined();
-  // The first group as the layout before shards kept it: in the destination's one failures partition.
-  const legacy = keys.legacyDeliveryFailures(p.ws.workspaceId, p.destination.id);
-  await rig.rt.store.doc.send(new DeleteCommand({ TableName: rig.rt.store.table, Key: { pk: group!.pk, sk: group!.sk } }));
-  await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...group, pk: legacy } }));
-  expect((await p.all(1)).listed.sort()).toEqual(['f-0', 'f-1']);
-
-  rig.server.on('/refuses-old', json(200, {}));
-  rig.server.received.length = 0;
-  const started = await p.api('POST', `/v2/destinations/${p.destination.id}/failures/retry`, p.window);
-  expect(started.status).toBe(202);
-  await rig.rt.scheduler.runNow();
-  const job = (await p.api('GET', `/v2/destinations/${p.destination.id}/jobs/${started.body.job.id}`)).body.job;
-  expect(job).toMatchObject({ status: 'done', progress: { selected: 2, sent: 2, delivered: 2 } });
-  expect((await p.page('&limit=50')).failures.map((f) => f.retry?.state)).toEqual(['delivered', 'delivered']);
-  const [moved] = await groupsIn([legacy]);
-  expect(Object.values(moved!.retries as Record<string, { state: string }>).map((r) => r.state)).toEqual(['delivered']);
 });

@@ -37,7 +37,7 @@ async function changeMadeAt(workspaceId: string, sourceId: string, previous: num
 }
 
 describe('a source’s ingestShards', () => {
-  it('is one for a new source (which answers none, as a source from before shards), or what its create names', async () => {
+  it('is one for a new source (which answers none), or what its create names', async () => {
     const { ws, api } = await workspace();
     const created = await api('POST', '/v2/sources', { name: 'app' });
     expect(created.status).toBe(201);

@@ -129,7 +129,7 @@ describe('POST /v1/*', () => {
     expect((await send('/v1/batch', { auth: s.auth, body: { batch, sentAt: new Date().toISOString() } })).status).toBe(200);
     const stored = await s.stored();
     expect(stored).toHaveLength(1);
-    // One shard is the layout of a source from before shards: part 0, in the source's one partition.
+    // One shard: part 0, in the source's one partition.
     expect(stored[0]!.item).toMatchObject({ pk: `WS#${s.ws.workspaceId}#SOURCE#${s.id}#INGEST`, part: 0, parts: 1 });
     const events = stored[0]!.events;
     expect(events.map((e) => [e.type, e.messageId === 'm-1'])).toEqual([

@@ -1,23 +1,22 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { parkedSeq } from '../../shared/domain/delivery/batch-run';
 import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { parkedItem, statsItem, userKeyPart } from '../../shared/persistence/delivery-items';
 import { keys } from '../../shared/persistence/keys';
 import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
 import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-rig';
-import { itemsIn, parkedItems } from '../support/partition-items';
+import { parkedItems, settledItems } from '../support/partition-items';
 
 /**
- * Parked deliveries in their users' retry partitions (a destination that is down parks every event): a new one
- * goes to its user's partition; one parked before, in the destination's one retry partition, still holds its
- * user's later events behind it, is retried there and ends there. How each ended is kept across the settled
- * partitions, and one kept before shards is read too.
+ * Parked deliveries in their users' retry partitions (a destination that is down parks every event): each goes
+ * to its user's partition, behind the user's earlier ones; how each ended is kept beside them, read across the
+ * partitions by the audit.
  */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 const rig = deliveryRig();
 
-it("parks each user's deliveries in the user's partition, and keeps a user's order behind one parked before", async () => {
+it("parks each user's deliveries in the user's partition, in the user's order, and keeps how each ended beside them", async () => {
   const { ws, api, source, hook, send, received } = await webhookPipeline(rig);
   const userKey = 'u:ann';
   const earlier: ParkedDelivery = {
@@ -47,13 +46,12 @@ it("parks each user's deliveries in the user's partition, and keeps a user's ord
     status: 'waiting',
     dueAt: new Date(Date.now() - 1000).toISOString(),
   } as ParkedDelivery;
-  // Parked before retries were spread by user: in the destination's one retry partition.
-  const legacy = keys.legacyDeliveryRetry(ws.workspaceId, hook.id);
-  // With the destination's `retrying` count, which moved in the write that parked it.
+  // Parked by an earlier stream batch, with the destination's `retrying` count, which moved in the same write.
+  const annsPartition = keys.deliveryRetry(ws.workspaceId, hook.id, userKeyPart(userKey), '').pk;
   await rig.rt.store.doc.send(
     new TransactWriteCommand({
       TransactItems: [
-        { Put: { TableName: rig.rt.store.table, Item: { ...parkedItem(earlier), pk: legacy } } },
+        { Put: { TableName: rig.rt.store.table, Item: parkedItem(earlier) } },
         statsItem(rig.rt.store.table, ws.workspaceId, hook.id, { retrying: 1 }, [], earlier.firstFailedAt),
       ],
     }),
@@ -67,43 +65,21 @@ it("parks each user's deliveries in the user's partition, and keeps a user's ord
   await rig.rt.poller.drain();
   expect(received()).toEqual(['bob-1']);
   const parked = await parkedItems(rig.rt.store, ws.workspaceId, hook.id);
-  expect(parked.map((p) => [p.messageId, p.pk])).toEqual([['new-1', keys.deliveryRetry(ws.workspaceId, hook.id, userKeyPart(userKey), '').pk]]);
+  expect(parked.map((p) => [p.messageId, p.pk]).sort()).toEqual([
+    ['new-1', annsPartition],
+    ['old-1', annsPartition],
+  ]);
 
-  // The scheduler retries the earlier one where it is, then Ann's next: in her order.
+  // The scheduler retries the earlier one, then Ann's next: in her order.
   await flowThrough(rig, 4);
   expect(received()).toEqual(['bob-1', 'old-1', 'new-1']);
   expect(await parkedItems(rig.rt.store, ws.workspaceId, hook.id)).toEqual([]);
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ delivered: 3, retrying: 0 });
-  const left = await itemsIn(rig.rt.store, [legacy]);
-  expect(left).toEqual([]);
-  // How each ended is kept for the audit in the settled partitions (by the seq's hash), read across them all.
+  // How each ended is kept for the audit beside Ann's parked deliveries, read across the retry partitions.
   const settled = await new ParkedDeliveryRepository(rig.rt.store).settledBetween(ws.workspaceId, hook.id, '0', '~');
   expect(settled.map((d) => [d.messageId, d.outcome])).toEqual([
     ['old-1', 'delivered'],
     ['new-1', 'delivered'],
   ]);
-  const sharded = await itemsIn(rig.rt.store, keys.deliverySettledPartitions(ws.workspaceId, hook.id));
-  expect(sharded).toHaveLength(2);
-});
-
-it('reads how a parked delivery ended when that was kept in the one settled partition before shards', async () => {
-  const { ws, source, hook } = await webhookPipeline(rig);
-  const seq = parkedSeq('01J00000000000000000000001', 0, 0, 0);
-  await rig.rt.store.doc.send(
-    new PutCommand({
-      TableName: rig.rt.store.table,
-      Item: {
-        pk: keys.legacyDeliverySettled(ws.workspaceId, hook.id),
-        sk: seq,
-        entity: 'deliverySettled',
-        sourceId: source.id,
-        messageId: 'before',
-        output: 0,
-        outcome: 'aborted',
-        error: 'gone',
-      },
-    }),
-  );
-  const settled = await new ParkedDeliveryRepository(rig.rt.store).settledBetween(ws.workspaceId, hook.id, '0', '~');
-  expect(settled).toEqual([{ seq, sourceId: source.id, messageId: 'before', outcome: 'aborted', error: 'gone' }]);
+  expect((await settledItems(rig.rt.store, ws.workspaceId, hook.id)).map((item) => item.pk)).toEqual([annsPartition, annsPartition]);
 });

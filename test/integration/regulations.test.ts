@@ -285,7 +285,7 @@ describe('the suppression index (as ingestion uses it)', () => {
     const source = await w.source();
     await other.create({ regulationType: 'suppress', users: [{ userId: 'u3' }] });
     await w.create({ regulationType: 'suppress', users: [{ userId: 'u7' }] });
-    // A process asks once a minute whether a workspace has entries of the layout before shards: asked here.
+    // A first request, so that what a process keeps of its source is kept before the reads are counted.
     await ingest(w.ws.workspaceId, source, [{ userId: 'u0' }]);
     let reads = 0;
     const counter = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {

@@ -1,12 +1,12 @@
 import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { COUNTER_SHARDS, sumCounters } from '../../shared/persistence/counters';
+import { sumCounters } from '../../shared/persistence/counters';
+import { SHARDS } from '../../shared/persistence/families';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 
 /**
  * A destination's and a source's counters live in shards, each in a partition of its own, and read as their
- * sum: what the outcomes and live-events views show is every shard's count together, the count kept before
- * counters were sharded included.
+ * sum: what the outcomes and live-events views show is every shard's count together.
  */
 const rig = deliveryRig();
 
@@ -16,12 +16,12 @@ async function shardsOf(all: { pk: string; sk: string }[]): Promise<Record<strin
   return answer.Responses?.[rig.rt.store.table] ?? [];
 }
 
-it("spreads a destination's counting over several partitions and shows their sum, with the count kept before shards", async () => {
+it("spreads a destination's counting over several partitions and shows their sum", async () => {
   const { ws, api, hook, send } = await webhookPipeline(rig);
-  // Counted before counters were sharded: one item in the workspace's partition, still part of the sum.
-  const [legacy] = keys.destinationStatsShards(ws.workspaceId, hook.id);
+  // Counted already in one shard: part of the sum.
+  const [first] = keys.destinationStatsShards(ws.workspaceId, hook.id);
   await rig.rt.store.doc.send(
-    new PutCommand({ TableName: rig.rt.store.table, Item: { ...legacy, delivered: 5, aborted: 1, updatedAt: '2026-01-01T00:00:00.000Z' } }),
+    new PutCommand({ TableName: rig.rt.store.table, Item: { ...first, delivered: 5, aborted: 1, updatedAt: '2026-01-01T00:00:00.000Z' } }),
   );
 
   // Twenty requests, each its own batch, each counted in a shard drawn at random.
@@ -31,10 +31,9 @@ it("spreads a destination's counting over several partitions and shows their sum
   await rig.rt.poller.drain();
 
   const stored = await shardsOf(keys.destinationStatsShards(ws.workspaceId, hook.id));
-  const sharded = stored.filter((item) => item.pk !== legacy!.pk);
-  expect(sharded.length).toBeGreaterThan(1);
-  expect(new Set(sharded.map((item) => item.pk)).size).toBe(sharded.length);
-  expect(sharded.reduce((n, item) => n + Number(item.delivered ?? 0), 0)).toBe(40);
+  expect(stored.length).toBeGreaterThan(2);
+  expect(new Set(stored.map((item) => item.pk)).size).toBe(stored.length);
+  expect(stored.reduce((n, item) => n + Number(item.delivered ?? 0), 0)).toBe(45);
 
   const outcomes = (await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body;
   expect(outcomes).toMatchObject({ delivered: 45, aborted: 1, retrying: 0 });
@@ -44,14 +43,14 @@ it("spreads a destination's counting over several partitions and shows their sum
 it("reads a source's counters as the sum of its shards", async () => {
   const { ws, api, source, hook } = await webhookPipeline(rig);
   const all = keys.sourceStatsShards(ws.workspaceId, source.id);
-  expect(all).toHaveLength(COUNTER_SHARDS + 1);
+  expect(all).toHaveLength(SHARDS.counters);
   await rig.rt.store.doc.send(
     new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[0], suppressed: 2, lastSuppressedAt: '2026-01-01T00:00:00.000Z' } }),
   );
   await rig.rt.store.doc.send(
     new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[3], suppressed: 3, lastSuppressedAt: '2026-02-01T00:00:00.000Z' } }),
   );
-  await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[COUNTER_SHARDS], refused: 4 } }));
+  await rig.rt.store.doc.send(new PutCommand({ TableName: rig.rt.store.table, Item: { ...all[SHARDS.counters - 1], refused: 4 } }));
   expect((await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body).toMatchObject({ suppressed: 5 });
   expect((await api('GET', `/v2/sources/${source.id}/live-events`)).body).toMatchObject({ refused: { events: 4 } });
 });

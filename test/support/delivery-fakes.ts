@@ -261,9 +261,9 @@ export class FakeParkedDeliveries implements ParkedDeliveryRepository {
         sourceId,
         messageId,
         output,
+        seq,
         status,
         lastError,
-        ...(seq !== undefined && { seq }),
       }));
   }
 

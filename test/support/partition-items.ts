@@ -1,12 +1,15 @@
+import { queryEach } from '../../shared/persistence/across-partitions';
 import { keys } from '../../shared/persistence/keys';
-import { queryAll, type TableClient } from '../../shared/persistence/table-client';
+import type { TableClient } from '../../shared/persistence/table-client';
 
 /** Every item of the given partitions (an item family spread over shards, read whole). */
-export async function itemsIn(store: TableClient, partitions: string[]): Promise<Record<string, unknown>[]> {
-  const pages = await Promise.all(partitions.map((pk) => queryAll(store, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })));
-  return pages.flat();
-}
+export const itemsIn = (store: TableClient, partitions: string[]): Promise<Record<string, unknown>[]> =>
+  queryEach(store, partitions, { KeyConditionExpression: 'pk = :pk' });
 
 /** Every parked delivery of a destination, across its users' retry partitions. */
-export const parkedItems = (store: TableClient, workspaceId: string, destinationId: string) =>
-  itemsIn(store, keys.deliveryRetryPartitions(workspaceId, destinationId));
+export const parkedItems = async (store: TableClient, workspaceId: string, destinationId: string) =>
+  (await itemsIn(store, keys.deliveryRetryPartitions(workspaceId, destinationId))).filter((item) => String(item.sk).startsWith(keys.deliveryRetryPrefix));
+
+/** Every record of how a parked delivery ended, beside the parked deliveries of its user. */
+export const settledItems = async (store: TableClient, workspaceId: string, destinationId: string) =>
+  (await itemsIn(store, keys.deliveryRetryPartitions(workspaceId, destinationId))).filter((item) => String(item.sk).startsWith(keys.deliverySettledPrefix));

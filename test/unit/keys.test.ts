@@ -16,7 +16,6 @@ describe('key builders', () => {
   });
 
   it('leave constants and keys within the limits as they were', () => {
-    expect(keys.legacySuppression('ws', 'u1')).toEqual({ pk: 'WS#ws', sk: 'SUPPRESS#u1' });
     expect(keys.suppression('ws', 'u1')).toEqual({ pk: expect.stringMatching(/^WS#ws#SUPPRESS#\d+$/), sk: 'SUPPRESS#u1' });
     expect(keys.sourcePrefix).toBe('SOURCE#');
     expect(keys.schemaSketchPrefixes).toEqual(['MODELSKETCH#', 'VERSIONSKETCH#']);

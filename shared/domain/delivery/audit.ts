@@ -257,8 +257,7 @@ export class DeliveryAudit {
     );
     const parked = (await this.parked.parkedAt(workspaceId, destination.id)).filter((p) => p.sourceId === sourceId);
     const settled = new Map((await this.parked.settledBetween(workspaceId, destination.id, scope.fromSk, scope.toSk)).map((s) => [s.seq, s]));
-    const parkedBySeq = new Map(parked.filter((p) => p.seq !== undefined).map((p) => [p.seq!, p]));
-    const parkedByMessage = new Map(parked.filter((p) => p.seq === undefined).map((p) => [`${p.messageId}#${p.output}`, p]));
+    const parkedBySeq = new Map(parked.map((p) => [p.seq, p]));
 
     const states = Object.fromEntries(EVENT_STATES.map((s) => [s, 0])) as Record<EventState, number>;
     const audited = { delivered: 0, retrying: parked.length, aborted: 0, filtered: 0 };
@@ -268,7 +267,7 @@ export class DeliveryAudit {
     const connectedBy = Date.parse(connection.createdAt) + this.policy.configCacheMs;
     for (const part of parts) {
       const batch = batches.get(`${part.requestId}#${part.part}`);
-      const outputs = batch ? outputsOf(batch, part, { parkedBySeq, parkedByMessage, settled }) : undefined;
+      const outputs = batch ? outputsOf(batch, part, { parkedBySeq, settled }) : undefined;
       // A finished batch's own outcomes are in the counters (a parked one's end is counted with its settled
       // record); one in progress folds them in when it finishes; an interrupted one nothing will resume never
       // does, so its outcomes count here and the counters fall short of them.
@@ -345,13 +344,13 @@ interface OutputState {
 function outputsOf(
   batch: BatchRecord,
   part: StoredPart,
-  lookups: { parkedBySeq: Map<string, ParkedSummary>; parkedByMessage: Map<string, ParkedSummary>; settled: Map<string, SettledDelivery> },
+  lookups: { parkedBySeq: Map<string, ParkedSummary>; settled: Map<string, SettledDelivery> },
 ): OutputState[][] {
   const handled = batch.status === 'done' ? part.messageIds.length : batch.position.progress + (batch.position.output > 0 ? 1 : 0);
   const outputs: OutputState[][] = part.messageIds.map(() => []);
   const parkedNow = (event: number, output: number): EventState => {
     const seq = parkedSeq(batch.requestId, batch.part, event, output);
-    if (lookups.parkedBySeq.has(seq) || lookups.parkedByMessage.has(`${part.messageIds[event]}#${output}`)) return 'retrying';
+    if (lookups.parkedBySeq.has(seq)) return 'retrying';
     return lookups.settled.get(seq)?.outcome ?? 'unrecorded';
   };
   for (const slot of new OutcomeTrail(batch.trail ?? '', batch.trail === undefined ? handled : 0).slots()) {

@@ -99,7 +99,7 @@ export interface ParkedSummary {
   sourceId: string;
   messageId: string;
   output: number;
-  seq?: string;
+  seq: string;
   status: string;
   lastError: string;
 }

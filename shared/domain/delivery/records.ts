@@ -74,9 +74,9 @@ export const ParkedDelivery = z.object({
   messageId: z.string(),
   /** Which output of the transformation (0 without one or for a single output). */
   output: z.number().int(),
-  /** The user whose order this delivery keeps; absent on deliveries parked before order was kept. */
-  userKey: z.string().optional(),
-  seq: z.string().optional(),
+  /** The user whose order this delivery keeps. */
+  userKey: z.string(),
+  seq: z.string(),
   /** The requests still to send, the failed one first. */
   requests,
   /** For a server-delivered type: the event itself, delivered again as a whole. */
@@ -88,8 +88,6 @@ export const ParkedDelivery = z.object({
   status: z.enum(['waiting', 'sending', 'delivered', 'aborted']),
   dueAt: z.string().optional(),
   leaseUntil: z.string().optional(),
-  /** Parked before retries were spread by user: it lives where its destination's all did (the store's concern). */
-  earlierLayout: z.boolean().optional(),
 });
 export type ParkedDelivery = z.infer<typeof ParkedDelivery>;
 

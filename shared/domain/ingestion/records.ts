@@ -26,7 +26,7 @@ export interface IngestPart {
   sourceId: string;
   requestId: string;
   part: number;
-  /** The source's shards when it was written (absent: 1, a part from before shards). */
+  /** The source's shards when it was written (absent: 1). */
   shards?: number;
   events: Record<string, unknown>[];
 }

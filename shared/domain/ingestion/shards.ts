@@ -16,7 +16,7 @@ import { userKeyOf } from '../users';
  */
 export const MAX_INGEST_SHARDS = 128;
 /**
- * A new source's shards: one, the layout and cost of a source from before shards. Sharding costs nothing
+ * A new source's shards: one, its events in one partition. Sharding costs nothing
  * more for requests of one user's events (browsers, apps), and spreads a busy web source over as many
  * partitions; a server SDK's batch of many users becomes an item per shard it touches, and each item a
  * delivery batch of its own at each destination (README "Ingest shards": what that costs).
@@ -45,7 +45,7 @@ export interface ShardChange {
   at: string;
 }
 
-/** The shards a request received at `receivedAtMs` is written to (a source from before shards has one). */
+/** The shards a request received at `receivedAtMs` is written to (a source without `ingestShards` has one). */
 export function shardsAt(source: Pick<Source, 'ingestShards' | 'ingestShardsChange'>, receivedAtMs: number): number {
   const change = source.ingestShardsChange;
   if (change && receivedAtMs < Date.parse(change.at)) return change.previous;
@@ -65,7 +65,7 @@ export function shardOfUser(userKey: string, count: number): number {
 export const eventShard = (event: Record<string, unknown>, count: number) => shardOfUser(userKeyOf(event), count);
 
 /**
- * A stored part's number says its shard: parts of shard 0 (and every part from before shards) are numbered
+ * A stored part's number says its shard: parts of shard 0 (and every part of a source of one shard) are numbered
  * 0, 1, …; those of shard s from s × 1,000 (a request is split into parts only at the item size limit, so a
  * shard never has a thousand).
  */
