@@ -44,16 +44,18 @@ const modelKey = (ref: ModelRefRecord) => keys.schemaModel(ref.workspaceId, ref.
 const modelHeadKey = (ref: ModelRefRecord) => keys.schemaModelSketch(ref.workspaceId, ref.sourceId, ref.eventType, ref.eventIdentifier);
 const versionKey = (v: VersionRefRecord) => keys.schemaVersion(v.workspaceId, v.sourceId, v.eventId, v.hash);
 const versionHeadKey = (v: VersionRefRecord) => keys.schemaVersionSketch(v.workspaceId, v.sourceId, v.eventId, v.hash);
-/** Where folds write a sketch's base slots (its own partition), and where heads written before named them. */
+/** A sketch's base slots (in its own partition). */
 const baseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseApart(head, slot));
-const legacyBaseKeys = (head: Key) => [0, 1].map((slot) => keys.schemaBaseOf(head, slot));
-/** A head written before bases apart may name a base in the source's schema partition. */
-const namesLegacyBase = (head: SketchHead | undefined) => head?.body !== undefined && head.basesApart !== true;
 const parseBases = (items: (Record<string, unknown> | undefined)[]) => items.map((item) => item && SketchBase.parse(item));
+/** A head and its base slots as read. */
+const parsed = (head: Record<string, unknown> | undefined, bases: (Record<string, unknown> | undefined)[]): Stored => ({
+  head: head && SketchHead.parse(head),
+  bases: parseBases(bases),
+});
 const stored = (schema: Record<string, string>) => JSON.stringify(schema);
 const keyOf = (item: Record<string, unknown>) => `${String(item.pk)}\n${String(item.sk)}`;
 
-/** Summaries with the counts of their heads (a head of the first format has none: its summary kept them). */
+/** Summaries with the counts of their heads (while a model or version has no head, those its summary was created with). */
 const modelWithCounts = (summary: ModelSummary, head: SketchHead | undefined): ModelSummary =>
   head?.total === undefined ? summary : { ...summary, total: head.total, lastSeen: head.lastSeen ?? summary.lastSeen };
 const versionWithCounts = (summary: VersionSummary, head: SketchHead | undefined): VersionSummary =>
@@ -72,7 +74,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   /** A model's summary, sketch head and base slots, read consistently in one call. */
   async loadModel(ref: ModelRefRecord): Promise<Stored & { summary?: ModelSummary }> {
     const [summary, head, ...bases] = await this.getAll([modelKey(ref), modelHeadKey(ref), ...baseKeys(modelHeadKey(ref))], true);
-    return { summary: summary && ModelSummary.parse(summary), ...(await this.withLegacy(modelHeadKey(ref), head, bases, true)) };
+    return { summary: summary && ModelSummary.parse(summary), ...parsed(head, bases) };
   }
 
   /** A version's sketch head and base slots, read consistently in one call (no head: the version does not exist). */
@@ -166,7 +168,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
     const found: (Stored & { key: Key })[] = [];
     for (const item of heads) {
       const key = { pk: String(item.pk), sk: String(item.sk) };
-      found.push({ key, ...(await this.withLegacy(key, item, await this.getAll(baseKeys(key), true), true)) });
+      found.push({ key, ...parsed(item, await this.getAll(baseKeys(key), true)) });
     }
     return found;
   }
@@ -174,35 +176,19 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   /** A sketch's head and base slots, by the key of its head. */
   async sketchAt(key: Key, consistent = true): Promise<Stored> {
     const [head, ...bases] = await this.getAll([key, ...baseKeys(key)], consistent);
-    return this.withLegacy(key, head, bases, consistent);
-  }
-
-  /** A head and its bases parsed, with the slots in the schema partition when the head may name one of them. */
-  private async withLegacy(
-    key: Key,
-    item: Record<string, unknown> | undefined,
-    bases: (Record<string, unknown> | undefined)[],
-    consistent: boolean,
-  ): Promise<Stored> {
-    const head = item && SketchHead.parse(item);
-    if (!namesLegacyBase(head)) return { head, bases: parseBases(bases) };
-    return { head, bases: parseBases(bases), legacyBases: parseBases(await this.getAll(legacyBaseKeys(key), consistent)) };
+    return parsed(head, bases);
   }
 
   /** Writes a sketch found by sketchesOf (its head's key), as saveModelSketch does. */
   replaceSketch = (key: Key, rev: number, write: SketchWrite) => this.saveSketch(key, rev, write);
 
-  /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held), where folds write it and where they did. */
+  /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held). */
   async dropBase(key: Key, slot: number, tag: number): Promise<void> {
-    for (const base of [keys.schemaBaseApart(key, slot), keys.schemaBaseOf(key, slot)]) await this.dropIfTagged(base, tag);
-  }
-
-  private async dropIfTagged(Key: Key, tag: number): Promise<void> {
     try {
       await this.store.doc.send(
         new DeleteCommand({
           TableName: this.store.table,
-          Key,
+          Key: keys.schemaBaseApart(key, slot),
           ConditionExpression: '#tag = :tag',
           ExpressionAttributeNames: { '#tag': 'tag' },
           ExpressionAttributeValues: { ':tag': tag },
@@ -325,7 +311,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
     }
   }
 
-  private async saveSketch(key: Key, rev: number, { head, base, leavesLegacy }: SketchWrite): Promise<boolean> {
+  private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
     if (base) {
       const { slot, ...stored } = base;
       try {
@@ -348,10 +334,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
         throw error;
       }
     }
-    const written = await this.putHead(key, rev, head);
-    // No head names a base in the schema partition once one has been folded apart: what is left there goes.
-    if (written && leavesLegacy) await this.deleteAll(legacyBaseKeys(key));
-    return written;
+    return this.putHead(key, rev, head);
   }
 
   private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {
@@ -375,12 +358,12 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   private async deleteModel(model: ModelSummary): Promise<void> {
     for (const version of await this.versionsOf(model)) await this.deleteVersion(version);
     const head = modelHeadKey(model);
-    await this.deleteAll([modelKey(model), head, ...baseKeys(head), ...legacyBaseKeys(head), keys.schemaModelLookup(model.eventId)]);
+    await this.deleteAll([modelKey(model), head, ...baseKeys(head), keys.schemaModelLookup(model.eventId)]);
   }
 
   private async deleteVersion(version: VersionSummary): Promise<void> {
     const head = versionHeadKey(version);
-    await this.deleteAll([versionKey(version), head, ...baseKeys(head), ...legacyBaseKeys(head), keys.schemaVersionLookup(version.versionId)]);
+    await this.deleteAll([versionKey(version), head, ...baseKeys(head), keys.schemaVersionLookup(version.versionId)]);
   }
 
   private async deleteAll(keysToDelete: Key[]): Promise<void> {

@@ -1,6 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
-import { forgetUser } from '../../shared/domain/event-schemas/forget-user';
 import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
 import { groupByShard, partNumber } from '../../shared/domain/ingestion/shards';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
@@ -92,26 +91,6 @@ const query = async (pk: string, prefix: string) =>
       }),
     )
   ).Items ?? [];
-const headsOf = async (pk: string) => [...(await query(pk, 'MODELSKETCH#')), ...(await query(pk, 'VERSIONSKETCH#'))];
-
-/** Moves every sketch of the partition back to the layout before bases apart: bases in the schema partition, heads unmarked. */
-async function toLayoutBefore(pk: string): Promise<number> {
-  let moved = 0;
-  for (const head of await headsOf(pk)) {
-    const key = { pk: String(head.pk), sk: String(head.sk) };
-    for (const slot of [0, 1]) {
-      const apart = keys.schemaBaseApart(key, slot);
-      const { Item } = await rt.store.doc.send(new GetCommand({ TableName: rt.store.table, Key: apart }));
-      if (!Item) continue;
-      await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: { ...Item, ...keys.schemaBaseOf(key, slot) } }));
-      await rt.store.doc.send(new DeleteCommand({ TableName: rt.store.table, Key: apart }));
-      moved++;
-    }
-    const { basesApart: _, ...before } = head;
-    await rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item: before }));
-  }
-  return moved;
-}
 
 describe('schema capture of many small parts', () => {
   it('counts nothing twice when a whole stream batch of a thousand parts is handed over again', async () => {
@@ -142,36 +121,6 @@ describe('schema capture of many small parts', () => {
     expect(Math.max(...inSchemaPartition.map(bytesOf))).toBeLessThan(1024);
     expect(await query(s.schemaPk, 'MODELBASE')).toEqual([]);
     expect(await s.total()).toBe(batches.reduce((n, batch) => n + events(batch), 0));
-  });
-
-  it('reads and carries on sketches whose base is still in the schema partition, moving it at their next fold', async () => {
-    const s = await setup();
-    const first = s.parts(12);
-    expect((await new SchemaCapture(s.repository, s.catalog).capture(first)).size).toBe(0);
-    expect(await toLayoutBefore(s.schemaPk)).toBeGreaterThanOrEqual(2);
-    const model = (await s.governance.eventModels(s.writeKey))[0]!;
-    expect(model.TotalCount).toBe(events(first));
-    expect((await s.governance.modelMetadata(model.EventID)).TotalCount).toBe(events(first));
-
-    // A few events: journaled on the head, which still names the base where it was.
-    const few = s.parts(1).slice(0, 2);
-    expect((await new SchemaCapture(s.repository, s.catalog).capture([...first.slice(0, 5), ...few])).size).toBe(0);
-    expect((await headsOf(s.schemaPk)).filter((head) => String(head.sk).startsWith('MODEL')).map((head) => head.basesApart)).toEqual([undefined]);
-    expect(await s.total()).toBe(events(first) + events(few));
-
-    // Many: folded, into the sketch's own partition.
-    const many = s.parts(12);
-    expect((await new SchemaCapture(s.repository, s.catalog).capture(many)).size).toBe(0);
-    expect((await headsOf(s.schemaPk)).map((head) => head.basesApart)).toEqual([true, true]);
-    expect([...(await query(s.schemaPk, 'MODELBASE')), ...(await query(s.schemaPk, 'VERSIONBASE'))]).toEqual([]);
-    expect(await s.total()).toBe(events(first) + events(few) + events(many));
-    expect((await s.governance.modelMetadata(model.EventID)).TotalCount).toBe(events(first) + events(few) + events(many));
-
-    // A user forgotten: the base left in the schema partition goes too.
-    expect(await forgetUser(s.repository, s.catalog, s.workspaceId, { userId: 'user-1' })).toBeGreaterThan(0);
-    expect(await query(s.schemaPk, 'MODELBASE')).toEqual([]);
-    const { SampledEvents } = await s.governance.modelMetadata(model.EventID);
-    expect(SampledEvents.some((event) => event.userId === 'user-1')).toBe(false);
   });
 
   it('loses no count when consumers capture batches of parts at once, and counts none twice handed over again', async () => {

@@ -1,22 +1,14 @@
-import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
-import { flatten, versionOf } from '../../shared/domain/event-schemas/flatten';
 import { forgetUser } from '../../shared/domain/event-schemas/forget-user';
 import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
-import { Sketch } from '../../shared/domain/event-schemas/sketch';
 import { OpenSketch } from '../../shared/domain/event-schemas/sketch-layout';
-import { uuidv7 } from '../../shared/domain/ids';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
-import { keys } from '../../shared/persistence/keys';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
 /**
- * How capture stores sketches (a head with a journal, two base slots) against DynamoDB Local: items of the
- * first format still read and carry on, counts stay exact whichever way a capture is written, and a
- * forgotten user leaves journals and bases alike.
+ * How capture stores sketches (a head with a journal, two base slots) against DynamoDB Local: counts
+ * stay exact whichever way a capture is written, and a forgotten user leaves journals and bases alike.
  */
 let rt: TestRuntime;
 beforeAll(async () => (rt = await startTestRuntime()));
@@ -42,99 +34,7 @@ const paid = (n: number, properties: Record<string, unknown>, userId = `u${n % 1
   properties,
 });
 
-/** A sketch as the first format stored it: gzipped JSON of the whole state, records as base64url digests. */
-function firstFormat(events: Record<string, unknown>[], recordIds: string[]): Buffer {
-  const sketch = new Sketch();
-  for (const event of events) sketch.observe(event, flatten(event), String(event.receivedAt));
-  const keyList = [...sketch.schema].map(([key, types]) => [key, types, sketch.keyCounts.get(key)]);
-  const index = new Map(keyList.map(([key], i) => [key, i]));
-  return gzipSync(
-    JSON.stringify({
-      total: sketch.total,
-      firstSeen: sketch.firstSeen,
-      lastSeen: sketch.lastSeen,
-      keys: keyList,
-      topLevel: [...sketch.topLevel],
-      arrays: [...sketch.arrays],
-      nullable: [...sketch.nullable],
-      values: [...sketch.values].map(([key, counter]) => [index.get(key), counter.toState()]),
-      samples: sketch.samples,
-      applied: recordIds.map((id) => createHash('sha256').update(id).digest('base64url').slice(0, 10)),
-    }),
-  );
-}
-
 describe('sketch storage', () => {
-  it('reads a model and version stored in the first format, and carries their counts on', async () => {
-    const s = await setup();
-    const put = (Item: Record<string, unknown>) => rt.store.doc.send(new PutCommand({ TableName: rt.store.table, Item }));
-    const old = [paid(1, { plan: 'pro' }), paid(2, { plan: 'free' })];
-    const { schema, hash } = versionOf(flatten(old[0]!));
-    const [eventId, versionId] = [uuidv7(), uuidv7()];
-    const ref = { workspaceId: s.workspaceId, sourceId: s.sourceId, eventType: 'track', eventIdentifier: 'Paid' };
-    const counts = { total: 2, lastSeen: at(2), rev: 1 };
-    await put({
-      ...keys.schemaModel(s.workspaceId, s.sourceId, 'track', 'Paid'),
-      entity: 'schemaModel',
-      ...ref,
-      id: 1,
-      eventId,
-      writeKey: s.writeKey,
-      createdAt: at(1),
-      schema: JSON.stringify(schema),
-      ...counts,
-    });
-    await put({
-      ...keys.schemaModelSketch(s.workspaceId, s.sourceId, 'track', 'Paid'),
-      entity: 'schemaModelSketch',
-      rev: 1,
-      data: firstFormat(old, ['req-old#0']),
-    });
-    await put({ ...keys.schemaModelLookup(eventId), entity: 'schemaModelLookup', ...ref, gsi1pk: keys.schemaModels, gsi1sk: '000000000001' });
-    const version = { workspaceId: s.workspaceId, sourceId: s.sourceId, eventId, hash };
-    await put({
-      ...keys.schemaVersion(s.workspaceId, s.sourceId, eventId, hash),
-      entity: 'schemaVersion',
-      ...version,
-      id: 1,
-      versionId,
-      schema: JSON.stringify(schema),
-      firstSeen: at(1),
-      ...counts,
-    });
-    await put({
-      ...keys.schemaVersionSketch(s.workspaceId, s.sourceId, eventId, hash),
-      entity: 'schemaVersionSketch',
-      rev: 1,
-      data: firstFormat(old, ['req-old#0']),
-    });
-    await put({ ...keys.schemaVersionLookup(versionId), entity: 'schemaVersionLookup', ...version });
-
-    const listed = async () => {
-      const [model] = await s.governance.eventModels(s.writeKey);
-      const versions = await s.governance.eventVersions(eventId);
-      return [model!.TotalCount, versions.map((v) => v.TotalCount), (await s.governance.modelMetadata(eventId)).TotalCount];
-    };
-    expect(await listed()).toEqual([2, [2], 2]);
-    expect((await s.governance.modelMetadata(eventId)).FrequentValues['properties.plan']).toEqual([
-      { Value: 'free', Frequency: 0.5 },
-      { Value: 'pro', Frequency: 0.5 },
-    ]);
-    expect((await s.governance.versionMetadata(versionId)).SampledEvents).toEqual(old);
-
-    const capture = new SchemaCapture(s.repository, s.catalog);
-    // The record the first format already holds counts nothing again; a new one counts on from its counts.
-    expect((await capture.capture([s.record('req-old#0', old)])).size).toBe(0);
-    expect(await listed()).toEqual([2, [2], 2]);
-    expect((await capture.capture([s.record('req-new#0', [paid(3, { plan: 'pro' })])])).size).toBe(0);
-    expect(await listed()).toEqual([3, [3], 3]);
-    expect((await s.governance.keyCounts(eventId))['properties.plan']).toBe(3);
-    const head = await rt.store.doc.send(
-      new GetCommand({ TableName: rt.store.table, Key: keys.schemaModelSketch(s.workspaceId, s.sourceId, 'track', 'Paid') }),
-    );
-    expect([head.Item?.data, head.Item?.body instanceof Uint8Array, head.Item?.total]).toEqual([undefined, true, 3]);
-  });
-
   it('counts exactly across journaled and folded captures, records handed over again and two consumers at once', async () => {
     const s = await setup();
     const [a, b] = [new SchemaCapture(s.repository, s.catalog), new SchemaCapture(s.repository, s.catalog)];

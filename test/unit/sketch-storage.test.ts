@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { applyTo, groupByModel, groupByVersion, type Observation } from '../../shared/domain/event-schemas/capture-service';
 import { flatten } from '../../shared/domain/event-schemas/flatten';
 import type { SketchBase, SketchHead, SketchWrite } from '../../shared/domain/event-schemas/records';
@@ -65,57 +63,6 @@ const recordOf = (id: string, from: number, count: number) => ({
 const observationsOf = (records: ReturnType<typeof recordOf>[]): Observation[] => groupByModel(records).flatMap((batch) => batch.observations);
 
 describe('sketch snapshots', () => {
-  it('read a sketch of the first format (gzipped JSON), its applied records included', () => {
-    const digest = (id: string) => createHash('sha256').update(id).digest('base64url').slice(0, 10);
-    const first = {
-      total: 2,
-      firstSeen: '2026-01-01T00:00:00.000Z',
-      lastSeen: '2026-01-02T00:00:00.000Z',
-      keys: [
-        ['type', 'string', 2],
-        ['properties.plan', 'string,float64', 2],
-      ],
-      topLevel: [
-        ['type', 2],
-        ['properties', 2],
-      ],
-      arrays: [],
-      nullable: ['properties.coupon'],
-      values: [
-        [
-          1,
-          {
-            n: 2,
-            floor: 0,
-            candidates: [
-              ['pro', 1, 0],
-              ['5', 1, 0],
-            ],
-          },
-        ],
-      ],
-      samples: [{ type: 'track', properties: { plan: 'pro' } }],
-      applied: [digest('req-1#0')],
-    };
-    const sketch = Sketch.decode(gzipSync(JSON.stringify(first)));
-    expect(sketch.schemaView()).toEqual({ 'properties.plan': 'string,float64', type: 'string' });
-    expect(sketch.keyCountsView()).toEqual({ 'properties.plan': 2, type: 2 });
-    expect(sketch.metadata()).toEqual({
-      TotalCount: 2,
-      SampledEvents: first.samples,
-      FrequentValues: {
-        'properties.plan': [
-          { Value: '5', Frequency: 0.5 },
-          { Value: 'pro', Frequency: 0.5 },
-        ],
-      },
-    });
-    expect([...sketch.nullable]).toEqual(['properties.coupon']);
-    expect([sketch.hasApplied('req-1#0'), sketch.hasApplied('req-2#0')]).toEqual([true, false]);
-    // Written again in the current format, it reads the same.
-    expect(state(Sketch.decode(sketch.encode()))).toEqual(state(sketch));
-  });
-
   it('round-trip every candidate value exactly: numbers with leading zeros, fractions, long digit runs, any character', () => {
     const values = ['0', '00', '007', '1.50', '1.5', '0.05', '-5', '1e+21', '12345678901234567', '203.0.113.7', 'p-10', 'p-9', '5.', '.5', '1.2.3'];
     const odd = ['', '\ud800', 'a\udc00b', '😀1', '😀😁', 'x'.repeat(200), '__proto__'];
@@ -178,25 +125,6 @@ describe('sketch heads, journals and bases', () => {
     const retried = applyTo(items.open(), observationsOf([recordOf('b', 100, 100)])).write!;
     expect(items.save(1, retried)).toBe(true);
     expect(items.open().sketch.total).toBe(100);
-  });
-
-  it('marks a head whose base is in its own partition, and reads a head from before it by the base where it was', () => {
-    const items = new Items();
-    items.save(0, applyTo(items.open(), observationsOf([recordOf('a', 0, 100)])).write!);
-    expect(items.head!.basesApart).toBe(true);
-    // As stored before bases apart: the head unmarked, its base in the schema partition.
-    const { basesApart: _, ...before } = items.head!;
-    const legacy = items.bases;
-    expect(OpenSketch.of(before, [], legacy)!.sketch.total).toBe(100);
-    // Journaled onto it, the head still names that base; folded, it names one apart and says what it left.
-    const journaled = applyTo(OpenSketch.of(before, [], legacy)!, observationsOf([recordOf('b', 100, 2)])).write!;
-    expect([journaled.base, journaled.head.basesApart, journaled.leavesLegacy]).toEqual([undefined, undefined, undefined]);
-    expect(OpenSketch.of(journaled.head, [], legacy)!.sketch.total).toBe(102);
-    const folded = applyTo(OpenSketch.of(journaled.head, [], legacy)!, observationsOf([recordOf('c', 102, 100)])).write!;
-    expect([folded.head.basesApart, folded.leavesLegacy]).toEqual([true, true]);
-    const apart = [0, 1].map((slot) => (slot === folded.base!.slot ? folded.base : undefined));
-    expect(OpenSketch.of(folded.head, apart)!.sketch.total).toBe(202);
-    expect(applyTo(OpenSketch.of(folded.head, apart)!, observationsOf([recordOf('d', 202, 100)])).write!.leavesLegacy).toBeUndefined();
   });
 
   it('reads nothing from a head whose base was written over after it was read: the caller reads both again', () => {

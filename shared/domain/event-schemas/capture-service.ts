@@ -154,7 +154,7 @@ export class SchemaCapture {
             await this.repository.createVersion(model.summary, hash, version.schema, version.observations[0]!.at, newToken());
             stored = await this.repository.loadVersion(id);
           }
-          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases, stored.legacyBases));
+          const open = stored.head && (this.sketches.take(key, stored.head) ?? OpenSketch.of(stored.head, stored.bases));
           // Its records were left out by a model newer than the one read: read the model again.
           if (open && open.sketch.prunedAt > known.rev) {
             model = await this.openModel(ref, writeKey, observations[0]!.at, modelKey);
@@ -177,7 +177,7 @@ export class SchemaCapture {
         if (read) return read;
         const stored = await this.repository.loadModel(ref);
         if (stored.summary) summary = stored.summary;
-        return stored.head && OpenSketch.of(stored.head, stored.bases, stored.legacyBases);
+        return stored.head && OpenSketch.of(stored.head, stored.bases);
       },
       observations,
       async (open, write) => {
@@ -199,8 +199,8 @@ export class SchemaCapture {
   /** The model's summary and sketch, the model created (with an empty sketch) if it is new. */
   private async openModel(ref: ModelRef, writeKey: string, at: string, key: string): Promise<{ summary: ModelSummary; open: OpenSketch }> {
     for (let attempt = 1; ; attempt++) {
-      const { summary, head, bases, legacyBases } = await this.repository.loadModel(ref);
-      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases, legacyBases));
+      const { summary, head, bases } = await this.repository.loadModel(ref);
+      const open = head && (this.sketches.take(key, head) ?? OpenSketch.of(head, bases));
       if (summary && open) return { summary, open };
       if (!summary || !head) await this.repository.createModel(ref, writeKey, at, newToken());
       if (attempt >= CAPTURE_LIMITS.conflictAttempts) throw new Error('the model could not be read nor created');

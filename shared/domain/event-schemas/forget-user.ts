@@ -32,7 +32,7 @@ export async function forgetUser(
     for (const found of await repository.sketchesOf(workspaceId, source.id)) {
       let stored: StoredSketch = found;
       for (let attempt = 1; ; attempt++) {
-        const open = OpenSketch.of(stored.head, stored.bases, stored.legacyBases);
+        const open = OpenSketch.of(stored.head, stored.bases);
         if (open) {
           // A journal holds the values of the events it records: it goes too, folded into a new base; and the
           // base it started from is deleted, unless a capture has folded into that slot since.

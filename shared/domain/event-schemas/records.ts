@@ -66,9 +66,8 @@ export type VersionSummary = z.output<typeof VersionSummary>;
 const Bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be binary');
 
 /**
- * A sketch head. `body` is sketch-layout.ts's encoding (checked when decoded); `data` is the first format,
- * the whole sketch gzipped, which heads written before the journal still hold. Its counts (absent in the
- * first format, whose summaries kept them) are what listings show.
+ * A sketch head. `body` is sketch-layout.ts's encoding (checked when decoded), naming a base in the sketch's
+ * own partition (keys.schemaBaseApart). Its counts are what listings show.
  */
 export const SketchHead = z.object({
   rev: z.number().int().nonnegative(),
@@ -78,12 +77,6 @@ export const SketchHead = z.object({
   firstSeen: z.string().optional(),
   lastSeen: z.string().optional(),
   body: Bytes.optional(),
-  data: Bytes.optional(),
-  /**
-   * The base it names is in the sketch's own partition (keys.schemaBaseApart); a head without it, written
-   * before, names one in the source's schema partition until its next fold.
-   */
-  basesApart: z.literal(true).optional(),
 });
 export type SketchHead = z.infer<typeof SketchHead>;
 
@@ -100,14 +93,10 @@ export interface SketchKey {
   sk: string;
 }
 
-/**
- * A sketch as read: its head and its two base slots (any may be missing), where folds write them (apart);
- * `legacyBases`, read only for a head without `basesApart`, the slots in the source's schema partition.
- */
+/** A sketch as read: its head and its two base slots (any may be missing). */
 export interface StoredSketch {
   head?: SketchHead;
   bases: (SketchBase | undefined)[];
-  legacyBases?: (SketchBase | undefined)[];
 }
 
 /**
@@ -119,6 +108,4 @@ export interface SketchWrite {
   head: SketchHead;
   base?: SketchBase & { slot: number };
   retry?: true;
-  /** The first fold of a head that named a base in the source's schema partition: those slots are left, to delete. */
-  leavesLegacy?: true;
 }

@@ -1,6 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import { ByteReader, ByteWriter, compress, decompress } from './binary';
-import { LossyCounter, MAX_CANDIDATES, type LossyCounterState } from './lossy-counter';
+import { LossyCounter, MAX_CANDIDATES } from './lossy-counter';
 import type { Sketch } from './sketch';
 
 /**
@@ -10,12 +9,8 @@ import type { Sketch } from './sketch';
  * previous one, then the rest): that is what makes lists of ids and amounts small. Candidates therefore come
  * back in value order, not arrival order, which only decides which of equally counted candidates an eviction
  * drops first.
- *
- * The first format (gzipped JSON, nested arrays) is still read: a deployed table holds such sketches until
- * capture writes them again.
  */
 const SNAPSHOT = 0x53; // 'S'
-const GZIP = 0x1f;
 const TYPE_CODES: Record<string, number> = { string: 1, float64: 2, bool: 3 };
 const TYPE_NAMES = ['', 'string', 'float64', 'bool'];
 
@@ -245,7 +240,6 @@ export function writeSnapshot(sketch: Sketch, budget: number): Buffer {
 }
 
 export function readSnapshot(data: Uint8Array, into: Sketch): void {
-  if (data[0] === GZIP) return readFirstFormat(data, into);
   if (data[0] !== SNAPSHOT) throw new Error('not a sketch snapshot');
   const r = new ByteReader(decompress(data.subarray(1)));
   into.total = r.uint();
@@ -269,41 +263,4 @@ export function readSnapshot(data: Uint8Array, into: Sketch): void {
   into.samples = JSON.parse(r.string()) as Record<string, unknown>[];
   for (let i = r.uint(); i > 0; i--) into.applied.push(r.uint48());
   into.prunedAt = r.uint();
-}
-
-/** The first format's state, as JSON.stringify wrote it. */
-interface FirstFormat {
-  total: number;
-  firstSeen?: string;
-  lastSeen?: string;
-  keys: [string, string, number][];
-  topLevel: [string, number][];
-  arrays: string[];
-  nullable: string[];
-  values: [number, LossyCounterState][];
-  samples: Record<string, unknown>[];
-  /** The first ten characters of the base64url SHA-256 of each record id. */
-  applied: string[];
-}
-
-function readFirstFormat(data: Uint8Array, into: Sketch): void {
-  const state = JSON.parse(gunzipSync(data).toString('utf8')) as FirstFormat;
-  into.total = state.total;
-  into.firstSeen = state.firstSeen;
-  into.lastSeen = state.lastSeen;
-  for (const [key, types, count] of state.keys) {
-    into.restoreKey(key, types, count);
-  }
-  for (const [key, count] of state.topLevel) {
-    into.topLevel.set(key, count);
-    into.topLevelNames.push(key);
-  }
-  state.arrays.forEach((path) => into.arrays.add(path));
-  state.nullable.forEach((path) => into.nullable.add(path));
-  for (const [index, counter] of state.values) {
-    const key = state.keys[index]?.[0];
-    if (key !== undefined) into.restoreCounter(key, new LossyCounter(counter));
-  }
-  into.samples = state.samples;
-  into.applied = state.applied.map((digest) => Buffer.from(digest.slice(0, 8), 'base64url').readUIntBE(0, 6));
 }

@@ -118,12 +118,8 @@ export class OpenSketch {
     private readonly token: number,
     /** The revision each base slot was written at, when it is of this life. */
     private readonly slots: (number | undefined)[],
-    /** A head of the first format, whose sketch is all in it: its next write folds. */
-    private readonly firstFormat = false,
     /** The size of the head's body as read. */
     private readonly bodyBytes = 0,
-    /** Whether the base the head names (if any) is in the sketch's own partition (SketchHead.basesApart). */
-    private readonly apart = true,
   ) {}
 
   /** What the last write() or fold() would leave: the sketch as it will be read once the write is made. */
@@ -131,30 +127,24 @@ export class OpenSketch {
 
   /**
    * The sketch of a head and its two base slots read together; undefined when they do not make one (the
-   * slot was read after a later fold wrote over it): read them again. `bases` are where a fold writes;
-   * `legacy`, the slots a head without `basesApart` names (keys.schemaBaseOf), `bases` when not given.
+   * slot was read after a later fold wrote over it): read them again.
    */
-  static of(head: SketchHead | undefined, bases: (SketchBase | undefined)[] = [], legacy?: (SketchBase | undefined)[]): OpenSketch | undefined {
-    // A head of the first format has no token: its life is 0.
+  static of(head: SketchHead | undefined, bases: (SketchBase | undefined)[] = []): OpenSketch | undefined {
+    // No head yet: no life either (0).
     const token = head?.token ?? 0;
     const slots = [0, 1].map((slot) => (bases[slot]?.token === token ? bases[slot]?.rev : undefined));
     if (!head) return new OpenSketch({ rev: 0 }, 0, new Sketch(), { slot: NO_BASE, tag: 0, from: 0, size: 0, entries: [] }, token, slots);
-    if (!head.body && !head.data) return new OpenSketch(head, head.rev, new Sketch(), { slot: NO_BASE, tag: 0, from: 0, size: 0, entries: [] }, token, slots);
-    if (!head.body) {
-      // The first format: the whole sketch (gzipped JSON) in the head itself.
-      return new OpenSketch(head, head.rev, Sketch.decode(head.data), { slot: NO_BASE, tag: 0, from: head.rev, size: 0, entries: [] }, token, slots, true);
-    }
+    if (!head.body) return new OpenSketch(head, head.rev, new Sketch(), { slot: NO_BASE, tag: 0, from: 0, size: 0, entries: [] }, token, slots);
     const body = readBody(head.body);
-    const apart = head.basesApart === true || body.slot === NO_BASE;
     let sketch: Sketch;
     if (body.slot === NO_BASE) sketch = new Sketch();
     else {
-      const base = (apart ? bases : (legacy ?? bases))[body.slot];
+      const base = bases[body.slot];
       if (base?.tag !== body.tag) return undefined;
       sketch = Sketch.decode(base.data);
     }
     for (const entry of body.entries) replay(entry.raw, sketch);
-    return new OpenSketch(head, head.rev, sketch, body, token, slots, false, head.body.length, apart);
+    return new OpenSketch(head, head.rev, sketch, body, token, slots, head.body.length);
   }
 
   /** True when the sketch has entries not yet folded into a snapshot (they hold recent events' values). */
@@ -174,13 +164,13 @@ export class OpenSketch {
    */
   write(entry: EntryBuilder, digests: number[], model?: ModelRecords): SketchWrite {
     const rev = this.rev + 1;
-    const raw = !this.firstFormat && entry.size <= LAYOUT.journalEvents ? entry.finish(rev, digests) : undefined;
+    const raw = entry.size <= LAYOUT.journalEvents ? entry.finish(rev, digests) : undefined;
     digests.forEach((digest) => this.sketch.markApplied(digest));
     if (raw && !this.clearlyTooLong(raw)) {
       const body = { ...this.body, entries: [...this.body.entries, { rev, raw }] };
       const appended = writeBody(body);
       if (appended.length <= this.journalBytes(appended.length - this.bodyBytes)) {
-        return this.written({ head: this.head(rev, appended, this.apart) }, body, this.slots, this.apart);
+        return this.written({ head: this.head(rev, appended) }, body, this.slots);
       }
     }
     return this.fold(model);
@@ -220,7 +210,7 @@ export class OpenSketch {
     const base = { slot, rev, token: this.token, tag, data: this.sketch.encode() };
     const body = { slot, tag, from: rev, size: base.data.length, entries: [] };
     const slots = this.slots.map((written, i) => (i === slot ? rev : written));
-    return this.written({ head: this.head(rev, writeBody(body), true), base, ...(!this.apart && { leavesLegacy: true as const }) }, body, slots, true);
+    return this.written({ head: this.head(rev, writeBody(body)), base }, body, slots);
   }
 
   /**
@@ -236,8 +226,8 @@ export class OpenSketch {
     return this.body.size + this.bodyBytes;
   }
 
-  private written(write: SketchWrite, body: Body, slots: (number | undefined)[], apart: boolean): SketchWrite {
-    this.after = new OpenSketch(write.head, write.head.rev, this.sketch, body, this.token, slots, false, write.head.body!.length, apart);
+  private written(write: SketchWrite, body: Body, slots: (number | undefined)[]): SketchWrite {
+    this.after = new OpenSketch(write.head, write.head.rev, this.sketch, body, this.token, slots, write.head.body!.length);
     return write;
   }
 
@@ -246,9 +236,9 @@ export class OpenSketch {
     return this.body.slot === NO_BASE ? undefined : { slot: this.body.slot, tag: this.body.tag };
   }
 
-  private head(rev: number, body: Buffer, apart: boolean): SketchWrite['head'] {
+  private head(rev: number, body: Buffer): SketchWrite['head'] {
     const { total, firstSeen, lastSeen } = this.sketch;
-    return { rev, token: this.token, total, firstSeen, lastSeen, body, ...(apart && { basesApart: true as const }) };
+    return { rev, token: this.token, total, firstSeen, lastSeen, body };
   }
 }
 
@@ -301,8 +291,8 @@ export class SketchCache {
  */
 export async function readSketch(read: (consistent: boolean) => Promise<StoredSketch>): Promise<Sketch> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { head, bases, legacyBases } = await read(attempt > 0);
-    const open = OpenSketch.of(head, bases, legacyBases);
+    const { head, bases } = await read(attempt > 0);
+    const open = OpenSketch.of(head, bases);
     if (open) return open.sketch;
   }
   throw new Error('the sketch could not be read: its head names a base that is not there');

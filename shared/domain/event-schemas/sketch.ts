@@ -48,10 +48,7 @@ export interface Metadata {
   FrequentValues: Record<string, FrequentValue[]>;
 }
 
-/**
- * A stream record as sketches remember it: the first 48 bits of the SHA-256 of its id (the first eight
- * characters of the base64url digest the first format kept ten of), so both formats name it alike.
- */
+/** A stream record as sketches remember it: the first 48 bits of the SHA-256 of its id. */
 export const recordDigest = (recordId: string): number => createHash('sha256').update(recordId).digest().readUIntBE(0, 6);
 
 interface KeyStats {
