@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_INGEST_SHARDS } from '../../shared/domain/ingestion/shards';
-import { FAMILIES, SHARDS, shardOf } from '../../shared/persistence/families';
+import { SHARDS, shardOf } from '../../shared/persistence/families';
+import { FAMILIES } from '../../shared/persistence/family-table';
 import { keys } from '../../shared/persistence/keys';
 
 /** The family table of docs/concepts/storage.md: each row's family name and shard count. */
