@@ -21,6 +21,8 @@ export interface SendOptions {
   /** Defaults to WEIR_OUTBOUND_ALLOWLIST. */
   allowlist?: OutboundAllowlist | string;
   signal?: AbortSignal;
+  /** The type's reading of its vendor's throttling or quota answers (DestinationType.throttled). */
+  throttled?: (answer: { status: number; response: unknown }) => boolean;
 }
 
 /**
@@ -46,10 +48,11 @@ export const RETRY_AFTER_MAX_MS = 3600_000;
 
 /**
  * A 429's or 503's `Retry-After` (RFC 9110 §10.2.3: whole seconds, or an HTTP date) in milliseconds from now,
- * at most RETRY_AFTER_MAX_MS; undefined when absent or unreadable.
+ * at most RETRY_AFTER_MAX_MS; undefined when absent or unreadable. `throttled`: the vendor's throttling answer
+ * under another status (DestinationType.throttled), whose `Retry-After` counts the same.
  */
-export function retryAfterMs(status: number, header: string | undefined, now = Date.now()): number | undefined {
-  if ((status !== 429 && status !== 503) || header === undefined) return undefined;
+export function retryAfterMs(status: number, header: string | undefined, now = Date.now(), throttled = false): number | undefined {
+  if ((status !== 429 && status !== 503 && !throttled) || header === undefined) return undefined;
   const text = header.trim();
   const ms = /^\d+$/.test(text) ? Number(text) * 1000 : /GMT$/.test(text) ? Date.parse(text) - now : NaN;
   return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms)) : undefined;
@@ -100,11 +103,13 @@ export async function sendRequest(request: DestinationRequest, options: SendOpti
         signal: options.signal,
       },
     );
-    const wait = retryAfterMs(answer.status, answer.headers['retry-after']);
+    const response = readResponse(answer.headers['content-type'] ?? '', answer.bodyText);
+    const throttled = answer.status >= 300 && (options.throttled?.({ status: answer.status, response }) ?? false);
+    const wait = retryAfterMs(answer.status, answer.headers['retry-after'], Date.now(), throttled);
     return {
       status: answer.status,
-      response: readResponse(answer.headers['content-type'] ?? '', answer.bodyText),
-      retryable: isRetryableStatus(answer.status),
+      response,
+      retryable: throttled || isRetryableStatus(answer.status),
       ...(wait !== undefined && { retryAfterMs: wait }),
     };
   } catch (error) {

@@ -67,6 +67,25 @@ export interface DeletionIO {
   send: RequestSender;
 }
 
+/**
+ * Which event of a chunk an item of a combined request came from: `list` is one of the BatchApi's `lists`
+ * (e.g. `JSON.events`), `index` the item's place in it; undefined when there is no such item.
+ */
+export type ItemPosition = (list: string, index: number) => number | undefined;
+
+/**
+ * How old (and how far ahead of now) an event may be for the vendor to keep it: outside this window it is not
+ * sent but aborted alone, with a reason naming the vendor's limit (class `age` of the funnel).
+ */
+export interface AgeWindow {
+  /** The vendor as the reason names it: "Facebook" gives "older than Facebook's 7 days". */
+  vendor: string;
+  /** The oldest event the vendor keeps: milliseconds before now, and the limit as its documentation says it. */
+  maxAge: { ms: number; text: string };
+  /** The furthest ahead of now an event time may be (the clocks' tolerance), and how the reason says it. */
+  maxAhead: { ms: number; text: string };
+}
+
 /** What the vendor made of one event of a chunk, where its answer tells events apart. */
 export type ChunkEventVerdict = { kind: 'delivered' } | { kind: 'refused'; error: string } | { kind: 'retryable'; error: string };
 
@@ -86,7 +105,19 @@ export interface BatchApi {
    * chunk), a 2xx answer included (Customer.io's 207); undefined when the answer is about the request as a whole.
    * `request` is the request as sent, for answers that name events by something they carried.
    */
-  verdicts?(answer: { status: number; response: unknown }, count: number, request?: DestinationRequest): ChunkEventVerdict[] | undefined;
+  verdicts?(
+    answer: { status: number; response: unknown },
+    count: number,
+    request?: DestinationRequest,
+    positionOf?: ItemPosition,
+  ): ChunkEventVerdict[] | undefined;
+  /**
+   * Whether a whole-request refusal (a 400, 413 or 422 naming no event) is about the credentials or the
+   * destination's setup rather than the events: such a refusal aborts the chunk whole. Any other is taken as
+   * refused for its content, and the chunk is sent again in halves, down to one event, so that only the events
+   * the vendor refuses alone are aborted (see chunk-verdicts.ts). Undefined: every such refusal is about content.
+   */
+  setupRefusal?(answer: { status: number; response: unknown }): boolean;
   /**
    * What a one-event request is about where the vendor refuses a request holding two items about the same
    * record (HubSpot's batch upsert): requests with the same key go in different chunks. Undefined: no limit.
@@ -159,6 +190,16 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   transform?(message: Message, config: z.output<Schema>): DestinationRequest[];
   /** Where the vendor has a batch API: how one-event requests combine into one (see BatchApi). */
   batch?: BatchApi;
+  /**
+   * The vendor's age window for this event with this config (see AgeWindow); undefined: events of any time go.
+   * Delivery checks it before sending (sender.ts), for every type alike.
+   */
+  ageWindow?(message: Message, config: z.output<Schema>): AgeWindow | undefined;
+  /**
+   * Whether an answer is the vendor's throttling or quota answer, whatever its status (BigQuery's 403
+   * rateLimitExceeded): the events are parked, and its `Retry-After` honoured, as for a 429 (http-client.ts).
+   */
+  throttled?(answer: { status: number; response: unknown }): boolean;
   /** Server-delivered types: delivers one event itself (there is no HTTP request to show). */
   deliver?(message: Message, config: z.output<Schema>): Promise<DeliveryResult>;
   /** Server-delivered types that write chunks of events (see ServerBatch); takes precedence over `deliver`. */

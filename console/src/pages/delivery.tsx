@@ -67,6 +67,7 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
         ['Aborted: transformation error', f.aborted.transformation],
         ['Aborted: vendor verdict', f.aborted.vendor],
         ['Aborted: retries ran out', f.aborted.expired],
+        ["Aborted: outside the vendor's age window", f.aborted.age],
         ['Retrying', f.retrying],
       ]
     : [];

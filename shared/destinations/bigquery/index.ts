@@ -55,6 +55,19 @@ function rowVerdicts(answer: DeliveryResult, sent: number): (position: number) =
   return (position) => byIndex.get(position) ?? { kind: 'delivered' };
 }
 
+/**
+ * "Troubleshoot quota and limit errors" (cloud.google.com/bigquery/docs/troubleshoot-quotas, read 2026-11-29):
+ * "If a BigQuery operation fails because of exceeding a quota, the API returns the HTTP 403 Forbidden status
+ * code", with `reason` rateLimitExceeded ("retry the operation after few seconds") or quotaExceeded: parked and
+ * retried, not aborted as another 403 (a permission refused) is. The reasons are read where Google's APIs put
+ * them (`error.errors[].reason`) and at the top, as that page shows them.
+ */
+function bigQueryThrottled(answer: { status: number; response: unknown }): boolean {
+  const body = isRecord(answer.response) ? answer.response : {};
+  const errors = [body, isRecord(body.error) ? body.error : {}].flatMap((at) => (Array.isArray(at.errors) ? at.errors : []));
+  return errors.some((e) => isRecord(e) && (e.reason === 'rateLimitExceeded' || e.reason === 'quotaExceeded'));
+}
+
 async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationScope) {
   const key = parseServiceAccountKey(c.credentials);
   if (!key.ok) return withVerdicts({ status: 400, response: '', error: key.error, retryable: false }, chunk, () => ({ kind: 'refused', error: key.error }));
@@ -67,6 +80,7 @@ async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationS
       headers: { authorization: `Bearer ${token.token}` },
       json: { kind: 'bigquery#tableDataInsertAllRequest', skipInvalidRows: false, ignoreUnknownValues: false, rows: chunk.accepted.map(({ item }) => item) },
     }),
+    { throttled: bigQueryThrottled },
   );
   // A 401 means the token was revoked or the key rotated: the next attempt asks for a new one.
   if (answer.status === 401) forgetToken(owner, key.key, BIGQUERY_SCOPE);
@@ -76,6 +90,7 @@ async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationS
 
 export const bigQueryStream = defineDestination(bigQueryStreamDefinition, {
   delivery: 'server',
+  throttled: bigQueryThrottled,
   serverBatch: {
     maxEvents: MAX_ROWS,
     async deliver(messages, c, context) {

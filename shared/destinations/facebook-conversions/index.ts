@@ -1,3 +1,4 @@
+import { ageWindowOf, DAY_MS } from '../age-window';
 import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
@@ -95,10 +96,30 @@ function facebookVerdicts(answer: { status: number; response: unknown }, count: 
   return Array.from({ length: count }, () => ({ kind: 'retryable', error: text }));
 }
 
+/**
+ * Graph API answers about the token or the pixel rather than the events (Graph API "Handling Errors": 190
+ * access token, 102 session, 10 and 200–299 permissions; subcode 33, the object does not exist): such a refusal
+ * stays whole, where any other 400 is split to find the event Meta refuses.
+ */
+function facebookSetupRefusal(answer: { status: number; response: unknown }): boolean {
+  const error = isRecord(answer.response) && isRecord(answer.response.error) ? answer.response.error : undefined;
+  if (!error) return false;
+  const code = Number(error.code);
+  return code === 190 || code === 102 || code === 10 || (code >= 200 && code <= 299) || Number(error.error_subcode) === 33;
+}
+
 export const facebookConversions = defineDestination(facebookConversionsDefinition, {
   delivery: 'http',
   // Using the API, "Batch Requests": up to 1,000 events in `data`.
-  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: facebookVerdicts },
+  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: facebookVerdicts, setupRefusal: facebookSetupRefusal },
+  // "Server Event Parameters", event_time (developers.facebook.com/docs/marketing-api/conversions-api/parameters/
+  // server-event, read 2026-11-29): "can be up to 7 days before you send an event … If any event_time in data is
+  // greater than 7 days in the past, we return an error for the entire request and process no events." "Using
+  // the API": physical_store events may be uploaded "within 62 days of the conversion".
+  ageWindow: (_message, config) =>
+    config.actionSource === 'physical_store'
+      ? ageWindowOf('Facebook', { ms: 62 * DAY_MS, text: '62 days for physical store events' })
+      : ageWindowOf('Facebook', { ms: 7 * DAY_MS, text: '7 days' }),
   transform(message, config): DestinationRequest[] {
     const base = trimBase(config.baseUrl ?? 'https://graph.facebook.com');
     return [

@@ -64,7 +64,14 @@ function transformGroups(members: Member[], sizeOf: (m: Member) => number): Memb
 }
 
 /** A verdict on one slot of a unit: what came back for its event. */
-type SlotVerdict = { kind: 'delivered' | 'refused' | 'retryable'; error?: string; skipped?: boolean; retryAfterMs?: number };
+type SlotVerdict = {
+  kind: 'delivered' | 'refused' | 'retryable';
+  error?: string;
+  skipped?: boolean;
+  retryAfterMs?: number;
+  /** The answer to the part of a chunk the event went in, where the chunk was sent again in parts. */
+  part?: Pick<DeliverySample, 'status' | 'response'>;
+};
 
 /**
  * Runs of batches (a batch: an ingest part to one destination), for either path that starts them (the stream
@@ -242,9 +249,15 @@ export class BatchDelivery {
             type.batch!,
             sends.map((slot) => slot.requests[0]!),
             this.circuit,
+            type.throttled,
           );
       if (sent.answered) this.lanes.touch(destination.id);
-      sends.forEach((slot, k) => verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped, retryAfterMs: sent.retryAfterMs }));
+      sends.forEach((slot, k) => {
+        const part = sent.parts?.[k];
+        const answer = part && { status: part.status, ...(part.response !== undefined && { response: part.response }) };
+        const own = part ? { skipped: part.skipped, retryAfterMs: part.retryAfterMs, part: answer } : {};
+        verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped, retryAfterMs: sent.retryAfterMs, ...own });
+      });
       sample = { ...(sent.request && { request: sent.request }), status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
     } else {
       const slot = sends[0]!;
@@ -264,15 +277,15 @@ export class BatchDelivery {
         continue;
       }
       // A chunk's event shows the one-event request it went in, not the whole chunk again.
-      const shown = { messageId: slot.messageId, ...sample, ...own(slot) };
+      const shown = { messageId: slot.messageId, ...sample, ...verdict.part, ...own(slot) };
       if (verdict.kind === 'delivered') countSlot(run, slot, 'delivered', { ...shown, outcome: 'delivered' });
       else if (verdict.kind === 'refused') {
-        run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: sample.status, error: verdict.error! });
+        run.errors.push({ at: iso(Date.now()), messageId: slot.messageId, status: shown.status, error: verdict.error! });
         countSlot(run, slot, 'aborted', { ...shown, outcome: 'aborted', error: verdict.error });
       } else
         parkSlot(run, slot, {
           error: verdict.error!,
-          status: sample.status ?? 0,
+          status: shown.status ?? 0,
           attempts: verdict.skipped ? 0 : 1,
           dueAt: this.firstDue(verdict.retryAfterMs),
         });

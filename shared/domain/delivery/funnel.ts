@@ -9,7 +9,7 @@ export { hourOf, ingestedAt } from './hours';
  * (event output, destination) lands in exactly one class, counted in the write that records its outcome, so
  * that for any window of whole hours `routed + expanded` equals the sum of the classes.
  */
-export const ABORT_CLASSES = ['http4xx', 'config', 'transformation', 'vendor', 'expired'] as const;
+export const ABORT_CLASSES = ['http4xx', 'config', 'transformation', 'vendor', 'expired', 'age'] as const;
 export type AbortClass = (typeof ABORT_CLASSES)[number];
 
 /** The classes of the funnel, as counter names. */
@@ -47,7 +47,11 @@ export const emptyFunnel = (): FunnelAdd => ({ counts: {}, latency: {}, errors: 
 export const isEmptyFunnel = (f: FunnelAdd) =>
   Object.values(f.counts).every((n) => !n) && Object.keys(f.latency).length === 0 && Object.keys(f.errors).length === 0;
 
-/** Where an abort belongs: the transformation's own failures, a 4xx, a vendor's verdict in a 2xx, the setup, or the retry window. */
+/**
+ * Where an abort belongs: the transformation's own failures, a 4xx, a vendor's verdict in a 2xx, the setup, or the
+ * retry window. Class `age` (an event outside its vendor's age window, never sent) is set where it is decided
+ * (sender.ts), not read from a text.
+ */
 export function abortClassOf(error: string, status?: number): AbortClass | 'transformFailed' {
   if (error.startsWith('transformation failed:')) return 'transformFailed';
   if (status !== undefined && status >= 200 && status < 300) return 'vendor';
@@ -150,7 +154,15 @@ export const DestinationDelivery = z.object({
   filtered: count.describe('dropped by the transformation'),
   transformFailed: count.describe('failed in the transformation'),
   delivered: count,
-  aborted: z.object({ total: count, http4xx: count, config: count, transformation: count, vendor: count, expired: count }),
+  aborted: z.object({
+    total: count,
+    http4xx: count,
+    config: count,
+    transformation: count,
+    vendor: count,
+    expired: count,
+    age: count.describe("outside the vendor's age window (e.g. older than Facebook's 7 days): never sent"),
+  }),
   retrying: count,
   latencyMs: z.object({ p50: z.number().optional(), p95: z.number().optional(), delivered: count }).describe('ingestion answer to the 2xx'),
   errorClasses: z.array(z.object({ class: z.string(), status: z.number().optional(), count, sample: z.string() })),

@@ -46,7 +46,8 @@ export function countOutcome(
     return;
   }
   const error = sample?.error ?? 'aborted';
-  const reason = abortClassOf(error, sample?.status);
+  // An abort that knows its class (an event outside its vendor's age window) says it; the others are read from their answer.
+  const reason = slot.kind === 'aborted' && slot.abortClass !== undefined ? slot.abortClass : abortClassOf(error, sample?.status);
   addCount(funnel, funnelClassOf(reason));
   addError(funnel, { class: reason, ...(sample?.status !== undefined && { status: sample.status }), error });
   run.failures.push(failureOf(run, slot, reason, error, sample));

@@ -11,9 +11,12 @@ import {
   type ServerBatchContext,
   type ServerBatchResult,
 } from '../../destinations';
-import { combine, envelopeOf } from '../../destinations/batching';
+import { outsideAgeWindow } from '../../destinations/age-window';
+import { combine, envelopeOf, itemPositions } from '../../destinations/batching';
+import { refusedForContent } from '../../destinations/chunk-verdicts';
 import type { Destination } from '../catalog/schemas';
 import type { Circuit } from './circuit';
+import type { AbortClass } from './funnel';
 
 /** What sending one message (or the rest of its requests) to a destination came to. */
 export type SendOutcome =
@@ -36,11 +39,14 @@ export type SendOutcome =
   | { kind: 'skipped'; status: number; error: string; request?: DestinationRequest; remaining: DestinationRequest[] };
 
 /** What a message is sent as: the requests of an HTTP type, or the message itself for a server-delivered type. */
-export type Prepared = { ok: true; requests: DestinationRequest[]; message?: Message } | { ok: false; error: string };
+export type Prepared = { ok: true; requests: DestinationRequest[]; message?: Message } | { ok: false; error: string; abortClass?: AbortClass };
 
-export function prepare(destination: Destination, message: Message): Prepared {
+/** What a message is sent as; an event outside its type's age window is not sent at all (class `age`). */
+export function prepare(destination: Destination, message: Message, now = Date.now()): Prepared {
   const type = destinationType(destination.type);
   if (!type) return { ok: false, error: `unknown destination type ${destination.type}` };
+  const outside = outsideAgeWindow(type, message, destination.config, now);
+  if (outside !== undefined) return { ok: false, error: outside, abortClass: 'age' };
   if (type.deliver || type.serverBatch) return { ok: true, requests: [], message };
   return buildRequests(type, message, destination.config);
 }
@@ -91,7 +97,7 @@ export async function send(
   let last: { status: number; response: unknown; request?: DestinationRequest } = { status: 200, response: undefined };
   for (let i = 0; i < prepared.requests.length; i++) {
     const request = prepared.requests[i]!;
-    const result = await sendRequest(request);
+    const result = await sendRequest(request, { throttled: type?.throttled });
     const outcome = judge(destination.id, circuit, result, request, prepared.requests.slice(i), type?.batch);
     if (outcome.kind !== 'delivered') return outcome;
     last = { status: result.status, response: result.response, request };
@@ -111,7 +117,8 @@ function judge(
   if (succeeded(result.status)) {
     circuit.succeeded(destinationId);
     // A one-event request to a batch API (a retry) may still have its event refused in a 2xx (Customer.io's 207).
-    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request)?.[0] : undefined;
+    const named =
+      request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request, itemPositions(api, [request]))?.[0] : undefined;
     if (named?.kind === 'refused') return { kind: 'refused', status: result.status, response: result.response, error: named.error, request, remaining };
     if (named?.kind === 'retryable') return { kind: 'retryable', status: result.status, error: named.error, request, remaining, answered: true };
     return { kind: 'delivered', status: result.status, response: result.response, request };
@@ -127,6 +134,14 @@ function judge(
   return { kind: 'retryable', status: result.status, error, request, remaining, answered: result.error === undefined, ...wait };
 }
 
+/** What one event of a chunk sent in parts came to: the answer to the part it went in. */
+export interface PartAnswer {
+  status: number;
+  response?: unknown;
+  skipped: boolean;
+  retryAfterMs?: number;
+}
+
 /** What sending a chunk of one-event requests as one came to: a verdict per event, and the request as sent. */
 export interface ChunkSent {
   /** The request as sent; none for a chunk a server-delivered type wrote itself. */
@@ -140,31 +155,83 @@ export interface ChunkSent {
   verdicts: ChunkEventVerdict[];
   /** The destination's `Retry-After`: the events it put off are not to be tried again sooner. */
   retryAfterMs?: number;
+  /** Where the chunk was refused whole for its content and sent again in parts: each event's own part's answer. */
+  parts?: PartAnswer[];
 }
 
 /**
  * Sends `requests` (one event each, one envelope) as one request of the vendor's batch API, through the
  * destination's circuit. Where the vendor's answer names the events it refused or put off, each event gets
- * its own verdict; otherwise the answer's status decides for all of them.
+ * its own verdict; otherwise the answer's status decides for all of them. A chunk refused as a whole for its
+ * content (refusedForContent) is sent again in halves, each half the same way, down to one event: only what the
+ * vendor refuses alone is aborted. A half is sent once: nothing a vendor accepted is sent again.
  */
-export async function sendChunk(destination: Destination, api: BatchApi, requests: DestinationRequest[], circuit: Circuit): Promise<ChunkSent> {
+export async function sendChunk(
+  destination: Destination,
+  api: BatchApi,
+  requests: DestinationRequest[],
+  circuit: Circuit,
+  throttled?: (answer: { status: number; response: unknown }) => boolean,
+): Promise<ChunkSent> {
+  const { sent, splittable } = await sendWhole(destination, api, requests, circuit, throttled);
+  if (!splittable || requests.length < 2) return sent;
+  const half = Math.ceil(requests.length / 2);
+  const first = await sendChunk(destination, api, requests.slice(0, half), circuit, throttled);
+  const second = await sendChunk(destination, api, requests.slice(half), circuit, throttled);
+  const parts = [first, second].flatMap(partsOf);
+  const waits = parts.flatMap((part) => (part.retryAfterMs !== undefined ? [part.retryAfterMs] : []));
+  return {
+    ...sent,
+    verdicts: [...first.verdicts, ...second.verdicts],
+    parts,
+    ...(waits.length > 0 && { retryAfterMs: Math.max(...waits) }),
+  };
+}
+
+/** Each event's answer in a chunk's result: its part's, or the chunk's own when it went whole. */
+const partsOf = (sent: ChunkSent): PartAnswer[] =>
+  sent.parts ??
+  sent.verdicts.map(() => ({
+    status: sent.status,
+    ...(sent.response !== undefined && { response: sent.response }),
+    skipped: sent.skipped,
+    ...(sent.retryAfterMs !== undefined && { retryAfterMs: sent.retryAfterMs }),
+  }));
+
+/** One request for the whole chunk; `splittable` when its refusal is about content and names no event. */
+async function sendWhole(
+  destination: Destination,
+  api: BatchApi,
+  requests: DestinationRequest[],
+  circuit: Circuit,
+  throttled?: (answer: { status: number; response: unknown }) => boolean,
+): Promise<{ sent: ChunkSent; splittable: boolean }> {
   const request = combine(api, requests);
   const all = (verdict: ChunkEventVerdict) => requests.map(() => verdict);
   const admitted = circuit.admit(destination.id);
-  if (!admitted.send) return { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
-  const result = await sendRequest(request);
-  const named = result.error === undefined ? api.verdicts?.({ status: result.status, response: result.response }, requests.length, request) : undefined;
+  if (!admitted.send)
+    return {
+      sent: { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) },
+      splittable: false,
+    };
+  const result = await sendRequest(request, { throttled });
+  const named =
+    result.error === undefined
+      ? api.verdicts?.({ status: result.status, response: result.response }, requests.length, request, itemPositions(api, requests))
+      : undefined;
   if (succeeded(result.status)) {
     circuit.succeeded(destination.id);
-    // A 2xx may still name events the vendor refused (Customer.io's 207): those get their own verdict.
-    return { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts: named ?? all({ kind: 'delivered' }) };
+    // A 2xx may still name events the vendor refused (Customer.io's 207, Braze's errors[]): those get their own verdict.
+    const verdicts = named ?? all({ kind: 'delivered' });
+    return { sent: { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts }, splittable: false };
   }
   const error = result.error ?? describe(result.status, result.response);
   if (named || !result.retryable) circuit.succeeded(destination.id);
   else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
   const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
   const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
-  return { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts, ...wait };
+  const sent = { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts, ...wait };
+  return { sent, splittable: !named && refusedForContent(api, result) };
 }
 
 /** A server-delivered type's call, kept to its promise of never throwing. */

@@ -1,13 +1,15 @@
 import type { DestinationRequest, DestinationType, Message } from '../../destinations';
 import { envelopeOf, itemBytes } from '../../destinations/batching';
 import { userKeyOf } from '../users';
+import type { AbortClass } from './funnel';
 import type { BatchPosition } from './records';
 import type { Prepared } from './sender';
 import type { EventOutcome } from './user-transform';
 
 /**
  * What a batch turns into before anything is sent: one slot per output of each pending event, in order, each
- * with the batch position after it. Pure, so the same events always give the same slots and chunks.
+ * with the batch position after it. Pure but for the clock (an event outside its vendor's age window is aborted
+ * unsent), so the same events always give the same slots and chunks.
  */
 interface SlotBase {
   index: number;
@@ -22,7 +24,7 @@ export type Slot = SlotBase &
   (
     | { kind: 'none' }
     | { kind: 'filtered'; rule?: string }
-    | { kind: 'aborted'; error: string; rule?: string }
+    | { kind: 'aborted'; error: string; rule?: string; abortClass?: AbortClass }
     | { kind: 'send'; requests: DestinationRequest[]; message?: Message; envelope?: string; bytes: number }
   );
 
@@ -62,7 +64,10 @@ export function slotsOf(
       if (i === 0 && k < start.output) return;
       const after = k + 1 === outcome.outputs.length ? next : { progress: index, output: k + 1 };
       const prepared = prepare(message);
-      if (!prepared.ok) return slots.push({ ...base, output: k, after, kind: 'aborted', error: prepared.error });
+      if (!prepared.ok) {
+        const abortClass = prepared.abortClass !== undefined ? { abortClass: prepared.abortClass } : {};
+        return slots.push({ ...base, output: k, after, kind: 'aborted', error: prepared.error, ...abortClass });
+      }
       const single = prepared.requests.length === 1 && !prepared.message ? prepared.requests[0]! : undefined;
       // A server-delivered chunk type writes any consecutive events together.
       const envelope = type?.serverBatch && prepared.message ? SERVER_CHUNK : type?.batch && single ? envelopeOf(type.batch, single) : undefined;
