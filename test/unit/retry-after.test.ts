@@ -18,6 +18,12 @@ describe("a destination's Retry-After", () => {
     expect(retryAfterMs(429, 'Thu, 26 Nov 2026 11:00:00 GMT', now)).toBe(0);
   });
 
+  it("reads it on any status the type reads as its vendor's throttling answer (BigQuery's 403 rateLimitExceeded)", () => {
+    expect(retryAfterMs(403, '30', now, true)).toBe(30_000);
+    expect(retryAfterMs(400, 'Thu, 26 Nov 2026 12:00:10 GMT', now, true)).toBe(10_000);
+    expect(retryAfterMs(403, '30', now)).toBeUndefined();
+  });
+
   it('never holds events back longer than an hour', () => {
     expect(retryAfterMs(429, '86400', now)).toBe(RETRY_AFTER_MAX_MS);
   });

@@ -112,3 +112,39 @@ it("a 429 with Retry-After parks the chunk's events, and they are not tried agai
   expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(2000);
   expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0 });
 });
+
+it("a 403 quota answer (reason rateLimitExceeded) parks the chunk's events, not tried again before its Retry-After, then delivered", async () => {
+  const p = await pipeline('quota');
+  const times: number[] = [];
+  rig.server.on(p.path, (req, res) => {
+    times.push(Date.now());
+    if (times.length > 1) return json(200, {})(req, res);
+    res.writeHead(403, { 'Content-Type': 'application/json', 'Retry-After': '2' });
+    const reason = { domain: 'global', reason: 'rateLimitExceeded', message: 'Exceeded rate limits: too many api requests per user per method' };
+    res.end(JSON.stringify({ error: { code: 403, message: reason.message, errors: [reason], status: 'PERMISSION_DENIED' } }));
+  });
+  await p.send([track(1), track(2)]);
+  await rig.rt.poller.drain();
+  expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2, aborted: 0 });
+  while (Date.now() < times[0]! + 1700) {
+    await sleep(100);
+    await rig.rt.scheduler.runNow();
+  }
+  expect(times).toHaveLength(1);
+  await sleep(Math.max(0, times[0]! + 2000 - Date.now()));
+  for (let i = 0; i < 4 && (await p.outcomes()).retrying > 0; i++) {
+    await sleep(50);
+    await rig.rt.scheduler.runNow();
+  }
+  expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(2000);
+  expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0, aborted: 0 });
+});
+
+it('a 403 that is no quota answer (a permission refused) is final: the events are aborted', async () => {
+  const p = await pipeline('denied');
+  const reason = { domain: 'global', reason: 'accessDenied', message: 'Access Denied: Table weir-project:events.denied' };
+  rig.server.on(p.path, json(403, { error: { code: 403, message: reason.message, errors: [reason], status: 'PERMISSION_DENIED' } }));
+  await p.send([track(1)]);
+  await rig.rt.poller.drain();
+  expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 0, aborted: 1 });
+});

@@ -1,0 +1,166 @@
+import { CONTEXT, ORDER } from '../../support/ad-events';
+import { deliveryRig } from '../../support/delivery-rig';
+import { json, type ReceivedRequest } from '../../support/destination-server';
+import { oneShard } from '../../support/ingest-items';
+import { basic, bearer, call } from '../../support/runtime';
+
+/**
+ * The generic mechanisms of the destination contract, live, against local servers playing the vendors: an
+ * event outside its vendor's age window aborted alone (funnel class `age`), per-item verdicts in a 2xx (Braze's
+ * errors[]), and a chunk refused as a whole for its content sent again in halves until only the bad event is
+ * left. (A throttling answer under another status, BigQuery's 403: bigquery-delivery.test.ts.)
+ */
+process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+const rig = deliveryRig();
+
+async function pipeline(type: string, config: Record<string, unknown>) {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'shop' })).body.source as { id: string; writeKey: string };
+  const created = await api('POST', '/v2/destinations', { name: type, type, config });
+  expect(created.status).toBe(201);
+  const destination = created.body.destination as { id: string };
+  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+  const window = () => `from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 3600_000).toISOString()}`;
+  return {
+    batch: async (batch: Record<string, unknown>[]) =>
+      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
+    outcomes: async () => (await api('GET', `/v2/destinations/${destination.id}/outcomes`)).body,
+    delivery: async () => (await api('GET', `/v2/destinations/${destination.id}/delivery?${window()}`)).body,
+    failures: async () =>
+      (await api('GET', `/v2/destinations/${destination.id}/failures?${window()}`)).body as {
+        failures: { messageId: string; reason: string; error: string }[];
+      },
+  };
+}
+
+async function flow(rounds = 1) {
+  await rig.rt.poller.drain();
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await rig.rt.scheduler.runNow();
+  }
+}
+
+/** Users of one ingest shard: a request of theirs is stored, and delivered, as one batch. */
+const user = oneShard('user-0');
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const DAY = 24 * 3600_000;
+const orders = (n: number, prefix: string, at: (i: number) => string = () => ago(60_000)) =>
+  Array.from({ length: n }, (_, i) => ({ ...ORDER, messageId: `${prefix}-${i}`, userId: user(`user-${i % 3}`), timestamp: at(i), context: CONTEXT }));
+
+const facebook = (path: string) => ({ pixelId: 'PX1', accessToken: 'TOKEN', baseUrl: `${rig.server.url}${path}` });
+const FB_EVENTS = '/v25.0/PX1/events';
+const eventIds = (r: ReceivedRequest) => (r.json as { data: { event_id: string }[] }).data.map((e) => e.event_id);
+
+describe("an event outside its vendor's age window", () => {
+  it("one event older than Facebook's 7 days in a chunk of a thousand: the 999 others are delivered, it is aborted alone with its reason, in the funnel's class age", async () => {
+    const path = '/fb-age';
+    rig.server.on(`${path}${FB_EVENTS}`, (req, res) => json(200, { events_received: eventIds(req).length, messages: [] })(req, res));
+    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
+    await p.batch(orders(1000, 'age', (i) => (i === 500 ? ago(7 * DAY + 3600_000) : ago(60_000))));
+    await flow();
+    const sent = rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`).map(eventIds);
+    // The rest of the chunk goes, each once; the old event never.
+    expect(sent.flat()).toHaveLength(999);
+    expect(new Set(sent.flat()).size).toBe(999);
+    expect(sent.flat()).not.toContain('age-500');
+    expect(sent[0]!.length).toBeGreaterThan(1);
+    expect(await p.outcomes()).toMatchObject({ delivered: 999, aborted: 1, retrying: 0 });
+    expect(await p.delivery()).toMatchObject({ routed: 1000, delivered: 999, aborted: { total: 1, age: 1, http4xx: 0 } });
+    const { failures } = await p.failures();
+    expect(failures.map((f) => [f.messageId, f.reason, f.error])).toEqual([['age-500', 'age', "older than Facebook's 7 days"]]);
+  }, 90_000);
+
+  it('GA4 keeps events of the last 72 hours only, and none more than an hour ahead: the others are aborted with the limit named', async () => {
+    const path = '/ga-age';
+    const p = await pipeline('GA4', { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${rig.server.url}${path}` });
+    const times = [ago(60_000), ago(73 * 3600_000), ago(-2 * 3600_000)];
+    await p.batch(times.map((timestamp, i) => ({ type: 'track', anonymousId: 'client-a', event: `e${i}`, messageId: `ga-${i}`, timestamp })));
+    await flow();
+    const sent = rig.server.received.filter((r) => r.path === `${path}/mp/collect`).flatMap((r) => (r.json as { events: { name: string }[] }).events);
+    expect(sent.map((e) => e.name)).toEqual(['e0']);
+    const { failures } = await p.failures();
+    expect(failures.map((f) => [f.messageId, f.reason, f.error]).sort()).toEqual([
+      ['ga-1', 'age', "older than GA4's 72 hours"],
+      ['ga-2', 'age', "more than 1 hour ahead of now, past GA4's limit"],
+    ]);
+  });
+
+  it('Mixpanel without apiSecret (/track) keeps events of the last 5 days; with apiSecret (/import) an older one goes', async () => {
+    const old = { type: 'track', userId: 'u-1', event: 'Old', messageId: 'mp-old', timestamp: ago(6 * DAY) };
+    const track = await pipeline('MP', { token: 'tok', baseUrl: `${rig.server.url}/mp-track` });
+    await track.batch([old]);
+    await flow();
+    expect(rig.server.received.filter((r) => r.path.startsWith('/mp-track'))).toEqual([]);
+    expect((await track.failures()).failures.map((f) => f.error)).toEqual([
+      "older than Mixpanel's 5 days on /track (with an apiSecret, /import takes older events)",
+    ]);
+    const imported = await pipeline('MP', { token: 'tok', apiSecret: 'secret', baseUrl: `${rig.server.url}/mp-import` });
+    await imported.batch([old]);
+    await flow();
+    expect(rig.server.received.filter((r) => r.path === '/mp-import/import')).toHaveLength(1);
+    expect(await imported.outcomes()).toMatchObject({ delivered: 1, aborted: 0 });
+  });
+});
+
+describe('per-item verdicts in a 2xx', () => {
+  it('Braze: a 2xx whose errors[] names objects by input_array and index aborts only those events; the others are delivered and not sent again', async () => {
+    const path = '/braze-errors';
+    rig.server.on(`${path}/users/track`, json(201, { message: 'success', errors: [{ type: "'name' is required", input_array: 'events', index: 1 }] }));
+    const p = await pipeline('BRAZE', { restApiKey: 'key', restEndpoint: `${rig.server.url}${path}` });
+    // attributes: the identifies (events 0 and 3); events: the tracks (1, 2, 4); events[1] is event 2.
+    const sent = [0, 1, 2, 3, 4].map((i) =>
+      i % 3 === 0
+        ? { type: 'identify', userId: user(`user-${i}`), traits: { plan: 'pro' }, messageId: `bz-${i}` }
+        : { type: 'track', userId: user(`user-${i}`), event: `e${i}`, messageId: `bz-${i}` },
+    );
+    await p.batch(sent);
+    await flow(3);
+    const requests = rig.server.received.filter((r) => r.path === `${path}/users/track`);
+    expect(requests).toHaveLength(1);
+    expect(await p.outcomes()).toMatchObject({ delivered: 4, aborted: 1, retrying: 0 });
+    const { failures } = await p.failures();
+    expect(failures.map((f) => [f.messageId, f.reason, f.error])).toEqual([['bz-2', 'vendor', "Braze refused the events object: 'name' is required"]]);
+  });
+});
+
+describe('a chunk refused as a whole for its content', () => {
+  it('is sent again in halves down to one event: exactly the bad event is aborted, every other delivered once', async () => {
+    const path = '/fb-split';
+    const accepted: string[] = [];
+    rig.server.on(`${path}${FB_EVENTS}`, (req, res) => {
+      const ids = eventIds(req);
+      if (ids.includes('split-6')) return json(400, { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100, fbtrace_id: 'x' } })(req, res);
+      accepted.push(...ids);
+      json(200, { events_received: ids.length, messages: [] })(req, res);
+    });
+    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
+    await p.batch(orders(10, 'split'));
+    await flow();
+    const requests = rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`).map(eventIds);
+    expect(requests[0]).toHaveLength(10);
+    // Halves: 10 → 5 + 5, the bad half 3 + 2, then 2 + 1, then 1 + 1: log2 of the chunk's size in requests, not one per event.
+    expect(requests.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(10)) + 1);
+    expect(accepted.sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `split-${i}`)
+        .filter((id) => id !== 'split-6')
+        .sort(),
+    );
+    expect(await p.outcomes()).toMatchObject({ delivered: 9, aborted: 1, retrying: 0 });
+    const { failures } = await p.failures();
+    expect(failures.map((f) => [f.messageId, f.reason])).toEqual([['split-6', 'http4xx']]);
+    expect(failures[0]!.error).toContain('Invalid parameter');
+  });
+
+  it("a refusal about the credentials or setup (Meta's code 190, an invalid access token) stays whole: one request, every event aborted", async () => {
+    const path = '/fb-token';
+    rig.server.on(`${path}${FB_EVENTS}`, json(400, { error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 } }));
+    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
+    await p.batch(orders(6, 'token'));
+    await flow();
+    expect(rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`)).toHaveLength(1);
+    expect(await p.outcomes()).toMatchObject({ delivered: 0, aborted: 6, retrying: 0 });
+  });
+});
