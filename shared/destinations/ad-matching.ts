@@ -61,13 +61,19 @@ export interface MatchOptions {
    * "+" or "00" is national, its trunk zeros dropped and this code put before it.
    */
   phoneCountryCode?: string;
+  /**
+   * How the network takes a phone number before hashing: its digits (Meta, Pinterest, Snap), or E.164 with its
+   * leading "+" (TikTok).
+   */
+  phoneFormat?: 'digits' | 'e164';
 }
 
 /** A phone number as the networks match it: the international form's digits, with its country code. */
 export function normalisePhone(value: string, options: MatchOptions = {}): string {
   const digits = NORMALISE.ph(value);
   const international = /^\s*(\+|00)/.test(value);
-  return digits !== '' && !international && options.phoneCountryCode ? `${options.phoneCountryCode}${digits}` : digits;
+  const number = digits !== '' && !international && options.phoneCountryCode ? `${options.phoneCountryCode}${digits}` : digits;
+  return number !== '' && options.phoneFormat === 'e164' ? `+${number}` : number;
 }
 
 /** One identifier normalised and hashed; a given SHA-256 hash passes unchanged; undefined when empty. */

@@ -24,9 +24,13 @@ const STANDARD_EVENTS: Record<string, string> = {
   'Signed Up': 'CompleteRegistration',
 };
 
-/** `user`: email, phone and external_id SHA-256 hashed; ip and user_agent as they are. */
+/**
+ * `user`: email, phone and external_id SHA-256 hashed; ip and user_agent as they are. TikTok matches phone numbers
+ * in E.164, its leading "+" kept before hashing (the pixel's Advanced Matching asks for `phone_number` in E.164;
+ * Segment's TikTok Conversions formatter hashes `+<digits>` the same way): the digits alone never match.
+ */
 function userOf(message: Message, config: TikTokConfig): Record<string, unknown> {
-  const hashed = hashedIdentifiers(message, config);
+  const hashed = hashedIdentifiers(message, { ...config, phoneFormat: 'e164' });
   const client = clientOf(message);
   return {
     ...(hashed.em && { email: hashed.em }),

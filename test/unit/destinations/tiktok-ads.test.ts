@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { tiktokAds } from '../../../shared/destinations/tiktok-ads';
-import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
 
 /**
  * TikTok Events API 2.0, from business-api.tiktok.com/portal/docs ("Events API 2.0", "Report web events": POST
@@ -11,7 +11,8 @@ import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../s
  */
 const config = (extra: Record<string, unknown> = {}) => tiktokAds.config.parse({ pixelCode: 'CPIX', accessToken: 'TOKEN', ...extra });
 
-const USER = { email: HASHED.em, phone: HASHED.ph, external_id: HASHED.external_id, ip: CONTEXT.ip, user_agent: CONTEXT.userAgent };
+// TikTok hashes phone numbers in E.164, the leading "+" kept.
+const USER = { email: HASHED.em, phone: sha('+14155550100'), external_id: HASHED.external_id, ip: CONTEXT.ip, user_agent: CONTEXT.userAgent };
 const PAGE = { url: CONTEXT.page.url, referrer: CONTEXT.page.referrer };
 
 const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://business-api.tiktok.com') => ({
@@ -74,6 +75,15 @@ describe('TikTok Events API transform (event/track, web)', () => {
     expect(tiktokAds.transform!({ ...base, type: 'page' }, config())).toEqual([request(tiktokEvent({ event: 'Pageview' }))]);
     const anonymous = { type: 'track', event: 'Product Viewed', messageId: 'm-2', anonymousId: 'a-2', timestamp: '2026-11-23T10:00:00.000Z' };
     expect(tiktokAds.transform!(anonymous, config())[0]!.body.JSON.data).toEqual([{ event: 'ViewContent', event_time: AT_SECONDS, event_id: 'm-2', user: {} }]);
+  });
+
+  it('hashes the phone in E.164, its leading "+" kept: an international number as given, a national one with the configured country code', () => {
+    const phoneOf = (phone: string, extra: Record<string, unknown> = {}) =>
+      (tiktokAds.transform!({ ...ORDER, context: { traits: { phone } } }, config(extra))[0]!.body.JSON.data as { user: { phone?: string } }[])[0]!.user.phone;
+    expect(phoneOf('+44 20 7946 0958')).toBe(sha('+442079460958'));
+    expect(phoneOf('0044 20 7946 0958')).toBe(sha('+442079460958'));
+    expect(phoneOf('020 7946 0958', { phoneCountryCode: '44' })).toBe(sha('+442079460958'));
+    expect(phoneOf('+44 20 7946 0958')).not.toBe(sha('442079460958'));
   });
 
   it('sends a test event code and uses the base URL where configured', () => {
