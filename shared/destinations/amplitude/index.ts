@@ -130,6 +130,13 @@ function amplitudeVerdicts(answer: { status: number; response: unknown }, count:
   return undefined;
 }
 
+/**
+ * HTTP V2 "Upload request body parameters", `options.min_id_length` (amplitude.com/docs/apis/analytics/http-v2,
+ * read 2026-11-29): user_id and device_id shorter than 5 characters are refused unless this is set lower. Weir
+ * takes any non-empty id (a userId such as "42"), so every request says 1.
+ */
+const OPTIONS = { min_id_length: 1 };
+
 export const amplitude = defineDestination(amplitudeDefinition, {
   delivery: 'http',
   // HTTP V2: up to 2,000 events and 1 MB per request; insert_id (the messageId) makes a resent chunk harmless.
@@ -141,7 +148,7 @@ export const amplitude = defineDestination(amplitudeDefinition, {
         method: 'POST',
         endpoint: `${hosts(config).events}/2/httpapi`,
         headers: { 'Content-Type': 'application/json', Accept: '*/*' },
-        json: { api_key: config.apiKey, events: [amplitudeEvent(message)] },
+        json: { api_key: config.apiKey, events: [amplitudeEvent(message)], options: OPTIONS },
         userId: message.anonymousId,
       }),
     ];

@@ -113,6 +113,28 @@ describe('Amplitude transform (HTTP V2 API)', () => {
     expect(alias).toEqual({ ok: false, error: expect.stringMatching(/^message type alias is not supported by Amplitude/) });
   });
 
+  it('sends options.min_id_length 1, so Amplitude takes a userId or anonymousId shorter than 5 characters ("42")', async () => {
+    const vendor = await startDestinationServer();
+    try {
+      // Amplitude's rule (HTTP V2, options.min_id_length, default 5): a shorter id is refused with a 400.
+      vendor.on('/2/httpapi', (req, res) => {
+        const body = req.json as { events: { user_id?: string; device_id?: string }[]; options?: { min_id_length?: number } };
+        const min = body.options?.min_id_length ?? 5;
+        const short = body.events.flatMap((e, i) => ([e.user_id, e.device_id].some((id) => id !== undefined && id.length < min) ? [i] : []));
+        if (short.length > 0)
+          return json(400, { code: 400, error: 'Invalid id length for user_id or device_id', events_with_invalid_id_lengths: { user_id: short } })(req, res);
+        json(200, { code: 200, events_ingested: body.events.length })(req, res);
+      });
+      const built = buildRequests(amplitude, { ...base, userId: '42', anonymousId: 'a9', type: 'track', event: 'Signed Up' }, config({ baseUrl: vendor.url }));
+      expect(built.ok).toBe(true);
+      const [request] = built.ok ? built.requests : [];
+      expect(request!.body.JSON.options).toEqual({ min_id_length: 1 });
+      expect(await sendRequest(request!, { allowlist: '127.0.0.1' })).toMatchObject({ status: 200 });
+    } finally {
+      await vendor.close();
+    }
+  });
+
   it('uses the EU residency host, or the configured base URL', () => {
     expect(eventOf({ ...base, type: 'track', event: 'x' }, { residencyServer: 'EU' }).endpoint).toBe('https://api.eu.amplitude.com/2/httpapi');
     expect(eventOf({ ...base, type: 'track', event: 'x' }, { baseUrl: 'http://proxy.local:8080/amp/' }).endpoint).toBe('http://proxy.local:8080/amp/2/httpapi');
