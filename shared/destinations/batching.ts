@@ -1,4 +1,4 @@
-import type { BatchApi, DestinationRequest, ItemPosition } from './types';
+import type { BatchApi, DestinationRequest } from './types';
 
 /**
  * Combining one-event requests into a vendor's batch requests (see BatchApi). Pure: the same requests always
@@ -42,19 +42,6 @@ export function combine(api: BatchApi, requests: DestinationRequest[]): Destinat
     if (all.length > 0 || listAt(first, path) !== undefined) combined.body[kind][field] = all;
   }
   return combined;
-}
-
-/**
- * Which of `requests` (one item each) every item of their combined request came from, list by list: a vendor
- * that names refused items by their place in one of several lists (Braze's `input_array` and `index`) is read
- * back to the events.
- */
-export function itemPositions(api: BatchApi, requests: DestinationRequest[]): ItemPosition {
-  const byList = new Map<string, number[]>(api.lists.map((path) => [path, []]));
-  requests.forEach((request, position) => {
-    for (const path of api.lists) for (let n = listAt(request, path)?.length ?? 0; n > 0; n--) byList.get(path)!.push(position);
-  });
-  return (list, index) => byList.get(list)?.[index];
 }
 
 /** The bytes a request adds to a chunk: its items' JSON in UTF-8, and a comma each. */

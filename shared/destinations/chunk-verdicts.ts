@@ -27,16 +27,13 @@ export const nothingToSend = (verdicts: ChunkEventVerdict[]): ServerBatchResult 
   verdicts,
 });
 
-/** The statuses of a whole-request refusal that may be about what one event holds. */
-const CONTENT_STATUSES = new Set([400, 413, 422]);
-
 /**
  * Whether a batch request refused as a whole, naming no event, may have been refused for what one of its events
  * holds: a 400, 413 or 422 answer its type does not read as about credentials or setup (BatchApi.setupRefusal).
  * Delivery then sends the chunk again in halves, down to one event, so that one bad event costs only itself.
  */
 export const refusedForContent = (api: BatchApi, answer: DeliveryResult): boolean =>
-  answer.error === undefined && !answer.retryable && CONTENT_STATUSES.has(answer.status) && !(api.setupRefusal?.(answer) ?? false);
+  answer.error === undefined && !answer.retryable && [400, 413, 422].includes(answer.status) && !(api.setupRefusal?.(answer) ?? false);
 
 /** The verdict of every sent event when the answer is about the request as a whole. */
 export function wholeAnswer(answer: DeliveryResult): ChunkEventVerdict {

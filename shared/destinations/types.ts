@@ -68,22 +68,17 @@ export interface DeletionIO {
 }
 
 /**
- * Which event of a chunk an item of a combined request came from: `list` is one of the BatchApi's `lists`
- * (e.g. `JSON.events`), `index` the item's place in it; undefined when there is no such item.
- */
-export type ItemPosition = (list: string, index: number) => number | undefined;
-
-/**
  * How old (and how far ahead of now) an event may be for the vendor to keep it: outside this window it is not
  * sent but aborted alone, with a reason naming the vendor's limit (class `age` of the funnel).
  */
 export interface AgeWindow {
-  /** The vendor as the reason names it: "Facebook" gives "older than Facebook's 7 days". */
+  /** The vendor as the reasons name it: "Facebook" gives "older than Facebook's 7 days". */
   vendor: string;
-  /** The oldest event the vendor keeps: milliseconds before now, and the limit as its documentation says it. */
-  maxAge: { ms: number; text: string };
-  /** The furthest ahead of now an event time may be (the clocks' tolerance), and how the reason says it. */
-  maxAhead: { ms: number; text: string };
+  /** The oldest event the vendor keeps, in milliseconds before now, and as its documentation says it ("7 days"). */
+  maxAgeMs: number;
+  maxAge: string;
+  /** The furthest ahead of now an event time may be (the clocks' tolerance); an hour unless given. */
+  maxAheadMs?: number;
 }
 
 /** What the vendor made of one event of a chunk, where its answer tells events apart. */
@@ -103,13 +98,15 @@ export interface BatchApi {
   /**
    * Per-event verdicts when the vendor's answer names the events it took or refused (by their index in the
    * chunk), a 2xx answer included (Customer.io's 207); undefined when the answer is about the request as a whole.
-   * `request` is the request as sent, for answers that name events by something they carried.
+   * `request` is the request as sent, for answers that name events by something they carried; `items` the
+   * one-event requests it combines, in order, for answers that name an item by its place in one of several
+   * lists (Braze's `input_array` and `index`).
    */
   verdicts?(
     answer: { status: number; response: unknown },
     count: number,
     request?: DestinationRequest,
-    positionOf?: ItemPosition,
+    items?: DestinationRequest[],
   ): ChunkEventVerdict[] | undefined;
   /**
    * Whether a whole-request refusal (a 400, 413 or 422 naming no event) is about the credentials or the

@@ -64,8 +64,8 @@ function rowVerdicts(answer: DeliveryResult, sent: number): (position: number) =
  */
 function bigQueryThrottled(answer: { status: number; response: unknown }): boolean {
   const body = isRecord(answer.response) ? answer.response : {};
-  const errors = [body, isRecord(body.error) ? body.error : {}].flatMap((at) => (Array.isArray(at.errors) ? at.errors : []));
-  return errors.some((e) => isRecord(e) && (e.reason === 'rateLimitExceeded' || e.reason === 'quotaExceeded'));
+  const errors: unknown = [body.errors, isRecord(body.error) && body.error.errors].flat();
+  return (errors as Record<string, unknown>[]).some((e) => /^(rateLimitExceeded|quotaExceeded)$/.test(String(e?.reason)));
 }
 
 async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationScope) {

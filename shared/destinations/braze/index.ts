@@ -2,7 +2,7 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type ItemPosition, type Message } from '../types';
+import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import { type BrazeConfig, brazeDefinition, INSTANCES } from './definition';
 
 /**
@@ -199,30 +199,21 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
   }
 }
 
-const TRACK_LISTS: Record<string, string> = { attributes: 'JSON.attributes', events: 'JSON.events', purchases: 'JSON.purchases' };
-
 /**
  * "API errors and responses" (braze.com/docs/api/errors, read 2026-11-29): a message "successful but has
  * non-fatal errors" answers 2xx with `{"message": "success", "errors": [...]}`, and "any messages that were not
  * affected by an error in the errors array will still be delivered". /users/track names each refused object by
  * `input_array` (attributes, events, purchases) and `index` in it, with `type` saying why: those events are
- * refused, the others delivered. An error naming no object leaves the answer as a whole.
+ * refused, the others delivered.
  */
-function brazeVerdicts(
-  answer: { status: number; response: unknown },
-  count: number,
-  _request?: DestinationRequest,
-  positionOf?: ItemPosition,
-): ChunkEventVerdict[] | undefined {
+function brazeVerdicts(answer: { status: number; response: unknown }, count: number, _request?: DestinationRequest, items?: DestinationRequest[]) {
   const errors = isRecord(answer.response) && Array.isArray(answer.response.errors) ? answer.response.errors : [];
-  if (answer.status < 200 || answer.status >= 300 || errors.length === 0 || !positionOf) return undefined;
+  if (answer.status >= 300 || !items) return undefined;
   const verdicts: ChunkEventVerdict[] = Array.from({ length: count }, () => ({ kind: 'delivered' }));
-  for (const error of errors) {
-    const list = isRecord(error) && typeof error.input_array === 'string' ? TRACK_LISTS[error.input_array] : undefined;
-    const position = list !== undefined && Number.isInteger(error.index) ? positionOf(list, error.index as number) : undefined;
-    if (position === undefined) continue;
-    const why = isRecord(error) && error.type !== undefined ? String(error.type) : 'invalid object';
-    verdicts[position] = { kind: 'refused', error: `Braze refused the ${String((error as Record<string, unknown>).input_array)} object: ${why}` };
+  for (const e of errors) {
+    // The item's event: the index-th of the one-event requests holding an item of that list.
+    const holder = isRecord(e) ? items.filter((r) => Array.isArray(r.body.JSON[String(e.input_array)]))[Number(e.index)] : undefined;
+    if (holder) verdicts[items.indexOf(holder)] = { kind: 'refused', error: `Braze refused it: ${String(e!.type)}` };
   }
   return verdicts;
 }
@@ -233,7 +224,7 @@ const BRAZE_DELETE_BATCH = 50;
 export const braze = defineDestination(brazeDefinition, {
   delivery: 'http',
   // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all).
-  batch: { maxEvents: 75, maxBytes: 1_000_000, lists: Object.values(TRACK_LISTS), verdicts: brazeVerdicts },
+  batch: { maxEvents: 75, maxBytes: 1_000_000, lists: ['JSON.attributes', 'JSON.events', 'JSON.purchases'], verdicts: brazeVerdicts },
   transform: (message, config) => [transformMessage(message, config)],
   async deleteUsers(users, config, io) {
     for (let i = 0; i < users.length; i += BRAZE_DELETE_BATCH) {

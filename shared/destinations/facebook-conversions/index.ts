@@ -1,9 +1,9 @@
-import { ageWindowOf, DAY_MS } from '../age-window';
+import { DAY_MS } from '../age-window';
 import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { defineDestination, type DestinationRequest, type Message } from '../types';
 import { type FacebookConversionsConfig, facebookConversionsDefinition } from './definition';
 
 /**
@@ -79,47 +79,46 @@ function serverEvent(message: Message, config: FacebookConversionsConfig): Recor
   };
 }
 
+/** The Graph API error of an answer (`{error: {message, code, error_subcode, is_transient}}`), or an empty one. */
+const graphError = (answer: { response: unknown }): Record<string, unknown> =>
+  isRecord(answer.response) && isRecord(answer.response.error) ? answer.response.error : {};
+
 /** Graph API errors Meta marks transient, or its throttling codes (4, 17, 32, 613, 80004): worth sending again. */
 const THROTTLING = new Set([4, 17, 32, 613, 80004]);
 
 /**
  * Meta answers a request as a whole ("If any event you send in a batch is invalid, we reject the entire
- * batch"): its answer never names events. Only a refusal it marks transient or throttled is read, so the whole
- * chunk goes again later rather than being aborted.
+ * batch"): its answer never names events. A refusal it marks transient or throttled parks the chunk, whatever its
+ * status (DestinationType.throttled), rather than aborting it.
  */
-function facebookVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
-  const error = isRecord(answer.response) && isRecord(answer.response.error) ? answer.response.error : undefined;
-  if (!error || answer.status < 400 || answer.status >= 500) return undefined;
-  const transient = error.is_transient === true || THROTTLING.has(Number(error.code));
-  if (!transient) return undefined;
-  const text = `Meta answered ${answer.status} (transient, code ${String(error.code)}): ${String(error.message ?? '')}`;
-  return Array.from({ length: count }, () => ({ kind: 'retryable', error: text }));
-}
+const facebookThrottled = (answer: { response: unknown }): boolean => {
+  const error = graphError(answer);
+  return error.is_transient === true || THROTTLING.has(Number(error.code));
+};
 
 /**
  * Graph API answers about the token or the pixel rather than the events (Graph API "Handling Errors": 190
  * access token, 102 session, 10 and 200–299 permissions; subcode 33, the object does not exist): such a refusal
  * stays whole, where any other 400 is split to find the event Meta refuses.
  */
-function facebookSetupRefusal(answer: { status: number; response: unknown }): boolean {
-  const error = isRecord(answer.response) && isRecord(answer.response.error) ? answer.response.error : undefined;
-  if (!error) return false;
-  const code = Number(error.code);
-  return code === 190 || code === 102 || code === 10 || (code >= 200 && code <= 299) || Number(error.error_subcode) === 33;
+function facebookSetupRefusal(answer: { response: unknown }): boolean {
+  const { code, error_subcode } = graphError(answer);
+  return [10, 102, 190].includes(Number(code)) || (Number(code) >= 200 && Number(code) < 300) || Number(error_subcode) === 33;
 }
 
 export const facebookConversions = defineDestination(facebookConversionsDefinition, {
   delivery: 'http',
   // Using the API, "Batch Requests": up to 1,000 events in `data`.
-  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: facebookVerdicts, setupRefusal: facebookSetupRefusal },
+  batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], setupRefusal: facebookSetupRefusal },
+  throttled: facebookThrottled,
   // "Server Event Parameters", event_time (developers.facebook.com/docs/marketing-api/conversions-api/parameters/
   // server-event, read 2026-11-29): "can be up to 7 days before you send an event … If any event_time in data is
   // greater than 7 days in the past, we return an error for the entire request and process no events." "Using
   // the API": physical_store events may be uploaded "within 62 days of the conversion".
-  ageWindow: (_message, config) =>
-    config.actionSource === 'physical_store'
-      ? ageWindowOf('Facebook', { ms: 62 * DAY_MS, text: '62 days for physical store events' })
-      : ageWindowOf('Facebook', { ms: 7 * DAY_MS, text: '7 days' }),
+  ageWindow: (_message, config) => {
+    const store = config.actionSource === 'physical_store';
+    return { vendor: 'Facebook', maxAgeMs: (store ? 62 : 7) * DAY_MS, maxAge: store ? '62 days for physical store events' : '7 days' };
+  },
   transform(message, config): DestinationRequest[] {
     const base = trimBase(config.baseUrl ?? 'https://graph.facebook.com');
     return [

@@ -1,4 +1,4 @@
-import { ageWindowOf, HOUR_MS } from '../age-window';
+import { HOUR_MS } from '../age-window';
 import { configurationError, instrumentationError } from '../errors';
 import { eventTime, firstOf, flatten, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
@@ -171,8 +171,8 @@ export const ga4 = defineDestination(ga4Definition, {
   batch: { maxEvents: 25, maxBytes: 125_000, lists: ['JSON.events'] },
   // "Send Measurement Protocol events" (developers.google.com/analytics/devguides/collection/protocol/ga4/
   // sending-events, read 2026-11-29): events "can be backdated up to 72 hours"; older ones are answered 2xx and
-  // dropped. The use-cases page asks timestamp_micros "<= request time" (AHEAD_TOLERANCE covers the clocks).
-  ageWindow: () => ageWindowOf('GA4', { ms: 72 * HOUR_MS, text: '72 hours' }),
+  // dropped. The use-cases page asks timestamp_micros "<= request time" (the hour's tolerance of age-window.ts covers the clocks).
+  ageWindow: () => ({ vendor: 'GA4', maxAgeMs: 72 * HOUR_MS, maxAge: '72 hours' }),
   transform(message, config) {
     // Query parameters: firebase_app_id for app streams, measurement_id for web streams, and api_secret.
     const firebase = config.typesOfClient === 'firebase';

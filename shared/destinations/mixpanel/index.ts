@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ageWindowOf, DAY_MS } from '../age-window';
+import { DAY_MS } from '../age-window';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
@@ -175,21 +175,17 @@ function mixpanelVerdicts(answer: { status: number; response: unknown }, count: 
   );
 }
 
-/** The messages that become events (track, page, screen); the others update profiles and carry no time. */
-const EVENT_TYPES = new Set(['track', 'page', 'screen']);
-
 export const mixpanel = defineDestination(mixpanelDefinition, {
   delivery: 'http',
   // Track Events (developer.mixpanel.com/reference/track-event, read 2026-11-29), "/track vs /import": /track
   // ingests historical events of the "Last 5 days only"; "historical events not appearing" (docs.mixpanel.com/
   // troubleshooting): "/track silently drops anything older than five days" while answering 200. /import (with
   // apiSecret) takes "any time after 1971-01-01".
+  // Only events (track, page, screen) go to /track; profile updates carry no time.
   ageWindow: (message, config) =>
-    !config.apiSecret && EVENT_TYPES.has(String(message.type))
-      ? ageWindowOf('Mixpanel', { ms: 5 * DAY_MS, text: '5 days on /track (with an apiSecret, /import takes older events)' })
+    !config.apiSecret && ['track', 'page', 'screen'].includes(String(message.type))
+      ? { vendor: 'Mixpanel', maxAgeMs: 5 * DAY_MS, maxAge: '5 days on /track' }
       : undefined,
-  // Ingestion API: /import takes 2,000 events (10 MB) per request, /track and /engage 50; $insert_id (the
-  // messageId) makes a resent chunk harmless.
   batch: {
     maxEvents: (request) => (request.endpoint.endsWith('/import') ? 2000 : 50),
     maxBytes: 2_000_000,

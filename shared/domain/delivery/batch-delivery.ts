@@ -253,10 +253,10 @@ export class BatchDelivery {
           );
       if (sent.answered) this.lanes.touch(destination.id);
       sends.forEach((slot, k) => {
-        const part = sent.parts?.[k];
-        const answer = part && { status: part.status, ...(part.response !== undefined && { response: part.response }) };
-        const own = part ? { skipped: part.skipped, retryAfterMs: part.retryAfterMs, part: answer } : {};
-        verdicts.set(slot, { ...sent.verdicts[k]!, skipped: sent.skipped, retryAfterMs: sent.retryAfterMs, ...own });
+        // A chunk sent again in parts: each event's own part's answer.
+        const part = sent.parts?.[k] ?? sent;
+        const answer = part !== sent ? { part: { status: part.status, ...(part.response !== undefined && { response: part.response }) } } : {};
+        verdicts.set(slot, { ...sent.verdicts[k]!, skipped: part.skipped, retryAfterMs: part.retryAfterMs, ...answer });
       });
       sample = { ...(sent.request && { request: sent.request }), status: sent.status, ...(sent.response !== undefined && { response: sent.response }) };
     } else {

@@ -161,7 +161,7 @@ export const DestinationDelivery = z.object({
     transformation: count,
     vendor: count,
     expired: count,
-    age: count.describe("outside the vendor's age window (e.g. older than Facebook's 7 days): never sent"),
+    age: count,
   }),
   retrying: count,
   latencyMs: z.object({ p50: z.number().optional(), p95: z.number().optional(), delivered: count }).describe('ingestion answer to the 2xx'),

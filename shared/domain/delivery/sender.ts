@@ -5,6 +5,7 @@ import {
   sendRequest,
   type BatchApi,
   type ChunkEventVerdict,
+  type DeliveryResult,
   type DestinationRequest,
   type Message,
   type ServerBatch,
@@ -12,7 +13,7 @@ import {
   type ServerBatchResult,
 } from '../../destinations';
 import { outsideAgeWindow } from '../../destinations/age-window';
-import { combine, envelopeOf, itemPositions } from '../../destinations/batching';
+import { combine, envelopeOf } from '../../destinations/batching';
 import { refusedForContent } from '../../destinations/chunk-verdicts';
 import type { Destination } from '../catalog/schemas';
 import type { Circuit } from './circuit';
@@ -42,10 +43,10 @@ export type SendOutcome =
 export type Prepared = { ok: true; requests: DestinationRequest[]; message?: Message } | { ok: false; error: string; abortClass?: AbortClass };
 
 /** What a message is sent as; an event outside its type's age window is not sent at all (class `age`). */
-export function prepare(destination: Destination, message: Message, now = Date.now()): Prepared {
+export function prepare(destination: Destination, message: Message): Prepared {
   const type = destinationType(destination.type);
   if (!type) return { ok: false, error: `unknown destination type ${destination.type}` };
-  const outside = outsideAgeWindow(type, message, destination.config, now);
+  const outside = outsideAgeWindow(type, message, destination.config);
   if (outside !== undefined) return { ok: false, error: outside, abortClass: 'age' };
   if (type.deliver || type.serverBatch) return { ok: true, requests: [], message };
   return buildRequests(type, message, destination.config);
@@ -83,12 +84,11 @@ export async function send(
   if (prepared.message && type?.serverBatch) {
     const context = { ...scope!, chunkKey: chunkKeyOf(destination.id, [prepared.id ?? String(prepared.message.messageId)]) };
     const result = await deliverChunk(type.serverBatch, [prepared.message], destination.config, context);
-    const own = result.verdicts?.[0];
-    if (own?.kind === 'refused' && result.status < 300)
-      return judge(destination.id, circuit, { ...result, status: 400, error: own.error, retryable: false }, undefined, []);
-    if (own?.kind === 'retryable' && result.status < 300)
-      return judge(destination.id, circuit, { ...result, status: 503, error: own.error, retryable: true }, undefined, []);
-    return judge(destination.id, circuit, result, undefined, []);
+    // A 2xx whose verdict refuses or puts off the event is judged as a 400 or a 503 would be.
+    const own = result.status < 300 ? result.verdicts?.[0] : undefined;
+    const retryable = own?.kind === 'retryable';
+    const judged = own && own.kind !== 'delivered' ? { ...result, status: retryable ? 503 : 400, error: own.error, retryable } : result;
+    return judge(destination.id, circuit, judged, undefined, []);
   }
   if (prepared.message && type?.deliver) {
     const result = await type.deliver(prepared.message, destination.config);
@@ -117,8 +117,7 @@ function judge(
   if (succeeded(result.status)) {
     circuit.succeeded(destinationId);
     // A one-event request to a batch API (a retry) may still have its event refused in a 2xx (Customer.io's 207).
-    const named =
-      request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request, itemPositions(api, [request]))?.[0] : undefined;
+    const named = request && api?.verdicts && envelopeOf(api, request) !== undefined ? api.verdicts(result, 1, request, [request])?.[0] : undefined;
     if (named?.kind === 'refused') return { kind: 'refused', status: result.status, response: result.response, error: named.error, request, remaining };
     if (named?.kind === 'retryable') return { kind: 'retryable', status: result.status, error: named.error, request, remaining, answered: true };
     return { kind: 'delivered', status: result.status, response: result.response, request };
@@ -134,14 +133,6 @@ function judge(
   return { kind: 'retryable', status: result.status, error, request, remaining, answered: result.error === undefined, ...wait };
 }
 
-/** What one event of a chunk sent in parts came to: the answer to the part it went in. */
-export interface PartAnswer {
-  status: number;
-  response?: unknown;
-  skipped: boolean;
-  retryAfterMs?: number;
-}
-
 /** What sending a chunk of one-event requests as one came to: a verdict per event, and the request as sent. */
 export interface ChunkSent {
   /** The request as sent; none for a chunk a server-delivered type wrote itself. */
@@ -155,8 +146,10 @@ export interface ChunkSent {
   verdicts: ChunkEventVerdict[];
   /** The destination's `Retry-After`: the events it put off are not to be tried again sooner. */
   retryAfterMs?: number;
-  /** Where the chunk was refused whole for its content and sent again in parts: each event's own part's answer. */
-  parts?: PartAnswer[];
+  /** Where the chunk was refused whole for its content and sent again in parts: for each event, its part's result. */
+  parts?: ChunkSent[];
+  /** Refused whole for its content (refusedForContent): worth sending again in halves. */
+  splittable?: boolean;
 }
 
 /**
@@ -173,30 +166,15 @@ export async function sendChunk(
   circuit: Circuit,
   throttled?: (answer: { status: number; response: unknown }) => boolean,
 ): Promise<ChunkSent> {
-  const { sent, splittable } = await sendWhole(destination, api, requests, circuit, throttled);
-  if (!splittable || requests.length < 2) return sent;
+  const sent = await sendWhole(destination, api, requests, circuit, throttled);
+  if (!sent.splittable || requests.length < 2) return sent;
   const half = Math.ceil(requests.length / 2);
-  const first = await sendChunk(destination, api, requests.slice(0, half), circuit, throttled);
-  const second = await sendChunk(destination, api, requests.slice(half), circuit, throttled);
-  const parts = [first, second].flatMap(partsOf);
-  const waits = parts.flatMap((part) => (part.retryAfterMs !== undefined ? [part.retryAfterMs] : []));
-  return {
-    ...sent,
-    verdicts: [...first.verdicts, ...second.verdicts],
-    parts,
-    ...(waits.length > 0 && { retryAfterMs: Math.max(...waits) }),
-  };
+  const halves = [
+    await sendChunk(destination, api, requests.slice(0, half), circuit, throttled),
+    await sendChunk(destination, api, requests.slice(half), circuit, throttled),
+  ];
+  return { ...sent, verdicts: halves.flatMap((h) => h.verdicts), parts: halves.flatMap((h) => h.parts ?? h.verdicts.map(() => h)) };
 }
-
-/** Each event's answer in a chunk's result: its part's, or the chunk's own when it went whole. */
-const partsOf = (sent: ChunkSent): PartAnswer[] =>
-  sent.parts ??
-  sent.verdicts.map(() => ({
-    status: sent.status,
-    ...(sent.response !== undefined && { response: sent.response }),
-    skipped: sent.skipped,
-    ...(sent.retryAfterMs !== undefined && { retryAfterMs: sent.retryAfterMs }),
-  }));
 
 /** One request for the whole chunk; `splittable` when its refusal is about content and names no event. */
 async function sendWhole(
@@ -205,33 +183,52 @@ async function sendWhole(
   requests: DestinationRequest[],
   circuit: Circuit,
   throttled?: (answer: { status: number; response: unknown }) => boolean,
-): Promise<{ sent: ChunkSent; splittable: boolean }> {
+): Promise<ChunkSent> {
   const request = combine(api, requests);
-  const all = (verdict: ChunkEventVerdict) => requests.map(() => verdict);
   const admitted = circuit.admit(destination.id);
-  if (!admitted.send)
-    return {
-      sent: { request, status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) },
-      splittable: false,
-    };
+  if (!admitted.send) return { request, ...notAdmitted(admitted, requests.length) };
   const result = await sendRequest(request, { throttled });
-  const named =
-    result.error === undefined
-      ? api.verdicts?.({ status: result.status, response: result.response }, requests.length, request, itemPositions(api, requests))
-      : undefined;
-  if (succeeded(result.status)) {
-    circuit.succeeded(destination.id);
-    // A 2xx may still name events the vendor refused (Customer.io's 207, Braze's errors[]): those get their own verdict.
-    const verdicts = named ?? all({ kind: 'delivered' });
-    return { sent: { request, status: result.status, response: result.response, skipped: false, answered: true, verdicts }, splittable: false };
-  }
+  // A 2xx may still name events the vendor refused (Customer.io's 207, Braze's errors[]): those get their own verdict.
+  const named = result.error === undefined ? api.verdicts?.(result, requests.length, request, requests) : undefined;
+  const sent = chunkOutcome(destination, circuit, result, named, requests.length, result.error === undefined);
+  return { request, ...sent, splittable: !named && refusedForContent(api, result) };
+}
+
+/** A chunk the destination's circuit did not let through: every event parked, not counted as an attempt. */
+const notAdmitted = ({ status, error }: { status: number; error: string }, count: number): ChunkSent => ({
+  status,
+  skipped: true,
+  answered: false,
+  verdicts: Array.from({ length: count }, () => ({ kind: 'retryable', error })),
+});
+
+/**
+ * What a chunk's answer comes to, for the vendor's batch API and the stores alike: the events it names get their
+ * own verdicts, the others the status's; the circuit hears of it (an answer naming events, or a final refusal,
+ * shows the destination is there).
+ */
+function chunkOutcome(
+  destination: Destination,
+  circuit: Circuit,
+  result: DeliveryResult,
+  named: ChunkEventVerdict[] | undefined,
+  count: number,
+  answered: boolean,
+): ChunkSent {
+  const ok = succeeded(result.status);
   const error = result.error ?? describe(result.status, result.response);
-  if (named || !result.retryable) circuit.succeeded(destination.id);
+  if (ok || named || !result.retryable) circuit.succeeded(destination.id);
   else circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
-  const verdicts = named ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error });
+  const verdict: ChunkEventVerdict = ok ? { kind: 'delivered' } : result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error };
   const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
-  const sent = { request, status: result.status, response: result.response, skipped: false, answered: result.error === undefined, verdicts, ...wait };
-  return { sent, splittable: !named && refusedForContent(api, result) };
+  return {
+    status: result.status,
+    response: result.response,
+    skipped: false,
+    answered,
+    verdicts: named ?? Array.from({ length: count }, () => verdict),
+    ...wait,
+  };
 }
 
 /** A server-delivered type's call, kept to its promise of never throwing. */
@@ -260,16 +257,9 @@ export async function sendServerChunk(
   circuit: Circuit,
   scope: ServerScope,
 ): Promise<ChunkSent> {
-  const all = (verdict: ChunkEventVerdict) => chunk.messages.map(() => verdict);
+  const count = chunk.messages.length;
   const admitted = circuit.admit(destination.id);
-  if (!admitted.send) return { status: admitted.status, skipped: true, answered: false, verdicts: all({ kind: 'retryable', error: admitted.error }) };
+  if (!admitted.send) return notAdmitted(admitted, count);
   const result = await deliverChunk(batch, chunk.messages, destination.config, { ...scope, chunkKey: chunkKeyOf(destination.id, chunk.ids) });
-  const answered = result.error === undefined || !result.retryable;
-  const wait = result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {};
-  const sent = { status: result.status, response: result.response, skipped: false, answered, ...wait };
-  if (succeeded(result.status) || result.verdicts || !result.retryable) circuit.succeeded(destination.id);
-  if (succeeded(result.status)) return { ...sent, verdicts: result.verdicts ?? all({ kind: 'delivered' }) };
-  const error = result.error ?? describe(result.status, result.response);
-  if (!result.verdicts && result.retryable) circuit.failed(destination.id, { status: result.status, error, answered: result.error === undefined });
-  return { ...sent, verdicts: result.verdicts ?? all(result.retryable ? { kind: 'retryable', error } : { kind: 'refused', error }) };
+  return chunkOutcome(destination, circuit, result, result.verdicts, count, result.error === undefined || !result.retryable);
 }

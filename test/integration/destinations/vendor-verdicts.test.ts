@@ -84,7 +84,7 @@ describe("an event outside its vendor's age window", () => {
     const { failures } = await p.failures();
     expect(failures.map((f) => [f.messageId, f.reason, f.error]).sort()).toEqual([
       ['ga-1', 'age', "older than GA4's 72 hours"],
-      ['ga-2', 'age', "more than 1 hour ahead of now, past GA4's limit"],
+      ['ga-2', 'age', "dated ahead of now, past GA4's tolerance"],
     ]);
   });
 
@@ -94,9 +94,7 @@ describe("an event outside its vendor's age window", () => {
     await track.batch([old]);
     await flow();
     expect(rig.server.received.filter((r) => r.path.startsWith('/mp-track'))).toEqual([]);
-    expect((await track.failures()).failures.map((f) => f.error)).toEqual([
-      "older than Mixpanel's 5 days on /track (with an apiSecret, /import takes older events)",
-    ]);
+    expect((await track.failures()).failures.map((f) => f.error)).toEqual(["older than Mixpanel's 5 days on /track"]);
     const imported = await pipeline('MP', { token: 'tok', apiSecret: 'secret', baseUrl: `${rig.server.url}/mp-import` });
     await imported.batch([old]);
     await flow();
@@ -122,7 +120,7 @@ describe('per-item verdicts in a 2xx', () => {
     expect(requests).toHaveLength(1);
     expect(await p.outcomes()).toMatchObject({ delivered: 4, aborted: 1, retrying: 0 });
     const { failures } = await p.failures();
-    expect(failures.map((f) => [f.messageId, f.reason, f.error])).toEqual([['bz-2', 'vendor', "Braze refused the events object: 'name' is required"]]);
+    expect(failures.map((f) => [f.messageId, f.reason, f.error])).toEqual([['bz-2', 'vendor', "Braze refused it: 'name' is required"]]);
   });
 });
 

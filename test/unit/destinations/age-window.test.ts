@@ -15,7 +15,7 @@ describe("the vendors' age windows", () => {
     expect(check(facebookConversions, at(-7 * 24 * HOUR - 60_000))).toBe("older than Facebook's 7 days");
     expect(check(facebookConversions, at(-30 * 24 * HOUR), { actionSource: 'physical_store' })).toBeUndefined();
     expect(check(facebookConversions, at(-63 * 24 * HOUR), { actionSource: 'physical_store' })).toBe("older than Facebook's 62 days for physical store events");
-    expect(check(facebookConversions, at(2 * HOUR))).toBe("more than 1 hour ahead of now, past Facebook's limit");
+    expect(check(facebookConversions, at(2 * HOUR))).toBe("dated ahead of now, past Facebook's tolerance");
   });
 
   it('GA4: 72 hours back', () => {

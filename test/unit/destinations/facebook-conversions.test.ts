@@ -147,19 +147,18 @@ describe('Facebook Conversions API transform', () => {
     });
   });
 
-  it('batches up to 1,000 events under data; the answer is about the request as a whole', () => {
+  it('batches up to 1,000 events under data; the answer is about the request as a whole: a throttled or transient one parks, one about the token stays whole', () => {
     expect(facebookConversions.batch).toMatchObject({ maxEvents: 1000, lists: ['JSON.data'] });
-    const verdicts = facebookConversions.batch!.verdicts!;
+    expect(facebookConversions.batch!.verdicts).toBeUndefined();
+    const throttled = facebookConversions.throttled!;
     // A refusal Meta marks transient, or a throttling code, puts the whole chunk off; any other answer is read by its status.
-    expect(verdicts({ status: 400, response: { error: { message: 'Calls limit', code: 17 } } }, 2)).toEqual([
-      { kind: 'retryable', error: 'Meta answered 400 (transient, code 17): Calls limit' },
-      { kind: 'retryable', error: 'Meta answered 400 (transient, code 17): Calls limit' },
-    ]);
-    expect(verdicts({ status: 400, response: { error: { message: 'x', code: 2, is_transient: true } } }, 1)).toEqual([
-      { kind: 'retryable', error: 'Meta answered 400 (transient, code 2): x' },
-    ]);
-    expect(verdicts({ status: 400, response: { error: { message: 'Invalid parameter', code: 100 } } }, 2)).toBeUndefined();
-    expect(verdicts({ status: 200, response: { events_received: 2, messages: [], fbtrace_id: 'A' } }, 2)).toBeUndefined();
+    expect(throttled({ status: 400, response: { error: { message: 'Calls limit', code: 17 } } })).toBe(true);
+    expect(throttled({ status: 400, response: { error: { message: 'x', code: 2, is_transient: true } } })).toBe(true);
+    expect(throttled({ status: 400, response: { error: { message: 'Invalid parameter', code: 100 } } })).toBe(false);
+    const setup = facebookConversions.batch!.setupRefusal!;
+    expect(setup({ status: 400, response: { error: { message: 'Invalid OAuth access token.', code: 190 } } })).toBe(true);
+    expect(setup({ status: 400, response: { error: { message: 'Unsupported post request', code: 100, error_subcode: 33 } } })).toBe(true);
+    expect(setup({ status: 400, response: { error: { message: 'Invalid parameter', code: 100 } } })).toBe(false);
   });
 
   it('validates the configuration: pixel id and token required, a known action source, a vN.N version, no unknown keys', () => {
