@@ -4,12 +4,12 @@ import type { BatchRecord } from '../domain/delivery/ports';
 import { BatchRef, batchIdOf, DeliverySample, type BatchState } from '../domain/delivery/records';
 import { stateOf } from './delivery-items';
 import { keys } from './keys';
-import { newestAcross, queryEach } from './across-partitions';
+import { newestAcross } from './across-partitions';
 import type { TableClient } from './table-client';
 
 /**
- * Reads of a destination's batches: where given batches stand (one key each); and across its batch partitions,
- * the people's views and the audit, never the per-event path.
+ * Reads of a destination's batches: where given batches stand (one key each: delivery and the audit); and across
+ * its batch partitions, the people's view of the newest, never the per-event path.
  */
 export class DeliveryBatchReads {
   constructor(private readonly store: TableClient) {}
@@ -19,17 +19,8 @@ export class DeliveryBatchReads {
     const states = new Map<string, BatchState>(refs.map((ref) => [batchIdOf(ref), { kind: 'absent' }]));
     // Each batch once: a stream batch may hand the same record over twice.
     const distinct = [...new Map(refs.map((ref) => [batchIdOf(ref), ref])).values()];
-    const wanted: Record<string, unknown>[] = distinct.map((ref) => keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
-      while (request && request.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
-        );
-        for (const item of answer.Responses?.[this.store.table] ?? []) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item));
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
-    }
+    const wanted = distinct.map((ref) => keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
+    for (const item of await this.getEach(wanted)) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item));
     return states;
   }
 
@@ -43,17 +34,14 @@ export class DeliveryBatchReads {
   }
 
   /**
-   * The batches of a destination from one source, whose sort keys (request id, part) lie from `fromSk` to
-   * `toSk`: where each stands, its trail, and whether it is in the scheduler's index. Samples are not read.
+   * Where the given batches of a destination stand (the audit's parts): one key each, a round trip per hundred,
+   * strongly consistent, rather than a query of every partition. Samples are not read; absent ones are left out.
    */
-  async batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
-    const items = await queryEach(this.store, keys.deliveryBatchPartitions(workspaceId, destinationId), {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      FilterExpression: 'sourceId = :source',
-      ExpressionAttributeValues: { ':from': fromSk, ':to': toSk, ':source': sourceId },
+  async batchesOf(workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]> {
+    const wanted = [...new Map(parts.map((p) => [`${p.requestId}#${p.part}`, keys.deliveryBatch(workspaceId, destinationId, p.requestId, p.part)])).values()];
+    const items = await this.getEach(wanted, {
       ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
       ProjectionExpression: 'requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk',
-      ConsistentRead: true,
     });
     return items.map((item) => ({
       requestId: String(item.requestId),
@@ -64,6 +52,22 @@ export class DeliveryBatchReads {
       ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),
       indexed: item.gsi1pk !== undefined,
     }));
+  }
+
+  /** The items at the given keys, strongly consistent: a round trip per hundred, unprocessed keys asked again. */
+  private async getEach(wanted: Record<string, unknown>[], read: { ExpressionAttributeNames?: Record<string, string>; ProjectionExpression?: string } = {}) {
+    const items: Record<string, unknown>[] = [];
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
+      while (request && request.length > 0) {
+        const answer: BatchGetCommandOutput = await this.store.doc.send(
+          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true, ...read } } }),
+        );
+        items.push(...(answer.Responses?.[this.store.table] ?? []));
+        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
+      }
+    }
+    return items;
   }
 }
 

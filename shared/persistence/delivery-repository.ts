@@ -309,8 +309,8 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return this.reads.recentBatches(workspaceId, destinationId, limit);
   }
 
-  batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]> {
-    return this.reads.batchesBetween(workspaceId, destinationId, sourceId, fromSk, toSk);
+  batchesOf(workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]> {
+    return this.reads.batchesOf(workspaceId, destinationId, parts);
   }
 
   /**

@@ -1,6 +1,14 @@
+import { AuditQuery, DeliveryAudit } from '../../shared/domain/delivery/audit';
+import { CatalogRepository } from '../../shared/persistence/catalog-repository';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { keys } from '../../shared/persistence/keys';
+import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
+import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
+import { StoredEventsRepository } from '../../shared/persistence/stored-events';
 import { deliveryRig, flowThrough, webhooksPipeline } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { ADMIN, basic, call } from '../support/runtime';
+import { countingStore } from '../support/store-reads';
 
 /**
  * The delivery audit asked about acknowledged events (POST /admin/audit with the messageIds a client holds a 200
@@ -104,6 +112,27 @@ describe('the delivery audit asked about acknowledged events', () => {
       droppedByPlan: [{ messageId: 'p-1', requestId: expect.any(String), receivedAt: expect.any(String) }],
       neverStored: ['never-sent'],
     });
+  });
+
+  it("reads a destination's batches of the parts it audits by their keys, not by a query of each batch partition", async () => {
+    const p = await webhooksPipeline(rig, '/ack-reads');
+    rig.server.on('/ack-reads', json(200, {}));
+    expect((await p.batch([{ type: 'track', userId: 'u0', event: 'e', messageId: 'r-0' }])).status).toBe(200);
+    await flowThrough(rig);
+    const { store, reads } = countingStore(rig.rt.dynamoEndpoint, rig.rt.tableName);
+    const audit = new DeliveryAudit(
+      new CatalogRepository(store),
+      new StoredEventsRepository(store),
+      new DeliveryRepository(store),
+      new ParkedDeliveryRepository(store),
+      new ParkedRecordRepository(store),
+    );
+    const report = await audit.audit(AuditQuery.parse({ sourceId: p.source.id }), { messageIds: ['r-0'] });
+    expect(report.acknowledged?.stored.map((e) => e.destinations)).toEqual([{ [p.destinations[0]!]: 'delivered' }]);
+    const batchPartitions = new Set(keys.deliveryBatchPartitions(p.ws.workspaceId, p.destinations[0]!));
+    const batchReads = reads().filter((read) => batchPartitions.has(read.pk));
+    // The one stored part's batch, by its key (a Get of a BatchGet), and no partition queried whole.
+    expect(batchReads).toEqual([{ pk: expect.any(String), sk: expect.stringMatching(/#0$/) }]);
   });
 
   it('answers bad messageIds with a 400 naming the field', async () => {

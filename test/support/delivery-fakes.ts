@@ -149,9 +149,10 @@ export class FakeDeliveries implements DeliveryRepository {
     return done.slice(-limit).map((b) => ({ samples: b.samples }));
   }
 
-  async batchesBetween(_workspaceId: string, destinationId: string, sourceId: string): Promise<BatchRecord[]> {
+  async batchesOf(_workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]> {
+    const wanted = new Set(parts.map((p) => `${p.requestId}#${p.part}`));
     return [...this.store.batches.values()]
-      .filter((b) => b.ref.destinationId === destinationId && b.ref.sourceId === sourceId)
+      .filter((b) => b.ref.destinationId === destinationId && wanted.has(`${b.ref.requestId}#${b.ref.part}`))
       .map((b) => ({
         requestId: b.ref.requestId,
         part: b.ref.part,

@@ -252,9 +252,7 @@ export class DeliveryAudit {
     // Counters first, then batches, parked and settled deliveries: an outcome that moves meanwhile is seen
     // in a later read, never in none.
     const stats = (await this.deliveries.outcomes(workspaceId, destination.id)) ?? {};
-    const batches = new Map(
-      (await this.deliveries.batchesBetween(workspaceId, destination.id, sourceId, scope.fromSk, scope.toSk)).map((b) => [`${b.requestId}#${b.part}`, b]),
-    );
+    const batches = new Map((await this.deliveries.batchesOf(workspaceId, destination.id, parts)).map((b) => [`${b.requestId}#${b.part}`, b]));
     const parked = (await this.parked.parkedAt(workspaceId, destination.id)).filter((p) => p.sourceId === sourceId);
     const settled = new Map((await this.parked.settledBetween(workspaceId, destination.id, scope.fromSk, scope.toSk)).map((s) => [s.seq, s]));
     const parkedBySeq = new Map(parked.map((p) => [p.seq, p]));

@@ -70,8 +70,8 @@ export interface DeliveryRepository {
   releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean>;
   /** The most recent finished batches of a destination, newest first. */
   recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]>;
-  /** The batches of a destination from one source whose sort keys lie from `fromSk` to `toSk`. */
-  batchesBetween(workspaceId: string, destinationId: string, sourceId: string, fromSk: string, toSk: string): Promise<BatchRecord[]>;
+  /** Where the given batches of a destination stand (those absent left out). */
+  batchesOf(workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]>;
   /** Batches whose lease ran out and retries that are due, oldest first. */
   needingAttention(now: string, limit: number): Promise<NeedingAttention[]>;
   /** A destination's counters as stored. */
