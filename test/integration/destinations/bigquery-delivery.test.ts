@@ -85,31 +85,31 @@ it("a 429 with Retry-After parks the chunk's events, and they are not tried agai
   rig.server.on(p.path, (req, res) => {
     times.push(Date.now());
     if (times.length > 1) return json(200, {})(req, res);
-    res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '2' });
+    res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '4' });
     res.end(JSON.stringify({ error: { code: 429, message: 'Exceeded rate limits', status: 'RESOURCE_EXHAUSTED' } }));
   });
   await p.send([track(1), track(2)]);
   await rig.rt.poller.drain();
   expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
 
-  // Retries are due after 20 ms by the policy: the scheduler runs often within the two seconds asked, and
-  // none of the rounds over before then sends.
+  // Retries are due after 20 ms by the policy: the scheduler runs within the four seconds asked (how many times
+  // depends on the machine's load), and none of the rounds over before then sends.
   let roundsWithin = 0;
-  while (Date.now() < times[0]! + 1700) {
+  while (Date.now() < times[0]! + 3700) {
     await sleep(50);
     await rig.rt.scheduler.runNow();
-    if (Date.now() >= times[0]! + 2000) break;
+    if (Date.now() >= times[0]! + 4000) break;
     expect(times).toHaveLength(1);
     roundsWithin++;
   }
-  expect(roundsWithin).toBeGreaterThanOrEqual(2);
-  await sleep(Math.max(0, times[0]! + 2000 - Date.now()));
+  expect(roundsWithin).toBeGreaterThanOrEqual(1);
+  await sleep(Math.max(0, times[0]! + 4000 - Date.now()));
   for (let i = 0; i < 4 && (await p.outcomes()).retrying > 0; i++) {
     await sleep(50);
     await rig.rt.scheduler.runNow();
   }
   expect(times.length).toBeGreaterThan(1);
-  expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(2000);
+  expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(4000);
   expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0 });
 });
 
