@@ -15,6 +15,7 @@ module.exports = {
   testTimeout: 30000,
   // Test files run one at a time in a worker that is replaced once it holds more than this after a file: every
   // file loads its own copy of the AWS SDK and the handlers, and one process that kept them all (jest runs in
-  // band on a 2-core machine otherwise) grew by ~13 MB a file and slowed down ninefold by the end of the run.
+  // band on a 2-core machine otherwise) grew by ~13 MB a file, measured, while late suites ran up to 14 times
+  // slower than alone.
   workerIdleMemoryLimit: '512MB',
 };
