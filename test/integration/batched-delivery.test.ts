@@ -227,7 +227,8 @@ describe('batched delivery', () => {
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
-    const lease = new Date(Date.now() + 800).toISOString();
+    // Long enough to outlive the handler's two turns below on a busy machine; the test waits it out at its end.
+    const lease = new Date(Date.now() + 5000).toISOString();
     const totals = { delivered: 2, filtered: 0, aborted: 0 };
     expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toMatchObject({
       established: true,
