@@ -31,7 +31,7 @@ const PER_REQUEST = Number(process.env.BENCH_COST_PER_REQUEST) || 20;
 /** The rate the partition accounting scales the pipeline's units to: one source sending this many events a second. */
 const SOURCE_RATE = 50_000;
 /**
- * The source's ingest shards: what the README configures a source of SOURCE_RATE events a second with, since
+ * The source's ingest shards: what docs/concepts/ordering-and-sharding.md gives a source of SOURCE_RATE events a second with, since
  * the partition accounting scales to that rate (`BENCH_INGEST_SHARDS=1`: a new source's default, cheaper per
  * event of these 20-user requests, whose single ingest key takes about 16,000 events a second).
  */

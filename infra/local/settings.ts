@@ -8,7 +8,7 @@ import { newSecret } from '../../shared/domain/ids';
 // end of support would otherwise open every local run.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** The local runtime's settings (README "Configuration"); everything has a default. */
+/** The local runtime's settings (docs/reference/environment-variables.md); everything has a default. */
 export const WEIR_HOME = path.resolve(process.env.WEIR_HOME ?? '.weir');
 export const CREDENTIALS_FILE = path.join(WEIR_HOME, 'credentials.json');
 /** Written by `npm start` so the admin CLI can reach the running instance. */

@@ -7,7 +7,7 @@ import type { IConstruct } from 'constructs';
 /**
  * cdk-nag's AwsSolutions pack runs on every stack in the tests (test/infra/nag.test.ts). A finding that does
  * not apply to Weir is acknowledged where its resource is made, with the reason, through `acknowledge`; the
- * ones that recur on every function or deployment are below. The README's "Deploying to AWS" lists them.
+ * ones that recur on every function or deployment are below. docs/guides/deploying.md lists them.
  */
 export function acknowledge(construct: IConstruct, rule: string, reason: string, appliesTo?: NagPackSuppressionAppliesTo[]): void {
   NagSuppressions.addResourceSuppressions(construct, [{ id: `AwsSolutions-${rule}`, reason, ...(appliesTo && { appliesTo }) }], true);

@@ -96,7 +96,7 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
    * a batch API getting them in one request, finished in one write of the counters. A source with many ingest
    * shards stores a request as many small parts, so the rounds, not the events, set how often the workspace's
    * partition and the counter shards are read: at 50 parts, one source at 50,000 events a second in 64 shards
-   * keeps each under 2,400 read units a second (at 25 they took 7,034 and 3,426; README, "What a delivery round
+   * keeps each under 2,400 read units a second (at 25 they took 7,034 and 3,426; docs/performance/history.md, "What a delivery round
    * reads"). Four batches per shard at once: sources go side by side, each source's parts in order.
    */
   delivery: {

@@ -13,7 +13,7 @@ export interface ItemFamily {
   writer: string;
   readers: string;
   ttl: string;
-  /** What it takes at 50,000 events a second (`npm run bench`; README "Capacity"). */
+  /** What it takes at 50,000 events a second (`npm run bench`; docs/performance.md "Capacity"). */
   capacity: string;
 }
 

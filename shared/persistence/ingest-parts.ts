@@ -7,7 +7,7 @@ import { keys } from './keys';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 /**
- * A request stored as several items (README API notes, "Ingest shards"): its parts are put outside a
+ * A request stored as several items (docs/concepts/ordering-and-sharding.md, "Ingest shards"): its parts are put outside a
  * transaction (one write unit per item of up to 1 KB, where a transaction bills two), after a claim that names
  * the request by its events' messageIds. A retry of a request cut short (a crash, a write that failed half way:
  * the client got no 200) finds the claim and puts the same items again under the first attempt's request id:

@@ -13,7 +13,7 @@ export interface MarkedPart {
 const MARKER_TTL_SECONDS = 2 * 24 * 3600;
 
 /**
- * Where a stored part's marker is (README API notes, "A source's funnel"): one per part, spread over the
+ * Where a stored part's marker is (docs/guides/operations/delivery-overview.md, "A source's funnel"): one per part, spread over the
  * source's storedPartMarker partitions (families.ts) by request and part.
  */
 export class StoredPartMarkers {

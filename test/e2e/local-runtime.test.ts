@@ -57,9 +57,9 @@ describe('npm start', () => {
 
       await expect(admin(started.env, 'workspace', 'create', '--name', 'x', '--email', 'not-an-email')).rejects.toThrow(/email/);
 
-      // The README's curl examples, as written (only the ports and the credentials folder differ here).
-      const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-      const example = /## Try it[\s\S]*?```bash\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      // The API tour's curl examples, as written (only the ports and the credentials folder differ here).
+      const tour = readFileSync(path.join(ROOT, 'docs/getting-started/api-tour.md'), 'utf8');
+      const example = /## Try it[\s\S]*?```bash\n([\s\S]*?)```/.exec(tour)?.[1] ?? '';
       const script = example
         .replaceAll('127.0.0.1:3000', started.control.slice('http://'.length))
         .replaceAll('127.0.0.1:8080', started.data.slice('http://'.length))
@@ -104,8 +104,9 @@ describe('npm start', () => {
         expect.objectContaining({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'track Signed Up' }),
       ]);
 
-      // The README's SDK example, as written, with the write key of the bootstrap source.
-      const sdkExample = /From an SDK[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+      // The SDK page's Node example, as written, with the write key of the bootstrap source.
+      const sdks = readFileSync(path.join(ROOT, 'docs/getting-started/sdks.md'), 'utf8');
+      const sdkExample = /From an SDK[\s\S]*?```js\n([\s\S]*?)```/.exec(sdks)?.[1] ?? '';
       const sdk = await run('node', ['-e', sdkExample.replaceAll('127.0.0.1:8080', started.data.slice('http://'.length))], {
         cwd: ROOT,
         env: { ...started.env, WRITE_KEY: mine.body.source.writeKey },

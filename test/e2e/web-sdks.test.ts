@@ -38,7 +38,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'text/javascript' });
       return void res.end(readFileSync(path.join(ROOT, bundle)));
     }
-    // The README's example page, and the SDK bundle where it expects it.
+    // The web example page (docs/getting-started/sdks.md), and the SDK bundle where it expects it.
     if (url.pathname === '/docs/web-example.html' || url.pathname.startsWith('/node_modules/@rudderstack/analytics-js/dist/')) {
       res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : 'text/javascript' });
       return void res.end(readFileSync(path.join(ROOT, path.normalize(url.pathname))));

@@ -6,7 +6,7 @@ import { stageApp } from '../support/synth';
 
 /**
  * The rules acknowledged somewhere in infra/stacks, each with its reason where the resource is made (see
- * infra/stacks/nag.ts). The README's "Deploying to AWS" lists the same: a new one is a decision to write down.
+ * infra/stacks/nag.ts). docs/guides/deploying.md lists the same: a new one is a decision to write down.
  */
 const ACKNOWLEDGED = ['APIG2', 'APIG3', 'APIG4', 'CFR1', 'CFR2', 'CFR3', 'CFR4', 'COG4', 'IAM4', 'IAM5', 'L1', 'S1', 'SMG4', 'SQS3'].map(
   (rule) => `AwsSolutions-${rule}`,

@@ -6,7 +6,7 @@ import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { startSnsServer, type SnsServer } from '../support/sns-server';
 
-/** Alert rules that mail through SNS (README "Alerts"), SNS played locally and reached through AWS_ENDPOINT_URL_SNS. */
+/** Alert rules that mail through SNS (docs/guides/operations/alerts.md), SNS played locally and reached through AWS_ENDPOINT_URL_SNS. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();

@@ -4,7 +4,7 @@ import { alertWorkspace } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
 import { json, text } from '../support/destination-server';
 
-/** Alert rules (README "Alerts"): evaluated a minute apart at the times the test gives, Slack played locally. */
+/** Alert rules (docs/guides/operations/alerts.md): evaluated a minute apart at the times the test gives, Slack played locally. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();

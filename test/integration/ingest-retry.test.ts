@@ -14,7 +14,7 @@ import { getTableClient } from '../../shared/persistence/table-client';
 import { ingestItems } from '../support/ingest-items';
 
 /**
- * A request of many users stored as several items outside a transaction (README API notes, "Ingest shards"):
+ * A request of many users stored as several items outside a transaction (docs/concepts/ordering-and-sharding.md, "Ingest shards"):
  * cut short by a crash or a write that fails half way, the client gets no 200 and retries; the retry completes
  * it under the first attempt's keys, so every event is stored and delivered once, its refusals counted once.
  */

@@ -5,7 +5,7 @@ import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 
-/** Replays of a source's stored events to a destination (SPEC-silent; README "Replays"). */
+/** Replays of a source's stored events to a destination (SPEC-silent; docs/guides/operations/replays.md). */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 const rig = deliveryRig();

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 
 // What the browser tests check on a page; the browser itself is launched by bench/support/browser.ts.
 
-/** Where the console's screenshots go (README, "The console"). */
+/** Where the console's screenshots go (docs/getting-started/console.md). */
 export const SCREENSHOTS = path.resolve(__dirname, '../../test-results/console');
 
 export interface AxeViolation {

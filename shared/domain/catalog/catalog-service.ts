@@ -100,7 +100,7 @@ function notFound(what: string, id: string): never {
 }
 
 /**
- * A change of a source's shards (README "Ingest shards"): they only grow (a user's events already stored stay
+ * A change of a source's shards (docs/concepts/ordering-and-sharding.md, "Ingest shards"): they only grow (a user's events already stored stay
  * where they are, read with the rest), one change at a time, and apply from a moment every ingestion process
  * knows of in advance. Undefined when the count stays.
  */

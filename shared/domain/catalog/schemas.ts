@@ -11,7 +11,7 @@ const Timestamps = { createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() };
 /** The most a source's inbound limit may be set to: far above what one source's events can be stored at. */
 export const MAX_INBOUND_LIMIT = 1_000_000;
 /**
- * Events a second the data plane takes from a source (README "Inbound limit"); `null` or absent, the
+ * Events a second the data plane takes from a source (docs/reference/api/ingestion.md, "Inbound limit"); `null` or absent, the
  * deployment's default (WEIR_SOURCE_INBOUND_LIMIT).
  */
 const InboundLimit = z
@@ -22,7 +22,7 @@ const InboundLimit = z
   .nullable()
   .describe('events a second the data plane takes from the source (bursts of twice as many); null for the default');
 
-/** Partitions a source's events are spread over by user (README "Ingest shards"); they only grow. */
+/** Partitions a source's events are spread over by user (docs/concepts/ordering-and-sharding.md); they only grow. */
 const IngestShards = z
   .number({ error: 'must be a whole number of shards' })
   .int('must be a whole number of shards')

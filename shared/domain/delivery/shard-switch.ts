@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LAST_PARTS = 25;
 
 /**
- * A user's order across a change of their source's shards (README "Ingest shards"). A request received after
+ * A user's order across a change of their source's shards (docs/concepts/ordering-and-sharding.md, "Ingest shards"). A request received after
  * the switch puts a moved user's events in their new shard, whose stream goes on its own; so delivery holds a
  * part of the new shards with a moved user's events until that user's old shard has been handed over up to
  * the switch: until the last parts written there before it have a batch at every destination (done, or durably

@@ -64,7 +64,7 @@ type Store = Pick<IngestRepository, 'reportInbound' | 'countThrottled'>;
  * source's limit report their rate, at most once a second and after the answer, to a counter of the source's
  * current second, and read the total of the second before: a process that is not alone scales its share by
  * limit ÷ total, so that together they take about the limit. Refused requests are counted in the source's stats
- * in the same report. README "Inbound limit" says what this guarantees and what it does not.
+ * in the same report. docs/reference/api/ingestion.md, "Inbound limit", says what this guarantees and what it does not.
  */
 export class InboundLimits {
   private readonly budgets = new Map<string, Budget>();

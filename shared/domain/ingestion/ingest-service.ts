@@ -63,7 +63,7 @@ export class IngestService {
     this.limits.admit(workspaceId, source, outcomes.length);
     const accepted = outcomes.filter((o): o is IngestedEvent => !isRefused(o));
     const refused = outcomes.filter(isRefused);
-    // The tracking plan's stage: each event validated once, before it is stored (README "Tracking plans").
+    // The tracking plan's stage: each event validated once, before it is stored (docs/guides/tracking-plans-and-rules.md).
     const staged = await this.plans?.apply(workspaceId, source, accepted);
     const events = staged ? staged.kept : accepted;
     const plan = staged && { planId: staged.planId, version: staged.version, dropped: staged.dropped, counts: staged.counts };

@@ -3,7 +3,7 @@ import type { Source } from '../catalog/schemas';
 import { userKeyOf } from '../users';
 
 /**
- * Ingest shards (README "Capacity: one busy source"): a source's accepted events are spread over this many
+ * Ingest shards (docs/performance.md, "Capacity"): a source's accepted events are spread over this many
  * partitions by user, so that one user's events stay in one partition, in the order they came, and a busy
  * source heats none. A request's events are grouped by shard, one item a shard.
  */
@@ -12,14 +12,14 @@ import { userKeyOf } from '../users';
  * At most 128: a request of many users is stored as up to this many items (and a few size parts), put outside
  * a transaction, one unit each, after a claim that lets its retry complete it (persistence/ingest-parts.ts); 128
  * keeps the hottest of a source's ingest partitions under 800 write units a second at 50,000 events a second
- * of 20-user requests (README "Capacity: one busy source").
+ * of 20-user requests (docs/performance.md, "Capacity").
  */
 export const MAX_INGEST_SHARDS = 128;
 /**
  * A new source's shards: one, its events in one partition. Sharding costs nothing
  * more for requests of one user's events (browsers, apps), and spreads a busy web source over as many
  * partitions; a server SDK's batch of many users becomes an item per shard it touches, and each item a
- * delivery batch of its own at each destination (README "Ingest shards": what that costs).
+ * delivery batch of its own at each destination (docs/concepts/ordering-and-sharding.md: what that costs).
  */
 export const DEFAULT_INGEST_SHARDS = 1;
 const setting = (name: string, fallback: number) => {

@@ -3,7 +3,7 @@ import { CREDENTIAL_KEY } from '../credentials/schemas';
 
 /**
  * Rules of a connection (source → destination): an ordered list of declarative stages applied to each event
- * before the destination's transformation (README "Rules per connection"). Parsed on save, so a stored list
+ * before the destination's transformation (docs/guides/tracking-plans-and-rules.md, "Rules per connection"). Parsed on save, so a stored list
  * always compiles (compile.ts).
  */
 export const MAX_RULES = 50;

@@ -6,7 +6,7 @@ export interface CapturedModel {
   eventId: string;
   eventType: string;
   eventIdentifier: string;
-  /** The model's JSON Schema of the whole event (README "Data governance: event schemas"). */
+  /** The model's JSON Schema of the whole event (docs/reference/api/event-schemas.md). */
   jsonSchema: Record<string, unknown>;
   /** In how many events each flattened key was present and not null. */
   keyCounts: Record<string, number>;

@@ -3,7 +3,7 @@ import { SourcePlan } from './link';
 
 /**
  * Tracking plans: versioned sets of event specs that a source's events are validated against at ingestion
- * (README "Data quality: tracking plans"). A spec names an event by type, and by name for track, page and
+ * (docs/guides/tracking-plans-and-rules.md, "Tracking plans"). A spec names an event by type, and by name for track, page and
  * screen, and holds a JSON Schema (draft 2020-12) for its `properties` (its `traits` for identify and group).
  */
 export const PLAN_EVENT_TYPES = ['track', 'page', 'screen', 'identify', 'group'] as const;
