@@ -1,5 +1,5 @@
 import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { weirDynamo?: DynamoDbLocal }).weirDynamo?.stop();
+  await Promise.all(((globalThis as { weirDynamo?: DynamoDbLocal[] }).weirDynamo ?? []).map((store) => store.stop()));
 }
