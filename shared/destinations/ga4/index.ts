@@ -111,6 +111,22 @@ function userProperties(traits: Record<string, unknown>): Record<string, { value
   return out;
 }
 
+/**
+ * "Send Measurement Protocol events": "In order for user activity to display in reports like Realtime,
+ * engagement_time_msec and session_id must be supplied as part of the params for an event" (use cases: the
+ * milliseconds since the previous event). The session is the SDK's: integrations.GA4.sessionId (gtag's own, as
+ * its page read it), else context.sessionId (RudderStack's JavaScript SDK v3); the engagement time the event's own
+ * `engagement_time_msec`, else 1 ms, which makes the event count as activity without lengthening the session's
+ * engaged time. An event without a session gets neither: GA4 could not place it in one.
+ */
+function sessionParams(message: Message, properties: Record<string, unknown>): Record<string, unknown> {
+  const sessionId = firstOf(message, 'integrations.GA4.sessionId', 'context.sessionId');
+  if (typeof sessionId !== 'string' && typeof sessionId !== 'number') return {};
+  const engagement = properties.engagement_time_msec;
+  const engagementMs = typeof engagement === 'number' && Number.isFinite(engagement) && engagement >= 0 ? Math.round(engagement) : 1;
+  return { session_id: paramValue('session_id', sessionId), engagement_time_msec: engagementMs };
+}
+
 /** The GA4 event of a message (name and params) and any user properties it sets. */
 function ga4Event(message: Message, config: Ga4Config): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
   const properties = propertiesOf(message);
@@ -185,7 +201,10 @@ export const ga4 = defineDestination(ga4Definition, {
         `GA4 needs an anonymousId (or integrations.GA4.${firebase ? 'appInstanceId' : 'clientId'}) as ${firebase ? 'app_instance_id' : 'client_id'}`,
       );
     }
-    const { name, params, userProperties: props } = ga4Event(message, config);
+    const event = ga4Event(message, config);
+    const { name, userProperties: props } = event;
+    // The session's params first, so that the 25 kept ("Limitations") hold them; an identify is no activity.
+    const params = message.type === 'identify' ? event.params : limitParams({ ...sessionParams(message, propertiesOf(message)), ...event.params });
     const userId = userIdOf(message);
     const time = eventTime(message);
     // timestamp_micros, unix microseconds, goes on the event (the reference: the request's time "can be overridden"

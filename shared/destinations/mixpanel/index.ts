@@ -92,6 +92,23 @@ function eventRequest(message: Message, config: MixpanelConfig, event: Record<st
   return post(`${api}/import`, [event], message, { ...JSON_HEADERS, Authorization: auth }, { strict: '1' });
 }
 
+/**
+ * Profile and group updates (/engage, /groups) "return a 200 OK even if there are data validation issues. To ensure
+ * the request actually succeeded, you need to check the response body" (User Profiles, "Set Property"): with
+ * verbose=1 the body is `{status: 1}`, or `{status: 0, error}` when Mixpanel refused it (mixpanelVerdicts).
+ */
+const VERBOSE = { verbose: '1' };
+
+/**
+ * `$ip` of a profile update: "If $ip isn't provided, Mixpanel will use the IP address of the request" (Weir's, so
+ * every update would move the user to Weir's data centre); the event's own address, else "0", which tells Mixpanel
+ * to leave the profile's location as it is.
+ */
+const profileIp = (message: Message) => {
+  const ip = firstOf(message, 'context.ip', 'request_ip');
+  return typeof ip === 'string' && ip !== '' ? ip : '0';
+};
+
 /** Reserved Profile Properties: Mixpanel shows these in its reports under their $ names. */
 const RESERVED: Record<string, string> = {
   email: '$email',
@@ -107,8 +124,8 @@ const profileProperties = (traits: Record<string, unknown>) => Object.fromEntrie
 function identify(message: Message, config: MixpanelConfig): DestinationRequest[] {
   const { userId, anonymousId, distinctId } = idsOf(message);
   const { api } = hosts(config);
-  const profile = { $token: config.token, $distinct_id: distinctId, $set: profileProperties(traitsOf(message)) };
-  const requests = [post(`${api}/engage`, [profile], message)];
+  const profile = { $token: config.token, $distinct_id: distinctId, $ip: profileIp(message), $set: profileProperties(traitsOf(message)) };
+  const requests = [post(`${api}/engage`, [profile], message, JSON_HEADERS, VERBOSE)];
   if (userId && anonymousId && userId !== anonymousId) {
     // Needed by projects on Original ID Merge; Simplified ID Merge links the two through $device_id/$user_id.
     const properties = {
@@ -147,9 +164,10 @@ function group(message: Message, config: MixpanelConfig): DestinationRequest[] {
   const { api } = hosts(config);
   const requests: DestinationRequest[] = [];
   if (Object.keys(traits).length > 0) {
-    requests.push(post(`${api}/groups`, [{ $token: config.token, $group_key: groupKey, $group_id: groupId, $set: traits }], message));
+    requests.push(post(`${api}/groups`, [{ $token: config.token, $group_key: groupKey, $group_id: groupId, $set: traits }], message, JSON_HEADERS, VERBOSE));
   }
-  requests.push(post(`${api}/engage`, [{ $token: config.token, $distinct_id: distinctId, $union: { [groupKey]: [groupId] } }], message));
+  const union = { $token: config.token, $distinct_id: distinctId, $ip: profileIp(message), $union: { [groupKey]: [groupId] } };
+  requests.push(post(`${api}/engage`, [union], message, JSON_HEADERS, VERBOSE));
   return requests;
 }
 
@@ -163,8 +181,20 @@ function view(message: Message, config: MixpanelConfig, kind: 'Page' | 'Screen')
   return [eventRequest(message, config, mixpanelEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties))];
 }
 
-/** /import with strict=1 answers 400 with failed_records (index, message) and imports every other event. */
-function mixpanelVerdicts(answer: { status: number; response: unknown }, count: number): ChunkEventVerdict[] | undefined {
+/**
+ * /import with strict=1 answers 400 with failed_records (index, message) and imports every other event. A profile
+ * or group update answered 2xx with `status: 0` (VERBOSE) was refused: alone, its event is aborted with Mixpanel's
+ * error; in a batch, whose answer does not say which update it was, every update is put off, to be sent again alone
+ * (a retry is one event's request), so that only the one Mixpanel refuses is aborted. Updates are idempotent
+ * ($set, $union): one Mixpanel took is not changed by being sent again.
+ */
+function mixpanelVerdicts(answer: { status: number; response: unknown }, count: number, request?: DestinationRequest): ChunkEventVerdict[] | undefined {
+  const profiles = request !== undefined && /\/(engage|groups)$/.test(request.endpoint);
+  if (profiles && answer.status >= 200 && answer.status < 300 && isRecord(answer.response) && answer.response.status === 0) {
+    const error = `Mixpanel refused the ${request.endpoint.endsWith('/groups') ? 'group' : 'profile'} update: ${String(answer.response.error ?? 'no reason given')}`;
+    if (count === 1) return [{ kind: 'refused', error }];
+    return Array.from({ length: count }, () => ({ kind: 'retryable', error: `${error} (one of ${count} updates; each is sent again alone)` }));
+  }
   const failed = isRecord(answer.response) && Array.isArray(answer.response.failed_records) ? answer.response.failed_records : undefined;
   if (answer.status !== 400 || !failed) return undefined;
   const errors = new Map<number, string>();
@@ -187,7 +217,9 @@ export const mixpanel = defineDestination(mixpanelDefinition, {
       ? { vendor: 'Mixpanel', maxAgeMs: 5 * DAY_MS, maxAge: '5 days on /track' }
       : undefined,
   batch: {
-    maxEvents: (request) => (request.endpoint.endsWith('/import') ? 2000 : 50),
+    // Track Events and Import Events: "Events per request 2000" each (docs.mixpanel.com/reference/track-event, read
+    // 2026-11-29); profile and group updates stay at 50 a request.
+    maxEvents: (request) => (/\/(import|track)$/.test(request.endpoint) ? 2000 : 50),
     maxBytes: 2_000_000,
     lists: ['JSON_ARRAY.batch'],
     verdicts: mixpanelVerdicts,

@@ -33,6 +33,9 @@ const arrayPost = (endpoint: string, batch: unknown[], extra: Partial<Destinatio
   ...extra,
 });
 
+/** Profile and group updates ask for the verbose answer, which says whether Mixpanel took them (User Profiles). */
+const verbose = { params: { verbose: '1' } };
+
 describe('Mixpanel transform (Ingestion API)', () => {
   it('sends a track to /track with token, distinct_id, time in ms, $insert_id and the event properties (Track Events)', () => {
     expect(transform({ ...base, type: 'track', event: 'Order Completed', properties: { revenue: 42 } })).toEqual([
@@ -83,9 +86,11 @@ describe('Mixpanel transform (Ingestion API)', () => {
   it('sends an identify as an /engage $set with reserved profile names, plus $identify on /track linking the anonymous id (User Profiles "Set Property", Identities "Create Identity")', () => {
     const message = { ...base, type: 'identify', traits: { email: 'ada@example.com', firstName: 'Ada', plan: 'pro' } };
     expect(transform(message)).toEqual([
-      arrayPost('https://api.mixpanel.com/engage', [
-        { $token: 'TOKEN', $distinct_id: 'u-1', $set: { $email: 'ada@example.com', $first_name: 'Ada', plan: 'pro' } },
-      ]),
+      arrayPost(
+        'https://api.mixpanel.com/engage',
+        [{ $token: 'TOKEN', $distinct_id: 'u-1', $ip: '203.0.113.9', $set: { $email: 'ada@example.com', $first_name: 'Ada', plan: 'pro' } }],
+        verbose,
+      ),
       arrayPost('https://api.mixpanel.com/track', [
         {
           event: '$identify',
@@ -95,9 +100,9 @@ describe('Mixpanel transform (Ingestion API)', () => {
     ]);
   });
 
-  it('sends an anonymous identify as the /engage $set only, on the anonymous id', () => {
+  it('sends an anonymous identify as the /engage $set only, on the anonymous id; without an address, $ip "0" keeps the profile where it is', () => {
     expect(transform({ type: 'identify', anonymousId: 'a-1', context: { traits: { plan: 'free' } } })).toEqual([
-      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'a-1', $set: { plan: 'free' } }]),
+      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'a-1', $ip: '0', $set: { plan: 'free' } }], verbose),
     ]);
   });
 
@@ -110,11 +115,15 @@ describe('Mixpanel transform (Ingestion API)', () => {
   it('sends a group as a /groups $set of its traits and an /engage $union of the group id under the group key (Group Profiles "Update Property", User Profiles "Union To List Property")', () => {
     const message = { ...base, type: 'group', groupId: 'g-1', traits: { groupType: 'company', name: 'Acme', plan: 'enterprise' } };
     expect(transform(message)).toEqual([
-      arrayPost('https://api.mixpanel.com/groups', [{ $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } }]),
-      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $union: { company: ['g-1'] } }]),
+      arrayPost(
+        'https://api.mixpanel.com/groups',
+        [{ $token: 'TOKEN', $group_key: 'company', $group_id: 'g-1', $set: { name: 'Acme', plan: 'enterprise' } }],
+        verbose,
+      ),
+      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $ip: '203.0.113.9', $union: { company: ['g-1'] } }], verbose),
     ]);
     expect(transform({ ...base, type: 'group', groupId: 7 })).toEqual([
-      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $union: { group: ['7'] } }]),
+      arrayPost('https://api.mixpanel.com/engage', [{ $token: 'TOKEN', $distinct_id: 'u-1', $ip: '203.0.113.9', $union: { group: ['7'] } }], verbose),
     ]);
   });
 
@@ -123,6 +132,12 @@ describe('Mixpanel transform (Ingestion API)', () => {
     const idOf = () => (transform(message)[0]!.body.JSON_ARRAY.batch as { properties: { $insert_id: string } }[])[0]!.properties.$insert_id;
     expect(idOf()).toMatch(/^[0-9a-f]{36}$/);
     expect(idOf()).toBe(idOf());
+  });
+
+  it('takes 2,000 events a request on /track as on /import, 50 profile or group updates on /engage and /groups (Track Events, "Events per request")', () => {
+    const maxEvents = mixpanel.batch!.maxEvents as (request: DestinationRequest) => number;
+    const sizes = ['track', 'import', 'engage', 'groups'].map((path) => maxEvents(arrayPost(`https://api.mixpanel.com/${path}`, [])));
+    expect(sizes).toEqual([2000, 2000, 50, 50]);
   });
 
   it('uses the EU and India ingestion hosts, or the configured base URL', () => {

@@ -124,6 +124,30 @@ describe('per-item verdicts in a 2xx', () => {
   });
 });
 
+describe('a 2xx whose body says refused', () => {
+  it("Mixpanel's profile updates (verbose=1): a batch answered {status: 0} is sent again update by update, and only the one refused is aborted, with Mixpanel's error", async () => {
+    const path = '/mp-verbose';
+    // Mixpanel answers 200 whatever it did; with verbose=1 the body says so. It refuses any batch holding user-1's update.
+    rig.server.on(`${path}/engage`, (req, res) => {
+      const refused = JSON.stringify(req.json).includes('"$distinct_id":"' + user('user-1') + '"');
+      json(200, refused ? { status: 0, error: "'$set' must be an object" } : { status: 1, error: null })(req, res);
+    });
+    const p = await pipeline('MP', { token: 'tok', baseUrl: `${rig.server.url}${path}` });
+    await p.batch(
+      [0, 1, 2].map((i) => ({ type: 'identify', userId: user(`user-${i}`), traits: { plan: 'pro' }, context: { ip: '203.0.113.7' }, messageId: `mpv-${i}` })),
+    );
+    await flow(4);
+    const requests = rig.server.received.filter((r) => r.path === `${path}/engage`);
+    expect(requests.every((r) => r.query.verbose === '1')).toBe(true);
+    // One request of three, then each update alone.
+    expect(requests.map((r) => (r.json as unknown[]).length)).toEqual([3, 1, 1, 1]);
+    expect((requests[0]!.json as { $ip: string }[]).map((u) => u.$ip)).toEqual(['203.0.113.7', '203.0.113.7', '203.0.113.7']);
+    expect(await p.outcomes()).toMatchObject({ delivered: 2, aborted: 1, retrying: 0 });
+    const { failures } = await p.failures();
+    expect(failures.map((f) => [f.messageId, f.error])).toEqual([['mpv-1', "Mixpanel refused the profile update: '$set' must be an object"]]);
+  });
+});
+
 describe('a chunk refused as a whole for its content', () => {
   it('is sent again in halves down to one event: exactly the bad event is aborted, every other delivered once', async () => {
     const path = '/fb-split';

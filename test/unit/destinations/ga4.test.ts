@@ -249,6 +249,29 @@ describe('GA4 transform (Measurement Protocol)', () => {
     expect(eventOf({ type: 'group', groupId: 42 })).toEqual({ name: 'join_group', params: { group_id: '42' } });
   });
 
+  it("session_id and engagement_time_msec from the SDK's session, first among the 25 params, so that the event shows in Realtime and in sessions (Send events)", () => {
+    // RudderStack's JavaScript SDK v3 puts its session in context.sessionId; gtag's own goes in integrations.GA4.
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, i]));
+    const tracked = eventOf({ type: 'track', event: 'Signed Up', context: { sessionId: 1795427900123 }, properties: many });
+    expect(Object.entries(tracked.params as object).slice(0, 3)).toEqual([
+      ['session_id', 1795427900123],
+      ['engagement_time_msec', 1],
+      ['p0', 0],
+    ]);
+    expect(Object.keys(tracked.params as object)).toHaveLength(25);
+    const page = eventOf({
+      type: 'page',
+      name: 'Home',
+      context: { sessionId: 7 },
+      integrations: { GA4: { sessionId: '1795427000' } },
+      properties: { engagement_time_msec: 5200 },
+    });
+    expect(page.params).toMatchObject({ session_id: '1795427000', engagement_time_msec: 5200 });
+    // Without a session there is nothing to place the event in; an identify is no user activity.
+    expect(eventOf({ type: 'track', event: 'Signed Up' }).params).toEqual({});
+    expect(eventOf({ type: 'identify', context: { sessionId: 7 }, traits: { plan: 'pro' } }).params).toEqual({});
+  });
+
   it('screen → screen_view for app streams: firebase_app_id in the query, app_instance_id in the body (Reserved names: app streams only)', () => {
     const cfg = ga4.config.parse({ apiSecret: 'SECRET', typesOfClient: 'firebase', firebaseAppId: '1:123:android:abc' });
     const message = { ...base, type: 'screen', name: 'Home', integrations: { GA4: { appInstanceId: 'cbd7e7f2a7d34c5f9b8e2f1a0c3d4e5f' } } };
