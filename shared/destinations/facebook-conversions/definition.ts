@@ -13,7 +13,10 @@ export const FacebookConversionsConfig = z.strictObject({
     .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')
     .optional()
     .describe('Graph API version, v25.0 unless given'),
-  actionSource: z.enum(ACTION_SOURCES).optional().describe('where the conversions happen, website unless given'),
+  actionSource: z
+    .enum(ACTION_SOURCES)
+    .optional()
+    .describe('where the conversions happen; unless given, website for events from a browser (page URL and user agent), other for the rest'),
   testEventCode: z.string().optional().describe('sends to the Test Events tool instead of counting the events'),
   eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,

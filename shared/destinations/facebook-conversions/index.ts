@@ -1,6 +1,7 @@
 import { DAY_MS } from '../age-window';
 import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DestinationRequest, type Message } from '../types';
@@ -59,6 +60,21 @@ function customData(commerce: Commerce): Record<string, unknown> {
   return data;
 }
 
+/**
+ * "Server Event Parameters": event_source_url and client_user_agent are "required for website events", and Meta
+ * refuses the whole request when one lacks them. A configured `website` therefore refuses such an event alone,
+ * naming what it lacks; without a configured source, an event from a browser (page URL and user agent) is a
+ * website event and any other, sent from a server, `other`.
+ */
+function actionSource(message: Message, config: FacebookConversionsConfig, url: string | undefined): string {
+  const missing = [!url && 'event_source_url (context.page.url)', !clientOf(message).userAgent && 'client_user_agent (context.userAgent)'].filter(Boolean);
+  if (config.actionSource === undefined) return missing.length === 0 ? 'website' : 'other';
+  if (config.actionSource === 'website' && missing.length > 0) {
+    throw instrumentationError(`the Meta Conversions API needs ${missing.join(' and ')} for a website event: the event has none`);
+  }
+  return config.actionSource;
+}
+
 /** One server event (Server Event Parameters): name, time, event_id = messageId, action_source, user and custom data. */
 function serverEvent(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
   let eventName: string;
@@ -72,7 +88,7 @@ function serverEvent(message: Message, config: FacebookConversionsConfig): Recor
     event_time: unixSeconds(message),
     // event_id with event_name: Meta keeps one of a browser and a server event with the same pair (48 hours).
     event_id: eventIdOf(message, 'the Meta Conversions API'),
-    action_source: config.actionSource ?? 'website',
+    action_source: actionSource(message, config, page.url),
     ...(page.url && { event_source_url: page.url }),
     user_data: userData(message, config),
     ...(Object.keys(custom).length > 0 && { custom_data: custom }),

@@ -125,6 +125,23 @@ describe('Facebook Conversions API transform', () => {
     );
   });
 
+  it('website events need event_source_url and client_user_agent (Server Event Parameters): a server event is "other" unless configured, and a configured website refuses one without them', () => {
+    const server = { ...base, type: 'track', event: 'Order Completed', context: { ip: CONTEXT.ip } };
+    const [sent] = facebookConversions.transform!(server, config());
+    expect((sent!.body.JSON.data as { action_source: string }[])[0]!.action_source).toBe('other');
+    expect(buildRequests(facebookConversions, server, config({ actionSource: 'website' }))).toEqual({
+      ok: false,
+      error:
+        'the Meta Conversions API needs event_source_url (context.page.url) and client_user_agent (context.userAgent) for a website event: the event has none',
+    });
+    const noAgent = { ...base, type: 'page', context: { ...CONTEXT, userAgent: undefined } };
+    expect(buildRequests(facebookConversions, noAgent, config({ actionSource: 'website' }))).toMatchObject({
+      error: 'the Meta Conversions API needs client_user_agent (context.userAgent) for a website event: the event has none',
+    });
+    const [app] = facebookConversions.transform!(server, config({ actionSource: 'app' }));
+    expect((app!.body.JSON.data as { action_source: string }[])[0]!.action_source).toBe('app');
+  });
+
   it('refuses identify, group, alias and screen, naming why (the Conversions API has events only)', () => {
     const cfg = config();
     expect(buildRequests(facebookConversions, { ...base, type: 'identify', traits: { email: 'a@b.c' } }, cfg)).toEqual({
