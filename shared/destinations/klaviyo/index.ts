@@ -1,4 +1,5 @@
 import { deletionOutcome } from '../deletion';
+import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
@@ -35,9 +36,30 @@ const post = (config: KlaviyoConfig, path: string, json: Record<string, unknown>
 const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
+/**
+ * "phone_number" in E.164 only ("+", the country code, at most 15 digits): Klaviyo refuses the whole profile or
+ * event over any other form. A number written with "+" or "00" is reduced to that form, a national one gets the
+ * configured phoneCountryCode; one that still is not E.164 is left out, and the event goes by its other
+ * identifiers (or is refused, naming the number, when it has none).
+ */
+function e164(value: unknown, config: KlaviyoConfig): string | undefined {
+  const raw = text(value);
+  if (raw === undefined || (!/^(\+|00)/.test(raw) && !config.phoneCountryCode)) return undefined;
+  const phone = normalisePhone(raw, { phoneCountryCode: config.phoneCountryCode, phoneFormat: 'e164' });
+  return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : undefined;
+}
+
 /** The profile's identifiers: email, phone_number (E.164), external_id (the userId). */
-function identifiers(message: Message, traits: Record<string, unknown>): Record<string, unknown> {
-  return compact({ email: text(traits.email), phone_number: text(traits.phone), external_id: userIdOf(message) });
+function identifiers(message: Message, traits: Record<string, unknown>, config: KlaviyoConfig): Record<string, unknown> {
+  return compact({ email: text(traits.email), phone_number: e164(traits.phone, config), external_id: userIdOf(message) });
+}
+
+/** Why an event has no identifier Klaviyo takes: `base`, and the phone it could not read, if any. */
+function noIdentifier(base: string, traits: Record<string, unknown>): Error {
+  const phone = text(traits.phone);
+  const why =
+    phone === undefined ? '' : ` ("${phone.slice(0, 40)}" is no E.164 phone number: write it with + and its country code, or configure phoneCountryCode)`;
+  return instrumentationError(`${base}${why}`);
 }
 
 // Profile attributes the traits fill; every other trait is a custom profile property.
@@ -58,11 +80,11 @@ function location(traits: Record<string, unknown>, message: Message): Record<str
 }
 
 /** "Create or Update Profile" attributes: identifiers, the named profile fields, custom properties for the rest. */
-function profileAttributes(message: Message): Record<string, unknown> {
+function profileAttributes(message: Message, config: KlaviyoConfig): Record<string, unknown> {
   const traits = traitsOf(message);
   const custom = Object.fromEntries(Object.entries(traits).filter(([key]) => !PROFILE_TRAITS.has(key) && !MORE_PROFILE_TRAITS.includes(key)));
   return compact({
-    ...identifiers(message, traits),
+    ...identifiers(message, traits, config),
     first_name: traits.firstName ?? traits.first_name,
     last_name: traits.lastName ?? traits.last_name,
     organization: text(traits.company),
@@ -75,9 +97,9 @@ function profileAttributes(message: Message): Record<string, unknown> {
 }
 
 function identify(message: Message, config: KlaviyoConfig): DestinationRequest {
-  const attributes = profileAttributes(message);
+  const attributes = profileAttributes(message, config);
   if (!attributes.email && !attributes.phone_number && !attributes.external_id) {
-    throw instrumentationError('Klaviyo needs an email, a phone or a userId (external_id) to identify a profile');
+    throw noIdentifier('Klaviyo needs an email, a phone or a userId (external_id) to identify a profile', traitsOf(message));
   }
   return post(config, '/api/profile-import', { data: { type: 'profile', attributes } }, message.anonymousId);
 }
@@ -101,8 +123,9 @@ function track(message: Message, config: KlaviyoConfig): DestinationRequest {
   const name = typeof message.event === 'string' ? message.event.trim() : '';
   if (name === '') throw instrumentationError('a track event needs an event name');
   if (name.length > MAX_METRIC_NAME) throw instrumentationError(`Klaviyo metric names are under 128 characters; "${name.slice(0, 40)}..." has ${name.length}`);
-  const profile = compact({ ...identifiers(message, traitsOf(message)), anonymous_id: anonymousIdOf(message) });
-  if (Object.keys(profile).length === 0) throw instrumentationError('Klaviyo needs an email, a phone, a userId or an anonymousId on the track event');
+  const profile = compact({ ...identifiers(message, traitsOf(message), config), anonymous_id: anonymousIdOf(message) });
+  if (Object.keys(profile).length === 0)
+    throw noIdentifier('Klaviyo needs an email, a phone, a userId or an anonymousId on the track event', traitsOf(message));
   const properties = propertiesOf(message);
   const value = valueOf(properties);
   const currency = text(properties.currency);

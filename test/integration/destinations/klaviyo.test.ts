@@ -139,6 +139,23 @@ describe('Klaviyo transform (profile import, events)', () => {
     });
   });
 
+  it('sends phone_number in E.164 only: "+" or "00" numbers reduced to it, national ones with phoneCountryCode, others left out or refused naming the number', () => {
+    const phoneOf = (phone: string, extra?: Record<string, unknown>) => {
+      const [request] = klaviyo.transform!({ ...base, type: 'identify', traits: { email: 'ada@example.com', phone } }, config(extra));
+      return ((request!.body.JSON.data as { attributes: { phone_number?: string } }).attributes ?? {}).phone_number;
+    };
+    expect(phoneOf('+1 (415) 555-0100')).toBe('+14155550100');
+    expect(phoneOf('0044 20 7946 0958')).toBe('+442079460958');
+    expect(phoneOf('020 7946 0958')).toBeUndefined();
+    expect(phoneOf('020 7946 0958', { phoneCountryCode: '44' })).toBe('+442079460958');
+    expect(phoneOf('+12')).toBeUndefined();
+    expect(buildRequests(klaviyo, { type: 'identify', anonymousId: 'a', traits: { phone: '555-0100' } }, config())).toEqual({
+      ok: false,
+      error:
+        'Klaviyo needs an email, a phone or a userId (external_id) to identify a profile ("555-0100" is no E.164 phone number: write it with + and its country code, or configure phoneCountryCode)',
+    });
+  });
+
   it('validates the configuration: a private key, an http(s) baseUrl, no unknown keys; no batch API is used', () => {
     expect(klaviyo.config.safeParse({ privateApiKey: 'pk' }).success).toBe(true);
     expect(klaviyo.config.safeParse({}).success).toBe(false);
