@@ -13,7 +13,8 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/quiet-output.ts', '<rootDir>/test/support/worker-store.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 30000,
+  // Two files run at a time on two cores: a test that takes 25 s alone may take twice that in the run.
+  testTimeout: 60000,
   // Two test files at a time, each worker with a DynamoDB Local of its own: on a 2-core machine many tests wait
   // (on time-outs, leases, restarts) while others compute; 28 integration files took 145 s instead of 206 s.
   maxWorkers: 2,

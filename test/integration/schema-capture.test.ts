@@ -84,7 +84,8 @@ describe('schema capture', () => {
     const counts = await s.governance.keyCounts(model!.EventID);
     expect([counts['properties.i'], counts['properties.n']]).toEqual([48, 24]);
     expect((await s.governance.modelMetadata(model!.EventID)).TotalCount).toBe(48);
-  });
+    // 48 events written by four consumers racing on one model: about 25 s alone on a 2-core machine.
+  }, 120_000);
 
   it("evicts a write key's least recently seen model, with its versions, at the limit", async () => {
     const s = await setup({ modelsPerSource: 3, versionsPerModel: 20 });
@@ -187,7 +188,8 @@ describe('schema capture', () => {
     const [model] = await s.governance.eventModels(s.writeKey);
     expect([model!.TotalCount, Object.keys(model!.Schema).length]).toEqual([40, 1000]);
     expect((await s.governance.modelMetadata(model!.EventID)).TotalCount).toBe(40);
-  });
+    // A thousand keys of 251 characters: about 22 s alone on a 2-core machine.
+  }, 120_000);
 
   it('keeps nothing for a source that no longer exists', async () => {
     const s = await setup();
