@@ -113,15 +113,35 @@ function eventNameOf(event: string, config: HubspotConfig): string {
   throw instrumentationError(`HubSpot needs the fully qualified name of the custom event "${event}": map it in eventNames or set portalId`);
 }
 
-// "New property limits for the Custom Behavioural Events API": at most 50 properties per occurrence.
+// "New property limits for the Custom Behavioural Events API" (developers.hubspot.com/changelog, read 2026-11-29):
+// at most 50 properties per occurrence; internal names of at most 50 characters, starting with a letter, of
+// lowercase a-z, 0-9 and "_"; values of at most 50 characters, 200 for URL and referrer properties. Over any of
+// them, "the request will fail": one occurrence would refuse its whole batch of 100.
 const MAX_EVENT_PROPERTIES = 50;
+const MAX_NAME = 50;
+const MAX_VALUE = 50;
+const MAX_URL_VALUE = 200;
 
-/** Event properties are text (the API's property map is name → string); nested objects are left out. */
+/** A property's internal name as the limits allow it: lowercase, [a-z0-9_] only, from its first letter, 50 at most. */
+const propertyName = (key: string) =>
+  key
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, MAX_NAME);
+
+/**
+ * Event properties are text (the API's property map is name → string); nested objects are left out. Names are
+ * made internal names (the first of two that become the same is kept), values cut to their limit, as HubSpot's
+ * own JavaScript API does, rather than have the whole batch refused.
+ */
 function eventProperties(properties: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(properties)) {
     const text = propertyValue(value);
-    if (text !== undefined) out[key] = text;
+    const name = propertyName(key);
+    if (text === undefined || name === '' || name in out) continue;
+    out[name] = text.slice(0, /(^|_)(url|referrer)$/.test(name) ? MAX_URL_VALUE : MAX_VALUE);
   }
   if (Object.keys(out).length > MAX_EVENT_PROPERTIES) {
     throw instrumentationError(`HubSpot takes at most ${MAX_EVENT_PROPERTIES} properties per event occurrence; the event has ${Object.keys(out).length}`);

@@ -101,6 +101,29 @@ describe('HubSpot transform (contacts batch upsert, custom event occurrences)', 
     ]);
   });
 
+  it('track: property names made internal names (lowercase a-z 0-9 _, from a letter, 50 at most), values cut to 50 characters, 200 for URLs and referrers (property limits)', () => {
+    const long = 'x'.repeat(300);
+    const properties = {
+      'Plan Name': 'pro',
+      '2nd-Step': 'b',
+      plan_name: 'dup',
+      page_url: long,
+      referrer: long,
+      note: long,
+      ['k'.repeat(60)]: 'v',
+      '!!!': 'gone',
+    };
+    const [request] = hubspot.transform!({ ...base, type: 'track', event: 'Trial Started', properties }, config());
+    expect((request!.body.JSON.inputs as { properties: Record<string, string> }[])[0]!.properties).toEqual({
+      plan_name: 'pro',
+      nd_step: 'b',
+      page_url: 'x'.repeat(200),
+      referrer: 'x'.repeat(200),
+      note: 'x'.repeat(50),
+      ['k'.repeat(50)]: 'v',
+    });
+  });
+
   it('track: eventNames maps an event to its fully qualified name; a name already qualified is kept; without either it is refused', () => {
     const name = (event: string, cfg = config()) =>
       (hubspot.transform!({ ...base, type: 'track', event }, cfg)[0]!.body.JSON.inputs as { eventName: string }[])[0]!.eventName;
