@@ -36,7 +36,7 @@ function userRef(message: Message): Record<string, unknown> {
   const userId = userIdOf(message);
   if (userId) return { external_id: userId };
   const anonymousId = anonymousIdOf(message);
-  if (anonymousId) return { user_alias: { alias_name: anonymousId, alias_label: ANONYMOUS_ALIAS_LABEL }, _update_existing_only: false };
+  if (anonymousId) return { user_alias: anonymousAlias(anonymousId), _update_existing_only: false };
   throw instrumentationError(`Braze needs a userId (external_id) or an anonymousId (user alias) on the ${String(message.type)} event`);
 }
 
@@ -144,13 +144,28 @@ function purchases(message: Message, config: BrazeConfig, products: unknown[]) {
   });
 }
 
+/** The user alias an anonymous user's events went to (userRef). */
+const anonymousAlias = (anonymousId: string) => ({ alias_name: anonymousId, alias_label: ANONYMOUS_ALIAS_LABEL });
+
+/**
+ * "POST: Identify users" (braze.com/docs/api/endpoints/user_data/post_user_identify, read 2026-11-29): an identify
+ * of a user with both ids first identifies the alias-only profile their anonymous events made with the external
+ * id, which "combines" it into the identified profile ("merges the following list of fields found exclusively on
+ * the anonymous user", events and purchases among them) and removes it; then the attributes go to the external id.
+ */
+function identify(message: Message, config: BrazeConfig): DestinationRequest[] {
+  const attributes = post(config, '/users/track', { attributes: [{ ...attributesOf(traitsOf(message)), ...userRef(message) }] }, message.anonymousId);
+  const userId = userIdOf(message);
+  const anonymousId = anonymousIdOf(message);
+  if (!userId || !anonymousId || userId === anonymousId) return [attributes];
+  const aliases = [{ external_id: userId, user_alias: anonymousAlias(anonymousId) }];
+  return [post(config, '/users/identify', { aliases_to_identify: aliases, merge_behavior: 'merge' }, message.anonymousId), attributes];
+}
+
 function transformMessage(message: Message, config: BrazeConfig): DestinationRequest {
   const anonymousId = message.anonymousId;
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
-    case 'identify':
-      // "POST: Track users", attributes: one User attributes object.
-      return post(config, '/users/track', { attributes: [{ ...attributesOf(traitsOf(message)), ...userRef(message) }] }, anonymousId);
     case 'track': {
       const event = typeof message.event === 'string' ? message.event.trim() : '';
       if (event === '') throw instrumentationError('a track event needs an event name');
@@ -186,13 +201,11 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
       if (!userId || (typeof previousId !== 'string' && typeof previousId !== 'number')) {
         throw instrumentationError('a Braze alias needs a userId and a previousId (users merged by external_id)');
       }
-      // "POST: Merge users": the previous user is merged into the new one; both by external_id, as the endpoint requires.
-      return post(
-        config,
-        '/users/merge',
-        { merge_updates: [{ identifier_to_merge: { external_id: String(previousId) }, identifier_to_keep: { external_id: userId } }] },
-        anonymousId,
-      );
+      // "POST: Merge users": the previous user is merged into the new one. A previousId that is the event's
+      // anonymousId names the alias-only profile its anonymous events made (userRef), any other an external id.
+      const previous = String(previousId);
+      const toMerge = previous === anonymousIdOf(message) ? { user_alias: anonymousAlias(previous) } : { external_id: previous };
+      return post(config, '/users/merge', { merge_updates: [{ identifier_to_merge: toMerge, identifier_to_keep: { external_id: userId } }] }, anonymousId);
     }
     default:
       throw instrumentationError(`message type ${String(message.type)} is not supported by Braze`);
@@ -206,9 +219,10 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
  * `input_array` (attributes, events, purchases) and `index` in it, with `type` saying why: those events are
  * refused, the others delivered.
  */
-function brazeVerdicts(answer: { status: number; response: unknown }, count: number, _request?: DestinationRequest, items?: DestinationRequest[]) {
+function brazeVerdicts(answer: { status: number; response: unknown }, count: number, request?: DestinationRequest, items?: DestinationRequest[]) {
   const errors = isRecord(answer.response) && Array.isArray(answer.response.errors) ? answer.response.errors : [];
-  if (answer.status >= 300 || !items) return undefined;
+  // Only /users/track names objects; an identify's merge is best done (an alias Braze never saw has nothing to merge).
+  if (answer.status >= 300 || !items || !request?.endpoint.endsWith('/users/track')) return undefined;
   const verdicts: ChunkEventVerdict[] = Array.from({ length: count }, () => ({ kind: 'delivered' }));
   for (const e of errors) {
     // The item's event: the index-th of the one-event requests holding an item of that list.
@@ -223,9 +237,15 @@ const BRAZE_DELETE_BATCH = 50;
 
 export const braze = defineDestination(brazeDefinition, {
   delivery: 'http',
-  // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all).
-  batch: { maxEvents: 75, maxBytes: 1_000_000, lists: ['JSON.attributes', 'JSON.events', 'JSON.purchases'], verdicts: brazeVerdicts },
-  transform: (message, config) => [transformMessage(message, config)],
+  // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all);
+  // /users/identify: up to 50 aliases.
+  batch: {
+    maxEvents: (request) => (request.endpoint.endsWith('/users/identify') ? 50 : 75),
+    maxBytes: 1_000_000,
+    lists: ['JSON.attributes', 'JSON.events', 'JSON.purchases', 'JSON.aliases_to_identify'],
+    verdicts: brazeVerdicts,
+  },
+  transform: (message, config) => (message.type === 'identify' ? identify(message, config) : [transformMessage(message, config)]),
   async deleteUsers(users, config, io) {
     for (let i = 0; i < users.length; i += BRAZE_DELETE_BATCH) {
       const externalIds = users.slice(i, i + BRAZE_DELETE_BATCH).map((u) => u.userId);

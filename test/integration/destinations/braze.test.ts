@@ -41,6 +41,11 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
       seats: 3,
     };
     expect(braze.transform!({ ...base, type: 'identify', traits }, config())).toEqual([
+      // POST: Identify users: the alias-only profile of the user's anonymous events is merged into the identified one.
+      expected('/users/identify', {
+        aliases_to_identify: [{ external_id: 'u-1', user_alias: { alias_name: 'a-1', alias_label: 'weir_anon_id' } }],
+        merge_behavior: 'merge',
+      }),
       expected('/users/track', {
         attributes: [
           {
@@ -133,12 +138,26 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
     ]);
   });
 
-  it('alias: the previous user is merged into the new one by external_id (POST: Merge users)', () => {
+  it('alias: the previous user is merged into the new one (POST: Merge users): by external_id, or by the anonymous alias when previousId is the anonymousId', () => {
     expect(braze.transform!({ type: 'alias', userId: 'u-new', previousId: 'u-old', anonymousId: 'a-1' }, config())).toEqual([
       expected('/users/merge', {
         merge_updates: [{ identifier_to_merge: { external_id: 'u-old' }, identifier_to_keep: { external_id: 'u-new' } }],
       }),
     ]);
+    expect(braze.transform!({ type: 'alias', userId: 'u-new', previousId: 'a-1', anonymousId: 'a-1' }, config())).toEqual([
+      expected('/users/merge', {
+        merge_updates: [
+          { identifier_to_merge: { user_alias: { alias_name: 'a-1', alias_label: 'weir_anon_id' } }, identifier_to_keep: { external_id: 'u-new' } },
+        ],
+      }),
+    ]);
+  });
+
+  it('identify of a user without an anonymousId (or the same id twice) updates attributes only; identifies batch 50 aliases a request (POST: Identify users)', () => {
+    const [only, ...more] = braze.transform!({ type: 'identify', userId: 'u-1', traits: { plan: 'pro' } }, config());
+    expect([only!.endpoint, more]).toEqual(['https://rest.iad-03.braze.com/users/track', []]);
+    const maxEvents = braze.batch!.maxEvents as (request: { endpoint: string }) => number;
+    expect([maxEvents({ endpoint: 'https://x/users/identify' }), maxEvents({ endpoint: 'https://x/users/track' })]).toEqual([50, 75]);
   });
 
   it('sends to the instance REST endpoint of the data center, or to restEndpoint (API and SDK endpoints table)', () => {
