@@ -34,6 +34,41 @@ function deviceFields(message: Message): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 }
 
+const numberOf = (value: unknown): number | undefined => {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+};
+
+/**
+ * HTTP V2 `session_id`: "the start time of the session in milliseconds since epoch", which is what RudderStack's
+ * JavaScript SDK v3 puts in `context.sessionId` (integrations.Amplitude.session_id, where given, wins). Without it
+ * Amplitude counts every server-sent event as its own session.
+ */
+function sessionOf(message: Message): Record<string, unknown> {
+  const session = numberOf(firstOf(message, 'integrations.Amplitude.session_id', 'context.sessionId'));
+  return session !== undefined && session > 0 ? { session_id: Math.trunc(session) } : {};
+}
+
+/**
+ * HTTP V2 revenue fields: `price` (with `quantity`), else `revenue`, make Amplitude count the event's revenue;
+ * `productId` and `revenueType` describe it. Taken from the event spec's properties (revenue, price, quantity,
+ * product_id, revenue_type) when they are numbers (or numeric text).
+ */
+function revenueOf(properties: Record<string, unknown>): Record<string, unknown> {
+  const price = numberOf(properties.price);
+  const revenue = numberOf(properties.revenue);
+  if (price === undefined && revenue === undefined) return {};
+  const quantity = numberOf(properties.quantity);
+  const productId = firstOf(properties, 'product_id', 'productId');
+  const revenueType = firstOf(properties, 'revenue_type', 'revenueType');
+  return {
+    ...(price !== undefined && { price, quantity: quantity ?? 1 }),
+    ...(revenue !== undefined && { revenue }),
+    ...((typeof productId === 'string' || typeof productId === 'number') && { productId: String(productId) }),
+    ...(typeof revenueType === 'string' && { revenueType }),
+  };
+}
+
 /** One Amplitude event for one message (HTTP V2 "Upload request body parameters"). */
 function amplitudeEvent(message: Message): Record<string, unknown> {
   const userId = userIdOf(message);
@@ -46,6 +81,7 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
     ...(eventTime(message) && { time: eventTime(message)!.getTime() }),
     // insert_id lets Amplitude drop a retried event it already has.
     ...(typeof message.messageId === 'string' && { insert_id: message.messageId }),
+    ...sessionOf(message),
     ...deviceFields(message),
   };
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
@@ -60,6 +96,7 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
         ...base,
         event_type: message.event,
         event_properties: propertiesOf(message),
+        ...revenueOf(propertiesOf(message)),
         ...(Object.keys(traits).length > 0 && { user_properties: traits }),
       };
     }

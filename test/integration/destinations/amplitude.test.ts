@@ -58,7 +58,19 @@ describe('Amplitude transform (HTTP V2 API)', () => {
       ...device,
       event_type: 'Order Completed',
       event_properties: { revenue: 42, currency: 'EUR' },
+      revenue: 42,
     });
+  });
+
+  it("counts revenue (price × quantity, else revenue, with productId and revenueType) and places events in the SDK's session (session_id, ms since epoch) (HTTP V2 event keys)", () => {
+    const properties = { price: '19.99', quantity: 2, product_id: 'SKU-1', revenue_type: 'purchase' };
+    const { event } = eventOf({ ...base, type: 'track', event: 'Product Bought', properties, context: { ...context, sessionId: 1795427900123 } });
+    expect(event).toMatchObject({ price: 19.99, quantity: 2, productId: 'SKU-1', revenueType: 'purchase', session_id: 1795427900123 });
+    const page = eventOf({ ...base, type: 'page', integrations: { Amplitude: { session_id: 1795427000000 } }, context: { ...context, sessionId: 5 } }).event;
+    expect(page).toMatchObject({ session_id: 1795427000000 });
+    expect(page).not.toHaveProperty('revenue');
+    const plain = eventOf({ ...base, type: 'track', event: 'Clicked', properties: { price: 'free' } }).event;
+    expect([plain!.session_id, plain!.price, plain!.revenue]).toEqual([undefined, undefined, undefined]);
   });
 
   it('sends an identify as $identify with the traits under user_properties.$set (HTTP V2: user property operations)', () => {
