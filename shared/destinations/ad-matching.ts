@@ -128,3 +128,19 @@ export function pageOf(message: Message): { url?: string; referrer?: string } {
   const referrer = text(firstOf(message, 'context.page.referrer', 'properties.referrer'));
   return { ...(url && { url }), ...(referrer && { referrer }) };
 }
+
+/**
+ * A network's click or browser id as the SDKs and sites pass it: `context.<name>`, else `properties.<name>`, else,
+ * for a click id, the query parameter of the page URL the ad's click landed on (`fbclid`, `ttclid`).
+ */
+export function clickIdOf(message: Message, name: string, urlParameter?: string): string | undefined {
+  const given = text(firstOf(message, `context.${name}`, `properties.${name}`));
+  if (given || !urlParameter) return given;
+  const url = pageOf(message).url;
+  if (!url) return undefined;
+  try {
+    return text(new URL(url).searchParams.get(urlParameter) ?? undefined);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import { DAY_MS } from '../age-window';
 import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
-import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
@@ -35,6 +35,13 @@ function userData(message: Message, config: FacebookConversionsConfig): Record<s
   const data: Record<string, unknown> = Object.fromEntries(Object.entries(hashed).map(([key, value]) => [key, [value]]));
   if (client.ip) data.client_ip_address = client.ip;
   if (client.userAgent) data.client_user_agent = client.userAgent;
+  // "Customer Information Parameters": fbc, the click id as `fb.1.<creation time in ms>.<fbclid>` (the _fbc cookie,
+  // else made from the landing page's fbclid at the event's time), and fbp, the browser id (the _fbp cookie).
+  const fbclid = clickIdOf(message, 'fbclid', 'fbclid');
+  const fbc = clickIdOf(message, 'fbc') ?? (fbclid && `fb.1.${unixSeconds(message) * 1000}.${fbclid}`);
+  const fbp = clickIdOf(message, 'fbp');
+  if (fbc) data.fbc = fbc;
+  if (fbp) data.fbp = fbp;
   return data;
 }
 

@@ -1,5 +1,5 @@
 import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
-import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
@@ -32,12 +32,18 @@ const STANDARD_EVENTS: Record<string, string> = {
 function userOf(message: Message, config: TikTokConfig): Record<string, unknown> {
   const hashed = hashedIdentifiers(message, { ...config, phoneFormat: 'e164' });
   const client = clientOf(message);
+  const ttclid = clickIdOf(message, 'ttclid', 'ttclid');
+  const ttp = clickIdOf(message, 'ttp');
   return {
     ...(hashed.em && { email: hashed.em }),
     ...(hashed.ph && { phone: hashed.ph }),
     ...(hashed.external_id && { external_id: hashed.external_id }),
     ...(client.ip && { ip: client.ip }),
     ...(client.userAgent && { user_agent: client.userAgent }),
+    // "Report web events", user: ttclid, the click id (context or properties, else the landing page's ttclid
+    // parameter), and ttp, the _ttp cookie's browser id.
+    ...(ttclid && { ttclid }),
+    ...(ttp && { ttp }),
   };
 }
 

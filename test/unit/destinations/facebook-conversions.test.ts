@@ -142,6 +142,19 @@ describe('Facebook Conversions API transform', () => {
     expect((app!.body.JSON.data as { action_source: string }[])[0]!.action_source).toBe('app');
   });
 
+  it('sends fbc (the _fbc cookie, else fb.1.<event time in ms>.<fbclid> from the landing page URL) and fbp (the _fbp cookie) unhashed (Customer Information Parameters)', () => {
+    const userData = (message: Record<string, unknown>) =>
+      (facebookConversions.transform!({ ...base, type: 'page', ...message }, config())[0]!.body.JSON.data as { user_data: Record<string, unknown> }[])[0]!
+        .user_data;
+    const landed = { context: { ...CONTEXT, page: { url: 'https://shop.example/?fbclid=IwAR2abc' } } };
+    expect(userData(landed)).toMatchObject({ fbc: `fb.1.${AT_SECONDS * 1000}.IwAR2abc` });
+    expect(userData({ context: { ...CONTEXT, fbc: 'fb.1.1700000000000.given', fbp: 'fb.1.1700000000000.42' } })).toMatchObject({
+      fbc: 'fb.1.1700000000000.given',
+      fbp: 'fb.1.1700000000000.42',
+    });
+    expect(userData({})).not.toHaveProperty('fbc');
+  });
+
   it('refuses identify, group, alias and screen, naming why (the Conversions API has events only)', () => {
     const cfg = config();
     expect(buildRequests(facebookConversions, { ...base, type: 'identify', traits: { email: 'a@b.c' } }, cfg)).toEqual({

@@ -86,6 +86,15 @@ describe('TikTok Events API transform (event/track, web)', () => {
     expect(phoneOf('+44 20 7946 0958')).not.toBe(sha('442079460958'));
   });
 
+  it("sends the click id ttclid (context or properties, else the landing page URL's parameter) and the _ttp browser id ttp with the user (Report web events)", () => {
+    const userOf = (message: Record<string, unknown>) =>
+      (tiktokAds.transform!({ ...base, type: 'page', ...message }, config())[0]!.body.JSON.data as { user: Record<string, unknown> }[])[0]!.user;
+    const landed = { context: { ...CONTEXT, page: { url: 'https://shop.example/?utm_source=tt&ttclid=E.C.P.abc' } } };
+    expect(userOf(landed)).toMatchObject({ ttclid: 'E.C.P.abc' });
+    expect(userOf({ context: { ...CONTEXT, ttclid: 'given', ttp: 'browser-1' } })).toMatchObject({ ttclid: 'given', ttp: 'browser-1' });
+    expect(userOf({})).not.toHaveProperty('ttclid');
+  });
+
   it('sends a test event code and uses the base URL where configured', () => {
     const cfg = config({ testEventCode: 'TEST1', baseUrl: 'http://proxy.local:9000/tt/' });
     expect(tiktokAds.transform!({ ...base, type: 'page' }, cfg)).toEqual([
