@@ -56,6 +56,14 @@ function distinctIdOf(message: Message): string {
   return id;
 }
 
+/**
+ * "Anonymous vs identified events" (posthog.com/docs/data/anonymous-vs-identified-events): an event sent with
+ * `$process_person_profile: false` makes no person profile, and costs less; PostHog's own JavaScript SDK sends
+ * events so until a user is identified (`person_profiles: 'identified_only'`, its default). Weir does the same
+ * for events without a userId; identify, alias and group calls always make or update one.
+ */
+const anonymousOnly = (message: Message) => (userIdOf(message) ? {} : { $process_person_profile: false });
+
 const nameOf = (message: Message) => (typeof message.name === 'string' && message.name !== '' ? message.name : undefined);
 
 /** One message → the events of one batch, per the event types of the capture docs. */
@@ -63,7 +71,7 @@ function posthogEvents(message: Message): Record<string, unknown>[] {
   switch (message.type) {
     case 'track': {
       if (typeof message.event !== 'string' || message.event === '') throw instrumentationError('a track event needs an event name');
-      return [envelope(message, message.event, distinctIdOf(message), propertiesOf(message))];
+      return [envelope(message, message.event, distinctIdOf(message), { ...propertiesOf(message), ...anonymousOnly(message) })];
     }
     case 'identify': {
       // "Identify": $identify with the person properties under $set. $anon_distinct_id links the anonymous id
@@ -82,6 +90,7 @@ function posthogEvents(message: Message): Record<string, unknown>[] {
           ...propertiesOf(message),
           ...(name && { name }),
           ...(typeof url === 'string' && { $current_url: url }),
+          ...anonymousOnly(message),
         }),
       ];
     }
@@ -92,6 +101,7 @@ function posthogEvents(message: Message): Record<string, unknown>[] {
         envelope(message, '$screen', distinctIdOf(message), {
           ...propertiesOf(message),
           ...(typeof name === 'string' && { $screen_name: name }),
+          ...anonymousOnly(message),
         }),
       ];
     }

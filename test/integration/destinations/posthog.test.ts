@@ -45,7 +45,8 @@ describe('PostHog transform (capture API, /batch/)', () => {
     expect(event).toEqual({
       event: 'x',
       distinct_id: 'a-1',
-      properties: { $lib: 'weir' },
+      // Anonymous vs identified events: no person profile until the user is identified, as PostHog's JavaScript SDK sends them.
+      properties: { $process_person_profile: false, $lib: 'weir' },
       uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
     });
     const [again] = transform({ type: 'track', event: 'x', anonymousId: 'a-1', messageId: 'msg-1' });
@@ -88,7 +89,7 @@ describe('PostHog transform (capture API, /batch/)', () => {
     ]);
     const [fromContext] = transform({ type: 'page', anonymousId: 'a-1', context: { page: { url: 'https://shop.example/cart' } } });
     expect(fromContext!.body.JSON.batch).toEqual([
-      { event: '$pageview', distinct_id: 'a-1', properties: { $current_url: 'https://shop.example/cart', $lib: 'weir' } },
+      { event: '$pageview', distinct_id: 'a-1', properties: { $current_url: 'https://shop.example/cart', $process_person_profile: false, $lib: 'weir' } },
     ]);
   });
 
