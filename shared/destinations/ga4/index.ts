@@ -1,6 +1,6 @@
 import { HOUR_MS } from '../age-window';
 import { configurationError, instrumentationError } from '../errors';
-import { eventTime, firstOf, flatten, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, firstOf, flatten, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type Message } from '../types';
 import { ecommerceEvent } from './ecommerce';
@@ -127,6 +127,23 @@ function sessionParams(message: Message, properties: Record<string, unknown>): R
   return { session_id: paramValue('session_id', sessionId), engagement_time_msec: engagementMs };
 }
 
+/**
+ * The request's `consent` ("Measurement Protocol reference", consent: ad_user_data and ad_personalization, each
+ * GRANTED or DENIED), as the page's own consent mode gave it: integrations.GA4.consent. Nothing is assumed where
+ * the event says nothing (GA4 then applies the property's settings).
+ */
+function consentOf(message: Message): Record<string, string> | undefined {
+  const given = firstOf(message, 'integrations.GA4.consent');
+  if (!isRecord(given)) return undefined;
+  const consent = Object.fromEntries(
+    ['ad_user_data', 'ad_personalization'].flatMap((key) => {
+      const value = typeof given[key] === 'string' ? (given[key] as string).toUpperCase() : undefined;
+      return value === 'GRANTED' || value === 'DENIED' ? [[key, value]] : [];
+    }),
+  );
+  return Object.keys(consent).length > 0 ? consent : undefined;
+}
+
 /** The GA4 event of a message (name and params) and any user properties it sets. */
 function ga4Event(message: Message, config: Ga4Config): { name: string; params: Record<string, unknown>; userProperties?: Record<string, { value: unknown }> } {
   const properties = propertiesOf(message);
@@ -211,9 +228,11 @@ export const ga4 = defineDestination(ga4Definition, {
     // by the events'), so one client's events combine into one request. User properties take the request's
     // ("Send user properties": an entry's own, else the request's), so a request carrying them has it too.
     const micros = time && { timestamp_micros: time.getTime() * 1000 };
+    const consent = consentOf(message);
     const body = {
       [firebase ? 'app_instance_id' : 'client_id']: String(clientId),
       ...(userId && { user_id: userId }),
+      ...(consent && { consent }),
       ...(props && { ...micros, user_properties: props }),
       events: [{ name, params, ...micros }],
     };

@@ -272,6 +272,17 @@ describe('GA4 transform (Measurement Protocol)', () => {
     expect(eventOf({ type: 'identify', context: { sessionId: 7 }, traits: { plan: 'pro' } }).params).toEqual({});
   });
 
+  it('sends the consent the page gave in integrations.GA4.consent (ad_user_data, ad_personalization: GRANTED or DENIED), and none it did not (reference: consent)', () => {
+    const bodyOf = (integrations?: unknown) =>
+      ga4.transform!({ ...base, type: 'track', event: 'Signed Up', ...(integrations !== undefined && { integrations }) }, config())[0]!.body.JSON;
+    expect(bodyOf({ GA4: { consent: { ad_user_data: 'granted', ad_personalization: 'DENIED', other: 'x' } } }).consent).toEqual({
+      ad_user_data: 'GRANTED',
+      ad_personalization: 'DENIED',
+    });
+    expect(bodyOf({ GA4: { consent: { ad_user_data: 'maybe' } } })).not.toHaveProperty('consent');
+    expect(bodyOf()).not.toHaveProperty('consent');
+  });
+
   it('screen → screen_view for app streams: firebase_app_id in the query, app_instance_id in the body (Reserved names: app streams only)', () => {
     const cfg = ga4.config.parse({ apiSecret: 'SECRET', typesOfClient: 'firebase', firebaseAppId: '1:123:android:abc' });
     const message = { ...base, type: 'screen', name: 'Home', integrations: { GA4: { appInstanceId: 'cbd7e7f2a7d34c5f9b8e2f1a0c3d4e5f' } } };
