@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/v4/core';
 import type { ENDPOINT_FUNCTIONS } from './functions';
 import type { Route, RouteKey } from './routes';
 
@@ -25,14 +25,14 @@ type QueryPart<Q> = Partial<Q> extends Q ? { query?: Q } : { query: Q };
  * What a call sends: `params` fill the path template, `query` the query string, `body` the JSON body; each
  * typed as its schema's input. Parts a route does not declare cannot be given.
  */
-export type RouteInput<K extends ControlRouteKey, R = ControlRoute<K>> = (R extends { params: infer P extends z.ZodType }
+export type RouteInput<K extends ControlRouteKey, R = ControlRoute<K>> = (R extends { params: infer P extends z.$ZodType }
   ? { params: z.input<P> }
   : { params?: never }) &
-  (R extends { query: infer Q extends z.ZodType } ? QueryPart<QueryOf<z.input<Q>>> : { query?: never }) &
-  (R extends { body: infer B extends z.ZodType } ? { body: z.input<B> } : { body?: never });
+  (R extends { query: infer Q extends z.$ZodType } ? QueryPart<QueryOf<z.input<Q>>> : { query?: never }) &
+  (R extends { body: infer B extends z.$ZodType } ? { body: z.input<B> } : { body?: never });
 
 /** What a successful call answers: the route's response schema, as parsed (`z.output`). */
-export type RouteResponse<K extends ControlRouteKey> = ControlRoute<K> extends { response: infer S extends z.ZodType } ? z.output<S> : unknown;
+export type RouteResponse<K extends ControlRouteKey> = ControlRoute<K> extends { response: infer S extends z.$ZodType } ? z.output<S> : unknown;
 
 // --- the records the console shows, named once from the responses of the routes that answer them ---------
 

@@ -24,7 +24,7 @@ function schemesOf(route: RouteDefinition): Scheme[] {
 /** What the control plane answers on an error (the data plane answers plain text). */
 const ErrorBody = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });
 
-const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+const schemaOf = (schema: z.core.$ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
 
 const TEXT = { 'text/plain': { schema: { type: 'string' } } };
 const GIF = { 'image/gif': { schema: { type: 'string', contentMediaType: 'image/gif' } } };
@@ -79,7 +79,7 @@ export function buildOpenApi(plane: Plane, routes: readonly RouteDefinition[], s
 }
 
 /** The fields of an object schema as [name, JSON schema, required]. */
-function objectFields(schema: z.ZodType | undefined): [string, unknown, boolean][] {
+function objectFields(schema: z.core.$ZodType | undefined): [string, unknown, boolean][] {
   if (!schema) return [];
   const json = schemaOf(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, s]) => [name, s, json.required?.includes(name) ?? false]);

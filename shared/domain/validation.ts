@@ -1,5 +1,10 @@
-import type { z } from 'zod';
+import { config, safeParse, type $ZodError, type $ZodType, type output } from 'zod/v4/core';
+import { en } from 'zod/v4/locales';
 import { ValidationError } from './errors';
+
+// zod/mini (the schemas on the ingest path) loads no locale, and its messages would all read "Invalid input":
+// English, as the full build sets it, whichever build a function carries.
+config(en());
 
 /** One thing zod refused: where (the path under the value checked), its message, and for an object the fields it does not know. */
 export interface Problem {
@@ -9,7 +14,7 @@ export interface Problem {
 }
 
 /** What a failed parse refused, in zod's order: the one place that reads zod's issues. */
-export const problemsOf = (error: z.ZodError): Problem[] =>
+export const problemsOf = (error: $ZodError): Problem[] =>
   error.issues.map((issue) => ({
     path: issue.path.map(String),
     message: issue.message,
@@ -21,8 +26,8 @@ export const problemsOf = (error: z.ZodError): Problem[] =>
  * ValidationError whose message names the first offending field (`<where>.<path>: <problem>`) and whose
  * `details` name every one. Request edges (shared/http) and use cases alike call it.
  */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
+export function validate<S extends $ZodType>(schema: S, value: unknown, where: string): output<S> {
+  const result = safeParse(schema, value);
   if (result.success) return result.data;
   const details: Record<string, string> = {};
   for (const problem of problemsOf(result.error)) {

@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/v4/core';
 import { browserCorsHeaders, corsHeaders } from '../contract/cors';
 import { ENDPOINT_FUNCTIONS, type FunctionName } from '../contract/functions';
 import { routeKey } from '../contract/function-routes/define';
@@ -20,7 +20,7 @@ import { tracer } from '../ops/tracer';
 /** Authorizers that establish a workspace principal (the others only let the request through). */
 const TOKEN_AUTHORIZERS: ReadonlySet<string> = new Set(['account', 'bearer']);
 
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Parsed<S> = S extends z.$ZodType ? z.output<S> : undefined;
 type Field<R, K extends string> = R extends Record<K, infer S> ? S : undefined;
 
 export interface ActionInput<R extends Route> {
@@ -32,7 +32,7 @@ export interface ActionInput<R extends Route> {
   event: APIGatewayProxyEvent;
 }
 
-type ResponseOf<R extends Route> = Field<R, 'response'> extends z.ZodType ? z.input<Field<R, 'response'>> : unknown;
+type ResponseOf<R extends Route> = Field<R, 'response'> extends z.$ZodType ? z.input<Field<R, 'response'>> : unknown;
 export type Action<R extends Route> = (input: ActionInput<R>) => Promise<ResponseOf<R> | HttpReply>;
 export type Actions<F extends FunctionName> = { [R in Extract<Route, { fn: F }> as RouteKey<R>]: Action<R> };
 type ActionsByFunction = { [F in FunctionName]: Actions<F> };
@@ -71,7 +71,7 @@ export function createHandler<F extends FunctionName>(fn: F, own: RoutesOf<F>, a
     const route = routes.get(key);
     const action = (actions as Record<string, Action<Route>>)[key];
     if (!route || !action) throw new NotFoundError(`no route ${key}`);
-    const spec = route as Partial<Record<'params' | 'query' | 'body', z.ZodType>> & Route;
+    const spec = route as Partial<Record<'params' | 'query' | 'body', z.$ZodType>> & Route;
     const input = {
       params: spec.params ? validate(spec.params, event.pathParameters ?? {}, 'path') : undefined,
       query: spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined,

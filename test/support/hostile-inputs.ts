@@ -101,7 +101,7 @@ function lyingGzip(data: Buffer, statedSize: number): Buffer {
   return zipped;
 }
 
-const queryFields = (schema: z.ZodType | undefined) => {
+const queryFields = (schema: z.core.$ZodType | undefined) => {
   if (!schema) return [];
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
     properties?: Record<string, { type?: string; enum?: unknown[] }>;

@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// zod/mini, whose schemas are functions that bundle only what is used: the ingest function loads this module
+// and stays within its 300 KB (infra/bundles.ts).
+import * as z from 'zod/mini';
 import type { AuthorizerName, FunctionName } from '../functions';
 
 /** One route of the manifest (shared/contract/routes.ts), written in the module of the function that serves it. */
@@ -9,10 +11,11 @@ export interface RouteDefinition {
   fn: FunctionName;
   auth: AuthorizerName | 'none';
   summary: string;
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  response?: z.ZodType;
+  /** Schemas of either zod build: the full one, or zod/mini where a bundle must stay small (the ingest path's). */
+  params?: z.core.$ZodType;
+  query?: z.core.$ZodType;
+  body?: z.core.$ZodType;
+  response?: z.core.$ZodType;
   /** Status of a successful answer (default 200). */
   status?: number;
   /** Largest body this route reads, in bytes (default MAX_BODY_BYTES). */
