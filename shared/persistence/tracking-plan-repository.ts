@@ -1,5 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { ConflictError } from '../domain/errors';
 import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
@@ -8,6 +9,8 @@ import { keys } from './keys';
 import { isConditionFailure, queryAll, queryPrefix, type TableClient } from './table-client';
 
 const PLAN_FIELDS = ['id', 'name', 'description', 'version', 'createdAt', 'updatedAt'] as const;
+/** A version's item but its specs, which are stored packed. */
+const VersionFields = z.omit(PlanVersion, { specs: true });
 const planOf = (item: Record<string, unknown>) => TrackingPlan.parse(Object.fromEntries(PLAN_FIELDS.map((f) => [f, item[f]])));
 
 /** A version's specs are stored gzipped (a plan made from many captured models is large and compresses well). */
@@ -80,7 +83,7 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   async getVersion(workspaceId: string, planId: string, version: number): Promise<PlanVersion | undefined> {
     const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.trackingPlanVersion(workspaceId, planId, version) }));
     if (!Item) return undefined;
-    return { ...PlanVersion.omit({ specs: true }).parse(Item), specs: unpackSpecs(Item.specs as Uint8Array) };
+    return { ...VersionFields.parse(Item), specs: unpackSpecs(Item.specs as Uint8Array) };
   }
 
   async listVersions(workspaceId: string, planId: string) {
@@ -90,7 +93,7 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
       ProjectionExpression: 'planId, version, #name, description, createdAt, events',
       ExpressionAttributeNames: { '#name': 'name' },
     });
-    return items.map((item) => ({ ...PlanVersion.omit({ specs: true }).parse(item), events: Number(item.events ?? 0) }));
+    return items.map((item) => ({ ...VersionFields.parse(item), events: Number(item.events ?? 0) }));
   }
 
   async noteLink(workspaceId: string, planId: string, sourceId: string, version: number): Promise<void> {

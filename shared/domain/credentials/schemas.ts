@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// zod/mini, whose schemas are functions that bundle only what is used: the ingest function loads this module
+// and stays within its 300 KB (infra/bundles.ts).
+import * as z from 'zod/mini';
 
 /** Credentials for transformations: `getCredential(key)` reads them in the sandbox. */
 export const CREDENTIAL_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -11,49 +13,54 @@ export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
 export const MIN_SALT_LENGTH = 16;
 
 export const CredentialKeyParams = z.object({
-  key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters'),
+  key: z.string().check(z.regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters')),
 });
 
 export const CredentialPut = z.strictObject({
   value: z
     .string({ error: 'value must be a string' })
-    .refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`),
-  isSecret: z.boolean({ error: 'isSecret must be true or false' }).default(true).describe('secret values are never shown again once written'),
+    .check(z.refine((v) => Buffer.byteLength(v) <= MAX_CREDENTIAL_BYTES, `value must be at most ${MAX_CREDENTIAL_BYTES} bytes`)),
+  isSecret: z._default(z.boolean({ error: 'isSecret must be true or false' }), true).check(z.describe('secret values are never shown again once written')),
 });
 
 export const CredentialView = z.object({
   key: z.string(),
   isSecret: z.boolean(),
-  value: z.string().optional().describe('only for credentials that are not secret'),
+  value: z.optional(z.string()).check(z.describe('only for credentials that are not secret')),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type CredentialView = z.infer<typeof CredentialView>;
 
 /** Per-call credentials of a test request: `[{key, value, isSecret?}]` as the reference engine takes them, or `{key: value}`. */
-export const CredentialOverrides = z
-  .union([
-    z
-      .array(
-        z.object({
-          key: z.string().regex(CREDENTIAL_KEY, 'key must be an identifier'),
-          value: z.string(),
-          isSecret: z.boolean().optional(),
-        }),
-      )
-      .max(200),
-    z.record(z.string().regex(CREDENTIAL_KEY, 'keys must be identifiers'), z.string()),
-  ])
-  .describe('credentials for this call only, over the stored ones')
-  .transform((given) =>
+export const CredentialOverrides = z.pipe(
+  z
+    .union([
+      z
+        .array(
+          z.object({
+            key: z.string().check(z.regex(CREDENTIAL_KEY, 'key must be an identifier')),
+            value: z.string(),
+            isSecret: z.optional(z.boolean()),
+          }),
+        )
+        .check(z.maxLength(200)),
+      z.record(z.string().check(z.regex(CREDENTIAL_KEY, 'keys must be identifiers')), z.string()),
+    ])
+    .check(z.describe('credentials for this call only, over the stored ones')),
+  z.transform((given: { key: string; value: string; isSecret?: boolean }[] | Record<string, string>) =>
     Array.isArray(given)
       ? given.map((c) => ({ key: c.key, value: c.value, isSecret: c.isSecret ?? true }))
       : Object.entries(given).map(([key, value]) => ({ key, value, isSecret: true })),
-  );
+  ),
+);
 export type CredentialOverrides = z.output<typeof CredentialOverrides>;
 
 /** Binary as the store returns it (a Uint8Array), as a Buffer. */
-const Bytes = z.instanceof(Uint8Array).transform((bytes): Buffer => Buffer.from(bytes));
+const Bytes = z.pipe(
+  z.instanceof(Uint8Array),
+  z.transform((bytes: Uint8Array<ArrayBuffer>): Buffer => Buffer.from(bytes)),
+);
 
 /** A credential as it is kept: its value sealed with the workspace's data key (envelope.ts), never in plaintext. */
 export const StoredCredential = z.object({

@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// zod/mini, whose schemas are functions that bundle only what is used: the ingest function loads this module
+// and stays within its 300 KB (infra/bundles.ts).
+import * as z from 'zod/mini';
 
 /** Ingestion (DESIGN §3, reference §4): the bodies SDKs send to the data plane. */
 export const EVENT_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
@@ -21,9 +23,9 @@ export const SingleEventBody = Event;
 
 /** POST /v1/batch: `{batch: [...], writeKey?, sentAt?, context?}` as the SDKs send it. */
 export const BatchBody = z.looseObject({
-  batch: z.array(z.unknown(), { error: 'batch must be an array of events' }).min(1, 'empty batch payload'),
-  writeKey: z.string().optional(),
-  sentAt: z.unknown().optional(),
+  batch: z.array(z.unknown(), { error: 'batch must be an array of events' }).check(z.minLength(1, 'empty batch payload')),
+  writeKey: z.optional(z.string()),
+  sentAt: z.optional(z.unknown()),
 });
 
 /**
@@ -57,14 +59,14 @@ export const IngestParams = z.object({
 });
 
 /** `navigator.sendBeacon` cannot set headers: the write key comes in the query. */
-export const WriteKeyQuery = z.looseObject({ writeKey: z.string().max(1000).optional() });
+export const WriteKeyQuery = z.looseObject({ writeKey: z.optional(z.string().check(z.maxLength(1000))) });
 
 /** GET /pixel/v1/{track,page}: an email open or a page without JavaScript. */
 export const PixelParams = z.object({ type: z.enum(['track', 'page'], { error: 'a pixel is a track or a page' }) });
 export const PixelQuery = z.looseObject({
-  writeKey: z.string().max(1000).optional(),
-  anonymousId: z.string().optional(),
-  userId: z.string().optional(),
-  event: z.string().optional().describe('the track event’s name'),
-  name: z.string().optional().describe('the page’s name'),
+  writeKey: z.optional(z.string().check(z.maxLength(1000))),
+  anonymousId: z.optional(z.string()),
+  userId: z.optional(z.string()),
+  event: z.optional(z.string()).check(z.describe('the track event’s name')),
+  name: z.optional(z.string()).check(z.describe('the page’s name')),
 });

@@ -8,7 +8,7 @@ import { Rules } from './schemas';
 
 /** A dry run's body: the rules to try (absent: the connection's own) on the last `limit` events of its source. */
 export const DryRunBody = z.strictObject({
-  rules: Rules.optional().describe('the rules to try; absent, the connection’s stored rules'),
+  rules: z.optional(Rules).describe('the rules to try; absent, the connection’s stored rules'),
   limit: z.number({ error: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').default(100),
 });
 

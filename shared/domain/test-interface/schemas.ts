@@ -20,14 +20,14 @@ export const TestDestinationBody = z.strictObject({
     .optional()
     .describe('merged over the stored configuration for this call only'),
   sourceId: z.string().min(1).max(64).optional().describe('run the rules of the connection from this source first'),
-  credentials: CredentialOverrides.optional(),
+  credentials: z.optional(CredentialOverrides),
 });
 
 export const TestSourceBody = z.strictObject({
   stage: Stage.optional(),
   message: Message,
   destinationConfig: z.never({ error: 'is accepted only by /v0/testDestination/{destination_id}' }).optional(),
-  credentials: CredentialOverrides.optional(),
+  credentials: z.optional(CredentialOverrides),
 });
 
 export const ForceQuery = z.object({

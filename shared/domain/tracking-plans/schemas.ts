@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// zod/mini, whose schemas are functions that bundle only what is used: the ingest function loads this module
+// and stays within its 300 KB (infra/bundles.ts).
+import * as z from 'zod/mini';
 import { SourcePlan } from './link';
 
 /**
@@ -21,8 +23,10 @@ export const MAX_PLAN_EVENTS = 500;
 export const MAX_SPECS_BYTES = 300 * 1024;
 export const MAX_MODELS_PER_REQUEST = 200;
 
-const Id = z.string().min(1).max(64);
-const Name = z.string().trim().min(1, 'must not be empty').max(200);
+const Id = z.string().check(z.minLength(1), z.maxLength(64));
+const Name = z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200));
+const Int = () => z.number().check(z.int());
+const VersionNumber = () => z.coerce.number({ error: 'must be a version number' }).check(z.int(), z.gte(1));
 
 export const Violation = z.object({
   type: z.enum(VIOLATION_TYPES),
@@ -34,49 +38,53 @@ export type Violation = z.infer<typeof Violation>;
 export const EventSpec = z
   .strictObject({
     type: z.enum(PLAN_EVENT_TYPES),
-    name: z.string().min(1).max(200).optional().describe('the event name: required for track, optional for page and screen, none for the others'),
-    description: z.string().max(2000).optional(),
+    name: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(200)))
+      .check(z.describe('the event name: required for track, optional for page and screen, none for the others')),
+    description: z.optional(z.string().check(z.maxLength(2000))),
     schema: z
-      .record(z.string(), z.unknown())
-      .default({ type: 'object' })
-      .describe(
-        "JSON Schema (draft 2020-12) of the event's properties (traits for identify and group); its patterns are matched in linear time (RE2): no backreferences or lookaround",
+      ._default(z.record(z.string(), z.unknown()), { type: 'object' })
+      .check(
+        z.describe(
+          "JSON Schema (draft 2020-12) of the event's properties (traits for identify and group); its patterns are matched in linear time (RE2): no backreferences or lookaround",
+        ),
       ),
   })
-  .refine((s) => s.type !== 'track' || s.name !== undefined, { message: 'a track spec needs a name', path: ['name'] })
-  .refine((s) => NAMED_TYPES.includes(s.type) || s.name === undefined, { message: 'only track, page and screen specs have a name', path: ['name'] });
+  .check(
+    z.refine((s) => s.type !== 'track' || s.name !== undefined, { message: 'a track spec needs a name', path: ['name'] }),
+    z.refine((s) => NAMED_TYPES.includes(s.type) || s.name === undefined, { message: 'only track, page and screen specs have a name', path: ['name'] }),
+  );
 export type EventSpec = z.infer<typeof EventSpec>;
 
-const Specs = z.array(EventSpec).max(MAX_PLAN_EVENTS);
-const ModelIds = z
-  .array(z.uuid({ error: 'must be an EventID (a UUID)' }))
-  .min(1)
-  .max(MAX_MODELS_PER_REQUEST);
+const Specs = z.array(EventSpec).check(z.maxLength(MAX_PLAN_EVENTS));
+const ModelIds = z.array(z.uuid({ error: 'must be an EventID (a UUID)' })).check(z.minLength(1), z.maxLength(MAX_MODELS_PER_REQUEST));
 
 export const PlanCreate = z
   .strictObject({
     name: Name,
-    description: z.string().max(10_000).default(''),
-    specs: Specs.optional(),
-    fromEventModels: ModelIds.optional().describe('EventIDs of captured event models: each becomes a spec'),
+    description: z._default(z.string().check(z.maxLength(10_000)), ''),
+    specs: z.optional(Specs),
+    fromEventModels: z.optional(ModelIds).check(z.describe('EventIDs of captured event models: each becomes a spec')),
   })
-  .refine((b) => (b.specs === undefined) !== (b.fromEventModels === undefined), 'body must have exactly one of specs, fromEventModels');
+  .check(z.refine((b) => (b.specs === undefined) !== (b.fromEventModels === undefined), 'body must have exactly one of specs, fromEventModels'));
 
 export const PlanUpdate = z
   .strictObject({
-    name: Name.optional(),
-    description: z.string().max(10_000).optional(),
-    specs: Specs.optional(),
-    fromEventModels: ModelIds.optional(),
+    name: z.optional(Name),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    specs: z.optional(Specs),
+    fromEventModels: z.optional(ModelIds),
   })
-  .refine((b) => !(b.specs !== undefined && b.fromEventModels !== undefined), 'body must not have both specs and fromEventModels')
-  .refine((b) => Object.keys(b).length > 0, 'body must change at least one of name, description, specs, fromEventModels');
+  .check(
+    z.refine((b) => !(b.specs !== undefined && b.fromEventModels !== undefined), 'body must not have both specs and fromEventModels'),
+    z.refine((b) => Object.keys(b).length > 0, 'body must change at least one of name, description, specs, fromEventModels'),
+  );
 
 export const TrackingPlan = z.object({
   id: Id,
   name: z.string(),
   description: z.string(),
-  version: z.number().int().describe('the latest version'),
+  version: Int().check(z.describe('the latest version')),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -84,7 +92,7 @@ export type TrackingPlan = z.infer<typeof TrackingPlan>;
 
 export const PlanVersion = z.object({
   planId: Id,
-  version: z.number().int(),
+  version: Int(),
   name: z.string(),
   description: z.string(),
   specs: z.array(z.record(z.string(), z.unknown())),
@@ -92,48 +100,43 @@ export const PlanVersion = z.object({
 });
 export type PlanVersion = Omit<z.infer<typeof PlanVersion>, 'specs'> & { specs: EventSpec[] };
 
-export const PlanWithSpecs = TrackingPlan.extend({ specs: z.array(z.record(z.string(), z.unknown())) });
-export const PlanVersionSummary = PlanVersion.omit({ specs: true }).extend({ events: z.number().int() });
+export const PlanWithSpecs = z.extend(TrackingPlan, { specs: z.array(z.record(z.string(), z.unknown())) });
+export const PlanVersionSummary = z.extend(z.omit(PlanVersion, { specs: true }), { events: Int() });
 
-export const SourcePlanBody = SourcePlan.extend({
-  version: z.number().int().min(1).optional().describe('the plan version; the latest when left out'),
+export const SourcePlanBody = z.extend(SourcePlan, {
+  version: z.optional(z.number().check(z.int(), z.gte(1))).check(z.describe('the plan version; the latest when left out')),
 });
 
 export const PlanIdParams = z.object({ id: Id });
-export const VersionParams = z.object({ id: Id, version: z.coerce.number({ error: 'must be a version number' }).int().min(1) });
-export const DiffQuery = z.object({
-  from: z.coerce.number({ error: 'must be a version number' }).int().min(1),
-  to: z.coerce.number({ error: 'must be a version number' }).int().min(1).optional(),
-});
-export const StatsQuery = z.object({ sourceId: Id.optional(), version: z.coerce.number().int().min(1).optional() });
+export const VersionParams = z.object({ id: Id, version: VersionNumber() });
+export const DiffQuery = z.object({ from: VersionNumber(), to: z.optional(VersionNumber()) });
+export const StatsQuery = z.object({ sourceId: z.optional(Id), version: z.optional(z.coerce.number().check(z.int(), z.gte(1))) });
 
+const Names = z.array(z.string());
 export const SpecChange = z.object({
   type: z.string(),
-  name: z.string().optional(),
-  properties: z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) }),
-  required: z.object({ added: z.array(z.string()), removed: z.array(z.string()) }),
+  name: z.optional(z.string()),
+  properties: z.object({ added: Names, removed: Names, changed: Names }),
+  required: z.object({ added: Names, removed: Names }),
 });
+const Named = z.object({ type: z.string(), name: z.optional(z.string()) });
 export const PlanDiff = z.object({
   planId: Id,
-  from: z.number().int(),
-  to: z.number().int(),
-  events: z.object({
-    added: z.array(z.object({ type: z.string(), name: z.string().optional() })),
-    removed: z.array(z.object({ type: z.string(), name: z.string().optional() })),
-    changed: z.array(SpecChange),
-  }),
+  from: Int(),
+  to: Int(),
+  events: z.object({ added: z.array(Named), removed: z.array(Named), changed: z.array(SpecChange) }),
 });
 
 const Counts = z.object({
-  total: z.number().int(),
-  validated: z.number().int().describe('events that met their spec, no violation'),
-  withViolations: z.number().int(),
-  dropped: z.number().int(),
-  violations: z.partialRecord(z.enum(VIOLATION_TYPES), z.number().int()).describe('events with at least one violation of the type'),
+  total: Int(),
+  validated: Int().check(z.describe('events that met their spec, no violation')),
+  withViolations: Int(),
+  dropped: Int(),
+  violations: z.partialRecord(z.enum(VIOLATION_TYPES), Int()).check(z.describe('events with at least one violation of the type')),
 });
 export const PlanStats = z.object({
   planId: Id,
-  rows: z.array(Counts.extend({ sourceId: z.string(), version: z.number().int(), type: z.string(), name: z.string().optional() })),
+  rows: z.array(z.extend(Counts, { sourceId: z.string(), version: Int(), type: z.string(), name: z.optional(z.string()) })),
   totals: Counts,
 });
 export type PlanCounts = z.infer<typeof Counts>;
