@@ -112,4 +112,4 @@ const median = (values: number[]) => {
  * A Lambda's environment at init: a region, and the AWS SDK v3 resolvable (the runtime provides it; here
  * the project's own node_modules do), so a handler that makes its clients at init pays for them as it would.
  */
-const initEnv = () => ({ ...process.env, AWS_REGION: process.env.AWS_REGION ?? 'eu-west-1', NODE_PATH: path.join(REPO_ROOT, 'node_modules') });
+export const initEnv = () => ({ ...process.env, AWS_REGION: process.env.AWS_REGION ?? 'eu-west-1', NODE_PATH: path.join(REPO_ROOT, 'node_modules') });

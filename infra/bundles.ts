@@ -62,7 +62,10 @@ const BUDGETS = {
   eventSchemas: { budgetKb: 320 },
   trackingPlans: { budgetKb: 340, onDemand: ['ajv/dist/2020.js', 're2js'] },
   dataMeta: { budgetKb: 285 },
-  ingest: { budgetKb: 332, onDemand: ['ajv/dist/2020.js', 're2js'] },
+  // The schemas on ingestion's path (its routes', the catalog's, rules', credentials' and tracking plans') are
+  // written with zod/mini, so its bundle carries no classic zod: 271 KB measured, from 331. The functions that
+  // also carry classic zod grew 0.5 to 3 KB with mini's constructors beside it, within their budgets.
+  ingest: { budgetKb: 300, onDemand: ['ajv/dist/2020.js', 're2js'] },
   sdkConfig: { budgetKb: 285 },
   governance: { budgetKb: 320 },
   parkedRecords: { budgetKb: 290 },
