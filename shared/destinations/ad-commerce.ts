@@ -1,4 +1,4 @@
-import { eventTime, firstOf, idText, isRecord, propertiesOf } from './message';
+import { eventTime, firstOf, idText, isRecord, numberOf, propertiesOf } from './message';
 import { instrumentationError } from './errors';
 import type { Message } from './types';
 
@@ -18,11 +18,6 @@ export interface Product {
   quantity?: number;
 }
 
-const toNumber = (value: unknown): number | undefined => {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
-};
-
 const textOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 function productOf(item: Record<string, unknown>): Product {
@@ -31,8 +26,8 @@ function productOf(item: Record<string, unknown>): Product {
     name: textOf(item.name),
     category: textOf(item.category),
     brand: textOf(item.brand),
-    price: toNumber(item.price),
-    quantity: toNumber(item.quantity),
+    price: numberOf(item.price),
+    quantity: numberOf(item.quantity),
   };
   return Object.fromEntries(Object.entries(product).filter(([, v]) => v !== undefined)) as Product;
 }
@@ -61,9 +56,9 @@ export function commerceOf(message: Message): Commerce {
   const products = productsOf(message);
   const single = products.length === 1 && !Array.isArray(properties.products) ? products[0] : undefined;
   const value =
-    toNumber(properties.value) ??
-    toNumber(properties.revenue) ??
-    toNumber(properties.total) ??
+    numberOf(properties.value) ??
+    numberOf(properties.revenue) ??
+    numberOf(properties.total) ??
     (single?.price !== undefined ? single.price * (single.quantity ?? 1) : undefined);
   const currency = textOf(properties.currency)?.toUpperCase();
   return {

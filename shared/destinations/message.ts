@@ -31,6 +31,12 @@ export function idText(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** A finite number, given as a number or as numeric text; undefined for anything else. */
+export function numberOf(value: unknown): number | undefined {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+}
+
 export const userIdOf = (message: Message) => idText(firstOf(message, 'userId', 'context.traits.userId', 'traits.userId'));
 export const anonymousIdOf = (message: Message) => idText(message.anonymousId);
 

@@ -1,5 +1,5 @@
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, get, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { deletionOutcome } from '../deletion';
 import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
@@ -33,11 +33,6 @@ function deviceFields(message: Message): Record<string, unknown> {
   };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 }
-
-const numberOf = (value: unknown): number | undefined => {
-  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
-};
 
 /**
  * HTTP V2 `session_id`: "the start time of the session in milliseconds since epoch", which is what RudderStack's

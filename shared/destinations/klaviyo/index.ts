@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestination, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
 import { type KlaviyoConfig, klaviyoDefinition } from './definition';
@@ -109,9 +109,7 @@ const MAX_METRIC_NAME = 127;
 
 /** The event's monetary value: revenue, else value, else total (Klaviyo's `value`, e.g. a purchase's amount). */
 function valueOf(properties: Record<string, unknown>): number | undefined {
-  const value = firstOf(properties, 'revenue', 'value', 'total');
-  const number = typeof value === 'string' ? Number(value) : value;
-  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+  return numberOf(firstOf(properties, 'revenue', 'value', 'total'));
 }
 
 /**
