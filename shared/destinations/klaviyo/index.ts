@@ -54,11 +54,12 @@ function identifiers(message: Message, traits: Record<string, unknown>, config: 
   return compact({ email: text(traits.email), phone_number: e164(traits.phone, config), external_id: userIdOf(message) });
 }
 
-/** Why an event has no identifier Klaviyo takes: `base`, and the phone it could not read, if any. */
+/**
+ * Why an event has no identifier Klaviyo takes: `base`, and that its phone is not E.164 where it has one (the
+ * number itself is not repeated: error texts reach the failures list, alerts and logs).
+ */
 function noIdentifier(base: string, traits: Record<string, unknown>): Error {
-  const phone = text(traits.phone);
-  const why =
-    phone === undefined ? '' : ` ("${phone.slice(0, 40)}" is no E.164 phone number: write it with + and its country code, or configure phoneCountryCode)`;
+  const why = text(traits.phone) === undefined ? '' : ' (its phone is no E.164 number: write it with + and its country code, or configure phoneCountryCode)';
   return instrumentationError(`${base}${why}`);
 }
 

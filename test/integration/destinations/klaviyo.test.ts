@@ -152,7 +152,7 @@ describe('Klaviyo transform (profile import, events)', () => {
     expect(buildRequests(klaviyo, { type: 'identify', anonymousId: 'a', traits: { phone: '555-0100' } }, config())).toEqual({
       ok: false,
       error:
-        'Klaviyo needs an email, a phone or a userId (external_id) to identify a profile ("555-0100" is no E.164 phone number: write it with + and its country code, or configure phoneCountryCode)',
+        'Klaviyo needs an email, a phone or a userId (external_id) to identify a profile (its phone is no E.164 number: write it with + and its country code, or configure phoneCountryCode)',
     });
   });
 
