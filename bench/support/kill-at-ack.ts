@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { servicePort } from './ports';
 import { burstOf, KINDS, type Kind, type Sent } from './kill-at-ack-requests';
 
 /**
@@ -248,7 +248,7 @@ export async function runKillAtAck(options: KillAtAckOptions): Promise<KillAtAck
   const hooks = await webhooks();
   const home = mkdtempSync(path.join(tmpdir(), 'weir-kill-at-ack-'));
   const dataDir = path.join(home, 'data');
-  const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+  const [controlPort, dataPort, consolePort] = [await servicePort(), await servicePort(), await servicePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     WEIR_HOME: home,

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { servicePort } from './ports';
 
 const ROOT = path.resolve(__dirname, '../..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,7 +25,7 @@ export class StartedService {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   async start(): Promise<void> {
-    const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+    const [controlPort, dataPort, consolePort] = [await servicePort(), await servicePort(), await servicePort()];
     // Free ports for all three, the console's too: another `npm start` on this machine may hold the default.
     const env: NodeJS.ProcessEnv = {
       ...process.env,

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { servicePort } from '../../bench/support/ports';
 
 /** `npm start` as a user runs it: a child process in its own process group, stopped with a signal. */
 const ROOT = path.resolve(__dirname, '../..');
@@ -16,7 +16,7 @@ export interface Started {
 }
 
 export async function start(env: NodeJS.ProcessEnv, options: { timeoutMs?: number } = {}): Promise<Started> {
-  const [controlPort, dataPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+  const [controlPort, dataPort, consolePort] = [await servicePort(), await servicePort(), await servicePort()];
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
     ...env,

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { servicePort } from '../../bench/support/ports';
 
 /**
  * A throw-away PostgreSQL server on a free loopback port, its cluster in a temp dir, with one password user.
@@ -98,7 +98,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'weir-pg-'));
   chmodSync(dir, 0o700);
   initCluster(bin, dir, account);
-  const port = await freePort();
+  const port = await servicePort();
   const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
   const [command, args] = asAccount(account, path.join(bin, 'postgres'), [
     '-D',

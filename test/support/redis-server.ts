@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../../infra/local/dynamodb-local';
+import { servicePort } from '../../bench/support/ports';
 
 /** A throw-away redis-server on a free loopback port, in memory only. Needs `redis-server` on the PATH. */
 export interface RedisServer {
@@ -28,7 +28,7 @@ function answersPing(port: number): Promise<boolean> {
 
 /** Starts redis-server with `args` added (e.g. `['--requirepass', 'secret']`) and waits until it answers. */
 export async function startRedisServer(args: string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+  const port = await servicePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
