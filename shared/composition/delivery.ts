@@ -14,6 +14,7 @@ import { UserCodeRepository } from '../persistence/user-code-repository';
 import { DeliveryRepository } from '../persistence/delivery-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
+import { duplicateFilter } from './duplicates';
 import { suppressionIndex } from './suppression';
 import { parseSeq } from '../domain/delivery/batch-run';
 import type { ParkedDelivery } from '../domain/delivery/records';
@@ -78,6 +79,7 @@ export const streamDelivery = (s: Services) => {
           deliveryPolicy(s).configCacheMs,
           deliveryPolicy(s).shardSwitchWaitMs,
         ),
+        duplicateFilter(s),
       ),
   );
 };
@@ -105,6 +107,7 @@ export const scheduledDelivery = (s: Services) => {
         retries(),
         round,
         lanes,
+        duplicateFilter(s),
       ),
   );
 };

@@ -5,6 +5,7 @@ import { IngestRepository } from '../persistence/ingest-repository';
 import { ReplayRepository } from '../persistence/replay-repository';
 import { repository, type Services } from '../services';
 import { batchDelivery, newDeliveryRound } from './delivery';
+import { duplicateFilter } from './duplicates';
 import { suppressionIndex } from './suppression';
 
 /** Sending running replays (the scheduled runner), on the same batch machinery as live delivery. */
@@ -20,5 +21,6 @@ export const replayRunner = (s: Services) =>
         suppressionIndex(s),
         batchDelivery(s),
         () => newDeliveryRound(s),
+        duplicateFilter(s),
       ),
   );

@@ -241,6 +241,14 @@ export const keys = bounded({
     sk: `P#${requestId}#${part}`,
   }),
   /**
+   * A source's claim on a messageId (de-duplication, domain/ingestion/duplicates.ts): a partition per messageId,
+   * named by its SHA-256 (a client's text never becomes a key), so a source at any rate heats none.
+   */
+  seenMessage: (workspaceId: string, sourceId: string, messageId: string) => ({
+    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#SEEN#${createHash('sha256').update(messageId).digest('base64url')}`,
+    sk: 'SEEN',
+  }),
+  /**
    * A destination's failed (aborted) events, a group per write that recorded them, ordered by the time of
    * their ingestion: `<receivedAt>#<requestId>#<part>#<first slot>`.
    */

@@ -9,7 +9,7 @@ const runningKey = (replay: Pick<Replay, 'createdAt' | 'workspaceId' | 'id'>) =>
   gsi1sk: `${replay.createdAt}#${replay.workspaceId}#${replay.id}`,
 });
 
-const PROGRESS_FIELDS = ['parts', 'events', 'delivered', 'filtered', 'aborted', 'retrying', 'suppressed'] as const;
+const PROGRESS_FIELDS = ['parts', 'events', 'delivered', 'filtered', 'aborted', 'retrying', 'suppressed', 'duplicate'] as const;
 
 /** Replay jobs (see the port): every change after creation is conditional on the replay still running. */
 export class ReplayRepository implements ports.ReplayRepository {

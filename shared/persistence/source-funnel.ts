@@ -13,6 +13,8 @@ export interface CountedPart {
   requestId: string;
   part: number;
   events: number;
+  /** Of them, duplicates of events the source accepted before (never delivered). */
+  duplicates?: number;
 }
 
 /** Markers per transaction, beside their counters (a transaction holds 100 items). */
@@ -41,16 +43,19 @@ export class SourceFunnelRepository {
     let pending = [...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()];
     while (pending.length > 0) {
       const markers = pending.map((p) => this.markers.put(p));
-      const sums = new Map<string, { part: CountedPart; hour: string; stored: number }>();
+      const sums = new Map<string, { part: CountedPart; hour: string; stored: number; duplicate: number }>();
       for (const p of pending) {
         const hour = hourOf(ingestedAt(p.requestId));
         const key = `${p.workspaceId}#${p.sourceId}#${hour}`;
-        const sum = sums.get(key) ?? { part: p, hour, stored: 0 };
+        const sum = sums.get(key) ?? { part: p, hour, stored: 0, duplicate: 0 };
         sum.stored += p.events;
+        sum.duplicate += p.duplicates ?? 0;
         sums.set(key, sum);
       }
-      const counters = [...sums.values()].map(({ part, hour, stored }) =>
-        hourlyUpdate(this.store.table, keys.sourceFunnel(part.workspaceId, part.sourceId, counterShard(), hour), { counts: { stored, received: stored } })!,
+      const counters = [...sums.values()].map(({ part, hour, stored, duplicate }) =>
+        hourlyUpdate(this.store.table, keys.sourceFunnel(part.workspaceId, part.sourceId, counterShard(), hour), {
+          counts: { stored, received: stored, ...(duplicate > 0 && { duplicate }) },
+        })!,
       );
       try {
         await this.store.doc.send(new TransactWriteCommand({ TransactItems: [...markers, ...counters] }));

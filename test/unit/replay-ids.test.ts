@@ -11,7 +11,16 @@ describe("a replay's batches", () => {
   });
 
   it("count a finished batch's outcomes from its trail, each output once", () => {
-    expect(tallyOf('2d,1D,1s,1r,1a,1f', 6)).toEqual({ parts: 1, events: 6, delivered: 3, suppressed: 1, retrying: 1, aborted: 1, filtered: 1 });
+    expect(tallyOf('2d,1D,1s,1r,1a,1f,1u', 7)).toEqual({
+      parts: 1,
+      events: 7,
+      delivered: 3,
+      suppressed: 1,
+      duplicate: 1,
+      retrying: 1,
+      aborted: 1,
+      filtered: 1,
+    });
     expect(tallyOf(undefined, 4)).toMatchObject({ events: 4, delivered: 0 });
   });
 });

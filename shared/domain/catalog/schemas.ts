@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { SourcePlan } from '../tracking-plans/link';
 import { Rule, Rules } from '../rules/schemas';
 import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS } from '../ingestion/shards';
+import { DEFAULT_DEDUPLICATION_WINDOW_HOURS, MAX_DEDUPLICATION_WINDOW_HOURS } from '../ingestion/duplicates';
 
 /** Catalog resources (DESIGN.md §3) and the bodies that create and change them. */
 const Name = z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200));
@@ -39,6 +40,16 @@ const IngestShards = z
     z.describe('partitions the source’s events are spread over by user'),
   );
 
+/** How long a source remembers the messageIds it accepted (docs/concepts/deduplication.md). */
+const DeduplicationWindowHours = z
+  .number({ error: 'must be a whole number of hours' })
+  .check(
+    z.int('must be a whole number of hours'),
+    z.gte(1, 'must be at least 1'),
+    z.lte(MAX_DEDUPLICATION_WINDOW_HOURS, `must be at most ${MAX_DEDUPLICATION_WINDOW_HOURS} (7 days)`),
+    z.describe(`hours an event's messageId is remembered: a later event with it is a duplicate, not delivered (default ${DEFAULT_DEDUPLICATION_WINDOW_HOURS})`),
+  );
+
 export const Source = z.object({
   id: Id,
   name: z.string(),
@@ -48,6 +59,7 @@ export const Source = z.object({
   firstEventAt: z.optional(z.iso.datetime()).check(z.describe('when the source’s first event was stored')),
   inboundLimit: z.optional(InboundLimit),
   ingestShards: z.optional(IngestShards).check(z.describe(`partitions the source’s events are spread over by user; absent: ${DEFAULT_INGEST_SHARDS}`)),
+  deduplicationWindowHours: z.optional(DeduplicationWindowHours),
   ingestShardsChange: z
     .optional(z.object({ previous: z.number().check(z.int()), at: z.iso.datetime() }))
     .check(z.describe('the last change of shards: requests received before `at` went to `previous` shards')),
@@ -64,11 +76,18 @@ export const SourceCreate = z.strictObject({
   enabled: z._default(z.boolean(), true),
   inboundLimit: z.optional(InboundLimit),
   ingestShards: z.optional(IngestShards).check(z.describe(`partitions the source’s events are spread over by user (default ${DEFAULT_INGEST_SHARDS})`)),
+  deduplicationWindowHours: z.optional(DeduplicationWindowHours),
 });
 
 export const SourcePatch = z
-  .strictObject({ name: z.optional(Name), enabled: z.optional(z.boolean()), inboundLimit: z.optional(InboundLimit), ingestShards: z.optional(IngestShards) })
-  .check(z.refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, inboundLimit, ingestShards'));
+  .strictObject({
+    name: z.optional(Name),
+    enabled: z.optional(z.boolean()),
+    inboundLimit: z.optional(InboundLimit),
+    ingestShards: z.optional(IngestShards),
+    deduplicationWindowHours: z.optional(DeduplicationWindowHours),
+  })
+  .check(z.refine((p) => Object.keys(p).length > 0, 'body must change at least one of name, enabled, inboundLimit, ingestShards, deduplicationWindowHours'));
 
 export const Destination = z.object({
   id: Id,

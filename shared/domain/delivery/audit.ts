@@ -77,10 +77,21 @@ export const AcknowledgedBody = z
   .strict();
 export type AcknowledgedBody = z.output<typeof AcknowledgedBody>;
 
-const EVENT_STATES = ['delivered', 'retrying', 'aborted', 'filtered', 'suppressed', 'inProgress', 'unrecorded', 'notExpected', 'missing'] as const;
+const EVENT_STATES = ['delivered', 'retrying', 'aborted', 'filtered', 'suppressed', 'duplicate', 'inProgress', 'unrecorded', 'notExpected', 'missing'] as const;
 type EventState = (typeof EVENT_STATES)[number];
 /** An event with several outputs is as far as its least settled one. */
-const PRECEDENCE: EventState[] = ['missing', 'inProgress', 'retrying', 'unrecorded', 'aborted', 'delivered', 'filtered', 'suppressed', 'notExpected'];
+const PRECEDENCE: EventState[] = [
+  'missing',
+  'inProgress',
+  'retrying',
+  'unrecorded',
+  'aborted',
+  'delivered',
+  'filtered',
+  'suppressed',
+  'duplicate',
+  'notExpected',
+];
 
 const Counts = z.object({ delivered: z.number().int(), retrying: z.number().int(), aborted: z.number().int(), filtered: z.number().int() });
 const MissingEvent = z.object({

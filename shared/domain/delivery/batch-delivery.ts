@@ -20,10 +20,12 @@ import { answered, verdictOf } from './verdict';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A part's events as delivery gets them: all of them (positions count them all), and which are suppressed. */
+/** A part's events as delivery gets them: all of them (positions count them all), which are suppressed, which are duplicates. */
 export interface PartEvents {
   events: Message[];
   suppressed: Set<number>;
+  /** Events whose messageId the source accepted before (domain/ingestion/duplicates.ts): never sent. */
+  duplicates?: ReadonlyMap<number, unknown>;
   /** Why nothing of it is sent any more (its destination was disabled): what is left is aborted with this. */
   abort?: string;
 }
@@ -173,13 +175,14 @@ export class BatchDelivery {
   /**
    * The rules and the published transformation over the members' pending events: one sandbox invocation for
    * up to TRANSFORM_EVENTS events of several batches (a batch larger than that alone), its outcomes handed
-   * back to each batch. Suppressed users' events go nowhere, not even into the rules or the transformation;
-   * they keep their positions.
+   * back to each batch. Suppressed users' events and duplicates go nowhere, not even into the rules or the
+   * transformation; they keep their positions.
    */
   private async transformAll(members: Member[], destination: Destination, round: DeliveryRound): Promise<void> {
     const { workspaceId, sourceId } = members[0]!.run.guard.ref;
     const pendingOf = (m: Member) => m.part.events.slice(m.run.position.progress);
-    const liveOf = (m: Member) => pendingOf(m).map((_, i) => !m.part.suppressed.has(m.run.position.progress + i));
+    const liveOf = (m: Member) =>
+      pendingOf(m).map((_, i) => !m.part.suppressed.has(m.run.position.progress + i) && !m.part.duplicates?.has(m.run.position.progress + i));
     for (const group of transformGroups(members, (m) => pendingOf(m).length)) {
       const inputs = group.map((m) => pendingOf(m).filter((_, i) => liveOf(m)[i]));
       const abort = group[0]!.part.abort;
@@ -225,7 +228,9 @@ export class BatchDelivery {
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
     next = 0;
     const keyed = live.map((isLive, i) => (isLive ? transformed.seen[next++]! : pending[i]!));
-    member.slots = slotsOf(destinationType(run.destination.type), keyed, outcomes, run.position, (message) => prepare(run.destination, message));
+    const slots = slotsOf(destinationType(run.destination.type), keyed, outcomes, run.position, (message) => prepare(run.destination, message));
+    const duplicates = member.part.duplicates;
+    member.slots = duplicates?.size ? slots.map((slot) => (slot.kind === 'none' && duplicates.has(slot.index) ? { ...slot, kind: 'duplicate' } : slot)) : slots;
   }
 
   /** Sends a unit (a chunk, or one event's requests) and settles each of its slots, in its own batch's run, by what came back. */

@@ -99,7 +99,7 @@ export function parkSlot(run: BatchRun, slot: SendSlot, failure: { error: string
     run.samples.push({ messageId: slot.messageId, outcome: 'retrying', status: failure.status, error: failure.error });
 }
 
-/** A slot that sends nothing now: counted as filtered or aborted, parked behind its user's earlier event, or suppressed. */
+/** A slot that sends nothing now: counted as filtered or aborted, parked behind its user's earlier event, suppressed, or a duplicate. */
 export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
   if (slot.kind === 'send') return parkSlot(run, slot, { error: 'waiting behind an earlier event of the same user', status: 0, attempts: 0, dueAt });
   if (slot.kind === 'filtered') {
@@ -115,9 +115,10 @@ export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
       ...(slot.rule !== undefined && { rule: slot.rule }),
     });
   }
-  // No output at all: a suppressed user's event (counted on its source).
-  countOutcome(run, slot, 'suppressed');
-  run.trail.add('suppressed', 0);
+  // No output at all: a suppressed user's event (counted on its source), or a duplicate of an event delivered before.
+  const state = slot.kind === 'duplicate' ? 'duplicate' : 'suppressed';
+  countOutcome(run, slot, state);
+  run.trail.add(state, 0);
   run.position = slot.after;
 }
 

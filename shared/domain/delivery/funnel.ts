@@ -15,6 +15,7 @@ export type AbortClass = (typeof ABORT_CLASSES)[number];
 /** The classes of the funnel, as counter names. */
 export const FUNNEL_CLASSES = [
   'suppressed',
+  'duplicate',
   'ruleFiltered',
   'filtered',
   'transformFailed',
@@ -150,6 +151,7 @@ export const DestinationDelivery = z.object({
   routed: count.describe('events routed to the destination (each once)'),
   expanded: count.describe('outputs beyond the first of events the transformation fanned out'),
   suppressed: count,
+  duplicate: count.describe('events whose messageId their source had accepted within its de-duplication window: not sent again'),
   ruleFiltered: count.describe("stopped by a rule of the destination's connection, before the transformation"),
   filtered: count.describe('dropped by the transformation'),
   transformFailed: count.describe('failed in the transformation'),
@@ -191,6 +193,7 @@ export function destinationDelivery(destinationId: string, window: { from: strin
     routed: n('routed'),
     expanded: n('expanded'),
     suppressed: n('suppressed'),
+    duplicate: n('duplicate'),
     ruleFiltered: n('ruleFiltered'),
     filtered: n('filtered'),
     transformFailed: n('transformFailed'),

@@ -25,6 +25,7 @@ export const SourceDelivery = z.object({
     throttled: count.describe('over the inbound limit (429)'),
   }),
   stored: count,
+  duplicate: count.describe('of the stored, events whose messageId the source had accepted within its de-duplication window: delivered to no destination'),
 });
 export type SourceDelivery = z.infer<typeof SourceDelivery>;
 
@@ -48,6 +49,7 @@ export class DeliveryOverview {
       received: n('received'),
       refused: { total: refused.oversized + refused.throttled, ...refused },
       stored: n('stored'),
+      duplicate: n('duplicate'),
     };
   }
 

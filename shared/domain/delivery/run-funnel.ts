@@ -33,7 +33,7 @@ export const finalFunnel = (run: BatchRun): FunnelAdd => ({ ...run.funnel, count
 export function countOutcome(
   run: BatchRun,
   slot: Slot,
-  outcome: Exclude<keyof BatchCounts, 'byRule'> | 'retrying' | 'suppressed',
+  outcome: Exclude<keyof BatchCounts, 'byRule'> | 'retrying' | 'suppressed' | 'duplicate',
   sample?: DeliverySample,
 ): void {
   const { funnel } = run;

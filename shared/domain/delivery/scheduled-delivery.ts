@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { countMetrics } from '../../ops/metrics';
 import type { CatalogRepository } from '../catalog/ports';
+import type { DuplicateFilter } from '../ingestion/duplicates';
 import type { IngestRepository } from '../ingestion/ports';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
 import type { BatchDelivery } from './batch-delivery';
@@ -27,6 +28,7 @@ export class ScheduledDelivery {
     private readonly retries: ParkedRetries,
     private readonly newRound: () => DeliveryRound,
     private readonly lanes: DeliveryLanes,
+    private readonly duplicates: DuplicateFilter,
   ) {}
 
   /**
@@ -111,8 +113,15 @@ export class ScheduledDelivery {
     }
     // Counted when the stream handed the part over; only left out again here.
     const [suppressed] = (await suppressedIn(this.suppression, [{ ...ref, events: stored }])).indexes;
+    // The part's own claims are found again: what was a duplicate stays one.
+    const [duplicates] = (await this.duplicates.duplicatesIn([{ ...ref, events: stored }])).indexes;
     const abort = destination.enabled ? undefined : 'the destination was disabled';
-    const run = this.batches.run(guard, destination, { events: stored, suppressed: suppressed!, ...(abort && { abort }) }, this.newRound());
+    const run = this.batches.run(
+      guard,
+      destination,
+      { events: stored, suppressed: suppressed!, duplicates: duplicates!, ...(abort && { abort }) },
+      this.newRound(),
+    );
     this.batches.running.set(id, {
       destinationId: destination.id,
       job: { run: () => run, handBack: async () => undefined },

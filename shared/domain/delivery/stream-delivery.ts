@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { countMetrics } from '../../ops/metrics';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
+import type { DuplicateFilter, SeenMessage } from '../ingestion/duplicates';
 import type { IngestRepository } from '../ingestion/ports';
 import type { IngestPart } from '../ingestion/records';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
@@ -49,6 +50,8 @@ export class StreamDelivery {
     private readonly funnel?: Pick<SourceFunnelCounter, 'countStored'>,
     /** A moved user's events wait for their old shard while a source's shards change. */
     private readonly shardSwitch?: Pick<ShardSwitch, 'awaitOldShards'>,
+    /** Events whose messageId their source accepted before: never sent again. */
+    private readonly duplicates?: Pick<DuplicateFilter, 'duplicatesIn'>,
   ) {}
 
   /**
@@ -59,11 +62,21 @@ export class StreamDelivery {
   async deliverParts(parts: IngestPart[]): Promise<Map<number, unknown>> {
     const failures = new Map<number, unknown>();
     let suppressed: Set<number>[];
+    let duplicates: Map<number, SeenMessage>[];
     try {
       await this.shardSwitch?.awaitOldShards(parts, (workspaceId, sourceId) => this.destinationsOf(workspaceId, sourceId));
       suppressed = await this.suppressedIn(parts);
+      // Claims before the count: a part's duplicates are counted with it, once, in its marker's transaction.
+      duplicates = this.duplicates ? (await this.duplicates.duplicatesIn(parts)).indexes : parts.map(() => new Map());
       await this.funnel?.countStored(
-        parts.map((p) => ({ workspaceId: p.workspaceId, sourceId: p.sourceId, requestId: p.requestId, part: p.part, events: p.events.length })),
+        parts.map((p, i) => ({
+          workspaceId: p.workspaceId,
+          sourceId: p.sourceId,
+          requestId: p.requestId,
+          part: p.part,
+          events: p.events.length,
+          duplicates: duplicates[i]!.size,
+        })),
       );
     } catch (error) {
       return new Map(parts.map((_, i) => [i, error]));
@@ -101,7 +114,7 @@ export class StreamDelivery {
         }
       }
       for (const { destination, runs, again } of fresh.values()) {
-        const ticket = this.submit(runs, destination, parts, suppressed, round);
+        const ticket = this.submit(runs, destination, parts, { suppressed, duplicates }, round);
         tickets.push({ ticket, parts: [...runs.map((r) => r.part), ...again] });
       }
     } catch (error) {
@@ -148,7 +161,7 @@ export class StreamDelivery {
     runs: { ref: BatchRef; prior: BatchState; part: number }[],
     destination: Destination,
     parts: IngestPart[],
-    suppressed: Set<number>[],
+    skipped: { suppressed: Set<number>[]; duplicates: Map<number, SeenMessage>[] },
     round: DeliveryRound,
   ): Ticket {
     const guards: BatchGuard[] = runs.map(({ ref, prior }) => ({ ref, owner: randomUUID(), prior, established: false }));
@@ -157,7 +170,10 @@ export class StreamDelivery {
       run: () =>
         this.batches
           .runParts(
-            guards.map((guard, k) => ({ guard, part: { events: parts[runs[k]!.part]!.events, suppressed: suppressed[runs[k]!.part]! } })),
+            guards.map((guard, k) => {
+              const i = runs[k]!.part;
+              return { guard, part: { events: parts[i]!.events, suppressed: skipped.suppressed[i]!, duplicates: skipped.duplicates[i]! } };
+            }),
             destination,
             round,
           )

@@ -3,12 +3,13 @@
  * own item and written with its position, so that what happened to every event of a part at a destination
  * can be read back (the audit) at no extra write. Run-length encoded: `26d,1r,23d` is 26 events delivered,
  * one parked, 23 delivered: a few bytes for a whole batch. Codes: `d` delivered, `a` aborted, `r` parked for a
- * retry, `f` filtered by the transformation, `s` suppressed; `D`, `A`, `R` the same for a further output of
+ * retry, `f` filtered by the transformation, `s` suppressed, `u` a duplicate of an event
+ * its source accepted before (never sent); `D`, `A`, `R` the same for a further output of
  * the event before (a transformation may fan one event out); `?` an event handled before trails were kept.
  */
-export type SlotState = 'delivered' | 'aborted' | 'retrying' | 'filtered' | 'suppressed' | 'unrecorded';
+export type SlotState = 'delivered' | 'aborted' | 'retrying' | 'filtered' | 'suppressed' | 'duplicate' | 'unrecorded';
 
-const CODES: Record<SlotState, string> = { delivered: 'd', aborted: 'a', retrying: 'r', filtered: 'f', suppressed: 's', unrecorded: '?' };
+const CODES: Record<SlotState, string> = { delivered: 'd', aborted: 'a', retrying: 'r', filtered: 'f', suppressed: 's', duplicate: 'u', unrecorded: '?' };
 const STATES = new Map<string, SlotState>(Object.entries(CODES).map(([state, code]) => [code, state as SlotState]));
 
 /** One slot read back: the event it belongs to (its index in the part), which output, and what became of it. */
@@ -25,7 +26,7 @@ export class OutcomeTrail {
   constructor(encoded = '', handled = 0) {
     if (encoded === '' && handled > 0) this.runs.push(['?', handled]);
     for (const token of encoded.split(',').filter(Boolean)) {
-      const match = /^(\d+)([dafrsDAR?])$/.exec(token);
+      const match = /^(\d+)([dafrsuDAR?])$/.exec(token);
       if (!match) throw new Error(`not a trail token: ${token}`);
       this.push(match[2]!, Number(match[1]));
     }

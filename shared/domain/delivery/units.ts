@@ -23,6 +23,7 @@ interface SlotBase {
 export type Slot = SlotBase &
   (
     | { kind: 'none' }
+    | { kind: 'duplicate' }
     | { kind: 'filtered'; rule?: string }
     | { kind: 'aborted'; error: string; rule?: string; abortClass?: AbortClass }
     | { kind: 'send'; requests: DestinationRequest[]; message?: Message; envelope?: string; bytes: number }

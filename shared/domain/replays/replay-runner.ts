@@ -7,6 +7,7 @@ import { replayRequestId, type BatchRef } from '../delivery/records';
 import type { DeliveryRound } from '../delivery/round';
 import { OutcomeTrail } from '../delivery/trail';
 import { now } from '../ids';
+import type { DuplicateFilter } from '../ingestion/duplicates';
 import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-index';
 import type { ArchivedPart, ArchiveReads, ReplayRepository } from './ports';
 import type { Replay, ReplayProgress } from './schemas';
@@ -18,7 +19,7 @@ const REPLAYS_PER_RUN = 20;
 
 /** What a finished batch of a part came to, from its trail: each output's outcome, and the part's events. */
 export function tallyOf(trail: string | undefined, events: number): ReplayProgress {
-  const progress: ReplayProgress = { parts: 1, events, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0 };
+  const progress: ReplayProgress = { parts: 1, events, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0, duplicate: 0 };
   for (const slot of new OutcomeTrail(trail ?? '').slots()) {
     if (slot.state === 'unrecorded') continue;
     progress[slot.state]++;
@@ -29,7 +30,7 @@ export function tallyOf(trail: string | undefined, events: number): ReplayProgre
 /**
  * Sends replays: each stored part of the window, oldest first, as a batch of its own to the destination
  * (the same machinery as live delivery: the current transformation, chunks, parks in each user's order,
- * exactly-once records), skipping users suppressed now. A part counts in the replay's progress once its batch
+ * exactly-once records), skipping users suppressed now and duplicates. A part counts in the replay's progress once its batch
  * is done, in the conditional write that moves the replay's cursor past it: a crash, a second runner or a
  * cancellation never counts or sends a part twice. A batch left half-sent by a crash is resumed after its
  * lease, by the next run or by the delivery scheduler, from its last recorded write.
@@ -43,6 +44,7 @@ export class ReplayRunner {
     private readonly suppression: SuppressionIndex,
     private readonly batches: BatchDelivery,
     private readonly newRound: () => DeliveryRound,
+    private readonly duplicates: DuplicateFilter,
   ) {}
 
   /** Runs the running replays until `budgetMs` is spent (each at least one part). Returns how many parts were finished. */
@@ -96,10 +98,12 @@ export class ReplayRunner {
     if (state.kind === 'sending' && state.leaseUntil >= now()) return undefined;
     if (state.kind !== 'done') {
       const [suppressed] = (await suppressedIn(this.suppression, [{ ...ref, events: part.events }])).indexes;
+      // The part's own claims: a duplicate when it came stays one.
+      const [duplicates] = (await this.duplicates.duplicatesIn([{ ...ref, requestId: part.requestId, events: part.events }])).indexes;
       await this.batches.run(
         { ref, owner: randomUUID(), prior: state, established: false },
         destination,
-        { events: part.events, suppressed: suppressed! },
+        { events: part.events, suppressed: suppressed!, duplicates: duplicates! },
         round,
       );
       state = await this.deliveries.readBatch(ref);

@@ -30,6 +30,7 @@ export const ReplayProgress = z.object({
   aborted: z.number().int().describe('refused by the destination or failed in the transformation'),
   retrying: z.number().int().describe('parked for a retry (their outcome shows in the destination’s outcomes)'),
   suppressed: z.number().int().describe('events of users suppressed now: not sent'),
+  duplicate: z.number().int().describe('events whose messageId the source had accepted before (duplicates when they came): not sent'),
 });
 export type ReplayProgress = z.infer<typeof ReplayProgress>;
 
@@ -60,4 +61,4 @@ export const viewOf = ({ cursor: _cursor, workspaceId: _ws, ...view }: Replay): 
 export const ReplayIdParams = z.object({ id: z.string().min(1).max(64) });
 export const ReplayList = z.object({ replays: z.array(ReplayView) });
 
-export const emptyProgress = (): ReplayProgress => ({ parts: 0, events: 0, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0 });
+export const emptyProgress = (): ReplayProgress => ({ parts: 0, events: 0, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0, duplicate: 0 });

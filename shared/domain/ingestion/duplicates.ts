@@ -1,0 +1,115 @@
+import { TenantCache } from '../../tenant-cache';
+import { ingestedAt } from '../delivery/hours';
+
+/** How long a source remembers a messageId it accepted, unless the source says otherwise (`deduplicationWindowHours`). */
+export const DEFAULT_DEDUPLICATION_WINDOW_HOURS = 24;
+/** The longest window a source may set: 7 days. */
+export const MAX_DEDUPLICATION_WINDOW_HOURS = 168;
+
+/** One event's claim on its messageId: the first event (by its place in its stored part) that holds it is the one delivered. */
+export interface MessageClaim {
+  workspaceId: string;
+  sourceId: string;
+  messageId: string;
+  /** The event that claims it: `<requestId>#<part>#<index>` of its stored part. */
+  claimant: string;
+  /** When the claiming event was accepted (its request's answer), in ms. */
+  at: number;
+  /** How long the claim holds from `at`, in ms. */
+  windowMs: number;
+}
+
+/** The event that holds a messageId, as a duplicate names it. */
+export interface SeenMessage {
+  claimant: string;
+  /** When that event was accepted. */
+  firstSeenAt: string;
+}
+
+/** Where claims are kept: one item per (source, messageId), written only if absent, its own, or past its window. */
+export interface MessageIdIndex {
+  /**
+   * Claims each messageId for its claimant. Per claim: undefined when the claimant holds it (now, or from
+   * before: a part handed over again), else the event that holds it (the claim is a duplicate). `readFirst`
+   * looks before writing, for a reader that mostly finds the claims already made (schema capture runs beside
+   * delivery).
+   */
+  claim(claims: MessageClaim[], options?: { readFirst?: boolean }): Promise<(SeenMessage | undefined)[]>;
+}
+
+/** A stored part as de-duplication reads it. */
+export interface PartOfSource {
+  workspaceId: string;
+  sourceId: string;
+  requestId: string;
+  part: number;
+  events: Record<string, unknown>[];
+}
+
+/** Each part's duplicate events (by index), with the event each repeats; and how many per source. */
+export interface Duplicates {
+  indexes: Map<number, SeenMessage>[];
+  counts: Map<string, { workspaceId: string; sourceId: string; count: number }>;
+}
+
+/**
+ * At most once per messageId and source: an event whose messageId the source accepted within its window (in
+ * another request, another part, or earlier in the same part) is a duplicate, never delivered nor captured
+ * again. The claim is made by the consumers, not at ingestion (no round trip on the request path), and is
+ * keyed by the claiming event's place, so a part handed over again after a crash finds its own claims and goes
+ * on: nothing acknowledged is lost between the store write and the claim. A replay's part
+ * (`replay.<id>.<requestId>`) claims as the part it replays.
+ */
+export class DuplicateFilter {
+  private readonly windows = new TenantCache<{ workspaceId: string; sourceId: string }, number>({ max: 10_000 });
+
+  constructor(
+    private readonly index: MessageIdIndex,
+    /** The source's window in hours (undefined: the default), read at most once per `cacheMs` per source. */
+    private readonly windowHoursOf: (workspaceId: string, sourceId: string) => Promise<number | undefined>,
+    private readonly cacheMs = 5_000,
+  ) {}
+
+  async duplicatesIn(parts: PartOfSource[], options: { readFirst?: boolean } = {}): Promise<Duplicates> {
+    const indexes = parts.map(() => new Map<number, SeenMessage>());
+    const claims: MessageClaim[] = [];
+    const places: { part: number; index: number }[] = [];
+    for (const [p, part] of parts.entries()) {
+      const windowMs = (await this.windowOf(part.workspaceId, part.sourceId)) * 3600_000;
+      const original = part.requestId.startsWith('replay.') ? part.requestId.split('.').slice(2).join('.') : part.requestId;
+      const at = ingestedAt(part.requestId.startsWith('replay.') ? original : part.requestId);
+      const first = new Map<string, string>();
+      part.events.forEach((event, index) => {
+        const messageId = typeof event.messageId === 'string' ? event.messageId : undefined;
+        if (messageId === undefined) return;
+        const claimant = `${original}#${part.part}#${index}`;
+        const earlier = first.get(messageId);
+        // The same messageId twice in one part: the first is the one that goes.
+        if (earlier !== undefined) return void indexes[p]!.set(index, { claimant: earlier, firstSeenAt: new Date(at).toISOString() });
+        first.set(messageId, claimant);
+        claims.push({ workspaceId: part.workspaceId, sourceId: part.sourceId, messageId, claimant, at, windowMs });
+        places.push({ part: p, index });
+      });
+    }
+    const held = claims.length > 0 ? await this.index.claim(claims, options) : [];
+    held.forEach((seen, k) => {
+      if (seen) indexes[places[k]!.part]!.set(places[k]!.index, seen);
+    });
+    const counts: Duplicates['counts'] = new Map();
+    parts.forEach((part, p) => {
+      if (indexes[p]!.size === 0) return;
+      const key = `${part.workspaceId}#${part.sourceId}`;
+      const entry = counts.get(key) ?? { workspaceId: part.workspaceId, sourceId: part.sourceId, count: 0 };
+      entry.count += indexes[p]!.size;
+      counts.set(key, entry);
+    });
+    return { indexes, counts };
+  }
+
+  private async windowOf(workspaceId: string, sourceId: string): Promise<number> {
+    const cached = this.windows.get({ workspaceId, sourceId });
+    if (cached !== undefined) return cached;
+    const hours = (await this.windowHoursOf(workspaceId, sourceId)) ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS;
+    return this.windows.set({ workspaceId, sourceId }, hours, this.cacheMs);
+  }
+}

@@ -1,0 +1,165 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/persistence/keys';
+import { getTableClient } from '../../shared/persistence/table-client';
+import { deliveryRig, flowThrough } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
+import { basic, bearer, call } from '../support/runtime';
+
+/**
+ * At most once per (source, messageId) within the source's window (docs/concepts/deduplication.md): a flush
+ * whose answer was lost and that the client sends again, a batch re-chunked with events added, a messageId
+ * repeated inside one request; never across sources, and again after the window. Duplicates are counted in the
+ * source's funnel and in each destination's, and sent to none.
+ */
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+const rig = deliveryRig();
+let proxy: DroppingProxy;
+
+beforeAll(async () => {
+  proxy = await startDroppingProxy(rig.rt.dataUrl);
+});
+afterAll(() => proxy.close());
+
+async function pipeline() {
+  rig.server.on('/hook', json(200, {}));
+  rig.server.on('/amp/2/httpapi', json(200, { code: 200 }));
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const newSource = async (name: string) => (await api('POST', '/v2/sources', { name })).body.source as { id: string; writeKey: string };
+  const source = await newSource('app');
+  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
+  const amplitude = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${rig.server.url}/amp` } })).body
+    .destination;
+  for (const d of [hook, amplitude]) expect((await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id })).status).toBe(201);
+  /** Sends a batch through the proxy as an SDK does: again after a lost answer, up to three times. */
+  const flush = async (batch: Record<string, unknown>[], writeKey = source.writeKey) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await fetch(`${proxy.url}/v1/batch`, {
+          method: 'POST',
+          headers: { Authorization: basic(writeKey, ''), 'Content-Type': 'application/json' },
+          body: JSON.stringify({ batch }),
+        });
+        expect(answer.status).toBe(200);
+        return attempt;
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
+  };
+  const atHook = () => rig.server.received.filter((r) => r.path === '/hook').map((r) => String((r.json as { messageId: string }).messageId));
+  const atAmplitude = () =>
+    rig.server.received
+      .filter((r) => r.path === '/amp/2/httpapi')
+      .flatMap((r) => (r.json as { events: { insert_id: string }[] }).events.map((e) => e.insert_id));
+  const from = new Date(Date.now() - 3600_000).toISOString();
+  const funnel = async (kind: 'sources' | 'destinations', id: string) => (await api('GET', `/v2/${kind}/${id}/delivery?from=${from}`)).body;
+  return { ws, api, source, hook, amplitude, newSource, flush, atHook, atAmplitude, funnel };
+}
+
+const track = (tag: string, n: number, user = `${tag}-user`) =>
+  Array.from({ length: n }, (_, i) => ({ type: 'track', event: 'Order Completed', userId: user, messageId: `${tag}-${i}` }));
+const sorted = (list: string[]) => [...list].sort();
+
+describe('de-duplication by messageId', () => {
+  it('a single-user flush sent again after its answer was lost reaches each destination once, and the funnels count the duplicates', async () => {
+    const p = await pipeline();
+    const batch = track('lost', 5);
+    proxy.dropNext();
+    expect(await p.flush(batch)).toBe(2);
+    // Both attempts were acknowledged by Weir: the first answer never reached the client.
+    expect(proxy.answered.slice(-2).map((a) => a.status)).toEqual([200, 200]);
+    await flowThrough(rig);
+    const ids = batch.map((e) => e.messageId);
+    expect(sorted(p.atHook())).toEqual(sorted(ids));
+    expect(sorted(p.atAmplitude())).toEqual(sorted(ids));
+    const source = await p.funnel('sources', p.source.id);
+    expect(source).toMatchObject({ stored: 10, duplicate: 5 });
+    for (const d of [p.hook, p.amplitude]) expect(await p.funnel('destinations', d.id)).toMatchObject({ routed: 10, delivered: 5, duplicate: 5 });
+  });
+
+  it('a batch sent again with two events added delivers only the two new ones', async () => {
+    const p = await pipeline();
+    await p.flush(track('grow', 4));
+    await flowThrough(rig);
+    await p.flush(track('grow', 6));
+    await flowThrough(rig);
+    expect(sorted(p.atHook())).toEqual(sorted(track('grow', 6).map((e) => e.messageId)));
+    expect(sorted(p.atAmplitude())).toEqual(sorted(track('grow', 6).map((e) => e.messageId)));
+  });
+
+  it('a messageId repeated inside one request goes once', async () => {
+    const p = await pipeline();
+    const [first] = track('twice', 1);
+    await p.flush([first!, { ...first!, properties: { again: true } }]);
+    await flowThrough(rig);
+    expect(p.atHook()).toEqual([first!.messageId]);
+    expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 2, duplicate: 1 });
+  });
+
+  it('the window is per source: the same messageId in two sources reaches the destination from both', async () => {
+    const p = await pipeline();
+    const other = await p.newSource('server');
+    expect((await p.api('POST', '/v2/connections', { sourceId: other.id, destinationId: p.hook.id })).status).toBe(201);
+    await p.flush(track('shared', 2));
+    await p.flush(track('shared', 2), other.writeKey);
+    await flowThrough(rig);
+    expect(sorted(p.atHook())).toEqual(sorted([...track('shared', 2), ...track('shared', 2)].map((e) => e.messageId)));
+  });
+
+  it('an event whose messageId was first seen longer ago than the window is delivered again', async () => {
+    const p = await pipeline();
+    await p.flush(track('late', 1));
+    await flowThrough(rig);
+    // The first claim's window ended a second ago (as it does 24 hours after the event came).
+    await rig.rt.store.doc.send(
+      new UpdateCommand({
+        TableName: rig.rt.store.table,
+        Key: keys.seenMessage(p.ws.workspaceId, p.source.id, 'late-0'),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    await p.flush(track('late', 1));
+    await flowThrough(rig);
+    expect(p.atHook()).toEqual(['late-0', 'late-0']);
+    expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 2, duplicate: 0 });
+  });
+
+  it('a part whose delivery failed after its claims were written is handed over again and delivered, not taken for its own duplicate', async () => {
+    const p = await pipeline();
+    // The first write after the claims (the source funnel's transaction) fails once: the stream hands the part over again.
+    let failed = false;
+    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName === 'TransactWriteItemsCommand' && !failed) {
+        failed = true;
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      }
+      return next(args);
+    };
+    const doc = getTableClient().doc;
+    doc.middlewareStack.add(middleware as never, { step: 'initialize', name: 'failOnce' });
+    try {
+      await p.flush(track('crash', 3));
+      await flowThrough(rig);
+      await flowThrough(rig);
+    } finally {
+      doc.middlewareStack.remove('failOnce');
+    }
+    expect(failed).toBe(true);
+    expect(sorted(p.atHook())).toEqual(['crash-0', 'crash-1', 'crash-2']);
+    expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 3, duplicate: 0 });
+  });
+
+  it('a source sets its window from 1 hour to 7 days; anything else is refused naming the field, and nothing changes', async () => {
+    const p = await pipeline();
+    expect((await p.api('PATCH', `/v2/sources/${p.source.id}`, { deduplicationWindowHours: 168 })).body.source.deduplicationWindowHours).toBe(168);
+    for (const bad of [0, 169, 1.5, '24']) {
+      const answer = await p.api('PATCH', `/v2/sources/${p.source.id}`, { deduplicationWindowHours: bad });
+      expect(answer.status).toBe(400);
+      expect(JSON.stringify(answer.body)).toContain('deduplicationWindowHours');
+    }
+    expect((await p.api('GET', `/v2/sources/${p.source.id}`)).body.source.deduplicationWindowHours).toBe(168);
+  });
+});
