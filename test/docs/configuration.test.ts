@@ -18,7 +18,7 @@ const table = tableDefaults(readFileSync(TABLE, 'utf8'));
 
 describe('the configuration table', () => {
   it('lists every environment variable the code reads', () => {
-    const read = variablesReadIn(['shared', 'functions', 'infra'].map((dir) => path.join(ROOT, dir)));
+    const read = variablesReadIn(['shared', 'functions', 'infra', 'cli'].map((dir) => path.join(ROOT, dir)));
     const missing = [...read].filter(([name]) => !table.has(name)).map(([name, file]) => `${name} (${path.relative(ROOT, file)})`);
     expect(missing).toEqual([]);
     expect(read.size).toBeGreaterThan(30);
