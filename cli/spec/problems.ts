@@ -1,4 +1,4 @@
-import type { LineCounter} from 'yaml';
+import type { LineCounter } from 'yaml';
 import { isNode, type Document } from 'yaml';
 import type { Origin, Path } from './types';
 
