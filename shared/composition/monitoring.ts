@@ -6,6 +6,7 @@ import { DeliveryRepository } from '../persistence/delivery-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
 import { ParkedRecordRepository } from '../persistence/parked-record-repository';
+import { duplicateFilter } from './duplicates';
 import { suppressionIndex } from './suppression';
 import { DeliveryOverview } from '../domain/delivery/overview';
 import { FailuresService } from '../domain/delivery/failures-service';
@@ -29,7 +30,14 @@ export const failuresService = (s: Services) =>
 export const monitoringService = (s: Services) =>
   s.once(
     'monitoring',
-    () => new MonitoringService(repository(s, CatalogRepository), repository(s, IngestRepository), repository(s, DeliveryRepository), suppressionIndex(s)),
+    () =>
+      new MonitoringService(
+        repository(s, CatalogRepository),
+        repository(s, IngestRepository),
+        repository(s, DeliveryRepository),
+        suppressionIndex(s),
+        duplicateFilter(s),
+      ),
   );
 
 /** A source's stored events reconciled with its destinations' outcomes. */

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { MessageClaim, MessageIdIndex, SeenMessage } from '../domain/ingestion/duplicates';
+import type { ClaimOptions, MessageClaim, MessageIdIndex, SeenMessage } from '../domain/ingestion/duplicates';
 import { keys } from './keys';
 import type { TableClient } from './table-client';
 
@@ -24,10 +24,10 @@ interface ClaimItem {
 export class MessageIdIndexRepository implements MessageIdIndex {
   constructor(private readonly store: TableClient) {}
 
-  async claim(claims: MessageClaim[], options: { readFirst?: boolean } = {}): Promise<(SeenMessage | undefined)[]> {
+  async claim(claims: MessageClaim[], options: ClaimOptions = {}): Promise<(SeenMessage | undefined)[]> {
     const results: (SeenMessage | undefined)[] = claims.map(() => undefined);
     let pending = claims.map((_, i) => i);
-    if (options.readFirst) {
+    if (options.readFirst || options.readOnly) {
       const found = await this.read(claims);
       pending = pending.filter((i) => {
         const item = found[i];
@@ -38,6 +38,7 @@ export class MessageIdIndexRepository implements MessageIdIndex {
         return false;
       });
     }
+    if (options.readOnly) return results;
     for (let from = 0; from < pending.length; from += IN_FLIGHT) {
       await Promise.all(pending.slice(from, from + IN_FLIGHT).map(async (i) => (results[i] = await this.put(claims[i]!))));
     }

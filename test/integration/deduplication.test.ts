@@ -4,7 +4,7 @@ import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
-import { basic, bearer, call } from '../support/runtime';
+import { ADMIN, basic, bearer, call } from '../support/runtime';
 
 /**
  * At most once per (source, messageId) within the source's window (docs/concepts/deduplication.md): a flush
@@ -77,6 +77,21 @@ describe('de-duplication by messageId', () => {
     const source = await p.funnel('sources', p.source.id);
     expect(source).toMatchObject({ stored: 10, duplicate: 5 });
     for (const d of [p.hook, p.amplitude]) expect(await p.funnel('destinations', d.id)).toMatchObject({ routed: 10, delivered: 5, duplicate: 5 });
+    // The source's live events show both copies, the second marked with when its messageId was first seen.
+    const live = (await p.api('GET', `/v2/sources/${p.source.id}/live-events`)).body.events as { messageId: string; duplicate?: { firstSeenAt: string } }[];
+    expect(live).toHaveLength(10);
+    const marked = live.filter((e) => e.duplicate);
+    expect(sorted(marked.map((e) => e.messageId))).toEqual(sorted(ids));
+    for (const e of marked) expect(Date.parse(e.duplicate!.firstSeenAt)).toBeLessThanOrEqual(Date.now());
+    // Schema capture counted each event once.
+    const models = (
+      await call(rig.rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${encodeURIComponent(p.source.writeKey)}`, {
+        auth: basic(ADMIN.user, ADMIN.password),
+      })
+    ).body as {
+      TotalCount: number;
+    }[];
+    expect(models.reduce((n, m) => n + m.TotalCount, 0)).toBe(5);
   });
 
   it('a batch sent again with two events added delivers only the two new ones', async () => {

@@ -1,3 +1,4 @@
+import type { DuplicateFilter } from '../ingestion/duplicates';
 import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import type { DeliveryRepository } from './ports';
@@ -48,6 +49,7 @@ export class MonitoringService {
     private readonly ingest: Pick<IngestRepository, 'recent' | 'sourceStats'>,
     private readonly deliveries: DeliveryRepository,
     private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
+    private readonly duplicates: Pick<DuplicateFilter, 'duplicatesIn'>,
   ) {}
 
   async outcomes(workspaceId: string, destinationId: string): Promise<z.input<typeof Outcomes>> {
@@ -86,12 +88,18 @@ export class MonitoringService {
     while (events.length < query.limit && more) {
       const page = await this.ingest.recent(workspaceId, sourceId, 10, before);
       more = page.more;
+      const { indexes: duplicates } = await this.duplicates.duplicatesIn(
+        page.parts.map((part) => ({ workspaceId, sourceId, requestId: part.requestId, part: part.part ?? 0, events: part.events })),
+        { readOnly: true },
+      );
       for (const [i, part] of page.parts.entries()) {
         if (part.receivedAt < oldest) {
           more = false;
           break;
         }
-        events.push(...part.events.slice().reverse());
+        // A duplicate (its messageId held by an event the source accepted before) says so, and since when.
+        const held = duplicates[i]!;
+        events.push(...part.events.map((event, k) => (held.has(k) ? { ...event, duplicate: { firstSeenAt: held.get(k)!.firstSeenAt } } : event)).reverse());
         // Events the source's tracking plan dropped: shown with their violations, marked as never delivered.
         for (const event of part.dropped.slice().reverse()) events.push({ ...event, dropped: { reason: 'tracking plan' } });
         for (const { index: _index, reason, bytes, ...summary } of part.refused.slice().reverse()) {

@@ -26,15 +26,20 @@ export interface SeenMessage {
   firstSeenAt: string;
 }
 
+export interface ClaimOptions {
+  readFirst?: boolean;
+  readOnly?: boolean;
+}
+
 /** Where claims are kept: one item per (source, messageId), written only if absent, its own, or past its window. */
 export interface MessageIdIndex {
   /**
    * Claims each messageId for its claimant. Per claim: undefined when the claimant holds it (now, or from
    * before: a part handed over again), else the event that holds it (the claim is a duplicate). `readFirst`
    * looks before writing, for a reader that mostly finds the claims already made (schema capture runs beside
-   * delivery).
+   * delivery); `readOnly` only looks (a view), and a claim not made yet is no duplicate.
    */
-  claim(claims: MessageClaim[], options?: { readFirst?: boolean }): Promise<(SeenMessage | undefined)[]>;
+  claim(claims: MessageClaim[], options?: ClaimOptions): Promise<(SeenMessage | undefined)[]>;
 }
 
 /** A stored part as de-duplication reads it. */
@@ -70,7 +75,7 @@ export class DuplicateFilter {
     private readonly cacheMs = 5_000,
   ) {}
 
-  async duplicatesIn(parts: PartOfSource[], options: { readFirst?: boolean } = {}): Promise<Duplicates> {
+  async duplicatesIn(parts: PartOfSource[], options: ClaimOptions = {}): Promise<Duplicates> {
     const indexes = parts.map(() => new Map<number, SeenMessage>());
     const claims: MessageClaim[] = [];
     const places: { part: number; index: number }[] = [];
