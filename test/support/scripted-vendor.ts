@@ -18,22 +18,39 @@ export interface Answered {
 export interface ScriptedPath {
   /** Requests received so far. */
   count(): number;
-  /** Resolves once the nth request (from 1) has arrived. */
-  arrived(n: number): Promise<void>;
+  /**
+   * Resolves once the nth request (from 1) has arrived; rejects after `timeoutMs` (default 30 s) naming the path,
+   * the request waited for and the answers given so far.
+   */
+  arrived(n: number, timeoutMs?: number): Promise<void>;
   /** Answers the requests held so far with 200. */
   release(): void;
   /** From now on every request is answered 200 at once (the faults are over). */
   heal(): void;
 }
 
-/** The events a request carries: a webhook's one messageId, or the insert ids of a Mixpanel-style array. */
+/**
+ * The events a request carries: a webhook's one messageId, or the ids of a batch API's items: a Mixpanel-style
+ * array (`$insert_id`), a `batch`, or GA4's `events`, which have no id of their own (a `message_id` param).
+ */
 export function messageIdsOf(request: ReceivedRequest): string[] {
-  const body = request.json as unknown;
-  const items = Array.isArray(body) ? body : Array.isArray((body as { batch?: unknown })?.batch) ? (body as { batch: unknown[] }).batch : [body];
-  return items.map((item) => {
-    const event = item as { messageId?: unknown; properties?: { $insert_id?: unknown }; insert_id?: unknown };
-    return String(event?.messageId ?? event?.properties?.$insert_id ?? event?.insert_id ?? '?');
+  const body = request.json as { batch?: unknown; events?: unknown } | unknown[] | undefined;
+  const list = Array.isArray(body) ? body : Array.isArray(body?.batch) ? body.batch : Array.isArray(body?.events) ? body.events : undefined;
+  return (list ?? [body]).map((item) => {
+    const event = item as { messageId?: unknown; properties?: { $insert_id?: unknown }; insert_id?: unknown; params?: { message_id?: unknown } };
+    return String(event?.messageId ?? event?.properties?.$insert_id ?? event?.insert_id ?? event?.params?.message_id ?? '?');
   });
+}
+
+/** Consecutive equal entries once, with their count: `200 (1 event) ×84`. */
+function runsOf(entries: string[]): string {
+  const runs: [string, number][] = [];
+  for (const entry of entries) {
+    const last = runs.at(-1);
+    if (last?.[0] === entry) last[1]++;
+    else runs.push([entry, 1]);
+  }
+  return runs.map(([entry, n]) => (n > 1 ? `${entry} ×${n}` : entry)).join(', ');
 }
 
 export interface ScriptedVendor {
@@ -67,17 +84,40 @@ export async function startScriptedVendor(): Promise<ScriptedVendor> {
       let count = 0;
       let healed = false;
       const held: (() => void)[] = [];
-      const waiters: { n: number; resolve: () => void }[] = [];
+      const waiters = new Set<{ n: number; resolve: () => void }>();
+      // What each request got so far, for a wait that ends without its request.
+      const taken: string[] = [];
       server.on(prefix, (request, res) => {
         const step = healed ? 200 : (steps[count] ?? 200);
         count++;
+        const events = messageIdsOf(request).length;
+        taken.push(`${step} (${events} event${events === 1 ? '' : 's'})`);
         if (step === 'hold') held.push(() => answer(prefix, request, res, 200));
         else answer(prefix, request, res, step);
-        for (const w of waiters.filter((w) => w.n <= count)) w.resolve();
+        for (const w of [...waiters].filter((w) => w.n <= count)) w.resolve();
       });
+      const arrived = (n: number, timeoutMs = 30_000) =>
+        count >= n
+          ? Promise.resolve()
+          : new Promise<void>((resolve, reject) => {
+              const waiter = {
+                n,
+                resolve: () => {
+                  clearTimeout(timer);
+                  waiters.delete(waiter);
+                  resolve();
+                },
+              };
+              const timer = setTimeout(() => {
+                waiters.delete(waiter);
+                const seen = count === 0 ? 'none arrived' : `${count} arrived: ${runsOf(taken)}`;
+                reject(new Error(`${prefix}: waited ${timeoutMs / 1000} s for request ${n}; ${seen}`));
+              }, timeoutMs);
+              waiters.add(waiter);
+            });
       return {
         count: () => count,
-        arrived: (n) => (count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+        arrived,
         release: () => held.splice(0).forEach((send) => send()),
         heal: () => void (healed = true),
       };
