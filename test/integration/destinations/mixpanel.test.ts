@@ -134,10 +134,10 @@ describe('Mixpanel transform (Ingestion API)', () => {
     expect(idOf()).toBe(idOf());
   });
 
-  it('takes 2,000 events a request on /import, 50 on /track and 50 profile or group updates on /engage and /groups', () => {
+  it('takes 2,000 events a request on /import and on /track, and 50 profile or group updates on /engage and /groups', () => {
     const maxEvents = mixpanel.batch!.maxEvents as (request: DestinationRequest) => number;
     const sizes = ['track', 'import', 'engage', 'groups'].map((path) => maxEvents(arrayPost(`https://api.mixpanel.com/${path}`, [])));
-    expect(sizes).toEqual([50, 2000, 50, 50]);
+    expect(sizes).toEqual([2000, 2000, 50, 50]);
   });
 
   it('uses the EU and India ingestion hosts, or the configured base URL', () => {
