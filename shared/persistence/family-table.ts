@@ -64,6 +64,15 @@ export const FAMILIES: readonly ItemFamily[] = [
     capacity: '128 ingest shards: hottest 448 wcu',
   },
   {
+    name: 'seenMessage',
+    key: 'WS#<ws>#SOURCE#<src>#SEEN#<sha-256 of messageId> / SEEN',
+    shards: 1,
+    writer: "delivery (a conditional put per event), capture (only a claim it does not find), replays, the scheduler's resume",
+    readers: 'the same, by their condition; capture and live events by a batch read',
+    ttl: "the source's de-duplication window (24 h; at most 7 days)",
+    capacity: 'a key per messageId: 1 wcu per event over 50,000 keys, none hot',
+  },
+  {
     name: 'failures',
     key: 'WS#<ws>#DESTINATION#<dst>#FAILURES#<shard> / <receivedAt>#<requestId>#<part>#<slot>',
     shards: SHARDS.failures,
