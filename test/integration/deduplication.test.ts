@@ -83,6 +83,11 @@ describe('de-duplication by messageId', () => {
     const marked = live.filter((e) => e.duplicate);
     expect(sorted(marked.map((e) => e.messageId))).toEqual(sorted(ids));
     for (const e of marked) expect(Date.parse(e.duplicate!.firstSeenAt)).toBeLessThanOrEqual(Date.now());
+    // The audit: every stored copy is accounted for at each destination, the first delivered, the second a duplicate.
+    const admin = basic(ADMIN.user, ADMIN.password);
+    const audit = (await call(rig.rt.dataUrl, 'GET', `/admin/audit?sourceId=${p.source.id}`, { auth: admin })).body;
+    expect(audit).toMatchObject({ events: 10, missing: 0 });
+    for (const d of audit.destinations) expect(d).toMatchObject({ states: { delivered: 5, duplicate: 5, missing: 0 }, countersExact: true });
     // Schema capture counted each event once.
     const models = (
       await call(rig.rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${encodeURIComponent(p.source.writeKey)}`, {
