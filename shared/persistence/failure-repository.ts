@@ -15,10 +15,13 @@ import { isConditionFailure, type TableClient, type TransactItem } from './table
 type Item = Record<string, unknown>;
 
 /** A group item's failures, each with its place and its retry; removed ones (a deletion job's) left out. */
-function storedOf(item: Item): StoredFailure[] {
+function storedOf(item: Item, holes?: { removed: number }): StoredFailure[] {
   const retries = (item.retries ?? {}) as Record<string, unknown>;
   return unpackFailures(item.payload as Uint8Array).flatMap((failure, index) => {
-    if (!failure) return [];
+    if (!failure) {
+      if (holes) holes.removed++;
+      return [];
+    }
     const retry = retries[String(index)];
     return [{ group: String(item.sk), index, failure, ...(retry !== undefined && { retry: FailureRetry.parse(retry) }) }];
   });
@@ -47,6 +50,7 @@ export class FailureRepository implements ports.FailureRepository {
     limit: number,
   ): Promise<FailurePage> {
     const failures: StoredFailure[] = [];
+    const holes = { removed: 0 };
     let last: string | undefined;
     let more = false;
     const groups = acrossPartitions(
@@ -65,10 +69,10 @@ export class FailureRepository implements ports.FailureRepository {
         more = true;
         break;
       }
-      failures.push(...storedOf(item));
+      failures.push(...storedOf(item, holes));
       last = String(item.sk);
     }
-    return { failures, ...(more && last !== undefined && { next: { group: last, index: 0 } }) };
+    return { failures, removed: holes.removed, ...(more && last !== undefined && { next: { group: last, index: 0 } }) };
   }
 
   async byRefs(workspaceId: string, destinationId: string, refs: { group: string; index: number }[]): Promise<StoredFailure[]> {

@@ -3,12 +3,18 @@ import { NotFoundError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 import { failureId, parseFailureId, shownFailure, type FailuresQuery, type RetryRequest } from './failures';
+import { windowHours } from './funnel';
 import { jobView, type DeliveryJob, type FailureRepository, type JobSelection, type StoredFailure } from './jobs';
 
-/** An ISO time as failures' keys hold it (UTC, milliseconds). */
-export const keyTime = (iso: string) => new Date(Date.parse(iso)).toISOString();
-/** The sort-key bounds of a window: every failure received from `from` up to `to`. */
-export const windowKeys = (from: string, to: string) => ({ from: keyTime(from), to: `${keyTime(to)}~` });
+/**
+ * The window of a listing or a retry: the whole hours of ingestion the funnel counts for the same `from` and
+ * `to`, so that what the funnel counts aborted is what is listed. As sort-key bounds (UTC, milliseconds, as the
+ * groups' keys begin): a group received at `to` exactly (`to#…` sorts after `to`) is the next hour's.
+ */
+export function failureWindow(from: string, to: string): { from: string; to: string } {
+  const hours = windowHours({ from, to });
+  return { from: hours.from, to: hours.to };
+}
 
 /**
  * What a user reads of a destination's failed events, and the retries they start: listed by the window of their
@@ -25,12 +31,14 @@ export class FailuresService {
     await this.destination(workspaceId, destinationId);
     const after = query.after_cursor === undefined ? undefined : parseFailureId(query.after_cursor);
     if (query.after_cursor !== undefined && !after) throw new ValidationError('query.after_cursor: not a cursor of this listing');
-    const page = await this.failures.page(workspaceId, destinationId, windowKeys(query.from, query.to), after, query.limit);
-    const shown = await visible(this.suppression, workspaceId, page.failures);
-    const failures = shown
-      .filter((f) => query.reason === undefined || f.failure.reason === query.reason)
-      .map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...shownFailure(failure), ...(retry && { retry }) }));
-    return { failures, paging: page.next ? { next: failureId(page.next.group, page.next.index) } : {} };
+    const window = failureWindow(query.from, query.to);
+    const page = await this.failures.page(workspaceId, destinationId, window, after, query.limit);
+    const selected = page.failures.filter((f) => query.reason === undefined || f.failure.reason === query.reason);
+    const shown = await visible(this.suppression, workspaceId, selected);
+    const failures = shown.map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...shownFailure(failure), ...(retry && { retry }) }));
+    // What the page holds but does not show is counted, so that listed + withheld adds up to what the funnel counts.
+    const withheld = { suppressed: selected.length - shown.length, deleted: page.removed };
+    return { failures, window, withheld, paging: page.next ? { next: failureId(page.next.group, page.next.index) } : {} };
   }
 
   /** Starts a retry job over the failures named or selected: 202 with the job, which the scheduler then runs. */
@@ -45,7 +53,7 @@ export class FailuresService {
     } else {
       const { from, to } = request as Required<Pick<RetryRequest, 'from' | 'to'>>;
       if (Date.parse(from) > Date.parse(to)) throw new ValidationError('body.from: must not be after to');
-      selection = { from: keyTime(from), to: keyTime(to), ...(request.reason && { reason: request.reason }) };
+      selection = { ...failureWindow(from, to), ...(request.reason && { reason: request.reason }) };
     }
     const at = new Date().toISOString();
     const job: DeliveryJob = {

@@ -118,7 +118,14 @@ export type FailuresQuery = z.infer<typeof FailuresQuery>;
 
 export const FailuresPage = z.object({
   failures: z.array(z.record(z.string(), z.unknown())),
-  paging: z.object({ next: z.string().optional() }),
+  window: z.object({ from: z.string(), to: z.string() }).describe("the whole hours of ingestion listed: the funnel's for the same from and to"),
+  withheld: z
+    .object({
+      suppressed: z.number().int().describe('failures of this page whose user a regulation suppresses: never shown'),
+      deleted: z.number().int().describe("failures of this page's groups a user deletion removed"),
+    })
+    .describe('what the page holds but does not show, so that the pages add up to what the funnel counts'),
+  paging: z.object({ next: z.string().optional().describe('the after_cursor of the next page; absent on the last') }),
 });
 
 /** A retry by ids (at most 1,000), or by a window and an optional reason: one or the other. */

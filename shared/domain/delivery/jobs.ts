@@ -61,6 +61,8 @@ export interface StoredFailure {
 /** One page of a destination's failures in sort order, and where the next begins. */
 export interface FailurePage {
   failures: StoredFailure[];
+  /** Failures of the page's groups a user deletion removed (holes): counted, never shown. */
+  removed: number;
   /** The last group read whole; undefined at the end of the window. */
   next?: { group: string; index: number };
 }
@@ -79,7 +81,7 @@ export interface RetryResult {
  * runs, and a crash after the mark leaves it marked `sending`, never sent again.
  */
 export interface FailureRepository {
-  /** Failures received from `from` to `to` (sort order), after `after`, up to about `limit` (whole groups). */
+  /** Failures received from `from` up to `to` (sort-key bounds, sort order), after `after`, up to about `limit` (whole groups). */
   page(
     workspaceId: string,
     destinationId: string,

@@ -109,7 +109,7 @@ export class RetryJobs {
       return { failures: [...found, ...gone], cursor: String(end), done: end >= selection.ids.length };
     }
     const after = job.cursor ? parseFailureId(job.cursor) : undefined;
-    const page = await this.failures.page(job.workspaceId, job.destinationId, { from: selection.from, to: `${selection.to}~` }, after, JOB_SLICE);
+    const page = await this.failures.page(job.workspaceId, job.destinationId, { from: selection.from, to: selection.to }, after, JOB_SLICE);
     const failures = page.failures.filter(
       ({ failure }) => failure.abortedAt <= job.createdAt && (selection.reason === undefined || failure.reason === selection.reason),
     );
