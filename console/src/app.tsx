@@ -2,6 +2,7 @@ import { Alerts } from './pages/alerts';
 import { Delivery } from './pages/delivery';
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
+import { timeZoneLabel } from './ui';
 import { SignIn } from './pages/sign-in';
 import { Connections } from './pages/connections';
 import { Credentials } from './pages/credentials';
@@ -31,8 +32,13 @@ const current = () => location.hash.replace(/^#\/?/, '').split('/')[0] || PAGES[
 export function App() {
   const [signedIn, setSignedIn] = useState(Boolean(session.token()));
   const [path, setPath] = useState(current());
+  // Below 900 px the menu folds behind a button; choosing a page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
-    const onHash = () => setPath(current());
+    const onHash = () => {
+      setPath(current());
+      setMenuOpen(false);
+    };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -44,7 +50,10 @@ export function App() {
     <div class="shell">
       <header>
         <span class="brand">Weir</span>
-        <nav aria-label="Pages">
+        <button type="button" class="menu-button secondary" aria-expanded={menuOpen} aria-controls="pages-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="pages-nav" aria-label="Pages" class={menuOpen ? 'open' : undefined}>
           {PAGES.map((p) => (
             <a href={`#/${p.path}`} aria-current={p.path === page.path ? 'page' : undefined}>
               {p.title}
@@ -64,6 +73,7 @@ export function App() {
       </header>
       <main>
         <h1>{page.title}</h1>
+        <p class="hint zone">Times are shown in {timeZoneLabel()}.</p>
         {page.render()}
       </main>
     </div>

@@ -24,6 +24,8 @@ export function CodeEditor({ value, onChange, label }: { value: string; onChange
             basicSetup,
             javascript(),
             viewModule.EditorView.contentAttributes.of({ 'aria-label': label }),
+            // On a narrow screen lines wrap: a box that scrolls sideways would need a keyboard way in of its own.
+            ...(matchMedia('(max-width: 900px)').matches ? [EditorView.lineWrapping] : []),
             EditorView.updateListener.of((update) => update.docChanged && changed.current(update.state.doc.toString())),
           ],
         });

@@ -23,8 +23,16 @@ function newestChange(entry: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(entry).map((name) => newestChange(path.join(entry, name))));
 }
 
-/** What a build reads: the console's sources, the shared code it imports and the locked dependencies. */
-const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.mts', 'shared', 'package-lock.json'].map((p) => path.join(ROOT, p));
+/** What a build reads: the console's sources, the reference pages it renders, the shared code it imports and the locked dependencies. */
+const SOURCES = [
+  'console/src',
+  'console/index.html',
+  'console/vite.config.mts',
+  'console/reference-pages.ts',
+  'docs/reference/destinations',
+  'shared',
+  'package-lock.json',
+].map((p) => path.join(ROOT, p));
 
 export function consoleBuildIsFresh(): boolean {
   if (!existsSync(STAMP)) return false;

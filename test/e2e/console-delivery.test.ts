@@ -51,6 +51,10 @@ describe('the console, as a new user', () => {
   it('replays the last hour of the source to the webhook from the Delivery page, and shows its progress', async () => {
     const before = hook.received.length;
     await page.getByRole('form', { name: 'Replay stored events' }).getByRole('button', { name: 'Replay to this destination' }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^Replay up to \d+ events$/ })
+      .click();
     await page.getByTestId('replay-status').filter({ hasText: 'completed' }).waitFor({ timeout: 30_000 });
     expect(hook.received.length).toBeGreaterThan(before);
     await expect(page.getByRole('table', { name: 'Replays' }).textContent()).resolves.toMatch(/\d+ read, \d+ delivered/);

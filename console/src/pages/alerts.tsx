@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 
 type Kind = 'destination-success-rate' | 'destination-down' | 'destination-backlog' | 'source-silent';
 type Channel = 'slack' | 'webhook' | 'email';
@@ -55,12 +55,19 @@ export function Alerts() {
     await change.run(() => api.call('PATCH /v2/alert-rules/{id}', { params: { id }, body: { enabled } }));
     await rules.reload();
   };
-  const remove = async (id: string) => {
-    await change.run(() => api.call('DELETE /v2/alert-rules/{id}', { params: { id } }));
-    await rules.reload();
-  };
+  const confirm = useConfirm();
+  const remove = (id: string, name: string, state: string) =>
+    void confirm.ask({
+      question: `Delete the alert rule “${name}” (${state} now)? It is no longer evaluated, and its notifications are no longer listed.`,
+      confirm: 'Delete the alert rule',
+      action: async () => {
+        await change.run(() => api.call('DELETE /v2/alert-rules/{id}', { params: { id } }));
+        await rules.reload();
+      },
+    });
   return (
     <div class="columns">
+      {confirm.dialog}
       <form class="stack" onSubmit={submit} aria-label="New alert rule" noValidate>
         <h2>New alert rule</h2>
         <label for="alert-name">Name</label>
@@ -105,60 +112,64 @@ export function Alerts() {
       <div>
         <Section title="Alert rules">
           <ErrorBox error={rules.error ?? change.error} />
-          <table aria-label="Alert rules">
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">State</th>
-                <th scope="col">Last reading</th>
-                <th scope="col" />
-              </tr>
-            </thead>
-            <tbody>
-              {(rules.data?.rules ?? []).map((r) => (
+          <Scroll label="Alert rules, scrollable">
+            <table aria-label="Alert rules">
+              <thead>
                 <tr>
-                  <td>
-                    {r.name} <small>{r.condition.kind}</small>
-                    {r.channel.type === 'email' && (
-                      <small>
-                        {' '}
-                        mails {r.channel.address}
-                        {r.channel.subscription === 'pending confirmation' ? ' (pending confirmation)' : ''}
-                      </small>
-                    )}
-                  </td>
-                  <td data-testid="alert-state">{r.enabled ? r.state : 'disabled'}</td>
-                  <td>
-                    {r.reading ?? ''} <small>{when(r.evaluatedAt)}</small>
-                  </td>
-                  <td>
-                    <button type="button" onClick={() => void toggle(r.id, !r.enabled)}>
-                      {r.enabled ? 'Disable' : 'Enable'}
-                    </button>
-                    <button type="button" onClick={() => void remove(r.id)}>
-                      Delete
-                    </button>
-                  </td>
+                  <th scope="col">Rule</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Last reading</th>
+                  <th scope="col" />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(rules.data?.rules ?? []).map((r) => (
+                  <tr>
+                    <td>
+                      {r.name} <small>{r.condition.kind}</small>
+                      {r.channel.type === 'email' && (
+                        <small>
+                          {' '}
+                          mails {r.channel.address}
+                          {r.channel.subscription === 'pending confirmation' ? ' (pending confirmation)' : ''}
+                        </small>
+                      )}
+                    </td>
+                    <td data-testid="alert-state">{r.enabled ? r.state : 'disabled'}</td>
+                    <td>
+                      {r.reading ?? ''} <small>{when(r.evaluatedAt)}</small>
+                    </td>
+                    <td>
+                      <button type="button" onClick={() => void toggle(r.id, !r.enabled)}>
+                        {r.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <button type="button" aria-label={`Delete ${r.name}`} onClick={() => remove(r.id, r.name, r.enabled ? r.state : 'disabled')}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
         </Section>
         <Section title="Notifications sent">
           <ErrorBox error={notes.error} />
-          <table aria-label="Notifications">
-            <tbody>
-              {(notes.data?.notifications ?? []).map((n) => (
-                <tr>
-                  <td>{when(n.at)}</td>
-                  <td>{n.ruleName}</td>
-                  <td>{n.state}</td>
-                  <td>{n.reading}</td>
-                  <td>{n.delivery ? (n.delivery.error ?? `answered ${n.delivery.status}`) : 'sending'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Scroll label="Notifications, scrollable">
+            <table aria-label="Notifications">
+              <tbody>
+                {(notes.data?.notifications ?? []).map((n) => (
+                  <tr>
+                    <td>{when(n.at)}</td>
+                    <td>{n.ruleName}</td>
+                    <td>{n.state}</td>
+                    <td>{n.reading}</td>
+                    <td>{n.delivery ? (n.delivery.error ?? `answered ${n.delivery.status}`) : 'sending'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
         </Section>
       </div>
     </div>

@@ -14,7 +14,7 @@ import {
   type RuleInput,
   type RuleType,
 } from '../rule-drafts';
-import { ErrorBox, Section, useAction } from '../ui';
+import { ErrorBox, Scroll, Section, useAction } from '../ui';
 
 type DryRun = RouteResponse<'POST /v2/connections/{id}/rules/dry-run'>;
 
@@ -130,24 +130,26 @@ function DryRunTable({ dry }: { dry: DryRun }) {
       <p data-testid="dry-run-summary">
         Of the last {dry.events} events, {dry.passed} would pass every rule{dry.errors > 0 ? ` and ${dry.errors} would fail` : ''}.
       </p>
-      <table aria-label="Dry run">
-        <thead>
-          <tr>
-            <th>Rule</th>
-            <th>Type</th>
-            <th>Would stop</th>
-          </tr>
-        </thead>
-        <tbody>
-          {dry.rules.map((r) => (
+      <Scroll label="Dry run, scrollable">
+        <table aria-label="Dry run">
+          <thead>
             <tr>
-              <td>{r.label}</td>
-              <td>{r.type}</td>
-              <td>{`${r.stopped} of ${dry.events}`}</td>
+              <th>Rule</th>
+              <th>Type</th>
+              <th>Would stop</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {dry.rules.map((r) => (
+              <tr>
+                <td>{r.label}</td>
+                <td>{r.type}</td>
+                <td>{`${r.stopped} of ${dry.events}`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Scroll>
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Section, useAction, useLoad } from '../ui';
+import { ErrorBox, Section, useAction, useConfirm, useLoad } from '../ui';
 import { ConnectionRules } from './connection-rules';
 
 /** Every connection as source → transformation → destination, read at a glance; and connecting a new pair. */
@@ -33,13 +33,20 @@ export function Connections() {
     );
     if (done) await data.reload();
   };
-  const remove = async (id: string) => {
-    if (await action.run(() => api.call('DELETE /v2/connections/{id}', { params: { id } }))) await data.reload();
-  };
+  const confirm = useConfirm();
+  const remove = (id: string, pair: string, rules: number) =>
+    void confirm.ask({
+      question: `Disconnect ${pair}? No more events go this way, and ${rules === 1 ? 'its 1 rule is' : `its ${rules} rules are`} deleted with the connection.`,
+      confirm: 'Disconnect',
+      action: async () => {
+        if (await action.run(() => api.call('DELETE /v2/connections/{id}', { params: { id } }))) await data.reload();
+      },
+    });
 
   return (
     <>
       <ErrorBox error={data.error} />
+      {confirm.dialog}
       <Section title="Pipeline">
         {d && d.connections.length === 0 && <p>Nothing is connected yet.</p>}
         <ul class="pipeline" aria-label="Connections">
@@ -71,7 +78,12 @@ export function Connections() {
                 <button type="button" class="secondary" aria-label={`Rules of ${pairOf(c)}`} onClick={() => setEditing(c.id)}>
                   {c.rules.length === 0 ? 'Rules' : `Rules (${c.rules.length})`}
                 </button>
-                <button type="button" class="secondary" aria-label={`Disconnect ${source?.name} from ${destination?.name}`} onClick={() => void remove(c.id)}>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`Disconnect ${source?.name} from ${destination?.name}`}
+                  onClick={() => remove(c.id, `${source?.name ?? c.sourceId} from ${destination?.name ?? c.destinationId}`, c.rules.length)}
+                >
                   Disconnect
                 </button>
               </li>

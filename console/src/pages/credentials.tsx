@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 
 /** Keys only: a value is typed once, sent, and never shown again (the form forgets it at once). */
 export function Credentials() {
@@ -9,6 +9,13 @@ export function Credentials() {
   const [value, setValue] = useState('');
   const save = useAction();
   const remove = useAction();
+  const confirm = useConfirm();
+  const ask = (key: string) =>
+    void confirm.ask({
+      question: `Delete the credential ${key}? Its value is gone for good: a transformation that reads it fails from its next event, and failed events that held it cannot be retried.`,
+      confirm: `Delete ${key}`,
+      action: () => remove.run(async () => (await api.call('DELETE /credentials/{key}', { params: { key } }), await list.reload())),
+    });
   const submit = async (event: Event) => {
     event.preventDefault();
     const done = await save.run(() => api.call('PUT /credentials/{key}', { params: { key }, body: { value, isSecret: true } }));
@@ -21,37 +28,35 @@ export function Credentials() {
     <>
       <Section title="Keys">
         <ErrorBox error={list.error ?? remove.error} />
-        <table aria-label="Credentials">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Updated</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.credentials.map((c) => (
+        {confirm.dialog}
+        <Scroll label="Credentials list">
+          <table aria-label="Credentials">
+            <thead>
               <tr>
-                <td>
-                  <code>{c.key}</code>
-                </td>
-                <td>{when(c.updatedAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-label={`Delete ${c.key}`}
-                    onClick={() => void remove.run(async () => (await api.call('DELETE /credentials/{key}', { params: { key: c.key } }), await list.reload()))}
-                  >
-                    Delete
-                  </button>
-                </td>
+                <th scope="col">Key</th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.data?.credentials.map((c) => (
+                <tr>
+                  <td>
+                    <code>{c.key}</code>
+                  </td>
+                  <td>{when(c.updatedAt)}</td>
+                  <td>
+                    <button type="button" class="secondary" aria-label={`Delete ${c.key}`} onClick={() => ask(c.key)}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
         {list.data?.credentials.length === 0 && <p>No credential yet.</p>}
       </Section>
       <Section title="Set a credential">

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
+import { duration, ErrorBox, Json, percent, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 import { ReplayForm } from './replay-form';
 
 /** The windows the page offers: the last hours of ingestion. */
@@ -81,18 +81,28 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
               Events ingested from {when(f.window.from)} to {when(f.window.to)}
               {f.expanded > 0 && `; ${f.expanded} more outputs of events the transformation fanned out`}.
             </p>
-            <table aria-label="Funnel">
-              <tbody>
-                {rows.map(([label, n]) => (
+            <Scroll label="Funnel counts">
+              <table aria-label="Funnel">
+                <thead>
                   <tr>
-                    <th scope="row">{label}</th>
-                    <td data-testid={`funnel-${label}`}>{n}</td>
+                    <th scope="col">Step</th>
+                    <th scope="col">Events</th>
+                    <th scope="col">Of routed</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map(([label, n]) => (
+                    <tr>
+                      <th scope="row">{label}</th>
+                      <td data-testid={`funnel-${label}`}>{n}</td>
+                      <td>{label === 'Routed' ? '' : percent(n ?? 0, f.routed + f.expanded)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Scroll>
             <p aria-label="Latency">
-              Latency, ingestion to the vendor&apos;s 2xx: p50 <strong>{f.latencyMs.p50 ?? '–'} ms</strong>, p95 <strong>{f.latencyMs.p95 ?? '–'} ms</strong> (
+              Latency, ingestion to the vendor&apos;s 2xx: p50 <strong>{duration(f.latencyMs.p50)}</strong>, p95 <strong>{duration(f.latencyMs.p95)}</strong> (
               {f.latencyMs.delivered} delivered)
             </p>
           </>
@@ -101,40 +111,77 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
       <Section title="Error classes">
         {f && f.errorClasses.length === 0 && <p>No error.</p>}
         {f && f.errorClasses.length > 0 && (
-          <table aria-label="Error classes">
-            <thead>
-              <tr>
-                <th scope="col">Class</th>
-                <th scope="col">Status</th>
-                <th scope="col">Events</th>
-                <th scope="col">Sample answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {f.errorClasses.map((e) => (
+          <Scroll label="Error classes">
+            <table aria-label="Error classes">
+              <thead>
                 <tr>
-                  <td>{e.class}</td>
-                  <td>{e.status ?? ''}</td>
-                  <td>{e.count}</td>
-                  <td>{e.sample}</td>
+                  <th scope="col">Class</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Sample answer</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {f.errorClasses.map((e) => (
+                  <tr>
+                    <td>{e.class}</td>
+                    <td>{e.status ?? ''}</td>
+                    <td>{e.count}</td>
+                    <td>{e.sample}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
         )}
       </Section>
-      <Failures destinationId={destinationId} hours={hours} onRetried={funnel.reload} />
+      <Failures destinationId={destinationId} hours={hours} counted={f && f.aborted.total + f.transformFailed} onRetried={funnel.reload} />
       <ReplayForm destinationId={destinationId} />
     </div>
   );
 }
 
-function Failures({ destinationId, hours, onRetried }: { destinationId: string; hours: number; onRetried: () => Promise<void> }) {
+/** One page of the listing: as many failures as the API gives at once. */
+const PAGE = 50;
+
+function Failures({
+  destinationId,
+  hours,
+  counted,
+  onRetried,
+}: {
+  destinationId: string;
+  hours: number;
+  /** What the funnel counts aborted (and failed in the transformation) over the same hours. */
+  counted: number | undefined;
+  onRetried: () => Promise<void>;
+}) {
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [jobId, setJobId] = useState<string | undefined>(undefined);
+  // How many pages are shown: each refresh reads them again, following the API's cursors.
+  const [pages, setPages] = useState(1);
   const listing = useLoad(
-    () => api.call('GET /v2/destinations/{id}/failures', { params: { id: destinationId }, query: { ...windowOf(hours), limit: 50 } }),
-    [destinationId, hours],
+    async () => {
+      const window = windowOf(hours);
+      const listed: Record<string, unknown>[] = [];
+      const withheld = { suppressed: 0, deleted: 0 };
+      let after: string | undefined;
+      let listedHours: { from: string; to: string } | undefined;
+      for (let i = 0; i < pages; i++) {
+        const page = await api.call('GET /v2/destinations/{id}/failures', {
+          params: { id: destinationId },
+          query: { ...window, limit: PAGE, ...(after !== undefined && { after_cursor: after }) },
+        });
+        listed.push(...page.failures);
+        withheld.suppressed += page.withheld.suppressed;
+        withheld.deleted += page.withheld.deleted;
+        listedHours = page.window;
+        after = page.paging.next;
+        if (after === undefined) break;
+      }
+      return { failures: listed, withheld, more: after !== undefined, window: listedHours };
+    },
+    [destinationId, hours, pages],
     5000,
   );
   const job = useLoad(
@@ -148,6 +195,7 @@ function Failures({ destinationId, hours, onRetried }: { destinationId: string; 
     if (finished) void Promise.all([listing.reload(), onRetried()]);
   }, [finished]);
   const retry = useAction();
+  const confirm = useConfirm();
   const start = async (body: { ids: string[] } | { from: string; to: string }) => {
     const started = await retry.run(() => api.call('POST /v2/destinations/{id}/failures/retry', { params: { id: destinationId }, body }));
     if (!started) return;
@@ -155,7 +203,17 @@ function Failures({ destinationId, hours, onRetried }: { destinationId: string; 
     setPicked(new Set());
     await onRetried();
   };
-  const failures = (listing.data?.failures ?? []) as Record<string, unknown>[];
+  const retryAll = () => {
+    const window = listing.data?.window;
+    const span = window ? ` ingested from ${when(window.from)} to ${when(window.to)}` : '';
+    void confirm.ask({
+      question: `Retry ${counted ?? 'all the'} failed events${span}? Each is sent once more to the destination (those never sent, or sent again already and delivered, are skipped).`,
+      confirm: `Retry ${counted ?? 'all'} events`,
+      action: () => start(windowOf(hours)),
+    });
+  };
+  const failures = listing.data?.failures ?? [];
+  const withheld = listing.data?.withheld;
   const toggle = (id: string) => setPicked((p) => (p.has(id) ? new Set([...p].filter((x) => x !== id)) : new Set([...p, id])));
   const progress = job.data?.progress;
   return (
@@ -165,10 +223,21 @@ function Failures({ destinationId, hours, onRetried }: { destinationId: string; 
         <button type="button" disabled={retry.busy || picked.size === 0} onClick={() => void start({ ids: [...picked] })}>
           Retry selected ({picked.size})
         </button>
-        <button type="button" disabled={retry.busy || failures.length === 0} onClick={() => void start(windowOf(hours))}>
+        <button type="button" disabled={retry.busy || failures.length === 0} onClick={retryAll}>
           Retry all in the window
         </button>
       </div>
+      {confirm.dialog}
+      {listing.data && (
+        <p data-testid="failures-count">
+          Listed {failures.length}
+          {counted !== undefined && ` of the ${counted} the funnel counts`}
+          {withheld &&
+            withheld.suppressed + withheld.deleted > 0 &&
+            `; ${withheld.suppressed + withheld.deleted} more not shown (their users are suppressed or deleted)`}
+          {listing.data.more && '; more on the next page'}.
+        </p>
+      )}
       {job.data && progress && (
         <p role="status" aria-label="Retry job">
           Retry job {job.data.status}: {progress.selected} looked at, {progress.sent} sent, {progress.delivered} delivered, {progress.failed} failed,{' '}
@@ -178,46 +247,53 @@ function Failures({ destinationId, hours, onRetried }: { destinationId: string; 
       {failures.length === 0 ? (
         <p>No failed event in this window.</p>
       ) : (
-        <table aria-label="Failed events">
-          <thead>
-            <tr>
-              <th scope="col">Pick</th>
-              <th scope="col">Aborted</th>
-              <th scope="col">Message</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Answer</th>
-              <th scope="col">Retry</th>
-              <th scope="col">Event</th>
-            </tr>
-          </thead>
-          <tbody>
-            {failures.map((failure) => {
-              const id = String(failure.id);
-              const answer = failure.answer as { status?: number; body?: string } | undefined;
-              const retried = failure.retry as { state: string } | undefined;
-              return (
-                <tr>
-                  <td>
-                    <input type="checkbox" aria-label={`Pick ${String(failure.messageId)}`} checked={picked.has(id)} onChange={() => toggle(id)} />
-                  </td>
-                  <td>{when(failure.abortedAt)}</td>
-                  <td>{String(failure.messageId)}</td>
-                  <td>{String(failure.reason)}</td>
-                  <td>
-                    {answer?.status ?? ''} {answer?.body ?? String(failure.error)}
-                  </td>
-                  <td>{retried?.state ?? ''}</td>
-                  <td>
-                    <details>
-                      <summary>event and payload</summary>
-                      <Json value={{ event: failure.event, sent: failure.requests, transformation: failure.transformation, attempts: failure.attempts }} />
-                    </details>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <Scroll label="Failed events list">
+          <table aria-label="Failed events">
+            <thead>
+              <tr>
+                <th scope="col">Pick</th>
+                <th scope="col">Aborted</th>
+                <th scope="col">Message</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Retry</th>
+                <th scope="col">Event</th>
+              </tr>
+            </thead>
+            <tbody>
+              {failures.map((failure) => {
+                const id = String(failure.id);
+                const answer = failure.answer as { status?: number; body?: string } | undefined;
+                const retried = failure.retry as { state: string } | undefined;
+                return (
+                  <tr>
+                    <td>
+                      <input type="checkbox" aria-label={`Pick ${String(failure.messageId)}`} checked={picked.has(id)} onChange={() => toggle(id)} />
+                    </td>
+                    <td>{when(failure.abortedAt)}</td>
+                    <td>{String(failure.messageId)}</td>
+                    <td>{String(failure.reason)}</td>
+                    <td>
+                      {answer?.status ?? ''} {answer?.body ?? String(failure.error)}
+                    </td>
+                    <td>{retried?.state ?? ''}</td>
+                    <td>
+                      <details>
+                        <summary>event and payload</summary>
+                        <Json value={{ event: failure.event, sent: failure.requests, transformation: failure.transformation, attempts: failure.attempts }} />
+                      </details>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+      {listing.data?.more && (
+        <button type="button" class="secondary" onClick={() => setPages((n) => n + 1)}>
+          Show {PAGE} more failed events
+        </button>
       )}
     </Section>
   );

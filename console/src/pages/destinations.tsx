@@ -2,9 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Destination, DestinationDefinition as Definition } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { ConfigFields, configOf, valuesOf, type FormValues } from '../config-form';
+import { referencePage } from '../reference';
 import { OutcomesChart, type OutcomePoint } from '../outcomes-chart';
 import { DestinationTest } from './destination-test';
-import { ErrorBox, Json, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Json, Scroll, Section, useAction, useLoad, when } from '../ui';
 
 export function Destinations() {
   const list = useLoad(() => api.call('GET /v2/destinations'));
@@ -71,6 +72,7 @@ function NewDestination({ definitions, onCreated }: { definitions: Definition[];
       </select>
       <label for="destination-name">Name</label>
       <input id="destination-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <ReferenceLink definition={definitions.find((d) => d.name === type)} />
       <ConfigFields fields={fields} values={values} onChange={setValues} idPrefix="new" />
       <button type="submit" disabled={create.busy}>
         Create destination
@@ -85,6 +87,8 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
   const [values, setValues] = useState<FormValues>(valuesOf(fields, destination.config));
   const save = useAction();
   const [saved, setSaved] = useState(false);
+  const transformations = useLoad(() => api.call('GET /transformations'));
+  const transformation = transformations.data?.transformations.find((t) => t.id === destination.transformationId);
   const submit = async (event: Event) => {
     event.preventDefault();
     setSaved(false);
@@ -98,9 +102,10 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
       <Section title={destination.name}>
         <p>
           {definition?.displayName ?? destination.type} · {destination.enabled ? 'enabled' : 'disabled'} ·{' '}
-          {destination.transformationId ? `transformation ${destination.transformationId}` : 'no transformation'}
+          {destination.transformationId ? `transformation ${transformation?.name ?? destination.transformationId}` : 'no transformation'}
         </p>
         <form class="stack" onSubmit={submit} aria-label="Configuration" noValidate>
+          <ReferenceLink definition={definition} />
           <ConfigFields fields={fields} values={values} onChange={setValues} idPrefix="edit" />
           <button type="submit" disabled={save.busy}>
             Save configuration
@@ -134,37 +139,41 @@ function Delivery({ destinationId }: { destinationId: string }) {
       <Section title="Outcomes">
         <ErrorBox error={outcomes.error} />
         {o && (
-          <table aria-label="Outcome counts">
-            <tbody>
-              <tr>
-                {(['delivered', 'retrying', 'aborted', 'filtered', 'suppressed'] as const).map((k) => (
-                  <td>
-                    <span class={`status-${k}`}>{k}</span> <strong data-testid={`outcome-${k}`}>{o[k]}</strong>
-                  </td>
-                ))}
-              </tr>
-            </tbody>
-          </table>
+          <Scroll label="Outcome counts, scrollable">
+            <table aria-label="Outcome counts">
+              <tbody>
+                <tr>
+                  {(['delivered', 'retrying', 'aborted', 'filtered', 'suppressed'] as const).map((k) => (
+                    <td>
+                      <span class={`status-${k}`}>{k}</span> <strong data-testid={`outcome-${k}`}>{o[k]}</strong>
+                    </td>
+                  ))}
+                </tr>
+              </tbody>
+            </table>
+          </Scroll>
         )}
         {o && o.filteredByRule.length > 0 && (
-          <table aria-label="Filtered by rule">
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Source</th>
-                <th scope="col">Events stopped</th>
-              </tr>
-            </thead>
-            <tbody>
-              {o.filteredByRule.map((r) => (
+          <Scroll label="Filtered by rule, scrollable">
+            <table aria-label="Filtered by rule">
+              <thead>
                 <tr>
-                  <td>{r.rule}</td>
-                  <td>{r.sourceId}</td>
-                  <td>{r.filtered}</td>
+                  <th scope="col">Rule</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">Events stopped</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {o.filteredByRule.map((r) => (
+                  <tr>
+                    <td>{r.rule}</td>
+                    <td>{r.sourceId}</td>
+                    <td>{r.filtered}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
         )}
         <OutcomesChart points={points} />
       </Section>
@@ -173,40 +182,55 @@ function Delivery({ destinationId }: { destinationId: string }) {
         {failures.length === 0 && (o?.lastErrors.length ?? 0) === 0 ? (
           <p>No failure.</p>
         ) : (
-          <table aria-label="Latest failures">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Message</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Status</th>
-                <th scope="col">Error or response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {failures.map((f) => (
+          <Scroll label="Latest failures, scrollable">
+            <table aria-label="Latest failures">
+              <thead>
                 <tr>
-                  <td>{when(f.at)}</td>
-                  <td>{String(f.messageId)}</td>
-                  <td class={`status-${String(f.outcome)}`}>{String(f.outcome)}</td>
-                  <td>{String(f.status ?? '')}</td>
-                  <td>{f.response !== undefined ? <Json value={f.response} /> : String(f.error ?? '')}</td>
+                  <th scope="col">When</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Error or response</th>
                 </tr>
-              ))}
-              {failures.length === 0 &&
-                o?.lastErrors.map((e) => (
+              </thead>
+              <tbody>
+                {failures.map((f) => (
                   <tr>
-                    <td>{when(e.at)}</td>
-                    <td>{e.messageId}</td>
-                    <td>error</td>
-                    <td>{e.status ?? ''}</td>
-                    <td>{e.error}</td>
+                    <td>{when(f.at)}</td>
+                    <td>{String(f.messageId)}</td>
+                    <td class={`status-${String(f.outcome)}`}>{String(f.outcome)}</td>
+                    <td>{String(f.status ?? '')}</td>
+                    <td>{f.response !== undefined ? <Json value={f.response} /> : String(f.error ?? '')}</td>
                   </tr>
                 ))}
-            </tbody>
-          </table>
+                {failures.length === 0 &&
+                  o?.lastErrors.map((e) => (
+                    <tr>
+                      <td>{when(e.at)}</td>
+                      <td>{e.messageId}</td>
+                      <td>error</td>
+                      <td>{e.status ?? ''}</td>
+                      <td>{e.error}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </Scroll>
         )}
       </Section>
     </>
+  );
+}
+
+/** The type's reference page (rendered into the console site at build time): what each field means, what is sent. */
+function ReferenceLink({ definition }: { definition: Definition | undefined }) {
+  if (!definition) return null;
+  return (
+    <p class="field-help">
+      <a href={referencePage(definition.name)} target="_blank" rel="noopener">
+        {definition.displayName} reference
+      </a>
+      : what each setting means and what each event becomes.
+    </p>
   );
 }

@@ -1,11 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 
 /** Suppress users, or suppress and delete them at destinations; follow each destination's deletion. */
 export function Regulations() {
   const list = useLoad(() => api.call('GET /v2/regulations', { query: { per_page: 100 } }));
   const destinations = useLoad(() => api.call('GET /v2/destinations'));
+  // Only a type whose definition says it can delete users is offered for deletion.
+  const definitions = useLoad(() => api.call('GET /destination-definitions'));
+  const deleting = new Set((definitions.data ?? []).filter((d) => d.supportsDeletion).map((d) => d.name));
+  const deletable = (destinations.data?.destinations ?? []).filter((d) => deleting.has(d.type));
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const [type, setType] = useState<'suppress' | 'suppress_with_delete'>('suppress');
   const [users, setUsers] = useState('');
@@ -46,14 +50,17 @@ export function Regulations() {
           {type === 'suppress_with_delete' && (
             <fieldset>
               <legend>Delete at (none chosen: every destination that can delete)</legend>
-              {(destinations.data?.destinations ?? []).map((d) => (
+              {definitions.data && deletable.length === 0 && (
+                <p class="hint">No destination of this workspace can delete users: their events are only suppressed.</p>
+              )}
+              {deletable.map((d) => (
                 <label class="row">
                   <input
                     type="checkbox"
                     checked={chosen.includes(d.id)}
                     onChange={(e) => setChosen(e.currentTarget.checked ? [...chosen, d.id] : chosen.filter((id) => id !== d.id))}
                   />
-                  {d.name}
+                  {d.name} <small>{d.type}</small>
                 </label>
               ))}
             </fieldset>
@@ -79,18 +86,38 @@ export function Regulations() {
           ))}
         </ul>
       </div>
-      {selected ? <RegulationView key={selected} id={selected} onChanged={list.reload} /> : <p>Choose a regulation to follow it.</p>}
+      {selected ? (
+        <RegulationView
+          key={selected}
+          id={selected}
+          onChanged={list.reload}
+          names={new Map((destinations.data?.destinations ?? []).map((d) => [d.id, d.name]))}
+        />
+      ) : (
+        <p>Choose a regulation to follow it.</p>
+      )}
     </div>
   );
 }
 
-function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promise<void> }) {
+function RegulationView({ id, onChanged, names }: { id: string; onChanged: () => Promise<void>; names: Map<string, string> }) {
   const detail = useLoad(() => api.call('GET /v2/regulations/{id}', { params: { id } }), [id], 3000);
   const cancel = useAction();
+  const confirm = useConfirm();
   const r = detail.data;
+  const ask = () => {
+    if (!r) return;
+    const open = (r.jobs ?? []).filter((j) => j.status !== 'completed' && j.status !== 'unsupported').length;
+    void confirm.ask({
+      question: `Cancel the regulation for ${r.attributes.userId}? Their events are delivered again from now on${open > 0 ? `, and ${open} deletion${open === 1 ? '' : 's'} not yet done at destinations stop` : ''}.`,
+      confirm: 'Cancel the regulation',
+      action: () => cancel.run(async () => (await api.call('DELETE /v2/regulations/{id}', { params: { id } }), await detail.reload(), await onChanged())),
+    });
+  };
   return (
     <Section title={r ? `Regulation for ${r.attributes.userId}` : 'Regulation'}>
       <ErrorBox error={detail.error ?? cancel.error} />
+      {confirm.dialog}
       {r && (
         <>
           <p>
@@ -98,40 +125,35 @@ function RegulationView({ id, onChanged }: { id: string; onChanged: () => Promis
             {r.canceledAt ? ` · canceled ${when(r.canceledAt)}` : ''}
           </p>
           {r.jobs && (
-            <table aria-label="Deletion at each destination">
-              <thead>
-                <tr>
-                  <th scope="col">Destination</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last error or reason</th>
-                  <th scope="col">Next attempt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.jobs.map((j) => (
+            <Scroll label="Deletions list">
+              <table aria-label="Deletion at each destination">
+                <thead>
                   <tr>
-                    <td>
-                      {j.destinationId} <small>{j.destinationType}</small>
-                    </td>
-                    <td class={`status-${j.status}`}>{j.status}</td>
-                    <td>{j.attempts}</td>
-                    <td>{j.lastError ?? j.reason ?? ''}</td>
-                    <td>{when(j.nextAttemptAt)}</td>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last error or reason</th>
+                    <th scope="col">Next attempt</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {r.jobs.map((j) => (
+                    <tr>
+                      <td>
+                        {names.get(j.destinationId) ?? j.destinationId} <small>{j.destinationType}</small>
+                      </td>
+                      <td class={`status-${j.status}`}>{j.status}</td>
+                      <td>{j.attempts}</td>
+                      <td>{j.lastError ?? j.reason ?? ''}</td>
+                      <td>{when(j.nextAttemptAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Scroll>
           )}
           {!r.canceled && (
-            <button
-              type="button"
-              class="secondary"
-              disabled={cancel.busy}
-              onClick={() =>
-                void cancel.run(async () => (await api.call('DELETE /v2/regulations/{id}', { params: { id } }), await detail.reload(), await onChanged()))
-              }
-            >
+            <button type="button" class="secondary" disabled={cancel.busy} onClick={ask}>
               Cancel regulation
             </button>
           )}

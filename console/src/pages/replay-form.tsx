@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 
 /** `datetime-local` values are local times without a zone: as ISO instants. */
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : '');
@@ -20,10 +20,23 @@ export function ReplayForm({ destinationId }: { destinationId: string }) {
   const chosen = sourceId || list[0]?.id || '';
   const mine = (replays.data?.replays ?? []).filter((r) => r.destinationId === destinationId);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  const confirm = useConfirm();
+  const replay = async () => {
     const started = await start.run(() => api.call('POST /v2/replays', { body: { sourceId: chosen, destinationId, from: isoOf(from), to: isoOf(to) } }));
     if (started) await replays.reload();
+  };
+  // Before a replay: how many events it may send, from the source's funnel over the hours the window touches.
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!from || !to) return replay(); // the API names what is missing
+    const source = list.find((s) => s.id === chosen)?.name ?? 'the source';
+    const counted = await start.run(() => api.call('GET /v2/sources/{id}/delivery', { params: { id: chosen }, query: { from: isoOf(from), to: isoOf(to) } }));
+    if (!counted) return;
+    await confirm.ask({
+      question: `Replay what ${source} stored from ${when(isoOf(from))} to ${when(isoOf(to))} to this destination? Its hours hold ${counted.stored} stored events, and each one received in the window is sent again.`,
+      confirm: `Replay up to ${counted.stored} events`,
+      action: replay,
+    });
   };
   return (
     <Section title="Replay">
@@ -43,44 +56,47 @@ export function ReplayForm({ destinationId }: { destinationId: string }) {
         </button>
         <ErrorBox error={start.error ?? cancel.error ?? replays.error} />
       </form>
+      {confirm.dialog}
       {mine.length > 0 && (
-        <table aria-label="Replays">
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">Window</th>
-              <th scope="col">Status</th>
-              <th scope="col">Progress</th>
-              <th scope="col" />
-            </tr>
-          </thead>
-          <tbody>
-            {mine.map((r) => (
+        <Scroll label="Replays list">
+          <table aria-label="Replays">
+            <thead>
               <tr>
-                <td>{when(r.createdAt)}</td>
-                <td>
-                  {when(r.from)} – {when(r.to)}
-                </td>
-                <td data-testid="replay-status">{r.status}</td>
-                <td>
-                  {r.progress.events} read, {r.progress.delivered} delivered, {r.progress.aborted} failed, {r.progress.retrying} retrying,{' '}
-                  {r.progress.suppressed} suppressed
-                </td>
-                <td>
-                  {r.status === 'running' && (
-                    <button
-                      type="button"
-                      disabled={cancel.busy}
-                      onClick={() => void cancel.run(() => api.call('POST /v2/replays/{id}/cancel', { params: { id: r.id } })).then(() => replays.reload())}
-                    >
-                      Cancel
-                    </button>
-                  )}
-                </td>
+                <th scope="col">Started</th>
+                <th scope="col">Window</th>
+                <th scope="col">Status</th>
+                <th scope="col">Progress</th>
+                <th scope="col" />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {mine.map((r) => (
+                <tr>
+                  <td>{when(r.createdAt)}</td>
+                  <td>
+                    {when(r.from)} – {when(r.to)}
+                  </td>
+                  <td data-testid="replay-status">{r.status}</td>
+                  <td>
+                    {r.progress.events} read, {r.progress.delivered} delivered, {r.progress.aborted} failed, {r.progress.retrying} retrying,{' '}
+                    {r.progress.suppressed} suppressed
+                  </td>
+                  <td>
+                    {r.status === 'running' && (
+                      <button
+                        type="button"
+                        disabled={cancel.busy}
+                        onClick={() => void cancel.run(() => api.call('POST /v2/replays/{id}/cancel', { params: { id: r.id } })).then(() => replays.reload())}
+                      >
+                        Cancel
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
       )}
     </Section>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { EventMetadata, EventModel } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { planKnows, specOfModel, type Spec } from '../plan-keys';
-import { ErrorBox, Json, Section, useLoad, when } from '../ui';
+import { ErrorBox, Json, Scroll, Section, useLoad, when } from '../ui';
 
 /** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
 export function Schemas() {
@@ -120,33 +120,35 @@ function SchemaTree({
 }) {
   const keys = Object.keys(schema).sort();
   return (
-    <table aria-label={label}>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Type</th>
-          <th scope="col">Present in</th>
-          {spec && <th scope="col">Tracking plan</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => {
-          const depth = key.split('.').length - 1;
-          const present = counts[key];
-          return (
-            <tr>
-              <td style={{ paddingLeft: `${0.5 + depth * 1.2}rem` }}>
-                <code>{depth > 0 ? key.split('.').at(-1) : key}</code>
-                {depth > 0 && <small class="hint"> ({key})</small>}
-              </td>
-              <td>{schema[key]}</td>
-              <td>{present === undefined ? '' : `${present} of ${total} (${Math.round((present / Math.max(total, 1)) * 100)} %)`}</td>
-              {spec && <td>{planKnows(spec, key) === false ? <span class="unplanned">not in plan</span> : ''}</td>}
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <Scroll label={`${label}, scrollable`}>
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Type</th>
+            <th scope="col">Present in</th>
+            {spec && <th scope="col">Tracking plan</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => {
+            const depth = key.split('.').length - 1;
+            const present = counts[key];
+            return (
+              <tr>
+                <td style={{ paddingLeft: `${0.5 + depth * 1.2}rem` }}>
+                  <code>{depth > 0 ? key.split('.').at(-1) : key}</code>
+                  {depth > 0 && <small class="hint"> ({key})</small>}
+                </td>
+                <td>{schema[key]}</td>
+                <td>{present === undefined ? '' : `${present} of ${total} (${Math.round((present / Math.max(total, 1)) * 100)} %)`}</td>
+                {spec && <td>{planKnows(spec, key) === false ? <span class="unplanned">not in plan</span> : ''}</td>}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </Scroll>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { LiveEvent, Source } from '../../../shared/contract/client-types';
 import { api, consoleConfig } from '../api';
-import { CopyButton, ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { CopyButton, ErrorBox, Scroll, Section, useAction, useLoad, when } from '../ui';
 import { Snippets, snippetsFor } from './source-snippets';
 
 /** Types the console has snippets for; any other text is kept as typed (and gets the Node.js snippet). */
@@ -114,22 +114,24 @@ function SourceDetail({ source }: { source: Source }) {
             . Those of the last 24 hours are listed below with their reason.
           </p>
         )}
-        <table aria-label="Live events">
-          <thead>
-            <tr>
-              <th scope="col">Received</th>
-              <th scope="col">Type</th>
-              <th scope="col">Event</th>
-              <th scope="col">User</th>
-              <th scope="col">Properties</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(events.data?.events ?? []).map((e) => (
-              <EventRow event={e} />
-            ))}
-          </tbody>
-        </table>
+        <Scroll label="Live events, scrollable">
+          <table aria-label="Live events">
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Type</th>
+                <th scope="col">Event</th>
+                <th scope="col">User</th>
+                <th scope="col">Properties</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(events.data?.events ?? []).map((e) => (
+                <EventRow event={e} />
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
         {events.data && events.data.events.length === 0 && <p>No event in the last 24 hours.</p>}
       </Section>
     </div>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { RouteResponse } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { diffLines } from '../diff';
-import { ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { ErrorBox, Scroll, Section, useAction, useLoad, when } from '../ui';
 
 type Plan = RouteResponse<'GET /v2/tracking-plans/{id}'>['trackingPlan'];
 type Stats = RouteResponse<'GET /v2/tracking-plans/{id}/stats'>;
@@ -253,33 +253,35 @@ function PlanStats({ id }: { id: string }) {
   return (
     <Section title="Stats">
       <ErrorBox error={stats.error} />
-      <table aria-label="Tracking plan stats">
-        <thead>
-          <tr>
-            {['Source', 'Version', 'Event', 'Total', 'Validated', 'With violations', 'Dropped', ...VIOLATIONS].map((h) => (
-              <th scope="col">{h}</th>
+      <Scroll label="Tracking plan stats, scrollable">
+        <table aria-label="Tracking plan stats">
+          <thead>
+            <tr>
+              {['Source', 'Version', 'Event', 'Total', 'Validated', 'With violations', 'Dropped', ...VIOLATIONS].map((h) => (
+                <th scope="col">{h}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {stats.data?.rows.map((r) => (
+              <tr>
+                <td>{nameOf(r.sourceId)}</td>
+                <td>{r.version}</td>
+                <td>{r.name ? `${r.type}: ${r.name}` : r.type}</td>
+                {cells(r)}
+              </tr>
             ))}
-          </tr>
-        </thead>
-        <tbody>
-          {stats.data?.rows.map((r) => (
-            <tr>
-              <td>{nameOf(r.sourceId)}</td>
-              <td>{r.version}</td>
-              <td>{r.name ? `${r.type}: ${r.name}` : r.type}</td>
-              {cells(r)}
-            </tr>
-          ))}
-          {stats.data && (
-            <tr>
-              <th scope="row" colSpan={3}>
-                All
-              </th>
-              {cells(stats.data.totals)}
-            </tr>
-          )}
-        </tbody>
-      </table>
+            {stats.data && (
+              <tr>
+                <th scope="row" colSpan={3}>
+                  All
+                </th>
+                {cells(stats.data.totals)}
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </Scroll>
     </Section>
   );
 }
