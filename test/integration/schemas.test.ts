@@ -27,7 +27,7 @@ async function newSource(ws?: { token: string }) {
 /** Polls the models of a write key until `ready` holds (capture runs on the stream, a moment after ingestion). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function modelsOf(writeKey: string, ready: (models: any[]) => boolean): Promise<any[]> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const answer = await get(`/schemas/event-models?WriteKey=${encodeURIComponent(writeKey)}`);
     expect(answer.status).toBe(200);
