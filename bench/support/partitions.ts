@@ -176,11 +176,22 @@ export function partitionUse(command: string, input: Item, output: Item, sizes?:
   return uses;
 }
 
-/** A partition key's family: its ids replaced by placeholders, so that the rows of a report name the layout. */
+/**
+ * A partition key's family: its ids replaced by placeholders, so that the rows of a report name the layout;
+ * the hash that names a seen messageId (`…#SEEN#<hash>`, one key per event) folds to `<hash>`, one row.
+ */
 export function familyOf(key: string): string {
   return key
     .split('#')
-    .map((part) => (/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(part) || /^[A-Za-z0-9_-]{20,}$/.test(part) ? '<id>' : /^\d+$/.test(part) ? '<n>' : part))
+    .map((part, i, parts) =>
+      parts[i - 1] === 'SEEN'
+        ? '<hash>'
+        : /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(part) || /^[A-Za-z0-9_-]{20,}$/.test(part)
+          ? '<id>'
+          : /^\d+$/.test(part)
+            ? '<n>'
+            : part,
+    )
     .join('#');
 }
 

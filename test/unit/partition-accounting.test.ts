@@ -121,3 +121,11 @@ test('the report scales each key to the rate, names the hottest, and families hi
   expect(report.hottestRead).toEqual({ key: 'WS#01M8BHF88Z9RFFDJCYY8AEX4ZM', perSecond: 1500 });
   expect(familyOf(report.hottestWrite.key)).toBe('WS#<id>#SOURCE#<id>#INGEST#<n>');
 });
+
+test("every seen messageId's key folds to one family, its hash a placeholder, whatever the messageId", () => {
+  const ws = '01M8BHF88Z9RFFDJCYY8AEX4ZM';
+  const source = '01M8BHF8XZ0ZVM60N0JPYH6TN5';
+  const messageIds = ['1', 'order-42', '9c1b4a52-0d3b-4bd0-8a3e-2f4b8d6c1e07', 'ünïcode id', ...Array.from({ length: 500 }, (_, i) => `m-${i}`)];
+  const families = new Set(messageIds.map((id) => familyOf(keys.seenMessage(ws, source, id).pk)));
+  expect([...families]).toEqual(['WS#<id>#SOURCE#<id>#SEEN#<hash>']);
+});
