@@ -231,8 +231,11 @@ function report(
   const funnelDb = line('  of it funnel', stages.delivery, 0, 0, (key) => key.includes('#DESTINATION#') && key.includes('#FUNNEL#'));
   const sourceFunnelDb = line('  source funnel', stages.delivery, 0, 0, (key) => key.includes('#SOURCE#') && /#(FUNNEL|COUNTED)#/.test(key));
   const failuresDb = line('  of it failures', stages.delivery, 0, 0, (key) => key.includes('#FAILURES'));
+  const seen = (key: string) => key.includes('#SEEN#');
+  const deliveryDedupDb = line('  of it dedup', stages.delivery, 0, 0, seen);
   line('schema capture', stages.capture, 512);
   line('  of it suppression', stages.capture, 0, 0, (key) => key.includes('SUPPRESS'));
+  const captureDedupDb = line('  of it dedup', stages.capture, 0, 0, seen);
   line('live events', stages.live, 512, stages.live.invocations);
   console.log(
     `  vendor requests: Amplitude ${sent.requests['/amp/2/httpapi'] ?? 0} for ${sent.events['/amp/2/httpapi'] ?? 0} events, webhook ${sent.requests['/hook'] ?? 0}`,
@@ -251,6 +254,9 @@ function report(
   console.log(`funnel counters usd per million events: ${f(usdOf({ wru: funnelDb.requests * 2, rru: funnelDb.rru }), 4)}`);
   console.log(`source funnel usd per million events: ${f(usdOf(sourceFunnelDb), 4)}`);
   console.log(`failure store usd per million events: ${f(usdOf(failuresDb), 4)}`);
+  // The seenMessage family (shared/persistence/message-id-index.ts): delivery's conditional put per event, capture's
+  // eventually consistent read of the same claims (a write only for a claim it does not find).
+  console.log(`dedup usd per million events: ${f(usdOf({ wru: deliveryDedupDb.wru + captureDedupDb.wru, rru: deliveryDedupDb.rru + captureDedupDb.rru }), 4)}`);
   console.log(`usd per million events: ${f(total, 3)}`);
 }
 
