@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { postgres } from '../shared/destinations/postgres';
+import { postgresDefinition } from '../shared/destinations/postgres/definition';
 import { endPostgresPools } from '../shared/destinations/postgres/connection';
 import type { Message, ServerBatchContext } from '../shared/destinations/types';
 import { OUTBOUND_ALLOWLIST_ENV } from '../shared/outbound/allowlist';
@@ -81,7 +82,7 @@ function psql(server: PostgresServer, script: string): number {
 
 async function round(server: PostgresServer, n: number, dir: string): Promise<{ rows: number; deliverMs: number; copyMs: number }> {
   const schema = `bench_${n}`;
-  const config = postgres.config.parse({
+  const config = postgresDefinition.config.parse({
     host: server.host,
     port: server.port,
     database: server.database,

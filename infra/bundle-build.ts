@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_SETTINGS, EXTERNAL_MODULES, FUNCTION_BUNDLES, RUNTIME_MODULES, type FunctionBundle, type OnDemandModule } from './bundles';
+import {
+  BUNDLE_SETTINGS,
+  DESTINATION_CODE_MODULES,
+  EXTERNAL_MODULES,
+  FUNCTION_BUNDLES,
+  RUNTIME_MODULES,
+  type FunctionBundle,
+  type OnDemandModule,
+} from './bundles';
 
 /**
  * Bundles functions with esbuild's API and the settings CDK's NodejsFunction passes to its CLI
@@ -54,6 +62,27 @@ export async function bundleOnDemand(name: OnDemandModule, outDir: string): Prom
   return { file, bytes: fs.statSync(file).size };
 }
 
+/** Every destination type's code bundled as CDK ships it, in one esbuild run: `outDir/destinations/<folder>/index.js`. */
+export async function bundleDestinationCode(outDir: string): Promise<{ folder: string; file: string; bytes: number; metafile: Metafile }[]> {
+  const { metafile } = await build({
+    ...BUNDLE_SETTINGS,
+    entryPoints: DESTINATION_CODE_MODULES.map(({ entry, out }) => ({ in: entry, out })),
+    bundle: true,
+    outdir: outDir,
+    external: EXTERNAL_MODULES,
+    absWorkingDir: REPO_ROOT,
+    metafile: true,
+    logLevel: 'error',
+  });
+  return DESTINATION_CODE_MODULES.map(({ folder, out }) => {
+    const file = path.join(outDir, `${out}.js`);
+    const [output] = Object.entries(metafile.outputs).filter(([name]) => path.resolve(REPO_ROOT, name) === file);
+    if (!output) throw new Error(`no bundle of destination type ${folder}`);
+    // The metafile of this type's output alone, as the other helpers here read a function's.
+    return { folder, file, bytes: fs.statSync(file).size, metafile: { inputs: metafile.inputs, outputs: Object.fromEntries([output]) } };
+  });
+}
+
 /** The handler output's inputs, by what they are: a package (`zod`, `@aws-lambda-powertools/logger`) or a project file. */
 export function bytesByModule(metafile: Metafile): Map<string, number> {
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint);
@@ -74,12 +103,20 @@ export const heaviest = (metafile: Metafile, count = 8): string[] =>
     .map(([module, bytes]) => `${module} ${(bytes / KB).toFixed(1)} KB`);
 
 /** The external imports a bundle makes that are not the runtime's (each must be shipped beside it). */
-export function onDemandImports(metafile: Metafile): string[] {
+function shippedImports(metafile: Metafile): string[] {
   const output = Object.values(metafile.outputs).find((o) => o.entryPoint);
   const runtime = RUNTIME_MODULES.map((m) => new RegExp(`^${m.replace('*', '.*')}$`));
   const names = (output?.imports ?? []).filter((i) => i.external && !i.path.startsWith('node:') && !runtime.some((r) => r.test(i.path))).map((i) => i.path);
   return [...new Set(names)].filter((n) => !isBuiltin(n)).sort();
 }
+
+const DESTINATION_CODE_PATHS = new Set(DESTINATION_CODE_MODULES.map((m) => m.path));
+
+/** The on-demand packages a bundle imports (infra/bundles.ts: ON_DEMAND_MODULES). */
+export const onDemandImports = (metafile: Metafile): string[] => shippedImports(metafile).filter((n) => !DESTINATION_CODE_PATHS.has(n));
+
+/** The destination types' code a bundle `require`s (`./destinations/<folder>`), sorted. */
+export const destinationCodeImports = (metafile: Metafile): string[] => shippedImports(metafile).filter((n) => DESTINATION_CODE_PATHS.has(n));
 
 /**
  * Module-init time of bundles: each `require`d in a fresh Node process and timed inside it (process

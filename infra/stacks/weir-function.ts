@@ -6,7 +6,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SANDBOX_WORKER_BUNDLE_NAME, SANDBOX_WORKER_SOURCE } from '../../shared/sandbox/worker-entry';
-import { BUNDLE_SETTINGS, bundleOf, EXTERNAL_MODULES, RUNTIME_MODULES, type OnDemandModule } from '../bundles';
+import { BUNDLE_SETTINGS, bundleOf, DESTINATION_CODE_MODULES, EXTERNAL_MODULES, RUNTIME_MODULES, type OnDemandModule } from '../bundles';
 import { acknowledgeTracing } from './nag';
 import type { StageConfig } from './stage';
 
@@ -37,15 +37,18 @@ export const pascalCase = (name: string) => name.charAt(0).toUpperCase() + name.
 
 const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
-/** An esbuild run with the handler's settings (infra/bundles.ts), as a command of the bundling shell. */
-const esbuildCommand = (entry: string, outfile: string, external: string[]) =>
+/**
+ * An esbuild run with the handler's settings (infra/bundles.ts), as a command of the bundling shell: one entry
+ * into `out` (`--outfile`), or several (`<name>=<entry>`) into the directory `out` (`--outdir`).
+ */
+const esbuildCommand = (entries: string | string[], out: string, external: string[]) =>
   [
     'npx --no-install esbuild',
-    shellQuote(entry),
+    ...(typeof entries === 'string' ? [entries] : entries).map(shellQuote),
     `--bundle --platform=${BUNDLE_SETTINGS.platform} --format=${BUNDLE_SETTINGS.format} --minify --sourcemap`,
     `--target=${BUNDLE_SETTINGS.target}`,
     ...external.map((m) => shellQuote(`--external:${m}`)),
-    shellQuote(`--outfile=${outfile}`),
+    shellQuote(typeof entries === 'string' ? `--outfile=${out}` : `--outdir=${out}`),
   ].join(' ');
 
 /**
@@ -69,14 +72,26 @@ const bundleOnDemand = (outputDir: string, name: OnDemandModule): string =>
   esbuildCommand(name, path.join(outputDir, 'node_modules', name, 'index.js'), RUNTIME_MODULES);
 
 /**
+ * Every destination type's code (infra/bundles.ts: DESTINATION_CODE_MODULES) bundled on its own, in one esbuild
+ * run, as `destinations/<folder>/index.js` beside the handler, where the registry's `require` finds it.
+ */
+const bundleDestinationCode = (inputDir: string, outputDir: string): string =>
+  esbuildCommand(
+    DESTINATION_CODE_MODULES.map(({ entry, out }) => `${out}=${path.join(inputDir, entry)}`),
+    outputDir,
+    EXTERNAL_MODULES,
+  );
+
+/**
  * A Lambda function of Weir: one handler file bundled by the locally installed esbuild (never Docker, so
  * synth works offline), ARM, with its own log group so retention and removal follow the stage.
  */
 export function weirFunction(scope: Construct, id: string, props: WeirFunctionProps): NodejsFunction {
-  const { onDemand = [] } = bundleOf(props.entry);
+  const { onDemand = [], destinationCode = false } = bundleOf(props.entry);
   const afterBundling = (inputDir: string, outputDir: string) => [
     ...(props.usesSandbox ? [bundleSandboxWorker(inputDir, outputDir)] : []),
     ...onDemand.map((name) => bundleOnDemand(outputDir, name)),
+    ...(destinationCode ? [bundleDestinationCode(inputDir, outputDir)] : []),
   ];
   const logGroup = new LogGroup(scope, `${id}Logs`, {
     retention: props.stage.logRetention,
@@ -115,7 +130,8 @@ export function weirFunction(scope: Construct, id: string, props: WeirFunctionPr
       sourceMap: BUNDLE_SETTINGS.sourcemap,
       externalModules: EXTERNAL_MODULES,
       forceDockerBundling: false,
-      commandHooks: props.usesSandbox || onDemand.length > 0 ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling } : undefined,
+      commandHooks:
+        props.usesSandbox || onDemand.length > 0 || destinationCode ? { beforeBundling: () => [], beforeInstall: () => [], afterBundling } : undefined,
     },
   });
   acknowledgeTracing(role);

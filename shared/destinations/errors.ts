@@ -15,3 +15,9 @@ export class DestinationError extends Error {
 
 export const configurationError = (message: string) => new DestinationError(message, 'configuration');
 export const instrumentationError = (message: string) => new DestinationError(message, 'instrumentation');
+
+/**
+ * Whether a transform's error is a DestinationError, by name: each type's code is bundled on its own with its own
+ * copy of this class (registry.ts), so `instanceof` would tell only the function's own copy.
+ */
+export const isDestinationError = (error: unknown): error is DestinationError => error instanceof Error && error.name === 'DestinationError';

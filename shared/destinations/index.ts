@@ -1,4 +1,4 @@
-import { DestinationError } from './errors';
+import { isDestinationError } from './errors';
 import type { DestinationRequest, DestinationType, Message } from './types';
 import { componentLogger } from '../ops/logger';
 
@@ -21,7 +21,7 @@ export function buildRequests(type: DestinationType, message: Message, config: R
   try {
     return { ok: true, requests: type.transform(message, config) };
   } catch (error) {
-    if (!(error instanceof DestinationError)) log.error('destination transform failed', { destinationType: type.name, error });
+    if (!isDestinationError(error)) log.error('destination transform failed', { destinationType: type.name, error });
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }

@@ -1,66 +1,30 @@
-import { amplitude } from './amplitude';
-import { bigQueryStream } from './bigquery';
-import { braze } from './braze';
-import { customerio } from './customerio';
-import { firehose } from './firehose';
-import { facebookConversions } from './facebook-conversions';
-import { ga4 } from './ga4';
-import { heap } from './heap';
-import { hubspot } from './hubspot';
-import { intercom } from './intercom';
-import { iterable } from './iterable';
-import { klaviyo } from './klaviyo';
-import { googleSheets } from './google-sheets';
-import { kafka } from './kafka';
-import { mixpanel } from './mixpanel';
-import { pinterestConversions } from './pinterest-conversions';
-import { postgres } from './postgres';
-import { posthog } from './posthog';
-import { redis } from './redis';
-import { segment } from './segment';
-import { slack } from './slack';
-import { s3 } from './s3';
-import { snapchatConversions } from './snapchat-conversions';
-import { tiktokAds } from './tiktok-ads';
-import type { DestinationType } from './types';
-import { webhook } from './webhook';
+import { DESTINATION_CODE } from '../destination-code';
+import { DESTINATION_DEFINITIONS } from './definitions';
+import { defineDestination, type DestinationCode, type DestinationType } from './types';
 
 /**
  * The destination-type registry: every type Weir knows, with its code. The test interface, delivery and
- * deletion find their code in it. Validating or listing configurations needs only the types' definitions
- * (definitions.ts, the same types in the same order), which carry none of this code.
+ * deletion find their code in it. A type's code is loaded on its first use in a process (shared/destination-code.ts):
+ * a function's bundle carries only the definitions (definitions.ts: name, configuration schema), which is all that
+ * validating or listing configurations needs, and each type's code is bundled on its own beside it.
  */
-const TYPES: DestinationType[] = [
-  webhook,
-  amplitude,
-  mixpanel,
-  posthog,
-  braze,
-  customerio,
-  ga4,
-  slack,
-  facebookConversions,
-  tiktokAds,
-  pinterestConversions,
-  snapchatConversions,
-  hubspot,
-  intercom,
-  klaviyo,
-  redis,
-  s3,
-  postgres,
-  kafka,
-  googleSheets,
-  bigQueryStream,
-  firehose,
-  iterable,
-  segment,
-  heap,
-];
+const LOADERS: ReadonlyMap<string, () => DestinationCode> = new Map(DESTINATION_CODE.map((m) => [m.name, m.load]));
+const loaded = new Map<string, DestinationType>();
 
-export const DESTINATION_TYPES: ReadonlyMap<string, DestinationType> = new Map(TYPES.map((t) => [t.name, t]));
+/** The type of this name, its code loaded if this is its first use; undefined for a name Weir does not know. */
+export function destinationType(name: string): DestinationType | undefined {
+  const known = loaded.get(name);
+  if (known) return known;
+  const definition = DESTINATION_DEFINITIONS.get(name);
+  const load = LOADERS.get(name);
+  if (!definition || !load) return undefined;
+  const type = defineDestination(definition, load());
+  loaded.set(name, type);
+  return type;
+}
 
-export const destinationType = (name: string): DestinationType | undefined => DESTINATION_TYPES.get(name);
+/** Every type, in the catalog's order, each with its code (which this loads: for tests and tools, not a function's hot path). */
+export const destinationTypes = (): DestinationType[] => [...DESTINATION_DEFINITIONS.keys()].flatMap((name) => destinationType(name) ?? []);
 
 /** What the code supports; each definition states the same (held by a unit test). */
 export const supportsTest = (type: DestinationType) =>

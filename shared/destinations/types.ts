@@ -4,7 +4,7 @@ import type { z } from 'zod';
  * The contract of a destination type. Each type lives in a folder of its own under shared/destinations: its
  * `definition.ts` exports its `DestinationDefinition` (name, configuration schema, what it supports), which
  * definitions.ts lists for the catalog and GET /destination-definitions; its `index.ts` exports the
- * `DestinationType` built from that definition and its code, which registry.ts lists. The test interface, live
+ * type's code (DestinationCode), which registry.ts joins to the definition on first use. The test interface, live
  * delivery and user deletion all go through these objects, so a type behaves the same wherever it is used.
  */
 
@@ -212,7 +212,14 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
 }
 
 /** A type's code: everything of its `DestinationType` but what its definition says. */
-export type DestinationCode<S extends z.ZodObject> = Omit<DestinationType<S>, 'name' | 'displayName' | 'config'>;
+export type DestinationCode<S extends z.ZodObject = z.ZodObject> = Omit<DestinationType<S>, 'name' | 'displayName' | 'config'>;
+
+/**
+ * A type's code, typed by its definition (`defineDestinationCode<typeof webhookDefinition>({...})`), which it
+ * imports as a type only: each type's index.ts is bundled on its own and loaded on first use (registry.ts), and
+ * carries neither its definition nor zod; the registry joins it to the definition the function already holds.
+ */
+export const defineDestinationCode = <D extends DestinationDefinition>(code: DestinationCode<D['config']>): DestinationCode<D['config']> => code;
 
 /** A type built from its definition (name, display name, schema: declared once) and its code. */
 export const defineDestination = <S extends z.ZodObject>(definition: DestinationDefinition<S>, code: DestinationCode<S>): DestinationType<S> => ({

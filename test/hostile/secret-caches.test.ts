@@ -110,6 +110,7 @@ const NOT_SECRET: Record<string, string> = {
   'shared/domain/ids.ts:lastMs': 'the last id timestamp (monotonic ids)',
   'shared/domain/ids.ts:sequence': 'the id sequence within a millisecond',
   'shared/domain/user-regex.ts:engine': 'the RE2 module, loaded on first use',
+  'shared/destinations/registry.ts:loaded': "each destination type's code, loaded on first use; no tenant data",
   'shared/sandbox/index.ts:pool': "the process's sandbox worker pool",
   'shared/sandbox/pool.ts:SandboxPool.workers': 'the worker threads of the pool',
   'shared/sandbox/worker.ts:chain': "a worker's queue of jobs, one at a time",

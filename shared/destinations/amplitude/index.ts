@@ -2,8 +2,8 @@ import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { deletionOutcome } from '../deletion';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type AmplitudeConfig, amplitudeDefinition } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { AmplitudeConfig, amplitudeDefinition } from './definition';
 
 /**
  * Amplitude: events through the HTTP V2 API, user deletion through the User Privacy API.
@@ -169,7 +169,7 @@ function amplitudeVerdicts(answer: { status: number; response: unknown }, count:
  */
 const OPTIONS = { min_id_length: 1 };
 
-export const amplitude = defineDestination(amplitudeDefinition, {
+export const amplitude = defineDestinationCode<typeof amplitudeDefinition>({
   delivery: 'http',
   // HTTP V2: up to 2,000 events and 1 MB per request; insert_id (the messageId) makes a resent chunk harmless.
   batch: { maxEvents: 1000, maxBytes: 900_000, lists: ['JSON.events'], verdicts: amplitudeVerdicts },

@@ -4,8 +4,8 @@ import { sendRequest } from '../http-client';
 import { idText, isRecord, propertiesOf, trimBase } from '../message';
 import { type DestinationScope } from '../../tenant-cache';
 import { restRequest } from '../request';
-import { type ChunkEventVerdict, type DeliveryResult, type Message, defineDestination } from '../types';
-import { type BigQueryConfig, bigQueryStreamDefinition } from './definition';
+import { type ChunkEventVerdict, type DeliveryResult, type Message, defineDestinationCode } from '../types';
+import type { BigQueryConfig, bigQueryStreamDefinition } from './definition';
 
 /**
  * BigQuery streaming inserts (`tabledata.insertAll`): a track event's properties become one row, its
@@ -88,7 +88,7 @@ async function insertAll(chunk: SortedChunk<Row>, c: Config, owner: DestinationS
   return withVerdicts(retried, chunk, rowVerdicts(retried, chunk.accepted.length));
 }
 
-export const bigQueryStream = defineDestination(bigQueryStreamDefinition, {
+export const bigQueryStream = defineDestinationCode<typeof bigQueryStreamDefinition>({
   delivery: 'server',
   throttled: bigQueryThrottled,
   serverBatch: {

@@ -2,8 +2,9 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type BrazeConfig, brazeDefinition, INSTANCES } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { BrazeConfig, brazeDefinition } from './definition';
+import { INSTANCES } from './endpoints';
 
 /**
  * Braze: profiles, custom events and purchases through the REST API's /users/track, alias through /users/merge,
@@ -235,7 +236,7 @@ function brazeVerdicts(answer: { status: number; response: unknown }, count: num
 /** "POST: Delete users": up to 50 external_ids per request. */
 const BRAZE_DELETE_BATCH = 50;
 
-export const braze = defineDestination(brazeDefinition, {
+export const braze = defineDestinationCode<typeof brazeDefinition>({
   delivery: 'http',
   // /users/track: up to 75 attributes, 75 events and 75 purchases per request (kept to 75 items in all);
   // /users/identify: up to 50 aliases.

@@ -2,9 +2,9 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
+import { defineDestinationCode, type ChunkEventVerdict, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
 import { ulidOf } from './ulid';
-import { type CustomerioConfig, customerioDefinition } from './definition';
+import type { CustomerioConfig, customerioDefinition } from './definition';
 
 /**
  * Customer.io: people, events and objects through the Track API v2 batch endpoint (every message is one entity of
@@ -167,7 +167,7 @@ function customerioVerdicts(answer: { status: number; response: unknown }, count
   );
 }
 
-export const customerio = defineDestination(customerioDefinition, {
+export const customerio = defineDestinationCode<typeof customerioDefinition>({
   delivery: 'http',
   // "v2 API Limits": under 500 kB per /batch request (its entities, in UTF-8, with room to spare); the docs set no
   // count. Events carry a ULID made from their messageId, so Customer.io drops the events of a resent chunk.

@@ -4,8 +4,8 @@ import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DestinationRequest, type Message } from '../types';
-import { type FacebookConversionsConfig, facebookConversionsDefinition } from './definition';
+import { defineDestinationCode, type DestinationRequest, type Message } from '../types';
+import type { FacebookConversionsConfig, facebookConversionsDefinition } from './definition';
 
 /**
  * Meta (Facebook) Conversions API: server events through the Graph API's `/{pixel_id}/events` edge. Docs:
@@ -129,7 +129,7 @@ function facebookSetupRefusal(answer: { response: unknown }): boolean {
   return [10, 102, 190].includes(Number(code)) || (Number(code) >= 200 && Number(code) < 300) || Number(error_subcode) === 33;
 }
 
-export const facebookConversions = defineDestination(facebookConversionsDefinition, {
+export const facebookConversions = defineDestinationCode<typeof facebookConversionsDefinition>({
   delivery: 'http',
   // Using the API, "Batch Requests": up to 1,000 events in `data`.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], setupRefusal: facebookSetupRefusal },

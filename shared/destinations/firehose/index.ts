@@ -1,8 +1,8 @@
 import { nothingToSend, sortChunk, withVerdicts } from '../chunk-verdicts';
 import type { ChunkEventVerdict, DeliveryResult, Message, ServerBatchContext, ServerBatchResult } from '../types';
-import { defineDestination } from '../types';
+import { defineDestinationCode } from '../types';
 import { type FirehoseTarget, putRecordBatch } from './client';
-import { type FirehoseConfig, firehoseDefinition } from './definition';
+import type { FirehoseConfig, firehoseDefinition } from './definition';
 
 /** PutRecordBatch's limits: 500 records and 4 MiB a call, 1,000 KiB a record (before base64). */
 const MAX_RECORDS = 500;
@@ -75,7 +75,7 @@ async function putCall(target: FirehoseTarget, records: Uint8Array[]): Promise<{
  * Amazon Kinesis Data Firehose: a chunk's events become records of the destination's delivery stream, one
  * PutRecordBatch per 500 records or 4 MiB; Firehose's answer names each record, so each event has its verdict.
  */
-export const firehose = defineDestination(firehoseDefinition, {
+export const firehose = defineDestinationCode<typeof firehoseDefinition>({
   delivery: 'server',
   serverBatch: {
     maxEvents: MAX_RECORDS,

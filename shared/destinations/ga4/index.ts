@@ -2,10 +2,10 @@ import { HOUR_MS } from '../age-window';
 import { configurationError, instrumentationError } from '../errors';
 import { eventTime, firstOf, flatten, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type Message } from '../types';
+import { defineDestinationCode, type Message } from '../types';
 import { ecommerceEvent } from './ecommerce';
 import { LIMITS, paramName, paramValue, userPropertyName } from './names';
-import { type Ga4Config, ga4Definition } from './definition';
+import type { Ga4Config, ga4Definition } from './definition';
 
 /**
  * Google Analytics 4 through the Measurement Protocol. Docs: developers.google.com/analytics/devguides/collection/
@@ -196,7 +196,7 @@ function ga4Event(message: Message, config: Ga4Config): { name: string; params: 
   }
 }
 
-export const ga4 = defineDestination(ga4Definition, {
+export const ga4 = defineDestinationCode<typeof ga4Definition>({
   delivery: 'http',
   // "Limitations": up to 25 events per request and a post body under 130 kB; the events are measured, so the
   // rest of the body (ids, user properties) has room. Requests combine only where everything but the events is

@@ -4,8 +4,8 @@ import { sendRequest } from '../http-client';
 import { get, idText, trimBase } from '../message';
 import { type DestinationScope } from '../../tenant-cache';
 import { restRequest } from '../request';
-import { type Message, defineDestination } from '../types';
-import { type GoogleSheetsConfig, googleSheetsDefinition } from './definition';
+import { type Message, defineDestinationCode } from '../types';
+import type { GoogleSheetsConfig, googleSheetsDefinition } from './definition';
 
 /**
  * Google Sheets: each event becomes one row appended to the sheet (`spreadsheets.values.append`, values taken
@@ -63,7 +63,7 @@ async function append(chunk: SortedChunk<Cell[]>, c: Config, owner: DestinationS
   return withVerdicts(result, chunk, () => wholeAnswer(result));
 }
 
-export const googleSheets = defineDestination(googleSheetsDefinition, {
+export const googleSheets = defineDestinationCode<typeof googleSheetsDefinition>({
   delivery: 'server',
   serverBatch: {
     maxEvents: MAX_ROWS,

@@ -2,8 +2,8 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
-import { type HeapConfig, heapDefinition } from './definition';
+import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
+import type { HeapConfig, heapDefinition } from './definition';
 
 /**
  * Heap: events through the server-side Track API, user properties through Add User Properties, groups through Add
@@ -164,7 +164,7 @@ async function deleteUsers(users: DeletionUser[], config: HeapConfig, io: Deleti
   return { status: 'completed' };
 }
 
-export const heap = defineDestination(heapDefinition, {
+export const heap = defineDestinationCode<typeof heapDefinition>({
   delivery: 'http',
   // The bulk forms take 1,000 items; Heap documents no byte limit, so a request is held under 1 MB. Events carry
   // idempotency_key = the messageId: a resent chunk's events are not stored twice; properties are state.

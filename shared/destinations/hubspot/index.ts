@@ -3,7 +3,7 @@ import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase } from '../message';
 import { restRequest } from '../request';
 import {
-  defineDestination,
+  defineDestinationCode,
   type ChunkEventVerdict,
   type DeletionOutcome,
   type DeletionUser,
@@ -11,7 +11,7 @@ import {
   type Message,
   type RequestSender,
 } from '../types';
-import { type HubspotConfig, hubspotDefinition } from './definition';
+import type { HubspotConfig, hubspotDefinition } from './definition';
 
 /**
  * HubSpot: contacts created or updated by email through the CRM v3 batch upsert, track events as custom event
@@ -221,7 +221,7 @@ async function deleteContacts(users: DeletionUser[], config: HubspotConfig, send
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const hubspot = defineDestination(hubspotDefinition, {
+export const hubspot = defineDestinationCode<typeof hubspotDefinition>({
   delivery: 'http',
   // CRM batch endpoints take up to 100 inputs; the same bound is kept for event occurrences, whose batch page
   // names none. A contact is upserted once per request: HubSpot refuses a batch naming one record twice.

@@ -4,7 +4,7 @@ import { sendRequest } from '../http-client';
 import { eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import {
-  defineDestination,
+  defineDestinationCode,
   type DeletionOutcome,
   type DeletionUser,
   type DeliveryResult,
@@ -12,7 +12,7 @@ import {
   type Message,
   type RequestSender,
 } from '../types';
-import { type IntercomConfig, intercomDefinition } from './definition';
+import type { IntercomConfig, intercomDefinition } from './definition';
 
 /**
  * Intercom, REST API version 2.11: users through "Create a contact" (POST /contacts) and, where Intercom answers
@@ -234,7 +234,7 @@ async function deleteContacts(users: DeletionUser[], config: IntercomConfig, sen
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const intercom = defineDestination(intercomDefinition, {
+export const intercom = defineDestinationCode<typeof intercomDefinition>({
   delivery: 'http',
   // Intercom's REST API 2.x has no batch endpoint for contacts or data events: one request per event.
   transform: (message, config) => [transformMessage(message, config)],

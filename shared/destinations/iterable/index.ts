@@ -3,9 +3,9 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
+import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import { iterableVerdicts } from './verdicts';
-import { type IterableConfig, iterableDefinition } from './definition';
+import type { IterableConfig, iterableDefinition } from './definition';
 
 /**
  * Iterable: users through POST /api/users/bulkUpdate, events through POST /api/events/trackBulk, orders through
@@ -178,7 +178,7 @@ async function forget(user: DeletionUser, config: IterableConfig, io: DeletionIO
 const worst = (outcomes: DeletionOutcome[]): DeletionOutcome =>
   outcomes.find((o) => o.status === 'failed' && o.retryable) ?? outcomes.find((o) => o.status !== 'completed') ?? { status: 'completed' };
 
-export const iterable = defineDestination(iterableDefinition, {
+export const iterable = defineDestinationCode<typeof iterableDefinition>({
   delivery: 'http',
   // bulkUpdate: "Max size of request body: 4MB"; trackBulk documents no limit of its own and is held to the same.
   // Neither documents a count: 1,000 a request. Events carry `id` = the messageId, so a resent chunk updates them.

@@ -1,10 +1,10 @@
 import type { Message as KafkaMessage } from 'kafkajs';
 import { nothingToSend, sortChunk, withVerdicts } from '../chunk-verdicts';
 import { anonymousIdOf, idText, userIdOf } from '../message';
-import { type ChunkEventVerdict, type Message, defineDestination } from '../types';
+import { type ChunkEventVerdict, type Message, defineDestinationCode } from '../types';
 import { destinationTimeoutMs } from '../http-client';
 import { withProducer } from './connection';
-import { kafkaDefinition } from './definition';
+import type { kafkaDefinition } from './definition';
 
 /** Events per produce call: a chunk is one request per broker, each partition one record batch. */
 const MAX_EVENTS = 500;
@@ -26,7 +26,7 @@ export function recordOf(message: Message): KafkaMessage | { refused: string } {
  * Apache Kafka: a chunk is produced to the destination's topic with kafkajs (acks from all in-sync replicas).
  * The answer is about the chunk as a whole: a produce either took every partition's batch or failed.
  */
-export const kafka = defineDestination(kafkaDefinition, {
+export const kafka = defineDestinationCode<typeof kafkaDefinition>({
   delivery: 'server',
   serverBatch: {
     maxEvents: MAX_EVENTS,

@@ -3,8 +3,8 @@ import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
-import { type KlaviyoConfig, klaviyoDefinition } from './definition';
+import { defineDestinationCode, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
+import type { KlaviyoConfig, klaviyoDefinition } from './definition';
 
 /**
  * Klaviyo: profiles through "Create or Update Profile" (POST /api/profile-import), track events through "Create
@@ -173,7 +173,7 @@ async function deleteProfiles(users: DeletionUser[], config: KlaviyoConfig, send
   return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
 }
 
-export const klaviyo = defineDestination(klaviyoDefinition, {
+export const klaviyo = defineDestinationCode<typeof klaviyoDefinition>({
   delivery: 'http',
   // No batch: the bulk jobs (event-bulk-create-jobs) group events under their profile and answer asynchronously,
   // so a chunk's outcome is not known when it is sent; one request per event, unique_id making resends harmless.

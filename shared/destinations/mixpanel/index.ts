@@ -4,8 +4,8 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type MixpanelConfig, mixpanelDefinition } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { MixpanelConfig, mixpanelDefinition } from './definition';
 
 /**
  * Mixpanel: events through the Ingestion API (/import with the project secret, else /track), user profiles
@@ -205,7 +205,7 @@ function mixpanelVerdicts(answer: { status: number; response: unknown }, count: 
   );
 }
 
-export const mixpanel = defineDestination(mixpanelDefinition, {
+export const mixpanel = defineDestinationCode<typeof mixpanelDefinition>({
   delivery: 'http',
   // Track Events (developer.mixpanel.com/reference/track-event, read 2026-11-29), "/track vs /import": /track
   // ingests historical events of the "Last 5 days only"; "historical events not appearing" (docs.mixpanel.com/

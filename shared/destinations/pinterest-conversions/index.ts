@@ -2,8 +2,8 @@ import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSecon
 import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type PinterestConfig, pinterestConversionsDefinition } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { PinterestConfig, pinterestConversionsDefinition } from './definition';
 
 /**
  * Pinterest API for Conversions: POST /v5/ad_accounts/{ad_account_id}/events with a conversion access token.
@@ -93,7 +93,7 @@ function pinterestVerdicts(answer: { status: number; response: unknown }, count:
   });
 }
 
-export const pinterestConversions = defineDestination(pinterestConversionsDefinition, {
+export const pinterestConversions = defineDestinationCode<typeof pinterestConversionsDefinition>({
   delivery: 'http',
   // ConversionEvents: `data` holds 1 to 1,000 events.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: pinterestVerdicts },

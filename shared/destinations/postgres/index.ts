@@ -1,8 +1,8 @@
-import { defineDestination, type ChunkEventVerdict, type ServerBatchResult } from '../types';
+import { defineDestinationCode, type ChunkEventVerdict, type ServerBatchResult } from '../types';
 import { ONE_OFF, withPostgres, type PostgresTarget } from './connection';
 import { deleteUserRows, loadRows } from './load';
 import { rowsOf, unloadable, type Row } from './rows';
-import { type PostgresConfig, postgresDefinition } from './definition';
+import type { PostgresConfig, postgresDefinition } from './definition';
 
 const targetOf = (config: PostgresConfig): PostgresTarget => ({
   host: config.host,
@@ -32,7 +32,7 @@ function verdicts(problems: (string | undefined)[], rest: ChunkEventVerdict): Ch
  * event (see rows.ts), columns added as keys appear (columns.ts), rows keyed by messageId (load.ts).
  * Connection settings and the password are in the configuration, since user deletion gets only that.
  */
-export const postgres = defineDestination(postgresDefinition, {
+export const postgres = defineDestinationCode<typeof postgresDefinition>({
   delivery: 'server',
   serverBatch: {
     maxEvents: 1000,

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { httpUrl } from '../config-schema';
 import { defineDefinition } from '../types';
-
-export const US_CLOUD = 'https://us.i.posthog.com';
+import { US_CLOUD } from './endpoints';
 
 export const PostHogConfig = z.strictObject({
   teamApiKey: z.string().min(1, 'teamApiKey is required'),

@@ -3,8 +3,9 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DeletionOutcome, type DeliveryResult, type Message } from '../types';
-import { type PostHogConfig, posthogDefinition, US_CLOUD } from './definition';
+import { defineDestinationCode, type DeletionOutcome, type DeliveryResult, type Message } from '../types';
+import type { PostHogConfig, posthogDefinition } from './definition';
+import { US_CLOUD } from './endpoints';
 
 /**
  * PostHog: events through the capture API's /batch/ endpoint (project API key in the body), persons deleted
@@ -140,7 +141,7 @@ function personIds(result: DeliveryResult): string[] {
   });
 }
 
-export const posthog = defineDestination(posthogDefinition, {
+export const posthog = defineDestinationCode<typeof posthogDefinition>({
   delivery: 'http',
   // /batch/ takes many events per request (20 MB); uuid (from the messageId) makes a resent chunk harmless.
   batch: { maxEvents: 500, maxBytes: 1_000_000, lists: ['JSON.batch'] },

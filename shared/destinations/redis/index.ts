@@ -1,7 +1,7 @@
 import { flatten, traitsOf, userIdOf } from '../message';
-import { defineDestination, type DeliveryResult } from '../types';
+import { defineDestinationCode, type DeliveryResult } from '../types';
 import { withRedis } from './connection';
-import { redisDefinition } from './definition';
+import type { redisDefinition } from './definition';
 
 /** Keys per DEL, so a large job never becomes one huge command. */
 const KEYS_PER_DEL = 500;
@@ -11,7 +11,7 @@ const KEYS_PER_DEL = 500;
  * in the hash `<prefix>user:<userId>`; user deletion removes that hash, as the reference's Redis deleter does
  * (`DEL user:<userId>`), and nothing else.
  */
-export const redis = defineDestination(redisDefinition, {
+export const redis = defineDestinationCode<typeof redisDefinition>({
   delivery: 'server',
   async deleteUsers(users, config) {
     const keys = users.map((user) => `${config.prefix ?? ''}user:${user.userId}`);

@@ -1,7 +1,7 @@
-import { defineDestination, type ServerBatchContext, type ServerBatchResult } from '../types';
+import { defineDestinationCode, type ServerBatchContext, type ServerBatchResult } from '../types';
 import { putObject, type S3Target } from './client';
 import { chunkHour, objectBody, objectKey } from './objects';
-import { type S3Config, s3Definition } from './definition';
+import type { S3Config, s3Definition } from './definition';
 
 const refused = (error: string): ServerBatchResult => ({ status: 400, response: '', error, retryable: false });
 
@@ -30,7 +30,7 @@ async function targetOf(config: S3Config, context: ServerBatchContext): Promise<
  * gzipped JSON lines, `<prefix>/<sourceId>/<yyyy>/<mm>/<dd>/<hh>/<chunkKey>.json.gz` (see objects.ts).
  * The object is the chunk: stored whole or not at all, so the answer is about all its events.
  */
-export const s3 = defineDestination(s3Definition, {
+export const s3 = defineDestinationCode<typeof s3Definition>({
   delivery: 'server',
   serverBatch: {
     maxEvents: 1000,

@@ -3,8 +3,8 @@ import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, idText, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type DestinationRequest, type Message } from '../types';
-import { type SegmentConfig, segmentDefinition } from './definition';
+import { defineDestinationCode, type DestinationRequest, type Message } from '../types';
+import type { SegmentConfig, segmentDefinition } from './definition';
 
 /**
  * Segment: every event forwarded to Segment's HTTP Tracking API as one call of POST /v1/batch (so live delivery
@@ -78,7 +78,7 @@ const batchOfOne = (config: SegmentConfig, message: Message): DestinationRequest
     userId: message.anonymousId,
   });
 
-export const segment = defineDestination(segmentDefinition, {
+export const segment = defineDestinationCode<typeof segmentDefinition>({
   delivery: 'http',
   // 500 KB a request (its calls in UTF-8, with room for the envelope) and 2,500 calls. Segment answers 200 to all
   // but oversized or malformed requests, naming no call; it drops a call whose messageId it has already seen.

@@ -1,8 +1,8 @@
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, isRecord, propertiesOf, traitsOf, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type Message } from '../types';
-import { type SlackConfig, slackDefinition } from './definition';
+import { defineDestinationCode, type Message } from '../types';
+import type { SlackConfig, slackDefinition } from './definition';
 
 /**
  * Slack through an incoming webhook: one message per event. Docs: api.slack.com/incoming-webhooks ("Incoming
@@ -70,7 +70,7 @@ function messageText(message: Message, config: SlackConfig): string {
   }
 }
 
-export const slack = defineDestination(slackDefinition, {
+export const slack = defineDestinationCode<typeof slackDefinition>({
   delivery: 'http',
   transform(message, config) {
     const content = messageText(message, config);

@@ -3,8 +3,8 @@ import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type SnapchatConfig, snapchatConversionsDefinition } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { SnapchatConfig, snapchatConversionsDefinition } from './definition';
 
 /**
  * Snap Conversions API v3: POST https://tr.snapchat.com/v3/{PIXEL_ID}/events?access_token={TOKEN} with the events
@@ -90,7 +90,7 @@ function snapVerdicts(answer: { status: number; response: unknown }, count: numb
   return Array.from({ length: count }, () => ({ kind: 'refused', error }));
 }
 
-export const snapchatConversions = defineDestination(snapchatConversionsDefinition, {
+export const snapchatConversions = defineDestinationCode<typeof snapchatConversionsDefinition>({
   delivery: 'http',
   // Up to 2,000 events in `data` per request.
   batch: { maxEvents: 2000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: snapVerdicts },

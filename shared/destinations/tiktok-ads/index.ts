@@ -2,8 +2,8 @@ import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSecon
 import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
-import { type TikTokConfig, tiktokAdsDefinition } from './definition';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import type { TikTokConfig, tiktokAdsDefinition } from './definition';
 
 /**
  * TikTok Events API 2.0 for web events: POST /open_api/v1.3/event/track/ with `event_source: web`, the pixel
@@ -101,7 +101,7 @@ function tiktokVerdicts(answer: { status: number; response: unknown }, count: nu
   return Array.from({ length: count }, () => verdict);
 }
 
-export const tiktokAds = defineDestination(tiktokAdsDefinition, {
+export const tiktokAds = defineDestinationCode<typeof tiktokAdsDefinition>({
   delivery: 'http',
   // Events API 2.0: up to 1,000 events in `data` per request.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: tiktokVerdicts },

@@ -1,8 +1,8 @@
 import { configurationError, instrumentationError } from '../errors';
 import { flatten, get, isRecord, propertiesOf, traitsOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestination, type Message } from '../types';
-import { webhookDefinition } from './definition';
+import { defineDestinationCode, type Message } from '../types';
+import type { webhookDefinition } from './definition';
 
 /**
  * Webhook: the whole event to any URL (the reference's webhook destination, rule for rule). `fullPath`,
@@ -82,7 +82,7 @@ function headersOf(configured: { from?: string; to: string }[] | undefined, from
 /** The path overrides a transformation's output may carry itself or under integrations.WEBHOOK. */
 const overrideOf = (message: Message, key: 'fullPath' | 'appendPath'): unknown => message[key] ?? get(message, `integrations.WEBHOOK.${key}`);
 
-export const webhook = defineDestination(webhookDefinition, {
+export const webhook = defineDestinationCode<typeof webhookDefinition>({
   delivery: 'http',
   invalidConfigText: (field) => (field === 'webhookUrl' ? INVALID_URL : undefined),
   transform(input, config) {

@@ -1,7 +1,4 @@
-import { facebookConversions } from '../../../shared/destinations/facebook-conversions';
-import { pinterestConversions } from '../../../shared/destinations/pinterest-conversions';
-import { snapchatConversions } from '../../../shared/destinations/snapchat-conversions';
-import { tiktokAds } from '../../../shared/destinations/tiktok-ads';
+import { facebookConversions, pinterestConversions, snapchatConversions, tiktokAds } from '../../support/destination-types';
 import type { DestinationType } from '../../../shared/destinations/types';
 import { CONTEXT, ORDER } from '../../support/ad-events';
 import { deliveryRig } from '../../support/delivery-rig';

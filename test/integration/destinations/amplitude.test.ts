@@ -1,4 +1,4 @@
-import { amplitude } from '../../../shared/destinations/amplitude';
+import { amplitude } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';

@@ -1,4 +1,4 @@
-import { bigQueryStream } from '../../../shared/destinations/bigquery';
+import { bigQueryStream } from '../../support/destination-types';
 import { clearTokenCache } from '../../../shared/destinations/google/service-account';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { serveGoogleTokens, type GoogleTokens } from '../../support/google-service-account';

@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { customerio } from '../../../shared/destinations/customerio';
+import { customerio } from '../../support/destination-types';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 

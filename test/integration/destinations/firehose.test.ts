@@ -1,4 +1,4 @@
-import { firehose } from '../../../shared/destinations/firehose';
+import { firehose } from '../../support/destination-types';
 import type { Message } from '../../../shared/destinations/types';
 import { startFirehoseServer, type FirehoseServer } from '../../support/firehose-server';
 import { allowLocalAddresses, chunkContext, trackOf } from '../../support/server-batch';

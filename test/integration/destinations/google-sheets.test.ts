@@ -1,5 +1,5 @@
 import { clearTokenCache } from '../../../shared/destinations/google/service-account';
-import { googleSheets } from '../../../shared/destinations/google-sheets';
+import { googleSheets } from '../../support/destination-types';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { serveGoogleTokens, type GoogleTokens } from '../../support/google-service-account';
 import { allowLocalAddresses, chunkContext, trackOf } from '../../support/server-batch';

@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
-import { heap } from '../../../shared/destinations/heap';
+import { heap } from '../../support/destination-types';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 

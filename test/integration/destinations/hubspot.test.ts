@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { hubspot } from '../../../shared/destinations/hubspot';
+import { hubspot } from '../../support/destination-types';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';

@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
-import { intercom, metadataOf } from '../../../shared/destinations/intercom';
+import { intercom } from '../../support/destination-types';
+import { metadataOf } from '../../../shared/destinations/intercom';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { vendorPipeline } from '../../support/vendor-pipeline';

@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { sendRequest } from '../../../shared/destinations/http-client';
-import { iterable } from '../../../shared/destinations/iterable';
+import { iterable } from '../../support/destination-types';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**

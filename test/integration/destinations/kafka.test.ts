@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { kafka } from '../../../shared/destinations/kafka';
+import { kafka } from '../../support/destination-types';
 import type { Message } from '../../../shared/destinations/types';
 import { KAFKA_ERRORS, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker';
 import { selfSignedCertificate } from '../../support/tls-certificate';

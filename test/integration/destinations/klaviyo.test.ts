@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
-import { klaviyo } from '../../../shared/destinations/klaviyo';
+import { klaviyo } from '../../support/destination-types';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';

@@ -1,4 +1,4 @@
-import { mixpanel } from '../../../shared/destinations/mixpanel';
+import { mixpanel } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import type { DestinationRequest } from '../../../shared/destinations/types';

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { freePort } from '../../../infra/local/dynamodb-local';
-import { postgres } from '../../../shared/destinations/postgres';
+import { postgres } from '../../support/destination-types';
 import { endPostgresPools } from '../../../shared/destinations/postgres/connection';
 import type { DeletionIO, Message, ServerBatchContext } from '../../../shared/destinations/types';
 import { startPostgresServer, type PostgresServer } from '../../support/postgres-server';

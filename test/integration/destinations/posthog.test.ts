@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { posthog } from '../../../shared/destinations/posthog';
+import { posthog } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import type { DestinationRequest } from '../../../shared/destinations/types';

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import Redis from 'ioredis';
 import { freePort } from '../../../infra/local/dynamodb-local';
-import { redis } from '../../../shared/destinations/redis';
+import { redis } from '../../support/destination-types';
 import type { DeletionIO } from '../../../shared/destinations/types';
 import { startRedisServer, type RedisServer } from '../../support/redis-server';
 

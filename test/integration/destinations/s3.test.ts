@@ -1,5 +1,5 @@
 import { freePort } from '../../../infra/local/dynamodb-local';
-import { s3 } from '../../../shared/destinations/s3';
+import { s3 } from '../../support/destination-types';
 import type { Message, ServerBatchContext } from '../../../shared/destinations/types';
 import { startDestinationServer, silent, text, type DestinationServer } from '../../support/destination-server';
 import { S3RVER_KEYS, startS3Server, type S3Server } from '../../support/s3-server';

@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { sendRequest } from '../../../shared/destinations/http-client';
-import { segment } from '../../../shared/destinations/segment';
+import { segment } from '../../support/destination-types';
 import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
 
 /**

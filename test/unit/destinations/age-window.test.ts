@@ -1,7 +1,5 @@
 import { outsideAgeWindow } from '../../../shared/destinations/age-window';
-import { facebookConversions } from '../../../shared/destinations/facebook-conversions';
-import { ga4 } from '../../../shared/destinations/ga4';
-import { mixpanel } from '../../../shared/destinations/mixpanel';
+import { facebookConversions, ga4, mixpanel } from '../../support/destination-types';
 import type { DestinationType } from '../../../shared/destinations/types';
 
 const now = Date.parse('2026-11-29T12:00:00.000Z');

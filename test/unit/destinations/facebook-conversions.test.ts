@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { facebookConversions } from '../../../shared/destinations/facebook-conversions';
+import { facebookConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
 
 /**

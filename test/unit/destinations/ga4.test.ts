@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine, envelopeOf } from '../../../shared/destinations/batching';
-import { ga4 } from '../../../shared/destinations/ga4';
+import { ga4 } from '../../support/destination-types';
 
 /**
  * Google Analytics 4, from the Measurement Protocol documentation (developers.google.com/analytics/devguides/

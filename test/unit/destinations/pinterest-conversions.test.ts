@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { pinterestConversions } from '../../../shared/destinations/pinterest-conversions';
+import { pinterestConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
 
 /**

@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { slack } from '../../../shared/destinations/slack';
+import { slack } from '../../support/destination-types';
 
 /**
  * Slack, from its Incoming Webhooks documentation (api.slack.com/incoming-webhooks): a POST to the webhook URL,

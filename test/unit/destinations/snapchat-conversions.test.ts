@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { snapchatConversions } from '../../../shared/destinations/snapchat-conversions';
+import { snapchatConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
 
 /**

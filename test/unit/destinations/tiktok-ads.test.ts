@@ -1,5 +1,5 @@
 import { buildRequests } from '../../../shared/destinations';
-import { tiktokAds } from '../../../shared/destinations/tiktok-ads';
+import { tiktokAds } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
 
 /**

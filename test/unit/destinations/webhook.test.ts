@@ -1,4 +1,4 @@
-import { webhook } from '../../../shared/destinations/webhook';
+import { webhook } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { encodeBody, restRequest, urlWithParams } from '../../../shared/destinations/request';
 import { isRetryableStatus } from '../../../shared/destinations/http-client';
