@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleAll, bundleOnDemand, heaviest, initMs, KB } from '../infra/bundle-build';
+import { bundleAll, bundleDestinationCode, bundleOnDemand, heaviest, initMs, KB } from '../infra/bundle-build';
 import { BASELINE_FUNCTION, ON_DEMAND_MODULES } from '../infra/bundles';
 
 // Cold starts: every function bundled as CDK bundles it (infra/bundles.ts), its size, and its module-init
 // time (`require` in a fresh process, the median of ROUNDS), with the admin authorizer's measured in the same
-// rounds as the baseline. The sandbox worker and on-demand packages are separate files, loaded later.
+// rounds as the baseline. The sandbox worker, on-demand packages and destination types' code are separate files,
+// loaded later.
 
 const ROUNDS = Number(process.env.WEIR_BENCH_INIT_ROUNDS ?? 7);
 
@@ -32,6 +33,12 @@ async function main(): Promise<void> {
       const { bytes } = await bundleOnDemand(name, dir);
       console.log(`  on demand: ${name} ${(bytes / KB).toFixed(0)} KB, beside ${users.join(', ')}`);
     }
+    const codes = await bundleDestinationCode(dir);
+    const kb = codes.map((c) => c.bytes / KB);
+    const carriers = bundles.filter((b) => b.destinationCode).map((b) => b.name);
+    console.log(
+      `  on demand: destination types' code, ${codes.length} files of ${Math.min(...kb).toFixed(0)} to ${Math.max(...kb).toFixed(0)} KB, beside ${carriers.join(', ')}`,
+    );
 
     const ingest = bundles.find((b) => b.name === 'ingest');
     const largest = [...bundles].sort((a, b) => b.bytes - a.bytes)[0];
