@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -283,7 +284,7 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
     const window = `from=${new Date(firstAt - 60_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
     for (const name of ['a', 'b']) {
       const f = await api(control(), 'GET', `/v2/destinations/${ids[name]}/delivery?${window}`, token);
-      const classes = f.suppressed + f.ruleFiltered + f.filtered + f.transformFailed + f.delivered + f.aborted.total + f.retrying - f.expanded;
+      const classes = f.suppressed + f.duplicate + f.ruleFiltered + f.filtered + f.transformFailed + f.delivered + f.aborted.total + f.retrying - f.expanded;
       funnel[name] = { routed: f.routed, classes, delivered: f.delivered, aborted: f.aborted.total, retrying: f.retrying };
       log(`funnel ${name}: ${JSON.stringify(funnel[name])}`);
     }
@@ -351,9 +352,12 @@ export async function runFaultScenario(options: ScenarioOptions): Promise<Scenar
   }
 }
 
-/** A second workspace through the admin CLI, as an operator makes one for a colleague. */
+/**
+ * A second workspace through the admin CLI, as an operator makes one for a colleague. Run without blocking this
+ * process: a pause of seconds would outlast the service's keep-alive, and the next call would meet a closed socket.
+ */
 async function otherWorkspace(home: string): Promise<string> {
-  const out = execFileSync(
+  const { stdout: out } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', path.join(ROOT, 'infra/local/admin.ts'), 'workspace', 'create', '--name', 'Other', '--email', 'other@example.com'],
     {

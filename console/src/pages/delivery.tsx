@@ -58,6 +58,7 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
     ? [
         ['Routed', f.routed],
         ['Suppressed', f.suppressed],
+        ['Duplicates (their messageId seen before)', f.duplicate],
         ['Stopped by a connection rule', f.ruleFiltered],
         ['Dropped by the transformation', f.filtered],
         ['Failed in the transformation', f.transformFailed],
