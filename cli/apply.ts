@@ -1,3 +1,4 @@
+import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import type { Api } from './api';
 import { draftTransformation, publishTransformation, runTests } from './code';
 import type { Output } from './output';
@@ -86,11 +87,14 @@ async function source(ctx: Context, change: Change<'sources'>): Promise<void> {
       enabled: s.enabled,
       ...(s.inboundLimit !== null && { inboundLimit: s.inboundLimit }),
       ingestShards: s.ingestShards,
+      ...(s.deduplicationWindowHours !== DEFAULT_DEDUPLICATION_WINDOW_HOURS && { deduplicationWindowHours: s.deduplicationWindowHours }),
     };
     sourceId = (await ctx.api.call('POST /v2/sources', { body })).source.id;
     ctx.ids.sources.set(s.key, sourceId);
   } else {
-    const patch = Object.fromEntries((['enabled', 'inboundLimit', 'ingestShards'] as const).filter((f) => changed.has(f)).map((f) => [f, s[f]]));
+    const patch = Object.fromEntries(
+      (['enabled', 'inboundLimit', 'ingestShards', 'deduplicationWindowHours'] as const).filter((f) => changed.has(f)).map((f) => [f, s[f]]),
+    );
     if (Object.keys(patch).length > 0) await ctx.api.call('PATCH /v2/sources/{id}', { params: { id: sourceId! }, body: patch });
   }
   if (change.action === 'create' ? s.trackingPlan === null : !changed.has('trackingPlan')) return;

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import type { Live } from './live';
 import { envNameOf, isSecretField } from './secrets';
 import { SCHEMA_FILE } from './spec/load';
@@ -55,6 +56,7 @@ export function exportFiles(live: Live, dir: string): string[] {
       ...(!s.enabled && { enabled: false }),
       ...(s.inboundLimit !== null && { inboundLimit: s.inboundLimit }),
       ...(s.ingestShards !== 1 && { ingestShards: s.ingestShards }),
+      ...(s.deduplicationWindowHours !== DEFAULT_DEDUPLICATION_WINDOW_HOURS && { deduplicationWindowHours: s.deduplicationWindowHours }),
       ...(s.trackingPlan && {
         trackingPlan: {
           plan: s.trackingPlan.plan,

@@ -1,3 +1,4 @@
+import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import { DEFAULT_INGEST_SHARDS } from '../shared/domain/ingestion/shards';
 import type { Api } from './api';
 import { isSecretField } from './secrets';
@@ -84,6 +85,7 @@ export async function readLive(api: Api): Promise<Live> {
         enabled: s.enabled,
         inboundLimit: s.inboundLimit ?? null,
         ingestShards: s.ingestShards ?? DEFAULT_INGEST_SHARDS,
+        deduplicationWindowHours: s.deduplicationWindowHours ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS,
         trackingPlan: link
           ? { plan: planKey.get(link.planId) ?? link.planId, mode: link.mode, unplannedEvents: link.unplannedEvents, version: link.version }
           : null,

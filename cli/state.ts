@@ -10,6 +10,7 @@ export interface SourceState {
   enabled: boolean;
   inboundLimit: number | null;
   ingestShards: number;
+  deduplicationWindowHours: number;
   trackingPlan: { plan: string; mode: string; unplannedEvents: string; version?: number } | null;
 }
 export interface DestinationState {

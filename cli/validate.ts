@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { existsSync, readFileSync } from 'node:fs';
 import { AlertChannel, AlertCondition } from '../shared/domain/alerts/schemas';
+import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import { DEFAULT_INGEST_SHARDS } from '../shared/domain/ingestion/shards';
 import { Rules } from '../shared/domain/rules/schemas';
 import { EventSpec } from '../shared/domain/tracking-plans/schemas';
@@ -199,6 +200,7 @@ export function desiredState(loaded: LoadedSpec, options: CheckOptions): Desired
         enabled: spec.enabled ?? true,
         inboundLimit: spec.inboundLimit ?? null,
         ingestShards: spec.ingestShards ?? DEFAULT_INGEST_SHARDS,
+        deduplicationWindowHours: spec.deduplicationWindowHours ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS,
         trackingPlan: spec.trackingPlan
           ? {
               plan: spec.trackingPlan.plan,

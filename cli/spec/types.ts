@@ -8,6 +8,7 @@ export interface SourceSpec {
   enabled?: boolean;
   inboundLimit?: number | null;
   ingestShards?: number;
+  deduplicationWindowHours?: number;
   trackingPlan?: { plan: string; mode?: string; unplannedEvents?: string; version?: number };
 }
 export interface DestinationSpec {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { specFolder, weir } from '../support/weir-cli';
+import { removeSpecFolders, specFolder, weir } from '../support/weir-cli';
 
 const GOOD = {
   'sources.yaml': 'sources:\n  - key: web\n    type: javascript\n',
@@ -24,6 +24,8 @@ const GOOD = {
   ].join('\n'),
   'code/clean.js': 'export function transformEvent(event) {\n  return event;\n}\n',
 };
+
+afterAll(removeSpecFolders);
 
 describe('weir validate (offline)', () => {
   it('accepts a spec spread over files and exits 0', async () => {
@@ -78,6 +80,17 @@ describe('weir validate (offline)', () => {
     expect(run.status).toBe(1);
     const fixed = specFolder({ 'd.yaml': 'destinations:\n  - key: amp\n    type: AM\n    config:\n      apiKey: { env: AMP_API_KEY }\n' });
     expect((await weir(['validate', fixed])).status).toBe(0);
+  });
+
+  it("checks a source's de-duplication window: whole hours from 1 to 168", async () => {
+    const window = (hours: string) => specFolder({ 's.yaml': `sources:\n  - key: web\n    deduplicationWindowHours: ${hours}\n` });
+    const tooLong = window('169');
+    const run = await weir(['validate', tooLong]);
+    expect(run.stderr).toContain(`${path.join(tooLong, 's.yaml')}:3: sources[0].deduplicationWindowHours: must be <= 168`);
+    expect(run.status).toBe(1);
+    expect((await weir(['validate', window('0')])).stderr).toContain('sources[0].deduplicationWindowHours: must be >= 1');
+    expect((await weir(['validate', window('1.5')])).stderr).toContain('sources[0].deduplicationWindowHours: must be integer');
+    expect((await weir(['validate', window('168')])).status).toBe(0);
   });
 
   it('refuses unknown fields and YAML errors with their line', async () => {

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
-import { specFolder, weir } from '../support/weir-cli';
+import { removeSpecFolders, specFolder, weir } from '../support/weir-cli';
 
 jest.setTimeout(240_000);
 
@@ -16,6 +16,7 @@ beforeAll(async () => (rt = await startTestRuntime()));
 afterAll(async () => {
   await rt.stop();
   await shutdownSandbox();
+  removeSpecFolders();
 });
 
 const api = (ws: WorkspaceCredentials) => async (method: string, route: string, body?: unknown) => {
@@ -51,7 +52,7 @@ async function seed(ws: WorkspaceCredentials) {
     name: 'shop',
     specs: [{ type: 'track', name: 'Order Completed', schema: { type: 'object', properties: { total: { type: 'number' } } } }],
   });
-  const { source } = await a('POST', '/v2/sources', { name: 'web', type: 'javascript', ingestShards: 2 });
+  const { source } = await a('POST', '/v2/sources', { name: 'web', type: 'javascript', ingestShards: 2, deduplicationWindowHours: 48 });
   await a('PUT', `/v2/sources/${source.id}/tracking-plan`, { planId: trackingPlan.id, mode: 'observe' });
   const { destination: hook } = await a('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: 'https://hooks.example.com/in' } });
   await a('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: SECRET }, enabled: false });
@@ -103,6 +104,7 @@ describe('weir export, plan and apply against the running service', () => {
     for (const content of Object.values(files)) expect(content).not.toContain(SECRET);
     expect(files['destinations.yaml']).toContain('apiKey:\n        env: AMP_API_KEY');
     expect(files['sources.yaml']!.startsWith('# yaml-language-server: $schema=')).toBe(true);
+    expect(files['sources.yaml']).toContain('deduplicationWindowHours: 48');
   });
 
   it('export, apply to an empty workspace, export again: the same bytes; a second apply changes nothing', async () => {
@@ -223,24 +225,57 @@ describe('weir export, plan and apply against the running service', () => {
     expect((await api(empty)('GET', '/v2/tracking-plans')).trackingPlans).toEqual([]);
   });
 
-  it('a failure in the middle stops there, names what was applied before it, and apply again completes the job', async () => {
+  it("a source's de-duplication window: plan shows it change, apply sets it, and dropping it from the files puts back the default", async () => {
+    const dir = specFolder(filesOf(exported));
+    const file = path.join(dir, 'sources.yaml');
+    const env = envOf(production);
+    const window = async () => (await api(production)('GET', '/v2/sources')).sources[0].deduplicationWindowHours;
+    writeFileSync(file, readFileSync(file, 'utf8').replace('deduplicationWindowHours: 48', 'deduplicationWindowHours: 72'));
+    const plan = await weir(['plan', dir], env);
+    expect(plan.stdout).toContain('~ update source web');
+    expect(plan.stdout).toContain('deduplicationWindowHours: 48 → 72');
+    expect(plan.status).toBe(2);
+    expect((await weir(['apply', dir], env)).status).toBe(0);
+    expect(await window()).toBe(72);
+    expect((await weir(['plan', dir], env)).status).toBe(0);
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/ {4}deduplicationWindowHours: 72\n/, ''));
+    const back = await weir(['apply', dir], env);
+    expect(back.stdout).toContain('deduplicationWindowHours: 72 → 24');
+    expect(back.status).toBe(0);
+    expect(await window()).toBe(24);
+    const again = specFolder();
+    expect((await weir(['export', again], env)).status).toBe(0);
+    expect(readFileSync(path.join(again, 'sources.yaml'), 'utf8')).not.toContain('deduplicationWindowHours');
+
+    expect((await weir(['apply', exported], env)).status).toBe(0);
+    expect(await window()).toBe(48);
+  });
+
+  it('a failure in the middle, for a reason outside the files, stops there and names what was applied; apply again on the same files completes it', async () => {
     const empty = await rt.newWorkspace('midway');
     const dir = specFolder(filesOf(exported));
-    const file = path.join(dir, 'alert-rules.yaml');
-    const rules = readFileSync(file, 'utf8');
-    // E-mail channels need SNS, which the local runtime has not: the API refuses the alert rule, the last step.
-    writeFileSync(file, rules.replace(/channel:\n(\s+)type: webhook\n\s+url: .*\n/, 'channel:\n$1type: email\n$1address: ops@example.com\n'));
+    // Someone has started a transformation named tagger in the console, under another key, and not published it:
+    // not part of the plan, but the API takes each transformation name once, so creating tagger is refused.
+    const draft = await api(empty)('POST', '/transformations?publish=false', {
+      name: 'tagger',
+      code: 'export function transformEvent(event) {\n  return event;\n}\n',
+      externalId: 'console-draft',
+    });
     const failed = await weir(['apply', dir], envOf(empty));
-    expect(failed.stderr).toContain('failed at alert rule web quiet');
-    expect(failed.stderr).toMatch(/applied before it: .*created source web.*created connection web → hook/);
+    expect(failed.stderr).toContain('failed at transformation tagger: POST /transformations: a transformation named tagger already exists');
+    expect(failed.stderr).toMatch(/applied before it: .*created source web.*created destination hook/);
+    expect(failed.stdout).not.toContain('created connection');
     expect(failed.status).toBe(1);
-    writeFileSync(file, rules);
+
+    await api(empty)('DELETE', `/transformations/${draft.id}`);
     const plan = await weir(['plan', dir], envOf(empty));
-    expect(plan.stdout).toContain('Plan: 1 to create, 0 to update, 0 to delete');
+    expect(plan.stdout).toContain('Plan: 3 to create, 1 to update, 0 to delete');
     const finished = await weir(['apply', dir], envOf(empty));
-    expect(finished.stdout).toContain('created alert rule web quiet');
+    for (const done of ['created transformation tagger', 'created connection web → hook', 'created alert rule web quiet'])
+      expect(finished.stdout).toContain(done);
     expect(finished.status).toBe(0);
     expect((await weir(['plan', dir], envOf(empty))).status).toBe(0);
-    rmSync(dir, { recursive: true, force: true });
+    expect(filesOf(dir)).toEqual(filesOf(exported));
   });
 });
