@@ -4,4 +4,6 @@ import process from 'node:process';
 import { require as tsxRequire } from 'tsx/cjs/api';
 
 const { main } = tsxRequire('../main.ts', import.meta.url);
-process.exitCode = await main(process.argv);
+const code = await main(process.argv);
+// Keep-alive sockets to the API would hold the process for seconds after its work: it ends once its output is out.
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
