@@ -9,6 +9,8 @@ import { json } from '../support/destination-server';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_RETRY_WINDOW_MS = '150';
 const rig = deliveryRig();
+// 120 events, a quarter refused and some retried until their window ends, then paged twice: a minute or more on a loaded machine.
+jest.setTimeout(180_000);
 
 type Page = { failures: { id: string; messageId: string; userId?: string }[]; withheld?: { suppressed: number; deleted: number }; paging: { next?: string } };
 const refusedOutright = (n: number) => n % 4 === 0;
