@@ -254,6 +254,54 @@ describe('tracking plans', () => {
     expect((await api('GET', `/v2/tracking-plans/${plan.id}/stats`)).body.totals.total).toBe(0);
   });
 
+  it('captures events that carry violations into event schemas without the plan annotations', async () => {
+    const { api, source, send, received } = await webhookPipeline(rig, '/annotated');
+    const plan = (await api('POST', '/v2/tracking-plans', { name: 'Checkout', specs: [ORDER_SPEC] })).body.trackingPlan;
+    await api('PUT', `/v2/sources/${source.id}/tracking-plan`, { planId: plan.id, mode: 'observe' });
+    const events = [
+      order(1, { total: 1 }),
+      { ...order(2, { orderId: 'o', total: 'one', coupon: 'c' }), context: { library: { name: 'web' } } },
+      { type: 'track', event: 'Mystery', userId: 'u3', messageId: 'm3' },
+    ];
+    await send(events);
+    const got = await delivered(received, events.length);
+    expect(got).toHaveLength(3);
+    // The destinations get the verdict.
+    expect(rig.server.received.map((r) => (r.json as { context: { violationErrors?: unknown } }).context.violationErrors)).toEqual([
+      expect.any(Array),
+      expect.any(Array),
+      expect.any(Array),
+    ]);
+    let models: { EventID: string; TotalCount: number; Schema: Record<string, string> }[] = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      models = (await api('GET', `/v2/sources/${source.id}/event-models`)).body;
+      if (models.reduce((sum, m) => sum + m.TotalCount, 0) === events.length) break;
+    }
+    expect(models.reduce((sum, m) => sum + m.TotalCount, 0)).toBe(3);
+    const annotation = /^context\.(trackingPlanId|trackingPlanVersion|violationErrors)(\.|$)/;
+    const keys: string[] = [];
+    const samples: { context?: Record<string, unknown> }[] = [];
+    for (const model of models) {
+      keys.push(...Object.keys(model.Schema));
+      keys.push(...Object.keys((await api('GET', `/v2/event-models/${model.EventID}/key-counts`)).body));
+      const metadata = (await api('GET', `/v2/event-models/${model.EventID}/metadata`)).body;
+      keys.push(...Object.keys(metadata.FrequentValues));
+      samples.push(...metadata.SampledEvents);
+      for (const version of (await api('GET', `/v2/event-models/${model.EventID}/versions`)).body as { VersionID: string; Schema: Record<string, string> }[]) {
+        keys.push(...Object.keys(version.Schema));
+        const own = (await api('GET', `/v2/event-versions/${version.VersionID}/metadata`)).body;
+        keys.push(...Object.keys(own.FrequentValues));
+        samples.push(...own.SampledEvents);
+      }
+    }
+    expect(keys).toContain('properties.coupon');
+    expect(keys).toContain('context.library.name');
+    expect(keys.filter((key) => annotation.test(key))).toEqual([]);
+    expect(samples.length).toBeGreaterThanOrEqual(3);
+    // Samples are the events as sent (and as ingestion completed them), the plan's verdict left out.
+    expect(new Set(samples.flatMap((e) => Object.keys(e.context ?? {})))).toEqual(new Set(['ip', 'library']));
+  });
+
   it('refuses bad input naming the field, and another workspace’s plans are not found', async () => {
     const { api, source } = await webhookPipeline(rig, '/bad');
     expect(await api('POST', '/v2/tracking-plans', { name: 'x' })).toMatchObject({

@@ -54,12 +54,35 @@ export function identifierOf(event: Record<string, unknown>): string | undefined
   return typeof event.event === 'string' && event.event.length <= CAPTURE_LIMITS.identifierChars ? event.event : undefined;
 }
 
+/**
+ * What the tracking-plan stage adds to an event's context (stage.ts): Weir's verdict on the event, not part
+ * of it. The reference captures schemas before its plan validation, so none of these is ever in a model, a
+ * version or a sample. (What ingestion adds, `receivedAt`, `request_ip`, `context.ip` and `weirId`, stays, as
+ * the reference's gateway fields do.)
+ */
+export const PLAN_ANNOTATIONS: readonly string[] = ['trackingPlanId', 'trackingPlanVersion', 'violationErrors'];
+
+/** The event as its sender made it: without the plan stage's annotations (a copy when it had any). */
+export function withoutAnnotations(event: Record<string, unknown>): Record<string, unknown> {
+  const context = event.context;
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return event;
+  const own = context as Record<string, unknown>;
+  if (!PLAN_ANNOTATIONS.some((key) => Object.hasOwn(own, key))) return event;
+  const kept = Object.entries(own).filter(([key]) => !PLAN_ANNOTATIONS.includes(key));
+  const copy = { ...event };
+  // A context the plan stage made (the event had none) leaves with its annotations.
+  if (kept.length === 0) delete copy.context;
+  else copy.context = Object.fromEntries(kept);
+  return copy;
+}
+
 /** A stream batch's events, flattened once and grouped by event model, in order of first appearance. */
 export function groupByModel(records: AcceptedRecord[]): ModelBatch[] {
   const batches = new Map<string, ModelBatch>();
   for (const record of records) {
     const digest = recordDigest(record.recordId);
-    for (const event of record.events) {
+    for (const stored of record.events) {
+      const event = withoutAnnotations(stored);
       const identifier = identifierOf(event);
       if (typeof event.type !== 'string' || identifier === undefined) continue;
       const flat = flatten(event);
