@@ -30,6 +30,41 @@ describe('the console, as a new user', () => {
     await checkPage('schemas');
   });
 
+  it('shows the key tree with every parent row and JSON type names, and says a key of unique values is high cardinality', async () => {
+    await sendWithSdk(
+      Array.from({ length: 25 }, (_, i) => ({
+        userId: `buyer-${i}`,
+        event: 'Order Completed',
+        properties: { coupon_code: `C-${i}`, plan: i % 5 ? 'pro' : 'free' },
+      })),
+    );
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    const model = page.getByRole('button', { name: /^track: Order Completed 25 events/ });
+    await model.waitFor({ timeout: 20_000 });
+    await model.click();
+    const tree = page.getByRole('table', { name: 'Schema', exact: true });
+    await tree.getByRole('cell', { name: 'coupon_code (properties.coupon_code)' }).waitFor();
+    const keys = (await tree.getByRole('row').allInnerTexts()).slice(1).map((row) => row.split('\t')[0]!.trim());
+    const parent = keys.indexOf('properties');
+    // The parent has its own row, right above its keys, whatever sorts before it.
+    expect(keys.slice(parent, parent + 3)).toEqual(['properties', 'coupon_code (properties.coupon_code)', 'plan (properties.plan)']);
+    const library = keys.indexOf('library');
+    expect(keys.slice(library, library + 2)).toEqual(['library', 'name (context.library.name)']);
+    expect(keys.indexOf('context')).toBeLessThan(library);
+    const row = (key: string) => tree.getByRole('row').filter({ has: page.getByRole('cell', { name: key, exact: true }) });
+    await expect(row('properties').getByRole('cell').nth(1).textContent()).resolves.toBe('object');
+    await expect(row('plan (properties.plan)').getByRole('cell').nth(1).textContent()).resolves.toBe('string');
+    await expect(page.getByText(/float64|bool\b/).count()).resolves.toBe(0);
+
+    const coupon = page.getByRole('group', { name: 'Frequent values of properties.coupon_code' });
+    await coupon.getByText('high cardinality (~25 distinct)').waitFor();
+    await expect(coupon.locator('.bar').count()).resolves.toBe(0);
+    const plan = page.getByRole('group', { name: 'Frequent values of properties.plan' });
+    await expect(plan.locator('.bar').allTextContents()).resolves.toEqual(['pro80.0 %', 'free20.0 %']);
+    await page.getByRole('button', { name: /^Version \d+ .* first seen .* last seen / }).waitFor();
+    await checkPage('schemas-tree');
+  });
+
   it('makes a tracking plan from the captured events in a click, edits it as a new version with a diff, and shows its stats', async () => {
     await page.getByRole('link', { name: 'Tracking plans' }).click();
     await page.getByText('No tracking plan yet.').waitFor();

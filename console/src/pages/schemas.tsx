@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { EventMetadata, EventModel } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { planKnows, specOfModel, type Spec } from '../plan-keys';
+import { highCardinality, TOP_VALUES, treeRows, type Distinct } from '../schema-tree';
 import { ErrorBox, Json, Scroll, Section, useLoad, when } from '../ui';
 
 /** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
@@ -82,7 +83,9 @@ function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
         )}
         <SchemaTree schema={model.Schema} counts={counts.data ?? {}} total={model.TotalCount} spec={spec} />
       </Section>
-      <Section title="Frequent values">{metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}</Section>
+      <Section title="Frequent values">
+        {metadata.data && <FrequentValues values={metadata.data.FrequentValues} distinct={metadata.data.DistinctValues} />}
+      </Section>
       <Section title="Versions">
         <ul class="picker" aria-label="Versions">
           {versions.data?.map((v) => (
@@ -90,7 +93,7 @@ function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
               <button type="button" aria-pressed={v.VersionID === versionId} onClick={() => setVersionId(v.VersionID)}>
                 Version {v.ID}{' '}
                 <small>
-                  {v.TotalCount} events · {Object.keys(v.Schema).length} keys
+                  {v.TotalCount} events · {Object.keys(v.Schema).length} keys · first seen {when(v.FirstSeen)} · last seen {when(v.LastSeen)}
                 </small>
               </button>
             </li>
@@ -103,7 +106,7 @@ function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
   );
 }
 
-/** Dotted keys as a tree (`properties.plan` under `properties`), each with its types and presence. */
+/** Dotted keys as a tree (`properties.plan` under a row of its own `properties`), each with its JSON types and presence. */
 function SchemaTree({
   schema,
   counts,
@@ -118,7 +121,7 @@ function SchemaTree({
   /** The tracking plan's spec of the event: keys it does not list are marked. */
   spec?: Spec;
 }) {
-  const keys = Object.keys(schema).sort();
+  const rows = treeRows(schema);
   return (
     <Scroll label={`${label}, scrollable`}>
       <table aria-label={label}>
@@ -131,18 +134,17 @@ function SchemaTree({
           </tr>
         </thead>
         <tbody>
-          {keys.map((key) => {
-            const depth = key.split('.').length - 1;
-            const present = counts[key];
+          {rows.map(({ key, name, depth, type, leaf }) => {
+            const present = leaf ? counts[key] : undefined;
             return (
-              <tr>
+              <tr key={key} class={leaf ? undefined : 'parent'}>
                 <td style={{ paddingLeft: `${0.5 + depth * 1.2}rem` }}>
-                  <code>{depth > 0 ? key.split('.').at(-1) : key}</code>
-                  {depth > 0 && <small class="hint"> ({key})</small>}
+                  <code>{name}</code>
+                  {depth > 0 && leaf && <small class="hint"> ({key})</small>}
                 </td>
-                <td>{schema[key]}</td>
+                <td>{type}</td>
                 <td>{present === undefined ? '' : `${present} of ${total} (${Math.round((present / Math.max(total, 1)) * 100)} %)`}</td>
-                {spec && <td>{planKnows(spec, key) === false ? <span class="unplanned">not in plan</span> : ''}</td>}
+                {spec && <td>{leaf && planKnows(spec, key) === false ? <span class="unplanned">not in plan</span> : ''}</td>}
               </tr>
             );
           })}
@@ -152,25 +154,37 @@ function SchemaTree({
   );
 }
 
-function FrequentValues({ values }: { values: EventMetadata['FrequentValues'] }) {
-  const keys = Object.keys(values).sort();
+/** Each key's most frequent values (the top few); a key whose values are nearly all distinct says so instead. */
+function FrequentValues({ values, distinct }: { values: EventMetadata['FrequentValues']; distinct: Record<string, Distinct> }) {
+  const keys = [...new Set([...Object.keys(values), ...Object.keys(distinct).filter((key) => highCardinality(distinct[key]))])].sort();
   if (keys.length === 0) return <p>No frequent value yet.</p>;
   return (
     <>
-      {keys.map((key) => (
-        <div aria-label={`Frequent values of ${key}`} role="group" key={key}>
-          <h3>
-            <code>{key}</code>
-          </h3>
-          {(values[key] ?? []).map((v) => (
-            <div class="bar">
-              <span class="label">{v.Value}</span>
-              <span class="fill" style={{ width: `${Math.max(2, v.Frequency * 300)}px` }} />
-              <span>{(v.Frequency * 100).toFixed(1)} %</span>
-            </div>
-          ))}
-        </div>
-      ))}
+      {keys.map((key) => {
+        const many = highCardinality(distinct[key]);
+        const listed = values[key] ?? [];
+        return (
+          <div aria-label={`Frequent values of ${key}`} role="group" key={key}>
+            <h3>
+              <code>{key}</code>
+            </h3>
+            {many ? (
+              <p class="hint">{many}</p>
+            ) : (
+              <>
+                {listed.slice(0, TOP_VALUES).map((v) => (
+                  <div class="bar">
+                    <span class="label">{v.Value}</span>
+                    <span class="fill" style={{ width: `${Math.max(2, v.Frequency * 300)}px` }} />
+                    <span>{(v.Frequency * 100).toFixed(1)} %</span>
+                  </div>
+                ))}
+                {listed.length > TOP_VALUES && <p class="hint">and {listed.length - TOP_VALUES} less frequent values</p>}
+              </>
+            )}
+          </div>
+        );
+      })}
     </>
   );
 }
@@ -183,7 +197,7 @@ function VersionView({ versionId, schema }: { versionId: string; schema: Record<
       <ErrorBox error={missing.error ?? metadata.error} />
       <p>Missing from this version: {missing.data?.length ? missing.data.join(', ') : 'none'}</p>
       <SchemaTree schema={schema} counts={{}} total={metadata.data?.TotalCount ?? 0} label="Version schema" />
-      {metadata.data && <FrequentValues values={metadata.data.FrequentValues} />}
+      {metadata.data && <FrequentValues values={metadata.data.FrequentValues} distinct={metadata.data.DistinctValues} />}
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors';
 import { jsonSchemaOf } from './json-schema';
 import type { SchemaReadRepository } from './ports';
 import type { ModelSummary, VersionSummary } from './records';
-import { isUuid, type EventModel, type EventVersion, type Metadata } from './schemas';
+import { isUuid, type DetailedMetadata, type EventModel, type EventVersion, type Metadata } from './schemas';
 import { readSketch } from './sketch-layout';
 
 export const modelView = (m: ModelSummary): z.input<typeof EventModel> => ({
@@ -60,9 +60,24 @@ export class SchemaGovernance {
   }
 
   async versionMetadata(versionId: string): Promise<z.input<typeof Metadata>> {
+    return (await this.versionSketch(versionId)).metadata();
+  }
+
+  /** A model's metadata with each counted key's distinct values (the console's). */
+  async modelDetail(eventId: string): Promise<z.input<typeof DetailedMetadata>> {
+    const { sketch } = await this.modelSketch(eventId);
+    return { ...sketch.metadata(), DistinctValues: sketch.distinctValues() };
+  }
+
+  async versionDetail(versionId: string): Promise<z.input<typeof DetailedMetadata>> {
+    const sketch = await this.versionSketch(versionId);
+    return { ...sketch.metadata(), DistinctValues: sketch.distinctValues() };
+  }
+
+  private async versionSketch(versionId: string) {
     const version = await this.repository.versionRef(versionId);
     if (!version) throw versionNotFound(versionId);
-    return (await readSketch((consistent) => this.repository.versionSketch(version, consistent))).metadata();
+    return readSketch((consistent) => this.repository.versionSketch(version, consistent));
   }
 
   async keyCounts(eventId: string): Promise<Record<string, number>> {

@@ -140,6 +140,23 @@ export class LossyCounter {
       .map(([value, count]) => ({ Value: value, Frequency: count / this.n }));
   }
 
+  /**
+   * How many distinct values were seen, of how many observations: exact while no value was ever dropped,
+   * else a lower bound: the candidates, and as many more as it takes to hold the observations the candidates
+   * cannot account for, none of them seen more often than the highest bound a value was dropped at.
+   */
+  distinct(): { count: number; exact: boolean; of: number } {
+    let counted = 0;
+    let bounded = 0;
+    for (const slot of this.slots.values()) {
+      counted += this.counts[slot]!;
+      bounded += this.counts[slot]! + this.deltas[slot]!;
+    }
+    if (this.floor === 0 && this.n < BUCKET_WIDTH && counted === this.n) return { count: this.slots.size, exact: true, of: this.n };
+    const highest = Math.max(1, this.floor, Math.ceil(this.n / BUCKET_WIDTH));
+    return { count: this.slots.size + Math.ceil(Math.max(0, this.n - bounded) / highest), exact: false, of: this.n };
+  }
+
   toState(): LossyCounterState {
     return { n: this.n, floor: this.floor, candidates: [...this.slots].map(([value, slot]) => [value, this.counts[slot]!, this.deltas[slot]!]) };
   }

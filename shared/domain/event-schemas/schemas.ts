@@ -57,6 +57,14 @@ export const Metadata = z.object({
   FrequentValues: z.record(z.string(), z.array(z.object({ Value: z.string(), Frequency: z.number() }))),
 });
 
+/**
+ * The console's metadata: the reference's, and per counted key how many distinct values it had (exact, or
+ * a lower bound once values were dropped from its counter), of how many counted.
+ */
+export const DetailedMetadata = Metadata.extend({
+  DistinctValues: z.record(z.string(), z.object({ Count: z.number().int(), Exact: z.boolean(), Of: z.number().int() })),
+});
+
 export const KeyCounts = z.record(z.string(), z.number().int());
 export const MissingKeys = z.array(z.string());
 export const JsonSchemaDocument = z.record(z.string(), z.unknown());

@@ -42,6 +42,14 @@ export const LIMITS = {
  */
 export const UNCOUNTED_VALUES: ReadonlySet<string> = new Set(['messageId', 'receivedAt', 'sentAt', 'timestamp', 'originalTimestamp']);
 
+export interface DistinctValues {
+  Count: number;
+  /** False when Count is a lower bound (some values were dropped from the counter). */
+  Exact: boolean;
+  /** The values counted. */
+  Of: number;
+}
+
 export interface Metadata {
   SampledEvents: Record<string, unknown>[];
   TotalCount: number;
@@ -244,6 +252,16 @@ export class Sketch {
 
   keyCountsView(): Record<string, number> {
     return sortedObject([...this.keys].map(([key, { count }]) => [key, count]));
+  }
+
+  /** Per counted key, how many distinct values it had (LossyCounter.distinct), in key order. */
+  distinctValues(): Record<string, DistinctValues> {
+    return sortedObject(
+      [...this.values].map(([key, counter]) => {
+        const { count, exact, of } = counter.distinct();
+        return [key, { Count: count, Exact: exact, Of: of }];
+      }),
+    );
   }
 
   metadata(): Metadata {

@@ -3,7 +3,7 @@ import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import { SchemaGovernance, modelView } from './governance-service';
 import type { SchemaReadRepository } from './ports';
-import type { EventModel, EventVersion, Metadata } from './schemas';
+import type { DetailedMetadata, EventModel, EventVersion } from './schemas';
 
 /**
  * The event schemas of one workspace's own sources, for the control plane (Bearer): the same answers as
@@ -30,9 +30,9 @@ export class WorkspaceSchemas {
     return this.governance.eventVersions(eventId);
   }
 
-  async modelMetadata(workspaceId: string, eventId: string): Promise<z.input<typeof Metadata>> {
+  async modelMetadata(workspaceId: string, eventId: string): Promise<z.input<typeof DetailedMetadata>> {
     await this.ownModel(workspaceId, eventId);
-    return this.governance.modelMetadata(eventId);
+    return this.governance.modelDetail(eventId);
   }
 
   async keyCounts(workspaceId: string, eventId: string): Promise<Record<string, number>> {
@@ -53,9 +53,9 @@ export class WorkspaceSchemas {
     return { eventType: ref.eventType, eventIdentifier: ref.eventIdentifier, total: TotalCount };
   }
 
-  async versionMetadata(workspaceId: string, versionId: string): Promise<z.input<typeof Metadata>> {
+  async versionMetadata(workspaceId: string, versionId: string): Promise<z.input<typeof DetailedMetadata>> {
     await this.ownVersion(workspaceId, versionId);
-    return this.governance.versionMetadata(versionId);
+    return this.governance.versionDetail(versionId);
   }
 
   async missingKeys(workspaceId: string, versionId: string): Promise<string[]> {
