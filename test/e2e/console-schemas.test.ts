@@ -1,5 +1,5 @@
 import { screenshot } from '../support/browser';
-import { checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, streamText } from '../support/console-session';
+import { TOKEN, checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, started, streamText } from '../support/console-session';
 
 /**
  * The console in a real browser, on the shape of the events: the Event schemas page and tracking plans made
@@ -114,5 +114,84 @@ describe('the console, as a new user', () => {
     const plan = page.getByRole('table', { name: 'Schema', exact: true }).getByRole('row').filter({ hasText: 'plan (properties.plan)' });
     await expect(plan.getByText('not in plan').count()).resolves.toBe(0);
     await screenshot(page, 'schemas-tracking-plan');
+  });
+
+  it('opens a live event as formatted JSON, filters by type, name and user, pauses, and marks violations, drops, refusals and duplicates', async () => {
+    const { sources } = (await (await fetch(`${started.control}/v2/sources`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      sources: { writeKey: string }[];
+    };
+    const send = (body: Record<string, unknown>) =>
+      fetch(`${started.data}/v1/track`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${sources[0]!.writeKey}:`).toString('base64')}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const again = { userId: 'repeat-user', event: 'Trial Started', messageId: 'repeated-1', properties: { plan: 'pro', seats: '2' } };
+    expect((await send(again)).status).toBe(200);
+    await page.getByRole('link', { name: 'Sources' }).click();
+    const table = page.getByRole('table', { name: 'Live events' });
+    const rows = table.getByRole('row').filter({ hasText: 'repeat-user' });
+    await rows.first().waitFor();
+    expect((await send(again)).status).toBe(200);
+    expect((await send({ userId: 'u9', event: 'Huge Upload', properties: { blob: 'x'.repeat(40_000) } })).status).toBe(413);
+    await rows.nth(1).waitFor();
+
+    // Marks: the repeat says it is a duplicate, the event the plan dropped says so with its violation, the refused its reason.
+    await expect(rows.first().getByRole('cell').nth(4).textContent()).resolves.toMatch(/^duplicate of one received .+/);
+    await expect(rows.nth(1).getByRole('cell').nth(4).textContent()).resolves.toBe('');
+    const dropped = table.getByRole('row').filter({ has: page.getByRole('cell', { name: 'u2', exact: true }) });
+    await expect(dropped.getByRole('cell').nth(4).textContent()).resolves.toBe('1 violationdropped by the tracking plan');
+    const refused = table.getByRole('row').filter({ hasText: 'Huge Upload' });
+    await expect(refused.getByRole('cell').nth(4).textContent()).resolves.toMatch(/^Refused: event is \d+ bytes, over the limit of 32768$/);
+
+    // Opened: the whole event, formatted.
+    await rows.nth(1).getByRole('button').click();
+    const json = table.locator('tr.expanded pre.json');
+    await expect(json.textContent()).resolves.toContain('\n  "messageId": "repeated-1",\n');
+    await expect(rows.nth(1).getByRole('button').getAttribute('aria-expanded')).resolves.toBe('true');
+    await checkPage('sources-live-events-marks');
+
+    // Filters: by user, by type, by event name.
+    const filters = page.getByRole('search', { name: 'Filter live events' });
+    await filters.getByLabel('User').fill('repeat');
+    await expect(table.getByRole('row').count()).resolves.toBe(1 + 2 + 1); // the header, both rows, the opened JSON
+    await filters.getByLabel('Type').selectOption('identify');
+    await expect(table.getByRole('row').count()).resolves.toBe(1);
+    await filters.getByLabel('Type').selectOption('');
+    await filters.getByLabel('User').fill('');
+    await filters.getByLabel('Event name').fill('huge');
+    await expect(table.getByRole('row').count()).resolves.toBe(2);
+    await page
+      .getByTestId('live-filtered')
+      .filter({ hasText: /^Showing 1 of the \d+ latest events\.$/ })
+      .waitFor();
+    await filters.getByLabel('Event name').fill('');
+
+    // Paused, nothing new shows; resumed, it does.
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page
+      .getByTestId('live-state')
+      .filter({ hasText: /^Paused: the events as of / })
+      .waitFor();
+    expect((await send({ userId: 'late-user', event: 'After Pause' })).status).toBe(200);
+    await page.waitForTimeout(4500);
+    await expect(table.getByRole('cell', { name: 'After Pause' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await table.getByRole('cell', { name: 'After Pause', exact: true }).waitFor();
+
+    // At a phone's width, with an event opened, neither this page nor the schema page scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+      await checkPage('phone-sources-live-events');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Event schemas' }).click();
+      await page.getByRole('button', { name: /^track: Order Completed/ }).click();
+      await page.getByRole('group', { name: 'Frequent values of properties.coupon_code' }).waitFor();
+      await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+      await checkPage('phone-schemas-tree');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });

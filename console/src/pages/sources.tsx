@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { LiveEvent, Source } from '../../../shared/contract/client-types';
+import type { Source } from '../../../shared/contract/client-types';
 import { api, consoleConfig } from '../api';
-import { CopyButton, ErrorBox, Scroll, Section, useAction, useLoad, when } from '../ui';
+import { CopyButton, ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { LiveEvents } from './live-events';
 import { Snippets, snippetsFor } from './source-snippets';
 
 /** Types the console has snippets for; any other text is kept as typed (and gets the Node.js snippet). */
@@ -80,9 +81,7 @@ function useFirstEventAt(source: Source): string | undefined {
 }
 
 function SourceDetail({ source }: { source: Source }) {
-  const events = useLoad(() => api.call('GET /v2/sources/{id}/live-events', { params: { id: source.id }, query: { limit: 50 } }), [source.id], 2000);
   const firstEventAt = useFirstEventAt(source);
-  const refused = events.data?.refused;
   return (
     <div>
       <Section title={source.name}>
@@ -101,59 +100,8 @@ function SourceDetail({ source }: { source: Source }) {
         <Snippets snippets={snippetsFor(source.type, source.writeKey, consoleConfig().dataPlaneUrl)} />
       </Section>
       <Section title="Live events">
-        <p class="hint">Refreshes every 2 seconds while this page is open.</p>
-        <ErrorBox error={events.error} />
-        {refused && refused.events > 0 && (
-          <p class="warn" data-testid="refused-count">
-            {refused.events} event{refused.events === 1 ? '' : 's'} refused at ingestion
-            {refused.lastAt && (
-              <>
-                , the last at <time dateTime={refused.lastAt}>{when(refused.lastAt)}</time>
-              </>
-            )}
-            . Those of the last 24 hours are listed below with their reason.
-          </p>
-        )}
-        <Scroll label="Live events, scrollable">
-          <table aria-label="Live events">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Type</th>
-                <th scope="col">Event</th>
-                <th scope="col">User</th>
-                <th scope="col">Properties</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(events.data?.events ?? []).map((e) => (
-                <EventRow event={e} />
-              ))}
-            </tbody>
-          </table>
-        </Scroll>
-        {events.data && events.data.events.length === 0 && <p>No event in the last 24 hours.</p>}
+        <LiveEvents sourceId={source.id} />
       </Section>
     </div>
-  );
-}
-
-/** One live event; one refused at ingestion says so, with its reason, where its properties would be. */
-function EventRow({ event: e }: { event: LiveEvent }) {
-  const refused = e.refused && typeof e.refused === 'object' ? (e.refused as Record<string, unknown>) : undefined;
-  return (
-    <tr class={refused ? 'refused' : undefined}>
-      <td>{when(e.receivedAt)}</td>
-      <td>{String(e.type ?? '')}</td>
-      <td>{String(e.event ?? '')}</td>
-      <td>{String(e.userId ?? e.anonymousId ?? '')}</td>
-      <td>
-        {refused ? (
-          <strong>Refused: {typeof refused.reason === 'string' ? refused.reason : 'no reason given'}</strong>
-        ) : (
-          <code>{JSON.stringify(e.properties ?? e.traits ?? {})}</code>
-        )}
-      </td>
-    </tr>
   );
 }
