@@ -81,8 +81,9 @@ export class DuplicateFilter {
     const places: { part: number; index: number }[] = [];
     for (const [p, part] of parts.entries()) {
       const windowMs = (await this.windowOf(part.workspaceId, part.sourceId)) * 3600_000;
-      const original = part.requestId.startsWith('replay.') ? part.requestId.split('.').slice(2).join('.') : part.requestId;
-      const at = ingestedAt(part.requestId.startsWith('replay.') ? original : part.requestId);
+      // A replay's part (`replay.<id>.<requestId>`) claims as the part it replays, at that part's acceptance.
+      const original = /^replay\.[^.]+\.(.+)$/.exec(part.requestId)?.[1] ?? part.requestId;
+      const at = ingestedAt(original);
       const first = new Map<string, string>();
       part.events.forEach((event, index) => {
         const messageId = typeof event.messageId === 'string' ? event.messageId : undefined;
