@@ -290,7 +290,7 @@ describe('a crash in the middle of a stream batch', () => {
   });
 
   test.each(KILL_POINTS.map((p) => p.name))('%s: the audit finds every stored event delivered at both destinations, none in no state', (name) => {
-    const nothing = { retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
+    const nothing = { retrying: 0, aborted: 0, filtered: 0, suppressed: 0, duplicate: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
     for (const kind of ['webhook', 'batch']) {
       expect({ kind, ...(reports.get(name)!.audit[kind] as object) }).toEqual({
         kind,
