@@ -21,6 +21,7 @@ const SUMMARY = [
   'sandbox cold p50 / node:vm fresh',
   'sandbox batch 1000 / node:vm warm',
   'usd per million events',
+  'dedup usd per million events',
   'hottest partition wcu/s at 50k ev/s',
   'hottest partition rcu/s at 50k ev/s',
   'ingest bundle kb',
