@@ -62,7 +62,7 @@ async function signIn() {
 }
 
 /** A call to the control plane as the workspace; a refusal fails the setup. */
-async function control<T>(method: string, route: string, body?: unknown): Promise<T> {
+export async function control<T>(method: string, route: string, body?: unknown): Promise<T> {
   const response = await fetch(`${started.control}${route}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },

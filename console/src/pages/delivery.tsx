@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { duration, ErrorBox, Json, percent, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
+import { FunnelPipeline } from '../funnel-pipeline';
+import { routeArgs, useScrollToRoutePart } from '../route';
+import { ErrorBox, Json, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 import { ReplayForm } from './replay-form';
 
 /** The windows the page offers: the last hours of ingestion. */
@@ -18,7 +20,9 @@ const windowOf = (hours: number) => {
 /** Per destination: its funnel over a window, latency, error classes, and its failed events with retry. */
 export function Delivery() {
   const list = useLoad(() => api.call('GET /v2/destinations'));
-  const [selected, setSelected] = useState<string | undefined>(undefined);
+  // A link may name the destination (#/delivery/<id>), and its failed events (#/delivery/<id>/failures).
+  const [selected, setSelected] = useState<string | undefined>(routeArgs()[0]);
+  useScrollToRoutePart('failures', 'failed-events', (e) => e.querySelector('[data-testid="failures-count"]') !== null);
   const [hours, setHours] = useState<number>(24);
   const destinations = list.data?.destinations ?? [];
   const destination = destinations.find((d) => d.id === selected) ?? destinations[0];
@@ -54,60 +58,11 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
     5000,
   );
   const f = funnel.data;
-  const rows: [string, number | undefined][] = f
-    ? [
-        ['Routed', f.routed],
-        ['Suppressed', f.suppressed],
-        ['Duplicates (their messageId seen before)', f.duplicate],
-        ['Stopped by a connection rule', f.ruleFiltered],
-        ['Dropped by the transformation', f.filtered],
-        ['Failed in the transformation', f.transformFailed],
-        ['Delivered', f.delivered],
-        ['Aborted: 4xx answer', f.aborted.http4xx],
-        ['Aborted: invalid configuration', f.aborted.config],
-        ['Aborted: transformation error', f.aborted.transformation],
-        ['Aborted: vendor verdict', f.aborted.vendor],
-        ['Aborted: retries ran out', f.aborted.expired],
-        ["Aborted: outside the vendor's age window", f.aborted.age],
-        ['Retrying', f.retrying],
-      ]
-    : [];
   return (
     <div>
       <Section title="Funnel">
         <ErrorBox error={funnel.error} />
-        {f && (
-          <>
-            <p>
-              Events ingested from {when(f.window.from)} to {when(f.window.to)}
-              {f.expanded > 0 && `; ${f.expanded} more outputs of events the transformation fanned out`}.
-            </p>
-            <Scroll label="Funnel counts">
-              <table aria-label="Funnel">
-                <thead>
-                  <tr>
-                    <th scope="col">Step</th>
-                    <th scope="col">Events</th>
-                    <th scope="col">Of routed</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map(([label, n]) => (
-                    <tr>
-                      <th scope="row">{label}</th>
-                      <td data-testid={`funnel-${label}`}>{n}</td>
-                      <td>{label === 'Routed' ? '' : percent(n ?? 0, f.routed + f.expanded)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </Scroll>
-            <p aria-label="Latency">
-              Latency, ingestion to the vendor&apos;s 2xx: p50 <strong>{duration(f.latencyMs.p50)}</strong>, p95 <strong>{duration(f.latencyMs.p95)}</strong> (
-              {f.latencyMs.delivered} delivered)
-            </p>
-          </>
-        )}
+        {f && <FunnelPipeline destinationId={destinationId} funnel={f} />}
       </Section>
       <Section title="Error classes">
         {f && f.errorClasses.length === 0 && <p>No error.</p>}
@@ -136,7 +91,9 @@ function DestinationDelivery({ destinationId, hours }: { destinationId: string; 
           </Scroll>
         )}
       </Section>
-      <Failures destinationId={destinationId} hours={hours} counted={f && f.aborted.total + f.transformFailed} onRetried={funnel.reload} />
+      <div id="failed-events">
+        <Failures destinationId={destinationId} hours={hours} counted={f && f.aborted.total + f.transformFailed} onRetried={funnel.reload} />
+      </div>
       <ReplayForm destinationId={destinationId} />
     </div>
   );

@@ -1,0 +1,132 @@
+import { screenshot, seriousViolations } from '../support/browser';
+import { checkPage, control, hook, hookReceives, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
+import { json } from '../support/destination-server';
+
+/**
+ * The console in a real browser, on how a destination's events end: the Delivery page's funnel as a pipeline of
+ * steps, each opening its events.
+ * It begins with Website → Tagger → Hook (console-session's seedPipeline, one track delivered), a rule on the
+ * connection that stops `Debug …` events, then REFUSED events the hook refuses, DEBUG stopped and GOOD delivered.
+ */
+const REFUSED = 2;
+const DEBUG = 3;
+const GOOD = 4;
+/** The seeded track and the good ones. */
+const DELIVERED = 1 + GOOD;
+
+interface DestinationFunnel {
+  routed: number;
+  expanded: number;
+  ruleFiltered: number;
+  delivered: number;
+  transformFailed: number;
+  retrying: number;
+  aborted: { total: number };
+}
+
+/** The last 24 hours as the overview reads them: this hour and the 23 before. */
+const lastDay = () => `from=${encodeURIComponent(new Date(Date.now() - 23 * 3600_000).toISOString())}`;
+let destinationId = '';
+
+async function seed() {
+  await seedPipeline();
+  const [{ destinations }, { connections }] = await Promise.all([
+    control<{ destinations: { id: string }[] }>('GET', '/v2/destinations'),
+    control<{ connections: { id: string }[] }>('GET', '/v2/connections'),
+  ]);
+  destinationId = destinations[0]!.id;
+  await control('PUT', `/v2/connections/${connections[0]!.id}/rules`, {
+    rules: [{ type: 'drop-if', name: 'no debug', match: 'all', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug ' }] }],
+  });
+  hook.on('/hook', json(400, { reason: 'refused for the overview' }));
+  await sendWithSdk(Array.from({ length: REFUSED }, (_, i) => ({ userId: `u-${i}`, event: `Refused ${i}` })));
+  await hookReceives(`Refused ${REFUSED - 1}`);
+  hook.on('/hook', json(200, { ok: true }));
+  await sendWithSdk([
+    ...Array.from({ length: DEBUG }, (_, i) => ({ userId: 'u-debug', event: `Debug ${i}` })),
+    ...Array.from({ length: GOOD }, (_, i) => ({ userId: 'u-good', event: `Good ${i}` })),
+  ]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const f = await control<DestinationFunnel>('GET', `/v2/destinations/${destinationId}/delivery?${lastDay()}`);
+    if (f.aborted.total === REFUSED && f.ruleFiltered === DEBUG && f.delivered === DELIVERED) return;
+    if (Date.now() > deadline) throw new Error(`the funnel never settled: ${JSON.stringify(f)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+openConsole({ signIn: true, seed });
+
+const stepCount = async (key: string) => Number(await page.getByTestId(`step-${key}`).textContent());
+const STEP_KEYS = ['ruleFiltered', 'filtered', 'transformFailed', 'suppressed', 'duplicate', 'retrying', 'aborted', 'delivered'];
+
+/** Waits until the Failed events section is on the screen (a string: it runs in the page, whose globals this file's types do not know). */
+const failedEventsInView = () =>
+  page.waitForFunction(
+    `(() => { const top = document.getElementById('failed-events')?.getBoundingClientRect().top ?? -1; return top >= 0 && top < innerHeight; })()`,
+  );
+
+/** The page's width, which must be the screen's at 390 px: nothing scrolls sideways but boxes of their own. */
+const pageWidth = async () => (await page.evaluate('document.documentElement.scrollWidth')) as number;
+
+describe('the console’s funnel as a pipeline', () => {
+  it('shows the funnel as a pipeline whose steps add up to routed, the steps with nothing folded into one line, numbers beside their labels', async () => {
+    await page.getByRole('link', { name: 'Delivery' }).click();
+    await page.getByRole('list', { name: 'Funnel' }).waitFor();
+    const f = await control<DestinationFunnel>('GET', `/v2/destinations/${destinationId}/delivery?${lastDay()}`);
+    const routed = await stepCount('routed');
+    expect(routed).toBe(f.routed + f.expanded);
+    const steps = await Promise.all(STEP_KEYS.map(stepCount));
+    expect(steps.reduce((a, b) => a + b, 0)).toBe(routed);
+    expect(Object.fromEntries(STEP_KEYS.map((k, i) => [k, steps[i]]))).toMatchObject({ ruleFiltered: DEBUG, aborted: REFUSED, delivered: DELIVERED });
+    // Five steps hold nothing: one line, which opens onto them.
+    const folded = page.getByTestId('steps-empty');
+    await expect(folded.textContent()).resolves.toBe('5 steps with nothing');
+    await expect(page.getByTestId('step-suppressed').isVisible()).resolves.toBe(false);
+    await folded.click();
+    await expect(page.getByTestId('step-suppressed').isVisible()).resolves.toBe(true);
+    // A count stands right after its label, not across the page.
+    const label = await page.locator('.step-delivered .step-label').boundingBox();
+    const number = await page.getByTestId('step-delivered').boundingBox();
+    expect(number!.x - (label!.x + label!.width)).toBeLessThan(40);
+    await expect(page.locator('[aria-label="Latency"]').textContent()).resolves.toMatch(/p50 \d+(\.\d+)? s, p95 \d+(\.\d+)? s/);
+  });
+
+  it('opens a step onto its events: the rule that stopped them and how many, the aborted ones with their answers, delivered samples', async () => {
+    await page.getByTestId('step-ruleFiltered').click();
+    const perRule = page.getByRole('table', { name: 'Stopped per rule' });
+    await expect(perRule.getByRole('row').filter({ hasText: 'no debug' }).getByRole('cell').nth(2).textContent()).resolves.toBe(String(DEBUG));
+    await expect(perRule.getByRole('row').filter({ hasText: 'no debug' }).getByRole('cell').first().textContent()).resolves.toBe('Website');
+    const stopped = page.getByRole('table', { name: 'Samples stopped by a rule' });
+    await stopped.getByRole('row').nth(DEBUG).waitFor();
+    await expect(stopped.getByRole('row').filter({ hasText: 'no debug' }).count()).resolves.toBe(DEBUG);
+
+    await page.getByTestId('step-aborted').click();
+    const byClass = page.getByRole('table', { name: 'Aborted by class' });
+    await expect(byClass.getByRole('row').filter({ hasText: 'a 4xx answer' }).getByRole('cell').first().textContent()).resolves.toBe(String(REFUSED));
+    await expect(page.getByRole('table', { name: 'Errors of this step' }).textContent()).resolves.toContain('400');
+    const first = page.getByRole('table', { name: 'First failed events' });
+    await first.getByRole('row').nth(REFUSED).waitFor();
+    await expect(first.getByRole('row').filter({ hasText: 'refused for the overview' }).count()).resolves.toBe(REFUSED);
+
+    await page.getByTestId('step-delivered').click();
+    const delivered = page.getByRole('table', { name: 'Samples delivered' });
+    await delivered.getByRole('row').nth(1).waitFor();
+    await expect(delivered.getByRole('row').nth(1).textContent()).resolves.toContain('200');
+    await checkPage('delivery-pipeline');
+
+    await page.getByRole('button', { name: 'Go to every failed event of the window' }).click();
+    await failedEventsInView();
+  });
+
+  it('fits a phone: at 390×844 the opened pipeline does not scroll the page sideways, and axe stays clean', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      expect(await pageWidth()).toBe(390);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'phone-delivery-pipeline');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+});
