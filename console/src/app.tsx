@@ -1,5 +1,6 @@
 import { Alerts } from './pages/alerts';
 import { Delivery } from './pages/delivery';
+import { Overview } from './pages/overview';
 import { useEffect, useState } from 'preact/hooks';
 import { session } from './session';
 import { timeZoneLabel } from './ui';
@@ -15,6 +16,7 @@ import { Transformations } from './pages/transformations';
 
 /** Pages by their hash route (`#/sources`): the hash never leaves the browser, and never carries the token. */
 const PAGES: { path: string; title: string; render: () => preact.JSX.Element }[] = [
+  { path: 'overview', title: 'Overview', render: () => <Overview /> },
   { path: 'sources', title: 'Sources', render: () => <Sources /> },
   { path: 'destinations', title: 'Destinations', render: () => <Destinations /> },
   { path: 'delivery', title: 'Delivery', render: () => <Delivery /> },

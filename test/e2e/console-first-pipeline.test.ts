@@ -28,12 +28,14 @@ describe('the console, as a new user', () => {
     await checkPage('sign-in');
   });
 
-  it('signs in with a workspace token kept in session storage, not in the URL', async () => {
+  it('signs in with a workspace token kept in session storage, not in the URL, onto the overview', async () => {
     await page.getByLabel('Workspace token').fill(TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(page.url()).not.toContain(TOKEN);
     expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([TOKEN]);
+    await page.getByRole('link', { name: 'Sources' }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
   });
 
   it('creates a javascript source and shows its write key and the web snippets, waiting for its first event', async () => {

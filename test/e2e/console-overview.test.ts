@@ -3,8 +3,9 @@ import { checkPage, control, hook, hookReceives, openConsole, page, seedPipeline
 import { json } from '../support/destination-server';
 
 /**
- * The console in a real browser, on how a destination's events end: the Delivery page's funnel as a pipeline of
- * steps, each opening its events.
+ * The console in a real browser, on what a person sees first and how a destination's events end: the overview
+ * after sign-in (each source's volume, each destination's success rate and p95, alerts firing, the newest
+ * failures, one click to each) and the Delivery page's funnel as a pipeline of steps, each opening its events.
  * It begins with Website → Tagger → Hook (console-session's seedPipeline, one track delivered), a rule on the
  * connection that stops `Debug …` events, then REFUSED events the hook refuses, DEBUG stopped and GOOD delivered.
  */
@@ -14,6 +15,9 @@ const GOOD = 4;
 /** The seeded track and the good ones. */
 const DELIVERED = 1 + GOOD;
 
+interface SourceDelivery {
+  received: number;
+}
 interface DestinationFunnel {
   routed: number;
   expanded: number;
@@ -26,14 +30,17 @@ interface DestinationFunnel {
 
 /** The last 24 hours as the overview reads them: this hour and the 23 before. */
 const lastDay = () => `from=${encodeURIComponent(new Date(Date.now() - 23 * 3600_000).toISOString())}`;
+let sourceId = '';
 let destinationId = '';
 
 async function seed() {
   await seedPipeline();
-  const [{ destinations }, { connections }] = await Promise.all([
+  const [{ sources }, { destinations }, { connections }] = await Promise.all([
+    control<{ sources: { id: string }[] }>('GET', '/v2/sources'),
     control<{ destinations: { id: string }[] }>('GET', '/v2/destinations'),
     control<{ connections: { id: string }[] }>('GET', '/v2/connections'),
   ]);
+  sourceId = sources[0]!.id;
   destinationId = destinations[0]!.id;
   await control('PUT', `/v2/connections/${connections[0]!.id}/rules`, {
     rules: [{ type: 'drop-if', name: 'no debug', match: 'all', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug ' }] }],
@@ -69,7 +76,49 @@ const failedEventsInView = () =>
 /** The page's width, which must be the screen's at 390 px: nothing scrolls sideways but boxes of their own. */
 const pageWidth = async () => (await page.evaluate('document.documentElement.scrollWidth')) as number;
 
-describe('the console’s funnel as a pipeline', () => {
+describe('the console’s overview and the funnel as a pipeline', () => {
+  it('opens on the overview after sign-in: each source’s volume and each destination’s success rate as the API counts them over the last 24 hours', async () => {
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    const source = await control<SourceDelivery>('GET', `/v2/sources/${sourceId}/delivery?${lastDay()}`);
+    const f = await control<DestinationFunnel>('GET', `/v2/destinations/${destinationId}/delivery?${lastDay()}`);
+    expect(source.received).toBe(1 + REFUSED + DEBUG + GOOD);
+    const rate = (100 * f.delivered) / (f.delivered + f.aborted.total + f.transformFailed + f.retrying);
+    await expect(page.getByTestId(`source-received-${sourceId}`).textContent()).resolves.toBe(String(source.received));
+    await expect(page.getByTestId(`success-rate-${destinationId}`).textContent()).resolves.toBe(`${rate.toFixed(1)} %`);
+    expect(rate.toFixed(1)).toBe(((100 * DELIVERED) / (DELIVERED + REFUSED)).toFixed(1));
+    const failures = page.getByRole('table', { name: 'Newest failures' });
+    await expect(failures.getByRole('row').count()).resolves.toBe(1 + REFUSED);
+    await expect(failures.textContent()).resolves.toContain('refused for the overview');
+    await expect(page.getByTestId('alerts-firing').textContent()).resolves.toContain('No alert firing');
+    await checkPage('overview');
+  });
+
+  it('takes one click from the overview to a source, a destination’s delivery, a failure and the alerts', async () => {
+    await page.getByRole('table', { name: 'Sources' }).getByRole('link', { name: 'Website' }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    await expect(page.getByRole('button', { name: /^Website/ }).getAttribute('aria-pressed')).resolves.toBe('true');
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('table', { name: 'Destinations' }).getByRole('link', { name: 'Hook' }).click();
+    await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
+    await expect(page.getByRole('button', { name: /^Hook/ }).getAttribute('aria-pressed')).resolves.toBe('true');
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const failure = page.getByRole('table', { name: 'Newest failures' }).getByRole('link').first();
+    const messageId = (await failure.textContent()) ?? '';
+    await failure.click();
+    await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
+    const listed = page.getByRole('table', { name: 'Failed events' }).getByRole('row').filter({ hasText: messageId });
+    await listed.waitFor();
+    await expect(listed.isVisible()).resolves.toBe(true);
+    // The link leads to the list itself: it is brought into view.
+    await failedEventsInView();
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: 'alert rules' }).click();
+    await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+  });
+
   it('shows the funnel as a pipeline whose steps add up to routed, the steps with nothing folded into one line, numbers beside their labels', async () => {
     await page.getByRole('link', { name: 'Delivery' }).click();
     await page.getByRole('list', { name: 'Funnel' }).waitFor();
@@ -119,12 +168,18 @@ describe('the console’s funnel as a pipeline', () => {
     await failedEventsInView();
   });
 
-  it('fits a phone: at 390×844 the opened pipeline does not scroll the page sideways, and axe stays clean', async () => {
+  it('fits a phone: at 390×844 neither the overview nor the opened pipeline scrolls sideways, and axe stays clean', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       expect(await pageWidth()).toBe(390);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, 'phone-delivery-pipeline');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Overview' }).click();
+      await page.getByRole('table', { name: 'Newest failures' }).waitFor();
+      expect(await pageWidth()).toBe(390);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'phone-overview');
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }

@@ -58,7 +58,7 @@ async function signIn() {
   await page.goto(started.console);
   await page.getByLabel('Workspace token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
 /** A call to the control plane as the workspace; a refusal fails the setup. */

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Source } from '../../../shared/contract/client-types';
 import { api, consoleConfig } from '../api';
+import { routeArgs } from '../route';
 import { CopyButton, ErrorBox, Section, useAction, useLoad, when } from '../ui';
 import { LiveEvents } from './live-events';
 import { Snippets, snippetsFor } from './source-snippets';
@@ -10,7 +11,7 @@ const KNOWN_TYPES = ['javascript', 'node', 'android', 'ios', 'flutter', 'react-n
 
 export function Sources() {
   const list = useLoad(() => api.call('GET /v2/sources'));
-  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [selected, setSelected] = useState<string | undefined>(routeArgs()[0]); // #/sources/<id> opens that source
   const create = useAction();
   const [name, setName] = useState('');
   const [type, setType] = useState('node');
