@@ -128,7 +128,7 @@ export async function streamText(stream: NodeJS.ReadableStream): Promise<string>
   return text;
 }
 
-export type SdkTrack = { userId: string; event: string; properties?: Record<string, string> };
+export type SdkTrack = { userId: string; event: string; properties?: Record<string, string | number | boolean> };
 
 /** Sends tracks to a source with the real Node SDK (a server's SDK: the same write key and data plane). */
 export async function sendTracks(writeKey: string, events: SdkTrack[]) {

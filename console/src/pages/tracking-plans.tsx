@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { RouteResponse } from '../../../shared/contract/client-types';
 import { api } from '../api';
-import { diffLines } from '../diff';
+import { diffRows, eventLabel } from '../plan-table';
 import { ErrorBox, Scroll, Section, useAction, useLoad, when } from '../ui';
+import { SpecsEditor } from './plan-editor';
 
 type Plan = RouteResponse<'GET /v2/tracking-plans/{id}'>['trackingPlan'];
 type Stats = RouteResponse<'GET /v2/tracking-plans/{id}/stats'>;
@@ -94,48 +95,24 @@ function PlanView({ id, onChanged }: { id: string; onChanged: () => void }) {
   );
 }
 
-/** The specs as JSON; saving makes the next version. */
-function SpecsEditor({ plan, onSaved }: { plan: Plan; onSaved: () => void }) {
-  const [text, setText] = useState(JSON.stringify(plan.specs, null, 2));
-  const action = useAction();
-  const save = () =>
-    action.run(async () => {
-      let specs: unknown;
-      try {
-        specs = JSON.parse(text);
-      } catch (e) {
-        throw new Error(`specs: not JSON: ${(e as Error).message}`, { cause: e });
-      }
-      await api.call('PUT /v2/tracking-plans/{id}', { params: { id: plan.id }, body: { specs: specs as never } });
-      onSaved();
-    });
-  return (
-    <Section title="Event specs">
-      <ErrorBox error={action.error} />
-      <label for="plan-specs">Specs (JSON: type, name, and a JSON Schema of the properties or traits)</label>
-      <textarea id="plan-specs" class="specs" rows={16} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-      <button type="button" disabled={action.busy} onClick={() => void save()}>
-        Save as a new version
-      </button>
-    </Section>
-  );
-}
-
-/** Every version, and what changed between two: per event, then the specs' JSON line by line. */
+/** Every version, and what changed between two: one row per event added or removed and per property changed, before and after. */
 function Versions({ plan }: { plan: Plan }) {
   const versions = useLoad(() => api.call('GET /v2/tracking-plans/{id}/versions', { params: { id: plan.id } }), [plan.id, plan.version]);
   const [from, setFrom] = useState(Math.max(1, plan.version - 1));
   const [to, setTo] = useState(plan.version);
-  const diff = useLoad(() => api.call('GET /v2/tracking-plans/{id}/diff', { params: { id: plan.id }, query: { from, to } }), [plan.id, from, to]);
-  const specs = useLoad(
-    () => Promise.all([from, to].map((version) => api.call('GET /v2/tracking-plans/{id}/versions/{version}', { params: { id: plan.id, version } }))),
-    [plan.id, from, to],
-  );
+  const changes = useLoad(async () => {
+    const read = (version: number) => api.call('GET /v2/tracking-plans/{id}/versions/{version}', { params: { id: plan.id, version } });
+    const [diff, before, after] = await Promise.all([
+      api.call('GET /v2/tracking-plans/{id}/diff', { params: { id: plan.id }, query: { from, to } }),
+      read(from),
+      read(to),
+    ]);
+    return diffRows(diff, before.version.specs, after.version.specs);
+  }, [plan.id, from, to]);
   const numbers = (versions.data?.versions ?? []).map((v) => v.version);
-  const event = (e: { type: string; name?: string }) => (e.name ? `${e.type}: ${e.name}` : e.type);
   return (
     <Section title="Versions">
-      <ErrorBox error={versions.error ?? diff.error ?? specs.error} />
+      <ErrorBox error={versions.error ?? changes.error} />
       <ul aria-label="Versions">
         {versions.data?.versions.map((v) => (
           <li>
@@ -157,32 +134,33 @@ function Versions({ plan }: { plan: Plan }) {
           ))}
         </select>
       </div>
-      {diff.data && (
-        <ul aria-label="Changes between the two versions">
-          {diff.data.events.added.map((e) => (
-            <li>Added {event(e)}</li>
-          ))}
-          {diff.data.events.removed.map((e) => (
-            <li>Removed {event(e)}</li>
-          ))}
-          {diff.data.events.changed.map((c) => (
-            <li>
-              Changed {event(c)}:{' '}
-              {[...c.properties.added.map((k) => `+${k}`), ...c.properties.removed.map((k) => `-${k}`), ...c.properties.changed.map((k) => `~${k}`)].join(' ')}
-              {c.required.added.length + c.required.removed.length > 0 &&
-                ` · required ${[...c.required.added.map((k) => `+${k}`), ...c.required.removed.map((k) => `-${k}`)].join(' ')}`}
-            </li>
-          ))}
-          {diff.data.events.added.length + diff.data.events.removed.length + diff.data.events.changed.length === 0 && <li>No change in the specs</li>}
-        </ul>
-      )}
-      {specs.data && (
-        <div class="diff" role="region" aria-label="Differences between the two versions' specs" tabIndex={0}>
-          {diffLines(JSON.stringify(specs.data[0]!.version.specs, null, 2), JSON.stringify(specs.data[1]!.version.specs, null, 2)).map((line) =>
-            line.kind === 'added' ? <ins>+ {line.text}</ins> : line.kind === 'removed' ? <del>- {line.text}</del> : <span>{`  ${line.text}`}</span>,
-          )}
-        </div>
-      )}
+      {changes.data &&
+        (changes.data.length === 0 ? (
+          <p>No change in the specs.</p>
+        ) : (
+          <Scroll label="Changes between the two versions, scrollable">
+            <table aria-label="Changes between the two versions">
+              <thead>
+                <tr>
+                  {['Event', 'Property', 'Change', `Version ${from}`, `Version ${to}`].map((h) => (
+                    <th scope="col">{h}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {changes.data.map((c) => (
+                  <tr class={`change-${c.change.split(' ').pop()}`}>
+                    <td>{c.event}</td>
+                    <td>{c.property ? <code>{c.property}</code> : ''}</td>
+                    <td>{c.change}</td>
+                    <td>{c.before}</td>
+                    <td>{c.after}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
+        ))}
     </Section>
   );
 }
@@ -248,8 +226,12 @@ function PlanStats({ id }: { id: string }) {
   const stats = useLoad(() => api.call('GET /v2/tracking-plans/{id}/stats', { params: { id }, query: {} }), [id], 5000);
   const sources = useLoad(() => api.call('GET /v2/sources'));
   const nameOf = (sourceId: string) => sources.data?.sources.find((s) => s.id === sourceId)?.name ?? sourceId;
-  const cells = (c: Stats['totals']) =>
-    [c.total, c.validated, c.withViolations, c.dropped, ...VIOLATIONS.map((v) => c.violations[v] ?? 0)].map((n) => <td>{n}</td>);
+  // The violation types in one column, those counted only: the table fits a laptop's width, and a phone's in its box.
+  const byType = (c: Stats['totals']) =>
+    VIOLATIONS.filter((v) => (c.violations[v] ?? 0) > 0)
+      .map((v) => `${v}: ${c.violations[v]}`)
+      .join(', ') || 'none';
+  const cells = (c: Stats['totals']) => [...[c.total, c.validated, c.withViolations, c.dropped].map((n) => <td class="number">{n}</td>), <td>{byType(c)}</td>];
   return (
     <Section title="Stats">
       <ErrorBox error={stats.error} />
@@ -257,7 +239,7 @@ function PlanStats({ id }: { id: string }) {
         <table aria-label="Tracking plan stats">
           <thead>
             <tr>
-              {['Source', 'Version', 'Event', 'Total', 'Validated', 'With violations', 'Dropped', ...VIOLATIONS].map((h) => (
+              {['Source', 'Version', 'Event', 'Total', 'Validated', 'With violations', 'Dropped', 'Violations by type'].map((h) => (
                 <th scope="col">{h}</th>
               ))}
             </tr>
@@ -267,7 +249,7 @@ function PlanStats({ id }: { id: string }) {
               <tr>
                 <td>{nameOf(r.sourceId)}</td>
                 <td>{r.version}</td>
-                <td>{r.name ? `${r.type}: ${r.name}` : r.type}</td>
+                <td>{eventLabel(r)}</td>
                 {cells(r)}
               </tr>
             ))}
