@@ -70,3 +70,23 @@ export function highCardinality(distinct: Distinct | undefined): string | undefi
   }
   return distinct.Count >= 100 ? `high cardinality (over ${distinct.Count.toLocaleString('en')} distinct)` : undefined;
 }
+
+/** A key that differs between two versions of an event model's schema, its JSON types before and after. */
+export interface KeyChange {
+  key: string;
+  change: 'added' | 'removed' | 'type changed';
+  before?: string;
+  after?: string;
+}
+
+/** What a version changed from the one before it: keys added, keys removed, keys whose types changed; in the tree's order. */
+export function schemaChanges(before: Record<string, string>, after: Record<string, string>): KeyChange[] {
+  const changes: KeyChange[] = [];
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const [a, b] = [before[key], after[key]];
+    if (a === undefined) changes.push({ key, change: 'added', after: jsonTypes(b!) });
+    else if (b === undefined) changes.push({ key, change: 'removed', before: jsonTypes(a) });
+    else if (jsonTypes(a) !== jsonTypes(b)) changes.push({ key, change: 'type changed', before: jsonTypes(a), after: jsonTypes(b) });
+  }
+  return changes.sort((x, y) => compareSegments(x.key.split('.'), y.key.split('.')));
+}

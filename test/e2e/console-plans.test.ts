@@ -1,4 +1,4 @@
-import { TOKEN, checkPage, openConsole, page, seedCapturedTrial, started } from '../support/console-session';
+import { TOKEN, checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, started } from '../support/console-session';
 
 /**
  * The console in a real browser, on tracking plans edited as a table and event schema versions compared: the
@@ -89,5 +89,36 @@ describe('the console, on tracking plans and schema versions', () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
+  });
+
+  it('lists the versions of an event schema with their dates and diffs one with the version before', async () => {
+    await sendWithSdk([{ userId: 'u2', event: 'Trial Started', properties: { plan: 5, seats: '3' } }]);
+    const { sources } = await control<{ sources: { id: string }[] }>('/v2/sources');
+    const models = await control<{ EventID: string; EventIdentifier: string }[]>(`/v2/sources/${sources[0]!.id}/event-models`);
+    const trial = models.find((m) => m.EventIdentifier === 'Trial Started')!;
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250)))
+      if ((await control<unknown[]>(`/v2/event-models/${trial.EventID}/versions`)).length === 2) break;
+    await page.getByRole('link', { name: 'Event schemas' }).click();
+    await page.getByRole('button', { name: /^track: Trial Started/ }).click();
+    const versions = page.getByRole('list', { name: 'Versions' }).getByRole('button');
+    await versions.nth(1).waitFor();
+    await expect(versions.count()).resolves.toBe(2);
+    for (const text of await versions.allInnerTexts()) expect(text).toMatch(/^Version \d+\s+\d+ events · \d+ keys · first seen .+ · last seen .+$/);
+
+    const ids = (await versions.allInnerTexts()).map((t) => Number(/^Version (\d+)/.exec(t)![1]));
+    const [older, newer] = [Math.min(...ids), Math.max(...ids)];
+    await page.getByRole('button', { name: new RegExp(`^Version ${newer}\\b`) }).click();
+    const version = page.getByRole('region', { name: 'Version' });
+    await version.getByRole('heading', { name: `Changes from version ${older}` }).waitFor();
+    const rows = await version.getByRole('table', { name: 'Changes from the version before' }).getByRole('row').allInnerTexts();
+    expect(rows.map((r) => r.split('\t').map((c) => c.trim()))).toEqual([
+      ['Key', 'Change', `Version ${older}`, 'This version'],
+      ['properties.plan', 'type changed', 'string', 'number'],
+      ['properties.seats', 'added', '—', 'string'],
+    ]);
+    await page.getByRole('button', { name: new RegExp(`^Version ${older}\\b`) }).click();
+    await version.getByText('The first version of this event: no version before it.').waitFor();
+    await page.getByRole('button', { name: new RegExp(`^Version ${newer}\\b`) }).click();
+    await checkPage('schemas-version-diff');
   });
 });

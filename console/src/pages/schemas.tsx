@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { EventMetadata, EventModel } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { planKnows, specOfModel, type Spec } from '../plan-keys';
-import { highCardinality, TOP_VALUES, treeRows, type Distinct } from '../schema-tree';
+import { highCardinality, schemaChanges, TOP_VALUES, treeRows, type Distinct } from '../schema-tree';
 import { ErrorBox, Json, Scroll, Section, useLoad, when } from '../ui';
 
 /** Event models and versions of a source: schema tree, key presence, frequent values, JSON Schema download. */
@@ -99,7 +99,7 @@ function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
             </li>
           ))}
         </ul>
-        {versionId && <VersionView versionId={versionId} schema={versions.data?.find((v) => v.VersionID === versionId)?.Schema ?? {}} />}
+        {versionId && <VersionView versionId={versionId} {...neighbours(versions.data ?? [], versionId)} />}
       </Section>
       <Section title="Sampled events">{metadata.data && <Json value={metadata.data.SampledEvents} />}</Section>
     </div>
@@ -189,12 +189,61 @@ function FrequentValues({ values, distinct }: { values: EventMetadata['FrequentV
   );
 }
 
-function VersionView({ versionId, schema }: { versionId: string; schema: Record<string, string> }) {
+type Version = { ID: number; VersionID: string; FirstSeen: string; Schema: Record<string, string> };
+
+/** A version's schema and the version before it (first seen before it), if any. */
+function neighbours(versions: Version[], versionId: string): { schema: Record<string, string>; previous?: Version } {
+  const ordered = [...versions].sort((a, b) => a.FirstSeen.localeCompare(b.FirstSeen) || a.ID - b.ID);
+  const at = ordered.findIndex((v) => v.VersionID === versionId);
+  return { schema: ordered[at]?.Schema ?? {}, previous: at > 0 ? ordered[at - 1] : undefined };
+}
+
+/** Keys added, removed or of another type than in the version before. */
+function VersionChanges({ schema, previous }: { schema: Record<string, string>; previous?: Version }) {
+  if (!previous) return <p>The first version of this event: no version before it.</p>;
+  const changes = schemaChanges(previous.Schema, schema);
+  return (
+    <>
+      <h3>Changes from version {previous.ID}</h3>
+      {changes.length === 0 ? (
+        <p>No key added, removed or of another type.</p>
+      ) : (
+        <Scroll label="Changes from the version before, scrollable">
+          <table aria-label="Changes from the version before">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Change</th>
+                <th scope="col">Version {previous.ID}</th>
+                <th scope="col">This version</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.map((c) => (
+                <tr>
+                  <td>
+                    <code>{c.key}</code>
+                  </td>
+                  <td>{c.change}</td>
+                  <td>{c.before ?? '—'}</td>
+                  <td>{c.after ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+    </>
+  );
+}
+
+function VersionView({ versionId, schema, previous }: { versionId: string; schema: Record<string, string>; previous?: Version }) {
   const missing = useLoad(() => api.call('GET /v2/event-versions/{VersionID}/missing-keys', { params: { VersionID: versionId } }), [versionId]);
   const metadata = useLoad(() => api.call('GET /v2/event-versions/{VersionID}/metadata', { params: { VersionID: versionId } }), [versionId]);
   return (
     <div aria-label="Version" role="region">
       <ErrorBox error={missing.error ?? metadata.error} />
+      <VersionChanges schema={schema} previous={previous} />
       <p>Missing from this version: {missing.data?.length ? missing.data.join(', ') : 'none'}</p>
       <SchemaTree schema={schema} counts={{}} total={metadata.data?.TotalCount ?? 0} label="Version schema" />
       {metadata.data && <FrequentValues values={metadata.data.FrequentValues} distinct={metadata.data.DistinctValues} />}
