@@ -87,6 +87,14 @@ export const Json = ({ value }: { value: unknown }) => (
   </pre>
 );
 
+/** One stage of a test run (input, transformed, destination payload, answer): its name, then its JSON formatted, folded on a click. */
+export const Stage = ({ title, value, open = true }: { title: string; value: unknown; open?: boolean }) => (
+  <details class="stage" open={open}>
+    <summary>{title}</summary>
+    <Json value={value} />
+  </details>
+);
+
 /** A time the API gave as an ISO string, in the reader's locale; nothing for anything else (a live event's fields are its own). */
 export const when = (iso: unknown) => (typeof iso === 'string' && iso ? new Date(iso).toLocaleString() : '');
 

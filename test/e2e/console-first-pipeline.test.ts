@@ -146,13 +146,17 @@ describe('the console, as a new user', () => {
     await form.getByRole('button', { name: 'Run test event' }).click();
     const result = page.getByTestId('test-event-result');
     await result.waitFor();
-    // The published transformation ran, the webhook request was built, sent, and answered.
-    expect(JSON.parse((await result.locator('pre').first().textContent()) ?? '')).toMatchObject({
-      user_transformed_payload: { event: 'Test Event', properties: { plan: 'pro', tagged: 'weir' } },
-      dest_transformed_payload: [{ method: 'POST', endpoint: `${hook.url}/hook` }],
-      destination_response: [{ ok: true }],
-      destination_response_status: [200],
-    });
+    // The published transformation ran, the webhook request was built, sent, and answered: one block per stage.
+    const stage = async (title: string) =>
+      JSON.parse(
+        (await result
+          .locator('details.stage', { has: page.locator('summary', { hasText: title }) })
+          .locator('pre')
+          .textContent()) ?? '',
+      ) as unknown;
+    expect(await stage('Transformed')).toMatchObject({ event: 'Test Event', properties: { plan: 'pro', tagged: 'weir' } });
+    expect(await stage('Destination payload')).toMatchObject([{ method: 'POST', endpoint: `${hook.url}/hook` }]);
+    expect(await stage("Destination's answer (status 200)")).toEqual([{ ok: true }]);
     expect(await hookReceives('Test Event')).toMatchObject({ userId: 'test-user', properties: { plan: 'pro', tagged: 'weir' } });
     await checkPage('destinations-test-event');
   });

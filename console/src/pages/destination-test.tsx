@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { DestinationTestResult } from '../../../shared/contract/client-types';
 import { api } from '../api';
-import { ErrorBox, Json, Section, useAction } from '../ui';
+import { ErrorBox, Section, Stage, useAction } from '../ui';
 
 const SAMPLE = JSON.stringify({ type: 'track', event: 'Test Event', userId: 'test-user', properties: { plan: 'pro' } }, null, 2);
 
@@ -12,18 +12,17 @@ const SAMPLE = JSON.stringify({ type: 'track', event: 'Test Event', userId: 'tes
 export function DestinationTest({ destinationId, supportsTest }: { destinationId: string; supportsTest: boolean }) {
   const [message, setMessage] = useState(SAMPLE);
   const [send, setSend] = useState(false);
-  const [result, setResult] = useState<DestinationTestResult | undefined>(undefined);
+  const [result, setResult] = useState<{ input: unknown; answer: DestinationTestResult } | undefined>(undefined);
   const action = useAction();
   const run = async (event: Event) => {
     event.preventDefault();
     setResult(undefined);
-    const answer = await action.run(() =>
-      api.call('POST /v0/testDestination/{destination_id}', {
-        params: { destination_id: destinationId },
-        // Whatever the text holds: the API checks that it is an event object and its words are shown.
-        body: { message: JSON.parse(message) as Record<string, unknown>, stage: { user_transform: true, dest_transform: true, send_to_destination: send } },
-      }),
-    );
+    const answer = await action.run(async () => {
+      // Whatever the text holds: the API checks that it is an event object and its words are shown.
+      const input = JSON.parse(message) as Record<string, unknown>;
+      const body = { message: input, stage: { user_transform: true, dest_transform: true, send_to_destination: send } };
+      return { input, answer: await api.call('POST /v0/testDestination/{destination_id}', { params: { destination_id: destinationId }, body }) };
+    });
     if (answer) setResult(answer);
   };
   return (
@@ -42,17 +41,36 @@ export function DestinationTest({ destinationId, supportsTest }: { destinationId
       </form>
       <ErrorBox error={action.error} />
       {result &&
-        ('error' in result ? (
+        ('error' in result.answer ? (
           <p class="error" role="alert">
-            {result.error}
+            {result.answer.error}
           </p>
         ) : (
           <div data-testid="test-event-result">
-            {result.data.map((entry) => (
-              <Json value={entry} />
+            <Stage title="Input" value={result.input} />
+            {result.answer.data.map((entry, i, all) => (
+              <StagesOf entry={entry} title={all.length > 1 ? `Output ${i + 1} of the transformation` : undefined} />
             ))}
           </div>
         ))}
     </Section>
+  );
+}
+
+type Entry = Extract<DestinationTestResult, { data: unknown }>['data'][number];
+
+/** One event's way through the stages that ran: the connection's rules, the transformation, the request built, the answer. */
+function StagesOf({ entry, title }: { entry: Entry; title?: string }) {
+  const status = entry.destination_response_status;
+  return (
+    <>
+      {title && <h3>{title}</h3>}
+      {entry.rules_payload !== undefined && <Stage title="After the connection's rules" value={entry.rules_payload} />}
+      {entry.user_transformed_payload !== undefined && <Stage title="Transformed" value={entry.user_transformed_payload} />}
+      {entry.dest_transformed_payload !== undefined && <Stage title="Destination payload" value={entry.dest_transformed_payload} />}
+      {entry.destination_response !== undefined && (
+        <Stage title={`Destination's answer${status?.length ? ` (status ${status.join(', ')})` : ''}`} value={entry.destination_response} />
+      )}
+    </>
   );
 }

@@ -102,7 +102,7 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
       <Section title={destination.name}>
         <p>
           {definition?.displayName ?? destination.type} · {destination.enabled ? 'enabled' : 'disabled'} ·{' '}
-          {destination.transformationId ? `transformation ${transformation?.name ?? destination.transformationId}` : 'no transformation'}
+          {destination.transformationId ? (transformation ? `transformation ${transformation.name}` : '') : 'no transformation'}
         </p>
         <form class="stack" onSubmit={submit} aria-label="Configuration" noValidate>
           <ReferenceLink definition={definition} />
@@ -128,6 +128,8 @@ function Delivery({ destinationId }: { destinationId: string }) {
     [destinationId],
     3000,
   );
+  const sources = useLoad(() => api.call('GET /v2/sources'));
+  const sourceName = (id: string) => (sources.data ? (sources.data.sources.find((s) => s.id === id)?.name ?? 'a deleted source') : '');
   useEffect(() => {
     const o = outcomes.data;
     if (o) setPoints((p) => [...p.slice(-199), { at: Date.now(), delivered: o.delivered, retrying: o.retrying, aborted: o.aborted }]);
@@ -167,7 +169,7 @@ function Delivery({ destinationId }: { destinationId: string }) {
                 {o.filteredByRule.map((r) => (
                   <tr>
                     <td>{r.rule}</td>
-                    <td>{r.sourceId}</td>
+                    <td>{sourceName(r.sourceId)}</td>
                     <td>{r.filtered}</td>
                   </tr>
                 ))}

@@ -91,7 +91,7 @@ export function Regulations() {
           key={selected}
           id={selected}
           onChanged={list.reload}
-          names={new Map((destinations.data?.destinations ?? []).map((d) => [d.id, d.name]))}
+          names={destinations.data && new Map(destinations.data.destinations.map((d) => [d.id, d.name]))}
         />
       ) : (
         <p>Choose a regulation to follow it.</p>
@@ -100,7 +100,7 @@ export function Regulations() {
   );
 }
 
-function RegulationView({ id, onChanged, names }: { id: string; onChanged: () => Promise<void>; names: Map<string, string> }) {
+function RegulationView({ id, onChanged, names }: { id: string; onChanged: () => Promise<void>; names?: Map<string, string> }) {
   const detail = useLoad(() => api.call('GET /v2/regulations/{id}', { params: { id } }), [id], 3000);
   const cancel = useAction();
   const confirm = useConfirm();
@@ -140,7 +140,7 @@ function RegulationView({ id, onChanged, names }: { id: string; onChanged: () =>
                   {r.jobs.map((j) => (
                     <tr>
                       <td>
-                        {names.get(j.destinationId) ?? j.destinationId} <small>{j.destinationType}</small>
+                        {names ? (names.get(j.destinationId) ?? 'a deleted destination') : ''} <small>{j.destinationType}</small>
                       </td>
                       <td class={`status-${j.status}`}>{j.status}</td>
                       <td>{j.attempts}</td>

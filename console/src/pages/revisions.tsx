@@ -12,14 +12,15 @@ async function revisionsOf(kind: 'transformation' | 'library', id: string): Prom
 }
 
 /** Every revision, newest first (read again when `latest` changes), and the line diff between any two of them. */
-export function Revisions({ kind, id, latest }: { kind: 'transformation' | 'library'; id: string; latest: string }) {
+export function Revisions({ kind, id, latest, published }: { kind: 'transformation' | 'library'; id: string; latest: string; published?: string | null }) {
   const list = useLoad(() => revisionsOf(kind, id), [kind, id, latest]);
   const revisions = list.data ?? [];
   const [from, setFrom] = useState<string | undefined>(undefined);
   const [to, setTo] = useState<string | undefined>(undefined);
   const older = revisions.find((r) => r.versionId === from) ?? revisions[1];
   const newer = revisions.find((r) => r.versionId === to) ?? revisions[0];
-  const label = (r: Revision, i: number) => `#${revisions.length - i} · ${when(r.createdAt)} · ${r.versionId}`;
+  // Numbered from the first, dated, the published one marked: a revision's id says nothing to a reader.
+  const label = (r: Revision, i: number) => `#${revisions.length - i} · ${when(r.createdAt)}${r.versionId === published ? ' · published' : ''}`;
   return (
     <Section title="Revisions">
       <ErrorBox error={list.error} />

@@ -1,6 +1,6 @@
 import type { LibrariesTestAnswer } from '../../../shared/contract/client-types';
 import { ApiError } from '../api';
-import { Json, Section } from '../ui';
+import { Section, Stage } from '../ui';
 
 /** A test call's answer, or a refused publish's 400 (its `results`): each revision, each event's output or error. */
 interface RunError {
@@ -27,7 +27,16 @@ export function refusalOf(error: unknown): PublishRefusal | undefined {
   return Array.isArray(results?.transformations) && Array.isArray(results.libraries) ? (error.body as PublishRefusal) : undefined;
 }
 
-function Outcome({ name, pass, outputs, errors }: { name: string; pass: boolean; outputs: unknown[]; errors: RunError[] }) {
+interface Run {
+  name: string;
+  pass: boolean;
+  outputs: unknown[];
+  errors: RunError[];
+  logs: string[];
+}
+
+/** One transformation's or library's run: passed or failed, each event's error, then its stages (transformed events, logs) as folding blocks. */
+function Outcome({ name, pass, outputs, errors, logs }: Run) {
   return (
     <article aria-label={`Result of ${name}`}>
       <h3>
@@ -39,18 +48,15 @@ function Outcome({ name, pass, outputs, errors }: { name: string; pass: boolean;
           {e.message}
         </p>
       ))}
-      {outputs.length > 0 && (
-        <>
-          <p>Output of the events that passed:</p>
-          <Json value={outputs} />
-        </>
-      )}
+      {outputs.length > 0 && <Stage title={pass ? 'Transformed' : 'Transformed (the events that passed)'} value={outputs} />}
+      {logs.length > 0 && <Stage title="Logs" value={logs} open={false} />}
     </article>
   );
 }
 
-export function TestResults({ title, answer }: { title: string; answer: TestAnswer }) {
-  let runs: { name: string; pass: boolean; outputs: unknown[]; errors: RunError[] }[];
+/** A test's results by stage: the input events once, then each run's transformed events and logs. */
+export function TestResults({ title, answer, input }: { title: string; answer: TestAnswer; input?: unknown[] }) {
+  let runs: Run[];
   if ('result' in answer) {
     runs = [
       ...answer.result.successTestResults.map((r) => ({
@@ -58,12 +64,14 @@ export function TestResults({ title, answer }: { title: string; answer: TestAnsw
         pass: true,
         outputs: r.result.output.transformedEvents,
         errors: [],
+        logs: r.result.logs,
       })),
       ...answer.result.failedTestResults.map((r) => ({
         name: r.name,
         pass: false,
         outputs: r.transformedEvents ?? [],
         errors: r.errors?.length ? r.errors : [{ message: r.result }],
+        logs: [],
       })),
     ];
   } else {
@@ -72,11 +80,13 @@ export function TestResults({ title, answer }: { title: string; answer: TestAnsw
       pass: r.pass,
       outputs: r.tests.flatMap((t) => t.transformedEvents ?? []),
       errors: r.tests.flatMap((t) => t.errors ?? []),
+      logs: [],
     }));
   }
   return (
     <Section title={title}>
       {runs.length === 0 && <p>No transformation was run.</p>}
+      {input && runs.length > 0 && <Stage title="Input" value={input} />}
       {runs.map((run) => (
         <Outcome {...run} />
       ))}

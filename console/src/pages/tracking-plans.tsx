@@ -225,7 +225,7 @@ function SourceLink({ plan }: { plan: Plan }) {
 function PlanStats({ id }: { id: string }) {
   const stats = useLoad(() => api.call('GET /v2/tracking-plans/{id}/stats', { params: { id }, query: {} }), [id], 5000);
   const sources = useLoad(() => api.call('GET /v2/sources'));
-  const nameOf = (sourceId: string) => sources.data?.sources.find((s) => s.id === sourceId)?.name ?? sourceId;
+  const nameOf = (sourceId: string) => (sources.data ? (sources.data.sources.find((s) => s.id === sourceId)?.name ?? 'a deleted source') : '');
   // The violation types in one column, those counted only: the table fits a laptop's width, and a phone's in its box.
   const byType = (c: Stats['totals']) =>
     VIOLATIONS.filter((v) => (c.violations[v] ?? 0) > 0)

@@ -78,7 +78,8 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
   const [code, setCode] = useState(item?.code ?? STARTERS[kind]);
   const [samples, setSamples] = useState(SAMPLE);
   const [destinationIds, setDestinationIds] = useState<string[]>(item && 'destinations' in item ? (item.destinations ?? []).map((d) => d.id) : []);
-  const [answer, setAnswer] = useState<{ title: string; body: TestAnswer } | undefined>(undefined);
+  const [answer, setAnswer] = useState<{ title: string; body: TestAnswer; input?: unknown[] } | undefined>(undefined);
+  const [refusedInput, setRefusedInput] = useState<unknown[] | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const destinations = useLoad(() => (kind === 'transformation' ? api.call('GET /v2/destinations') : Promise.resolve({ destinations: [] })));
   const action = useAction();
@@ -100,7 +101,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
           ? { transformations: [{ versionId: revision.versionId, testInput: input }] }
           : { libraries: [{ versionId: revision.versionId }] };
       const result = await api.call('POST /transformations/libraries/test', { body });
-      setAnswer({ title: 'Run on sample events', body: result });
+      setAnswer({ title: 'Run on sample events', body: result, input: kind === 'transformation' ? input : undefined });
       if (revision !== item) await onSaved(revision.id);
     });
 
@@ -109,6 +110,7 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       setNotice('');
       setAnswer(undefined);
       const input = events();
+      setRefusedInput(kind === 'transformation' ? input : undefined);
       const revision = await save();
       if (kind === 'transformation') {
         await api.call('POST /transformations/{id}', { params: { id: revision.id }, query: { publish: 'true' }, body: { events: input, destinationIds } });
@@ -126,8 +128,12 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
       </div>
       {item && (
         <p class="hint">
-          {kind === 'library' && 'importName' in item ? `import from "${item.importName}" · ` : ''}revision {item.versionId} ·{' '}
-          {item.publishedVersionId ? `published revision ${item.publishedVersionId}` : 'not published'}
+          {kind === 'library' && 'importName' in item ? `import from "${item.importName}" · ` : ''}
+          {!item.publishedVersionId
+            ? 'not published'
+            : item.publishedVersionId === item.versionId
+              ? 'the latest revision is published'
+              : 'an earlier revision is published (marked in Revisions); the latest is not'}
         </p>
       )}
       <h2>Code</h2>
@@ -178,9 +184,9 @@ function Editor({ kind, item, onSaved }: { kind: Kind; item?: Item; onSaved: (id
         </p>
       )}
       <ErrorBox error={action.error} />
-      {refusal && <TestResults title="Tests of the refused publish" answer={refusal} />}
-      {answer && <TestResults title={answer.title} answer={answer.body} />}
-      {item && <Revisions kind={kind} id={item.id} latest={item.versionId} />}
+      {refusal && <TestResults title="Tests of the refused publish" answer={refusal} input={refusedInput} />}
+      {answer && <TestResults title={answer.title} answer={answer.body} input={answer.input} />}
+      {item && <Revisions kind={kind} id={item.id} latest={item.versionId} published={item.publishedVersionId} />}
     </div>
   );
 }
