@@ -4,7 +4,8 @@ import { parseSeq } from '../domain/delivery/batch-run';
 import type { BatchRef, ParkedDelivery } from '../domain/delivery/records';
 import { FailedEvent } from '../domain/delivery/failures';
 import { addError, addFunnel, addLatency, emptyFunnel, funnelClassOf, hourOf, ingestedAt, type FunnelAdd } from '../domain/delivery/funnel';
-import { destinationFunnelUpdate } from './funnel-counters';
+import { withDestinationSlot } from '../domain/delivery/series';
+import { destinationFunnelUpdate, destinationHourUpdate } from './funnel-counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';
 
@@ -74,23 +75,22 @@ export const unpackFailures = (payload: Uint8Array): (FailedEvent | null)[] =>
 export function batchExtras(table: string, ref: BatchRef, change: BatchChange, parks: number): TransactItem[] {
   const funnel: FunnelAdd = change.finish && change.funnel ? { ...change.funnel, counts: { ...change.funnel.counts } } : emptyFunnel();
   if (parks > 0) funnel.counts.retrying = (funnel.counts.retrying ?? 0) + parks;
-  const hour = hourOf(ingestedAt(ref.requestId));
-  const window = destinationFunnelUpdate(table, ref.workspaceId, ref.destinationId, hour, funnel);
+  const window = destinationFunnelUpdate(table, ref.workspaceId, ref.destinationId, ingestedAt(ref.requestId), funnel);
   return [...(window ? [window] : []), ...failureGroupPuts(table, ref, change.failures ?? [])];
 }
 
 /**
  * What batches finished together (each parking nothing and keeping no failures) add beside their items: each
- * hour's funnel once, summed over them.
+ * hour's funnel once, summed over them (each batch's counts in its own 5-minute slot).
  */
 export function finishedTogetherExtras(table: string, finished: { ref: BatchRef; change: BatchChange }[]): TransactItem[] {
   const hours = new Map<string, FunnelAdd>();
   for (const { ref, change } of finished) {
-    const hour = hourOf(ingestedAt(ref.requestId));
-    if (change.funnel) hours.set(hour, addFunnel(hours.get(hour) ?? emptyFunnel(), change.funnel));
+    const at = ingestedAt(ref.requestId);
+    if (change.funnel) hours.set(hourOf(at), addFunnel(hours.get(hourOf(at)) ?? emptyFunnel(), withDestinationSlot(change.funnel, at)));
   }
   const { workspaceId, destinationId } = finished[0]!.ref;
-  return [...hours].flatMap(([hour, funnel]) => destinationFunnelUpdate(table, workspaceId, destinationId, hour, funnel) ?? []);
+  return [...hours].flatMap(([hour, funnel]) => destinationHourUpdate(table, workspaceId, destinationId, hour, funnel) ?? []);
 }
 
 /** What parks written ahead of their batch's write add to its hour: `retrying`. */
@@ -122,7 +122,7 @@ export function retryEndExtras(table: string, claimed: ParkedDelivery, outcome: 
       funnel.counts[funnelClassOf(reason)] = 1;
       addError(funnel, { class: reason, ...(outcome.lastStatus && { status: outcome.lastStatus }), error: outcome.lastError ?? claimed.lastError });
     }
-    const window = destinationFunnelUpdate(table, claimed.workspaceId, claimed.destinationId, hourOf(received), funnel);
+    const window = destinationFunnelUpdate(table, claimed.workspaceId, claimed.destinationId, received, funnel);
     if (window) items.push(window);
   }
   if (outcome.status === 'aborted' && outcome.failure) {

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
-import { funnelClassOf, hourOf } from '../domain/delivery/funnel';
+import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
 import type * as ports from '../domain/delivery/jobs';
 import { normaliseUserId } from '../domain/regulations/suppression-index';
@@ -124,9 +124,8 @@ export class FailureRepository implements ports.FailureRepository {
     if (result.state === 'delivered') {
       // Delivered after all: the event moves from its abort's class to delivered, in its hour and in all time.
       others.push(statsItem(this.store.table, workspaceId, destinationId, { aborted: -1, delivered: 1 }, [], result.at));
-      const hour = hourOf(Date.parse(stored.failure.receivedAt));
       const moved = { counts: { [funnelClassOf(stored.failure.reason)]: -1, delivered: 1 }, latency: {}, errors: {} };
-      others.push(destinationFunnelUpdate(this.store.table, workspaceId, destinationId, hour, moved)!);
+      others.push(destinationFunnelUpdate(this.store.table, workspaceId, destinationId, Date.parse(stored.failure.receivedAt), moved)!);
     }
     // Recorded already (a slice run again after its record went through) fails the condition: nothing moves twice.
     await this.inPlace(workspaceId, destinationId, stored.group, async (Key) => {

@@ -1,4 +1,6 @@
 import type { FunnelAdd } from '../domain/delivery/funnel';
+import { hourOf } from '../domain/delivery/hours';
+import { withDestinationSlot, type HourCounts } from '../domain/delivery/series';
 import { queryEach } from './across-partitions';
 import { counterShard } from './counters';
 import { partitionsOf } from './families';
@@ -11,8 +13,8 @@ export const FUNNEL_TTL_SECONDS = 35 * 24 * 3600;
 type Item = Record<string, unknown>;
 
 /**
- * An addition to hourly counters as one transaction item (ADD of each count, latency bin and error class, the
- * first sample of each error class kept): written in the transaction of the state change it counts, so that
+ * An addition to hourly counters as one transaction item (ADD of each count, latency bin, error class and
+ * 5-minute slot count, the first sample of each error class kept): written in the transaction of the state change it counts, so that
  * it counts exactly once. Undefined when there is nothing to add.
  */
 export function hourlyUpdate(
@@ -34,6 +36,7 @@ export function hourlyUpdate(
   };
   for (const [name, n] of Object.entries(add.counts)) addOne(name, n ?? 0);
   for (const [bin, n] of Object.entries(add.latency ?? {})) addOne(`lat${bin}`, n);
+  for (const [name, n] of Object.entries(add.slots ?? {})) addOne(name, n);
   for (const [key, { count, sample }] of Object.entries(add.errors ?? {})) {
     addOne(`err_${key}`, count);
     names[`#s${i}`] = `es_${key}`;
@@ -53,19 +56,27 @@ export function hourlyUpdate(
   };
 }
 
-/** A destination's funnel addition for one hour, in a shard drawn at random. */
-export const destinationFunnelUpdate = (table: string, workspaceId: string, destinationId: string, hour: string, add: FunnelAdd) =>
+/** A destination's funnel addition for one hour (its slots' counts included), in a shard drawn at random. */
+export const destinationHourUpdate = (table: string, workspaceId: string, destinationId: string, hour: string, add: FunnelAdd) =>
   hourlyUpdate(table, keys.destinationFunnel(workspaceId, destinationId, counterShard(), hour), add);
 
-/**
- * Hourly counters of `fromHour` to `toHour`, summed over hours and shards: one query per shard. Numbers add;
- * error samples (`es_*`) are gathered into `errorSamples`, the first found of each class.
- */
-export async function readHourly(store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string): Promise<Item> {
-  const items = await queryEach(store, partitionsOf('counters', partitionOf), {
+/** A destination's funnel addition for events that count at `atMs`: in its hour, and in its 5-minute slot. */
+export const destinationFunnelUpdate = (table: string, workspaceId: string, destinationId: string, atMs: number, add: FunnelAdd) =>
+  destinationHourUpdate(table, workspaceId, destinationId, hourOf(atMs), withDestinationSlot(add, atMs));
+
+/** The counter items of `fromHour` to `toHour`, of every shard: one query per shard. */
+const hourItems = (store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string) =>
+  queryEach(store, partitionsOf('counters', partitionOf), {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':from': `H#${fromHour}`, ':to': `H#${toHour}` },
   });
+
+/**
+ * Hourly counters of `fromHour` to `toHour`, summed over hours and shards. Numbers add;
+ * error samples (`es_*`) are gathered into `errorSamples`, the first found of each class.
+ */
+export async function readHourly(store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string): Promise<Item> {
+  const items = await hourItems(store, partitionOf, fromHour, toHour);
   const sum: Item = {};
   const samples: Record<string, unknown> = {};
   for (const item of items) {
@@ -79,6 +90,19 @@ export async function readHourly(store: TableClient, partitionOf: (shard: number
   return sum;
 }
 
+/** Hourly counters of `fromHour` to `toHour`, each hour's numbers summed over its shards (what a time series reads). */
+export async function readByHour(store: TableClient, partitionOf: (shard: number) => string, fromHour: string, toHour: string): Promise<HourCounts> {
+  const items = await hourItems(store, partitionOf, fromHour, toHour);
+  const hours: HourCounts = new Map();
+  for (const item of items) {
+    const hour = String(item.sk).slice(2);
+    const sum = hours.get(hour) ?? {};
+    for (const [name, value] of Object.entries(item)) if (name !== 'expiresAt' && typeof value === 'number') sum[name] = (sum[name] ?? 0) + value;
+    hours.set(hour, sum);
+  }
+  return hours;
+}
+
 export const destinationFunnelPartition = (workspaceId: string, destinationId: string) => (shard: number) =>
   keys.destinationFunnel(workspaceId, destinationId, shard, '').pk;
 export const sourceFunnelPartition = (workspaceId: string, sourceId: string) => (shard: number) => keys.sourceFunnel(workspaceId, sourceId, shard, '').pk;
@@ -89,5 +113,9 @@ export class FunnelRepository {
 
   destinationHours(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<Item> {
     return readHourly(this.store, destinationFunnelPartition(workspaceId, destinationId), fromHour, toHour);
+  }
+
+  destinationByHour(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<HourCounts> {
+    return readByHour(this.store, destinationFunnelPartition(workspaceId, destinationId), fromHour, toHour);
   }
 }

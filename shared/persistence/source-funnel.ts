@@ -1,7 +1,8 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
+import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series';
 import { counterShard } from './counters';
-import { hourlyUpdate, readHourly, sourceFunnelPartition } from './funnel-counters';
+import { hourlyUpdate, readByHour, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';
 import { StoredPartMarkers } from './stored-part-markers';
 import { refusedItems, type TableClient } from './table-client';
@@ -43,18 +44,21 @@ export class SourceFunnelRepository {
     let pending = [...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()];
     while (pending.length > 0) {
       const markers = pending.map((p) => this.markers.put(p));
-      const sums = new Map<string, { part: CountedPart; hour: string; stored: number; duplicate: number }>();
+      const sums = new Map<string, { part: CountedPart; hour: string; stored: number; duplicate: number; slots: Record<string, number> }>();
       for (const p of pending) {
-        const hour = hourOf(ingestedAt(p.requestId));
+        const at = ingestedAt(p.requestId);
+        const hour = hourOf(at);
         const key = `${p.workspaceId}#${p.sourceId}#${hour}`;
-        const sum = sums.get(key) ?? { part: p, hour, stored: 0, duplicate: 0 };
+        const sum = sums.get(key) ?? { part: p, hour, stored: 0, duplicate: 0, slots: {} };
         sum.stored += p.events;
         sum.duplicate += p.duplicates ?? 0;
+        addSlots(sum.slots, sourceSlots({ received: p.events, duplicate: p.duplicates }, at));
         sums.set(key, sum);
       }
-      const counters = [...sums.values()].map(({ part, hour, stored, duplicate }) =>
+      const counters = [...sums.values()].map(({ part, hour, stored, duplicate, slots }) =>
         hourlyUpdate(this.store.table, keys.sourceFunnel(part.workspaceId, part.sourceId, counterShard(), hour), {
           counts: { stored, received: stored, ...(duplicate > 0 && { duplicate }) },
+          slots,
         })!,
       );
       try {
@@ -78,8 +82,14 @@ export class SourceFunnelRepository {
   sourceHours(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>> {
     return readHourly(this.store, sourceFunnelPartition(workspaceId, sourceId), fromHour, toHour);
   }
+
+  sourceByHour(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<HourCounts> {
+    return readByHour(this.store, sourceFunnelPartition(workspaceId, sourceId), fromHour, toHour);
+  }
 }
 
 /** A source's refusals of one hour, as a transaction item (ingestion writes it with the events it stored). */
-export const refusedUpdate = (table: string, workspaceId: string, sourceId: string, reason: string, events: number, atMs: number) =>
-  hourlyUpdate(table, keys.sourceFunnel(workspaceId, sourceId, counterShard(), hourOf(atMs)), { counts: { [`refused_${reason}`]: events, received: events } });
+export function refusedUpdate(table: string, workspaceId: string, sourceId: string, reason: string, events: number, atMs: number) {
+  const counts = { [`refused_${reason}`]: events, received: events };
+  return hourlyUpdate(table, keys.sourceFunnel(workspaceId, sourceId, counterShard(), hourOf(atMs)), { counts, slots: sourceSlots(counts, atMs) });
+}

@@ -35,6 +35,8 @@ export interface FunnelAdd {
   latency: Record<number, number>;
   /** Error classes seen: count and one sample answer each. */
   errors: Record<string, { count: number; sample: ErrorSample }>;
+  /** The same counts by 5-minute slot of the hour and series, as slot attributes (series.ts). */
+  slots?: Record<string, number>;
 }
 
 export interface ErrorSample {
@@ -73,9 +75,16 @@ export function errorKey(sample: ErrorSample): string {
     .slice(0, 16);
 }
 
+/**
+ * How much of an error class's first answer its hour keeps: enough to recognise it (the failed event itself keeps
+ * the whole answer), and short enough that an hour item with one error class and every 5-minute slot stays
+ * under 1 KB, one write unit's size (series.ts).
+ */
+export const ERROR_SAMPLE_CHARS = 200;
+
 export function addError(funnel: FunnelAdd, sample: ErrorSample): void {
   const key = errorKey(sample);
-  const entry = (funnel.errors[key] ??= { count: 0, sample: { ...sample, error: sample.error.slice(0, 500) } });
+  const entry = (funnel.errors[key] ??= { count: 0, sample: { ...sample, error: sample.error.slice(0, ERROR_SAMPLE_CHARS) } });
   entry.count++;
 }
 
@@ -100,6 +109,7 @@ export function addFunnel(into: FunnelAdd, add: FunnelAdd): FunnelAdd {
   for (const [name, n] of Object.entries(add.counts)) addCount(into, name as FunnelClass, n ?? 0);
   for (const [bin, n] of Object.entries(add.latency)) into.latency[Number(bin)] = (into.latency[Number(bin)] ?? 0) + n;
   for (const [key, { count, sample }] of Object.entries(add.errors)) (into.errors[key] ??= { count: 0, sample }).count += count;
+  if (add.slots) for (const [name, n] of Object.entries(add.slots)) (into.slots ??= {})[name] = (into.slots[name] ?? 0) + n;
   return into;
 }
 

@@ -2,16 +2,20 @@ import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import { destinationDelivery, windowHours, type DeliveryWindowQuery, type DestinationDelivery } from './funnel';
+import { destinationSeries, seriesWindow, sourceSeries, type DestinationSeries, type HourCounts, type SeriesQuery, type SourceSeries } from './series';
 
 /** Hourly funnel counters, summed over a range of hours (`2026-11-26T10`). */
 export interface FunnelReads {
   destinationHours(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
+  /** The same counters, each hour's summed over its shards (with the hour's 5-minute slot counts). */
+  destinationByHour(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<HourCounts>;
 }
 
 /** A source's stored parts, counted once each in their hour of ingestion. */
 export interface SourceFunnelCounter {
   countStored(parts: { workspaceId: string; sourceId: string; requestId: string; part: number; events: number }[]): Promise<void>;
   sourceHours(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
+  sourceByHour(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<HourCounts>;
 }
 
 const count = z.number().int();
@@ -29,12 +33,12 @@ export const SourceDelivery = z.object({
 });
 export type SourceDelivery = z.infer<typeof SourceDelivery>;
 
-/** A destination's delivery over a window: its funnel, latency and error classes. */
+/** A destination's delivery over a window: its funnel, latency and error classes; its and a source's time series. */
 export class DeliveryOverview {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getDestination' | 'getSource'>,
     private readonly funnels: FunnelReads,
-    private readonly sources: Pick<SourceFunnelCounter, 'sourceHours'>,
+    private readonly sources: Pick<SourceFunnelCounter, 'sourceHours' | 'sourceByHour'>,
   ) {}
 
   async source(workspaceId: string, sourceId: string, query: DeliveryWindowQuery): Promise<SourceDelivery> {
@@ -58,5 +62,17 @@ export class DeliveryOverview {
     const hours = windowHours(query);
     const sum = await this.funnels.destinationHours(workspaceId, destinationId, hours.fromHour, hours.toHour);
     return destinationDelivery(destinationId, { from: hours.from, to: hours.to }, sum);
+  }
+
+  async destinationSeries(workspaceId: string, destinationId: string, query: SeriesQuery): Promise<DestinationSeries> {
+    if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
+    const window = seriesWindow(query);
+    return destinationSeries(destinationId, window, await this.funnels.destinationByHour(workspaceId, destinationId, window.fromHour, window.toHour));
+  }
+
+  async sourceSeries(workspaceId: string, sourceId: string, query: SeriesQuery): Promise<SourceSeries> {
+    if (!(await this.catalog.getSource(workspaceId, sourceId))) throw NotFoundError.of('source', sourceId);
+    const window = seriesWindow(query);
+    return sourceSeries(sourceId, window, await this.sources.sourceByHour(workspaceId, sourceId, window.fromHour, window.toHour));
   }
 }
