@@ -18,6 +18,7 @@ import { startStreamPoller } from '../infra/local/stream-poller';
 import { familyOf, partitionReport } from './support/partitions';
 import { COST_USERS, costRequest } from './support/cost-events';
 import { PRICES, lambdaCost, type StageUsage, usageCounter } from './support/usage';
+import { steadyViewReads } from './support/series-reads';
 
 // Cost per million events: one source → one published transformation → one batch vendor (Amplitude) and
 // one webhook, schema capture on, a regulation in force. The real handlers run in this process one stage at a
@@ -162,14 +163,14 @@ async function main(): Promise<void> {
 
     // --- live events: a person watching the source's and a destination's live events, one refresh per 1,000 events
     const monitoring = load<(e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number }>>('functions/monitoring/handler.ts');
-    const view = (resource: string, id: string) =>
+    const view = (resource: string, id: string, query: Record<string, string> | null = null) =>
       ({
         resource,
         path: resource.replace('{id}', id),
         httpMethod: 'GET',
         headers: {},
         pathParameters: { id },
-        queryStringParameters: null,
+        queryStringParameters: query,
         requestContext: { authorizer: { workspaceId: ws.workspaceId, principalId: ws.workspaceId }, requestId: 'bench' },
         body: null,
         isBase64Encoded: false,
@@ -187,9 +188,20 @@ async function main(): Promise<void> {
       }
     });
 
+    // --- the webhook's series views (24 hours, 30 days), as the console's chart reads them -------------------
+    const seriesView = (window: string) =>
+      measure(`series ${window}`, 1, async () => {
+        const answer = await monitoring(view('/v2/destinations/{id}/series', webhook.id!, { window }), context('monitoring'));
+        if (answer.statusCode !== 200) throw new Error(`the series answered ${answer.statusCode}`);
+      });
+    const series = {
+      measured: { day: (await seriesView('24h')).rru, month: (await seriesView('30d')).rru },
+      steady: await steadyViewReads(store, ws.workspaceId, webhook.id!),
+    };
+
     const sent = await vendors.stats();
     delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
-    report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent, stored);
+    report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent, stored, series);
   } finally {
     usageCounter.detach();
     client.destroy();
@@ -204,6 +216,7 @@ function report(
   destinations: { amplitude: string; webhook: string },
   sent: { requests: Record<string, number>; events: Record<string, number> },
   stored: number,
+  series: { measured: { day: number; month: number }; steady: { day: number; month: number; largestItemBytes: number } },
 ): void {
   const perK = (n: number) => (n * 1000) / EVENTS;
   const f = (n: number, digits = 1) => n.toFixed(digits);
@@ -258,6 +271,11 @@ function report(
   // eventually consistent read of the same claims (a write only for a claim it does not find).
   console.log(`dedup usd per million events: ${f(usdOf({ wru: deliveryDedupDb.wru + captureDedupDb.wru, rru: deliveryDedupDb.rru + captureDedupDb.rru }), 4)}`);
   console.log(`usd per million events: ${f(total, 3)}`);
+  // A destination's series view: one query per counter shard over the window's hours. As run (the bench's hours
+  // only), and once every hour of the window holds what a whole hour of the bench's traffic writes.
+  console.log(
+    `series reads per view: 24 h ${f(series.measured.day)} rcu, 30 d ${f(series.measured.month)} rcu; every hour like the bench's: 24 h ${f(series.steady.day)} rcu, 30 d ${f(series.steady.month)} rcu (hour items up to ${series.steady.largestItemBytes} bytes)`,
+  );
 }
 
 /**
