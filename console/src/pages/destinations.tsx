@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Destination, DestinationDefinition as Definition } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { ConfigFields, configOf, valuesOf, type FormValues } from '../config-form';
 import { referencePage } from '../reference';
-import { OutcomesChart, type OutcomePoint } from '../outcomes-chart';
+import { SeriesChart } from '../series-chart';
 import { DestinationTest } from './destination-test';
 import { ErrorBox, Json, Scroll, Section, useAction, useLoad, when } from '../ui';
 
@@ -120,8 +120,15 @@ function DestinationDetail({ destination, definition, onSaved }: { destination: 
   );
 }
 
+/** A destination's series, as the chart draws them (the funnel's classes by where they ended). */
+const DELIVERY_LINES = [
+  { name: 'delivered', label: 'delivered', stroke: '#146c2e' },
+  { name: 'failed', label: 'failed', stroke: '#b3261e' },
+  { name: 'filtered', label: 'filtered', stroke: '#5f6368' },
+  { name: 'retrying', label: 'retrying', stroke: '#8a5300' },
+];
+
 function Delivery({ destinationId }: { destinationId: string }) {
-  const [points, setPoints] = useState<OutcomePoint[]>([]);
   const outcomes = useLoad(() => api.call('GET /v2/destinations/{id}/outcomes', { params: { id: destinationId } }), [destinationId], 3000);
   const events = useLoad(
     () => api.call('GET /v2/destinations/{id}/live-events', { params: { id: destinationId }, query: { limit: 50 } }),
@@ -130,10 +137,6 @@ function Delivery({ destinationId }: { destinationId: string }) {
   );
   const sources = useLoad(() => api.call('GET /v2/sources'));
   const sourceName = (id: string) => (sources.data ? (sources.data.sources.find((s) => s.id === id)?.name ?? 'a deleted source') : '');
-  useEffect(() => {
-    const o = outcomes.data;
-    if (o) setPoints((p) => [...p.slice(-199), { at: Date.now(), delivered: o.delivered, retrying: o.retrying, aborted: o.aborted }]);
-  }, [outcomes.data]);
   const failures = (events.data?.events ?? []).filter((e) => e.outcome === 'aborted' || e.outcome === 'retrying');
   const o = outcomes.data;
   return (
@@ -177,7 +180,14 @@ function Delivery({ destinationId }: { destinationId: string }) {
             </table>
           </Scroll>
         )}
-        <OutcomesChart points={points} />
+      </Section>
+      <Section title="Over time">
+        <SeriesChart
+          title="Delivery"
+          lines={DELIVERY_LINES}
+          whole={(b) => DELIVERY_LINES.reduce((n, l) => n + Number(b[l.name] ?? 0), 0)}
+          load={(window) => api.call('GET /v2/destinations/{id}/series', { params: { id: destinationId }, query: { window } })}
+        />
       </Section>
       <Section title="Latest failures">
         <ErrorBox error={events.error} />

@@ -3,6 +3,7 @@ import type { Source } from '../../../shared/contract/client-types';
 import { api, consoleConfig } from '../api';
 import { routeArgs } from '../route';
 import { CopyButton, ErrorBox, Section, useAction, useLoad, when } from '../ui';
+import { SeriesChart } from '../series-chart';
 import { LiveEvents } from './live-events';
 import { Snippets, snippetsFor } from './source-snippets';
 
@@ -81,6 +82,13 @@ function useFirstEventAt(source: Source): string | undefined {
   return at;
 }
 
+/** A source's series, as the chart draws them. */
+const SOURCE_LINES = [
+  { name: 'received', label: 'received', stroke: '#1a5fb4' },
+  { name: 'refused', label: 'refused', stroke: '#b3261e' },
+  { name: 'duplicate', label: 'duplicates', stroke: '#8a5300' },
+];
+
 function SourceDetail({ source }: { source: Source }) {
   const firstEventAt = useFirstEventAt(source);
   return (
@@ -99,6 +107,14 @@ function SourceDetail({ source }: { source: Source }) {
           )}
         </p>
         <Snippets snippets={snippetsFor(source.type, source.writeKey, consoleConfig().dataPlaneUrl)} />
+      </Section>
+      <Section title="Over time">
+        <SeriesChart
+          title="Events received"
+          lines={SOURCE_LINES}
+          whole={(b) => Number(b.received ?? 0)}
+          load={(window) => api.call('GET /v2/sources/{id}/series', { params: { id: source.id }, query: { window } })}
+        />
       </Section>
       <Section title="Live events">
         <LiveEvents sourceId={source.id} />
