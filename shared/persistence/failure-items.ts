@@ -4,7 +4,7 @@ import { parseSeq } from '../domain/delivery/batch-run';
 import type { BatchRef, ParkedDelivery } from '../domain/delivery/records';
 import { FailedEvent } from '../domain/delivery/failures';
 import { addError, addFunnel, addLatency, emptyFunnel, funnelClassOf, hourOf, ingestedAt, type FunnelAdd } from '../domain/delivery/funnel';
-import { withDestinationSlot } from '../domain/delivery/series';
+import { withDestinationSlot } from '../domain/delivery/series-slots';
 import { destinationFunnelUpdate, destinationHourUpdate } from './funnel-counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';

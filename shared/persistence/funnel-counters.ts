@@ -1,6 +1,6 @@
 import type { FunnelAdd } from '../domain/delivery/funnel';
 import { hourOf } from '../domain/delivery/hours';
-import { withDestinationSlot, type HourCounts } from '../domain/delivery/series';
+import { withDestinationSlot, type HourCounts } from '../domain/delivery/series-slots';
 import { queryEach } from './across-partitions';
 import { counterShard } from './counters';
 import { partitionsOf } from './families';

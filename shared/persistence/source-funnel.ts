@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
-import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series';
+import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series-slots';
 import { counterShard } from './counters';
 import { hourlyUpdate, readByHour, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';

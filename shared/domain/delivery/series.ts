@@ -1,6 +1,8 @@
 import * as z from 'zod';
-import { ABORT_CLASSES, type FunnelAdd } from './funnel';
 import { hourOf } from './hours';
+import { DESTINATION_SERIES, DESTINATION_SERIES_OF, SLOT_MINUTES, SOURCE_SERIES, SOURCE_SERIES_OF, slotAttribute, type HourCounts } from './series-slots';
+
+export type { HourCounts } from './series-slots';
 
 /**
  * Time series of the funnels: counts per time bucket of ingestion over a window of 5 minutes to 30 days. Each
@@ -12,68 +14,10 @@ import { hourOf } from './hours';
  * hour's counts: no item more per transaction (docs/decisions/0045-series-in-hourly-counters.md).
  */
 
-export const SLOT_MINUTES = 5;
 const SLOT_MS = SLOT_MINUTES * 60_000;
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
 const MAX_SPAN_MS = 30 * DAY_MS;
-
-/** The 5-minute slot of its hour a time falls in (0–11). */
-export const slotOf = (ms: number): number => Math.floor(new Date(ms).getUTCMinutes() / SLOT_MINUTES);
-
-/** A destination's series, and the one-letter names their slot attributes use. */
-export const DESTINATION_SERIES = { delivered: 'd', failed: 'f', filtered: 'x', retrying: 'r' } as const;
-/** A source's series. */
-export const SOURCE_SERIES = { received: 'r', refused: 'x', duplicate: 'd' } as const;
-type SeriesNames = Record<string, string>;
-
-/** The series a funnel counter counts in (counters in none, such as `routed` or `stored`, are left out). */
-const DESTINATION_CLASSES: Record<string, keyof typeof DESTINATION_SERIES> = {
-  delivered: 'delivered',
-  transformFailed: 'failed',
-  ...Object.fromEntries(ABORT_CLASSES.map((c) => [`aborted_${c}`, 'failed'])),
-  suppressed: 'filtered',
-  duplicate: 'filtered',
-  ruleFiltered: 'filtered',
-  filtered: 'filtered',
-  retrying: 'retrying',
-};
-const DESTINATION_SERIES_OF = (name: string) => DESTINATION_CLASSES[name];
-const SOURCE_SERIES_OF = (name: string): keyof typeof SOURCE_SERIES | undefined =>
-  name === 'received' || name === 'duplicate' ? name : name.startsWith('refused_') ? 'refused' : undefined;
-
-const slotAttribute = (slot: number, letter: string) => `m${slot}${letter}`;
-
-function slotsOf(
-  of: (name: string) => string | undefined,
-  letters: SeriesNames,
-  counts: Record<string, number | undefined>,
-  atMs: number,
-): Record<string, number> {
-  const slots: Record<string, number> = {};
-  const slot = slotOf(atMs);
-  for (const [name, n] of Object.entries(counts)) {
-    const series = of(name);
-    if (!series || !n) continue;
-    const attribute = slotAttribute(slot, letters[series]!);
-    slots[attribute] = (slots[attribute] ?? 0) + n;
-  }
-  return slots;
-}
-
-/** A destination's funnel addition with its 5-minute slot's counts, for the time its events count at. */
-export const withDestinationSlot = (add: FunnelAdd, atMs: number): FunnelAdd => ({
-  ...add,
-  slots: addSlots({ ...add.slots }, slotsOf(DESTINATION_SERIES_OF, DESTINATION_SERIES, add.counts, atMs)),
-});
-
-/** A source's counts' 5-minute slot counts. */
-export const sourceSlots = (counts: Record<string, number | undefined>, atMs: number) => slotsOf(SOURCE_SERIES_OF, SOURCE_SERIES, counts, atMs);
-
-export function addSlots(into: Record<string, number>, add: Record<string, number> | undefined): Record<string, number> {
-  for (const [name, n] of Object.entries(add ?? {})) into[name] = (into[name] ?? 0) + n;
-  return into;
-}
 
 export const SERIES_WINDOWS = ['5m', '15m', '1h', '6h', '24h', '7d', '30d'] as const;
 const WINDOW_MS: Record<(typeof SERIES_WINDOWS)[number], number> = {
@@ -139,9 +83,6 @@ export function seriesWindow(query: SeriesQuery, now = Date.now()): SeriesWindow
   }
   return { bucketMs, from, to, fromHour: hourOf(from), toHour: hourOf(to - 1) };
 }
-
-/** Counters of one hour, summed over its shards: the funnel's class counts and the 5-minute slot counts. */
-export type HourCounts = Map<string, Record<string, number>>;
 
 /** The buckets of a window, each series' count in each, read from the hours' counters. */
 function bucketsOf<K extends string>(window: SeriesWindow, hours: HourCounts, letters: Record<K, string>, of: (name: string) => K | undefined) {
