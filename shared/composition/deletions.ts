@@ -1,5 +1,6 @@
 import { forgetUser } from '../domain/event-schemas/forget-user';
 import { DeletionRunner } from '../domain/regulations/deletion-runner';
+import { credentialService } from './credentials';
 import type { Regulation } from '../domain/regulations/schemas';
 import { repository, type Services } from '../services';
 import { CatalogRepository } from '../persistence/catalog-repository';
@@ -19,6 +20,7 @@ export const deletionRunner = (s: Services) =>
         undefined,
         undefined,
         repository(s, FailureRepository),
+        credentialService(s),
       ),
   );
 

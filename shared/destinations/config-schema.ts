@@ -15,6 +15,19 @@ export const baseUrl = (description: string) => httpUrl('baseUrl').optional().de
 /** The name of a workspace credential a configuration refers to instead of holding a secret. */
 export const CredentialName = z.string().regex(CREDENTIAL_KEY, 'must name a workspace credential (letters, digits and _)');
 
+/**
+ * What a secret field may hold in place of its value: the name of a workspace credential,
+ * `{ "credential": "AMPLITUDE_KEY" }`. The configuration keeps the reference; delivery puts the credential's
+ * value in its place (credential-refs.ts).
+ */
+export const CredentialRef = z.strictObject({ credential: CredentialName });
+
+/**
+ * Marks a configuration field as a secret (an API key, a token, a password, a key file): GET
+ * /destination-definitions says so (`secret: true`), and the field may hold a CredentialRef instead of its value.
+ */
+export const secret = <S extends z.ZodType>(schema: S): S => schema.meta({ secret: true }) as S;
+
 /** The configurable map from the event spec's names to a network's event names (pairs, as forms show them). */
 export const EventMap = z
   .array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) }))

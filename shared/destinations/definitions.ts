@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
+import { misplacedRef, storedConfigSchema } from './credential-refs';
 import { amplitudeDefinition } from './amplitude/definition';
 import { bigQueryStreamDefinition } from './bigquery/definition';
 import { brazeDefinition } from './braze/definition';
@@ -75,11 +76,16 @@ export const DestinationField = z.object({
   required: z.boolean(),
   description: z.string().optional(),
   options: z.array(z.string()).optional().describe('the allowed values of an enum'),
+  secret: z
+    .boolean()
+    .optional()
+    .describe('a secret (a key, a token, a password): it may be a reference to a workspace credential, {"credential": NAME}, instead of its value'),
 });
 export type DestinationField = z.infer<typeof DestinationField>;
 
 type JsonSchema = {
   type?: string;
+  secret?: boolean;
   format?: string;
   enum?: unknown[];
   description?: string;
@@ -105,6 +111,7 @@ export function configFields(config: z.ZodType): DestinationField[] {
     required: schema.required?.includes(name) ?? false,
     ...(property.description && { description: property.description }),
     ...(property.enum && { options: property.enum.map(String) }),
+    ...(property.secret === true && { secret: true }),
   }));
 }
 
@@ -130,9 +137,15 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
 /** A configuration checked against its type: the parsed config, or its first problem. */
 export type ConfigCheck = { ok: true; config: Record<string, unknown> } | { ok: false; field: string; message: string; unknownKeys?: string[] };
 
-/** Checks a configuration against a type's schema (a definition, or the type built from it). */
+/**
+ * Checks a configuration as it is stored against a type's schema (a definition, or the type built from it): a
+ * secret field holds its value or a reference to a workspace credential (credential-refs.ts), no other field
+ * holds a reference.
+ */
 export function checkDestinationConfig(type: Pick<DestinationDefinition, 'config'>, config: Record<string, unknown>): ConfigCheck {
-  const result = type.config.safeParse(config);
+  const misplaced = misplacedRef(type, config);
+  if (misplaced) return { ok: false, ...misplaced };
+  const result = storedConfigSchema(type).safeParse(config);
   if (result.success) return { ok: true, config: result.data as Record<string, unknown> };
   const [problem] = problemsOf(result.error);
   return {

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -49,6 +49,17 @@ export class CatalogRepository implements ports.CatalogRepository {
   async listDestinations(workspaceId: string): Promise<Destination[]> {
     const items = await queryPrefix(this.store, keys.workspacePartition(workspaceId), keys.destinationPrefix);
     return items.map((item) => Destination.parse(item));
+  }
+
+  /** Read from the credentials as stored: their names only (a destination's secret field may name one). */
+  async credentialKeys(workspaceId: string): Promise<string[]> {
+    const items = await queryAll<{ key: string }>(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.workspacePartition(workspaceId), ':prefix': keys.credentialPrefix },
+      ProjectionExpression: '#key',
+      ExpressionAttributeNames: { '#key': 'key' },
+    });
+    return items.map((item) => item.key);
   }
 
   async getDestination(workspaceId: string, id: string): Promise<Destination | undefined> {

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/credentials/ports';
-import { StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
+import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
 import { isConditionFailure, queryPrefix, type TableClient } from './table-client';
 
@@ -85,6 +85,20 @@ export class CredentialRepository implements ports.CredentialRepository {
     for (const { id, rules = [] } of connections)
       for (const { type, saltCredential: key } of rules)
         if (type === 'hash' && key && !uses.get(key)?.includes(id)) uses.set(key, [...(uses.get(key) ?? []), id]);
+    return uses;
+  }
+
+  /** Read from the destinations' configurations as stored: the fields that hold a reference to a credential. */
+  async destinationUses(workspaceId: string): Promise<ReadonlyMap<string, ports.DestinationUse[]>> {
+    const uses = new Map<string, ports.DestinationUse[]>();
+    const destinations = await queryPrefix<{ id: string; name: string; config?: Record<string, unknown> }>(
+      this.store,
+      keys.workspacePartition(workspaceId),
+      keys.destinationPrefix,
+    );
+    for (const { id, name, config = {} } of destinations)
+      for (const [field, value] of Object.entries(config))
+        if (isCredentialRef(value)) uses.set(value.credential, [...(uses.get(value.credential) ?? []), { id, name, field }]);
     return uses;
   }
 }

@@ -121,6 +121,8 @@ const NOT_SECRET: Record<string, string> = {
   // Pure memos: the value is a function of the key alone, so an entry tells no one anything they did not pass.
   'shared/destinations/postgres/rows.ts:SNAKE_CASED': 'snake_case of a name: a function of the name',
   'shared/destinations/postgres/rows.ts:COLUMN_NAMES': 'column names of a prefix and key: a function of both',
+  'shared/destinations/credential-refs.ts:secretsOf': "a type's secret fields, by its configuration schema: a function of the schema",
+  'shared/destinations/credential-refs.ts:storedOf': "a type's stored-configuration schema, by its configuration schema: a function of the schema",
   'shared/domain/event-schemas/flatten.ts:versionCache': 'schema and digest of a key list: a function of the list',
   'shared/domain/event-schemas/flatten.ts:root': 'interned property paths: a path is returned only to whoever passes it',
   'shared/domain/event-schemas/flatten.ts:nodes': 'the count of interned paths (bounds the trie)',

@@ -204,3 +204,34 @@ function dueJob(at: string): DeletionJob {
     updatedAt: at,
   };
 }
+
+test("a destination whose secret names a workspace credential deletes with the credential's value, and fails naming a missing one", async () => {
+  const named: Destination = { ...amplitude, config: { apiKey: 'key', apiSecret: { credential: 'AMP_SECRET' } } };
+  const run = async (values: Record<string, string>) => {
+    const regulations = new Map([[regulation().id, regulation()]]);
+    const store = jobStore(regulations);
+    const vendorSide = vendor();
+    const catalog: Pick<CatalogRepository, 'listDestinations' | 'getDestination'> = {
+      listDestinations: async () => [named],
+      getDestination: async () => named,
+    };
+    const credentials = { forInvocation: async () => ({ values, secrets: Object.values(values), named: values }) };
+    const runner = new DeletionRunner(
+      { getRegulation: async (_w, id) => regulations.get(id) },
+      store.port,
+      catalog,
+      POLICY,
+      vendorSide.io,
+      undefined,
+      credentials,
+    );
+    await runner.start(regulation());
+    return { job: store.only(), sent: vendorSide.sent };
+  };
+  const found = await run({ AMP_SECRET: 'from-the-credential' });
+  expect(found.job.status).toBe('completed');
+  expect(found.sent[0]!.headers?.Authorization).toBe(`Basic ${Buffer.from('key:from-the-credential').toString('base64')}`);
+  const missing = await run({});
+  expect(missing.sent).toEqual([]);
+  expect(missing.job).toMatchObject({ status: 'aborted', lastError: 'config.apiSecret: names the workspace credential AMP_SECRET, which does not exist' });
+});

@@ -55,7 +55,7 @@ describe('the definitions module', () => {
     expect([...packages]).toEqual(['zod']);
     const destinationFiles = inputs.filter((input) => input.startsWith('shared/destinations/'));
     // A type's endpoints.ts holds constants its definition and its code both name (Braze's instances, PostHog's host).
-    const light = /^shared\/destinations\/((?:[\w-]+\/(?:definition|endpoints))|definitions|config-schema|types)\.ts$/;
+    const light = /^shared\/destinations\/((?:[\w-]+\/(?:definition|endpoints))|definitions|config-schema|credential-refs|types)\.ts$/;
     expect(destinationFiles.filter((file) => !light.test(file))).toEqual([]);
     expect(destinationFiles.filter((file) => file.endsWith('/definition.ts'))).toHaveLength(25);
   });

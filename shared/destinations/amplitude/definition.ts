@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const AmplitudeConfig = z.strictObject({
-  apiKey: z.string().min(1, 'apiKey is required'),
-  apiSecret: z.string().optional().describe('the secret key; needed to delete users'),
+  apiKey: secret(z.string().min(1, 'apiKey is required')),
+  apiSecret: secret(z.string()).optional().describe('the secret key; needed to delete users'),
   residencyServer: z.enum(['standard', 'EU']).optional(),
   baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
 });

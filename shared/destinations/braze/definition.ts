@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { httpUrl } from '../config-schema';
+import { httpUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 import { INSTANCES } from './endpoints';
 
@@ -7,7 +7,7 @@ type Instance = keyof typeof INSTANCES;
 
 export const BrazeConfig = z
   .strictObject({
-    restApiKey: z.string().min(1, 'restApiKey is required'),
+    restApiKey: secret(z.string().min(1, 'restApiKey is required')),
     appKey: z.string().optional().describe('app identifier, sent as app_id with events and purchases'),
     dataCenter: z
       .enum(Object.keys(INSTANCES) as [Instance, ...Instance[]])

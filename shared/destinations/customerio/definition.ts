@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const CustomerioConfig = z.strictObject({
   siteID: z.string().min(1, 'siteID is required'),
-  apiKey: z.string().min(1, 'apiKey is required'),
+  apiKey: secret(z.string().min(1, 'apiKey is required')),
   datacenter: z.enum(['US', 'EU']).optional().describe('account region; US when not set'),
   baseUrl: baseUrl('replaces the Track API host (proxies, tests)'),
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode } from '../config-schema';
+import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 // Server Event Parameters, action_source: where the conversion happened.
@@ -7,7 +7,7 @@ const ACTION_SOURCES = ['website', 'app', 'email', 'phone_call', 'chat', 'physic
 
 export const FacebookConversionsConfig = z.strictObject({
   pixelId: z.string().min(1, 'pixelId is required').describe('the dataset (pixel) id the events belong to'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API access token of the dataset'),
+  accessToken: secret(z.string().min(1, 'accessToken is required').describe('a Conversions API access token of the dataset')),
   apiVersion: z
     .string()
     .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const Ga4Config = z
   .strictObject({
-    apiSecret: z.string().min(1, 'apiSecret is required'),
+    apiSecret: secret(z.string().min(1, 'apiSecret is required')),
     measurementId: z.string().optional().describe('web data stream measurement ID (G-...); required for gtag'),
     firebaseAppId: z.string().optional().describe('Firebase App ID of an app data stream; required for firebase'),
     typesOfClient: z.enum(['gtag', 'firebase']).optional().describe('web stream (gtag, the default) or app stream (firebase)'),

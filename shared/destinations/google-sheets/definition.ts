@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const GoogleSheetsConfig = z.strictObject({
-  credentials: z.string().min(1).describe('service account key (JSON text)'),
+  credentials: secret(z.string().min(1).describe('service account key (JSON text)')),
   sheetId: z.string().min(1).describe('the spreadsheet id, from its URL'),
   sheetName: z.string().min(1).describe('the tab rows are appended to'),
   eventKeyMap: z

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const HeapConfig = z.strictObject({
   appId: z.string().min(1, 'appId is required').describe('the environment ID (app_id) events go to'),
-  apiKey: z.string().optional().describe('the API key of Privacy & Security; needed to delete users, with the Main Production app_id'),
+  apiKey: secret(z.string()).optional().describe('the API key of Privacy & Security; needed to delete users, with the Main Production app_id'),
   dataCenter: z.enum(['US', 'EU']).optional().describe("the account's data center; US when not set"),
   baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
 });

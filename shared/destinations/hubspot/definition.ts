@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const HubspotConfig = z.strictObject({
-  accessToken: z.string().min(1, 'accessToken is required').describe('private app access token, sent as a bearer token'),
+  accessToken: secret(z.string().min(1, 'accessToken is required').describe('private app access token, sent as a bearer token')),
   portalId: z
     .string()
     .regex(/^\d+$/, 'portalId must be the HubID, digits only')

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IntercomConfig = z.strictObject({
-  accessToken: z.string().min(1, 'accessToken is required').describe('the access token of the Intercom app, sent as a bearer token'),
+  accessToken: secret(z.string().min(1, 'accessToken is required').describe('the access token of the Intercom app, sent as a bearer token')),
   region: z.enum(['US', 'EU', 'AU']).optional().describe('the workspace region; US when not set'),
   baseUrl: baseUrl('replaces the regional API host (proxies, tests)'),
 });

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IterableConfig = z.strictObject({
-  apiKey: z.string().min(1, 'apiKey is required').describe('a server-side API key of the project'),
+  apiKey: secret(z.string().min(1, 'apiKey is required').describe('a server-side API key of the project')),
   dataCenter: z.enum(['US', 'EU']).optional().describe("the project's data centre; US when not set"),
   baseUrl: baseUrl('replaces the API host (proxies, tests)'),
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const KafkaConfig = z.strictObject({
@@ -13,7 +14,7 @@ export const KafkaConfig = z.strictObject({
   useSASL: z.boolean().optional(),
   saslType: z.enum(['plain', 'sha256', 'sha512']).optional().describe('PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512'),
   username: z.string().optional(),
-  password: z.string().optional(),
+  password: secret(z.string()).optional(),
 });
 export type KafkaConfig = z.output<typeof KafkaConfig>;
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { baseUrl, PhoneCountryCode } from '../config-schema';
+import { baseUrl, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const KlaviyoConfig = z.strictObject({
-  privateApiKey: z.string().min(1, 'privateApiKey is required').describe('a private API key (pk_...)'),
+  privateApiKey: secret(z.string().min(1, 'privateApiKey is required').describe('a private API key (pk_...)')),
   baseUrl: baseUrl('replaces https://a.klaviyo.com (proxies, tests)'),
   phoneCountryCode: PhoneCountryCode,
 });

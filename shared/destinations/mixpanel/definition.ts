@@ -1,13 +1,13 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const MixpanelConfig = z.strictObject({
-  token: z.string().min(1, 'token is required'),
-  apiSecret: z.string().optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
+  token: secret(z.string().min(1, 'token is required')),
+  apiSecret: secret(z.string()).optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
   dataResidency: z.enum(['us', 'eu', 'in']).optional(),
   baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
-  gdprApiToken: z.string().optional().describe('GDPR API OAuth token; needed to delete users'),
+  gdprApiToken: secret(z.string()).optional().describe('GDPR API OAuth token; needed to delete users'),
 });
 export type MixpanelConfig = z.output<typeof MixpanelConfig>;
 

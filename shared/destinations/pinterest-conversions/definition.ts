@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode } from '../config-schema';
+import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PinterestConfig = z.strictObject({
   adAccountId: z.string().min(1, 'adAccountId is required').describe('the ad account the conversions belong to'),
-  conversionToken: z.string().min(1, 'conversionToken is required').describe('the conversion access token from Ads Manager'),
+  conversionToken: secret(z.string().min(1, 'conversionToken is required').describe('the conversion access token from Ads Manager')),
   eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,
   baseUrl: baseUrl('replaces https://api.pinterest.com (proxies, tests)'),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PostgresConfig = z.strictObject({
@@ -6,7 +7,7 @@ export const PostgresConfig = z.strictObject({
   port: z.number().int().min(1).max(65535).optional().describe('default 5432'),
   database: z.string().min(1).max(63),
   user: z.string().min(1).max(63),
-  password: z.string().optional(),
+  password: secret(z.string()).optional(),
   schema: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'schema must be a lower-case identifier (letters, digits and _)')

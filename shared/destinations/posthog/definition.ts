@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { httpUrl } from '../config-schema';
+import { httpUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 import { US_CLOUD } from './endpoints';
 
 export const PostHogConfig = z.strictObject({
-  teamApiKey: z.string().min(1, 'teamApiKey is required'),
+  teamApiKey: secret(z.string().min(1, 'teamApiKey is required')),
   yourInstance: httpUrl('yourInstance').optional().describe(`the ingestion host: ${US_CLOUD} (default), https://eu.i.posthog.com or a self-hosted URL`),
-  personalApiKey: z.string().optional().describe('personal API key with person:read and person:write; needed to delete users'),
+  personalApiKey: secret(z.string()).optional().describe('personal API key with person:read and person:write; needed to delete users'),
   projectId: z.string().optional().describe('the project whose persons are deleted; needed to delete users'),
 });
 export type PostHogConfig = z.output<typeof PostHogConfig>;

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { baseUrl } from '../config-schema';
+import { baseUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SegmentConfig = z.strictObject({
-  writeKey: z.string().min(1, 'writeKey is required').describe('the write key of the Segment source events go to'),
+  writeKey: secret(z.string().min(1, 'writeKey is required').describe('the write key of the Segment source events go to')),
   region: z.enum(['US', 'EU']).optional().describe("the workspace's region; US when not set"),
-  publicApiToken: z.string().optional().describe('a Public API token; needed to delete users'),
+  publicApiToken: secret(z.string()).optional().describe('a Public API token; needed to delete users'),
   baseUrl: baseUrl('replaces both the tracking and the Public API host (proxies, tests)'),
 });
 export type SegmentConfig = z.output<typeof SegmentConfig>;

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { httpUrl } from '../config-schema';
+import { httpUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SlackConfig = z.strictObject({
-  webhookUrl: httpUrl('webhookUrl'),
+  webhookUrl: secret(httpUrl('webhookUrl')),
   username: z.string().optional().describe('name the message is posted under'),
   iconUrl: httpUrl('iconUrl').optional().describe('icon the message is posted with'),
   eventTemplate: z.string().optional().describe('text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders'),

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode } from '../config-schema';
+import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SnapchatConfig = z.strictObject({
   pixelId: z.string().min(1, 'pixelId is required').describe('the Snap Pixel id the web events belong to'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('a Conversions API token of the pixel'),
+  accessToken: secret(z.string().min(1, 'accessToken is required').describe('a Conversions API token of the pixel')),
   eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,
   baseUrl: baseUrl('replaces https://tr.snapchat.com (proxies, tests)'),

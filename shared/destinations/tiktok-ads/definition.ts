@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode } from '../config-schema';
+import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const TikTokConfig = z.strictObject({
   pixelCode: z.string().min(1, 'pixelCode is required').describe('the pixel code, sent as event_source_id'),
-  accessToken: z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel'),
+  accessToken: secret(z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel')),
   testEventCode: z.string().optional().describe('sends to Test Events instead of counting the events'),
   eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,

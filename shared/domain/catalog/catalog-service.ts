@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { validateDestinationConfig } from '../../destinations/definitions';
+import { credentialRefs } from '../../destinations/credential-refs';
+import { destinationDefinition, validateDestinationConfig } from '../../destinations/definitions';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import { DEFAULT_INGEST_SHARDS, shardDrainGraceMs, shardSwitchDelayMs, type ShardChange } from '../ingestion/shards';
 import { newId, newSecret, now } from '../ids';
@@ -56,7 +57,7 @@ export class CatalogService {
     const destination: Destination = {
       id: newId(),
       ...input,
-      config: validateDestinationConfig(input.type, input.config),
+      config: await this.checkedConfig(workspaceId, input.type, input.config),
       createdAt: at,
       updatedAt: at,
     };
@@ -68,9 +69,23 @@ export class CatalogService {
     const changes: Record<string, unknown> = { ...patch, updatedAt: now() };
     if (patch.config) {
       const current = await this.getDestination(workspaceId, id);
-      changes.config = validateDestinationConfig(current.type, { ...current.config, ...patch.config });
+      changes.config = await this.checkedConfig(workspaceId, current.type, { ...current.config, ...patch.config });
     }
     return Destination.parse(await this.repo.update('destination', workspaceId, id, changes));
+  }
+
+  /** A configuration checked against its type, each credential it names a credential of the workspace (400 naming the field otherwise). */
+  private async checkedConfig(workspaceId: string, type: string, config: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const checked = validateDestinationConfig(type, config);
+    const refs = credentialRefs(destinationDefinition(type)!, checked);
+    if (refs.length === 0) return checked;
+    const known = new Set(await this.repo.credentialKeys(workspaceId));
+    const missing = refs.find((ref) => !known.has(ref.credential));
+    if (missing)
+      throw new ValidationError(
+        `config.${missing.field}: the workspace has no credential ${missing.credential}; create it first (PUT /credentials/${missing.credential})`,
+      );
+    return checked;
   }
 
   deleteDestination = (workspaceId: string, id: string) => this.repo.delete('destination', workspaceId, id);

@@ -24,6 +24,8 @@ export interface CatalogRepository {
   listDestinations(workspaceId: string): Promise<Destination[]>;
   getDestination(workspaceId: string, id: string): Promise<Destination | undefined>;
   createDestination(workspaceId: string, destination: Destination): Promise<void>;
+  /** The names of the workspace's credentials, which a destination's secret fields may name (nothing of their values). */
+  credentialKeys(workspaceId: string): Promise<string[]>;
 
   /** Sets the given attributes of an existing source or destination and returns it as it is now; NotFoundError when there is none. */
   update(resource: CatalogResource, workspaceId: string, id: string, changes: Record<string, unknown>): Promise<Record<string, unknown>>;

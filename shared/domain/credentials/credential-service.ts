@@ -1,6 +1,6 @@
 import { TenantCache } from '../../tenant-cache';
 import { now } from '../ids';
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { open, seal, type KeyWrapper } from './envelope';
 import type { CredentialRepository } from './ports';
 import { MAX_CREDENTIALS_PER_WORKSPACE, MIN_SALT_LENGTH, type CredentialOverrides, type CredentialView, type StoredCredential } from './schemas';
@@ -81,7 +81,13 @@ export class CredentialService {
     return stored.map((c) => this.view(workspaceId, c, dataKey));
   }
 
+  /** A credential a destination's configuration names is not deleted (409 naming them): their deliveries would fail. */
   async delete(workspaceId: string, key: string): Promise<void> {
+    const users = (await this.repo.destinationUses(workspaceId)).get(key);
+    if (users) {
+      const named = users.map((d) => `${d.id} (${d.name}, config.${d.field})`).join(', ');
+      throw new ConflictError(`${key} is named by destination ${named}: give them another credential or delete them first`);
+    }
     if (!(await this.repo.delete(workspaceId, key))) throw NotFoundError.of('credential', key);
   }
 

@@ -12,4 +12,13 @@ export interface CredentialRepository {
   delete(workspaceId: string, key: string): Promise<boolean>;
   /** The credentials the hash rules of the workspace's connections salt with, each with the connections naming it. */
   saltUses(workspaceId: string): Promise<ReadonlyMap<string, string[]>>;
+  /** The credentials the workspace's destinations name in their configuration, each with the destinations and fields naming it. */
+  destinationUses(workspaceId: string): Promise<ReadonlyMap<string, DestinationUse[]>>;
+}
+
+/** A destination's configuration field that names a credential. */
+export interface DestinationUse {
+  id: string;
+  name: string;
+  field: string;
 }

@@ -12,6 +12,17 @@ export const MAX_CREDENTIALS_PER_WORKSPACE = 200;
  */
 export const MIN_SALT_LENGTH = 16;
 
+/**
+ * Whether a value is a reference to a workspace credential, `{ "credential": NAME }`, as a destination's secret
+ * field may hold one in place of its value (shared/destinations/credential-refs.ts).
+ */
+export const isCredentialRef = (value: unknown): value is { credential: string } =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value).length === 1 &&
+  typeof (value as { credential?: unknown }).credential === 'string';
+
 export const CredentialKeyParams = z.object({
   key: z.string().check(z.regex(CREDENTIAL_KEY, 'key must be an identifier: letters, digits and _, not starting with a digit, at most 128 characters')),
 });

@@ -17,6 +17,7 @@ import { slotsOf, unitAt, type SendSlot, type Slot } from './units';
 import { rulesThenTransform } from './rules-stage';
 import type { EventOutcome } from './user-transform';
 import { answered, verdictOf } from './verdict';
+import { sendableDestination } from './credential-values';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -104,14 +105,20 @@ export class BatchDelivery {
    * destination's counters and funnel for all of them). Each batch keeps its own item, position and trail, so
    * whatever resumes one later (the scheduler, a stream record handed over again) resumes it alone.
    */
-  async runParts(parts: RunPart[], destination: Destination, round: DeliveryRound): Promise<void> {
+  async runParts(parts: RunPart[], configured: Destination, round: DeliveryRound): Promise<void> {
+    if (parts.length === 0) return;
+    // The credentials its configuration names, in place; when one cannot be, nothing of the parts is sent.
+    const sendable = await sendableDestination(configured, () => round.credentialsOf(parts[0]!.guard.ref.workspaceId));
+    const destination = sendable.ok ? sendable.destination : configured;
+    if (!sendable.ok) parts = parts.map(({ guard, part }) => ({ guard, part: { ...part, abort: part.abort ?? sendable.error } }));
+    const named = sendable.ok ? sendable.named : {};
     const members: Member[] = [];
     for (const { guard, part } of parts) {
       const member = await this.begin(guard, destination, part, round);
       if (member) members.push(member);
     }
     if (members.length === 0) return;
-    await this.transformAll(members, destination, round);
+    await this.transformAll(members, destination, round, named);
     const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
     const slots = flat.map((entry) => entry.slot);
     const held = await round.heldAt(
@@ -178,7 +185,7 @@ export class BatchDelivery {
    * back to each batch. Suppressed users' events and duplicates go nowhere, not even into the rules or the
    * transformation; they keep their positions.
    */
-  private async transformAll(members: Member[], destination: Destination, round: DeliveryRound): Promise<void> {
+  private async transformAll(members: Member[], destination: Destination, round: DeliveryRound, named: Record<string, string>): Promise<void> {
     const { workspaceId, sourceId } = members[0]!.run.guard.ref;
     const pendingOf = (m: Member) => m.part.events.slice(m.run.position.progress);
     const liveOf = (m: Member) =>
@@ -203,7 +210,7 @@ export class BatchDelivery {
           seen: transformed.seen.slice(offset, offset + inputs[k]!.length),
         };
         offset += inputs[k]!.length;
-        await this.slotsFor(member, own, transformed.secrets, liveOf(member), pendingOf(member), round);
+        await this.slotsFor(member, own, transformed.secrets, liveOf(member), pendingOf(member), round, named);
       }
       // Each invocation is progress: a submitter waiting for the run does not take a long one for a stall.
       this.lanes.touch(destination.id);
@@ -218,12 +225,15 @@ export class BatchDelivery {
     live: boolean[],
     pending: Message[],
     round: DeliveryRound,
+    /** The credentials the destination's configuration names, by name. */
+    named: Record<string, string>,
   ): Promise<void> {
     const { run } = member;
-    member.secrets = secrets;
-    if (run.context) run.context.secrets = secrets;
+    member.secrets = [...secrets, ...Object.values(named)];
+    if (run.context) run.context.secrets = member.secrets;
     // A failure names the credentials in place of their values, for a retry to put back (redact.ts).
-    if (run.context && secrets.length > 0) run.context.named = (await round.credentialsOf(run.guard.ref.workspaceId)).named;
+    if (run.context && member.secrets.length > 0)
+      run.context.named = { ...(secrets.length > 0 && (await round.credentialsOf(run.guard.ref.workspaceId)).named), ...named };
     let next = 0;
     const outcomes = live.map((isLive): EventOutcome => (isLive ? transformed.outcomes[next++]! : { outputs: [] }));
     next = 0;

@@ -12,6 +12,7 @@ import { verdictOf, type Verdict } from './verdict';
 import { abortClassOf } from './funnel';
 import { keptFailures, type FailureReason } from './failures';
 import { retryFailure } from './retry-failure';
+import { sendableDestination } from './credential-values';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -56,24 +57,39 @@ export class ParkedRetries {
       });
       return { attempted: true, ...(next && { next }) };
     }
+    const credentials = () => this.credentials.forInvocation(claimed.workspaceId);
+    // A server-delivered type is given the credentials its configuration names (the requests of an HTTP type
+    // were built with them when parked).
+    const sendable = await sendableDestination(destination, credentials);
+    if (!sendable.ok) {
+      const failed = { requests: claimed.requests, lastError: sendable.error, lastStatus: claimed.lastStatus, reason: 'config' as const };
+      const next = await this.final(claimed, destination.type, at, { status: 'aborted', ...failed });
+      return { attempted: true, ...(next && { next }) };
+    }
     const scope = {
       workspaceId: claimed.workspaceId,
       sourceId: claimed.sourceId,
       destinationId: claimed.destinationId,
-      credentials: async () => (await this.credentials.forInvocation(claimed.workspaceId)).values,
+      credentials: async () => (await credentials()).values,
     };
     const prepared = { requests: claimed.requests, message: claimed.message as Message | undefined, id: `${claimed.messageId}#${claimed.output}` };
-    const sent = verdictOf(await send(destination, prepared, this.circuit, scope));
-    const next = await this.settle(claimed, destination, at, sent);
+    const sent = verdictOf(await send(sendable.destination, prepared, this.circuit, scope));
+    const next = await this.settle(claimed, destination, at, sent, sendable.named);
     return { attempted: true, ...(next && { next }) };
   }
 
   /** Where a sent attempt leaves the parked delivery: delivered, aborted, or waiting again; the user's next when it ended. */
-  private async settle(claimed: ParkedDelivery, destination: Destination, at: string, sent: Verdict): Promise<ParkedDelivery | undefined> {
+  private async settle(
+    claimed: ParkedDelivery,
+    destination: Destination,
+    at: string,
+    sent: Verdict,
+    named: Record<string, string>,
+  ): Promise<ParkedDelivery | undefined> {
     if (sent.kind === 'delivered') return this.final(claimed, destination.type, at, { status: 'delivered', requests: [] });
     const failed = { requests: sent.remaining, lastError: sent.error, lastStatus: sent.status };
     if (sent.kind === 'refused')
-      return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: abortClassOf(sent.error, sent.status) });
+      return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: abortClassOf(sent.error, sent.status) }, named);
     if (sent.skipped) {
       // Not an attempt: the destination is known to be failing; wait for a probe to tell.
       const dueAt = iso(Date.now() + retryDelay(this.policy, Math.max(1, claimed.attempts)));
@@ -82,7 +98,7 @@ export class ParkedRetries {
     }
     const attempts = claimed.attempts + 1;
     const expired = attempts >= this.policy.minAttempts && Date.now() - Date.parse(claimed.firstFailedAt) > this.policy.retryWindowMs;
-    if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: 'expired' });
+    if (expired) return this.final(claimed, destination.type, at, { status: 'aborted', ...failed, reason: 'expired' }, named);
     const wait = Math.max(retryDelay(this.policy, attempts), sent.retryAfterMs ?? 0);
     await this.parked.recordRetry(claimed, { status: 'waiting', ...failed, dueAt: iso(Date.now() + wait) }, at);
     deliveryMetrics(destination.type, { retried: 1 });
@@ -98,11 +114,14 @@ export class ParkedRetries {
     destinationType: string | undefined,
     at: string,
     outcome: { status: 'delivered' | 'aborted'; requests: ParkedDelivery['requests']; lastError?: string; lastStatus?: number; reason?: FailureReason },
+    /** The credentials the destination's configuration names, by name: secrets too, whatever their own flag. */
+    configNamed: Record<string, string> = {},
   ): Promise<ParkedDelivery | undefined> {
     const { status, lastStatus } = outcome;
     // What people will read (the destination's errors, the failed event's record) never shows a secret the
     // transformation put in the payload, nor one a destination echoed back.
-    const credentials = status === 'aborted' ? await this.credentials.forInvocation(claimed.workspaceId) : undefined;
+    const invocation = status === 'aborted' ? await this.credentials.forInvocation(claimed.workspaceId) : undefined;
+    const credentials = invocation && { named: { ...invocation.named, ...configNamed }, secrets: [...invocation.secrets, ...Object.values(configNamed)] };
     const secrets = credentials?.secrets ?? [];
     const lastError = redact(outcome.lastError, secrets);
     const error = status === 'aborted' ? { error: { at, messageId: claimed.messageId, status: lastStatus, error: lastError ?? '' } } : {};

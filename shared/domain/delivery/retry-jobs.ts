@@ -10,6 +10,7 @@ import { visible } from './failures-service';
 import type { DeliveryJob, FailureRepository, StoredFailure } from './jobs';
 import { send } from './sender';
 import { restoreSecrets } from '../credentials/redact';
+import { sendableDestination } from './credential-values';
 
 /** How many failures a job takes in one slice (a scheduler round). */
 export const JOB_SLICE = 100;
@@ -88,7 +89,10 @@ export class RetryJobs {
       const error = `not sent: the payload held a secret that cannot be put back (${restored.missing} is gone)`;
       return this.failures.record(job, stored, { state: 'failed', error, at: iso(Date.now()) });
     }
-    const outcome = await send(destination, { ...restored.value, id: `${failure.messageId}#${failure.output}` }, this.circuit, scope);
+    // A server-delivered type is given the credentials its configuration names as they are now.
+    const sendable = await sendableDestination(destination, () => this.credentials.forInvocation(job.workspaceId));
+    if (!sendable.ok) return this.failures.record(job, stored, { state: 'failed', error: `not sent: ${sendable.error}`, at: iso(Date.now()) });
+    const outcome = await send(sendable.destination, { ...restored.value, id: `${failure.messageId}#${failure.output}` }, this.circuit, scope);
     const at = iso(Date.now());
     if (outcome.kind === 'delivered') await this.failures.record(job, stored, { state: 'delivered', status: outcome.status, at });
     else await this.failures.record(job, stored, { state: 'failed', status: outcome.status, error: outcome.error, at });

@@ -5,6 +5,8 @@ import type { DeletionJobRepository, RegulationRepository } from './ports';
 import type { DeletionJob, Regulation } from './schemas';
 import { componentLogger } from '../../ops/logger';
 import { countMetrics } from '../../ops/metrics';
+import type { CredentialService } from '../credentials/credential-service';
+import { sendableDestination } from '../delivery/credential-values';
 
 const log = componentLogger('regulations');
 
@@ -47,6 +49,8 @@ export class DeletionRunner {
     private readonly vendors: DeletionIO = { send: (request) => sendRequest(request) },
     /** Failed deliveries kept for people to read and retry: a deleted user's go with the regulation. */
     private readonly failures?: Pick<FailureRepository, 'removeUser'>,
+    /** The workspace's credentials, which a destination's configuration may name in place of a secret. */
+    private readonly credentials?: Pick<CredentialService, 'forInvocation'>,
   ) {}
 
   /**
@@ -132,7 +136,11 @@ export class DeletionRunner {
       const type = destinationType(destination.type);
       if (!type?.deleteUsers) return { status: 'unsupported', reason: cannotDeleteReason(destination.type) };
       const user = { ...regulation.attributes, userId: regulation.attributes.userId! };
-      return await type.deleteUsers([user], destination.config as never, this.vendors);
+      const sendable = await sendableDestination(destination, () =>
+        this.credentials ? this.credentials.forInvocation(job.workspaceId) : Promise.resolve({ values: {} }),
+      );
+      if (!sendable.ok) return { status: 'failed', error: sendable.error, retryable: false };
+      return await type.deleteUsers([user], sendable.destination.config as never, this.vendors);
     } catch (error) {
       log.error('deletion attempt failed', { error });
       return { status: 'failed', error: error instanceof Error ? error.message : String(error), retryable: true };

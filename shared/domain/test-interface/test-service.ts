@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { buildRequests, destinationType, sendRequest, validateDestinationConfig, type Message } from '../../destinations';
 import { checkDestinationConfig } from '../../destinations/definitions';
+import { resolveCredentialRefs } from '../../destinations/credential-refs';
 import { withoutRoutingFields } from '../../destinations/routing-overrides';
 import { invalidConfigText, supportsTest } from '../../destinations/registry';
 import type { CatalogRepository } from '../catalog/ports';
@@ -59,10 +60,12 @@ export class PipelineTestService {
     if (!destination) throw NotFoundError.of('destination', destinationId);
     const type = destinationType(destination.type);
     if (type && !supportsTest(type)) throw refusal(TEXTS.serverDelivered(destination.type));
-    const config = configForTest(destination, options.destinationConfig);
+    const checked = configForTest(destination, options.destinationConfig);
     const rules = options.sourceId === undefined ? NO_RULES : await this.rulesOf(workspaceId, options.sourceId, destinationId);
     const credentials = await this.credentials.forInvocation(workspaceId, options.credentials);
-    return redact(await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials, rules), credentials.secrets);
+    const config = withCredentials(destination, checked, credentials, options.destinationConfig);
+    const result = await this.runFor(workspaceId, destination, config, message, stages, options.force, credentials, rules);
+    return redact(result, [...credentials.secrets, ...(config.secrets ?? [])]);
   }
 
   async testSource(workspaceId: string, sourceId: string, message: Message, options: TestOptions): Promise<DestinationTestResult[] | { message: string }> {
@@ -81,6 +84,7 @@ export class PipelineTestService {
     const planned = await this.plans?.apply(workspaceId, source, [structuredClone(message) as Record<string, unknown>]);
     const verdict = planned && planVerdict(source, planned);
     const event = planned ? ((planned.kept[0] ?? planned.dropped[0]) as Message) : message;
+    const named: string[] = [];
     const results = await Promise.all(
       destinations.map(async (destination) => {
         const type = destinationType(destination.type);
@@ -89,11 +93,13 @@ export class PipelineTestService {
         }
         if (verdict?.dropped) return { ...identity(destination), tracking_plan: verdict, data: [] };
         const rules = compileRules(connections.get(destination.id)?.rules ?? []);
-        const result = await this.runFor(workspaceId, destination, configForTest(destination), event, stages, options.force, credentials, rules);
+        const config = withCredentials(destination, configForTest(destination), credentials);
+        named.push(...(config.secrets ?? []));
+        const result = await this.runFor(workspaceId, destination, config, event, stages, options.force, credentials, rules);
         return verdict ? { ...result, tracking_plan: verdict } : result;
       }),
     );
-    return redact(results, credentials.secrets);
+    return redact(results, [...credentials.secrets, ...named]);
   }
 
   private async runFor(
@@ -187,6 +193,26 @@ function configForTest(destination: Destination, overrides?: Record<string, unkn
   if (checked.ok) return checked;
   if (checked.unknownKeys) validateDestinationConfig(destination.type, merged, 'destinationConfig');
   return { ok: false, error: invalidConfigText(type, checked) };
+}
+
+/**
+ * The configuration with the values of the credentials it names (the stored ones, under this call's own), and
+ * those values, which the result never shows. A credential that `destinationConfig` names and the workspace does
+ * not have is the request's fault (400 naming the field); one the stored configuration names, what the
+ * destination-transform stage reports.
+ */
+function withCredentials(
+  destination: Destination,
+  config: TestConfig,
+  credentials: InvocationCredentials,
+  overrides?: Record<string, unknown>,
+): TestConfig & { secrets?: string[] } {
+  const type = destinationType(destination.type);
+  if (!config.ok || !type) return config;
+  const resolved = resolveCredentialRefs(type, config.config, credentials.values);
+  if (resolved.ok) return { ok: true, config: resolved.config, secrets: Object.values(resolved.values) };
+  if (overrides && Object.hasOwn(overrides, resolved.field)) throw refusal(`destinationConfig.${resolved.field}: ${resolved.message}`);
+  return { ok: false, error: `config.${resolved.field}: ${resolved.message}` };
 }
 
 /** The destination-transform and send stages for one event the user stage let through. */
