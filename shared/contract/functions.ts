@@ -87,6 +87,8 @@ export const STREAM_CONSUMERS: Record<string, StreamConsumer> = {
     entry: 'functions/regulation-processor/handler.ts',
     filters: [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entity: { S: ['regulation'] } } } }, parkedRecordFilter('regulationProcessor')],
     batchSize: 25,
+    // A destination's secret may name a workspace credential: deleting users there reads its value.
+    credentials: 'read',
   },
   /**
    * Accepted events on their way to destinations. No batching window: latency is what a destination's user
@@ -133,7 +135,8 @@ export interface ScheduledFunction {
 }
 
 export const SCHEDULED_FUNCTIONS: Record<string, ScheduledFunction> = {
-  deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60 },
+  /** A destination's secret may name a workspace credential: deleting users there reads its value. */
+  deletionScheduler: { entry: 'functions/deletion-scheduler/handler.ts', everySeconds: 60, credentials: 'read' },
   deliveryScheduler: { entry: 'functions/delivery-scheduler/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },
   /** Running replays send their next stored parts. */
   replayRunner: { entry: 'functions/replay-runner/handler.ts', everySeconds: 60, usesSandbox: true, credentials: 'read' },

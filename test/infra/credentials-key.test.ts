@@ -54,7 +54,9 @@ test('only the functions that decrypt credentials may decrypt; only the writer m
       .filter(([, [access]]) => access !== 'none')
       .map(([name]) => name)
       .sort(),
-  ).toEqual(['credentials', 'delivery', 'deliveryScheduler', 'replayRunner', 'testInterface', 'transformations'].sort());
+  ).toEqual(
+    ['credentials', 'deletionScheduler', 'delivery', 'deliveryScheduler', 'regulationProcessor', 'replayRunner', 'testInterface', 'transformations'].sort(),
+  );
 });
 
 test('those functions, and no others, know the key', () => {
