@@ -3,7 +3,17 @@ import type { Api } from './api';
 import { draftTransformation, publishTransformation, runTests } from './code';
 import type { Output } from './output';
 import { APPLY_ORDER, DELETE_ORDER, SINGULAR, type Change, type Plan } from './plan';
-import type { AlertRuleState, ConnectionState, DestinationState, LibraryState, PlanState, SourceState, State, TransformationState } from './state';
+import type {
+  AlertRuleState,
+  ConnectionState,
+  CredentialState,
+  DestinationState,
+  LibraryState,
+  PlanState,
+  SourceState,
+  State,
+  TransformationState,
+} from './state';
 
 /**
  * Applies a plan in dependency order (libraries and tracking plans, sources, destinations, transformations
@@ -53,6 +63,14 @@ const id = (ctx: Context, kind: keyof Context['ids'], key: string): string => {
   if (!found) throw new Error(`no ${SINGULAR[kind]} ${key} in the workspace`);
   return found;
 };
+
+/** A credential created, or its value set again (--rotate, or a change of what it is): PUT with the environment's value. */
+async function credential(ctx: Context, change: Change<'credentials'>): Promise<void> {
+  const c = change.desired as CredentialState;
+  if (c.value === undefined) throw new Error(`the environment variable ${c.env} is not set`);
+  await ctx.api.call('PUT /credentials/{key}', { params: { key: c.key }, body: { value: c.value, isSecret: c.isSecret } });
+  ctx.ids.credentials.set(c.key, c.key);
+}
 
 async function library(ctx: Context, change: Change<'libraries'>): Promise<void> {
   const l = change.desired as LibraryState;
@@ -179,6 +197,8 @@ async function alertRule(ctx: Context, change: Change<'alertRules'>): Promise<vo
 async function remove(ctx: Context, change: Change): Promise<void> {
   const params = { id: id(ctx, change.kind, change.key) };
   switch (change.kind) {
+    case 'credentials':
+      return void (await ctx.api.call('DELETE /credentials/{key}', { params: { key: change.key } }));
     case 'alertRules':
       return void (await ctx.api.call('DELETE /v2/alert-rules/{id}', { params }));
     case 'connections':
@@ -200,6 +220,7 @@ async function remove(ctx: Context, change: Change): Promise<void> {
 }
 
 const STEPS = {
+  credentials: credential,
   libraries: library,
   trackingPlans: trackingPlan,
   sources: source,

@@ -3,16 +3,20 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import type { Live } from './live';
-import { envNameOf, isSecretField } from './secrets';
+import { envNameOf, isCredentialRef } from './secrets';
 import { SCHEMA_FILE } from './spec/load';
 import type { State } from './state';
 
 /**
  * `weir export`: the live workspace as files, one per kind (sources.yaml, destinations.yaml…), code in .js
  * files beside them. Defaults are left out, items are sorted by key, so exporting the same workspace twice
- * writes the same bytes. Secrets are written as `{ env: NAME }`, never their value.
+ * writes the same bytes. No secret value is written: each credential's value is `{ env: NAME }` (the credential's
+ * key), a destination's secret field names its credential, `{ credential: NAME }`, and a secret a destination
+ * holds inline (made outside weir) is written as a reference to a credential named after it
+ * (AMPLITUDE_PROD_API_KEY), declared beside the others: applying the files sets it from the environment.
  */
 export const KIND_FILES: Record<keyof State, string> = {
+  credentials: 'credentials.yaml',
   sources: 'sources.yaml',
   destinations: 'destinations.yaml',
   connections: 'connections.yaml',
@@ -49,7 +53,22 @@ export function exportFiles(live: Live, dir: string): string[] {
   const transformationFiles = codeFiles(dir, 'transformations', state.transformations);
   const libraryFiles = codeFiles(dir, 'libraries', state.libraries);
   const secret = (key: string, field: string) => ({ env: envNameOf(key, field) });
+  const declared = new Map(state.credentials.map((c) => [c.key, c.isSecret]));
+  const destinations = byKey(state.destinations).map((d) => {
+    const config = Object.fromEntries(
+      Object.entries(d.config).map(([field, value]) => {
+        if (!d.secretFields.includes(field) || isCredentialRef(value)) return [field, value];
+        const name = envNameOf(d.key, field);
+        if (!declared.has(name)) declared.set(name, true);
+        return [field, { credential: name }];
+      }),
+    );
+    return { key: d.key, type: d.type, ...(!d.enabled && { enabled: false }), config, ...(d.transformation && { transformation: d.transformation }) };
+  });
   const content: Record<keyof State, unknown[]> = {
+    credentials: [...declared]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, isSecret]) => ({ key, value: { env: key }, ...(!isSecret && { secret: false }) })),
     sources: byKey(state.sources).map((s) => ({
       key: s.key,
       type: s.type,
@@ -66,13 +85,7 @@ export function exportFiles(live: Live, dir: string): string[] {
         },
       }),
     })),
-    destinations: byKey(state.destinations).map((d) => ({
-      key: d.key,
-      type: d.type,
-      ...(!d.enabled && { enabled: false }),
-      config: Object.fromEntries(Object.entries(d.config).map(([field, value]) => [field, isSecretField(field) ? secret(d.key, field) : value])),
-      ...(d.transformation && { transformation: d.transformation }),
-    })),
+    destinations,
     connections: [...state.connections]
       .sort((a, b) => `${a.source}\n${a.destination}`.localeCompare(`${b.source}\n${b.destination}`))
       .map((c) => ({ source: c.source, destination: c.destination, ...(c.rules.length > 0 && { rules: c.rules }) })),

@@ -1,7 +1,7 @@
 import { DEFAULT_DEDUPLICATION_WINDOW_HOURS } from '../shared/domain/ingestion/duplicates';
 import { DEFAULT_INGEST_SHARDS } from '../shared/domain/ingestion/shards';
 import type { Api } from './api';
-import { isSecretField } from './secrets';
+import { destinationSecrets } from './secrets';
 import { connectionKey, type State, type StateKind } from './state';
 
 /**
@@ -32,17 +32,23 @@ function byKey<T>(kind: string, items: T[], keyOf: (item: T) => string): Map<str
 }
 
 export async function readLive(api: Api): Promise<Live> {
-  const [{ sources }, { destinations }, { connections }, { transformations }, { libraries }, { trackingPlans }, { rules }] = await Promise.all([
-    api.call('GET /v2/sources'),
-    api.call('GET /v2/destinations'),
-    api.call('GET /v2/connections'),
-    api.call('GET /transformations'),
-    api.call('GET /libraries'),
-    api.call('GET /v2/tracking-plans'),
-    api.call('GET /v2/alert-rules'),
-  ]);
+  const [{ credentials }, { sources }, { destinations }, { connections }, { transformations }, { libraries }, { trackingPlans }, { rules }] = await Promise.all(
+    [
+      api.call('GET /credentials'),
+      api.call('GET /v2/sources'),
+      api.call('GET /v2/destinations'),
+      api.call('GET /v2/connections'),
+      api.call('GET /transformations'),
+      api.call('GET /libraries'),
+      api.call('GET /v2/tracking-plans'),
+      api.call('GET /v2/alert-rules'),
+    ],
+  );
   const ids = Object.fromEntries(
-    ['sources', 'destinations', 'connections', 'transformations', 'libraries', 'trackingPlans', 'alertRules'].map((k) => [k, new Map<string, string>()]),
+    ['credentials', 'sources', 'destinations', 'connections', 'transformations', 'libraries', 'trackingPlans', 'alertRules'].map((k) => [
+      k,
+      new Map<string, string>(),
+    ]),
   ) as Live['ids'];
   const drafts: Live['drafts'] = { transformations: new Map(), libraries: new Map() };
 
@@ -76,6 +82,11 @@ export async function readLive(api: Api): Promise<Live> {
   const planVersions = new Map(plans.map(({ trackingPlan }) => [trackingPlan.name, trackingPlan.version]));
 
   const state: State = {
+    // A secret's value is never read back: only its key and flag (and the value of one that is not secret).
+    credentials: credentials.map((c) => {
+      ids.credentials.set(c.key, c.key);
+      return { key: c.key, isSecret: c.isSecret, ...(c.value !== undefined && { value: c.value }) };
+    }),
     sources: [...sourceByKey].map(([key, s]) => {
       ids.sources.set(key, s.id);
       const link = s.trackingPlan;
@@ -98,7 +109,7 @@ export async function readLive(api: Api): Promise<Live> {
         type: d.type,
         enabled: d.enabled,
         config: d.config,
-        secretFields: Object.keys(d.config).filter(isSecretField).sort(),
+        secretFields: destinationSecrets(d.type),
         transformation: d.transformationId ? (transformationKey.get(d.transformationId) ?? null) : null,
       };
     }),

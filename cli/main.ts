@@ -40,22 +40,28 @@ function validate(ctx: Context, dir: string): number {
   return EXIT.ok;
 }
 
-async function planOf(ctx: Context, dir: string): Promise<{ plan: Plan; desired: State } | undefined> {
+interface PlanOptions {
+  prune: boolean;
+  /** Set every declared credential's value again from the environment (a secret's cannot be compared). */
+  rotate: boolean;
+}
+
+async function planOf(ctx: Context, dir: string, options: PlanOptions): Promise<{ plan: Plan; desired: State } | undefined> {
   const { loaded, desired } = checkSpec(dir, { offline: false, env: ctx.env });
   if (!desired) {
     printProblems(ctx.out, loaded.problems.list);
     return undefined;
   }
   const api = client(ctx);
-  const plan = planChanges(desired.state, await readLive(api));
+  const plan = planChanges(desired.state, await readLive(api), { rotate: options.rotate });
   await checkPlan(api, plan);
   return { plan, desired: desired.state };
 }
 
-async function plan(ctx: Context, dir: string, prune: boolean): Promise<number> {
-  const planned = await planOf(ctx, dir);
+async function plan(ctx: Context, dir: string, options: PlanOptions): Promise<number> {
+  const planned = await planOf(ctx, dir, options);
   if (!planned) return EXIT.error;
-  printPlan(ctx.out, planned.plan, prune);
+  printPlan(ctx.out, planned.plan, options.prune);
   if (planned.plan.changes.some((c) => c.failed)) {
     ctx.out.error("a transformation's tests fail: apply would stop there");
     return EXIT.error;
@@ -63,12 +69,12 @@ async function plan(ctx: Context, dir: string, prune: boolean): Promise<number> 
   return planned.plan.changes.length > 0 ? EXIT.changes : EXIT.ok;
 }
 
-async function apply(ctx: Context, dir: string, prune: boolean): Promise<number> {
-  const planned = await planOf(ctx, dir);
+async function apply(ctx: Context, dir: string, options: PlanOptions): Promise<number> {
+  const planned = await planOf(ctx, dir, options);
   if (!planned) return EXIT.error;
-  printPlan(ctx.out, planned.plan, prune);
+  printPlan(ctx.out, planned.plan, options.prune);
   if (planned.plan.changes.length === 0) return EXIT.ok;
-  const refused = refusals(planned.plan, prune);
+  const refused = refusals(planned.plan, options.prune);
   if (refused.length > 0) {
     for (const reason of refused) ctx.out.error(`refused: ${reason}`);
     ctx.out.error('nothing was applied');
@@ -111,21 +117,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   program
     .command('export')
     .argument('[dir]', 'the folder to write', '.')
-    .description('write the live workspace as files (secrets as { env: NAME }, never their values)')
+    .description("write the live workspace as files (credentials' values as { env: NAME }, never their values)")
     .action(async (dir?: string) => void (status = await exportCommand(ctx, dirOf(dir))));
+  const ROTATE = "set every declared credential's value again from the environment (a secret's value cannot be read back to compare)";
   program
     .command('plan')
     .argument('[dir]', 'the spec folder', '.')
+    .option('--rotate', ROTATE)
     .description('show what apply would change; exit 0 when nothing, 2 when something would')
-    .action(async (dir?: string) => void (status = await plan(ctx, dirOf(dir), false)));
+    .action(async (dir: string | undefined, options: { rotate?: boolean }) => {
+      status = await plan(ctx, dirOf(dir), { prune: false, rotate: options.rotate ?? false });
+    });
   program
     .command('apply')
     .argument('[dir]', 'the spec folder', '.')
     .option('--prune', 'delete what the workspace has and the files do not')
+    .option('--rotate', ROTATE)
     .option('--dry-run', 'only plan')
     .description('apply the plan in dependency order; a failure stops at that resource')
-    .action(async (dir: string | undefined, options: { prune?: boolean; dryRun?: boolean }) => {
-      status = options.dryRun ? await plan(ctx, dirOf(dir), options.prune ?? false) : await apply(ctx, dirOf(dir), options.prune ?? false);
+    .action(async (dir: string | undefined, options: { prune?: boolean; rotate?: boolean; dryRun?: boolean }) => {
+      const planOptions = { prune: options.prune ?? false, rotate: options.rotate ?? false };
+      status = options.dryRun ? await plan(ctx, dirOf(dir), planOptions) : await apply(ctx, dirOf(dir), planOptions);
     });
   try {
     await program.parseAsync(argv);

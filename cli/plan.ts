@@ -1,5 +1,6 @@
 import type { Live } from './live';
-import { keyOf, same, type State, type StateKind, type StateKinds } from './state';
+import { isCredentialRef } from './secrets';
+import { keyOf, same, type CredentialState, type State, type StateKind, type StateKinds } from './state';
 
 /**
  * The difference between the files and the workspace, per resource: create, update (the fields that change),
@@ -15,6 +16,8 @@ export interface FieldChange {
   text?: boolean;
   /** The API cannot change it in place (a source's or destination's type). */
   fixed?: boolean;
+  /** A credential's value set again from the environment (--rotate), whether or not it differs. */
+  rotate?: boolean;
 }
 export interface Change<K extends StateKind = StateKind> {
   kind: K;
@@ -34,10 +37,29 @@ export interface Plan {
 }
 
 /** The order creations and updates are applied in (each kind's references exist before it); deletions reversed. */
-export const APPLY_ORDER: StateKind[] = ['libraries', 'trackingPlans', 'sources', 'destinations', 'transformations', 'connections', 'alertRules'];
-export const DELETE_ORDER: StateKind[] = ['alertRules', 'connections', 'destinations', 'transformations', 'libraries', 'sources', 'trackingPlans'];
+export const APPLY_ORDER: StateKind[] = [
+  'credentials',
+  'libraries',
+  'trackingPlans',
+  'sources',
+  'destinations',
+  'transformations',
+  'connections',
+  'alertRules',
+];
+export const DELETE_ORDER: StateKind[] = [
+  'alertRules',
+  'connections',
+  'destinations',
+  'transformations',
+  'libraries',
+  'sources',
+  'trackingPlans',
+  'credentials',
+];
 
 export const SINGULAR: Record<StateKind, string> = {
+  credentials: 'credential',
   sources: 'source',
   destinations: 'destination',
   connections: 'connection',
@@ -61,8 +83,9 @@ function fieldChanges(kind: StateKind, desired: Record<string, unknown>, live: R
       const to = desired[field] as Record<string, unknown>;
       const from = (live[field] ?? {}) as Record<string, unknown>;
       for (const name of [...new Set([...Object.keys(from), ...Object.keys(to)])].sort()) {
-        if (!same(from[name], to[name]))
-          changes.push({ field: `${field}.${name}`, from: from[name], to: to[name], ...(secrets.has(name) && { secret: true }) });
+        // A secret held inline (made outside weir) is never shown; a reference to a credential is.
+        const inline = secrets.has(name) && !(isCredentialRef(from[name]) && isCredentialRef(to[name]));
+        if (!same(from[name], to[name])) changes.push({ field: `${field}.${name}`, from: from[name], to: to[name], ...(inline && { secret: true }) });
       }
       continue;
     }
@@ -89,7 +112,21 @@ function linkVersions(desired: State, live: Live, planChanges: Change[]): State[
   });
 }
 
-function diffKind<K extends StateKind>(kind: K, desired: StateKinds[K][], live: StateKinds[K][]): Change<K>[] {
+/**
+ * A credential's changes. A secret's value cannot be read back: apply sets it when it creates the credential,
+ * and sets every declared value again with --rotate (plan says so, never showing it). A value that is not
+ * secret is compared; a change of `secret` sets the value with it.
+ */
+function credentialFields(desired: CredentialState, live: CredentialState, rotate: boolean): FieldChange[] {
+  const fields: FieldChange[] = [];
+  if (desired.isSecret !== live.isSecret) fields.push({ field: 'secret', from: live.isSecret, to: desired.isSecret });
+  const differs = !desired.isSecret && !live.isSecret && desired.value !== live.value;
+  if (rotate || differs || fields.length > 0)
+    fields.push({ field: 'value', from: live.value, to: desired.value, secret: true, ...(rotate && { rotate: true }) });
+  return fields;
+}
+
+function diffKind<K extends StateKind>(kind: K, desired: StateKinds[K][], live: StateKinds[K][], rotate = false): Change<K>[] {
   const liveByKey = new Map(live.map((item) => [keyOf(kind, item), item]));
   const desiredKeys = new Set(desired.map((item) => keyOf(kind, item)));
   const changes: Change<K>[] = [];
@@ -100,7 +137,10 @@ function diffKind<K extends StateKind>(kind: K, desired: StateKinds[K][], live: 
       changes.push({ kind, key, action: 'create', fields: [], desired: item, notes: [] });
       continue;
     }
-    const fields = fieldChanges(kind, item as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>);
+    const fields =
+      kind === 'credentials'
+        ? credentialFields(item as CredentialState, current as CredentialState, rotate)
+        : fieldChanges(kind, item as unknown as Record<string, unknown>, current as unknown as Record<string, unknown>);
     if (fields.length > 0) changes.push({ kind, key, action: 'update', fields, desired: item, live: current, notes: [] });
   }
   for (const item of live) {
@@ -110,8 +150,9 @@ function diffKind<K extends StateKind>(kind: K, desired: StateKinds[K][], live: 
   return changes;
 }
 
-export function planChanges(desired: State, live: Live): Plan {
-  const byKind = (kind: StateKind, state: State = desired) => diffKind(kind, state[kind] as never[], live.state[kind] as never[]) as Change[];
+export function planChanges(desired: State, live: Live, options: { rotate?: boolean } = {}): Plan {
+  const byKind = (kind: StateKind, state: State = desired) =>
+    diffKind(kind, state[kind] as never[], live.state[kind] as never[], options.rotate && kind === 'credentials') as Change[];
   const plans = byKind('trackingPlans');
   const withVersions: State = { ...desired, sources: linkVersions(desired, live, plans) };
   const changes = APPLY_ORDER.flatMap((kind) => (kind === 'trackingPlans' ? plans : byKind(kind, withVersions)));

@@ -1,20 +1,27 @@
+import { secretFields } from '../shared/destinations/credential-refs';
+import { destinationDefinition } from '../shared/destinations/definitions';
+import { isCredentialRef } from '../shared/domain/credentials/schemas';
 import type { EnvRef } from './spec/types';
 
 /**
- * Secrets in a spec. Destination types that read a secret from the workspace credentials name it in a
- * `…Credential` field (S3, Firehose): that name is written as it is. Types that keep a secret in their
- * configuration (an API key, a token, a password, a service account key) get it from the environment weir runs
- * in, written `{ env: NAME }`: the files hold the variable's name, never the value, and so does everything weir
- * prints. A Slack channel's webhook URL is a secret of the same kind.
+ * Secrets in a spec. The spec declares the workspace's credentials by key, each with the environment variable
+ * that holds its value (`{ env: NAME }`, a CI secret): the only place weir reads a secret from the environment.
+ * A destination's secret fields (those its type's definition marks secret) name one of them,
+ * `{ credential: NAME }`, never hold a value: the workspace keeps the reference and delivery reads the value
+ * from the credential. A Slack alert channel's webhook URL is read from the environment as `{ env: NAME }`.
  */
-const SECRET_FIELD = /(key|token|secret|password)$/i;
-
-export const isSecretField = (field: string): boolean => !/Credential$/.test(field) && (SECRET_FIELD.test(field) || field === 'credentials');
+export { isCredentialRef };
 
 export const isEnvRef = (value: unknown): value is EnvRef =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as EnvRef).env === 'string' && Object.keys(value).length === 1;
 
-/** The variable export names a secret after: `amplitude-prod` and `apiKey` give AMPLITUDE_PROD_API_KEY. */
+/** The secret fields of a destination type (none for a type weir does not know). */
+export const destinationSecrets = (type: string): string[] => {
+  const definition = destinationDefinition(type);
+  return definition ? secretFields(definition) : [];
+};
+
+/** The name export gives a secret held inline: `amplitude-prod` and `apiKey` give AMPLITUDE_PROD_API_KEY. */
 export const envNameOf = (key: string, field: string): string =>
   `${key}_${field}`
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -23,7 +30,7 @@ export const envNameOf = (key: string, field: string): string =>
     .replace(/^(\d)/, '_$1')
     .toUpperCase();
 
-/** What an unresolved reference stands for while checking offline: a string, as every secret field takes. */
+/** What an unresolved reference stands for while checking offline: a string, as every secret takes. */
 export const OFFLINE_PLACEHOLDER = 'x';
 
 /** Resolves `{ env: NAME }` from the environment; a missing variable is an error naming it. */

@@ -2,6 +2,8 @@ import { stringify } from 'yaml';
 import { diffLines } from '../console/src/diff';
 import { shown, type Output } from './output';
 import { SINGULAR, type Change, type FieldChange, type Plan } from './plan';
+import { isCredentialRef } from './secrets';
+import type { CredentialState } from './state';
 
 /** A plan as weir prints it: a line per resource, the fields that change under it, code and specs as diffs. */
 const SIGN = { create: '+', update: '~', delete: '-' } as const;
@@ -24,8 +26,15 @@ export function textDiff(before: string, after: string): string[] {
   return out;
 }
 
-function fieldLines(f: FieldChange): string[] {
-  if (f.secret) return [`${f.field}: (secret, ${f.from === undefined ? 'set' : f.to === undefined ? 'removed' : 'changed'}; value not shown)`];
+const NOT_SHOWN = '(value not shown)';
+
+function fieldLines(f: FieldChange, env?: string): string[] {
+  const from = env ? ` from ${env}` : '';
+  if (f.rotate) return [`${f.field}: set again${from} (--rotate; value not shown)`];
+  // A secret held inline becoming a reference to a credential (or back): the reference is shown, the value not.
+  if (f.secret && (isCredentialRef(f.from) || isCredentialRef(f.to)))
+    return [`${f.field}: ${isCredentialRef(f.from) ? shown(f.from) : NOT_SHOWN} → ${isCredentialRef(f.to) ? shown(f.to) : NOT_SHOWN}`];
+  if (f.secret) return [`${f.field}: (secret, ${f.from === undefined ? 'set' : f.to === undefined ? 'removed' : 'changed'}${from}; value not shown)`];
   if (f.text) return [`${f.field}:`, ...textDiff(asText(f.from), asText(f.to)).map((l) => `  ${l}`)];
   return [`${f.field}: ${shown(f.from)} → ${shown(f.to)}${f.fixed ? ' (cannot change in place)' : ''}`];
 }
@@ -33,7 +42,9 @@ function fieldLines(f: FieldChange): string[] {
 export function printChange(out: Output, change: Change, prune: boolean): void {
   const tail = change.action === 'delete' && !prune ? ' (only with --prune)' : '';
   out.line(`${SIGN[change.action]} ${change.action} ${SINGULAR[change.kind]} ${change.key}${tail}`);
-  for (const f of change.fields) for (const line of fieldLines(f)) out.line(`    ${line}`);
+  const env = change.kind === 'credentials' ? (change.desired as CredentialState | undefined)?.env : undefined;
+  if (change.kind === 'credentials' && change.action === 'create') out.line(`    value: set from ${env} (value not shown)`);
+  for (const f of change.fields) for (const line of fieldLines(f, env)) out.line(`    ${line}`);
   for (const note of change.notes) out.line(`    ${note}`);
 }
 

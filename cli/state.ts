@@ -4,6 +4,17 @@ import type { Origin } from './spec/types';
  * A workspace in one canonical form, whether read from the files (desired) or from the API (live): defaults
  * filled in, references by key, so the two compare field by field.
  */
+/**
+ * A workspace credential. Its value is the environment's (desired) or, for one that is not secret, the API's
+ * (live); a secret's value cannot be read back, so plan compares it only with --rotate (plan.ts).
+ */
+export interface CredentialState {
+  key: string;
+  isSecret: boolean;
+  value?: string;
+  /** The environment variable the files take the value from. */
+  env?: string;
+}
 export interface SourceState {
   key: string;
   type: string;
@@ -18,7 +29,7 @@ export interface DestinationState {
   type: string;
   enabled: boolean;
   config: Record<string, unknown>;
-  /** Config fields whose values are secrets: compared, never shown. */
+  /** Config fields its type marks secret: each names a credential, { credential: NAME }; a value held inline is never shown. */
   secretFields: string[];
   transformation: string | null;
 }
@@ -62,6 +73,7 @@ export interface AlertRuleState {
 }
 
 export interface StateKinds {
+  credentials: CredentialState;
   sources: SourceState;
   destinations: DestinationState;
   connections: ConnectionState;

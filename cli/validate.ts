@@ -6,8 +6,9 @@ import { DEFAULT_INGEST_SHARDS } from '../shared/domain/ingestion/shards';
 import { Rules } from '../shared/domain/rules/schemas';
 import { EventSpec } from '../shared/domain/tracking-plans/schemas';
 import { userRegexProblem } from '../shared/domain/user-regex';
+import { misplacedRef, storedConfigSchema } from '../shared/destinations/credential-refs';
 import { destinationDefinition, DESTINATION_DEFINITIONS } from '../shared/destinations/definitions';
-import { isEnvRef, isSecretField, resolveEnv } from './secrets';
+import { destinationSecrets, isCredentialRef, isEnvRef, resolveEnv } from './secrets';
 import { besideSpec, loadSpec, type LoadedSpec } from './spec/load';
 import type { Problems } from './spec/problems';
 import type { Item, Origin, Path, SpecItems } from './spec/types';
@@ -16,8 +17,8 @@ import { connectionKey, originKey, type Desired, type State, type StateKind, typ
 /**
  * Weir's own rules over a spec that passed its JSON Schema, and the desired state it describes: keys unique,
  * references to keys that exist, a destination's config against its type's definition, a rule's fields, a
- * tracking plan's JSON Schemas, code and test files present. Offline, a `{ env: NAME }` the environment lacks is
- * left unchecked; for plan and apply it must be set.
+ * tracking plan's JSON Schemas, code and test files present, a destination's secrets named credentials the spec
+ * declares. Offline, a `{ env: NAME }` the environment lacks is left unchecked; for plan and apply it must be set.
  */
 export interface CheckOptions {
   offline: boolean;
@@ -63,46 +64,84 @@ function readTests(origin: Origin, file: string, problems: Problems): TestCase[]
   return undefined;
 }
 
-function destinations(items: SpecItems['destinations'], transformations: Set<string>, problems: Problems, options: CheckOptions): State['destinations'] {
+/** The declared credentials, each with its value from the environment (for plan and apply: it must be set). */
+function credentials(items: SpecItems['credentials'], problems: Problems, options: CheckOptions): State['credentials'] {
+  return items.map(({ spec, origin }) => {
+    const resolved = resolveEnv(spec.value, options.env, options.offline);
+    if (resolved.missing) problems.add(origin, ['value'], `the environment variable ${resolved.missing} is not set`);
+    const value = typeof resolved.value === 'string' ? { value: resolved.value } : {};
+    return { key: spec.key, isSecret: spec.secret ?? true, ...value, env: spec.value.env };
+  });
+}
+
+/**
+ * A destination's config: each secret field names a declared credential, `{ credential: NAME }` (a value, or a
+ * `{ env: NAME }`, is refused: the value belongs to the credential), as do `…Credential` fields by key; then the
+ * whole against the type's definition, which takes the references as the API does.
+ */
+function destinations(
+  items: SpecItems['destinations'],
+  transformations: Set<string>,
+  declared: Set<string>,
+  problems: Problems,
+  options: CheckOptions,
+): State['destinations'] {
   return items.map(({ spec, origin }) => {
     const definition = destinationDefinition(spec.type);
     if (!definition) problems.add(origin, ['type'], `unknown destination type ${spec.type}; known types: ${[...DESTINATION_DEFINITIONS.keys()].join(', ')}`);
     if (spec.transformation !== undefined && !transformations.has(spec.transformation)) {
       problems.add(origin, ['transformation'], `no transformation has the key ${spec.transformation}`);
     }
-    const written = spec.config ?? {};
+    const secrets = destinationSecrets(spec.type);
     const config: Record<string, unknown> = {};
-    const unchecked = new Set<string>();
-    for (const [field, value] of Object.entries(written)) {
-      if (isSecretField(field) && !isEnvRef(value)) {
-        problems.add(origin, ['config', field], 'is a secret: write { env: NAME } and set NAME where weir runs, never the value');
-        unchecked.add(field);
+    const refused = new Set<string>();
+    for (const [field, value] of Object.entries(spec.config ?? {})) {
+      const named = isCredentialRef(value) ? value.credential : /Credential$/.test(field) && typeof value === 'string' ? value : undefined;
+      if (named !== undefined && !declared.has(named))
+        problems.add(origin, ['config', field], `no credential has the key ${named}: declare it under credentials`);
+      if (secrets.includes(field) && !isCredentialRef(value)) {
+        const how = isEnvRef(value)
+          ? `declare a credential with value { env: ${value.env} } and name it here`
+          : 'declare a credential and name it here, never the value';
+        problems.add(origin, ['config', field], `is a secret: write { credential: NAME } (${how})`);
+        refused.add(field);
         continue;
       }
+      // Any other field may differ by stage: { env: NAME } is its value from the environment.
       const resolved = resolveEnv(value, options.env, false);
       if (resolved.missing) {
         if (!options.offline) problems.add(origin, ['config', field], `the environment variable ${resolved.missing} is not set`);
-        unchecked.add(field);
+        refused.add(field);
       } else config[field] = resolved.value;
     }
     let parsed = config;
     if (definition) {
-      const result = definition.config.safeParse(config);
+      const misplaced = misplacedRef(definition, config);
+      if (misplaced) problems.add(origin, ['config', misplaced.field], misplaced.message);
+      const result = storedConfigSchema(definition).safeParse(config);
       if (result.success) parsed = result.data as Record<string, unknown>;
-      else for (const i of issuesOf(result.error)) if (!unchecked.has(String(i.path[0]))) problems.add(origin, ['config', ...i.path], i.message);
+      else
+        for (const i of issuesOf(result.error))
+          if (!refused.has(String(i.path[0])) && String(i.path[0]) !== misplaced?.field) problems.add(origin, ['config', ...i.path], i.message);
     }
     return {
       key: spec.key,
       type: spec.type,
       enabled: spec.enabled ?? true,
       config: parsed,
-      secretFields: Object.keys(written).filter(isSecretField).sort(),
+      secretFields: secrets,
       transformation: spec.transformation ?? null,
     };
   });
 }
 
-function connections(items: SpecItems['connections'], sources: Set<string>, dests: Set<string>, problems: Problems): State['connections'] {
+function connections(
+  items: SpecItems['connections'],
+  sources: Set<string>,
+  dests: Set<string>,
+  declared: Set<string>,
+  problems: Problems,
+): State['connections'] {
   uniqueKeys(items, connectionKey, 'the connection', problems, []);
   return items.map(({ spec, origin }) => {
     if (!sources.has(spec.source)) problems.add(origin, ['source'], `no source has the key ${spec.source}`);
@@ -113,6 +152,8 @@ function connections(items: SpecItems['connections'], sources: Set<string>, dest
       return { source: spec.source, destination: spec.destination, rules: [] };
     }
     result.data.forEach((rule, r) => {
+      if (rule.type === 'hash' && rule.saltCredential !== undefined && !declared.has(rule.saltCredential))
+        problems.add(origin, ['rules', r, 'saltCredential'], `no credential has the key ${rule.saltCredential}: declare it under credentials`);
       if (rule.type !== 'drop-if') return;
       rule.conditions.forEach((c, k) => {
         const problem = c.op === 'matches' ? userRegexProblem(c.pattern, { ignoreCase: c.ignoreCase }) : undefined;
@@ -190,7 +231,9 @@ export function desiredState(loaded: LoadedSpec, options: CheckOptions): Desired
   keyed('libraries', 'the library');
   const planKeys = keyed('trackingPlans', 'the tracking plan');
   keyed('alertRules', 'the alert rule');
+  const credentialKeys = keyed('credentials', 'the credential');
   const state: State = {
+    credentials: credentials(items.credentials, problems, options),
     sources: items.sources.map(({ spec, origin }) => {
       if (spec.trackingPlan && !planKeys.has(spec.trackingPlan.plan))
         problems.add(origin, ['trackingPlan', 'plan'], `no tracking plan has the key ${spec.trackingPlan.plan}`);
@@ -211,8 +254,8 @@ export function desiredState(loaded: LoadedSpec, options: CheckOptions): Desired
           : null,
       };
     }),
-    destinations: destinations(items.destinations, transformationKeys, problems, options),
-    connections: connections(items.connections, sourceKeys, destinationKeys, problems),
+    destinations: destinations(items.destinations, transformationKeys, credentialKeys, problems, options),
+    connections: connections(items.connections, sourceKeys, destinationKeys, credentialKeys, problems),
     transformations: items.transformations.map(({ spec, origin }) => ({
       key: spec.key,
       name: spec.name ?? spec.key,

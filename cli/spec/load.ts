@@ -59,7 +59,11 @@ function schemaProblems(errors: ErrorObject[]): { path: Path; message: string }[
     } else if (error.keyword === 'enum') {
       out.push({ path: at, message: `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` });
     } else if (error.keyword === 'anyOf' || error.keyword === 'not') {
-      if (error.keyword === 'anyOf') out.push({ path: at, message: 'a secret is written { env: NAME } and nothing else' });
+      if (error.keyword === 'anyOf')
+        out.push({
+          path: at,
+          message: at.includes('config') ? 'a credential is named { credential: NAME } and nothing else' : 'a secret is written { env: NAME } and nothing else',
+        });
     } else out.push({ path: at, message: error.message ?? 'is not valid' });
   }
   return out;

@@ -1,7 +1,14 @@
 /** A workspace spec as the YAML files write it (docs/reference/workspace-spec.schema.json). */
 export type EnvRef = { env: string };
 export type Path = (string | number)[];
+/** A destination's secret: the key of a credential the spec declares. */
+export type CredentialRef = { credential: string };
 
+export interface CredentialSpec {
+  key: string;
+  value: EnvRef;
+  secret?: boolean;
+}
 export interface SourceSpec {
   key: string;
   type?: string;
@@ -50,6 +57,7 @@ export interface AlertRuleSpec {
 }
 
 export interface SpecKinds {
+  credentials: CredentialSpec;
   sources: SourceSpec;
   destinations: DestinationSpec;
   connections: ConnectionSpec;
@@ -59,7 +67,7 @@ export interface SpecKinds {
   alertRules: AlertRuleSpec;
 }
 export type Kind = keyof SpecKinds;
-export const KINDS: Kind[] = ['sources', 'destinations', 'connections', 'transformations', 'libraries', 'trackingPlans', 'alertRules'];
+export const KINDS: Kind[] = ['credentials', 'sources', 'destinations', 'connections', 'transformations', 'libraries', 'trackingPlans', 'alertRules'];
 
 /** Where an item was written: its file and its path in that file (`['sources', 0]`). */
 export interface Origin {

@@ -73,13 +73,55 @@ describe('weir validate (offline)', () => {
     expect(run.status).toBe(1);
   });
 
-  it('refuses a secret written inline: it must be { env: NAME }', async () => {
-    const dir = specFolder({ 'd.yaml': 'destinations:\n  - key: amp\n    type: AM\n    config:\n      apiKey: sk-live-inline\n' });
-    const run = await weir(['validate', dir]);
-    expect(run.stderr).toContain(`${path.join(dir, 'd.yaml')}:5: destinations[0].config.apiKey: is a secret: write { env: NAME }`);
+  it("refuses a destination's secret written inline or from the environment, and a credential the spec does not declare; a declared one passes, beside a field from the environment", async () => {
+    const spec = (apiKey: string, credentials = '') =>
+      specFolder({ 'd.yaml': `${credentials}destinations:\n  - key: amp\n    type: AM\n    config:\n      apiKey: ${apiKey}\n` });
+    const inline = spec('sk-live-inline');
+    const run = await weir(['validate', inline]);
+    expect(run.stderr).toContain(`${path.join(inline, 'd.yaml')}:5: destinations[0].config.apiKey: is a secret: write { credential: NAME }`);
+    expect(run.stderr).not.toContain('sk-live-inline');
     expect(run.status).toBe(1);
-    const fixed = specFolder({ 'd.yaml': 'destinations:\n  - key: amp\n    type: AM\n    config:\n      apiKey: { env: AMP_API_KEY }\n' });
-    expect((await weir(['validate', fixed])).status).toBe(0);
+    const fromEnv = spec('{ env: AMP_API_KEY }');
+    expect((await weir(['validate', fromEnv])).stderr).toContain(
+      `${path.join(fromEnv, 'd.yaml')}:5: destinations[0].config.apiKey: is a secret: write { credential: NAME } (declare a credential with value { env: AMP_API_KEY } and name it here)`,
+    );
+    const undeclared = spec('{ credential: AMP_API_KEY }');
+    const missing = await weir(['validate', undeclared]);
+    expect(missing.stderr).toContain(
+      `${path.join(undeclared, 'd.yaml')}:5: destinations[0].config.apiKey: no credential has the key AMP_API_KEY: declare it under credentials`,
+    );
+    expect(missing.status).toBe(1);
+    const notSecret = specFolder({
+      'd.yaml':
+        'credentials:\n  - key: URL\n    value: { env: URL }\ndestinations:\n  - key: amp\n    type: AM\n    config:\n      apiKey: { credential: URL }\n      baseUrl: { credential: URL }\n',
+    });
+    expect((await weir(['validate', notSecret])).stderr).toContain(
+      `${path.join(notSecret, 'd.yaml')}:9: destinations[0].config.baseUrl: is not a secret: only apiKey, apiSecret may name a workspace credential`,
+    );
+    const declared = spec(
+      '{ credential: AMP_API_KEY }\n      baseUrl: { env: AMP_PROXY_URL }',
+      'credentials:\n  - key: AMP_API_KEY\n    value: { env: AMP_API_KEY }\n',
+    );
+    const valid = await weir(['validate', declared]);
+    expect(valid.stderr).toBe('');
+    expect(valid.stdout).toContain('valid (1 file, 2 resources)');
+    expect(valid.status).toBe(0);
+  });
+
+  it("refuses a hash rule's salt credential or an S3 destination's key credential the spec does not declare", async () => {
+    const dir = specFolder({
+      ...GOOD,
+      'pipeline.yaml': GOOD['pipeline.yaml'].replace(
+        '          - { path: properties.test, op: equals, value: true }\n',
+        '          - { path: properties.test, op: equals, value: true }\n      - { type: hash, paths: [context.traits.email], saltCredential: EMAIL_SALT }\n',
+      ),
+      's3.yaml':
+        'destinations:\n  - key: lake\n    type: S3\n    config:\n      bucketName: lake\n      region: eu-west-1\n      accessKeyIdCredential: LAKE_KEY_ID\n',
+    });
+    const run = await weir(['validate', dir]);
+    expect(run.stderr).toContain(`${path.join(dir, 'pipeline.yaml')}:14: connections[0].rules[1].saltCredential: no credential has the key EMAIL_SALT`);
+    expect(run.stderr).toContain(`${path.join(dir, 's3.yaml')}:7: destinations[0].config.accessKeyIdCredential: no credential has the key LAKE_KEY_ID`);
+    expect(run.status).toBe(1);
   });
 
   it("checks a source's de-duplication window: whole hours from 1 to 168", async () => {

@@ -86,10 +86,11 @@ describe('weir export, plan and apply against the running service', () => {
     expect(run.status).toBe(0);
   });
 
-  it('export writes no secret value: the secret is an { env: NAME } reference', () => {
+  it("export writes no secret value: a destination's secret names a credential, whose value is an { env: NAME } reference", () => {
     const files = filesOf(exported);
     expect(Object.keys(files)).toEqual(
       expect.arrayContaining([
+        'credentials.yaml',
         'sources.yaml',
         'destinations.yaml',
         'connections.yaml',
@@ -102,7 +103,8 @@ describe('weir export, plan and apply against the running service', () => {
       ]),
     );
     for (const content of Object.values(files)) expect(content).not.toContain(SECRET);
-    expect(files['destinations.yaml']).toContain('apiKey:\n        env: AMP_API_KEY');
+    expect(files['destinations.yaml']).toContain('apiKey:\n        credential: AMP_API_KEY');
+    expect(files['credentials.yaml']).toContain('  - key: AMP_API_KEY\n    value:\n      env: AMP_API_KEY\n');
     expect(files['sources.yaml']!.startsWith('# yaml-language-server: $schema=')).toBe(true);
     expect(files['sources.yaml']).toContain('deduplicationWindowHours: 48');
   });
@@ -124,20 +126,43 @@ describe('weir export, plan and apply against the running service', () => {
     expect(second.stdout).toContain('No changes');
   });
 
-  it('plan shows a changed config per field and a changed secret without its value; apply makes plan empty again', async () => {
+  it("plan shows a changed config per field; a credential's value is set again only with --rotate, never shown; apply makes plan empty again", async () => {
     const dir = specFolder(filesOf(exported));
     const destinations = path.join(dir, 'destinations.yaml');
     writeFileSync(destinations, readFileSync(destinations, 'utf8').replace('https://hooks.example.com/in', 'https://hooks.example.com/v2'));
-    const env = envOf(production, { AMP_API_KEY: 'sk-live-rotated-0815' });
+    const rotated = 'sk-live-rotated-0815';
+    const env = envOf(production, { AMP_API_KEY: rotated });
     const plan = await weir(['plan', dir], env);
     expect(plan.stdout).toContain('~ update destination hook');
     expect(plan.stdout).toContain('config.webhookUrl: "https://hooks.example.com/in" → "https://hooks.example.com/v2"');
-    expect(plan.stdout).toContain('config.apiKey: (secret, changed; value not shown)');
-    expect(plan.stdout + plan.stderr).not.toContain('sk-live-rotated-0815');
+    expect(plan.stdout).not.toContain('credential AMP_API_KEY');
+    expect(plan.status).toBe(2);
+    const rotating = await weir(['plan', '--rotate', dir], env);
+    expect(rotating.stdout).toContain('~ update credential AMP_API_KEY\n    value: set again from AMP_API_KEY (--rotate; value not shown)');
+    for (const run of [plan, rotating]) {
+      expect(run.stdout + run.stderr).not.toContain(rotated);
+      expect(run.stdout + run.stderr).not.toContain(SECRET);
+    }
+    const applied = await weir(['apply', '--rotate', dir], env);
+    expect(applied.stdout).toContain('updated credential AMP_API_KEY');
+    expect(applied.status).toBe(0);
+    expect((await weir(['plan', dir], env)).status).toBe(0);
+    // The destination still names the credential; the value it is sent with is the credential's.
+    const { destinations: live } = await api(production)('GET', '/v2/destinations');
+    expect(live.find((d: { name: string }) => d.name === 'amp').config.apiKey).toEqual({ credential: 'AMP_API_KEY' });
+  });
+
+  it('the exported files against the workspace they came from: a secret held inline becomes a declared credential the destination names', async () => {
+    const env = envOf(staging);
+    const plan = await weir(['plan', exported], env);
+    expect(plan.stdout).toContain('+ create credential AMP_API_KEY\n    value: set from AMP_API_KEY (value not shown)');
+    expect(plan.stdout).toContain('~ update destination amp\n    config.apiKey: (value not shown) → {"credential":"AMP_API_KEY"}');
     expect(plan.stdout + plan.stderr).not.toContain(SECRET);
     expect(plan.status).toBe(2);
-    expect((await weir(['apply', dir], env)).status).toBe(0);
-    expect((await weir(['plan', dir], env)).status).toBe(0);
+    expect((await weir(['apply', exported], env)).status).toBe(0);
+    const { destinations } = await api(staging)('GET', '/v2/destinations');
+    expect(destinations.find((d: { name: string }) => d.name === 'amp').config).toEqual({ apiKey: { credential: 'AMP_API_KEY' } });
+    expect((await weir(['plan', exported], env)).status).toBe(0);
   });
 
   it('a changed transformation: plan runs its tests through the API and shows the code diff; failing tests stop apply', async () => {
