@@ -85,12 +85,14 @@ describe('GET /destination-definitions', () => {
     });
     // Types, requirement and descriptions come from each type's own zod schema.
     const field = (type: string, name: string) => byName.get(type)?.fields.find((f) => f.name === name);
-    expect(field('AM', 'apiKey')).toEqual({ name: 'apiKey', type: 'string', required: true });
+    // A secret (which may name a workspace credential instead of holding its value) says so.
+    expect(field('AM', 'apiKey')).toEqual({ name: 'apiKey', type: 'string', required: true, secret: true });
     expect(field('AM', 'apiSecret')).toEqual({
       name: 'apiSecret',
       type: 'string',
       required: false,
       description: 'the secret key; needed to delete users',
+      secret: true,
     });
     expect(field('REDIS', 'database')).toEqual({ name: 'database', type: 'integer', required: false });
     expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
