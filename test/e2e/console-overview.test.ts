@@ -86,6 +86,15 @@ describe('the console’s overview and the funnel as a pipeline', () => {
     await expect(page.getByTestId(`source-received-${sourceId}`).textContent()).resolves.toBe(String(source.received));
     await expect(page.getByTestId(`success-rate-${destinationId}`).textContent()).resolves.toBe(`${rate.toFixed(1)} %`);
     expect(rate.toFixed(1)).toBe(((100 * DELIVERED) / (DELIVERED + REFUSED)).toFixed(1));
+    // The sparklines are the series API's 24 hourly buckets, adding up to the same figures.
+    const hours = async (testId: string) => JSON.parse((await page.getByTestId(testId).getAttribute('data-values')) ?? '{}') as Record<string, number[]>;
+    const sum = (values: number[] = []) => values.reduce((a, b) => a + b, 0);
+    const sourceHours = await hours(`source-hours-${sourceId}`);
+    expect(sourceHours.received).toHaveLength(24);
+    expect(sum(sourceHours.received)).toBe(source.received);
+    const destinationHours = await hours(`destination-hours-${destinationId}`);
+    expect(sum(destinationHours.delivered)).toBe(f.delivered);
+    expect(sum(destinationHours.failed)).toBe(f.aborted.total + f.transformFailed);
     const failures = page.getByRole('table', { name: 'Newest failures' });
     await expect(failures.getByRole('row').count()).resolves.toBe(1 + REFUSED);
     await expect(failures.textContent()).resolves.toContain('refused for the overview');

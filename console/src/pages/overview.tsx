@@ -3,6 +3,7 @@ import { api } from '../api';
 import { count, seconds } from '../figures';
 import type { DestinationFunnel } from '../funnel-pipeline';
 import { hrefOf } from '../route';
+import { Sparkline } from '../sparkline';
 import { ErrorBox, Scroll, Section, useLoad, when } from '../ui';
 
 /** How many of the newest failures the page shows, across destinations. */
@@ -30,10 +31,14 @@ interface Failure {
   destination: Destination;
 }
 
+/** A bucket's counts as the series routes answer them. */
+type Bucket = Record<string, number | string>;
+const valuesOf = (buckets: Bucket[], name: string) => buckets.map((b) => Number(b[name] ?? 0));
+
 /**
  * What the workspace did in the last 24 hours, read in one round: 3 lists (sources, destinations, alert
- * rules), then one funnel per source and, per destination, its funnel and its outcomes (for its newest
- * failures): 3 + S + 2·D calls in all.
+ * rules), then per source its funnel and its hourly series and, per destination, its funnel, its hourly series
+ * and its outcomes (for its newest failures): 3 + 2·S + 3·D calls in all.
  */
 async function loadOverview() {
   const window = lastDay();
@@ -44,15 +49,22 @@ async function loadOverview() {
   ]);
   const [sourceRows, destinationRows] = await Promise.all([
     Promise.all(
-      sources.map(async (source) => ({ source, delivery: await api.call('GET /v2/sources/{id}/delivery', { params: { id: source.id }, query: window }) })),
+      sources.map(async (source) => {
+        const [delivery, series] = await Promise.all([
+          api.call('GET /v2/sources/{id}/delivery', { params: { id: source.id }, query: window }),
+          api.call('GET /v2/sources/{id}/series', { params: { id: source.id }, query: { window: '24h' } }),
+        ]);
+        return { source, delivery, hours: series.buckets as Bucket[] };
+      }),
     ),
     Promise.all(
       destinations.map(async (destination) => {
-        const [funnel, outcomes] = await Promise.all([
+        const [funnel, series, outcomes] = await Promise.all([
           api.call('GET /v2/destinations/{id}/delivery', { params: { id: destination.id }, query: window }),
+          api.call('GET /v2/destinations/{id}/series', { params: { id: destination.id }, query: { window: '24h' } }),
           api.call('GET /v2/destinations/{id}/outcomes', { params: { id: destination.id } }),
         ]);
-        return { destination, funnel, lastErrors: outcomes.lastErrors };
+        return { destination, funnel, hours: series.buckets as Bucket[], lastErrors: outcomes.lastErrors };
       }),
     ),
   ]);
@@ -75,8 +87,8 @@ export function Overview() {
       <ErrorBox error={overview.error} />
       {o?.window && (
         <p>
-          The last 24 hours: events ingested from {when(o.window.from)} to {when(o.window.to)} (whole hours, the current one still filling). Figures only: the
-          API keeps them per hour, and has no series of them yet.
+          The last 24 hours: events ingested from {when(o.window.from)} to {when(o.window.to)} (whole hours, the current one still filling), with each hour's
+          counts as a sparkline.
         </p>
       )}
       {o && (
@@ -105,7 +117,11 @@ export function Overview() {
   );
 }
 
-function Sources({ rows }: { rows: { source: Source; delivery: { received: number; stored: number; refused: { total: number }; duplicate: number } }[] }) {
+function Sources({
+  rows,
+}: {
+  rows: { source: Source; delivery: { received: number; stored: number; refused: { total: number }; duplicate: number }; hours: Bucket[] }[];
+}) {
   return (
     <Section title="Sources">
       {rows.length === 0 ? (
@@ -119,19 +135,27 @@ function Sources({ rows }: { rows: { source: Source; delivery: { received: numbe
               <tr>
                 <th scope="col">Source</th>
                 <th scope="col">Received</th>
+                <th scope="col">Per hour</th>
                 <th scope="col">Stored</th>
                 <th scope="col">Refused</th>
                 <th scope="col">Duplicates</th>
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ source, delivery }) => (
+              {rows.map(({ source, delivery, hours }) => (
                 <tr>
                   <th scope="row">
                     <a href={hrefOf('sources', source.id)}>{source.name}</a>
                     {!source.enabled && <small> (disabled)</small>}
                   </th>
                   <td data-testid={`source-received-${source.id}`}>{count(delivery.received)}</td>
+                  <td>
+                    <Sparkline
+                      title={`${source.name}, events received per hour`}
+                      testId={`source-hours-${source.id}`}
+                      lines={[{ label: 'received', values: valuesOf(hours, 'received'), stroke: '#1a5fb4' }]}
+                    />
+                  </td>
                   <td>{count(delivery.stored)}</td>
                   <td>{count(delivery.refused.total)}</td>
                   <td>{count(delivery.duplicate)}</td>
@@ -145,7 +169,7 @@ function Sources({ rows }: { rows: { source: Source; delivery: { received: numbe
   );
 }
 
-function Destinations({ rows }: { rows: { destination: Destination; funnel: DestinationFunnel }[] }) {
+function Destinations({ rows }: { rows: { destination: Destination; funnel: DestinationFunnel; hours: Bucket[] }[] }) {
   return (
     <Section title="Destinations">
       {rows.length === 0 ? (
@@ -159,6 +183,7 @@ function Destinations({ rows }: { rows: { destination: Destination; funnel: Dest
               <tr>
                 <th scope="col">Destination</th>
                 <th scope="col">Success rate</th>
+                <th scope="col">Per hour</th>
                 <th scope="col">Delivered</th>
                 <th scope="col">Failed</th>
                 <th scope="col">Retrying</th>
@@ -166,7 +191,7 @@ function Destinations({ rows }: { rows: { destination: Destination; funnel: Dest
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ destination, funnel }) => {
+              {rows.map(({ destination, funnel, hours }) => {
                 const rate = successRate(funnel);
                 return (
                   <tr>
@@ -174,6 +199,16 @@ function Destinations({ rows }: { rows: { destination: Destination; funnel: Dest
                       <a href={hrefOf('delivery', destination.id)}>{destination.name}</a> <small>{destination.type}</small>
                     </th>
                     <td data-testid={`success-rate-${destination.id}`}>{rate === undefined ? '–' : `${rate.toFixed(1)} %`}</td>
+                    <td>
+                      <Sparkline
+                        title={`${destination.name}, events delivered and failed per hour`}
+                        testId={`destination-hours-${destination.id}`}
+                        lines={[
+                          { label: 'delivered', values: valuesOf(hours, 'delivered'), stroke: '#146c2e' },
+                          { label: 'failed', values: valuesOf(hours, 'failed'), stroke: '#b3261e' },
+                        ]}
+                      />
+                    </td>
                     <td>{count(funnel.delivered)}</td>
                     <td>{count(funnel.aborted.total + funnel.transformFailed)}</td>
                     <td>{count(funnel.retrying)}</td>
