@@ -1,53 +1,14 @@
 import type { DestinationField } from '../../shared/contract/client-types';
+import type { FormValues } from './config-values';
+
+export { configOf, valuesOf, type FormValues } from './config-values';
 
 /**
  * The inputs of a destination type's configuration, one per field of its definition (GET
  * /destination-definitions, itself derived from the type's zod schema). Values are kept as text and
- * turned into the configuration object by `configOf`; the API validates it and its words are shown.
+ * turned into the configuration object by `configOf` (config-values.ts); a secret field says it may name a
+ * workspace credential instead.
  */
-export type FormValues = Record<string, string>;
-
-const pairsText = (value: unknown) =>
-  Array.isArray(value) ? value.map((p: { from?: string; to?: string }) => `${p.from ?? ''}: ${p.to ?? ''}`).join('\n') : '';
-
-/** A stored configuration as form text. */
-export function valuesOf(fields: DestinationField[], config: Record<string, unknown>): FormValues {
-  const values: FormValues = {};
-  for (const field of fields) {
-    const value = config[field.name];
-    if (value === undefined) continue;
-    values[field.name] = field.type === 'pairs' ? pairsText(value) : field.type === 'json' ? JSON.stringify(value) : String(value);
-  }
-  return values;
-}
-
-/** Form text as a configuration: empty optional fields are left out. */
-export function configOf(fields: DestinationField[], values: FormValues): Record<string, unknown> {
-  const config: Record<string, unknown> = {};
-  for (const field of fields) {
-    const text = (values[field.name] ?? '').trim();
-    if (text === '') continue;
-    if (field.type === 'integer' || field.type === 'number') config[field.name] = Number(text);
-    else if (field.type === 'boolean') config[field.name] = text === 'true';
-    else if (field.type === 'pairs') {
-      config[field.name] = text
-        .split('\n')
-        .filter((line) => line.trim())
-        .map((line) => {
-          const at = line.indexOf(':');
-          return at < 0 ? { from: line.trim(), to: '' } : { from: line.slice(0, at).trim(), to: line.slice(at + 1).trim() };
-        });
-    } else if (field.type === 'json') {
-      try {
-        config[field.name] = JSON.parse(text);
-      } catch {
-        config[field.name] = text; // the API names the field and what it expects
-      }
-    } else config[field.name] = text;
-  }
-  return config;
-}
-
 export function ConfigFields({
   fields,
   values,
@@ -64,7 +25,7 @@ export function ConfigFields({
     <>
       {fields.map((field) => {
         const id = `${idPrefix}-${field.name}`;
-        const help = field.description ? `${id}-help` : undefined;
+        const help = field.description || field.secret ? `${id}-help` : undefined;
         const value = values[field.name] ?? '';
         // aria-required, not required: the API checks the configuration and its words are shown, not the browser's.
         const common = { id, 'aria-describedby': help, 'aria-required': field.required };
@@ -109,9 +70,10 @@ export function ConfigFields({
               {field.required ? ' (required)' : ''}
             </label>
             {input}
-            {field.description && (
+            {(field.description || field.secret) && (
               <p class="field-help" id={help}>
                 {field.description}
+                {field.secret && `${field.description ? ' ' : ''}A secret: its value, or {"credential": "NAME"} to use a workspace credential.`}
               </p>
             )}
           </div>
