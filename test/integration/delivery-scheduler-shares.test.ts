@@ -30,6 +30,8 @@ it("adds no share for a destination whose earlier share is still in its lane, no
   const d = deliveryOver(store, [webhook('d-stuck', `${hook.url}/stuck`)], testPolicy({ laneWaitMs: 50, leaseMs: 100, circuitOpenMs: 100 }));
   // Three events parked (503s; too few to open the circuit), then the destination hangs on the next batch.
   await d.stream.deliverParts([partOf('r-1', 3)]);
+  // On a busy machine the consumer may stop waiting (laneWaitMs is short here) before the lane ends the batch.
+  await d.lanes.idle();
   expect(await d.deliveries.outcomes(WORKSPACE, 'd-stuck')).toMatchObject({ retrying: 3 });
   answer = 'hang';
   await d.stream.deliverParts([{ ...partOf('r-2', 1), events: [{ messageId: 'late', type: 'track', event: 'Clicked', userId: 'other' }] }]);
