@@ -1,5 +1,5 @@
 import { screenshot, seriousViolations, type AxeViolation } from '../support/browser';
-import { TOKEN, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
+import { control, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -9,16 +9,6 @@ import { json } from '../support/destination-server';
  * with Website → Tagger → Hook (console-session's seedPipeline), then the hook refusing 60 events.
  */
 const REFUSED = 60;
-
-async function control<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${started.control}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 async function seed() {
   await seedPipeline();

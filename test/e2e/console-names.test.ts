@@ -1,4 +1,4 @@
-import { TOKEN, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
+import { control, TOKEN, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
 
 /**
  * The console in a real browser, on what it prints: names where the API has ids (transformations, revisions,
@@ -8,16 +8,6 @@ import { TOKEN, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, s
  */
 /** A Weir id (a ULID): 26 characters of Crockford's base32. */
 const ID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/;
-
-async function control<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${started.control}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 async function seed() {
   await seedPipeline();
