@@ -312,16 +312,17 @@ export class BatchDelivery {
     const parks = run.parks.splice(0);
     const { position, totals } = run;
     const failures = keptFailures(run.failures.splice(0), { named: run.context?.named, secrets: run.context?.secrets });
-    const written = await this.deliveries.writeBatch(run.guard, {
-      position,
-      totals,
-      trail: run.trail.encode(),
-      leaseUntil: this.leaseUntil(),
-      parks,
-      funnel: run.funnel,
-      failures,
-    });
-    this.lanes.touch(run.destination.id);
+    const written = await this.lanes.recording(run.destination.id, () =>
+      this.deliveries.writeBatch(run.guard, {
+        position,
+        totals,
+        trail: run.trail.encode(),
+        leaseUntil: this.leaseUntil(),
+        parks,
+        funnel: run.funnel,
+        failures,
+      }),
+    );
     if (!written) return false;
     Object.assign(run.guard, written);
     return true;
@@ -348,7 +349,8 @@ export class BatchDelivery {
   /** Finishes batches together (the repository writes the destination's counters and funnel once for them). */
   private async finishAll(members: Pick<Member, 'run' | 'secrets'>[]): Promise<void> {
     if (members.length === 0) return;
-    const finished = await this.deliveries.finishBatches(members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) })));
+    const finishing = members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) }));
+    const finished = await this.lanes.recording(members[0]!.run.destination.id, () => this.deliveries.finishBatches(finishing));
     members.forEach(({ run }, i) => {
       if (!finished[i]) return;
       Object.assign(run.guard, finished[i]);

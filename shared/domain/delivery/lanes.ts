@@ -8,6 +8,11 @@ export interface LaneJob {
   handBack(): Promise<void>;
   /** Makes queued or running work durable (a claim) before its submitter moves on without it. */
   makeDurable?(): Promise<void>;
+  /**
+   * Who handed it over ('stream': the stream consumer). A submitter behind earlier work of its own kind takes
+   * that work's progress for its own: it is the backlog its own earlier batches left, bounded like them.
+   */
+  origin?: 'stream';
 }
 
 /** A job handed to a lane: settled once it is done, or once its submitter stopped waiting for it. */
@@ -28,6 +33,8 @@ interface Lane {
   onProgress: ((job: LaneJob | undefined) => void)[];
   /** A submitter stopped waiting for it without progress, and none came since: later ones do not wait. */
   stalled: boolean;
+  /** Store writes of the current job in flight (recording()): time spent in them is not a stall. */
+  recording: number;
 }
 
 /**
@@ -39,11 +46,13 @@ interface Lane {
  * lane while that lane makes progress on the submitter's own work (its destination answers at least every
  * `waitMs`), for at most `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is
  * failing. So a destination that hangs costs `waitMs` once (later submitters do not wait for a lane that
- * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work queued ahead
- * of the submitter's (an earlier batch it stopped waiting for, a scheduler round's share) is not its
- * progress: behind it, the submitter waits `waitMs` at most for its own work to begin, however busily the lane
- * works through the rest. What it stops waiting for is made durable first, so work that never runs (a crash) is found
- * again when its lease runs out.
+ * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work of another kind
+ * queued ahead of the submitter's (a scheduler round's share) is not its progress: behind it, the submitter
+ * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. Work of
+ * its own kind ahead (the stream consumer's earlier batches it stopped waiting for) is: the consumer waits
+ * while its lane works through that backlog, within the same `maxWaitMs`, so a lane that fell behind once
+ * catches up instead of having every later batch held too. What it stops waiting for is made durable first,
+ * so work that never runs (a crash) is found again when its lease runs out.
  */
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
@@ -63,6 +72,21 @@ export class DeliveryLanes {
     for (const notify of lane.onProgress.splice(0)) notify(lane.current);
   }
 
+  /**
+   * A write of the lane's current job recording its outcomes: a submitter waiting for that job does not take
+   * the time it takes (a transaction finishing fifty batches, a slow store) for its destination hanging.
+   */
+  async recording<T>(destinationId: string, write: () => Promise<T>): Promise<T> {
+    const lane = this.lanes.get(destinationId);
+    if (lane) lane.recording++;
+    try {
+      return await write();
+    } finally {
+      if (lane) lane.recording--;
+      this.touch(destinationId);
+    }
+  }
+
   /** The lane's next progress, and whose job it was. */
   private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined }> {
     const lane = this.lanes.get(destinationId);
@@ -71,7 +95,7 @@ export class DeliveryLanes {
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
     let lane = this.lanes.get(destinationId);
-    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [], stalled: false }));
+    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [], stalled: false, recording: 0 }));
     const done = new Promise<'done'>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve('done') : reject(error)) }));
     done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
     void this.pump(destinationId, lane);
@@ -123,6 +147,8 @@ export class DeliveryLanes {
       );
     if (!pending.every((t) => t.wait) || this.lanes.get(destinationId)?.stalled) return succeeded;
     const own = new Set(pending.map((t) => t.job));
+    const origin = pending[0]!.job.origin;
+    const ours = (job: LaneJob | undefined) => job !== undefined && (own.has(job) || (origin !== undefined && job.origin === origin));
     const stall = this.waitMs();
     let since = Date.now();
     /** Whether the lane moved on other work since its last progress on these tickets. */
@@ -137,12 +163,16 @@ export class DeliveryLanes {
       // Let the settled set catch up with the job that just finished.
       await Promise.resolve();
       if (next === 'waited') {
-        // No progress at all for a whole wait: the next submitters do not wait for this lane until it moves.
         const lane = this.lanes.get(destinationId);
+        if (lane && lane.recording > 0 && ours(lane.current) && deadline < until) {
+          [since, moved] = [Date.now(), false];
+          continue;
+        }
+        // No progress at all for a whole wait: the next submitters do not wait for this lane until it moves.
         if (lane && !moved && deadline - since >= stall && settled.size < pending.length) lane.stalled = true;
         break;
       }
-      if (next === 'done' || (next.by && own.has(next.by))) [since, moved] = [Date.now(), false];
+      if (next === 'done' || ours(next.by)) [since, moved] = [Date.now(), false];
       else moved = true;
     }
     return succeeded;
@@ -153,6 +183,8 @@ export class DeliveryLanes {
     lane.running = true;
     for (let entry = lane.queue.shift(); entry; entry = lane.queue.shift()) {
       lane.current = entry.job;
+      // A job that begins is its submitter's progress (not its destination's: a stalled lane stays stalled).
+      for (const notify of lane.onProgress.splice(0)) notify(entry.job);
       try {
         await (this.stopping ? entry.job.handBack() : entry.job.run());
         entry.settle();
