@@ -113,6 +113,39 @@ describe('DeliveryLanes.settle', () => {
     await lanes.idle();
   });
 
+  it('behind a pile of its own earlier work (a lane that hung and moves again), it moves on after one wait', async () => {
+    const lanes = new DeliveryLanes(
+      () => WAIT_MS,
+      () => 5000,
+    );
+    let busy = true;
+    const earlier = (): LaneJob => ({
+      origin: 'stream',
+      run: async () => {
+        while (busy) {
+          await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5));
+          lanes.touch('pile');
+        }
+      },
+      handBack: async () => {},
+    });
+    for (let i = 0; i < 3; i++) void lanes.submit('pile', earlier(), { wait: false });
+    const own = hangingJob();
+    (own.job as LaneJob).origin = 'stream';
+    const started = performance.now();
+    let waited: number;
+    try {
+      await lanes.settle([lanes.submit('pile', own.job, { wait: true })]);
+      waited = performance.now() - started;
+    } finally {
+      busy = false;
+      own.release();
+      await lanes.idle();
+    }
+    expect(waited).toBeLessThan(2500);
+    expect(own.job.durable).toBe(1);
+  });
+
   it('does not take a long write of its outcomes for a stall: the work begins, records for several waits, and ends unclaimed', async () => {
     const lanes = new DeliveryLanes(
       () => WAIT_MS,

@@ -9,8 +9,8 @@ export interface LaneJob {
   /** Makes queued or running work durable (a claim) before its submitter moves on without it. */
   makeDurable?(): Promise<void>;
   /**
-   * Who handed it over ('stream': the stream consumer). A submitter behind earlier work of its own kind takes
-   * that work's progress for its own: it is the backlog its own earlier batches left, bounded like them.
+   * Who handed it over ('stream': the stream consumer). A submitter right behind one earlier job of its own
+   * kind (its batch before, still sending) takes that job's progress for its own.
    */
   origin?: 'stream';
 }
@@ -48,10 +48,10 @@ interface Lane {
  * failing. So a destination that hangs costs `waitMs` once (later submitters do not wait for a lane that
  * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work of another kind
  * queued ahead of the submitter's (a scheduler round's share) is not its progress: behind it, the submitter
- * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. Work of
- * its own kind ahead (the stream consumer's earlier batches it stopped waiting for) is: the consumer waits
- * while its lane works through that backlog, within the same `maxWaitMs`, so a lane that fell behind once
- * catches up instead of having every later batch held too. What it stops waiting for is made durable first,
+ * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. One job
+ * of its own kind right ahead (the stream consumer's batch before, which it stopped waiting for) is: the
+ * consumer waits while that one finishes, within the same `maxWaitMs`, so a lane that fell behind by one batch
+ * catches up instead of having every later batch held too; behind a pile of them it does not wait. What it stops waiting for is made durable first,
  * so work that never runs (a crash) is found again when its lease runs out.
  */
 export class DeliveryLanes {
@@ -147,8 +147,11 @@ export class DeliveryLanes {
       );
     if (!pending.every((t) => t.wait) || this.lanes.get(destinationId)?.stalled) return succeeded;
     const own = new Set(pending.map((t) => t.job));
-    const origin = pending[0]!.job.origin;
-    const ours = (job: LaneJob | undefined) => job !== undefined && (own.has(job) || (origin !== undefined && job.origin === origin));
+    // The one batch of its own kind ahead of it (the batch before, still sending) moves it too; a pile of them
+    // (a lane that hung and moves again) does not: behind a pile, it waits for its own work to begin only.
+    const ahead = this.aheadOf(destinationId, own);
+    const before = ahead.length === 1 && ahead[0]!.origin !== undefined && ahead[0]!.origin === pending[0]!.job.origin ? ahead[0] : undefined;
+    const ours = (job: LaneJob | undefined) => job !== undefined && (own.has(job) || job === before);
     const stall = this.waitMs();
     let since = Date.now();
     /** Whether the lane moved on other work since its last progress on these tickets. */
@@ -176,6 +179,15 @@ export class DeliveryLanes {
       else moved = true;
     }
     return succeeded;
+  }
+
+  /** The jobs a lane runs or has queued ahead of the first of `own`. */
+  private aheadOf(destinationId: string, own: Set<LaneJob>): LaneJob[] {
+    const lane = this.lanes.get(destinationId);
+    if (!lane) return [];
+    const jobs = [...(lane.current ? [lane.current] : []), ...lane.queue.map((entry) => entry.job)];
+    const first = jobs.findIndex((job) => own.has(job));
+    return jobs.slice(0, first === -1 ? jobs.length : first);
   }
 
   private async pump(destinationId: string, lane: Lane): Promise<void> {
