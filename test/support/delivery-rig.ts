@@ -89,11 +89,27 @@ export async function webhooksPipeline(rig: DeliveryRig, ...paths: string[]) {
   };
 }
 
+const round = async (rig: DeliveryRig) => {
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  await rig.rt.scheduler.runNow();
+};
+
 /** Hands everything written so far to the consumers, then runs the scheduler until nothing is due. */
 export async function flowThrough(rig: DeliveryRig, rounds = 1) {
   await rig.rt.poller.drain();
+  for (let i = 0; i < rounds; i++) await round(rig);
+}
+
+/**
+ * Hands everything written so far to the consumers, then runs scheduler rounds until `settled` holds (at most
+ * `rounds` of them), and one round more: a round with nothing due must change nothing, which the test's own
+ * assertions then check. For waits whose end can be read (the outcome counters), instead of a fixed number of
+ * rounds sized for a loaded machine.
+ */
+export async function flowUntil(rig: DeliveryRig, settled: () => Promise<boolean>, rounds: number) {
+  await rig.rt.poller.drain();
   for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
+    await round(rig);
+    if (await settled()) return round(rig);
   }
 }
