@@ -6,7 +6,7 @@ import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
 import { getTableClient, queryAll } from '../../shared/persistence/table-client';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, flowThrough, flowUntil } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
@@ -43,13 +43,9 @@ async function pipelineOf(options: { ingestShards?: number }, ...destinations: D
   };
 }
 
-async function flow(rounds = 1) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
-}
+const flow = (rounds = 1) => flowThrough(rig, rounds);
+/** Scheduler rounds until the destination has nothing retrying (at most 12), and one more. */
+const flowUntilSettled = (outcomes: () => Promise<{ retrying: number }>) => flowUntil(rig, async () => (await outcomes()).retrying === 0, 12);
 
 const amplitude = (path: string): Destination => ({ name: path, type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}${path}` } });
 const webhook = (path: string): Destination => ({ name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } });
@@ -137,7 +133,7 @@ describe('batched delivery', () => {
     await rig.rt.poller.drain();
     expect(amplitudeEvents('/throttle')[1]!.map((e) => e.insert_id)).toEqual(['second-1', 'second-3']);
     expect(await p.outcomes()).toMatchObject({ delivered: 8, retrying: 6 });
-    await flow(12);
+    await flowUntilSettled(() => p.outcomes());
     const hot = amplitudeEvents('/throttle')
       .slice(1)
       .flat()
@@ -166,7 +162,7 @@ describe('batched delivery', () => {
     // The fast users' events went; "slow"'s first failed and its later ones were not sent.
     expect(sent().map((e) => e.messageId)).toEqual(['m-0', 'm-1', 'm-3', 'm-5']);
     expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 3 });
-    await flow(12);
+    await flowUntilSettled(() => p.outcomes());
     const slow = sent()
       .filter((e) => e.userId === 'slow')
       .map((e) => e.messageId);
@@ -343,7 +339,7 @@ describe('batched delivery', () => {
     await p.batch(events(3, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
-    await flow(12);
+    await flowUntilSettled(() => p.outcomes());
     expect(customerioBatches('/cioretry').map((batch) => batch.length)).toEqual([3, 1, 1, 1]);
     expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0, aborted: 1 });
   });
