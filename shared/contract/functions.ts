@@ -22,6 +22,7 @@ export const ENDPOINT_FUNCTIONS = {
   credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
   eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
   trackingPlans: { plane: 'control', entry: 'functions/tracking-plans/handler.ts', usesSandbox: false },
+  planViews: { plane: 'control', entry: 'functions/plan-views/handler.ts', usesSandbox: false },
   dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
   ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
   sdkConfig: { plane: 'data', entry: 'functions/sdk-config/handler.ts', usesSandbox: false },

@@ -110,7 +110,7 @@ export const FAMILIES: readonly ItemFamily[] = [
   },
   {
     name: 'funnels',
-    key: 'WS#<ws>#DESTINATION#<dst>#FUNNEL#<shard>, WS#<ws>#SOURCE#<src>#FUNNEL#<shard> / H#<hour>',
+    key: 'WS#<ws>#DESTINATION#<dst>#FUNNEL#<shard>, WS#<ws>#SOURCE#<src>#FUNNEL#<shard>, WS#<ws>#TRACKINGPLAN#<plan>#SERIES#<shard> / H#<hour>',
     shards: SHARDS.counters,
     writer: 'delivery, ingestion: an update per hour in the transaction of what they count (a shard at random)',
     readers: 'the funnel views (a query per shard)',

@@ -16,6 +16,7 @@ import { newestAcross } from './across-partitions';
 import { ingestPartitionsOf, queryAcrossShards } from './ingest-reads';
 import { groupByShard, partNumber } from '../domain/ingestion/shards';
 import { compressJson, decompressJson } from './compression';
+import type { planItems } from './plan-items';
 import { claimRequest, putParts } from './ingest-parts';
 
 const log = componentLogger('ingestion');
@@ -87,44 +88,16 @@ function pushBack(error: unknown): Error {
   return new ServiceUnavailableError('the event store is unavailable; retry later');
 }
 
-/**
- * What a tracking plan adds to a request's write: the events it dropped (compressed, beside the request, where no
- * stream consumer reads them) and the request's counts in one shard of the plan's counters.
- */
-function planItems(table: string, batch: IngestBatch, expiresAt: number): TransactItem[] {
-  const { workspaceId, sourceId, requestId, receivedAt, plan } = batch;
-  if (!plan) return [];
-  const items: TransactItem[] = [];
-  if (plan.dropped.length > 0) {
-    const payload = compressJson(plan.dropped);
-    items.push({
-      Put: { TableName: table, Item: { ...keys.ingestDropped(workspaceId, sourceId, requestId), entity: 'ingestDropped', receivedAt, payload, expiresAt } },
-    });
-  }
-  if (plan.counts.size > 0) {
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':at': receivedAt };
-    const adds = [...plan.counts].map(([name, n], i) => {
-      names[`#c${i}`] = name;
-      values[`:c${i}`] = n;
-      return `#c${i} :c${i}`;
-    });
-    items.push({
-      Update: {
-        TableName: table,
-        Key: keys.trackingPlanStats(workspaceId, plan.planId, sourceId, plan.version, counterShard()),
-        UpdateExpression: `ADD ${adds.join(', ')} SET lastEventAt = :at`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    });
-  }
-  return items;
-}
-
 /** Ingestion items: what was accepted, durably, before the data plane answers 200. */
 export class IngestRepository implements ports.IngestRepository, ArchiveReads {
-  constructor(private readonly store: TableClient) {}
+  /**
+   * `plans`: what a tracking plan adds to a request's write (plan-items.ts), given by ingestion's composition
+   * only, so that the functions that read stored events do not carry it.
+   */
+  constructor(
+    private readonly store: TableClient,
+    private readonly plans?: typeof planItems,
+  ) {}
 
   /**
    * Writes one request's accepted events with, when there are any, the record of its refused events and their
@@ -199,7 +172,10 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
         refusedUpdate(table, workspaceId, sourceId, 'oversized', refused.length, ingestedAt(requestId))!,
       );
     }
-    if (batch.plan) items.push(...planItems(table, batch, expiresAt));
+    if (batch.plan) {
+      if (!this.plans) throw new Error('this ingest repository was made without the tracking plans’ writes');
+      items.push(...this.plans(table, batch, expiresAt));
+    }
     if (batch.firstEvent && batch.events.length > 0) {
       items.push({
         Update: {

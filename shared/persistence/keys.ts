@@ -12,19 +12,24 @@ import { partitionsOf, shardOf } from './families';
  * first place.
  */
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
+const sourcePartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}`;
+const alertsPartition = (workspaceId: string) => `${ws(workspaceId)}#ALERTS`;
 const destination = (workspaceId: string, destinationId: string) => `${ws(workspaceId)}#DESTINATION#${destinationId}`;
 const deliveryPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#DELIVERY#${shard}`;
 const statsPartition = (workspaceId: string, shard: number) => `${ws(workspaceId)}#STATS#${shard}`;
 const retryPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#RETRY#${shard}`;
 const failuresPartition = (workspaceId: string, destinationId: string, shard: number) => `${destination(workspaceId, destinationId)}#FAILURES#${shard}`;
 const ingestPartition = (workspaceId: string, sourceId: string, shard: number) =>
-  `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST${shard === 0 ? '' : `#${shard}`}`;
-const schemaPartition = (workspaceId: string, sourceId: string) => `${ws(workspaceId)}#SOURCE#${sourceId}#SCHEMAS`;
+  `${sourcePartition(workspaceId, sourceId)}#INGEST${shard === 0 ? '' : `#${shard}`}`;
+const schemaPartition = (workspaceId: string, sourceId: string) => `${sourcePartition(workspaceId, sourceId)}#SCHEMAS`;
+const planPartition = (workspaceId: string, planId: string) => `${ws(workspaceId)}#TRACKINGPLAN#${planId}`;
 
 /** How a parked delivery ended, beside the parked deliveries of its user (keys.deliverySettled). */
 const SETTLED_PREFIX = 'S#';
 
 const CODE_PREFIX: Record<UserCodeKind, string> = { transformation: 'TRANSFORMATION#', library: 'LIBRARY#' };
+const codePartition = (kind: UserCodeKind, workspaceId: string, id: string) => `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`;
+const regulationPartition = (workspaceId: string, regulationId: string) => `${ws(workspaceId)}#REG#${regulationId}`;
 
 /** DynamoDB's limits on key values (UTF-8 bytes): partition keys 2,048, sort keys 1,024 (GSI keys alike). */
 const KEY_LIMITS: Record<string, number> = { pk: 2048, gsi1pk: 2048, sk: 1024, gsi1sk: 1024 };
@@ -77,10 +82,10 @@ export const keys = bounded({
   codePrefix: (kind: UserCodeKind) => CODE_PREFIX[kind],
   /** …immutable revisions in a partition of their own, ordered by their time-sortable version id… */
   revision: (kind: UserCodeKind, workspaceId: string, id: string, versionId: string) => ({
-    pk: `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
+    pk: codePartition(kind, workspaceId, id),
     sk: `REV#${versionId}`,
   }),
-  revisionPartition: (kind: UserCodeKind, workspaceId: string, id: string) => `${ws(workspaceId)}#${CODE_PREFIX[kind]}${id}`,
+  revisionPartition: codePartition,
   revisionPrefix: 'REV#',
   /** …found by version id alone through gsi1… */
   versionLookup: (workspaceId: string, versionId: string) => ({ gsi1pk: `${ws(workspaceId)}#VERSIONS`, gsi1sk: versionId }),
@@ -105,10 +110,10 @@ export const keys = bounded({
   suppressionPrefix: 'SUPPRESS#',
   /** …the deletion jobs of a regulation, one per destination, in a partition of their own… */
   deletionJob: (workspaceId: string, regulationId: string, destinationId: string) => ({
-    pk: `${ws(workspaceId)}#REG#${regulationId}`,
+    pk: regulationPartition(workspaceId, regulationId),
     sk: `JOB#${destinationId}`,
   }),
-  deletionJobPartition: (workspaceId: string, regulationId: string) => `${ws(workspaceId)}#REG#${regulationId}`,
+  deletionJobPartition: regulationPartition,
   /**
    * …and the jobs due for an attempt, across workspaces, on gsi1 (the scheduler must find them; the item
    * itself stays in its workspace's partition). The attributes are removed once a job is final.
@@ -120,12 +125,12 @@ export const keys = bounded({
   /** …and the running ones across workspaces on gsi1, for the runner (removed when a replay ends). */
   runningReplays: 'REPLAYS#RUNNING',
   /** Alert rules and their notifications, in a partition per workspace… */
-  alertRule: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `RULE#${id}` }),
-  alertNotification: (workspaceId: string, id: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `NOTE#${id}` }),
-  alertPartition: (workspaceId: string) => `${ws(workspaceId)}#ALERTS`,
+  alertRule: (workspaceId: string, id: string) => ({ pk: alertsPartition(workspaceId), sk: `RULE#${id}` }),
+  alertNotification: (workspaceId: string, id: string) => ({ pk: alertsPartition(workspaceId), sk: `NOTE#${id}` }),
+  alertPartition: alertsPartition,
   /** …the e-mail addresses it subscribed in the last day, and how many new ones in a clock hour (both expire)… */
-  alertMailAddress: (workspaceId: string, address: string) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `MAILTO#${address}` }),
-  alertMailHour: (workspaceId: string, hourStartMs: number) => ({ pk: `${ws(workspaceId)}#ALERTS`, sk: `MAILHOUR#${hourStartMs}` }),
+  alertMailAddress: (workspaceId: string, address: string) => ({ pk: alertsPartition(workspaceId), sk: `MAILTO#${address}` }),
+  alertMailHour: (workspaceId: string, hourStartMs: number) => ({ pk: alertsPartition(workspaceId), sk: `MAILHOUR#${hourStartMs}` }),
   /** …and every rule across workspaces on gsi1, for the evaluator. */
   allAlertRules: 'ALERTRULES',
   /** A listing's cursor: random, kept under the workspace, so it cannot be forged or used by another. */
@@ -146,7 +151,7 @@ export const keys = bounded({
    * items again (ingest-parts.ts); over the source's shards, as its items are.
    */
   requestClaim: (workspaceId: string, sourceId: string, digest: string, shard: number) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#REQUEST#${shard}`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#REQUEST#${shard}`,
     sk: `CLAIM#${digest}`,
   }),
   /** …read across the source's shards (shards.ts: shardsToRead). */
@@ -154,7 +159,7 @@ export const keys = bounded({
     Array.from({ length: shards }, (_, shard) => ingestPartition(workspaceId, sourceId, shard)),
   /** The events a request's source refused (oversized), beside its accepted ones: the live events show both. */
   ingestRefused: (workspaceId: string, sourceId: string, requestId: string) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#INGEST`,
     sk: `${requestId}#refused`,
   }),
   /**
@@ -229,7 +234,7 @@ export const keys = bounded({
   }),
   /** A source's funnel per hour (received, refused, stored), sharded the same way. */
   sourceFunnel: (workspaceId: string, sourceId: string, shard: number, hour: string) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#FUNNEL#${shard}`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#FUNNEL#${shard}`,
     sk: `H#${hour}`,
   }),
   /**
@@ -237,7 +242,7 @@ export const keys = bounded({
    * the request and part, so that a request's parts (one per ingest shard) spread over all of them.
    */
   storedPartMarker: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#COUNTED#${shardOf('storedPartMarker', `${requestId}#${part}`)}`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#COUNTED#${shardOf('storedPartMarker', `${requestId}#${part}`)}`,
     sk: `P#${requestId}#${part}`,
   }),
   /**
@@ -245,7 +250,7 @@ export const keys = bounded({
    * named by its SHA-256 (a client's text never becomes a key), so a source at any rate heats none.
    */
   seenMessage: (workspaceId: string, sourceId: string, messageId: string) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#SEEN#${createHash('sha256').update(messageId).digest('base64url')}`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#SEEN#${createHash('sha256').update(messageId).digest('base64url')}`,
     sk: 'SEEN',
   }),
   /**
@@ -275,10 +280,10 @@ export const keys = bounded({
   trackingPlanPrefix: 'TRACKINGPLAN#',
   /** …its immutable versions in a partition of their own, in version order… */
   trackingPlanVersion: (workspaceId: string, id: string, version: number) => ({
-    pk: `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+    pk: planPartition(workspaceId, id),
     sk: `VERSION#${String(version).padStart(8, '0')}`,
   }),
-  trackingPlanVersions: (workspaceId: string, id: string) => `${ws(workspaceId)}#TRACKINGPLAN#${id}`,
+  trackingPlanVersions: planPartition,
   /**
    * …and its counters per source and version, sharded as the sources' are (ingestion adds to one shard per
    * request); one set per source and version, so that an item holds the counters of one version's events.
@@ -289,9 +294,17 @@ export const keys = bounded({
   }),
   trackingPlanStatsShards: (workspaceId: string, id: string, sourceId: string, version: number) =>
     partitionsOf('counters', (shard) => keys.trackingPlanStats(workspaceId, id, sourceId, version, shard)),
+  /**
+   * …and its counts per hour of ingestion over every source and version (total, validated, with violations,
+   * dropped, per violation type, and their 5-minute slots: the plan's series), sharded as the funnels are.
+   */
+  trackingPlanSeries: (workspaceId: string, id: string, shard: number, hour: string) => ({
+    pk: `${planPartition(workspaceId, id)}#SERIES#${shard}`,
+    sk: `H#${hour}`,
+  }),
   /** The events a request's source dropped by its tracking plan, beside its accepted ones: the live events show them. */
   ingestDropped: (workspaceId: string, sourceId: string, requestId: string) => ({
-    pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INGEST`,
+    pk: `${sourcePartition(workspaceId, sourceId)}#INGEST`,
     sk: `${requestId}#dropped`,
   }),
   credential: (workspaceId: string, key: string) => ({ pk: ws(workspaceId), sk: `CREDENTIAL#${key}` }),
@@ -301,7 +314,7 @@ export const keys = bounded({
    * The events a second the ingestion processes took from a source, one item per second (kept a minute), in a
    * partition of the source's own: each busy process adds its rate and reads the second before's total.
    */
-  inboundWindow: (workspaceId: string, sourceId: string, window: number) => ({ pk: `${ws(workspaceId)}#SOURCE#${sourceId}#INBOUND`, sk: String(window) }),
+  inboundWindow: (workspaceId: string, sourceId: string, window: number) => ({ pk: `${sourcePartition(workspaceId, sourceId)}#INBOUND`, sk: String(window) }),
   /** Counters of a source (suppressed, refused and throttled events so far), sharded as a destination's. */
   sourceStats: (workspaceId: string, sourceId: string, shard: number) => ({ pk: statsPartition(workspaceId, shard), sk: `SOURCESTATS#${sourceId}` }),
   sourceStatsShards: (workspaceId: string, sourceId: string) => partitionsOf('counters', (shard) => keys.sourceStats(workspaceId, sourceId, shard)),

@@ -4,6 +4,7 @@ import { CONTROL_META_ROUTES } from './control-meta';
 import { CREDENTIALS_ROUTES } from './credentials';
 import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
 import { TRACKING_PLANS_ROUTES } from './tracking-plans';
+import { TRACKING_PLAN_VIEWS_ROUTES } from './tracking-plan-views';
 import { MONITORING_ROUTES } from './monitoring';
 import { REGULATIONS_ROUTES } from './regulations';
 import { REPLAYS_ROUTES } from './replays';
@@ -18,6 +19,7 @@ export const CONTROL_ROUTES = [
   ...MONITORING_ROUTES,
   ...EVENT_SCHEMAS_ROUTES,
   ...TRACKING_PLANS_ROUTES,
+  ...TRACKING_PLAN_VIEWS_ROUTES,
   ...REGULATIONS_ROUTES,
   ...REPLAYS_ROUTES,
   ...ALERTS_ROUTES,

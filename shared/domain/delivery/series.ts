@@ -85,7 +85,7 @@ export function seriesWindow(query: SeriesQuery, now = Date.now()): SeriesWindow
 }
 
 /** The buckets of a window, each series' count in each, read from the hours' counters. */
-function bucketsOf<K extends string>(window: SeriesWindow, hours: HourCounts, letters: Record<K, string>, of: (name: string) => K | undefined) {
+export function bucketsOf<K extends string>(window: SeriesWindow, hours: HourCounts, letters: Record<K, string>, of: (name: string) => K | undefined) {
   const names = Object.keys(letters) as K[];
   const buckets: ({ at: string } & Record<K, number>)[] = [];
   const index = new Map<number, Record<K, number>>();
@@ -119,7 +119,7 @@ function* slotEntries<K extends string>(counts: Record<string, number>, letters:
 }
 
 const count = z.number().int();
-const Window = z
+export const Window = z
   .object({ from: z.string(), to: z.string(), bucketSeconds: z.number().int().describe('300, 3600 or 86400 (UTC days)') })
   .describe("the window's real span: whole buckets of ingestion time");
 
@@ -152,7 +152,7 @@ export const SourceSeries = z.object({
 });
 export type SourceSeries = z.infer<typeof SourceSeries>;
 
-const windowAnswer = (w: SeriesWindow) => ({ from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), bucketSeconds: w.bucketMs / 1000 });
+export const windowAnswer = (w: SeriesWindow) => ({ from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), bucketSeconds: w.bucketMs / 1000 });
 
 export const destinationSeries = (destinationId: string, window: SeriesWindow, hours: HourCounts): DestinationSeries => ({
   destinationId,

@@ -1,3 +1,4 @@
+import type { HourCounts } from '../delivery/series-slots';
 import type { EventSpec, PlanVersion, TrackingPlan } from './schemas';
 
 /** Where tracking plans, their versions and their counters are kept. */
@@ -23,3 +24,9 @@ export interface TrackingPlanRepository {
 }
 
 export type { EventSpec };
+
+/** A plan's hourly counters (what ingestion adds with each request: plan-items.ts), read for its series. */
+export interface PlanSeriesReads {
+  /** The hours from `fromHour` to `toHour` (`2026-11-26T10`), each summed over its shards, with its 5-minute slots. */
+  seriesByHour(workspaceId: string, planId: string, fromHour: string, toHour: string): Promise<HourCounts>;
+}
