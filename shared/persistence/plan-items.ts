@@ -2,7 +2,9 @@ import type { HourCounts } from '../domain/delivery/series-slots';
 import type { IngestBatch } from '../domain/ingestion/records';
 import type { PlanSeriesReads } from '../domain/tracking-plans/ports';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
-import { planHourAdd } from '../domain/tracking-plans/series-slots';
+import { PLAN_SERIES, isPlanSeries } from '../domain/tracking-plans/series-slots';
+import { parseCounterName, type PlanCounts } from '../domain/tracking-plans/stage';
+import { slotAttribute, slotOf } from '../domain/delivery/series-slots';
 import { compressJson } from './compression';
 import { counterShard } from './counters';
 import { hourlyUpdate, readByHour } from './funnel-counters';
@@ -52,6 +54,21 @@ export function planItems(table: string, batch: IngestBatch, expiresAt: number):
     if (hourly) items.push(hourly);
   }
   return items;
+}
+
+/** A request's per-event counts as one hour's addition: its counts and its slot's, for the time it was answered. */
+export function planHourAdd(counts: PlanCounts, atMs: number): { counts: Record<string, number>; slots: Record<string, number> } {
+  const hour: Record<string, number> = {};
+  const slots: Record<string, number> = {};
+  const slot = slotOf(atMs);
+  for (const [name, n] of counts) {
+    const { metric } = parseCounterName(name);
+    if (!isPlanSeries(metric) || !n) continue;
+    hour[metric] = (hour[metric] ?? 0) + n;
+    const attribute = slotAttribute(slot, PLAN_SERIES[metric]);
+    slots[attribute] = (slots[attribute] ?? 0) + n;
+  }
+  return { counts: hour, slots };
 }
 
 /** The plan's hourly counters, read for its series: one query per shard over the window's hours. */

@@ -1,11 +1,10 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { planHourAdd } from '../../shared/domain/tracking-plans/series-slots';
 import { UNPLANNED, counterName, type PlanCounts } from '../../shared/domain/tracking-plans/stage';
 import { hourlyUpdate } from '../../shared/persistence/funnel-counters';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { planItems } from '../../shared/persistence/plan-items';
+import { planHourAdd, planItems } from '../../shared/persistence/plan-items';
 import { itemBytes } from '../../bench/support/partitions';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { basic, call } from '../support/runtime';
