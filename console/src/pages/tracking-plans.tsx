@@ -4,12 +4,13 @@ import { api } from '../api';
 import { diffRows, eventLabel } from '../plan-table';
 import { ErrorBox, Scroll, Section, useAction, useLoad, when } from '../ui';
 import { SpecsEditor } from './plan-editor';
+import { PlanTrend } from './plan-trend';
 
 type Plan = RouteResponse<'GET /v2/tracking-plans/{id}'>['trackingPlan'];
 type Stats = RouteResponse<'GET /v2/tracking-plans/{id}/stats'>;
 const VIOLATIONS = ['Unplanned-Event', 'Required-Missing', 'Datatype-Mismatch', 'Additional-Properties', 'Unknown-Violation'] as const;
 
-/** Tracking plans: made from a source's captured event models in one click, specs edited as versions, diffs, stats, sources held to them. */
+/** Tracking plans: made from a source's captured event models in one click, specs edited as versions, diffs, stats, violations over time and samples, sources held to them. */
 export function TrackingPlans() {
   const plans = useLoad(() => api.call('GET /v2/tracking-plans'));
   const [planId, setPlanId] = useState<string | undefined>(undefined);
@@ -89,6 +90,7 @@ function PlanView({ id, onChanged }: { id: string; onChanged: () => void }) {
           <Versions plan={plan.data.trackingPlan} />
           <SourceLink plan={plan.data.trackingPlan} />
           <PlanStats id={id} />
+          <PlanTrend id={id} />
         </>
       )}
     </div>
