@@ -67,14 +67,20 @@ export const DESTINATION_DEFINITIONS: ReadonlyMap<string, DestinationDefinition>
 
 export const destinationDefinition = (name: string): DestinationDefinition | undefined => DESTINATION_DEFINITIONS.get(name);
 
+/** One side of a `pairs` field as a form's column shows it. */
+const PairColumn = z.object({ displayName: z.string(), example: z.string().optional() });
+
 /** One configuration variable as a form shows it, derived from the type's zod schema (never re-declared). */
 export const DestinationField = z.object({
   name: z.string(),
+  displayName: z.string().describe("the field's name as the vendor's settings or documentation call it"),
   type: z
-    .enum(['string', 'url', 'integer', 'number', 'boolean', 'enum', 'pairs', 'json'])
-    .describe('pairs: a list of {from, to}; json: any other list or object'),
+    .enum(['string', 'url', 'integer', 'number', 'boolean', 'enum', 'pairs', 'list', 'json'])
+    .describe('pairs: a list of {from, to}; list: a list of strings; json: any other list or object'),
   required: z.boolean(),
-  description: z.string().optional(),
+  description: z.string().describe('what the field is, in one line'),
+  example: z.string().optional().describe('an example value, as it would be typed'),
+  columns: z.object({ from: PairColumn, to: PairColumn }).optional().describe('of a pairs field: what each side of a pair is, with an example'),
   options: z.array(z.string()).optional().describe('the allowed values of an enum'),
   secret: z
     .boolean()
@@ -88,7 +94,9 @@ type JsonSchema = {
   secret?: boolean;
   format?: string;
   enum?: unknown[];
+  title?: string;
   description?: string;
+  examples?: unknown[];
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
 };
@@ -97,22 +105,44 @@ function fieldType(schema: JsonSchema): DestinationField['type'] {
   if (schema.enum) return 'enum';
   if (schema.type === 'string') return schema.format === 'uri' ? 'url' : 'string';
   if (schema.type === 'integer' || schema.type === 'number' || schema.type === 'boolean') return schema.type;
+  if (schema.type === 'array' && schema.items?.type === 'string' && !schema.items.enum) return 'list';
   const keys = Object.keys(schema.items?.properties ?? {})
     .sort()
     .join(',');
   return schema.type === 'array' && keys === 'from,to' ? 'pairs' : 'json';
 }
 
+/** A schema's first example as text (JSON for anything but a string or a number). */
+const exampleOf = (schema: JsonSchema | undefined): { example?: string } => {
+  const example = schema?.examples?.[0];
+  if (example === undefined) return {};
+  return { example: typeof example === 'string' || typeof example === 'number' ? String(example) : JSON.stringify(example) };
+};
+
+const columnOf = (schema: JsonSchema | undefined, side: 'from' | 'to') => ({ displayName: schema?.title ?? side, ...exampleOf(schema) });
+
+/**
+ * A type's configuration variables as forms show them: the display name, description and example are the
+ * schema's `title`, `description` and `examples` (config-schema.ts `field`); where one is missing, the key and
+ * an empty description stand in (test/unit/destination-definitions.test.ts keeps every type complete).
+ */
 export function configFields(config: z.ZodType): DestinationField[] {
   const schema = z.toJSONSchema(config, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { required?: string[] };
-  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-    name,
-    type: fieldType(property),
-    required: schema.required?.includes(name) ?? false,
-    ...(property.description && { description: property.description }),
-    ...(property.enum && { options: property.enum.map(String) }),
-    ...(property.secret === true && { secret: true }),
-  }));
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const type = fieldType(property);
+    const sides = property.items?.properties;
+    return {
+      name,
+      displayName: property.title ?? name,
+      type,
+      required: schema.required?.includes(name) ?? false,
+      description: property.description ?? '',
+      ...exampleOf(property),
+      ...(type === 'pairs' && { columns: { from: columnOf(sides?.from, 'from'), to: columnOf(sides?.to, 'to') } }),
+      ...(property.enum && { options: property.enum.map(String) }),
+      ...(property.secret === true && { secret: true }),
+    };
+  });
 }
 
 export const DestinationDefinitionView = z.object({

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { DESTINATION_DEFINITIONS, listDestinationDefinitions } from '../../shared/destinations/definitions';
@@ -36,6 +37,47 @@ describe('destination definitions and the registry', () => {
       listDestinationDefinitions().map(({ name, displayName, supportsTest: test, supportsDeletion: deletion }) => [name, displayName, test, deletion]),
     ).toEqual(definitions.map((d) => [d.name, d.displayName, d.supportsTest, d.supportsDeletion]));
   });
+});
+
+describe('the fields GET /destination-definitions lists, as forms show them', () => {
+  const fields = listDestinationDefinitions().flatMap((d) => d.fields.map((field) => [`${d.name}.${field.name}`, field] as const));
+
+  it.each(fields)('%s has a display name (not its key) and a one-line description', (_, field) => {
+    expect(field.displayName.trim()).not.toBe('');
+    expect(field.displayName).not.toBe(field.name);
+    expect(field.description.trim()).not.toBe('');
+    expect(field.description).not.toMatch(/\n/);
+  });
+
+  it.each(fields.filter(([, field]) => field.type === 'pairs'))('%s names both sides of its pairs, each with an example', (_, field) => {
+    for (const side of [field.columns?.from, field.columns?.to]) {
+      expect(side?.displayName).not.toMatch(/^(from|to)?$/);
+      expect(side?.example).toBeTruthy();
+    }
+  });
+
+  it('gives the webhook URL its name, its description and an example', () => {
+    const webhook = listDestinationDefinitions().find((d) => d.name === 'WEBHOOK')!;
+    expect(webhook.fields.find((f) => f.name === 'webhookUrl')).toMatchObject({
+      displayName: 'Webhook URL',
+      description: 'Where events are sent (http or https)',
+      example: 'https://example.com/weir/events',
+      required: true,
+    });
+    expect(webhook.fields.find((f) => f.name === 'headers')?.columns).toEqual({
+      from: { displayName: 'Header name', example: 'x-api-key' },
+      to: { displayName: 'Value', example: 'my-key' },
+    });
+  });
+
+  it.each(listDestinationDefinitions().map((d) => [d.name, d] as const))(
+    "%s: its reference page's configuration table lists its fields in the definition's words",
+    (name, definition) => {
+      const page = readFileSync(path.join(REPO_ROOT, 'docs/reference/destinations', `${name.toLowerCase().replace(/_/g, '-')}.md`), 'utf8');
+      const rows = [...page.matchAll(/^\| `(\w+)`\s*\|[^|]*\|[^|]*\|\s*(.*?)\s*\|$/gm)].map((m) => [m[1], m[2]]);
+      expect(rows).toEqual(definition.fields.map((f) => [f.name, f.description]));
+    },
+  );
 });
 
 describe('the definitions module', () => {

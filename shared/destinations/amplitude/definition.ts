@@ -1,12 +1,15 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const AmplitudeConfig = z.strictObject({
-  apiKey: secret(z.string().min(1, 'apiKey is required')),
-  apiSecret: secret(z.string()).optional().describe('the secret key; needed to delete users'),
-  residencyServer: z.enum(['standard', 'EU']).optional(),
-  baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
+  apiKey: field(secret(z.string().min(1, 'apiKey is required')), { label: 'API Key', description: "The project's API key" }),
+  apiSecret: field(secret(z.string()).optional(), { label: 'Secret Key', description: "The project's secret key; needed to delete users" }),
+  residencyServer: field(z.enum(['standard', 'EU']).optional(), {
+    label: 'Data residency',
+    description: "EU sends to Amplitude's EU hosts; standard (the default) to the US ones",
+  }),
+  baseUrl: baseUrl('Replaces both API hosts (proxies, tests)'),
 });
 export type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
 

@@ -1,13 +1,21 @@
 import * as z from 'zod';
-import { secret } from '../config-schema';
+import { field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const BigQueryConfig = z.strictObject({
-  projectId: z.string().min(1),
-  datasetId: z.string().min(1),
-  tableId: z.string().min(1),
-  credentials: secret(z.string().min(1).describe('service account key (JSON text)')),
-  baseUrl: z.url().optional().describe('the BigQuery API root instead of https://bigquery.googleapis.com'),
+  projectId: field(z.string().min(1), { label: 'Project ID', description: 'The Google Cloud project', example: 'my-project' }),
+  datasetId: field(z.string().min(1), { label: 'Dataset ID', description: 'The dataset', example: 'analytics' }),
+  tableId: field(z.string().min(1), { label: 'Table ID', description: 'The table rows are inserted into', example: 'events' }),
+  credentials: field(secret(z.string().min(1)), {
+    label: 'Service account key',
+    description: "The service account's key file (its JSON text)",
+    example: '{"type": "service_account", ...}',
+  }),
+  baseUrl: field(z.url().optional(), {
+    label: 'Base URL',
+    description: 'The BigQuery API root instead of https://bigquery.googleapis.com',
+    example: 'https://proxy.example.com',
+  }),
 });
 export type BigQueryConfig = z.output<typeof BigQueryConfig>;
 

@@ -1,16 +1,28 @@
 import * as z from 'zod';
-import { secret } from '../config-schema';
+import { field, pairs, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const GoogleSheetsConfig = z.strictObject({
-  credentials: secret(z.string().min(1).describe('service account key (JSON text)')),
-  sheetId: z.string().min(1).describe('the spreadsheet id, from its URL'),
-  sheetName: z.string().min(1).describe('the tab rows are appended to'),
-  eventKeyMap: z
-    .array(z.strictObject({ from: z.string().min(1), to: z.string() }))
-    .optional()
-    .describe('columns after messageId: `from` an event property, trait or path, `to` the column heading'),
-  baseUrl: z.url().optional().describe('the Sheets API root instead of https://sheets.googleapis.com'),
+  credentials: field(secret(z.string().min(1)), {
+    label: 'Service account key',
+    description: "The service account's key file (its JSON text)",
+    example: '{"type": "service_account", ...}',
+  }),
+  sheetId: field(z.string().min(1), {
+    label: 'Spreadsheet ID',
+    description: "The spreadsheet's ID, from its URL",
+    example: '1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms',
+  }),
+  sheetName: field(z.string().min(1), { label: 'Sheet name', description: 'The tab rows are appended to', example: 'Sheet1' }),
+  eventKeyMap: field(
+    pairs({ label: 'Event key', example: 'properties.revenue', schema: z.string().min(1) }, { label: 'Column heading', example: 'Revenue' }).optional(),
+    { label: 'Columns', description: 'Columns after messageId: an event property, trait or path, and its column heading' },
+  ),
+  baseUrl: field(z.url().optional(), {
+    label: 'Base URL',
+    description: 'The Sheets API root instead of https://sheets.googleapis.com',
+    example: 'https://proxy.example.com',
+  }),
 });
 export type GoogleSheetsConfig = z.output<typeof GoogleSheetsConfig>;
 

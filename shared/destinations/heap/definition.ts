@@ -1,12 +1,15 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const HeapConfig = z.strictObject({
-  appId: z.string().min(1, 'appId is required').describe('the environment ID (app_id) events go to'),
-  apiKey: secret(z.string()).optional().describe('the API key of Privacy & Security; needed to delete users, with the Main Production app_id'),
-  dataCenter: z.enum(['US', 'EU']).optional().describe("the account's data center; US when not set"),
-  baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
+  appId: field(z.string().min(1, 'appId is required'), { label: 'App ID', description: 'The environment ID (app_id) events go to', example: '1234567890' }),
+  apiKey: field(secret(z.string()).optional(), {
+    label: 'API Key',
+    description: 'The Privacy & Security API key; needed to delete users, with the Main Production app ID',
+  }),
+  dataCenter: field(z.enum(['US', 'EU']).optional(), { label: 'Data center', description: "The account's data center; US when not set" }),
+  baseUrl: baseUrl('Replaces both API hosts (proxies, tests)'),
 });
 export type HeapConfig = z.output<typeof HeapConfig>;
 

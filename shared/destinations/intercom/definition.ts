@@ -1,11 +1,14 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IntercomConfig = z.strictObject({
-  accessToken: secret(z.string().min(1, 'accessToken is required').describe('the access token of the Intercom app, sent as a bearer token')),
-  region: z.enum(['US', 'EU', 'AU']).optional().describe('the workspace region; US when not set'),
-  baseUrl: baseUrl('replaces the regional API host (proxies, tests)'),
+  accessToken: field(secret(z.string().min(1, 'accessToken is required')), {
+    label: 'Access Token',
+    description: 'The access token of the Intercom app, sent as a bearer token',
+  }),
+  region: field(z.enum(['US', 'EU', 'AU']).optional(), { label: 'Workspace region', description: "The workspace's region; US when not set" }),
+  baseUrl: baseUrl('Replaces the regional API host (proxies, tests)'),
 });
 export type IntercomConfig = z.output<typeof IntercomConfig>;
 

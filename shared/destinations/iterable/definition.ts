@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IterableConfig = z.strictObject({
-  apiKey: secret(z.string().min(1, 'apiKey is required').describe('a server-side API key of the project')),
-  dataCenter: z.enum(['US', 'EU']).optional().describe("the project's data centre; US when not set"),
-  baseUrl: baseUrl('replaces the API host (proxies, tests)'),
+  apiKey: field(secret(z.string().min(1, 'apiKey is required')), { label: 'API Key', description: 'A server-side API key of the project' }),
+  dataCenter: field(z.enum(['US', 'EU']).optional(), { label: 'Data center', description: "The project's data center; US when not set" }),
+  baseUrl: baseUrl('Replaces the API host (proxies, tests)'),
 });
 export type IterableConfig = z.output<typeof IterableConfig>;
 

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl, PhoneCountryCode, secret } from '../config-schema';
+import { baseUrl, field, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const KlaviyoConfig = z.strictObject({
-  privateApiKey: secret(z.string().min(1, 'privateApiKey is required').describe('a private API key (pk_...)')),
-  baseUrl: baseUrl('replaces https://a.klaviyo.com (proxies, tests)'),
+  privateApiKey: field(secret(z.string().min(1, 'privateApiKey is required')), { label: 'Private API Key', description: 'A private API key (pk_...)' }),
+  baseUrl: baseUrl('Replaces https://a.klaviyo.com (proxies, tests)'),
   phoneCountryCode: PhoneCountryCode,
 });
 export type KlaviyoConfig = z.output<typeof KlaviyoConfig>;

@@ -1,13 +1,19 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const MixpanelConfig = z.strictObject({
-  token: secret(z.string().min(1, 'token is required')),
-  apiSecret: secret(z.string()).optional().describe('project secret: events go to /import (Basic auth) instead of /track'),
-  dataResidency: z.enum(['us', 'eu', 'in']).optional(),
-  baseUrl: baseUrl('replaces both API hosts (proxies, tests)'),
-  gdprApiToken: secret(z.string()).optional().describe('GDPR API OAuth token; needed to delete users'),
+  token: field(secret(z.string().min(1, 'token is required')), { label: 'Project Token', description: 'The project token events are sent with' }),
+  apiSecret: field(secret(z.string()).optional(), {
+    label: 'API Secret',
+    description: 'The project secret: events go to /import (Basic auth) instead of /track',
+  }),
+  dataResidency: field(z.enum(['us', 'eu', 'in']).optional(), {
+    label: 'Data residency',
+    description: "The project's data residency (its API and app hosts); us when not set",
+  }),
+  baseUrl: baseUrl('Replaces both API hosts (proxies, tests)'),
+  gdprApiToken: field(secret(z.string()).optional(), { label: 'GDPR API Token', description: 'The OAuth token of the GDPR API; needed to delete users' }),
 });
 export type MixpanelConfig = z.output<typeof MixpanelConfig>;
 

@@ -1,13 +1,20 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
+import { baseUrl, eventMap, field, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PinterestConfig = z.strictObject({
-  adAccountId: z.string().min(1, 'adAccountId is required').describe('the ad account the conversions belong to'),
-  conversionToken: secret(z.string().min(1, 'conversionToken is required').describe('the conversion access token from Ads Manager')),
-  eventMap: EventMap,
+  adAccountId: field(z.string().min(1, 'adAccountId is required'), {
+    label: 'Ad Account ID',
+    description: 'The ad account the conversions belong to',
+    example: '549755885175',
+  }),
+  conversionToken: field(secret(z.string().min(1, 'conversionToken is required')), {
+    label: 'Conversion Access Token',
+    description: 'The conversion access token from Ads Manager',
+  }),
+  eventMap: eventMap('checkout'),
   phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl('replaces https://api.pinterest.com (proxies, tests)'),
+  baseUrl: baseUrl('Replaces https://api.pinterest.com (proxies, tests)'),
 });
 export type PinterestConfig = z.output<typeof PinterestConfig>;
 

@@ -1,20 +1,37 @@
 import * as z from 'zod';
-import { secret } from '../config-schema';
+import { field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PostgresConfig = z.strictObject({
-  host: z.string().regex(/^[\w.-]+$/, 'host must be a host name or IPv4 address'),
-  port: z.number().int().min(1).max(65535).optional().describe('default 5432'),
-  database: z.string().min(1).max(63),
-  user: z.string().min(1).max(63),
-  password: secret(z.string()).optional(),
-  schema: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'schema must be a lower-case identifier (letters, digits and _)')
-    .optional()
-    .describe('where the tables are made (default public)'),
-  sslMode: z.enum(['disable', 'require', 'verify-full']).optional().describe('default disable'),
-  caCertificate: z.string().optional().describe('PEM certificate of the server’s CA, for verify-full'),
+  host: field(z.string().regex(/^[\w.-]+$/, 'host must be a host name or IPv4 address'), {
+    label: 'Host',
+    description: "The server's host name or IPv4 address",
+    example: 'db.example.com',
+  }),
+  port: field(z.number().int().min(1).max(65535).optional(), { label: 'Port', description: "The server's port; 5432 when not set", example: 5432 }),
+  database: field(z.string().min(1).max(63), { label: 'Database', description: 'The database', example: 'analytics' }),
+  user: field(z.string().min(1).max(63), { label: 'User', description: 'The login', example: 'weir' }),
+  password: field(secret(z.string()).optional(), { label: 'Password', description: "The login's password" }),
+  schema: field(
+    z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'schema must be a lower-case identifier (letters, digits and _)')
+      .optional(),
+    {
+      label: 'Schema',
+      description: 'Where the tables are made; public when not set',
+      example: 'events',
+    },
+  ),
+  sslMode: field(z.enum(['disable', 'require', 'verify-full']).optional(), {
+    label: 'SSL mode',
+    description: 'disable (the default), require (TLS), or verify-full (TLS, the certificate checked)',
+  }),
+  caCertificate: field(z.string().optional(), {
+    label: 'CA certificate',
+    description: 'PEM certificate of the server’s CA, for verify-full',
+    example: '-----BEGIN CERTIFICATE-----',
+  }),
 });
 export type PostgresConfig = z.output<typeof PostgresConfig>;
 

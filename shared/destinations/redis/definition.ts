@@ -1,13 +1,17 @@
 import * as z from 'zod';
-import { secret } from '../config-schema';
+import { field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const RedisConfig = z.strictObject({
-  address: z.string().regex(/^[^\s:]+:\d{1,5}$/, 'address must be host:port'),
-  password: secret(z.string()).optional(),
-  database: z.number().int().min(0).max(15).optional(),
-  secure: z.boolean().optional(),
-  prefix: z.string().max(100).optional().describe('prepended to every key'),
+  address: field(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'address must be host:port'), {
+    label: 'Address',
+    description: "The server's host:port",
+    example: 'redis.example.com:6379',
+  }),
+  password: field(secret(z.string()).optional(), { label: 'Password', description: "The server's password" }),
+  database: field(z.number().int().min(0).max(15).optional(), { label: 'Database', description: 'The database number, 0–15; 0 when not set', example: 0 }),
+  secure: field(z.boolean().optional(), { label: 'TLS', description: 'Connects over TLS, the certificate checked for the host' }),
+  prefix: field(z.string().max(100).optional(), { label: 'Key prefix', description: 'Prepended to every key', example: 'weir:' }),
 });
 export type RedisConfig = z.output<typeof RedisConfig>;
 

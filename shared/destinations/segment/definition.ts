@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { baseUrl, secret } from '../config-schema';
+import { baseUrl, field, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SegmentConfig = z.strictObject({
-  writeKey: secret(z.string().min(1, 'writeKey is required').describe('the write key of the Segment source events go to')),
-  region: z.enum(['US', 'EU']).optional().describe("the workspace's region; US when not set"),
-  publicApiToken: secret(z.string()).optional().describe('a Public API token; needed to delete users'),
-  baseUrl: baseUrl('replaces both the tracking and the Public API host (proxies, tests)'),
+  writeKey: field(secret(z.string().min(1, 'writeKey is required')), { label: 'Write Key', description: 'The write key of the Segment source events go to' }),
+  region: field(z.enum(['US', 'EU']).optional(), { label: 'Region', description: "The workspace's region; US when not set" }),
+  publicApiToken: field(secret(z.string()).optional(), { label: 'Public API token', description: 'A Public API token; needed to delete users' }),
+  baseUrl: baseUrl('Replaces both the tracking and the Public API host (proxies, tests)'),
 });
 export type SegmentConfig = z.output<typeof SegmentConfig>;
 

@@ -1,13 +1,20 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
+import { baseUrl, eventMap, field, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SnapchatConfig = z.strictObject({
-  pixelId: z.string().min(1, 'pixelId is required').describe('the Snap Pixel id the web events belong to'),
-  accessToken: secret(z.string().min(1, 'accessToken is required').describe('a Conversions API token of the pixel')),
-  eventMap: EventMap,
+  pixelId: field(z.string().min(1, 'pixelId is required'), {
+    label: 'Pixel ID',
+    description: 'The Snap Pixel ID the web events belong to',
+    example: 'a1b2c3d4-e5f6-7890-abcd-ef1234567890',
+  }),
+  accessToken: field(secret(z.string().min(1, 'accessToken is required')), {
+    label: 'Conversions API Token',
+    description: 'A Conversions API token of the pixel',
+  }),
+  eventMap: eventMap('PURCHASE'),
   phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl('replaces https://tr.snapchat.com (proxies, tests)'),
+  baseUrl: baseUrl('Replaces https://tr.snapchat.com (proxies, tests)'),
 });
 export type SnapchatConfig = z.output<typeof SnapchatConfig>;
 

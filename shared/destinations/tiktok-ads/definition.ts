@@ -1,14 +1,22 @@
 import * as z from 'zod';
-import { baseUrl, EventMap, PhoneCountryCode, secret } from '../config-schema';
+import { baseUrl, eventMap, field, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const TikTokConfig = z.strictObject({
-  pixelCode: z.string().min(1, 'pixelCode is required').describe('the pixel code, sent as event_source_id'),
-  accessToken: secret(z.string().min(1, 'accessToken is required').describe('the Events API access token of the pixel')),
-  testEventCode: z.string().optional().describe('sends to Test Events instead of counting the events'),
-  eventMap: EventMap,
+  pixelCode: field(z.string().min(1, 'pixelCode is required'), {
+    label: 'Pixel Code',
+    description: 'The pixel code, sent as event_source_id',
+    example: 'CXXXXXXXXXXXXXXXXXXX',
+  }),
+  accessToken: field(secret(z.string().min(1, 'accessToken is required')), { label: 'Access Token', description: 'The Events API access token of the pixel' }),
+  testEventCode: field(z.string().optional(), {
+    label: 'Test event code',
+    description: 'Sends to Test Events instead of counting the events',
+    example: 'TEST12345',
+  }),
+  eventMap: eventMap('CompletePayment'),
   phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl('replaces https://business-api.tiktok.com (proxies, tests)'),
+  baseUrl: baseUrl('Replaces https://business-api.tiktok.com (proxies, tests)'),
 });
 export type TikTokConfig = z.output<typeof TikTokConfig>;
 
