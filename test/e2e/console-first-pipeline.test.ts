@@ -66,18 +66,18 @@ describe('the console, as a new user', () => {
     await page.getByRole('link', { name: 'Destinations' }).click();
     const form = page.getByRole('form', { name: 'New destination' });
     await form.getByLabel('Type').selectOption('WEBHOOK');
-    await form.getByLabel('Name').fill('Hook');
+    await form.getByLabel('Name', { exact: true }).fill('Hook');
     // Field names, types and descriptions come from the definition (the webhook's zod schema).
-    await expect(form.getByText('static headers, {from: name, to: value}; names are lower-cased').isVisible()).resolves.toBe(true);
-    await form.getByLabel('webhookUrl (required)').fill('not a url');
+    await expect(form.getByText('Static headers added to each request; names are lower-cased').isVisible()).resolves.toBe(true);
+    await form.getByLabel('Webhook URL').fill('not a url');
     await form.getByRole('button', { name: 'Create destination' }).click();
     await expect(form.getByRole('alert').textContent()).resolves.toBe('config.webhookUrl: webhookUrl must be an http(s) URL');
-    await form.getByLabel('webhookUrl (required)').fill(`${hook.url}/hook`);
-    await form.getByLabel('webhookMethod').selectOption('POST');
+    await form.getByLabel('Webhook URL').fill(`${hook.url}/hook`);
+    await form.getByLabel('HTTP method').selectOption('POST');
     await form.getByRole('button', { name: 'Create destination' }).click();
     await page.getByRole('button', { name: /^Hook/ }).waitFor();
-    await page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').waitFor();
-    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('webhookUrl (required)').inputValue()).resolves.toBe(`${hook.url}/hook`);
+    await page.getByRole('form', { name: 'Configuration' }).getByLabel('Webhook URL').waitFor();
+    await expect(page.getByRole('form', { name: 'Configuration' }).getByLabel('Webhook URL').inputValue()).resolves.toBe(`${hook.url}/hook`);
     await page.getByText('No failure.').waitFor();
     await checkPage('destinations');
   });

@@ -28,3 +28,41 @@ describe("the console's destination form and a secret that names a workspace cre
     expect(configOf(fields, { [plain!.name]: '{"credential":"A"}' })[plain!.name]).toBe('{"credential":"A"}');
   });
 });
+
+describe("the console's destination form and its rows", () => {
+  const fieldsOf = (type: string): DestinationField[] => listDestinationDefinitions().find((d) => d.name === type)!.fields;
+
+  it('keeps a list of pairs as rows, leaves empty rows out, and a pair whose name holds a colon whole', () => {
+    const fields = fieldsOf('WEBHOOK');
+    const stored = { webhookUrl: 'https://example.com/hook', headers: [{ from: 'x-api-key', to: 'a:b' }] };
+    const values = valuesOf(fields, stored);
+    expect(values.headers).toEqual([{ from: 'x-api-key', to: 'a:b' }]);
+    const edited = {
+      ...values,
+      headers: [
+        { from: ' x-tenant:eu ', to: ' 7 ' },
+        { from: '', to: '' },
+        { from: 'x-api-key', to: 'a:b' },
+      ],
+    };
+    expect(configOf(fields, edited)).toEqual({
+      webhookUrl: 'https://example.com/hook',
+      headers: [
+        { from: 'x-tenant:eu', to: '7' },
+        { from: 'x-api-key', to: 'a:b' },
+      ],
+    });
+    expect(configOf(fields, { ...values, headers: [{ from: '', to: '' }] })).toEqual({ webhookUrl: 'https://example.com/hook' });
+  });
+
+  it('keeps a list of strings as rows, the empty ones left out', () => {
+    const fields = fieldsOf('SLACK');
+    expect(fields.find((f) => f.name === 'whitelistedEvents')?.type).toBe('list');
+    const values = valuesOf(fields, { webhookUrl: 'https://hooks.example.com/x', whitelistedEvents: ['Order Completed'] });
+    expect(values.whitelistedEvents).toEqual(['Order Completed']);
+    expect(configOf(fields, { ...values, whitelistedEvents: ['Order Completed', ' ', ' Signed Up '] }).whitelistedEvents).toEqual([
+      'Order Completed',
+      'Signed Up',
+    ]);
+  });
+});
