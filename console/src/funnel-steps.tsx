@@ -2,6 +2,7 @@ import type { LiveEvent } from '../../shared/contract/client-types';
 import { api } from './api';
 import { count, seconds } from './figures';
 import type { DestinationFunnel } from './funnel-pipeline';
+import { FailuresTable } from './failures-table';
 import { ErrorBox, Json, percent, Scroll, useLoad, when } from './ui';
 
 export type StepKey = 'ruleFiltered' | 'filtered' | 'transformFailed' | 'suppressed' | 'duplicate' | 'retrying' | 'aborted' | 'delivered';
@@ -160,33 +161,7 @@ function Failures({ destinationId, funnel, reason }: { destinationId: string; fu
           {failures.length === 0 ? (
             <p>None listed on the first page (its users may be suppressed or deleted).</p>
           ) : (
-            <Scroll label="First failed events, scrollable">
-              <table aria-label="First failed events">
-                <thead>
-                  <tr>
-                    <th scope="col">Aborted</th>
-                    <th scope="col">Message</th>
-                    <th scope="col">Reason</th>
-                    <th scope="col">Answer</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {failures.map((failure) => {
-                    const answer = failure.answer as { status?: number; body?: string } | undefined;
-                    return (
-                      <tr>
-                        <td>{when(failure.abortedAt)}</td>
-                        <td>{String(failure.messageId)}</td>
-                        <td>{String(failure.reason)}</td>
-                        <td>
-                          {answer?.status ?? ''} {answer?.body ?? String(failure.error)}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </Scroll>
+            <FailuresTable label="First failed events" failures={failures} />
           )}
           <button type="button" class="secondary" onClick={() => document.getElementById('failed-events')?.scrollIntoView({ block: 'start' })}>
             Go to every failed event of the window

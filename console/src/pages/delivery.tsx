@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { FunnelPipeline } from '../funnel-pipeline';
 import { routeArgs, useScrollToRoutePart } from '../route';
-import { ErrorBox, Json, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
+import { FailuresTable } from '../failures-table';
+import { ErrorBox, Scroll, Section, useAction, useConfirm, useLoad, when } from '../ui';
 import { ReplayForm } from './replay-form';
 
 /** The windows the page offers: the last hours of ingestion. */
@@ -205,48 +206,7 @@ function Failures({
       {failures.length === 0 ? (
         <p>No failed event in this window.</p>
       ) : (
-        <Scroll label="Failed events list">
-          <table aria-label="Failed events">
-            <thead>
-              <tr>
-                <th scope="col">Pick</th>
-                <th scope="col">Aborted</th>
-                <th scope="col">Message</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Answer</th>
-                <th scope="col">Retry</th>
-                <th scope="col">Event</th>
-              </tr>
-            </thead>
-            <tbody>
-              {failures.map((failure) => {
-                const id = String(failure.id);
-                const answer = failure.answer as { status?: number; body?: string } | undefined;
-                const retried = failure.retry as { state: string } | undefined;
-                return (
-                  <tr>
-                    <td>
-                      <input type="checkbox" aria-label={`Pick ${String(failure.messageId)}`} checked={picked.has(id)} onChange={() => toggle(id)} />
-                    </td>
-                    <td>{when(failure.abortedAt)}</td>
-                    <td>{String(failure.messageId)}</td>
-                    <td>{String(failure.reason)}</td>
-                    <td>
-                      {answer?.status ?? ''} {answer?.body ?? String(failure.error)}
-                    </td>
-                    <td>{retried?.state ?? ''}</td>
-                    <td>
-                      <details>
-                        <summary>event and payload</summary>
-                        <Json value={{ event: failure.event, sent: failure.requests, transformation: failure.transformation, attempts: failure.attempts }} />
-                      </details>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </Scroll>
+        <FailuresTable label="Failed events" failures={failures} pick={{ has: (id) => picked.has(id), toggle }} retry event />
       )}
       {listing.data?.more && (
         <button type="button" class="secondary" onClick={() => setPages((n) => n + 1)}>
