@@ -23,18 +23,21 @@ export async function queryEach(
  * The items of several partitions in one sort-key order, as if they were one partition: each partition read a
  * page at a time, and only as far as the merged order has got (a k-way merge), so a caller that stops early
  * reads little beyond a page of each. `query` is one partition's query, its key condition on `pk = :pk`, which
- * is bound to each partition in turn.
+ * is bound to each partition in turn. Ascending unless `descending`; `after` is the sort key the merge went
+ * past, in its own direction.
  */
 export async function* acrossPartitions(
   store: TableClient,
   partitions: string[],
-  query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'> & { KeyConditionExpression: string },
+  query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'ScanIndexForward'> & { KeyConditionExpression: string },
   after?: string,
+  descending = false,
 ): AsyncGenerator<Item> {
   const read = async (pk: string, start: Item | undefined) => {
     const answer = await store.doc.send(
       new QueryCommand({
         ...query,
+        ScanIndexForward: !descending,
         TableName: store.table,
         ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':pk': pk },
         ExclusiveStartKey: start,
@@ -43,15 +46,16 @@ export async function* acrossPartitions(
     return { items: answer.Items ?? [], next: answer.LastEvaluatedKey };
   };
   const heads = await Promise.all(partitions.map(async (pk) => ({ pk, ...(await read(pk, after === undefined ? undefined : { pk, sk: after })) })));
+  const before = (a: Item, b: Item) => (descending ? String(a.sk) > String(b.sk) : String(a.sk) < String(b.sk));
   for (;;) {
-    let lowest: (typeof heads)[number] | undefined;
+    let first: (typeof heads)[number] | undefined;
     for (const head of heads) {
       if (head.items.length === 0) continue;
-      if (!lowest || String(head.items[0]!.sk) < String(lowest.items[0]!.sk)) lowest = head;
+      if (!first || before(head.items[0]!, first.items[0]!)) first = head;
     }
-    if (!lowest) return;
-    yield lowest.items.shift()!;
-    if (lowest.items.length === 0 && lowest.next) Object.assign(lowest, await read(lowest.pk, lowest.next));
+    if (!first) return;
+    yield first.items.shift()!;
+    if (first.items.length === 0 && first.next) Object.assign(first, await read(first.pk, first.next));
   }
 }
 

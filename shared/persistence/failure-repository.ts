@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
-import { DeliveryJob, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
+import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
 import type * as ports from '../domain/delivery/jobs';
 import { normaliseUserId } from '../domain/regulations/suppression-index';
 import { statsItem } from './delivery-items';
@@ -48,6 +48,7 @@ export class FailureRepository implements ports.FailureRepository {
     window: { from: string; to: string },
     after: { group: string } | undefined,
     limit: number,
+    order: FailureOrder = 'oldest',
   ): Promise<FailurePage> {
     const failures: StoredFailure[] = [];
     const holes = { removed: 0 };
@@ -63,13 +64,15 @@ export class FailureRepository implements ports.FailureRepository {
         ConsistentRead: true,
       },
       after?.group,
+      order === 'newest',
     );
     for await (const item of groups) {
       if (failures.length >= limit) {
         more = true;
         break;
       }
-      failures.push(...storedOf(item, holes));
+      const stored = storedOf(item, holes);
+      failures.push(...(order === 'newest' ? stored.reverse() : stored));
       last = String(item.sk);
     }
     return { failures, removed: holes.removed, ...(more && last !== undefined && { next: { group: last, index: 0 } }) };

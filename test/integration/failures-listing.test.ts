@@ -12,7 +12,11 @@ const rig = deliveryRig();
 // 120 events, a quarter refused and some retried until their window ends, then paged twice: a minute or more on a loaded machine.
 jest.setTimeout(180_000);
 
-type Page = { failures: { id: string; messageId: string; userId?: string }[]; withheld?: { suppressed: number; deleted: number }; paging: { next?: string } };
+type Page = {
+  failures: { id: string; messageId: string; userId?: string; receivedAt: string }[];
+  withheld?: { suppressed: number; deleted: number };
+  paging: { next?: string };
+};
 const refusedOutright = (n: number) => n % 4 === 0;
 const failingUntilExpired = (n: number) => n % 15 === 7 && !refusedOutright(n);
 const numberOf = (id: string) => Number(id.split('-')[1]);
@@ -37,7 +41,7 @@ async function refusingAQuarter() {
   return { ...p, aborted };
 }
 
-async function accounted(p: Awaited<ReturnType<typeof refusingAQuarter>>, window: { from: string; to: string }) {
+async function accounted(p: Awaited<ReturnType<typeof refusingAQuarter>>, window: { from: string; to: string }, order?: 'newest') {
   const query = `from=${window.from}&to=${window.to}`;
   const funnel = (await p.api('GET', `/v2/destinations/${p.hook.id}/delivery?${query}`)).body as {
     window: { from: string };
@@ -48,7 +52,7 @@ async function accounted(p: Awaited<ReturnType<typeof refusingAQuarter>>, window
   const withheld = { suppressed: 0, deleted: 0 };
   let pages = 0;
   for (let after = ''; ;) {
-    const answer = await p.api('GET', `/v2/destinations/${p.hook.id}/failures?${query}&limit=7${after}`);
+    const answer = await p.api('GET', `/v2/destinations/${p.hook.id}/failures?${query}&limit=7${order ? `&order=${order}` : ''}${after}`);
     expect(answer.status).toBe(200);
     const page = answer.body as Page;
     pages++;
@@ -92,4 +96,19 @@ it('lists over the whole hours the funnel counts for the same from and to, and s
   const { funnel, listed, withheld, window: listedWindow } = await accounted(p, window);
   expect(listed.length + withheld.suppressed + withheld.deleted).toBe(funnel.aborted.total);
   expect(listedWindow).toEqual(funnel.window);
+});
+
+it('lists newest first with order=newest, page after page, each event the funnel counts aborted still listed once', async () => {
+  const p = await refusingAQuarter();
+  const now = Date.now();
+  const window = { from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString() };
+  const oldest = await accounted(p, window);
+  const newest = await accounted(p, window, 'newest');
+  expect(newest.pages).toBeGreaterThan(3);
+  expect(new Set(newest.listed.map((f) => f.id)).size).toBe(newest.listed.length);
+  expect(newest.listed.length + newest.withheld.suppressed + newest.withheld.deleted).toBe(newest.funnel.aborted.total);
+  expect(newest.listed.map((f) => f.messageId).sort()).toEqual([...p.aborted].sort());
+  expect(newest.listed.map((f) => f.id)).toEqual(oldest.listed.map((f) => f.id).reverse());
+  const received = newest.listed.map((f) => f.receivedAt);
+  expect(received).toEqual([...received].sort().reverse());
 });

@@ -32,7 +32,7 @@ export class FailuresService {
     const after = query.after_cursor === undefined ? undefined : parseFailureId(query.after_cursor);
     if (query.after_cursor !== undefined && !after) throw new ValidationError('query.after_cursor: not a cursor of this listing');
     const window = failureWindow(query.from, query.to);
-    const page = await this.failures.page(workspaceId, destinationId, window, after, query.limit);
+    const page = await this.failures.page(workspaceId, destinationId, window, after, query.limit, query.order);
     const selected = page.failures.filter((f) => query.reason === undefined || f.failure.reason === query.reason);
     const shown = await visible(this.suppression, workspaceId, selected);
     const failures = shown.map(({ group, index, failure, retry }) => ({ id: failureId(group, index), ...shownFailure(failure), ...(retry && { retry }) }));

@@ -58,6 +58,9 @@ export interface StoredFailure {
   retry?: FailureRetry;
 }
 
+/** The order failures are listed in: by when they were received, oldest or newest first. */
+export type FailureOrder = 'oldest' | 'newest';
+
 /** One page of a destination's failures in sort order, and where the next begins. */
 export interface FailurePage {
   failures: StoredFailure[];
@@ -81,13 +84,17 @@ export interface RetryResult {
  * runs, and a crash after the mark leaves it marked `sending`, never sent again.
  */
 export interface FailureRepository {
-  /** Failures received from `from` up to `to` (sort-key bounds, sort order), after `after`, up to about `limit` (whole groups). */
+  /**
+   * Failures received from `from` up to `to` (sort-key bounds), after `after`, up to about `limit` (whole
+   * groups): in sort order (oldest received first), or the reverse (`newest`).
+   */
   page(
     workspaceId: string,
     destinationId: string,
     window: { from: string; to: string },
     after: { group: string; index: number } | undefined,
     limit: number,
+    order?: FailureOrder,
   ): Promise<FailurePage>;
   /** Failures by where they are (unknown ones are left out). */
   byRefs(workspaceId: string, destinationId: string, refs: { group: string; index: number }[]): Promise<StoredFailure[]>;
