@@ -139,7 +139,7 @@ function ErrorClasses({ funnel, pick }: { funnel: DestinationFunnel; pick: (erro
 }
 
 /**
- * The first failed events of the funnel's window (of one reason, or all), read from the failures listing, and
+ * The newest failed events of the funnel's window (of one reason, or all), read from the failures listing, and
  * the way to the whole list on the page.
  */
 function Failures({ destinationId, funnel, reason }: { destinationId: string; funnel: DestinationFunnel; reason?: 'transformFailed' }) {
@@ -147,7 +147,7 @@ function Failures({ destinationId, funnel, reason }: { destinationId: string; fu
     () =>
       api.call('GET /v2/destinations/{id}/failures', {
         params: { id: destinationId },
-        query: { from: funnel.window.from, to: funnel.window.to, limit: SHOWN, ...(reason && { reason }) },
+        query: { from: funnel.window.from, to: funnel.window.to, limit: SHOWN, order: 'newest', ...(reason && { reason }) },
       }),
     [destinationId, funnel.window.from, funnel.window.to, reason],
   );
@@ -157,11 +157,11 @@ function Failures({ destinationId, funnel, reason }: { destinationId: string; fu
       <ErrorBox error={page.error} />
       {page.data && (
         <>
-          <h3>The window&apos;s first failed events</h3>
+          <h3>The window&apos;s newest failed events</h3>
           {failures.length === 0 ? (
             <p>None listed on the first page (its users may be suppressed or deleted).</p>
           ) : (
-            <FailuresTable label="First failed events" failures={failures} />
+            <FailuresTable label="Newest failed events" failures={failures} />
           )}
           <button type="button" class="secondary" onClick={() => document.getElementById('failed-events')?.scrollIntoView({ block: 'start' })}>
             Go to every failed event of the window

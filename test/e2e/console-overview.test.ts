@@ -163,7 +163,7 @@ describe('the console’s overview and the funnel as a pipeline', () => {
     const byClass = page.getByRole('table', { name: 'Aborted by class' });
     await expect(byClass.getByRole('row').filter({ hasText: 'a 4xx answer' }).getByRole('cell').first().textContent()).resolves.toBe(String(REFUSED));
     await expect(page.getByRole('table', { name: 'Errors of this step' }).textContent()).resolves.toContain('400');
-    const first = page.getByRole('table', { name: 'First failed events' });
+    const first = page.getByRole('table', { name: 'Newest failed events' });
     await first.getByRole('row').nth(REFUSED).waitFor();
     await expect(first.getByRole('row').filter({ hasText: 'refused for the overview' }).count()).resolves.toBe(REFUSED);
 

@@ -129,7 +129,7 @@ function Failures({
       for (let i = 0; i < pages; i++) {
         const page = await api.call('GET /v2/destinations/{id}/failures', {
           params: { id: destinationId },
-          query: { ...window, limit: PAGE, ...(after !== undefined && { after_cursor: after }) },
+          query: { ...window, limit: PAGE, order: 'newest', ...(after !== undefined && { after_cursor: after }) },
         });
         listed.push(...page.failures);
         withheld.suppressed += page.withheld.suppressed;

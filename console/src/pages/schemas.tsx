@@ -88,7 +88,7 @@ function ModelView({ model, specs }: { model: EventModel; specs?: Spec[] }) {
       </Section>
       <Section title="Versions">
         <ul class="picker" aria-label="Versions">
-          {versions.data?.map((v) => (
+          {newestFirst(versions.data ?? []).map((v) => (
             <li>
               <button type="button" aria-pressed={v.VersionID === versionId} onClick={() => setVersionId(v.VersionID)}>
                 Version {v.ID}{' '}
@@ -190,6 +190,9 @@ function FrequentValues({ values, distinct }: { values: EventMetadata['FrequentV
 }
 
 type Version = { ID: number; VersionID: string; FirstSeen: string; Schema: Record<string, string> };
+
+/** Versions as the page lists them: the newest (last first seen) first. */
+const newestFirst = <V extends Version>(versions: V[]): V[] => [...versions].sort((a, b) => b.FirstSeen.localeCompare(a.FirstSeen) || b.ID - a.ID);
 
 /** A version's schema and the version before it (first seen before it), if any. */
 function neighbours(versions: Version[], versionId: string): { schema: Record<string, string>; previous?: Version } {
