@@ -1,16 +1,10 @@
-import { TOKEN, checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, started } from '../support/console-session';
+import { checkPage, control, openConsole, page, seedCapturedTrial, sendWithSdk } from '../support/console-session';
 
 /**
  * The console in a real browser, on tracking plans edited as a table and event schema versions compared: the
  * source Website holds one track, Trial Started on the pro plan, made through the API before the tests.
  */
 openConsole({ signIn: true, seed: seedCapturedTrial });
-
-async function control<T>(route: string): Promise<T> {
-  const response = await fetch(`${started.control}${route}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  if (!response.ok) throw new Error(`GET ${route} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 const pageWidth = () => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
 
@@ -58,8 +52,8 @@ describe('the console, on tracking plans and schema versions', () => {
 
     await page.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByRole('heading', { name: 'Website plan · version 2' }).waitFor();
-    const { trackingPlans } = await control<{ trackingPlans: { id: string }[] }>('/v2/tracking-plans');
-    const { trackingPlan } = await control<{ trackingPlan: { version: number; specs: typeof specs } }>(`/v2/tracking-plans/${trackingPlans[0]!.id}`);
+    const { trackingPlans } = await control<{ trackingPlans: { id: string }[] }>('GET', '/v2/tracking-plans');
+    const { trackingPlan } = await control<{ trackingPlan: { version: number; specs: typeof specs } }>('GET', `/v2/tracking-plans/${trackingPlans[0]!.id}`);
     expect(trackingPlan.version).toBe(2);
     expect(trackingPlan.specs.find((s) => s.name === 'Trial Started')!.schema).toMatchObject({
       properties: { plan: { type: 'string' }, seats: { type: 'number', description: 'Seats bought, at least one', minimum: 1 } },
@@ -93,11 +87,11 @@ describe('the console, on tracking plans and schema versions', () => {
 
   it('lists the versions of an event schema with their dates and diffs one with the version before', async () => {
     await sendWithSdk([{ userId: 'u2', event: 'Trial Started', properties: { plan: 5, seats: '3' } }]);
-    const { sources } = await control<{ sources: { id: string }[] }>('/v2/sources');
-    const models = await control<{ EventID: string; EventIdentifier: string }[]>(`/v2/sources/${sources[0]!.id}/event-models`);
+    const { sources } = await control<{ sources: { id: string }[] }>('GET', '/v2/sources');
+    const models = await control<{ EventID: string; EventIdentifier: string }[]>('GET', `/v2/sources/${sources[0]!.id}/event-models`);
     const trial = models.find((m) => m.EventIdentifier === 'Trial Started')!;
     for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250)))
-      if ((await control<unknown[]>(`/v2/event-models/${trial.EventID}/versions`)).length === 2) break;
+      if ((await control<unknown[]>('GET', `/v2/event-models/${trial.EventID}/versions`)).length === 2) break;
     await page.getByRole('link', { name: 'Event schemas' }).click();
     await page.getByRole('button', { name: /^track: Trial Started/ }).click();
     const versions = page.getByRole('list', { name: 'Versions' }).getByRole('button');

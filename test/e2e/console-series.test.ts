@@ -1,4 +1,4 @@
-import { TOKEN, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
+import { checkPage, control, hook, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -13,12 +13,6 @@ const REFUSED = 6;
 type Bucket = { at: string } & Record<string, number>;
 type Series = { window: { from: string; to: string; bucketSeconds: number }; buckets: Bucket[] };
 
-async function control<T>(route: string): Promise<T> {
-  const response = await fetch(`${started.control}${route}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  if (!response.ok) throw new Error(`GET ${route} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
 let destinationId = '';
 let sourceId = '';
 
@@ -32,10 +26,10 @@ async function seed() {
   }
   hook.on('/hook', json(400, { reason: 'refused for the test' }));
   await sendWithSdk(Array.from({ length: REFUSED }, (_, i) => ({ userId: `no-${i}`, event: `Refused ${i}` })));
-  destinationId = (await control<{ destinations: { id: string }[] }>('/v2/destinations')).destinations[0]!.id;
-  sourceId = (await control<{ sources: { id: string }[] }>('/v2/sources')).sources[0]!.id;
+  destinationId = (await control<{ destinations: { id: string }[] }>('GET', '/v2/destinations')).destinations[0]!.id;
+  sourceId = (await control<{ sources: { id: string }[] }>('GET', '/v2/sources')).sources[0]!.id;
   for (;;) {
-    const series = await control<Series>(`/v2/destinations/${destinationId}/series?window=24h`);
+    const series = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=24h`);
     if (series.buckets.reduce((n, b) => n + b.failed!, 0) === REFUSED) break;
     if (Date.now() > deadline) throw new Error('the series never counted the refused events');
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -57,7 +51,7 @@ describe('the console’s charts', () => {
   it('draws a destination’s delivered and failed events per bucket from the series API, over the window picked', async () => {
     await page.getByRole('link', { name: 'Destinations' }).click();
     await page.getByRole('button', { name: /^Hook/ }).click();
-    const day = await control<Series>(`/v2/destinations/${destinationId}/series?window=24h`);
+    const day = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=24h`);
     expect(counted(await drawn('Delivery'))).toEqual(counted(day.buckets));
     expect(counted(day.buckets).reduce((n, b) => n + b.delivered!, 0)).toBe(DELIVERED);
     await page.getByRole('img', { name: `Delivery, ${DELIVERED} delivered, ${REFUSED} failed, 0 filtered, 0 retrying, hourly buckets from ` }).waitFor();
@@ -70,7 +64,7 @@ describe('the console’s charts', () => {
       .getByTestId('delivery-span')
       .filter({ hasText: /^5-minute buckets/ })
       .waitFor();
-    const hour = await control<Series>(`/v2/destinations/${destinationId}/series?window=1h`);
+    const hour = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=1h`);
     expect(hour.window.bucketSeconds).toBe(300);
     expect(hour.buckets).toHaveLength(12);
     expect(counted(await drawn('Delivery'))).toEqual(counted(hour.buckets));
@@ -92,7 +86,7 @@ describe('the console’s charts', () => {
 
   it('draws a source’s received events per bucket from the series API', async () => {
     await page.getByRole('link', { name: 'Sources' }).click();
-    const day = await control<Series>(`/v2/sources/${sourceId}/series?window=24h`);
+    const day = await control<Series>('GET', `/v2/sources/${sourceId}/series?window=24h`);
     expect(counted(day.buckets).reduce((n, b) => n + b.received!, 0)).toBe(DELIVERED + REFUSED);
     expect(counted(await drawn('Events received'))).toEqual(counted(day.buckets));
     await checkPage('sources-series');

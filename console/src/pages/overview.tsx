@@ -1,4 +1,4 @@
-import type { Destination, Source } from '../../../shared/contract/client-types';
+import type { Destination, RouteResponse, Source } from '../../../shared/contract/client-types';
 import { api } from '../api';
 import { count, seconds } from '../figures';
 import type { DestinationFunnel } from '../funnel-pipeline';
@@ -31,9 +31,9 @@ interface Failure {
   destination: Destination;
 }
 
-/** A bucket's counts as the series routes answer them. */
-type Bucket = Record<string, number | string>;
-const valuesOf = (buckets: Bucket[], name: string) => buckets.map((b) => Number(b[name] ?? 0));
+/** An hour's counts as the series routes answer them. */
+type SourceBucket = RouteResponse<'GET /v2/sources/{id}/series'>['buckets'][number];
+type DestinationBucket = RouteResponse<'GET /v2/destinations/{id}/series'>['buckets'][number];
 
 /**
  * What the workspace did in the last 24 hours, read in one round: 3 lists (sources, destinations, alert
@@ -54,7 +54,7 @@ async function loadOverview() {
           api.call('GET /v2/sources/{id}/delivery', { params: { id: source.id }, query: window }),
           api.call('GET /v2/sources/{id}/series', { params: { id: source.id }, query: { window: '24h' } }),
         ]);
-        return { source, delivery, hours: series.buckets as Bucket[] };
+        return { source, delivery, hours: series.buckets };
       }),
     ),
     Promise.all(
@@ -64,7 +64,7 @@ async function loadOverview() {
           api.call('GET /v2/destinations/{id}/series', { params: { id: destination.id }, query: { window: '24h' } }),
           api.call('GET /v2/destinations/{id}/outcomes', { params: { id: destination.id } }),
         ]);
-        return { destination, funnel, hours: series.buckets as Bucket[], lastErrors: outcomes.lastErrors };
+        return { destination, funnel, hours: series.buckets, lastErrors: outcomes.lastErrors };
       }),
     ),
   ]);
@@ -120,7 +120,7 @@ export function Overview() {
 function Sources({
   rows,
 }: {
-  rows: { source: Source; delivery: { received: number; stored: number; refused: { total: number }; duplicate: number }; hours: Bucket[] }[];
+  rows: { source: Source; delivery: { received: number; stored: number; refused: { total: number }; duplicate: number }; hours: SourceBucket[] }[];
 }) {
   return (
     <Section title="Sources">
@@ -153,7 +153,7 @@ function Sources({
                     <Sparkline
                       title={`${source.name}, events received per hour`}
                       testId={`source-hours-${source.id}`}
-                      lines={[{ label: 'received', values: valuesOf(hours, 'received'), stroke: '#1a5fb4' }]}
+                      lines={[{ label: 'received', values: hours.map((h) => h.received), stroke: '#1a5fb4' }]}
                     />
                   </td>
                   <td>{count(delivery.stored)}</td>
@@ -169,7 +169,7 @@ function Sources({
   );
 }
 
-function Destinations({ rows }: { rows: { destination: Destination; funnel: DestinationFunnel; hours: Bucket[] }[] }) {
+function Destinations({ rows }: { rows: { destination: Destination; funnel: DestinationFunnel; hours: DestinationBucket[] }[] }) {
   return (
     <Section title="Destinations">
       {rows.length === 0 ? (
@@ -204,8 +204,8 @@ function Destinations({ rows }: { rows: { destination: Destination; funnel: Dest
                         title={`${destination.name}, events delivered and failed per hour`}
                         testId={`destination-hours-${destination.id}`}
                         lines={[
-                          { label: 'delivered', values: valuesOf(hours, 'delivered'), stroke: '#146c2e' },
-                          { label: 'failed', values: valuesOf(hours, 'failed'), stroke: '#b3261e' },
+                          { label: 'delivered', values: hours.map((h) => h.delivered), stroke: '#146c2e' },
+                          { label: 'failed', values: hours.map((h) => h.failed), stroke: '#b3261e' },
                         ]}
                       />
                     </td>
