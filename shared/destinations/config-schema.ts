@@ -6,43 +6,38 @@ import { CREDENTIAL_KEY } from '../domain/credentials/schemas';
  * imports nothing but zod and other schemas.
  */
 
+/** One side of a list of {from, to} pairs as a form's column shows it: its name and an example. */
+export interface PairSide {
+  label: string;
+  example: string;
+}
+
 /**
  * What a form shows of a configuration field (GET /destination-definitions, the console's destination form): its
  * name as the vendor's settings or documentation call it, what it is in one line (the same words as its row in
- * docs/reference/destinations/<type>.md), and an example value where one helps.
+ * docs/reference/destinations/<type>.md), an example value where one helps, and for a list of {from, to} pairs
+ * what each side is.
  */
 export interface FieldText {
   label: string;
   description: string;
   example?: string | number;
+  columns?: { from: PairSide; to: PairSide };
 }
 
-/** A configuration field with its display name (`title`), description and example (`examples`), as JSON Schema says them. */
-export const field = <S extends z.ZodType>(schema: S, { label, description, example }: FieldText): S =>
-  schema.meta({ title: label, description, ...(example !== undefined && { examples: [example] }) }) as S;
-
-/** One side of a list of {from, to} pairs as a form's column shows it: its name and an example. */
-export interface PairSide {
-  label: string;
-  example: string;
-  /** The side's schema, a string unless given. */
-  schema?: z.ZodString;
-}
-
-/** A list of {from, to} pairs (a form shows them as rows of two inputs), each side named, with an example. */
-export const pairs = (from: PairSide, to: PairSide) =>
-  z.array(
-    z.strictObject({
-      from: (from.schema ?? z.string()).meta({ title: from.label, examples: [from.example] }),
-      to: (to.schema ?? z.string()).meta({ title: to.label, examples: [to.example] }),
-    }),
-  );
+/**
+ * The texts of every field of a configuration schema, one per key: kept beside the schema in each type's
+ * definition.ts, out of the schema itself, so that only what lists the definitions carries them (a function that
+ * only checks configurations bundles none of it). Plain literals and constants only, for the same reason.
+ */
+export type FieldTexts<S extends z.ZodType> = { readonly [K in keyof z.input<S>]-?: FieldText };
 
 /** An http(s) URL; the error names the field. */
 export const httpUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` });
 
-/** The optional `baseUrl` that replaces a vendor's API host(s); `description` says which. */
-export const baseUrl = (description: string) => field(httpUrl('baseUrl').optional(), { label: 'Base URL', description, example: 'https://proxy.example.com' });
+/** The optional `baseUrl` that replaces a vendor's API host(s); its text says which. */
+export const BASE_URL_LABEL = 'Base URL';
+export const baseUrl = () => httpUrl('baseUrl').optional();
 
 /** The name of a workspace credential a configuration refers to instead of holding a secret. */
 export const CredentialName = z.string().regex(CREDENTIAL_KEY, 'must name a workspace credential (letters, digits and _)');
@@ -60,24 +55,18 @@ export const CredentialRef = z.strictObject({ credential: CredentialName });
  */
 export const secret = <S extends z.ZodType>(schema: S): S => schema.meta({ secret: true }) as S;
 
-/**
- * The configurable map from the event spec's names to a network's event names; `example` is one of the network's
- * standard events.
- */
-export const eventMap = (example: string) =>
-  field(
-    pairs(
-      { label: 'Track event', example: 'Order Completed', schema: z.string().min(1) },
-      { label: 'Network event', example, schema: z.string().min(1) },
-    ).optional(),
-    { label: 'Event mapping', description: 'Track event name → the network event it is sent as; takes precedence over the standard mapping' },
-  );
+/** The configurable map from the event spec's names to a network's event names (pairs, as forms show them). */
+export const EventMap = z.array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) })).optional();
+export const EVENT_MAP_DESCRIPTION = 'Track event name → the network event it is sent as; takes precedence over the standard mapping';
+export const TRACK_EVENT_COLUMN: PairSide = { label: 'Track event', example: 'Order Completed' };
 
 /** The configurable country calling code of phone numbers given without one (see ad-matching.ts). */
-export const PhoneCountryCode = field(
-  z
-    .string()
-    .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
-    .optional(),
-  { label: 'Default country calling code', description: 'The country calling code put before phone numbers given without + or 00', example: '44' },
-);
+export const PhoneCountryCode = z
+  .string()
+  .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
+  .optional();
+export const PHONE_COUNTRY_CODE_TEXT: FieldText = {
+  label: 'Default country calling code',
+  description: 'The country calling code put before phone numbers given without + or 00',
+  example: '44',
+};

@@ -1,32 +1,33 @@
 import * as z from 'zod';
 import { ValidationError } from '../domain/errors';
 import { problemsOf } from '../domain/validation';
+import type { FieldText } from './config-schema';
 import { misplacedRef, storedConfigSchema } from './credential-refs';
-import { amplitudeDefinition } from './amplitude/definition';
-import { bigQueryStreamDefinition } from './bigquery/definition';
-import { brazeDefinition } from './braze/definition';
-import { customerioDefinition } from './customerio/definition';
-import { facebookConversionsDefinition } from './facebook-conversions/definition';
-import { firehoseDefinition } from './firehose/definition';
-import { ga4Definition } from './ga4/definition';
-import { googleSheetsDefinition } from './google-sheets/definition';
-import { heapDefinition } from './heap/definition';
-import { hubspotDefinition } from './hubspot/definition';
-import { intercomDefinition } from './intercom/definition';
-import { iterableDefinition } from './iterable/definition';
-import { kafkaDefinition } from './kafka/definition';
-import { klaviyoDefinition } from './klaviyo/definition';
-import { mixpanelDefinition } from './mixpanel/definition';
-import { pinterestConversionsDefinition } from './pinterest-conversions/definition';
-import { postgresDefinition } from './postgres/definition';
-import { posthogDefinition } from './posthog/definition';
-import { redisDefinition } from './redis/definition';
-import { s3Definition } from './s3/definition';
-import { segmentDefinition } from './segment/definition';
-import { slackDefinition } from './slack/definition';
-import { snapchatConversionsDefinition } from './snapchat-conversions/definition';
-import { tiktokAdsDefinition } from './tiktok-ads/definition';
-import { webhookDefinition } from './webhook/definition';
+import { amplitudeDefinition, amplitudeFields } from './amplitude/definition';
+import { bigQueryStreamDefinition, bigQueryStreamFields } from './bigquery/definition';
+import { brazeDefinition, brazeFields } from './braze/definition';
+import { customerioDefinition, customerioFields } from './customerio/definition';
+import { facebookConversionsDefinition, facebookConversionsFields } from './facebook-conversions/definition';
+import { firehoseDefinition, firehoseFields } from './firehose/definition';
+import { ga4Definition, ga4Fields } from './ga4/definition';
+import { googleSheetsDefinition, googleSheetsFields } from './google-sheets/definition';
+import { heapDefinition, heapFields } from './heap/definition';
+import { hubspotDefinition, hubspotFields } from './hubspot/definition';
+import { intercomDefinition, intercomFields } from './intercom/definition';
+import { iterableDefinition, iterableFields } from './iterable/definition';
+import { kafkaDefinition, kafkaFields } from './kafka/definition';
+import { klaviyoDefinition, klaviyoFields } from './klaviyo/definition';
+import { mixpanelDefinition, mixpanelFields } from './mixpanel/definition';
+import { pinterestConversionsDefinition, pinterestConversionsFields } from './pinterest-conversions/definition';
+import { postgresDefinition, postgresFields } from './postgres/definition';
+import { posthogDefinition, posthogFields } from './posthog/definition';
+import { redisDefinition, redisFields } from './redis/definition';
+import { s3Definition, s3Fields } from './s3/definition';
+import { segmentDefinition, segmentFields } from './segment/definition';
+import { slackDefinition, slackFields } from './slack/definition';
+import { snapchatConversionsDefinition, snapchatConversionsFields } from './snapchat-conversions/definition';
+import { tiktokAdsDefinition, tiktokAdsFields } from './tiktok-ads/definition';
+import { webhookDefinition, webhookFields } from './webhook/definition';
 import type { DestinationDefinition } from './types';
 
 /**
@@ -63,6 +64,38 @@ const DEFINITIONS: DestinationDefinition[] = [
   heapDefinition,
 ];
 
+/**
+ * Each type's field texts (display name, description, example), by type name: only listDestinationDefinitions
+ * reads them, so a function that only checks configurations bundles none of them (plain references, no calls).
+ */
+const FIELD_TEXTS: Readonly<Record<string, Readonly<Record<string, FieldText>>>> = {
+  WEBHOOK: webhookFields,
+  AM: amplitudeFields,
+  MP: mixpanelFields,
+  POSTHOG: posthogFields,
+  BRAZE: brazeFields,
+  CUSTOMERIO: customerioFields,
+  GA4: ga4Fields,
+  SLACK: slackFields,
+  FACEBOOK_CONVERSIONS: facebookConversionsFields,
+  TIKTOK_ADS: tiktokAdsFields,
+  PINTEREST_CONVERSIONS: pinterestConversionsFields,
+  SNAPCHAT_CONVERSIONS: snapchatConversionsFields,
+  HS: hubspotFields,
+  INTERCOM: intercomFields,
+  KLAVIYO: klaviyoFields,
+  REDIS: redisFields,
+  S3: s3Fields,
+  POSTGRES: postgresFields,
+  KAFKA: kafkaFields,
+  GOOGLESHEETS: googleSheetsFields,
+  BQSTREAM: bigQueryStreamFields,
+  FIREHOSE: firehoseFields,
+  ITERABLE: iterableFields,
+  SEGMENT: segmentFields,
+  HEAP: heapFields,
+};
+
 export const DESTINATION_DEFINITIONS: ReadonlyMap<string, DestinationDefinition> = new Map(DEFINITIONS.map((d) => [d.name, d]));
 
 export const destinationDefinition = (name: string): DestinationDefinition | undefined => DESTINATION_DEFINITIONS.get(name);
@@ -73,14 +106,14 @@ const PairColumn = z.object({ displayName: z.string(), example: z.string().optio
 /** One configuration variable as a form shows it, derived from the type's zod schema (never re-declared). */
 export const DestinationField = z.object({
   name: z.string(),
-  displayName: z.string().describe("the field's name as the vendor's settings or documentation call it"),
+  displayName: z.string().describe("the vendor's name for it"),
   type: z
     .enum(['string', 'url', 'integer', 'number', 'boolean', 'enum', 'pairs', 'list', 'json'])
     .describe('pairs: a list of {from, to}; list: a list of strings; json: any other list or object'),
   required: z.boolean(),
-  description: z.string().describe('what the field is, in one line'),
-  example: z.string().optional().describe('an example value, as it would be typed'),
-  columns: z.object({ from: PairColumn, to: PairColumn }).optional().describe('of a pairs field: what each side of a pair is, with an example'),
+  description: z.string(),
+  example: z.string().optional(),
+  columns: z.object({ from: PairColumn, to: PairColumn }).optional().describe("a pairs field's sides"),
   options: z.array(z.string()).optional().describe('the allowed values of an enum'),
   secret: z
     .boolean()
@@ -94,9 +127,6 @@ type JsonSchema = {
   secret?: boolean;
   format?: string;
   enum?: unknown[];
-  title?: string;
-  description?: string;
-  examples?: unknown[];
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;
 };
@@ -112,33 +142,27 @@ function fieldType(schema: JsonSchema): DestinationField['type'] {
   return schema.type === 'array' && keys === 'from,to' ? 'pairs' : 'json';
 }
 
-/** A schema's first example as text (JSON for anything but a string or a number). */
-const exampleOf = (schema: JsonSchema | undefined): { example?: string } => {
-  const example = schema?.examples?.[0];
-  if (example === undefined) return {};
-  return { example: typeof example === 'string' || typeof example === 'number' ? String(example) : JSON.stringify(example) };
-};
-
-const columnOf = (schema: JsonSchema | undefined, side: 'from' | 'to') => ({ displayName: schema?.title ?? side, ...exampleOf(schema) });
+const columnOf = (side: { label: string; example: string }) => ({ displayName: side.label, example: side.example });
 
 /**
- * A type's configuration variables as forms show them: the display name, description and example are the
- * schema's `title`, `description` and `examples` (config-schema.ts `field`); where one is missing, the key and
- * an empty description stand in (test/unit/destination-definitions.test.ts keeps every type complete).
+ * A type's configuration variables as forms show them: name, type, whether required, options and secrecy from
+ * the zod schema; display name, description, example and a pairs field's columns from the type's field texts
+ * (where one is missing, the key and an empty description stand in: test/unit/destination-definitions.test.ts
+ * keeps every type complete).
  */
-export function configFields(config: z.ZodType): DestinationField[] {
+export function configFields(config: z.ZodType, texts: Readonly<Record<string, FieldText>> = {}): DestinationField[] {
   const schema = z.toJSONSchema(config, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { required?: string[] };
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
     const type = fieldType(property);
-    const sides = property.items?.properties;
+    const text = texts[name];
     return {
       name,
-      displayName: property.title ?? name,
+      displayName: text?.label ?? name,
       type,
       required: schema.required?.includes(name) ?? false,
-      description: property.description ?? '',
-      ...exampleOf(property),
-      ...(type === 'pairs' && { columns: { from: columnOf(sides?.from, 'from'), to: columnOf(sides?.to, 'to') } }),
+      description: text?.description ?? '',
+      ...(text?.example !== undefined && { example: String(text.example) }),
+      ...(type === 'pairs' && text?.columns && { columns: { from: columnOf(text.columns.from), to: columnOf(text.columns.to) } }),
       ...(property.enum && { options: property.enum.map(String) }),
       ...(property.secret === true && { secret: true }),
     };
@@ -159,7 +183,7 @@ export const listDestinationDefinitions = (): z.infer<typeof DestinationDefiniti
     name: definition.name,
     displayName: definition.displayName,
     defaultConfig: Object.keys(definition.config.shape),
-    fields: configFields(definition.config),
+    fields: configFields(definition.config, FIELD_TEXTS[definition.name]),
     supportsTest: definition.supportsTest,
     supportsDeletion: definition.supportsDeletion,
   }));

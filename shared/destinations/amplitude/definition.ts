@@ -1,15 +1,12 @@
 import * as z from 'zod';
-import { baseUrl, field, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const AmplitudeConfig = z.strictObject({
-  apiKey: field(secret(z.string().min(1, 'apiKey is required')), { label: 'API Key', description: "The project's API key" }),
-  apiSecret: field(secret(z.string()).optional(), { label: 'Secret Key', description: "The project's secret key; needed to delete users" }),
-  residencyServer: field(z.enum(['standard', 'EU']).optional(), {
-    label: 'Data residency',
-    description: "EU sends to Amplitude's EU hosts; standard (the default) to the US ones",
-  }),
-  baseUrl: baseUrl('Replaces both API hosts (proxies, tests)'),
+  apiKey: secret(z.string().min(1, 'apiKey is required')),
+  apiSecret: secret(z.string()).optional(),
+  residencyServer: z.enum(['standard', 'EU']).optional(),
+  baseUrl: baseUrl(),
 });
 export type AmplitudeConfig = z.output<typeof AmplitudeConfig>;
 
@@ -21,3 +18,11 @@ export const amplitudeDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Amplitude's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const amplitudeFields: FieldTexts<typeof AmplitudeConfig> = {
+  apiKey: { label: 'API Key', description: "The project's API key" },
+  apiSecret: { label: 'Secret Key', description: "The project's secret key; needed to delete users" },
+  residencyServer: { label: 'Data residency', description: "EU sends to Amplitude's EU hosts; standard (the default) to the US ones" },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces both API hosts (proxies, tests)' },
+};

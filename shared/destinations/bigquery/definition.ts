@@ -1,21 +1,13 @@
 import * as z from 'zod';
-import { field, secret } from '../config-schema';
+import { BASE_URL_LABEL, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const BigQueryConfig = z.strictObject({
-  projectId: field(z.string().min(1), { label: 'Project ID', description: 'The Google Cloud project', example: 'my-project' }),
-  datasetId: field(z.string().min(1), { label: 'Dataset ID', description: 'The dataset', example: 'analytics' }),
-  tableId: field(z.string().min(1), { label: 'Table ID', description: 'The table rows are inserted into', example: 'events' }),
-  credentials: field(secret(z.string().min(1)), {
-    label: 'Service account key',
-    description: "The service account's key file (its JSON text)",
-    example: '{"type": "service_account", ...}',
-  }),
-  baseUrl: field(z.url().optional(), {
-    label: 'Base URL',
-    description: 'The BigQuery API root instead of https://bigquery.googleapis.com',
-    example: 'https://proxy.example.com',
-  }),
+  projectId: z.string().min(1),
+  datasetId: z.string().min(1),
+  tableId: z.string().min(1),
+  credentials: secret(z.string().min(1)),
+  baseUrl: z.url().optional(),
 });
 export type BigQueryConfig = z.output<typeof BigQueryConfig>;
 
@@ -27,3 +19,12 @@ export const bigQueryStreamDefinition = defineDefinition({
   supportsTest: false,
   supportsDeletion: false,
 });
+
+/** What BigQuery Stream's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const bigQueryStreamFields: FieldTexts<typeof BigQueryConfig> = {
+  projectId: { label: 'Project ID', description: 'The Google Cloud project', example: 'my-project' },
+  datasetId: { label: 'Dataset ID', description: 'The dataset', example: 'analytics' },
+  tableId: { label: 'Table ID', description: 'The table rows are inserted into', example: 'events' },
+  credentials: { label: 'Service account key', description: "The service account's key file (its JSON text)", example: '{"type": "service_account", ...}' },
+  baseUrl: { label: BASE_URL_LABEL, description: 'The BigQuery API root instead of https://bigquery.googleapis.com' },
+};

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { baseUrl, field, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const CustomerioConfig = z.strictObject({
-  siteID: field(z.string().min(1, 'siteID is required'), { label: 'Site ID', description: "The workspace's site ID (the Track API's Basic user name)" }),
-  apiKey: field(secret(z.string().min(1, 'apiKey is required')), { label: 'API Key', description: 'The Track API key (the Basic password)' }),
-  datacenter: field(z.enum(['US', 'EU']).optional(), { label: 'Account region', description: "The account's region; US when not set" }),
-  baseUrl: baseUrl('Replaces the Track API host (proxies, tests)'),
+  siteID: z.string().min(1, 'siteID is required'),
+  apiKey: secret(z.string().min(1, 'apiKey is required')),
+  datacenter: z.enum(['US', 'EU']).optional(),
+  baseUrl: baseUrl(),
 });
 export type CustomerioConfig = z.output<typeof CustomerioConfig>;
 
@@ -18,3 +18,11 @@ export const customerioDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Customer.io's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const customerioFields: FieldTexts<typeof CustomerioConfig> = {
+  siteID: { label: 'Site ID', description: "The workspace's site ID (the Track API's Basic user name)" },
+  apiKey: { label: 'API Key', description: 'The Track API key (the Basic password)' },
+  datacenter: { label: 'Account region', description: "The account's region; US when not set" },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces the Track API host (proxies, tests)' },
+};

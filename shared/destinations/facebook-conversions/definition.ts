@@ -1,43 +1,32 @@
 import * as z from 'zod';
-import { baseUrl, eventMap, field, PhoneCountryCode, secret } from '../config-schema';
+import {
+  BASE_URL_LABEL,
+  baseUrl,
+  EVENT_MAP_DESCRIPTION,
+  EventMap,
+  type FieldTexts,
+  PHONE_COUNTRY_CODE_TEXT,
+  PhoneCountryCode,
+  secret,
+  TRACK_EVENT_COLUMN,
+} from '../config-schema';
 import { defineDefinition } from '../types';
 
 // Server Event Parameters, action_source: where the conversion happened.
 const ACTION_SOURCES = ['website', 'app', 'email', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other'] as const;
 
 export const FacebookConversionsConfig = z.strictObject({
-  pixelId: field(z.string().min(1, 'pixelId is required'), {
-    label: 'Dataset ID',
-    description: 'The dataset (pixel) ID the events belong to',
-    example: '123456789012345',
-  }),
-  accessToken: field(secret(z.string().min(1, 'accessToken is required')), {
-    label: 'Access Token',
-    description: 'A Conversions API access token of the dataset',
-  }),
-  apiVersion: field(
-    z
-      .string()
-      .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')
-      .optional(),
-    {
-      label: 'Graph API version',
-      description: 'The Graph API version; v25.0 unless given',
-      example: 'v25.0',
-    },
-  ),
-  actionSource: field(z.enum(ACTION_SOURCES).optional(), {
-    label: 'Action source',
-    description: 'Where the conversions happen; unless given, website for events from a browser (page URL and user agent), other for the rest',
-  }),
-  testEventCode: field(z.string().optional(), {
-    label: 'Test event code',
-    description: 'Sends to the Test Events tool instead of counting the events',
-    example: 'TEST12345',
-  }),
-  eventMap: eventMap('Purchase'),
+  pixelId: z.string().min(1, 'pixelId is required'),
+  accessToken: secret(z.string().min(1, 'accessToken is required')),
+  apiVersion: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'apiVersion must look like v25.0')
+    .optional(),
+  actionSource: z.enum(ACTION_SOURCES).optional(),
+  testEventCode: z.string().optional(),
+  eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl('Replaces https://graph.facebook.com (proxies, tests)'),
+  baseUrl: baseUrl(),
 });
 export type FacebookConversionsConfig = z.output<typeof FacebookConversionsConfig>;
 
@@ -49,3 +38,22 @@ export const facebookConversionsDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: false,
 });
+
+/** What Facebook Conversions API's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const facebookConversionsFields: FieldTexts<typeof FacebookConversionsConfig> = {
+  pixelId: { label: 'Dataset ID', description: 'The dataset (pixel) ID the events belong to', example: '123456789012345' },
+  accessToken: { label: 'Access Token', description: 'A Conversions API access token of the dataset' },
+  apiVersion: { label: 'Graph API version', description: 'The Graph API version; v25.0 unless given', example: 'v25.0' },
+  actionSource: {
+    label: 'Action source',
+    description: 'Where the conversions happen; unless given, website for events from a browser (page URL and user agent), other for the rest',
+  },
+  testEventCode: { label: 'Test event code', description: 'Sends to the Test Events tool instead of counting the events', example: 'TEST12345' },
+  eventMap: {
+    label: 'Event mapping',
+    description: EVENT_MAP_DESCRIPTION,
+    columns: { from: TRACK_EVENT_COLUMN, to: { label: 'Network event', example: 'Purchase' } },
+  },
+  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces https://graph.facebook.com (proxies, tests)' },
+};

@@ -1,28 +1,13 @@
 import * as z from 'zod';
-import { field, pairs, secret } from '../config-schema';
+import { BASE_URL_LABEL, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const GoogleSheetsConfig = z.strictObject({
-  credentials: field(secret(z.string().min(1)), {
-    label: 'Service account key',
-    description: "The service account's key file (its JSON text)",
-    example: '{"type": "service_account", ...}',
-  }),
-  sheetId: field(z.string().min(1), {
-    label: 'Spreadsheet ID',
-    description: "The spreadsheet's ID, from its URL",
-    example: '1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms',
-  }),
-  sheetName: field(z.string().min(1), { label: 'Sheet name', description: 'The tab rows are appended to', example: 'Sheet1' }),
-  eventKeyMap: field(
-    pairs({ label: 'Event key', example: 'properties.revenue', schema: z.string().min(1) }, { label: 'Column heading', example: 'Revenue' }).optional(),
-    { label: 'Columns', description: 'Columns after messageId: an event property, trait or path, and its column heading' },
-  ),
-  baseUrl: field(z.url().optional(), {
-    label: 'Base URL',
-    description: 'The Sheets API root instead of https://sheets.googleapis.com',
-    example: 'https://proxy.example.com',
-  }),
+  credentials: secret(z.string().min(1)),
+  sheetId: z.string().min(1),
+  sheetName: z.string().min(1),
+  eventKeyMap: z.array(z.strictObject({ from: z.string().min(1), to: z.string() })).optional(),
+  baseUrl: z.url().optional(),
 });
 export type GoogleSheetsConfig = z.output<typeof GoogleSheetsConfig>;
 
@@ -34,3 +19,16 @@ export const googleSheetsDefinition = defineDefinition({
   supportsTest: false,
   supportsDeletion: false,
 });
+
+/** What Google Sheets's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const googleSheetsFields: FieldTexts<typeof GoogleSheetsConfig> = {
+  credentials: { label: 'Service account key', description: "The service account's key file (its JSON text)", example: '{"type": "service_account", ...}' },
+  sheetId: { label: 'Spreadsheet ID', description: "The spreadsheet's ID, from its URL", example: '1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms' },
+  sheetName: { label: 'Sheet name', description: 'The tab rows are appended to', example: 'Sheet1' },
+  eventKeyMap: {
+    label: 'Columns',
+    description: 'Columns after messageId: an event property, trait or path, and its column heading',
+    columns: { from: { label: 'Event key', example: 'properties.revenue' }, to: { label: 'Column heading', example: 'Revenue' } },
+  },
+  baseUrl: { label: BASE_URL_LABEL, description: 'The Sheets API root instead of https://sheets.googleapis.com' },
+};

@@ -1,14 +1,11 @@
 import * as z from 'zod';
-import { baseUrl, field, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IntercomConfig = z.strictObject({
-  accessToken: field(secret(z.string().min(1, 'accessToken is required')), {
-    label: 'Access Token',
-    description: 'The access token of the Intercom app, sent as a bearer token',
-  }),
-  region: field(z.enum(['US', 'EU', 'AU']).optional(), { label: 'Workspace region', description: "The workspace's region; US when not set" }),
-  baseUrl: baseUrl('Replaces the regional API host (proxies, tests)'),
+  accessToken: secret(z.string().min(1, 'accessToken is required')),
+  region: z.enum(['US', 'EU', 'AU']).optional(),
+  baseUrl: baseUrl(),
 });
 export type IntercomConfig = z.output<typeof IntercomConfig>;
 
@@ -20,3 +17,10 @@ export const intercomDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Intercom's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const intercomFields: FieldTexts<typeof IntercomConfig> = {
+  accessToken: { label: 'Access Token', description: 'The access token of the Intercom app, sent as a bearer token' },
+  region: { label: 'Workspace region', description: "The workspace's region; US when not set" },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces the regional API host (proxies, tests)' },
+};

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { baseUrl, field, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const IterableConfig = z.strictObject({
-  apiKey: field(secret(z.string().min(1, 'apiKey is required')), { label: 'API Key', description: 'A server-side API key of the project' }),
-  dataCenter: field(z.enum(['US', 'EU']).optional(), { label: 'Data center', description: "The project's data center; US when not set" }),
-  baseUrl: baseUrl('Replaces the API host (proxies, tests)'),
+  apiKey: secret(z.string().min(1, 'apiKey is required')),
+  dataCenter: z.enum(['US', 'EU']).optional(),
+  baseUrl: baseUrl(),
 });
 export type IterableConfig = z.output<typeof IterableConfig>;
 
@@ -17,3 +17,10 @@ export const iterableDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Iterable's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const iterableFields: FieldTexts<typeof IterableConfig> = {
+  apiKey: { label: 'API Key', description: 'A server-side API key of the project' },
+  dataCenter: { label: 'Data center', description: "The project's data center; US when not set" },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces the API host (proxies, tests)' },
+};

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { baseUrl, field, PhoneCountryCode, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, PHONE_COUNTRY_CODE_TEXT, PhoneCountryCode, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const KlaviyoConfig = z.strictObject({
-  privateApiKey: field(secret(z.string().min(1, 'privateApiKey is required')), { label: 'Private API Key', description: 'A private API key (pk_...)' }),
-  baseUrl: baseUrl('Replaces https://a.klaviyo.com (proxies, tests)'),
+  privateApiKey: secret(z.string().min(1, 'privateApiKey is required')),
+  baseUrl: baseUrl(),
   phoneCountryCode: PhoneCountryCode,
 });
 export type KlaviyoConfig = z.output<typeof KlaviyoConfig>;
@@ -17,3 +17,10 @@ export const klaviyoDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Klaviyo's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const klaviyoFields: FieldTexts<typeof KlaviyoConfig> = {
+  privateApiKey: { label: 'Private API Key', description: 'A private API key (pk_...)' },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces https://a.klaviyo.com (proxies, tests)' },
+  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
+};

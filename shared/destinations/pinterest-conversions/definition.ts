@@ -1,20 +1,23 @@
 import * as z from 'zod';
-import { baseUrl, eventMap, field, PhoneCountryCode, secret } from '../config-schema';
+import {
+  BASE_URL_LABEL,
+  baseUrl,
+  EVENT_MAP_DESCRIPTION,
+  EventMap,
+  type FieldTexts,
+  PHONE_COUNTRY_CODE_TEXT,
+  PhoneCountryCode,
+  secret,
+  TRACK_EVENT_COLUMN,
+} from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PinterestConfig = z.strictObject({
-  adAccountId: field(z.string().min(1, 'adAccountId is required'), {
-    label: 'Ad Account ID',
-    description: 'The ad account the conversions belong to',
-    example: '549755885175',
-  }),
-  conversionToken: field(secret(z.string().min(1, 'conversionToken is required')), {
-    label: 'Conversion Access Token',
-    description: 'The conversion access token from Ads Manager',
-  }),
-  eventMap: eventMap('checkout'),
+  adAccountId: z.string().min(1, 'adAccountId is required'),
+  conversionToken: secret(z.string().min(1, 'conversionToken is required')),
+  eventMap: EventMap,
   phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl('Replaces https://api.pinterest.com (proxies, tests)'),
+  baseUrl: baseUrl(),
 });
 export type PinterestConfig = z.output<typeof PinterestConfig>;
 
@@ -26,3 +29,16 @@ export const pinterestConversionsDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: false,
 });
+
+/** What Pinterest Conversions API's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const pinterestConversionsFields: FieldTexts<typeof PinterestConfig> = {
+  adAccountId: { label: 'Ad Account ID', description: 'The ad account the conversions belong to', example: '549755885175' },
+  conversionToken: { label: 'Conversion Access Token', description: 'The conversion access token from Ads Manager' },
+  eventMap: {
+    label: 'Event mapping',
+    description: EVENT_MAP_DESCRIPTION,
+    columns: { from: TRACK_EVENT_COLUMN, to: { label: 'Network event', example: 'checkout' } },
+  },
+  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces https://api.pinterest.com (proxies, tests)' },
+};

@@ -1,36 +1,17 @@
 import * as z from 'zod';
-import { CredentialName, field } from '../config-schema';
+import { CredentialName, type FieldTexts } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const S3Config = z.strictObject({
-  bucketName: field(z.string().min(3).max(63), { label: 'Bucket', description: 'The bucket (3–63 characters)', example: 'my-events' }),
-  region: field(
-    z
-      .string()
-      .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
-      .optional(),
-    {
-      label: 'Region',
-      description: "The bucket's region; us-east-1 when not set",
-      example: 'eu-west-1',
-    },
-  ),
-  prefix: field(z.string().max(512).optional(), { label: 'Prefix', description: 'The folder objects are written under', example: 'weir/events' }),
-  accessKeyIdCredential: field(CredentialName.optional(), {
-    label: 'Access key ID credential',
-    description: 'The workspace credential that holds the access key ID',
-    example: 'AWS_ACCESS_KEY_ID',
-  }),
-  secretAccessKeyCredential: field(CredentialName.optional(), {
-    label: 'Secret access key credential',
-    description: 'The workspace credential that holds the secret access key',
-    example: 'AWS_SECRET_ACCESS_KEY',
-  }),
-  endPoint: field(z.url({ protocol: /^https?$/ }).optional(), {
-    label: 'Endpoint',
-    description: 'An S3-compatible store instead of AWS (addressed path-style)',
-    example: 'https://s3.example.com',
-  }),
+  bucketName: z.string().min(3).max(63),
+  region: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
+    .optional(),
+  prefix: z.string().max(512).optional(),
+  accessKeyIdCredential: CredentialName.optional(),
+  secretAccessKeyCredential: CredentialName.optional(),
+  endPoint: z.url({ protocol: /^https?$/ }).optional(),
 });
 export type S3Config = z.output<typeof S3Config>;
 
@@ -42,3 +23,21 @@ export const s3Definition = defineDefinition({
   supportsTest: false,
   supportsDeletion: false,
 });
+
+/** What Amazon S3's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const s3Fields: FieldTexts<typeof S3Config> = {
+  bucketName: { label: 'Bucket', description: 'The bucket (3–63 characters)', example: 'my-events' },
+  region: { label: 'Region', description: "The bucket's region; us-east-1 when not set", example: 'eu-west-1' },
+  prefix: { label: 'Prefix', description: 'The folder objects are written under', example: 'weir/events' },
+  accessKeyIdCredential: {
+    label: 'Access key ID credential',
+    description: 'The workspace credential that holds the access key ID',
+    example: 'AWS_ACCESS_KEY_ID',
+  },
+  secretAccessKeyCredential: {
+    label: 'Secret access key credential',
+    description: 'The workspace credential that holds the secret access key',
+    example: 'AWS_SECRET_ACCESS_KEY',
+  },
+  endPoint: { label: 'Endpoint', description: 'An S3-compatible store instead of AWS (addressed path-style)', example: 'https://s3.example.com' },
+};

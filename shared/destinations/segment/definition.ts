@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { baseUrl, field, secret } from '../config-schema';
+import { BASE_URL_LABEL, baseUrl, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SegmentConfig = z.strictObject({
-  writeKey: field(secret(z.string().min(1, 'writeKey is required')), { label: 'Write Key', description: 'The write key of the Segment source events go to' }),
-  region: field(z.enum(['US', 'EU']).optional(), { label: 'Region', description: "The workspace's region; US when not set" }),
-  publicApiToken: field(secret(z.string()).optional(), { label: 'Public API token', description: 'A Public API token; needed to delete users' }),
-  baseUrl: baseUrl('Replaces both the tracking and the Public API host (proxies, tests)'),
+  writeKey: secret(z.string().min(1, 'writeKey is required')),
+  region: z.enum(['US', 'EU']).optional(),
+  publicApiToken: secret(z.string()).optional(),
+  baseUrl: baseUrl(),
 });
 export type SegmentConfig = z.output<typeof SegmentConfig>;
 
@@ -18,3 +18,11 @@ export const segmentDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: true,
 });
+
+/** What Segment's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const segmentFields: FieldTexts<typeof SegmentConfig> = {
+  writeKey: { label: 'Write Key', description: 'The write key of the Segment source events go to' },
+  region: { label: 'Region', description: "The workspace's region; US when not set" },
+  publicApiToken: { label: 'Public API token', description: 'A Public API token; needed to delete users' },
+  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces both the tracking and the Public API host (proxies, tests)' },
+};

@@ -1,34 +1,14 @@
 import * as z from 'zod';
-import { field, httpUrl, secret } from '../config-schema';
+import { type FieldTexts, httpUrl, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const SlackConfig = z.strictObject({
-  webhookUrl: field(secret(httpUrl('webhookUrl')), {
-    label: 'Webhook URL',
-    description: "The incoming webhook's URL",
-    example: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
-  }),
-  username: field(z.string().optional(), { label: 'Username', description: 'The name the message is posted under', example: 'Weir' }),
-  iconUrl: field(httpUrl('iconUrl').optional(), {
-    label: 'Icon URL',
-    description: 'The icon the message is posted with',
-    example: 'https://example.com/icon.png',
-  }),
-  eventTemplate: field(z.string().optional(), {
-    label: 'Event template',
-    description: 'Text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders',
-    example: '{{user}} did {{name}}',
-  }),
-  identifyTemplate: field(z.string().optional(), {
-    label: 'Identify template',
-    description: 'Text of identify messages, with {{user}}, {{traits.x}} placeholders',
-    example: 'Identified {{user}} ({{traits.email}})',
-  }),
-  whitelistedEvents: field(z.array(z.string()).optional(), {
-    label: 'Events to post',
-    description: 'Track events to post; others are refused; all when none is listed',
-    example: 'Order Completed',
-  }),
+  webhookUrl: secret(httpUrl('webhookUrl')),
+  username: z.string().optional(),
+  iconUrl: httpUrl('iconUrl').optional(),
+  eventTemplate: z.string().optional(),
+  identifyTemplate: z.string().optional(),
+  whitelistedEvents: z.array(z.string()).optional(),
 });
 export type SlackConfig = z.output<typeof SlackConfig>;
 
@@ -40,3 +20,25 @@ export const slackDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: false,
 });
+
+/** What Slack's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const slackFields: FieldTexts<typeof SlackConfig> = {
+  webhookUrl: {
+    label: 'Webhook URL',
+    description: "The incoming webhook's URL",
+    example: 'https://hooks.slack.com/services/…',
+  },
+  username: { label: 'Username', description: 'The name the message is posted under', example: 'Weir' },
+  iconUrl: { label: 'Icon URL', description: 'The icon the message is posted with', example: 'https://example.com/icon.png' },
+  eventTemplate: {
+    label: 'Event template',
+    description: 'Text of track messages, with {{name}}, {{user}}, {{properties.x}}, {{traits.x}} placeholders',
+    example: '{{user}} did {{name}}',
+  },
+  identifyTemplate: {
+    label: 'Identify template',
+    description: 'Text of identify messages, with {{user}}, {{traits.x}} placeholders',
+    example: 'Identified {{user}} ({{traits.email}})',
+  },
+  whitelistedEvents: { label: 'Events to post', description: 'Track events to post; others are refused; all when none is listed', example: 'Order Completed' },
+};

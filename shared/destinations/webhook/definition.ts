@@ -1,21 +1,11 @@
 import * as z from 'zod';
-import { field, httpUrl, pairs } from '../config-schema';
+import { type FieldTexts, httpUrl } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const WebhookConfig = z.strictObject({
-  webhookUrl: field(httpUrl('webhookUrl'), {
-    label: 'Webhook URL',
-    description: 'Where events are sent (http or https)',
-    example: 'https://example.com/weir/events',
-  }),
-  webhookMethod: field(z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(), {
-    label: 'HTTP method',
-    description: 'The method of each request; POST when not set',
-  }),
-  headers: field(pairs({ label: 'Header name', example: 'x-api-key' }, { label: 'Value', example: 'my-key' }).optional(), {
-    label: 'Headers',
-    description: 'Static headers added to each request; names are lower-cased',
-  }),
+  webhookUrl: httpUrl('webhookUrl'),
+  webhookMethod: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
+  headers: z.array(z.strictObject({ from: z.string(), to: z.string() })).optional(),
 });
 export type WebhookConfig = z.output<typeof WebhookConfig>;
 
@@ -27,3 +17,14 @@ export const webhookDefinition = defineDefinition({
   supportsTest: true,
   supportsDeletion: false,
 });
+
+/** What Webhook's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
+export const webhookFields: FieldTexts<typeof WebhookConfig> = {
+  webhookUrl: { label: 'Webhook URL', description: 'Where events are sent (http or https)', example: 'https://example.com/weir/events' },
+  webhookMethod: { label: 'HTTP method', description: 'The method of each request; POST when not set' },
+  headers: {
+    label: 'Headers',
+    description: 'Static headers added to each request; names are lower-cased',
+    columns: { from: { label: 'Header name', example: 'x-api-key' }, to: { label: 'Value', example: 'my-key' } },
+  },
+};

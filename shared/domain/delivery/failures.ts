@@ -111,10 +111,8 @@ export const FailuresQuery = z
     reason: z.enum(FAILURE_REASONS).optional(),
     limit: z.coerce.number({ error: 'limit must be a number' }).int().min(1).max(200).default(50),
     after_cursor: z.string().max(1200).optional(),
-    order: z
-      .enum(['oldest', 'newest'])
-      .default('oldest')
-      .describe('by when the events were received: oldest first (the default) or newest first; the cursor of a page follows its order'),
+    // By when the events were received, oldest first or newest first; a page's cursor follows its order.
+    order: z.enum(['oldest', 'newest']).default('oldest'),
   })
   .strict()
   .refine((q) => Date.parse(q.from) <= Date.parse(q.to), { message: 'must not be after to', path: ['from'] });
