@@ -1,5 +1,4 @@
 import { buildOpenApi } from '../../shared/contract/openapi';
-import { listDestinationDefinitions } from '../../shared/destinations/definitions';
 import { CONTROL_META_ROUTES } from '../../shared/contract/function-routes/control-meta';
 import { CONTROL_ROUTES } from '../../shared/contract/function-routes/control-plane';
 import { createHandler } from '../../shared/http/handler';
@@ -10,5 +9,4 @@ export const handler = createHandler('controlMeta', CONTROL_META_ROUTES, {
     const host = event.headers?.host;
     return buildOpenApi('control', CONTROL_ROUTES, host ? `http://${host}` : undefined);
   },
-  'GET /destination-definitions': async () => listDestinationDefinitions(),
 });

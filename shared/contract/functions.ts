@@ -10,26 +10,42 @@ export type Plane = 'control' | 'data';
  */
 export type CredentialsAccess = 'read' | 'write';
 
+/** An endpoint group's function: its plane, its handler file, whether it runs user code, its credentials access. */
+export interface EndpointFunction<P extends Plane = Plane> {
+  plane: P;
+  entry: string;
+  usesSandbox?: true;
+  credentials?: CredentialsAccess;
+}
+
+/** The function whose handler is `functions/<dir>/handler.ts`. */
+const endpoint = <P extends Plane>(plane: P, dir: string, more: Pick<EndpointFunction, 'usesSandbox' | 'credentials'> = {}): EndpointFunction<P> => ({
+  plane,
+  entry: `functions/${dir}/handler.ts`,
+  ...more,
+});
+
 export const ENDPOINT_FUNCTIONS = {
-  controlMeta: { plane: 'control', entry: 'functions/control-meta/handler.ts', usesSandbox: false },
-  catalog: { plane: 'control', entry: 'functions/catalog/handler.ts', usesSandbox: false },
-  transformations: { plane: 'control', entry: 'functions/transformations/handler.ts', usesSandbox: true, credentials: 'read' },
-  testInterface: { plane: 'control', entry: 'functions/test-interface/handler.ts', usesSandbox: true, credentials: 'read' },
-  regulations: { plane: 'control', entry: 'functions/regulations/handler.ts', usesSandbox: false },
-  replays: { plane: 'control', entry: 'functions/replays/handler.ts', usesSandbox: false },
-  alerts: { plane: 'control', entry: 'functions/alerts/handler.ts', usesSandbox: false },
-  monitoring: { plane: 'control', entry: 'functions/monitoring/handler.ts', usesSandbox: false },
-  credentials: { plane: 'control', entry: 'functions/credentials/handler.ts', usesSandbox: false, credentials: 'write' },
-  eventSchemas: { plane: 'control', entry: 'functions/event-schemas/handler.ts', usesSandbox: false },
-  trackingPlans: { plane: 'control', entry: 'functions/tracking-plans/handler.ts', usesSandbox: false },
-  planViews: { plane: 'control', entry: 'functions/plan-views/handler.ts', usesSandbox: false },
-  dataMeta: { plane: 'data', entry: 'functions/data-meta/handler.ts', usesSandbox: false },
-  ingest: { plane: 'data', entry: 'functions/ingest/handler.ts', usesSandbox: false },
-  sdkConfig: { plane: 'data', entry: 'functions/sdk-config/handler.ts', usesSandbox: false },
-  governance: { plane: 'data', entry: 'functions/governance/handler.ts', usesSandbox: false },
-  parkedRecords: { plane: 'data', entry: 'functions/parked-records/handler.ts', usesSandbox: false },
-  deliveryAudit: { plane: 'data', entry: 'functions/delivery-audit/handler.ts', usesSandbox: false },
-} as const satisfies Record<string, { plane: Plane; entry: string; usesSandbox: boolean; credentials?: CredentialsAccess }>;
+  controlMeta: endpoint('control', 'control-meta'),
+  destinationDefinitions: endpoint('control', 'destination-definitions'),
+  catalog: endpoint('control', 'catalog'),
+  transformations: endpoint('control', 'transformations', { usesSandbox: true, credentials: 'read' }),
+  testInterface: endpoint('control', 'test-interface', { usesSandbox: true, credentials: 'read' }),
+  regulations: endpoint('control', 'regulations'),
+  replays: endpoint('control', 'replays'),
+  alerts: endpoint('control', 'alerts'),
+  monitoring: endpoint('control', 'monitoring'),
+  credentials: endpoint('control', 'credentials', { credentials: 'write' }),
+  eventSchemas: endpoint('control', 'event-schemas'),
+  trackingPlans: endpoint('control', 'tracking-plans'),
+  planViews: endpoint('control', 'plan-views'),
+  dataMeta: endpoint('data', 'data-meta'),
+  ingest: endpoint('data', 'ingest'),
+  sdkConfig: endpoint('data', 'sdk-config'),
+  governance: endpoint('data', 'governance'),
+  parkedRecords: endpoint('data', 'parked-records'),
+  deliveryAudit: endpoint('data', 'delivery-audit'),
+};
 
 export type FunctionName = keyof typeof ENDPOINT_FUNCTIONS;
 

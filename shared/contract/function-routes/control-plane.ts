@@ -1,6 +1,6 @@
 import { ALERTS_ROUTES } from './alerts';
 import { CATALOG_ROUTES } from './catalog';
-import { CONTROL_META_ROUTES } from './control-meta';
+import { CONTROL_META_ROUTES, DESTINATION_DEFINITION_ROUTES } from './control-meta';
 import { CREDENTIALS_ROUTES } from './credentials';
 import { EVENT_SCHEMAS_ROUTES } from './event-schemas';
 import { TRACKING_PLANS_ROUTES } from './tracking-plans';
@@ -15,6 +15,7 @@ import type { RouteDefinition } from './define';
 /** The control plane's routes, in manifest order: what its OpenAPI document (control-meta) describes. */
 export const CONTROL_ROUTES = [
   ...CONTROL_META_ROUTES,
+  ...DESTINATION_DEFINITION_ROUTES,
   ...CATALOG_ROUTES,
   ...MONITORING_ROUTES,
   ...EVENT_SCHEMAS_ROUTES,
