@@ -76,26 +76,55 @@ describe('GET /destination-definitions', () => {
       displayName: 'Webhook',
       defaultConfig: ['webhookUrl', 'webhookMethod', 'headers'],
       fields: [
-        { name: 'webhookUrl', type: 'url', required: true },
-        { name: 'webhookMethod', type: 'enum', required: false, options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-        { name: 'headers', type: 'pairs', required: false, description: 'static headers, {from: name, to: value}; names are lower-cased' },
+        {
+          name: 'webhookUrl',
+          displayName: 'Webhook URL',
+          type: 'url',
+          required: true,
+          description: 'Where events are sent (http or https)',
+          example: 'https://example.com/weir/events',
+        },
+        {
+          name: 'webhookMethod',
+          displayName: 'HTTP method',
+          type: 'enum',
+          required: false,
+          description: 'The method of each request; POST when not set',
+          options: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        },
+        {
+          name: 'headers',
+          displayName: 'Headers',
+          type: 'pairs',
+          required: false,
+          description: 'Static headers added to each request; names are lower-cased',
+          columns: { from: { displayName: 'Header name', example: 'x-api-key' }, to: { displayName: 'Value', example: 'my-key' } },
+        },
       ],
       supportsTest: true,
       supportsDeletion: false,
     });
-    // Types, requirement and descriptions come from each type's own zod schema.
+    // Types and requirement come from each type's own zod schema, the texts from the ones beside it.
     const field = (type: string, name: string) => byName.get(type)?.fields.find((f) => f.name === name);
     // A secret (which may name a workspace credential instead of holding its value) says so.
-    expect(field('AM', 'apiKey')).toEqual({ name: 'apiKey', type: 'string', required: true, secret: true });
-    expect(field('AM', 'apiSecret')).toEqual({
-      name: 'apiSecret',
+    expect(field('AM', 'apiKey')).toEqual({
+      name: 'apiKey',
+      displayName: 'API Key',
       type: 'string',
-      required: false,
-      description: 'the secret key; needed to delete users',
+      required: true,
+      description: "The project's API key",
       secret: true,
     });
-    expect(field('REDIS', 'database')).toEqual({ name: 'database', type: 'integer', required: false });
-    expect(field('REDIS', 'secure')).toEqual({ name: 'secure', type: 'boolean', required: false });
+    expect(field('AM', 'apiSecret')).toEqual({
+      name: 'apiSecret',
+      displayName: 'Secret Key',
+      type: 'string',
+      required: false,
+      description: "The project's secret key; needed to delete users",
+      secret: true,
+    });
+    expect(field('REDIS', 'database')).toMatchObject({ name: 'database', type: 'integer', required: false });
+    expect(field('REDIS', 'secure')).toMatchObject({ name: 'secure', type: 'boolean', required: false });
     for (const definition of byName.values())
       expect(definition.fields.map((f) => f.name)).toEqual((definition as unknown as { defaultConfig: string[] }).defaultConfig);
     for (const name of ['REDIS', 'S3', 'KAFKA', 'GOOGLESHEETS', 'BQSTREAM', 'FIREHOSE']) {
