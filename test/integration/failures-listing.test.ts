@@ -89,8 +89,12 @@ it('lists every event the funnel counts aborted once over several pages, with a 
   expect(job).toMatchObject({ status: 'done', progress: { selected: listed.length + withheld.suppressed, sent: listed.length, skipped: withheld.suppressed } });
 });
 
+// The two tests below only read: they share one pipeline (its 120 events take most of a test's time).
+let readOnly: ReturnType<typeof refusingAQuarter> | undefined;
+const sharedPipeline = () => (readOnly ??= refusingAQuarter());
+
 it('lists over the whole hours the funnel counts for the same from and to, and says which', async () => {
-  const p = await refusingAQuarter();
+  const p = await sharedPipeline();
   // From a moment after the events were ingested: the funnel counts their hour whole, and so does the listing.
   const window = { from: new Date(Date.now()).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
   const { funnel, listed, withheld, window: listedWindow } = await accounted(p, window);
@@ -99,7 +103,7 @@ it('lists over the whole hours the funnel counts for the same from and to, and s
 });
 
 it('lists newest first with order=newest, page after page, each event the funnel counts aborted still listed once', async () => {
-  const p = await refusingAQuarter();
+  const p = await sharedPipeline();
   const now = Date.now();
   const window = { from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString() };
   const oldest = await accounted(p, window);
