@@ -51,8 +51,9 @@ interface Lane {
  * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. One job
  * of its own kind right ahead (the stream consumer's batch before, which it stopped waiting for) is: the
  * consumer waits while that one finishes, within the same `maxWaitMs`, so a lane that fell behind by one batch
- * catches up instead of having every later batch held too; behind a pile of them it does not wait. What it stops waiting for is made durable first,
- * so work that never runs (a crash) is found again when its lease runs out.
+ * catches up instead of having every later batch held too; behind a pile of them it does not wait. What it
+ * stops waiting for is made durable first, so work that never runs (a crash) is found again when its lease runs
+ * out.
  */
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
