@@ -91,7 +91,7 @@ describe('DeliveryLanes.settle', () => {
       run: async () => {
         for (let i = 0; i < 12; i++) {
           await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
-          lanes.touch('behind');
+          lanes.touch('behind', true);
         }
       },
       handBack: async () => {},
@@ -111,6 +111,37 @@ describe('DeliveryLanes.settle', () => {
     expect(ran).toBe(true);
     expect(durable).toBe(0);
     await lanes.idle();
+  });
+
+  it('behind its earlier batch whose sends time out (writes, no answers), it moves on after one wait', async () => {
+    const lanes = new DeliveryLanes(
+      () => WAIT_MS,
+      () => 5000,
+    );
+    let busy = true;
+    const earlier: LaneJob = {
+      origin: 'stream',
+      run: async () => {
+        // Each send times out and its park is written: progress of the lane, not an answer of its destination.
+        while (busy) await lanes.recording('times-out', () => new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5)));
+      },
+      handBack: async () => {},
+    };
+    void lanes.submit('times-out', earlier, { wait: false });
+    const own = hangingJob();
+    (own.job as LaneJob).origin = 'stream';
+    const started = performance.now();
+    let waited: number;
+    try {
+      await lanes.settle([lanes.submit('times-out', own.job, { wait: true })]);
+      waited = performance.now() - started;
+    } finally {
+      busy = false;
+      own.release();
+      await lanes.idle();
+    }
+    expect(waited).toBeLessThan(2500);
+    expect(own.job.durable).toBe(1);
   });
 
   it('behind a pile of its own earlier work (a lane that hung and moves again), it moves on after one wait', async () => {

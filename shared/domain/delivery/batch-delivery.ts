@@ -266,7 +266,7 @@ export class BatchDelivery {
             this.circuit,
             type.throttled,
           );
-      if (sent.answered) this.lanes.touch(destination.id);
+      if (sent.answered) this.lanes.touch(destination.id, true);
       sends.forEach((slot, k) => {
         // A chunk sent again in parts: each event's own part's answer.
         const part = sent.parts?.[k] ?? sent;
@@ -277,7 +277,7 @@ export class BatchDelivery {
     } else {
       const slot = sends[0]!;
       const sent = await send(destination, { requests: slot.requests, message: slot.message, id: `${slot.messageId}#${slot.output}` }, this.circuit, scope);
-      if (answered(sent)) this.lanes.touch(destination.id);
+      if (answered(sent)) this.lanes.touch(destination.id, true);
       sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
       const verdict = verdictOf(sent);
       verdicts.set(slot, verdict);

@@ -29,8 +29,8 @@ interface Lane {
   running: boolean;
   /** The job the lane runs now. */
   current?: LaneJob;
-  /** Called when the lane's work moves on (a destination answered), with the job that moved. */
-  onProgress: ((job: LaneJob | undefined) => void)[];
+  /** Called when the lane's work moves on, with the job that moved and whether its destination answered. */
+  onProgress: ((job: LaneJob | undefined, answered: boolean) => void)[];
   /** A submitter stopped waiting for it without progress, and none came since: later ones do not wait. */
   stalled: boolean;
   /** Store writes of the current job in flight (recording()): time spent in them is not a stall. */
@@ -49,8 +49,8 @@ interface Lane {
  * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work of another kind
  * queued ahead of the submitter's (a scheduler round's share) is not its progress: behind it, the submitter
  * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. One job
- * of its own kind right ahead (the stream consumer's batch before, which it stopped waiting for) is: the
- * consumer waits while that one finishes, within the same `maxWaitMs`, so a lane that fell behind by one batch
+ * of its own kind right ahead (the stream consumer's batch before, which it stopped waiting for) is, while its
+ * destination answers: the consumer waits while that one finishes, within the same `maxWaitMs`, so a lane that fell behind by one batch
  * catches up instead of having every later batch held too; behind a pile of them it does not wait. What it
  * stops waiting for is made durable first, so work that never runs (a crash) is found again when its lease runs
  * out.
@@ -65,12 +65,12 @@ export class DeliveryLanes {
     private readonly maxWaitMs: () => number,
   ) {}
 
-  /** The lane's work moved on (its code ran, its destination answered, its outcome was written). */
-  touch(destinationId: string): void {
+  /** The lane's work moved on (its code ran, its outcome was written, or `answered`: its destination answered). */
+  touch(destinationId: string, answered = false): void {
     const lane = this.lanes.get(destinationId);
     if (!lane) return;
     lane.stalled = false;
-    for (const notify of lane.onProgress.splice(0)) notify(lane.current);
+    for (const notify of lane.onProgress.splice(0)) notify(lane.current, answered);
   }
 
   /**
@@ -88,10 +88,10 @@ export class DeliveryLanes {
     }
   }
 
-  /** The lane's next progress, and whose job it was. */
-  private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined }> {
+  /** The lane's next progress, whose job it was, and whether its destination answered. */
+  private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined; answered: boolean }> {
     const lane = this.lanes.get(destinationId);
-    return new Promise((resolve) => lane?.onProgress.push((by) => resolve({ by })));
+    return new Promise((resolve) => lane?.onProgress.push((by, answered) => resolve({ by, answered })));
   }
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
@@ -148,11 +148,12 @@ export class DeliveryLanes {
       );
     if (!pending.every((t) => t.wait) || this.lanes.get(destinationId)?.stalled) return succeeded;
     const own = new Set(pending.map((t) => t.job));
-    // The one batch of its own kind ahead of it (the batch before, still sending) moves it too; a pile of them
-    // (a lane that hung and moves again) does not: behind a pile, it waits for its own work to begin only.
+    // The one batch of its own kind ahead of it (the batch before, still sending) moves it too while its
+    // destination answers; a pile of them (a lane that hung and moves again) does not, nor the writes of a batch
+    // whose sends time out: then it waits for its own work to begin only.
     const ahead = this.aheadOf(destinationId, own);
     const before = ahead.length === 1 && ahead[0]!.origin !== undefined && ahead[0]!.origin === pending[0]!.job.origin ? ahead[0] : undefined;
-    const ours = (job: LaneJob | undefined) => job !== undefined && (own.has(job) || job === before);
+    const ours = (job: LaneJob | undefined, answered: boolean) => job !== undefined && (own.has(job) || (job === before && answered));
     const stall = this.waitMs();
     let since = Date.now();
     /** Whether the lane moved on other work since its last progress on these tickets. */
@@ -168,7 +169,7 @@ export class DeliveryLanes {
       await Promise.resolve();
       if (next === 'waited') {
         const lane = this.lanes.get(destinationId);
-        if (lane && lane.recording > 0 && ours(lane.current) && deadline < until) {
+        if (lane && lane.recording > 0 && ours(lane.current, false) && deadline < until) {
           [since, moved] = [Date.now(), false];
           continue;
         }
@@ -176,7 +177,7 @@ export class DeliveryLanes {
         if (lane && !moved && deadline - since >= stall && settled.size < pending.length) lane.stalled = true;
         break;
       }
-      if (next === 'done' || ours(next.by)) [since, moved] = [Date.now(), false];
+      if (next === 'done' || ours(next.by, next.answered)) [since, moved] = [Date.now(), false];
       else moved = true;
     }
     return succeeded;
@@ -197,7 +198,7 @@ export class DeliveryLanes {
     for (let entry = lane.queue.shift(); entry; entry = lane.queue.shift()) {
       lane.current = entry.job;
       // A job that begins is its submitter's progress (not its destination's: a stalled lane stays stalled).
-      for (const notify of lane.onProgress.splice(0)) notify(entry.job);
+      for (const notify of lane.onProgress.splice(0)) notify(entry.job, false);
       try {
         await (this.stopping ? entry.job.handBack() : entry.job.run());
         entry.settle();
