@@ -50,8 +50,8 @@ describe('DeliveryLanes.settle', () => {
       () => WAIT_MS,
       () => 5000,
     );
-    // Work of another kind handed over earlier (a scheduler round's share) that keeps its destination
-    // answering for a long time.
+    // Work handed over earlier (a scheduler round's share, a batch its submitter stopped waiting for) that
+    // keeps its destination answering for a long time.
     let busy = true;
     const earlier: LaneJob = {
       run: async () => {
@@ -77,121 +77,6 @@ describe('DeliveryLanes.settle', () => {
     // One wait for its work to begin, not the whole 5 s the lane keeps moving on the earlier work.
     expect(waited).toBeLessThan(2500);
     expect(own.job.durable).toBe(1);
-  });
-
-  it("behind the stream's own earlier work, it waits while that work progresses, and its own work runs without a claim", async () => {
-    const lanes = new DeliveryLanes(
-      () => WAIT_MS,
-      () => 5000,
-    );
-    // An earlier stream batch its submitter stopped waiting for, still sending: answers every WAIT_MS / 3, for
-    // four waits in all before it ends.
-    const earlier: LaneJob = {
-      origin: 'stream',
-      run: async () => {
-        for (let i = 0; i < 12; i++) {
-          await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
-          lanes.touch('behind', true);
-        }
-      },
-      handBack: async () => {},
-    };
-    void lanes.submit('behind', earlier, { wait: false });
-    let durable = 0;
-    let ran = false;
-    const own: LaneJob = {
-      origin: 'stream',
-      run: async () => void (ran = true),
-      handBack: async () => {},
-      makeDurable: async () => void durable++,
-    };
-    const started = performance.now();
-    await lanes.settle([lanes.submit('behind', own, { wait: true })]);
-    expect(performance.now() - started).toBeGreaterThan(3 * WAIT_MS);
-    expect(ran).toBe(true);
-    expect(durable).toBe(0);
-    await lanes.idle();
-  });
-
-  it('behind its earlier batch whose sends time out (writes, no answers), it moves on after one wait', async () => {
-    const lanes = new DeliveryLanes(
-      () => WAIT_MS,
-      () => 5000,
-    );
-    let busy = true;
-    const earlier: LaneJob = {
-      origin: 'stream',
-      run: async () => {
-        // Each send times out and its park is written: progress of the lane, not an answer of its destination.
-        while (busy) await lanes.recording('times-out', () => new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5)));
-      },
-      handBack: async () => {},
-    };
-    void lanes.submit('times-out', earlier, { wait: false });
-    const own = hangingJob();
-    (own.job as LaneJob).origin = 'stream';
-    const started = performance.now();
-    let waited: number;
-    try {
-      await lanes.settle([lanes.submit('times-out', own.job, { wait: true })]);
-      waited = performance.now() - started;
-    } finally {
-      busy = false;
-      own.release();
-      await lanes.idle();
-    }
-    expect(waited).toBeLessThan(2500);
-    expect(own.job.durable).toBe(1);
-  });
-
-  it('behind a pile of its own earlier work (a lane that hung and moves again), it moves on after one wait', async () => {
-    const lanes = new DeliveryLanes(
-      () => WAIT_MS,
-      () => 5000,
-    );
-    let busy = true;
-    const earlier = (): LaneJob => ({
-      origin: 'stream',
-      run: async () => {
-        while (busy) {
-          await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5));
-          lanes.touch('pile');
-        }
-      },
-      handBack: async () => {},
-    });
-    for (let i = 0; i < 3; i++) void lanes.submit('pile', earlier(), { wait: false });
-    const own = hangingJob();
-    (own.job as LaneJob).origin = 'stream';
-    const started = performance.now();
-    let waited: number;
-    try {
-      await lanes.settle([lanes.submit('pile', own.job, { wait: true })]);
-      waited = performance.now() - started;
-    } finally {
-      busy = false;
-      own.release();
-      await lanes.idle();
-    }
-    expect(waited).toBeLessThan(2500);
-    expect(own.job.durable).toBe(1);
-  });
-
-  it('does not take a long write of its outcomes for a stall: the work begins, records for several waits, and ends unclaimed', async () => {
-    const lanes = new DeliveryLanes(
-      () => WAIT_MS,
-      () => 5000,
-    );
-    let durable = 0;
-    const job: LaneJob = {
-      // Its destination answered; the transaction that finishes its batches takes three waits.
-      run: () => lanes.recording('slow-store', () => new Promise((resolve) => setTimeout(resolve, 3 * WAIT_MS))),
-      handBack: async () => {},
-      makeDurable: async () => void durable++,
-    };
-    await lanes.settle([lanes.submit('slow-store', job, { wait: true })]);
-    expect(durable).toBe(0);
-    await lanes.idle();
   });
 
   it('makes what it stopped waiting for durable all at once, not one claim after another', async () => {

@@ -266,7 +266,7 @@ export class BatchDelivery {
             this.circuit,
             type.throttled,
           );
-      if (sent.answered) this.lanes.touch(destination.id, true);
+      if (sent.answered) this.lanes.touch(destination.id);
       sends.forEach((slot, k) => {
         // A chunk sent again in parts: each event's own part's answer.
         const part = sent.parts?.[k] ?? sent;
@@ -277,7 +277,7 @@ export class BatchDelivery {
     } else {
       const slot = sends[0]!;
       const sent = await send(destination, { requests: slot.requests, message: slot.message, id: `${slot.messageId}#${slot.output}` }, this.circuit, scope);
-      if (answered(sent)) this.lanes.touch(destination.id, true);
+      if (answered(sent)) this.lanes.touch(destination.id);
       sample = { request: sent.request, status: sent.status, ...('response' in sent && { response: sent.response }) };
       const verdict = verdictOf(sent);
       verdicts.set(slot, verdict);
@@ -312,17 +312,16 @@ export class BatchDelivery {
     const parks = run.parks.splice(0);
     const { position, totals } = run;
     const failures = keptFailures(run.failures.splice(0), { named: run.context?.named, secrets: run.context?.secrets });
-    const written = await this.lanes.recording(run.destination.id, () =>
-      this.deliveries.writeBatch(run.guard, {
-        position,
-        totals,
-        trail: run.trail.encode(),
-        leaseUntil: this.leaseUntil(),
-        parks,
-        funnel: run.funnel,
-        failures,
-      }),
-    );
+    const written = await this.deliveries.writeBatch(run.guard, {
+      position,
+      totals,
+      trail: run.trail.encode(),
+      leaseUntil: this.leaseUntil(),
+      parks,
+      funnel: run.funnel,
+      failures,
+    });
+    this.lanes.touch(run.destination.id);
     if (!written) return false;
     Object.assign(run.guard, written);
     return true;
@@ -349,8 +348,7 @@ export class BatchDelivery {
   /** Finishes batches together (the repository writes the destination's counters and funnel once for them). */
   private async finishAll(members: Pick<Member, 'run' | 'secrets'>[]): Promise<void> {
     if (members.length === 0) return;
-    const finishing = members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) }));
-    const finished = await this.lanes.recording(members[0]!.run.destination.id, () => this.deliveries.finishBatches(finishing));
+    const finished = await this.deliveries.finishBatches(members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) })));
     members.forEach(({ run }, i) => {
       if (!finished[i]) return;
       Object.assign(run.guard, finished[i]);

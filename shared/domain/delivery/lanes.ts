@@ -8,11 +8,6 @@ export interface LaneJob {
   handBack(): Promise<void>;
   /** Makes queued or running work durable (a claim) before its submitter moves on without it. */
   makeDurable?(): Promise<void>;
-  /**
-   * Who handed it over ('stream': the stream consumer). A submitter right behind one earlier job of its own
-   * kind (its batch before, still sending) takes that job's progress for its own.
-   */
-  origin?: 'stream';
 }
 
 /** A job handed to a lane: settled once it is done, or once its submitter stopped waiting for it. */
@@ -29,12 +24,10 @@ interface Lane {
   running: boolean;
   /** The job the lane runs now. */
   current?: LaneJob;
-  /** Called when the lane's work moves on, with the job that moved and whether its destination answered. */
-  onProgress: ((job: LaneJob | undefined, answered: boolean) => void)[];
+  /** Called when the lane's work moves on (a destination answered), with the job that moved. */
+  onProgress: ((job: LaneJob | undefined) => void)[];
   /** A submitter stopped waiting for it without progress, and none came since: later ones do not wait. */
   stalled: boolean;
-  /** Store writes of the current job in flight (recording()): time spent in them is not a stall. */
-  recording: number;
 }
 
 /**
@@ -46,14 +39,11 @@ interface Lane {
  * lane while that lane makes progress on the submitter's own work (its destination answers at least every
  * `waitMs`), for at most `maxWaitMs` in all, and stops waiting for a lane that stalls, or whose destination is
  * failing. So a destination that hangs costs `waitMs` once (later submitters do not wait for a lane that
- * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work of another kind
- * queued ahead of the submitter's (a scheduler round's share) is not its progress: behind it, the submitter
- * waits `waitMs` at most for its own work to begin, however busily the lane works through the rest. One job
- * of its own kind right ahead (the stream consumer's batch before, which it stopped waiting for) is, while its
- * destination answers: the consumer waits while that one finishes, within the same `maxWaitMs`, so a lane that fell behind by one batch
- * catches up instead of having every later batch held too; behind a pile of them it does not wait. What it
- * stops waiting for is made durable first, so work that never runs (a crash) is found again when its lease runs
- * out.
+ * stalled until it moves again), and one that is slow but answering at most `maxWaitMs`. Work queued ahead
+ * of the submitter's (an earlier batch it stopped waiting for, a scheduler round's share) is not its
+ * progress: behind it, the submitter waits `waitMs` at most for its own work to begin, however busily the lane
+ * works through the rest. What it stops waiting for is made durable first, so work that never runs (a crash) is found
+ * again when its lease runs out.
  */
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
@@ -65,38 +55,23 @@ export class DeliveryLanes {
     private readonly maxWaitMs: () => number,
   ) {}
 
-  /** The lane's work moved on (its code ran, its outcome was written, or `answered`: its destination answered). */
-  touch(destinationId: string, answered = false): void {
+  /** The lane's work moved on (its code ran, its destination answered, its outcome was written). */
+  touch(destinationId: string): void {
     const lane = this.lanes.get(destinationId);
     if (!lane) return;
     lane.stalled = false;
-    for (const notify of lane.onProgress.splice(0)) notify(lane.current, answered);
+    for (const notify of lane.onProgress.splice(0)) notify(lane.current);
   }
 
-  /**
-   * A write of the lane's current job recording its outcomes: a submitter waiting for that job does not take
-   * the time it takes (a transaction finishing fifty batches, a slow store) for its destination hanging.
-   */
-  async recording<T>(destinationId: string, write: () => Promise<T>): Promise<T> {
+  /** The lane's next progress, and whose job it was. */
+  private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined }> {
     const lane = this.lanes.get(destinationId);
-    if (lane) lane.recording++;
-    try {
-      return await write();
-    } finally {
-      if (lane) lane.recording--;
-      this.touch(destinationId);
-    }
-  }
-
-  /** The lane's next progress, whose job it was, and whether its destination answered. */
-  private progressOf(destinationId: string): Promise<{ by: LaneJob | undefined; answered: boolean }> {
-    const lane = this.lanes.get(destinationId);
-    return new Promise((resolve) => lane?.onProgress.push((by, answered) => resolve({ by, answered })));
+    return new Promise((resolve) => lane?.onProgress.push((by) => resolve({ by })));
   }
 
   submit(destinationId: string, job: LaneJob, options: { wait: boolean }): Ticket {
     let lane = this.lanes.get(destinationId);
-    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [], stalled: false, recording: 0 }));
+    if (!lane) this.lanes.set(destinationId, (lane = { queue: [], running: false, onProgress: [], stalled: false }));
     const done = new Promise<'done'>((resolve, reject) => lane.queue.push({ job, settle: (error) => (error === undefined ? resolve('done') : reject(error)) }));
     done.catch((error: unknown) => log.error('delivery work failed; its lease will run out and it is resumed', { destinationId, error }));
     void this.pump(destinationId, lane);
@@ -148,12 +123,6 @@ export class DeliveryLanes {
       );
     if (!pending.every((t) => t.wait) || this.lanes.get(destinationId)?.stalled) return succeeded;
     const own = new Set(pending.map((t) => t.job));
-    // The one batch of its own kind ahead of it (the batch before, still sending) moves it too while its
-    // destination answers; a pile of them (a lane that hung and moves again) does not, nor the writes of a batch
-    // whose sends time out: then it waits for its own work to begin only.
-    const ahead = this.aheadOf(destinationId, own);
-    const before = ahead.length === 1 && ahead[0]!.origin !== undefined && ahead[0]!.origin === pending[0]!.job.origin ? ahead[0] : undefined;
-    const ours = (job: LaneJob | undefined, answered: boolean) => job !== undefined && (own.has(job) || (job === before && answered));
     const stall = this.waitMs();
     let since = Date.now();
     /** Whether the lane moved on other work since its last progress on these tickets. */
@@ -168,28 +137,15 @@ export class DeliveryLanes {
       // Let the settled set catch up with the job that just finished.
       await Promise.resolve();
       if (next === 'waited') {
-        const lane = this.lanes.get(destinationId);
-        if (lane && lane.recording > 0 && ours(lane.current, false) && deadline < until) {
-          [since, moved] = [Date.now(), false];
-          continue;
-        }
         // No progress at all for a whole wait: the next submitters do not wait for this lane until it moves.
+        const lane = this.lanes.get(destinationId);
         if (lane && !moved && deadline - since >= stall && settled.size < pending.length) lane.stalled = true;
         break;
       }
-      if (next === 'done' || ours(next.by, next.answered)) [since, moved] = [Date.now(), false];
+      if (next === 'done' || (next.by && own.has(next.by))) [since, moved] = [Date.now(), false];
       else moved = true;
     }
     return succeeded;
-  }
-
-  /** The jobs a lane runs or has queued ahead of the first of `own`. */
-  private aheadOf(destinationId: string, own: Set<LaneJob>): LaneJob[] {
-    const lane = this.lanes.get(destinationId);
-    if (!lane) return [];
-    const jobs = [...(lane.current ? [lane.current] : []), ...lane.queue.map((entry) => entry.job)];
-    const first = jobs.findIndex((job) => own.has(job));
-    return jobs.slice(0, first === -1 ? jobs.length : first);
   }
 
   private async pump(destinationId: string, lane: Lane): Promise<void> {
@@ -197,8 +153,6 @@ export class DeliveryLanes {
     lane.running = true;
     for (let entry = lane.queue.shift(); entry; entry = lane.queue.shift()) {
       lane.current = entry.job;
-      // A job that begins is its submitter's progress (not its destination's: a stalled lane stays stalled).
-      for (const notify of lane.onProgress.splice(0)) notify(entry.job, false);
       try {
         await (this.stopping ? entry.job.handBack() : entry.job.run());
         entry.settle();

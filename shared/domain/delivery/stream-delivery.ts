@@ -167,7 +167,6 @@ export class StreamDelivery {
     const guards: BatchGuard[] = runs.map(({ ref, prior }) => ({ ref, owner: randomUUID(), prior, established: false }));
     const ids = guards.map((guard) => batchIdOf(guard.ref));
     const job: LaneJob = {
-      origin: 'stream',
       run: () =>
         this.batches
           .runParts(
