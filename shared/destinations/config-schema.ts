@@ -65,6 +65,18 @@ export const PhoneCountryCode = z
   .string()
   .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
   .optional();
+/** The AWS destinations' (S3, Firehose) credential fields: which workspace credential holds each key. */
+export const ACCESS_KEY_ID_CREDENTIAL_TEXT: FieldText = {
+  label: 'Access key ID credential',
+  description: 'The workspace credential that holds the access key ID',
+  example: 'AWS_ACCESS_KEY_ID',
+};
+export const SECRET_ACCESS_KEY_CREDENTIAL_TEXT: FieldText = {
+  label: 'Secret access key credential',
+  description: 'The workspace credential that holds the secret access key',
+  example: 'AWS_SECRET_ACCESS_KEY',
+};
+
 export const PHONE_COUNTRY_CODE_TEXT: FieldText = {
   label: 'Default country calling code',
   description: 'The country calling code put before phone numbers given without + or 00',

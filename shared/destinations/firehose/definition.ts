@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CredentialName, type FieldTexts } from '../config-schema';
+import { ACCESS_KEY_ID_CREDENTIAL_TEXT, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const FirehoseConfig = z.strictObject({
@@ -27,15 +27,7 @@ export const firehoseDefinition = defineDefinition({
 export const firehoseFields: FieldTexts<typeof FirehoseConfig> = {
   deliveryStreamName: { label: 'Delivery stream', description: 'The delivery stream (1–64 letters, digits, _, . or -)', example: 'weir-events' },
   region: { label: 'Region', description: "The stream's region; us-east-1 when not set", example: 'eu-west-1' },
-  accessKeyIdCredential: {
-    label: 'Access key ID credential',
-    description: 'The workspace credential that holds the access key ID',
-    example: 'AWS_ACCESS_KEY_ID',
-  },
-  secretAccessKeyCredential: {
-    label: 'Secret access key credential',
-    description: 'The workspace credential that holds the secret access key',
-    example: 'AWS_SECRET_ACCESS_KEY',
-  },
+  accessKeyIdCredential: ACCESS_KEY_ID_CREDENTIAL_TEXT,
+  secretAccessKeyCredential: SECRET_ACCESS_KEY_CREDENTIAL_TEXT,
   endPoint: { label: 'Endpoint', description: 'A Firehose-compatible endpoint instead of AWS', example: 'https://firehose.example.com' },
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { CredentialName, type FieldTexts } from '../config-schema';
+import { ACCESS_KEY_ID_CREDENTIAL_TEXT, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const S3Config = z.strictObject({
@@ -29,15 +29,7 @@ export const s3Fields: FieldTexts<typeof S3Config> = {
   bucketName: { label: 'Bucket', description: 'The bucket (3–63 characters)', example: 'my-events' },
   region: { label: 'Region', description: "The bucket's region; us-east-1 when not set", example: 'eu-west-1' },
   prefix: { label: 'Prefix', description: 'The folder objects are written under', example: 'weir/events' },
-  accessKeyIdCredential: {
-    label: 'Access key ID credential',
-    description: 'The workspace credential that holds the access key ID',
-    example: 'AWS_ACCESS_KEY_ID',
-  },
-  secretAccessKeyCredential: {
-    label: 'Secret access key credential',
-    description: 'The workspace credential that holds the secret access key',
-    example: 'AWS_SECRET_ACCESS_KEY',
-  },
+  accessKeyIdCredential: ACCESS_KEY_ID_CREDENTIAL_TEXT,
+  secretAccessKeyCredential: SECRET_ACCESS_KEY_CREDENTIAL_TEXT,
   endPoint: { label: 'Endpoint', description: 'An S3-compatible store instead of AWS (addressed path-style)', example: 'https://s3.example.com' },
 };
