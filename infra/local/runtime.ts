@@ -41,7 +41,7 @@ export interface RuntimeOptions {
   /** Stream consumers; default: the registry in shared/contract/functions.ts. */
   consumers?: PollerConsumer[];
   checkpointFile?: string;
-  /** How often scheduled functions run locally; default WEIR_SCHEDULER_INTERVAL_MS or 5 s. */
+  /** How often scheduled functions run locally; default WEIR_SCHEDULER_INTERVAL_MS or 5 s; 0: only on `runNow`. */
   schedulerIntervalMs?: number;
 }
 

@@ -6,7 +6,8 @@ const log = componentLogger('scheduler');
 
 /**
  * The local stand-in for EventBridge schedules: each scheduled function runs every `intervalMs` (shorter than
- * in AWS, so retries are prompt on one machine), never twice at once; `stop` waits for a run in progress.
+ * in AWS, so retries are prompt on one machine), never twice at once; `stop` waits for a run in progress. An
+ * interval of 0 starts no timer: the scheduled functions run only when `runNow` is called (tests drive them).
  */
 export interface LocalScheduler {
   /** Runs every scheduled function once now (tests use it instead of waiting). */
@@ -35,8 +36,8 @@ export function startLocalScheduler(intervalMs: number): LocalScheduler {
     running ??= runAll().finally(() => (running = undefined));
     return running;
   };
-  const timer = setInterval(() => void tick(), intervalMs);
-  timer.unref();
+  const timer = intervalMs > 0 ? setInterval(() => void tick(), intervalMs) : undefined;
+  timer?.unref();
   return {
     runNow: async () => {
       await running;

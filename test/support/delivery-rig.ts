@@ -28,7 +28,7 @@ export function deliveryRig(options: DeliveryRigOptions = {}): DeliveryRig {
   beforeAll(async () => {
     process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
     process.env[DESTINATION_TIMEOUT_ENV] = String(options.destinationTimeoutMs ?? 1000);
-    rig.rt = await startTestRuntime(options.runtime ?? { schedulerIntervalMs: 60_000 });
+    rig.rt = await startTestRuntime(options.runtime ?? { schedulerIntervalMs: 0 });
     rig.server = await startDestinationServer();
   });
   afterAll(async () => {

@@ -13,7 +13,7 @@ export function regulationSuite() {
   process.env.WEIR_DELETION_RETRY_BASE_MS = '20';
   beforeAll(async () => {
     process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-    state.rt = await startTestRuntime({ schedulerIntervalMs: 60_000 });
+    state.rt = await startTestRuntime({ schedulerIntervalMs: 0 });
     state.vendor = await startDestinationServer();
     state.regulations = servicesOver(state.rt.store);
   });
