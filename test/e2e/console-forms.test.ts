@@ -1,3 +1,4 @@
+import type { Route } from 'playwright-core';
 import { screenshot, seriousViolations } from '../support/browser';
 import { checkPage, control, hook, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
@@ -90,11 +91,18 @@ describe('the console, on destination forms and failed events', () => {
       ],
     });
 
+    // The definitions answering after the destinations: the form still fills from the saved config.
+    const definitionsLate = async (route: Route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await route.continue();
+    };
+    await page.route('**/destination-definitions', definitionsLate);
     await page.reload();
     await page.getByRole('button', { name: /^Hook/ }).click();
     const again = page.getByRole('form', { name: 'Configuration' }).getByRole('group', { name: 'Headers' });
     await expect(again.getByLabel('Headers 2: Value').inputValue()).resolves.toBe('7');
     await expect(again.getByLabel('Headers 1: Value').inputValue()).resolves.toBe('eu:1');
+    await page.unroute('**/destination-definitions', definitionsLate);
     await checkPage('destination-configuration');
   });
 

@@ -38,10 +38,11 @@ export function Destinations() {
           />
         )}
       </div>
-      {destination ? (
-        <DestinationDetail key={destination.id} destination={destination} definition={definition(destination.type)} onSaved={list.reload} />
-      ) : (
+      {/* The form's values start from the saved config read through the definition's fields: it waits for both. */}
+      {!destination ? (
         <p>No destination yet.</p>
+      ) : (
+        definitions.data && <DestinationDetail key={destination.id} destination={destination} definition={definition(destination.type)} onSaved={list.reload} />
       )}
     </div>
   );
