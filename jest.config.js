@@ -9,8 +9,8 @@ module.exports = {
   // @middy/* 6.x ships ESM only; let swc turn it into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   // Log lines and the SDK's Node version notice off in every test process (test/support/quiet-output.ts).
-  // Each worker's test files use that worker's DynamoDB Local (test/support/worker-store.ts).
-  setupFiles: ['<rootDir>/test/support/quiet-output.ts', '<rootDir>/test/support/worker-store.ts'],
+  // Each worker's test files use a DynamoDB Local the worker starts (test/support/worker-store.ts).
+  setupFiles: ['<rootDir>/test/support/quiet-output.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Two files run at a time on two cores: a test that takes 25 s alone may take twice that in the run.

@@ -5,6 +5,7 @@ import { startLocalRuntime, type LocalRuntime, type RuntimeOptions } from '../..
 import { createWorkspace, type WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { createTableClient, type TableClient } from '../../shared/persistence/table-client';
 import { WorkspaceRepository } from '../../shared/persistence/workspace-repository';
+import { testStoreEndpoint } from './worker-store';
 
 export const ADMIN = { user: 'weir-admin', password: 'admin-secret-for-tests' };
 
@@ -16,12 +17,11 @@ export interface TestRuntime extends LocalRuntime {
 }
 
 /**
- * The local runtime in this test process, on free ports, against the run's DynamoDB Local with a table of
- * its own, so test files never see each other's data.
+ * The local runtime in this test process, on free ports, against the worker's DynamoDB Local (worker-store.ts)
+ * with a table of its own, so test files never see each other's data.
  */
 export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): Promise<TestRuntime> {
-  const dynamoEndpoint = process.env.WEIR_TEST_DYNAMODB_ENDPOINT;
-  if (!dynamoEndpoint) throw new Error('WEIR_TEST_DYNAMODB_ENDPOINT is not set (jest globalSetup starts DynamoDB Local)');
+  const dynamoEndpoint = await testStoreEndpoint();
   const runtime = await startLocalRuntime({
     controlPort: 0,
     dataPort: 0,
