@@ -14,7 +14,7 @@ import { UserCodeRepository } from '../persistence/user-code-repository';
 import { DeliveryRepository } from '../persistence/delivery-repository';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
-import { duplicateFilter } from './duplicates';
+import { duplicateFilter, sourcesOf } from './duplicates';
 import { suppressionIndex } from './suppression';
 import { parseSeq } from '../domain/delivery/batch-run';
 import type { ParkedDelivery } from '../domain/delivery/records';
@@ -72,13 +72,7 @@ export const streamDelivery = (s: Services) => {
         circuit,
         deliveryPolicy(s),
         repository(s, SourceFunnelRepository),
-        new ShardSwitch(
-          repository(s, CatalogRepository),
-          repository(s, IngestRepository),
-          repository(s, DeliveryRepository),
-          deliveryPolicy(s).configCacheMs,
-          deliveryPolicy(s).shardSwitchWaitMs,
-        ),
+        new ShardSwitch(sourcesOf(s), repository(s, IngestRepository), repository(s, DeliveryRepository), deliveryPolicy(s).shardSwitchWaitMs),
         duplicateFilter(s),
       ),
   );

@@ -27,7 +27,7 @@ const recordOf = (item: Record<string, unknown>, n: number) => ({
 
 /**
  * What a delivery round reads, and how often, with the changes it must see at once: whether anything is
- * parked at a destination (every round), and the suppression index (every stream batch).
+ * parked at a destination (every round), the suppression index (every stream batch), and the source (once).
  */
 const rig = deliveryRig();
 const counting = () => countingStore(rig.rt.dynamoEndpoint, rig.rt.tableName);
@@ -84,7 +84,7 @@ it("reads a recurring user's suppression once while the workspace's suppressions
   expect(await batch(['ann', 'bob'])).toEqual({ suppressed: [], read: ['ann', 'bob'] });
 });
 
-it('delivers a stream batch of up to 50 parts as one round: one read of whether anything is parked at the destination', async () => {
+it('delivers a stream batch of up to 50 parts as one round: one read of whether anything is parked at the destination, one of the source', async () => {
   rig.server.on('/round', json(200, {}));
   const ws = await rig.rt.newWorkspace();
   const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
@@ -97,13 +97,14 @@ it('delivers a stream batch of up to 50 parts as one round: one read of whether 
   expect(stored).toBeGreaterThan(25);
   expect(stored).toBeLessThanOrEqual(50);
 
-  const rounds = { parked: 0 };
+  const rounds = { parked: 0, source: 0 };
   getTableClient().doc.middlewareStack.add(
     (next) => async (args) => {
       // BatchGet's keys (a BatchWrite's RequestItems hold no Keys).
-      const input = args.input as { RequestItems?: Record<string, { Keys?: { sk: string }[] }> };
+      const input = args.input as { RequestItems?: Record<string, { Keys?: { sk: string }[] }>; Key?: { sk: string } };
       const keysRead = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []);
       if (keysRead.some((key) => key.sk === `DESTSTATS#${hook.id}`)) rounds.parked++;
+      if ([...keysRead, input.Key].some((key) => key?.sk === `SOURCE#${source.id}`)) rounds.source++;
       return next(args);
     },
     { step: 'initialize', name: 'countRounds' },
@@ -115,6 +116,7 @@ it('delivers a stream batch of up to 50 parts as one round: one read of whether 
   const items = (await ingestItems(rig.rt.store, ws.workspaceId, source.id)).filter((item) => item.entity === 'ingest');
   expect(items).toHaveLength(stored);
   expect(stored).toBeLessThanOrEqual(STREAM_CONSUMERS.delivery!.batchSize);
+  rounds.source = 0;
   try {
     expect(await delivery()({ Records: items.map((item, n) => recordOf(item, n)) })).toEqual({ batchItemFailures: [] });
   } finally {
@@ -122,4 +124,6 @@ it('delivers a stream batch of up to 50 parts as one round: one read of whether 
   }
   expect(rig.server.received.filter((r) => r.path === '/round')).toHaveLength(60);
   expect(rounds.parked).toBe(1);
+  // The source (its shard change, its de-duplication window): one read for the consumers that ask.
+  expect(rounds.source).toBe(1);
 });

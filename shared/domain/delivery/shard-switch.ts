@@ -1,7 +1,6 @@
-import { TenantCache } from '../../tenant-cache';
 import { componentLogger } from '../../ops/logger';
-import type { CatalogRepository } from '../catalog/ports';
-import type { Destination, Source } from '../catalog/schemas';
+import type { SourceOf } from '../catalog/cached-sources';
+import type { Destination } from '../catalog/schemas';
 import type { IngestRepository } from '../ingestion/ports';
 import type { IngestPart } from '../ingestion/records';
 import { shardDrainGraceMs, shardOfPart, shardOfUser } from '../ingestion/shards';
@@ -22,14 +21,13 @@ const LAST_PARTS = 25;
  * while a source changes shards; the wait is bounded (`maxWaitMs`), and logged when it runs out.
  */
 export class ShardSwitch {
-  private readonly sources = new TenantCache<{ workspaceId: string; sourceId: string }, { source: Source | undefined }>({ max: 10_000 });
   private readonly drained = new Set<string>();
 
   constructor(
-    private readonly catalog: Pick<CatalogRepository, 'getSource'>,
+    /** The sources as the process keeps them (cachedSources). */
+    private readonly sourceOf: SourceOf,
     private readonly ingest: Pick<IngestRepository, 'lastPartsBefore'>,
     private readonly deliveries: Pick<DeliveryRepository, 'readBatches'>,
-    private readonly cacheMs: number,
     private readonly maxWaitMs: number,
     private readonly pollMs = 500,
   ) {}
@@ -74,13 +72,5 @@ export class ShardSwitch {
     if (refs.length === 0) return true;
     const states = await this.deliveries.readBatches(refs);
     return [...states.values()].every((state) => state.kind !== 'absent');
-  }
-
-  private async sourceOf(workspaceId: string, sourceId: string): Promise<Source | undefined> {
-    const key = { workspaceId, sourceId };
-    const cached = this.sources.get(key);
-    if (cached) return cached.source;
-    const source = await this.catalog.getSource(workspaceId, sourceId);
-    return this.sources.set(key, { source }, this.cacheMs).source;
   }
 }

@@ -1,4 +1,3 @@
-import { TenantCache } from '../../tenant-cache';
 import { ingestedAt } from '../delivery/hours';
 
 /** How long a source remembers a messageId it accepted, unless the source says otherwise (`deduplicationWindowHours`). */
@@ -66,13 +65,10 @@ export interface Duplicates {
  * (`replay.<id>.<requestId>`) claims as the part it replays.
  */
 export class DuplicateFilter {
-  private readonly windows = new TenantCache<{ workspaceId: string; sourceId: string }, number>({ max: 10_000 });
-
   constructor(
     private readonly index: MessageIdIndex,
-    /** The source's window in hours (undefined: the default), read at most once per `cacheMs` per source. */
+    /** The source's window in hours (undefined: the default), as the process keeps its sources (cachedSources). */
     private readonly windowHoursOf: (workspaceId: string, sourceId: string) => Promise<number | undefined>,
-    private readonly cacheMs = 5_000,
   ) {}
 
   async duplicatesIn(parts: PartOfSource[], options: ClaimOptions = {}): Promise<Duplicates> {
@@ -113,9 +109,6 @@ export class DuplicateFilter {
   }
 
   private async windowOf(workspaceId: string, sourceId: string): Promise<number> {
-    const cached = this.windows.get({ workspaceId, sourceId });
-    if (cached !== undefined) return cached;
-    const hours = (await this.windowHoursOf(workspaceId, sourceId)) ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS;
-    return this.windows.set({ workspaceId, sourceId }, hours, this.cacheMs);
+    return (await this.windowHoursOf(workspaceId, sourceId)) ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS;
   }
 }
