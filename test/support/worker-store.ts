@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
 
@@ -55,7 +55,6 @@ async function storeForThisFile(): Promise<string> {
 
 /** Every store recorded in the run's folder, by the worker that started it. */
 export function recordedStores(dir: string): { worker: number; store: WorkerStore }[] {
-  mkdirSync(dir, { recursive: true });
   return readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
     .flatMap((name) => {
