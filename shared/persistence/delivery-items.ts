@@ -18,8 +18,8 @@ import type { TransactItem } from './table-client';
 /** Delivery records live as long as the events they deliver. */
 export const DELIVERY_TTL_SECONDS = 7 * 24 * 3600;
 
-/** The gsi1 entry that makes an item due at `at` for the scheduler (B: a batch, R: a retry). */
-export const attention = (at: string, kind: 'B' | 'R', id: string, itemSk: string) => ({
+/** The gsi1 entry that makes an item due at `at` for the scheduler (B: a batch, H: a held run, R: a retry). */
+export const attention = (at: string, kind: 'B' | 'H' | 'R', id: string, itemSk: string) => ({
   gsi1pk: keys.deliveryAttention(itemSk),
   gsi1sk: `${at}#${kind}#${id}`,
 });

@@ -9,10 +9,12 @@ import {
   type BatchGuard,
   type BatchState,
   type GuardChange,
+  type HeldRun,
   type NeedingAttention,
   type ParkedDelivery,
 } from '../domain/delivery/records';
 import { DeliveryBatchReads } from './delivery-batch-reads';
+import { HeldRuns, parseHeldRun } from './held-runs';
 import { keys } from './keys';
 import { readCounters } from './counters';
 import { attention, describing, finishedTogetherStats, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
@@ -39,9 +41,27 @@ const FINISHED_PER_WRITE = 90;
  */
 export class DeliveryRepository implements ports.DeliveryRepository {
   private readonly reads: DeliveryBatchReads;
+  private readonly held: HeldRuns;
 
   constructor(private readonly store: TableClient) {
     this.reads = new DeliveryBatchReads(store);
+    this.held = new HeldRuns(store);
+  }
+
+  holdRun(held: HeldRun): Promise<void> {
+    return this.held.hold(held);
+  }
+
+  leaseRun(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined> {
+    return this.held.lease(held, next);
+  }
+
+  endRun(held: HeldRun): Promise<void> {
+    return this.held.end(held);
+  }
+
+  heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
+    return this.held.atDestination(workspaceId, destinationId);
   }
 
   /** Where a batch's item is. */
@@ -314,7 +334,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   }
 
   /**
-   * Batches whose lease ran out and retries that are due, oldest first: the oldest of each index partition
+   * Batches and held runs whose lease ran out and retries that are due, oldest first: the oldest of each index partition
    * (entries spread evenly over them), merged. Each partition is read for its share and a few more, not for
    * `limit`: a round runs every few seconds locally, and must not read its whole backlog each time.
    */
@@ -340,6 +360,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       .slice(0, limit);
     return Items.flatMap((item): NeedingAttention[] => {
       if (item.entity === 'deliveryBatch') return [{ kind: 'batch', ref: BatchRef.parse(item) }];
+      if (item.entity === 'deliveryHold') return [{ kind: 'run', held: parseHeldRun(item) }];
       if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
       return [];
     });

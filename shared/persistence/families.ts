@@ -14,6 +14,8 @@ export const SHARDS = {
   requestClaim: MAX_INGEST_SHARDS,
   /** A webhook's batch takes a write per event sent and two in its finishing transaction. */
   deliveryBatch: 256,
+  /** A run its stream consumer stopped waiting for, held as one item until its lane ends it. */
+  deliveryHold: 16,
   /** A marker per stored part, two units in its transaction; a request's parts spread over all of them. */
   storedPartMarker: 256,
   /** A destination that refuses everything writes a group per event a webhook sends, 4 units each. */

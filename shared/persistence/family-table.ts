@@ -55,6 +55,15 @@ export const FAMILIES: readonly ItemFamily[] = [
     capacity: 'hottest 743–774 wcu at 128 ingest shards',
   },
   {
+    name: 'deliveryHold',
+    key: 'WS#<ws>#DESTINATION#<dst>#HOLD#<shard> / HOLD#<runId>',
+    shards: SHARDS.deliveryHold,
+    writer: "delivery: a stream batch's run its consumer stops waiting for (one item for all its batches), ended by the run",
+    readers: 'the scheduler (through gsi1, once its lease ran out), the audit',
+    ttl: 'removed when the run ends (7 days)',
+    capacity: 'a put and a delete a held run, not a write a batch',
+  },
+  {
     name: 'storedPartMarker',
     key: 'WS#<ws>#SOURCE#<src>#COUNTED#<shard> / P#<requestId>#<part>',
     shards: SHARDS.storedPartMarker,
@@ -119,9 +128,9 @@ export const FAMILIES: readonly ItemFamily[] = [
   },
   {
     name: 'attention',
-    key: 'gsi1: DELIVERY#DUE#<shard> / <at>#<B|R>#<id>',
+    key: 'gsi1: DELIVERY#DUE#<shard> / <at>#<B|H|R>#<id>',
     shards: SHARDS.attention,
-    writer: 'delivery: a batch its consumer stops waiting for, a parked retry',
+    writer: 'delivery: a held run, a batch given back at a stop, a parked retry',
     readers: 'the scheduler, every round',
     ttl: 'removed when handled',
     capacity: 'a destination down: hottest 3,585 wcu (11,000 ev/s)',

@@ -174,6 +174,17 @@ export const keys = bounded({
   deliveryBatchPartitions: (workspaceId: string, destinationId: string) =>
     partitionsOf('deliveryBatch', (shard) => deliveryPartition(workspaceId, destinationId, shard)),
   /**
+   * A run held (records.ts HeldRun): the batches of a stream batch's parts for one destination that its
+   * consumer stopped waiting for, one item for all of them, in the family's partitions by the run's id.
+   */
+  deliveryHold: (workspaceId: string, destinationId: string, runId: string) => ({
+    pk: `${destination(workspaceId, destinationId)}#HOLD#${shardOf('deliveryHold', runId)}`,
+    sk: `HOLD#${runId}`,
+  }),
+  /** …read across them all by the audit. */
+  deliveryHoldPartitions: (workspaceId: string, destinationId: string) =>
+    partitionsOf('deliveryHold', (shard) => `${destination(workspaceId, destinationId)}#HOLD#${shard}`),
+  /**
    * A parked delivery of one output to one destination, retried when due: under its user (`U#<user>#`), in
    * the order the events arrived, so a user's first parked delivery is one query away.
    */

@@ -279,15 +279,23 @@ describe('batched delivery', () => {
     const record = { eventID: 'stalled', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
-    // only the scheduler's index would bring the batch back.
+    // only the scheduler's index would bring the batch back, through its held run.
     const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), Number(item!.part));
-    const held = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
-    expect(held.Item).toMatchObject({ status: 'sending', progress: 1, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
+    const sending = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
+    expect(sending.Item).toMatchObject({ status: 'sending', progress: 1 });
+    const held = await new DeliveryRepository(rig.rt.store).heldRuns(p.ws.workspaceId, d);
+    expect(held).toEqual([expect.objectContaining({ sourceId: p.source.id, parts: [{ requestId: item!.requestId, part: item!.part }] })]);
+    const due = await rig.rt.store.doc.send(
+      new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryHold(p.ws.workspaceId, d, held[0]!.runId), ConsistentRead: true }),
+    );
+    expect(due.Item).toMatchObject({ gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/), gsi1sk: expect.stringContaining(`${held[0]!.leaseUntil}#H#`) });
     release();
     await deliveryMachinery().lanes.idle();
     const done = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
     expect(done.Item).toMatchObject({ status: 'done', progress: 3 });
     expect(done.Item!.gsi1pk).toBeUndefined();
+    // The run ended its hold.
+    expect(await new DeliveryRepository(rig.rt.store).heldRuns(p.ws.workspaceId, d)).toEqual([]);
   });
 
   it('sends Customer.io events as one /api/v2/batch request, in their order, each with the ULID of its messageId', async () => {

@@ -171,6 +171,36 @@ describe('the delivery audit', () => {
     });
   });
 
+  it('lists the events of an interrupted batch in a held run as in progress: the scheduler resumes the run', async () => {
+    const p = await pipeline();
+    const user = oneShard('u0');
+    await p.batch(Array.from({ length: 4 }, (_, i) => ({ type: 'track', userId: user(`u${i}`), event: 'e', messageId: `h-${i}` })));
+    await rig.rt.poller.drain();
+    const late = await p.connect('held');
+    const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: parts[0]!.part! };
+    const deliveries = new DeliveryRepository(rig.rt.store);
+    // A dead owner recorded one event, its lease ran out, and its batch is in no index of its own…
+    const lease = new Date(Date.now() - 1000).toISOString();
+    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
+    await deliveries.writeBatch(guard, {
+      position: { progress: 1, output: 0 },
+      totals: { delivered: 1, filtered: 0, aborted: 0 },
+      trail: '1d',
+      leaseUntil: lease,
+      parks: [],
+    });
+    expect((await audit(`sourceId=${p.source.id}`)).body.destinations[0]).toMatchObject({ states: { ...zero, delivered: 1, missing: 3 } });
+    // …but in the run it held: the scheduler takes the run over, and the batch with it.
+    const held = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, destinationId: late, runId: 'r1', owner: 'gone', leaseUntil: lease };
+    await deliveries.holdRun({ ...held, parts: [{ requestId: ref.requestId, part: ref.part }] });
+    expect((await audit(`sourceId=${p.source.id}`)).body.destinations[0]).toMatchObject({
+      states: { ...zero, delivered: 1, inProgress: 3 },
+      audited: { delivered: 0 },
+      countersExact: true,
+    });
+  });
+
   it('leaves an event refused at ingestion (oversized) out: the batch it came in audits with nothing missing', async () => {
     const p = await pipeline();
     const plain = await p.connect('plain');

@@ -16,6 +16,7 @@ import {
   type BatchState,
   type DeliverySample,
   type GuardChange,
+  type HeldRun,
   type NeedingAttention,
   type ParkedDelivery,
 } from '../../shared/domain/delivery/records';
@@ -44,6 +45,8 @@ export class FakeDeliveryStore {
   readonly parked = new Map<string, ParkedDelivery & { indexAt?: string }>();
   readonly settled: (SettledDelivery & { destinationId: string })[] = [];
   readonly counters = new Map<string, Counters>();
+  /** Held runs by run id (in the scheduler's index at their lease). */
+  readonly held = new Map<string, HeldRun>();
   /** Every write that went through, in order (a batch's writes, parks, retries' ends). */
   writes = 0;
 
@@ -102,6 +105,30 @@ export class FakeDeliveries implements DeliveryRepository {
     this.store.batches.set(id, held);
     this.store.writes++;
     return { established: true, indexed: true, leaseUntil };
+  }
+
+  async holdRun(held: HeldRun): Promise<void> {
+    const there = this.store.held.get(held.runId);
+    if (there && there.owner !== held.owner) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+    this.store.held.set(held.runId, { ...held });
+    this.store.writes++;
+  }
+
+  async leaseRun(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined> {
+    const there = this.store.held.get(held.runId);
+    if (!there || there.owner !== held.owner || there.leaseUntil !== held.leaseUntil) return undefined;
+    Object.assign(there, next);
+    this.store.writes++;
+    return { ...there };
+  }
+
+  async endRun(held: HeldRun): Promise<void> {
+    const there = this.store.held.get(held.runId);
+    if (there && there.owner === held.owner && there.leaseUntil === held.leaseUntil) this.store.held.delete(held.runId);
+  }
+
+  async heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
+    return [...this.store.held.values()].filter((h) => h.workspaceId === workspaceId && h.destinationId === destinationId);
   }
 
   async realignBatch(ref: BatchRef, leaseUntil: string): Promise<void> {
@@ -170,7 +197,10 @@ export class FakeDeliveries implements DeliveryRepository {
     const retries = [...this.store.parked.values()].flatMap(({ indexAt, ...parked }) =>
       indexAt !== undefined && indexAt <= now ? [{ at: indexAt, item: { kind: 'retry' as const, parked } }] : [],
     );
-    return [...batches, ...retries]
+    const runs = [...this.store.held.values()].flatMap((held) =>
+      held.leaseUntil <= now ? [{ at: held.leaseUntil, item: { kind: 'run' as const, held: { ...held } } }] : [],
+    );
+    return [...batches, ...runs, ...retries]
       .sort((a, b) => a.at.localeCompare(b.at))
       .slice(0, limit)
       .map((found) => found.item);

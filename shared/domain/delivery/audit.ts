@@ -263,6 +263,8 @@ export class DeliveryAudit {
     // Counters first, then batches, parked and settled deliveries: an outcome that moves meanwhile is seen
     // in a later read, never in none.
     const stats = (await this.deliveries.outcomes(workspaceId, destination.id)) ?? {};
+    // Held runs before their batches: a run that ends meanwhile has finished them (or made them due) first.
+    const held = new Set((await this.deliveries.heldRuns(workspaceId, destination.id)).flatMap((h) => h.parts.map((p) => `${p.requestId}#${p.part}`)));
     const batches = new Map((await this.deliveries.batchesOf(workspaceId, destination.id, parts)).map((b) => [`${b.requestId}#${b.part}`, b]));
     const parked = (await this.parked.parkedAt(workspaceId, destination.id)).filter((p) => p.sourceId === sourceId);
     const settled = new Map((await this.parked.settledBetween(workspaceId, destination.id, scope.fromSk, scope.toSk)).map((s) => [s.seq, s]));
@@ -277,10 +279,12 @@ export class DeliveryAudit {
     for (const part of parts) {
       const batch = batches.get(`${part.requestId}#${part.part}`);
       const outputs = batch ? outputsOf(batch, part, { parkedBySeq, settled }) : undefined;
+      // In a held run: whatever became of its batch, the run (or the scheduler taking it over) finishes it.
+      const inHeldRun = held.has(`${part.requestId}#${part.part}`);
       // A finished batch's own outcomes are in the counters (a parked one's end is counted with its settled
       // record); one in progress folds them in when it finishes; an interrupted one nothing will resume never
       // does, so its outcomes count here and the counters fall short of them.
-      if (outputs && batch && !resumable(batch, scope.now)) {
+      if (outputs && batch && !resumable(batch, scope.now) && !(inHeldRun && batch.status === 'sending')) {
         for (const { recorded } of outputs.flat()) if (recorded === 'delivered' || recorded === 'aborted' || recorded === 'filtered') audited[recorded]++;
       }
       for (const [index, messageId] of part.messageIds.entries()) {
@@ -289,13 +293,13 @@ export class DeliveryAudit {
         const received = Date.parse(part.receivedAt);
         if (!batch) {
           if (received < connectedBy || !destination.enabled) state = 'notExpected';
-          else if (scope.recordParked.has(`${part.requestId}#${part.part}`) || received > scope.now - PENDING_MS) state = 'inProgress';
+          else if (inHeldRun || scope.recordParked.has(`${part.requestId}#${part.part}`) || received > scope.now - PENDING_MS) state = 'inProgress';
           else [state, why] = ['missing', 'no delivery record for this destination'];
         } else {
           const own = (outputs![index] ?? []).map((o) => o.state);
           if (own.length > 0 && !(batch.status === 'sending' && index === batch.position.progress && batch.position.output > 0)) state = leastSettled(own);
           else if (batch.status === 'done') [state, why] = ['missing', 'its batch finished without an outcome for it'];
-          else if (resumable(batch, scope.now)) state = 'inProgress';
+          else if (resumable(batch, scope.now) || inHeldRun) state = 'inProgress';
           else [state, why] = ['missing', 'its batch was interrupted and is in no scheduler index: nothing will resume it'];
         }
         states[state]++;

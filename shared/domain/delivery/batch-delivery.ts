@@ -174,7 +174,7 @@ export class BatchDelivery {
   private async begin(guard: BatchGuard, destination: Destination, part: PartEvents, round: DeliveryRound): Promise<Member | undefined> {
     const run = startRun(guard, destination);
     await noteContext(run, part.events, round);
-    if (guard.prior.kind === 'sending' && !guard.established && !(await this.write(run))) return undefined;
+    if ((guard.prior.kind === 'sending' || guard.claimFirst) && !guard.established && !(await this.write(run))) return undefined;
     if (run.position.progress >= part.events.length) return void (await this.finish(run, []));
     return { run, part, slots: [], secrets: [] };
   }

@@ -9,6 +9,7 @@ import type {
   BatchState,
   DeliverySample,
   GuardChange,
+  HeldRun,
   NeedingAttention,
   OutcomeError,
   ParkedDelivery,
@@ -56,6 +57,17 @@ export interface DeliveryRepository {
   readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>>;
   /** Makes a batch durable for the guard's owner until `leaseUntil`, in the scheduler's index, recording nothing. */
   holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined>;
+  /** Makes a run's batches durable as one item, in the scheduler's index at its lease. */
+  holdRun(held: HeldRun): Promise<void>;
+  /**
+   * Moves a held run to `owner` and `leaseUntil` (renewed, taken over, or given back due at once), if it is
+   * still as `held` says; what it is now, or undefined when it was not.
+   */
+  leaseRun(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined>;
+  /** Ends a held run whose batches are all done or durable on their own (if it is still as `held` says). */
+  endRun(held: HeldRun): Promise<void>;
+  /** The runs held at a destination now (the audit). */
+  heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]>;
   /** Puts a batch another owner is running into the scheduler's index at its lease. */
   realignBatch(ref: BatchRef, leaseUntil: string): Promise<void>;
   /** Records what a batch did up to `change.position`, with its parks and the destination's counters. */

@@ -91,8 +91,28 @@ export const ParkedDelivery = z.object({
 });
 export type ParkedDelivery = z.infer<typeof ParkedDelivery>;
 
-/** What the scheduler finds to do: a batch whose lease ran out, or a parked retry that is due. */
-export type NeedingAttention = { kind: 'batch'; ref: BatchRef } | { kind: 'retry'; parked: ParkedDelivery };
+/**
+ * A run held: batches of one source's parts for one destination that their stream consumer stopped waiting
+ * for, made durable as one item (not one per batch) until their run in the lane ends them. Whoever takes it
+ * over once its lease ran out (the scheduler) resumes each batch from where its own item stands.
+ */
+export const HeldRun = z.object({
+  workspaceId: z.string(),
+  sourceId: z.string(),
+  destinationId: z.string(),
+  runId: z.string(),
+  owner: z.string(),
+  leaseUntil: z.string(),
+  parts: z.array(z.object({ requestId: z.string(), part: z.number().int() })),
+});
+export type HeldRun = z.infer<typeof HeldRun>;
+
+/** The batches a held run covers. */
+export const heldRefs = (held: HeldRun): BatchRef[] =>
+  held.parts.map(({ requestId, part }) => ({ workspaceId: held.workspaceId, sourceId: held.sourceId, destinationId: held.destinationId, requestId, part }));
+
+/** What the scheduler finds to do: a batch whose lease ran out, a held run whose lease ran out, or a parked retry that is due. */
+export type NeedingAttention = { kind: 'batch'; ref: BatchRef } | { kind: 'run'; held: HeldRun } | { kind: 'retry'; parked: ParkedDelivery };
 
 /** A destination's counters. */
 export interface OutcomeCounts {
@@ -129,6 +149,11 @@ export interface BatchGuard {
   leaseUntil?: string;
   /** This owner put the batch in the scheduler's index (holdBatch): a crash from then on is resumed. */
   indexed?: boolean;
+  /**
+   * Its run writes its claim before the first send (a held run taken over: another may have read the batch
+   * absent too). A batch the stream hands over fresh is written first after its first send.
+   */
+  claimFirst?: boolean;
 }
 
 /** What a write that went through changed in its guard: the owner applies it to the guard it keeps. */

@@ -7,7 +7,8 @@ import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-
 import type { BatchDelivery } from './batch-delivery';
 import type { DeliveryLanes } from './lanes';
 import type { DeliveryRepository } from './ports';
-import { batchIdOf, storedRequestId, type BatchGuard, type BatchRef, type NeedingAttention, type ParkedDelivery } from './records';
+import { batchIdOf, heldRefs, storedRequestId, type BatchGuard, type BatchRef, type HeldRun, type NeedingAttention, type ParkedDelivery } from './records';
+import { RunHold } from './run-hold';
 import type { ParkedRetries } from './retries';
 import type { DeliveryRound } from './round';
 
@@ -22,7 +23,7 @@ export class ScheduledDelivery {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getDestination'>,
     private readonly ingest: Pick<IngestRepository, 'readPart'>,
-    private readonly deliveries: Pick<DeliveryRepository, 'needingAttention' | 'readBatch' | 'realignBatch'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'needingAttention' | 'readBatch' | 'realignBatch' | 'holdRun' | 'leaseRun' | 'endRun'>,
     private readonly suppression: SuppressionIndex,
     private readonly batches: BatchDelivery,
     private readonly retries: ParkedRetries,
@@ -49,7 +50,7 @@ export class ScheduledDelivery {
   async runDue(limit = 100): Promise<number> {
     const found = await this.deliveries.needingAttention(iso(Date.now()), limit * READ_AHEAD);
     countMetrics({ SchedulerBacklog: found.length }, { scheduler: 'delivery' });
-    const open = found.filter((item) => !this.inLane.has(destinationOf(item)) && !(item.kind === 'batch' && this.batches.running.has(batchIdOf(item.ref))));
+    const open = found.filter((item) => !this.inLane.has(destinationOf(item)) && !this.runsHere(item));
     const byDestination = fairShare(open, limit);
     let count = 0;
     const tickets = [...byDestination].map(([destinationId, queue]) => {
@@ -62,6 +63,7 @@ export class ScheduledDelivery {
               // A stop takes no more of the round: what is left stays due.
               if (this.lanes.isStopping) break;
               if (item.kind === 'retry') count += await this.retryUser(item.parked);
+              else if (item.kind === 'run') count += await this.resumeRun(item.held);
               else if (await this.resume(item.ref)) count++;
             }
           },
@@ -91,8 +93,38 @@ export class ScheduledDelivery {
     return count;
   }
 
+  /** Whether this process runs the batch, or one of the held run's, already (the stream consumer's, not waited for). */
+  private runsHere(item: NeedingAttention): boolean {
+    if (item.kind === 'retry') return false;
+    return (item.kind === 'batch' ? [item.ref] : heldRefs(item.held)).some((ref) => this.batches.running.has(batchIdOf(ref)));
+  }
+
+  /**
+   * A held run whose lease ran out (its process died, or stopped): taken over, each of its batches resumed from
+   * where its item stands (done: skipped; another's live lease: theirs; absent: claimed before its first send),
+   * then ended. Should this process die meanwhile, its lease runs out again.
+   */
+  private async resumeRun(held: HeldRun): Promise<number> {
+    const taken = await this.deliveries.leaseRun(held, { owner: randomUUID(), leaseUntil: this.batches.leaseUntil() });
+    if (!taken) return 0;
+    const hold = new RunHold(this.deliveries, taken, Date.parse(taken.leaseUntil) - Date.now(), taken);
+    let count = 0;
+    try {
+      for (const ref of heldRefs(held)) {
+        // A stop: what is left stays held, due once this lease runs out.
+        if (this.lanes.isStopping || hold.lost) return count;
+        if (await this.resume(ref, { absentToo: true })) count++;
+      }
+      await hold.end();
+      return count;
+    } catch (error) {
+      hold.abandon();
+      throw error;
+    }
+  }
+
   /** A batch whose lease ran out: taken over and resumed after its last recorded output. */
-  private async resume(ref: BatchRef): Promise<boolean> {
+  private async resume(ref: BatchRef, options: { absentToo?: boolean } = {}): Promise<boolean> {
     const id = batchIdOf(ref);
     if (this.batches.running.has(id)) return false;
     const [stored, destination, prior] = await Promise.all([
@@ -100,12 +132,13 @@ export class ScheduledDelivery {
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);
-    if (prior.kind !== 'sending') return false;
-    if (prior.leaseUntil >= iso(Date.now())) {
+    if (prior.kind === 'done' || (prior.kind === 'absent' && !options.absentToo)) return false;
+    if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
       await this.deliveries.realignBatch(ref, prior.leaseUntil);
       return false;
     }
-    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false };
+    // Another run may have read it as it stands too: the claim goes before anything is sent.
+    const guard: BatchGuard = { ref, owner: randomUUID(), prior, established: false, claimFirst: true };
     // Its destination deleted or its events expired: nothing can finish it, and it must not stay due for ever.
     if (!stored || !destination) {
       await this.batches.close(guard);
@@ -143,7 +176,8 @@ const USER_CATCH_UP = 25;
 /** How far past a round's share the scheduler reads to find the destinations waiting. */
 const READ_AHEAD = 5;
 
-const destinationOf = (item: NeedingAttention) => (item.kind === 'batch' ? item.ref.destinationId : item.parked.destinationId);
+const destinationOf = (item: NeedingAttention) =>
+  item.kind === 'batch' ? item.ref.destinationId : item.kind === 'run' ? item.held.destinationId : item.parked.destinationId;
 
 /** Up to `limit` items, taken one from each destination in turn, each destination's oldest first. */
 export function fairShare(items: NeedingAttention[], limit: number): Map<string, NeedingAttention[]> {

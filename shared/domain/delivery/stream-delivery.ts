@@ -16,6 +16,7 @@ import { batchIdOf, type BatchGuard, type BatchRef, type BatchState } from './re
 import type { DeliveryRound } from './round';
 import type { SourceFunnelCounter } from './overview';
 import type { ShardSwitch } from './shard-switch';
+import { RunHold } from './run-hold';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -39,7 +40,7 @@ export class StreamDelivery {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'listConnections' | 'listDestinations'>,
     private readonly ingest: Pick<IngestRepository, 'countSuppressed'>,
-    private readonly deliveries: Pick<DeliveryRepository, 'readBatches' | 'realignBatch' | 'holdBatch' | 'releaseBatch'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'readBatches' | 'realignBatch' | 'holdRun' | 'leaseRun' | 'endRun'>,
     private readonly suppression: SuppressionIndex,
     private readonly batches: BatchDelivery,
     private readonly newRound: () => DeliveryRound,
@@ -154,8 +155,8 @@ export class StreamDelivery {
   }
 
   /**
-   * Hands batches of one source for one destination to its lane, to run together. Each is made durable only if
-   * its submitter stops waiting before its first write (holdBatch).
+   * Hands batches of one source for one destination to its lane, to run together. If its submitter stops
+   * waiting, they are made durable as one held run (run-hold.ts), which the run ends.
    */
   private submit(
     runs: { ref: BatchRef; prior: BatchState; part: number }[],
@@ -166,28 +167,45 @@ export class StreamDelivery {
   ): Ticket {
     const guards: BatchGuard[] = runs.map(({ ref, prior }) => ({ ref, owner: randomUUID(), prior, established: false }));
     const ids = guards.map((guard) => batchIdOf(guard.ref));
+    const { workspaceId, sourceId } = guards[0]!.ref;
+    const hold = new RunHold(
+      this.deliveries,
+      {
+        workspaceId,
+        sourceId,
+        destinationId: destination.id,
+        runId: randomUUID(),
+        parts: guards.map(({ ref }) => ({ requestId: ref.requestId, part: ref.part })),
+      },
+      this.policy.leaseMs,
+    );
     const job: LaneJob = {
-      run: () =>
-        this.batches
-          .runParts(
-            guards.map((guard, k) => {
-              const i = runs[k]!.part;
-              return { guard, part: { events: parts[i]!.events, suppressed: skipped.suppressed[i]!, duplicates: skipped.duplicates[i]! } };
-            }),
-            destination,
-            round,
-          )
-          .finally(() => ids.forEach((id) => this.batches.running.delete(id))),
+      run: async () => {
+        try {
+          // Taken over once its lease ran out (this process slower than the lease): the taker runs it.
+          if (hold.lost) return;
+          const members = guards.map((guard, k) => {
+            const i = runs[k]!.part;
+            return { guard, part: { events: parts[i]!.events, suppressed: skipped.suppressed[i]!, duplicates: skipped.duplicates[i]! } };
+          });
+          await this.batches.runParts(members, destination, round).catch((error: unknown) => {
+            hold.abandon();
+            throw error;
+          });
+          await hold.end();
+        } finally {
+          ids.forEach((id) => this.batches.running.delete(id));
+        }
+      },
+      // A stop before the run began: its batches go back due at once, as one held run.
       handBack: async () => {
         ids.forEach((id) => this.batches.running.delete(id));
-        for (const guard of guards) await this.deliveries.releaseBatch(guard.ref, guard.owner, iso(Date.now()));
+        await hold.hold();
+        await hold.release();
       },
       // The stream records are let go once this returns: the batches must be where the scheduler finds them,
       // also when they are in the middle of their sends (their own writes never put them in the index).
-      makeDurable: async () => {
-        const leaseUntil = this.batches.leaseUntil();
-        await Promise.all(guards.filter((g) => !g.indexed).map(async (g) => Object.assign(g, await this.deliveries.holdBatch(g, leaseUntil))));
-      },
+      makeDurable: () => hold.hold(),
     };
     const ticket = this.lanes.submit(destination.id, job, { wait: !this.circuit.isOpen(destination.id) });
     for (const id of ids) this.batches.running.set(id, ticket);

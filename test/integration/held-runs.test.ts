@@ -1,0 +1,115 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { deliveryMachinery } from '../../shared/composition/delivery';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { keys } from '../../shared/persistence/keys';
+import { deliveryRig } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
+import { basic, bearer, call } from '../support/runtime';
+import { ingestItems, oneShard } from '../support/ingest-items';
+import { itemsIn } from '../support/partition-items';
+
+/**
+ * A run its stream consumer stops waiting for is made durable as one held run (not an index entry a batch),
+ * ended by the run; one whose process died is taken over by the scheduler, each batch resumed where it stands.
+ */
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+// A send that hangs hangs until the test releases it (not parked on a time-out meanwhile).
+const rig = deliveryRig({ destinationTimeoutMs: 60_000 });
+
+async function pipeline(path: string) {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const batch = async (events: Record<string, unknown>[]) =>
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+  const connect = async () => {
+    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    return d.id as string;
+  };
+  const outcomes = async (id: string) => (await api('GET', `/v2/destinations/${id}/outcomes`)).body;
+  return { ws, source, batch, connect, outcomes };
+}
+
+const sent = (path: string) => rig.server.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+
+describe('held runs', () => {
+  it('holds the batches of a stream batch its consumer stops waiting for as one item, ended by their run', async () => {
+    const p = await pipeline('/slow');
+    const user = oneShard('u');
+    // Three requests, each stored as one part: three batches for the destination, in one stream batch.
+    for (const r of [0, 1, 2]) await p.batch([0, 1].map((i) => ({ type: 'track', userId: user(`u${r}${i}`), event: 'e', messageId: `m-${r}-${i}` })));
+    await rig.rt.poller.drain();
+    const d = await p.connect();
+    let release = () => {};
+    rig.server.on('/slow', (req, res) => {
+      if ((req.json as { messageId: string }).messageId !== 'm-0-1') return json(200, {})(req, res);
+      release = () => json(200, {})(req, res);
+    });
+    const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    expect(items).toHaveLength(3);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+    const records = items.map((item, i) => ({
+      eventID: `r${i}`,
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
+    }));
+    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+    // The records are let go while m-0-1 hangs: one held run covers the three batches, in the scheduler's index.
+    const deliveries = new DeliveryRepository(rig.rt.store);
+    const [held, ...others] = await deliveries.heldRuns(p.ws.workspaceId, d);
+    expect(others).toEqual([]);
+    expect(held!.parts).toEqual(items.map((item) => ({ requestId: item.requestId, part: item.part })));
+    const batches = await itemsIn(rig.rt.store, keys.deliveryBatchPartitions(p.ws.workspaceId, d));
+    // Only the batch in its sends has an item, and no batch has an entry in the index of its own.
+    expect(batches.map((b) => [b.requestId, b.status])).toEqual([[items[0]!.requestId, 'sending']]);
+    expect(batches.filter((b) => b.gsi1pk !== undefined).map((b) => [b.requestId, b.status, b.gsi1sk])).toEqual([]);
+    release();
+    await deliveryMachinery().lanes.idle();
+    expect(sent('/slow').sort()).toEqual(['m-0-0', 'm-0-1', 'm-1-0', 'm-1-1', 'm-2-0', 'm-2-1']);
+    expect(await deliveries.heldRuns(p.ws.workspaceId, d)).toEqual([]);
+    expect(await p.outcomes(d)).toMatchObject({ delivered: 6, retrying: 0, aborted: 0 });
+  });
+
+  it('resumes a held run whose process died once its lease runs out: each batch from where it stands, once, and ends it', async () => {
+    const p = await pipeline('/resumed');
+    const user = oneShard('v');
+    for (const r of [0, 1, 2]) await p.batch([0, 1, 2].map((i) => ({ type: 'track', userId: user(`v${r}${i}`), event: 'e', messageId: `n-${r}-${i}` })));
+    await rig.rt.poller.drain();
+    // Connected afterwards: the stream consumer sent nothing; the run below is a dead process's.
+    const d = await p.connect();
+    const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    const refs = items.map((item) => ({
+      workspaceId: p.ws.workspaceId,
+      sourceId: p.source.id,
+      destinationId: d,
+      requestId: String(item.requestId),
+      part: Number(item.part),
+    }));
+    const deliveries = new DeliveryRepository(rig.rt.store);
+    const leaseEnds = new Date(Date.now() + 1500).toISOString();
+    await deliveries.holdRun({
+      ...refs[0]!,
+      runId: 'dead-run',
+      owner: 'dead',
+      leaseUntil: leaseEnds,
+      parts: refs.map(({ requestId, part }) => ({ requestId, part })),
+    });
+    // It finished the first batch's first event (recorded) and had begun nothing else.
+    const guard = { ref: refs[0]!, owner: 'dead', prior: await deliveries.readBatch(refs[0]!), established: false };
+    const first = { position: { progress: 1, output: 0 }, totals: { delivered: 1, filtered: 0, aborted: 0 }, trail: '1d', leaseUntil: leaseEnds, parks: [] };
+    expect(await deliveries.writeBatch(guard, first)).toMatchObject({ established: true });
+    await rig.rt.scheduler.runNow();
+    expect(sent('/resumed')).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
+    await rig.rt.scheduler.runNow();
+    expect(sent('/resumed').sort()).toEqual(['n-0-1', 'n-0-2', 'n-1-0', 'n-1-1', 'n-1-2', 'n-2-0', 'n-2-1', 'n-2-2']);
+    expect(await deliveries.heldRuns(p.ws.workspaceId, d)).toEqual([]);
+    await rig.rt.scheduler.runNow();
+    expect(sent('/resumed')).toHaveLength(8);
+    // Counted once each, the dead process's recorded event with its batch.
+    expect(await p.outcomes(d)).toMatchObject({ delivered: 9, retrying: 0, aborted: 0 });
+  });
+});
