@@ -2,7 +2,8 @@ import { gunzipSync } from 'node:zlib';
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
 import { BatchRef, batchIdOf, DeliverySample, type BatchState } from '../domain/delivery/records';
-import { stateOf } from './delivery-items';
+import { runsOf, stateOf } from './delivery-items';
+import { DeliveryRuns } from './delivery-runs';
 import { keys } from './keys';
 import { newestAcross } from './across-partitions';
 import type { TableClient } from './table-client';
@@ -12,15 +13,24 @@ import type { TableClient } from './table-client';
  * its batch partitions, the people's view of the newest, never the per-event path.
  */
 export class DeliveryBatchReads {
-  constructor(private readonly store: TableClient) {}
+  private readonly runs: DeliveryRuns;
 
-  /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
+  constructor(private readonly store: TableClient) {
+    this.runs = new DeliveryRuns(store);
+  }
+
+  /**
+   * Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches (and, for
+   * batches written finished in a run, per hundred of their runs).
+   */
   async readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
     const states = new Map<string, BatchState>(refs.map((ref) => [batchIdOf(ref), { kind: 'absent' }]));
     // Each batch once: a stream batch may hand the same record over twice.
     const distinct = [...new Map(refs.map((ref) => [batchIdOf(ref), ref])).values()];
     const wanted = distinct.map((ref) => keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
-    for (const item of await this.getEach(wanted)) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item));
+    const items = await this.getEach(wanted);
+    const done = await this.runs.doneOf(runsOf(items));
+    for (const item of items) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item, done));
     return states;
   }
 
@@ -29,8 +39,15 @@ export class DeliveryBatchReads {
    * `limit` across its partitions, in two rounds (newestAcross): a person's view, never the per-event path.
    */
   async recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
-    const items = await newestAcross(this.store, keys.deliveryBatchPartitions(workspaceId, destinationId), limit);
-    return items.map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }));
+    // Batches finished alone keep their samples; batches finished together, their run's record.
+    const [batches, runs] = await Promise.all([
+      newestAcross(this.store, keys.deliveryBatchPartitions(workspaceId, destinationId), limit),
+      newestAcross(this.store, keys.deliveryRunPartitions(workspaceId, destinationId), limit),
+    ]);
+    return [...batches.filter((batch) => batch.status !== 'finishing'), ...runs.filter((run) => run.status === 'done')]
+      .map((item) => ({ finishedAt: item.finishedAt as string | undefined, samples: samplesOf(item.samples) }))
+      .sort((a, b) => String(b.finishedAt ?? '').localeCompare(String(a.finishedAt ?? '')))
+      .slice(0, limit);
   }
 
   /**
@@ -41,12 +58,13 @@ export class DeliveryBatchReads {
     const wanted = [...new Map(parts.map((p) => [`${p.requestId}#${p.part}`, keys.deliveryBatch(workspaceId, destinationId, p.requestId, p.part)])).values()];
     const items = await this.getEach(wanted, {
       ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
-      ProjectionExpression: 'requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk',
+      ProjectionExpression: 'workspaceId, destinationId, requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk, runId',
     });
+    const done = await this.runs.doneOf(runsOf(items));
     return items.map((item) => ({
       requestId: String(item.requestId),
       part: Number(item.part),
-      status: item.status === 'sending' ? 'sending' : 'done',
+      status: stateOf(item, done).kind === 'done' ? 'done' : 'sending',
       position: { progress: Number(item.progress ?? 0), output: Number(item.output ?? 0) },
       ...(typeof item.trail === 'string' && { trail: item.trail }),
       ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),

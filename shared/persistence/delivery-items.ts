@@ -129,8 +129,8 @@ export function outcomeCounts(sourceId: string, totals: BatchCounts): Record<str
  * it is as they read it (absent, or another's lease that ran out).
  */
 export function ownership(guard: BatchGuard) {
-  const mine = '(#owner = :owner AND #status = :sending)';
-  const values: Record<string, unknown> = { ':owner': guard.owner, ':sending': 'sending' };
+  const mine = '(#owner = :owner AND #status IN (:sending, :finishing))';
+  const values: Record<string, unknown> = { ':owner': guard.owner, ':sending': 'sending', ':finishing': 'finishing' };
   let condition = mine;
   if (!guard.established) {
     if (guard.prior.kind === 'absent') condition = `attribute_not_exists(pk) OR ${mine}`;
@@ -156,9 +156,14 @@ export function finishedTogetherStats(table: string, finished: { ref: BatchRef; 
   return statsItem(table, workspaceId, destinationId, counts, errors, at);
 }
 
-/** Where a batch's item says it stands: done (with its trail), or sending from its position with its counts and funnel. */
-export function stateOf(item: Record<string, unknown>): BatchState {
-  if (item.status !== 'sending') return { kind: 'done', ...(typeof item.trail === 'string' && { trail: item.trail }) };
+/**
+ * Where a batch's item says it stands: done (with its trail), or sending from its position with its counts and
+ * funnel. One written finished in a run (`finishing`) is done once the run is (`runsDone`, delivery-runs.ts).
+ */
+export function stateOf(item: Record<string, unknown>, runsDone: ReadonlySet<string> = new Set()): BatchState {
+  const trail = typeof item.trail === 'string' ? { trail: item.trail } : {};
+  if (item.status === 'finishing' && runsDone.has(String(item.runId))) return { kind: 'done', ...trail, ...(item.gsi1pk !== undefined && { indexed: true }) };
+  if (item.status !== 'sending' && item.status !== 'finishing') return { kind: 'done', ...trail };
   const count = (name: string) => Number(item[name] ?? 0);
   return {
     kind: 'sending',
@@ -173,5 +178,12 @@ export function stateOf(item: Record<string, unknown>): BatchState {
     },
     ...(typeof item.trail === 'string' && { trail: item.trail }),
     ...(item.funnel !== undefined && { funnel: item.funnel as FunnelAdd }),
+    ...(item.status === 'finishing' && { runId: String(item.runId) }),
   };
 }
+
+/** The runs of the items written finished in one (`finishing`): whose records say whether they are done. */
+export const runsOf = (items: Record<string, unknown>[]) =>
+  items
+    .filter((item) => item.status === 'finishing')
+    .map((item) => ({ workspaceId: String(item.workspaceId), destinationId: String(item.destinationId), runId: String(item.runId) }));

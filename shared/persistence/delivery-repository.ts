@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { ulid } from 'ulid';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
@@ -15,6 +16,7 @@ import {
 } from '../domain/delivery/records';
 import { DeliveryBatchReads } from './delivery-batch-reads';
 import { HeldRuns, parseHeldRun } from './held-runs';
+import { DeliveryRuns } from './delivery-runs';
 import { keys } from './keys';
 import { readCounters } from './counters';
 import { attention, describing, finishedTogetherStats, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
@@ -42,10 +44,12 @@ const FINISHED_PER_WRITE = 90;
 export class DeliveryRepository implements ports.DeliveryRepository {
   private readonly reads: DeliveryBatchReads;
   private readonly held: HeldRuns;
+  private readonly runs: DeliveryRuns;
 
   constructor(private readonly store: TableClient) {
     this.reads = new DeliveryBatchReads(store);
     this.held = new HeldRuns(store);
+    this.runs = new DeliveryRuns(store);
   }
 
   holdRun(held: HeldRun): Promise<void> {
@@ -129,9 +133,26 @@ export class DeliveryRepository implements ports.DeliveryRepository {
           TableName: this.store.table,
           Key: this.keyOf(ref),
           UpdateExpression: 'SET gsi1pk = :gpk, gsi1sk = :gsk',
-          ConditionExpression: 'leaseUntil = :lease AND #status = :sending',
+          ConditionExpression: 'leaseUntil = :lease AND #status IN (:sending, :finishing)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':lease': leaseUntil, ':sending': 'sending', ...indexAt(ref, leaseUntil) },
+          ExpressionAttributeValues: { ':lease': leaseUntil, ':sending': 'sending', ':finishing': 'finishing', ...indexAt(ref, leaseUntil) },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  async unindexBatch(ref: BatchRef): Promise<void> {
+    try {
+      await this.store.doc.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: this.keyOf(ref),
+          UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: '#status = :finishing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':finishing': 'finishing' },
         }),
       );
     } catch (error) {
@@ -151,6 +172,10 @@ export class DeliveryRepository implements ports.DeliveryRepository {
    * counted, once; none of them is sent again in the chunk.
    */
   async writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined> {
+    // A takeover of a batch written finished in a run that counted nothing yet: that run can no longer count it.
+    const { prior } = guard;
+    if (!guard.established && prior.kind === 'sending' && prior.runId !== undefined)
+      if (!(await this.runs.abandon({ workspaceId: guard.ref.workspaceId, destinationId: guard.ref.destinationId, runId: prior.runId }))) return undefined;
     let parks = change.parks;
     while (parks.length > MAX_PARKS_PER_WRITE) {
       if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return undefined;
@@ -203,6 +228,54 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       if (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length) together.push(i);
       else results[i] = await this.writeBatch(guard, change);
     }
+    if (together.length < 2) return this.finishTogether(finishing, together, results);
+    const runId = ulid();
+    const written = await Promise.all(
+      together.map(async (i) => {
+        const { guard, change } = finishing[i]!;
+        try {
+          await this.store.doc.send(new UpdateCommand(this.batchUpdate(guard, change, runId).Update!));
+          return true;
+        } catch (error) {
+          if (isConditionFailure(error)) return false;
+          throw error;
+        }
+      }),
+    );
+    const counted = together.filter((_, k) => written[k]);
+    if (counted.length === 0) return results;
+    const finished = counted.map((i) => ({ ref: finishing[i]!.guard.ref, change: finishing[i]!.change }));
+    const { workspaceId, destinationId } = finished[0]!.ref;
+    try {
+      await this.store.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            this.runs.done(
+              { workspaceId, destinationId, runId },
+              { at: new Date().toISOString(), samples: finished.flatMap(({ change }) => change.finish?.samples ?? []) },
+            ),
+            finishedTogetherStats(this.store.table, finished),
+            ...finishedTogetherExtras(this.store.table, finished),
+          ],
+        }),
+      );
+      for (const i of counted) results[i] = { established: true };
+      return results;
+    } catch (error) {
+      if (refusedItems(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+    }
+    // The run was ended as abandoned (a takeover of one of its batches): what is still this owner's is finished
+    // one transaction at a time, each batch under its owner's condition, so that what was taken over is left out.
+    const own = finishing.map((entry, i) => (counted.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
+    return this.finishTogether(own, counted, results);
+  }
+
+  /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */
+  private async finishTogether(
+    finishing: { guard: BatchGuard; change: BatchChange }[],
+    together: number[],
+    results: (GuardChange | undefined)[],
+  ): Promise<(GuardChange | undefined)[]> {
     for (let k = 0; k < together.length; k += FINISHED_PER_WRITE) {
       let group = together.slice(k, k + FINISHED_PER_WRITE);
       while (group.length > 0) {
@@ -249,7 +322,8 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return true;
   }
 
-  private batchUpdate(guard: BatchGuard, change: BatchChange): TransactItem {
+  /** A batch's write: its run so far; with `runId`, written finished in that run, which counts it (finishBatches). */
+  private batchUpdate(guard: BatchGuard, change: BatchChange, runId?: string): TransactItem {
     const { ref, owner } = guard;
     const condition = ownership(guard);
     const values: Record<string, unknown> = {
@@ -273,11 +347,22 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       ...(change.totals.byRule ? ['nByRule = :byRule'] : []),
       `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel && !change.finish ? ', funnel = :funnel' : ''}`,
     ];
-    let remove = '';
-    if (change.finish) {
+    let remove = ' REMOVE runId';
+    if (change.finish && runId !== undefined) {
+      // Done once its run's record is written (which keeps the samples); resumable from here (lease, funnel) until then.
+      set.push('#status = :finishing, runId = :run, finishedAt = :at, leaseUntil = :lease, funnel = :funnel');
+      Object.assign(values, {
+        ':finishing': 'finishing',
+        ':run': runId,
+        ':at': change.finish.at,
+        ':lease': change.leaseUntil,
+        ':funnel': change.funnel ?? {},
+      });
+      remove = '';
+    } else if (change.finish) {
       set.push('#status = :done, samples = :samples, finishedAt = :at');
       Object.assign(values, { ':done': 'done', ':samples': gzipSync(JSON.stringify(change.finish.samples)), ':at': change.finish.at });
-      remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel';
+      remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel, runId';
     } else if (renews(guard, change.leaseUntil)) {
       // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
       // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was
@@ -313,9 +398,9 @@ export class DeliveryRepository implements ports.DeliveryRepository {
           TableName: this.store.table,
           Key: this.keyOf(ref),
           UpdateExpression: 'SET leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
-          ConditionExpression: '#owner = :owner AND #status = :sending',
+          ConditionExpression: '#owner = :owner AND #status IN (:sending, :finishing)',
           ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
-          ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':lease': now, ...indexAt(ref, now) },
+          ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':finishing': 'finishing', ':lease': now, ...indexAt(ref, now) },
         }),
       );
       return true;

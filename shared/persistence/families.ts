@@ -16,6 +16,8 @@ export const SHARDS = {
   deliveryBatch: 256,
   /** A run its stream consumer stopped waiting for, held as one item until its lane ends it. */
   deliveryHold: 16,
+  /** A run of batches finished together: the record their counting wrote, or an abandoned run's end. */
+  deliveryRun: 16,
   /** A marker per stored part, two units in its transaction; a request's parts spread over all of them. */
   storedPartMarker: 256,
   /** A destination that refuses everything writes a group per event a webhook sends, 4 units each. */

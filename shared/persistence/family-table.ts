@@ -64,6 +64,15 @@ export const FAMILIES: readonly ItemFamily[] = [
     capacity: 'a put and a delete a held run, not a write a batch',
   },
   {
+    name: 'deliveryRun',
+    key: 'WS#<ws>#DESTINATION#<dst>#RUN#<shard> / RUN#<runId>',
+    shards: SHARDS.deliveryRun,
+    writer: 'delivery: a run of batches finished together, in the transaction that counts them; an abandoned run ended by a takeover',
+    readers: "delivery and the audit, for a batch written finished in a run (one key a run); the live-events view, the newest runs' samples",
+    ttl: '7 days',
+    capacity: 'a put a run of batches, beside its counters',
+  },
+  {
     name: 'storedPartMarker',
     key: 'WS#<ws>#SOURCE#<src>#COUNTED#<shard> / P#<requestId>#<part>',
     shards: SHARDS.storedPartMarker,

@@ -185,6 +185,17 @@ export const keys = bounded({
   deliveryHoldPartitions: (workspaceId: string, destinationId: string) =>
     partitionsOf('deliveryHold', (shard) => `${destination(workspaceId, destinationId)}#HOLD#${shard}`),
   /**
+   * A run of a destination's batches finished together (delivery-runs.ts): written in the transaction that
+   * counts them, or as abandoned by whoever takes one of its batches over; in the family's partitions by its id.
+   */
+  deliveryRun: (workspaceId: string, destinationId: string, runId: string) => ({
+    pk: `${destination(workspaceId, destinationId)}#RUN#${shardOf('deliveryRun', runId)}`,
+    sk: `RUN#${runId}`,
+  }),
+  /** …read across them all, newest first, by the live-events view. */
+  deliveryRunPartitions: (workspaceId: string, destinationId: string) =>
+    partitionsOf('deliveryRun', (shard) => `${destination(workspaceId, destinationId)}#RUN#${shard}`),
+  /**
    * A parked delivery of one output to one destination, retried when due: under its user (`U#<user>#`), in
    * the order the events arrived, so a user's first parked delivery is one query away.
    */

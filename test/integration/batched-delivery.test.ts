@@ -104,8 +104,12 @@ describe('batched delivery', () => {
       const at = batch.map((e) => request.indexOf(String(e.messageId)));
       expect(at).toEqual(Array.from({ length: batch.length }, (_, k) => at[0]! + k));
     }
-    const items = await itemsIn(rig.rt.store, keys.deliveryBatchPartitions(p.ws.workspaceId, p.ids[0]!));
-    expect(items.filter((item) => item.entity === 'deliveryBatch' && item.status === 'done')).toHaveLength(stored.length);
+    const items = (await itemsIn(rig.rt.store, keys.deliveryBatchPartitions(p.ws.workspaceId, p.ids[0]!))).filter((item) => item.entity === 'deliveryBatch');
+    expect(items).toHaveLength(stored.length);
+    const states = await new DeliveryRepository(rig.rt.store).readBatches(
+      items.map((item) => ({ ...p.ws, ...(item as { requestId: string; part: number }), sourceId: p.source.id, destinationId: p.ids[0]! })),
+    );
+    expect([...states.values()].map((state) => state.kind)).toEqual(items.map(() => 'done'));
     // The destination's counters moved once for each run of parts: at most a counter shard a request, not one a batch.
     const shards = keys.destinationStatsShards(p.ws.workspaceId, p.ids[0]!);
     const written = await Promise.all(shards.map((key) => rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.store.table, Key: key }))));

@@ -131,6 +131,11 @@ export class FakeDeliveries implements DeliveryRepository {
     return [...this.store.held.values()].filter((h) => h.workspaceId === workspaceId && h.destinationId === destinationId);
   }
 
+  async unindexBatch(ref: BatchRef): Promise<void> {
+    const item = this.store.batches.get(batchIdOf(ref));
+    if (item?.status === 'done') delete item.indexAt;
+  }
+
   async realignBatch(ref: BatchRef, leaseUntil: string): Promise<void> {
     const item = this.store.batches.get(batchIdOf(ref));
     if (item?.status === 'sending' && item.leaseUntil === leaseUntil) item.indexAt = leaseUntil;

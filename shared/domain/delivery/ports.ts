@@ -68,6 +68,8 @@ export interface DeliveryRepository {
   endRun(held: HeldRun): Promise<void>;
   /** The runs held at a destination now (the audit). */
   heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]>;
+  /** Takes a batch done in a run out of the scheduler's index, where another had put it while it ran. */
+  unindexBatch(ref: BatchRef): Promise<void>;
   /** Puts a batch another owner is running into the scheduler's index at its lease. */
   realignBatch(ref: BatchRef, leaseUntil: string): Promise<void>;
   /** Records what a batch did up to `change.position`, with its parks and the destination's counters. */

@@ -43,8 +43,22 @@ export type CountedOutcome = 'delivered' | 'filtered' | 'aborted';
  */
 export type BatchState =
   | { kind: 'absent' }
-  | { kind: 'done'; trail?: string }
-  | { kind: 'sending'; owner: string; leaseUntil: string; position: BatchPosition; counts: BatchCounts; trail?: string; funnel?: FunnelAdd };
+  /** `indexed`: finished in a run after another had put it in the scheduler's index, where its entry still is. */
+  | { kind: 'done'; trail?: string; indexed?: boolean }
+  | {
+      kind: 'sending';
+      owner: string;
+      leaseUntil: string;
+      position: BatchPosition;
+      counts: BatchCounts;
+      trail?: string;
+      funnel?: FunnelAdd;
+      /**
+       * Written finished in a run whose counting never went through (its process died in between): whoever
+       * takes it over ends that run as abandoned first, so that it can never count the batch as well.
+       */
+      runId?: string;
+    };
 
 const requests = z.array(z.custom<DestinationRequest>((value) => typeof value === 'object' && value !== null));
 

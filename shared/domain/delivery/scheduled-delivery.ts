@@ -23,7 +23,10 @@ export class ScheduledDelivery {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getDestination'>,
     private readonly ingest: Pick<IngestRepository, 'readPart'>,
-    private readonly deliveries: Pick<DeliveryRepository, 'needingAttention' | 'readBatch' | 'realignBatch' | 'holdRun' | 'leaseRun' | 'endRun'>,
+    private readonly deliveries: Pick<
+      DeliveryRepository,
+      'needingAttention' | 'readBatch' | 'realignBatch' | 'unindexBatch' | 'holdRun' | 'leaseRun' | 'endRun'
+    >,
     private readonly suppression: SuppressionIndex,
     private readonly batches: BatchDelivery,
     private readonly retries: ParkedRetries,
@@ -132,7 +135,12 @@ export class ScheduledDelivery {
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
       this.deliveries.readBatch(ref),
     ]);
-    if (prior.kind === 'done' || (prior.kind === 'absent' && !options.absentToo)) return false;
+    // Done in a run while another had put it in the index: its entry goes, or it would be found every round.
+    if (prior.kind === 'done') {
+      if (prior.indexed) await this.deliveries.unindexBatch(ref);
+      return false;
+    }
+    if (prior.kind === 'absent' && !options.absentToo) return false;
     if (prior.kind === 'sending' && prior.leaseUntil >= iso(Date.now())) {
       await this.deliveries.realignBatch(ref, prior.leaseUntil);
       return false;

@@ -1,0 +1,110 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchGuard } from '../../shared/domain/delivery/records';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { keys } from '../../shared/persistence/keys';
+import type { TableClient } from '../../shared/persistence/table-client';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+/**
+ * Batches finished together as a run (delivery-runs.ts): each written finished on its own, one transaction
+ * counts them with the run's record. Exact when a takeover meets a run whose counting has not gone through.
+ */
+let rt: TestRuntime;
+beforeAll(async () => {
+  rt = await startTestRuntime({ schedulerIntervalMs: 0 });
+});
+afterAll(async () => {
+  await rt.stop();
+});
+
+const at = () => new Date().toISOString();
+const change = (delivered: number, finish = false) => ({
+  position: { progress: delivered, output: 0 },
+  totals: { delivered, filtered: 0, aborted: 0 },
+  trail: `${delivered}d`,
+  leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+  parks: [],
+  funnel: { counts: { delivered }, latency: {}, errors: {} },
+  ...(finish && { finish: { samples: [{ messageId: `m-${delivered}`, outcome: 'delivered' as const, status: 200 }], errors: [], at: at() } }),
+});
+
+/** A store whose transactions wait for `open()`: a run's counting held back while others act. */
+function gatedStore(store: TableClient) {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const send = (async (command: unknown) => {
+    if (command instanceof TransactWriteCommand) await gate;
+    return store.doc.send(command as never);
+  }) as TableClient['doc']['send'];
+  return { store: { table: store.table, doc: { send } as unknown as TableClient['doc'] }, open };
+}
+
+it('counts a run once when a takeover meets it before its counting: the run counts nothing, each batch is counted by whoever finishes it', async () => {
+  const workspaceId = 'ws-runs';
+  const refOf = (k: number) => ({ workspaceId, sourceId: 'src', destinationId: 'dst', requestId: `01KRUNS0000000000000000000${k}`, part: 0 });
+  const plain = new DeliveryRepository(rt.store);
+  const gated = gatedStore(rt.store);
+  const original = new DeliveryRepository(gated.store);
+  const guards: BatchGuard[] = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: 'original', prior: { kind: 'absent' }, established: false }));
+  // Its batches are written finished; the transaction that counts them waits.
+  const finishing = original.finishBatches(guards.map((guard, k) => ({ guard, change: change(k + 1, true) })));
+  let states = await plain.readBatches(guards.map((g) => g.ref));
+  for (let i = 0; i < 10 && [...states.values()].some((s) => s.kind === 'absent'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    states = await plain.readBatches(guards.map((g) => g.ref));
+  }
+  // Not done yet: its run has no record.
+  const second = await plain.readBatch(refOf(2));
+  expect(second).toMatchObject({ kind: 'sending', owner: 'original', runId: expect.any(String) });
+  // Another takes the second over (its lease ran out, say): the run is ended as abandoned first.
+  const taker: BatchGuard = { ref: refOf(2), owner: 'taker', prior: second, established: false };
+  expect(await plain.writeBatch(taker, change(2))).toMatchObject({ established: true });
+  const run = keys.deliveryRun(workspaceId, 'dst', second.kind === 'sending' ? second.runId! : '');
+  expect((await rt.store.doc.send(new GetCommand({ TableName: rt.tableName, Key: run, ConsistentRead: true }))).Item).toMatchObject({ status: 'abandoned' });
+  // The run's counting comes: refused; the original finishes what is still its own, one by one.
+  gated.open();
+  expect((await finishing).map((f) => f !== undefined)).toEqual([true, false, true]);
+  expect(await plain.readBatch(refOf(1))).toMatchObject({ kind: 'done' });
+  expect(await plain.readBatch(refOf(3))).toMatchObject({ kind: 'done' });
+  expect(await plain.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 4 });
+  // The taker finishes the second: counted once, by it.
+  Object.assign(taker, { established: true });
+  expect(await plain.finishBatches([{ guard: taker, change: change(2, true) }])).toEqual([expect.objectContaining({ established: true })]);
+  expect(await plain.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 6 });
+});
+
+it("leaves a batch to the run that counted it: a takeover after the run's record finds it done", async () => {
+  const workspaceId = 'ws-runs-done';
+  const refOf = (k: number) => ({ workspaceId, sourceId: 'src', destinationId: 'dst', requestId: `01KRUNSDONE000000000000000${k}`, part: 0 });
+  const plain = new DeliveryRepository(rt.store);
+  const gated = gatedStore(rt.store);
+  const guards: BatchGuard[] = [1, 2].map((k) => ({ ref: refOf(k), owner: 'original', prior: { kind: 'absent' }, established: false }));
+  const finishing = new DeliveryRepository(gated.store).finishBatches(guards.map((guard) => ({ guard, change: change(1, true) })));
+  let first = await plain.readBatch(refOf(1));
+  for (let i = 0; i < 10 && first.kind === 'absent'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    first = await plain.readBatch(refOf(1));
+  }
+  // Read before the run counted, and put in the scheduler's index by another at its lease.
+  expect(first).toMatchObject({ kind: 'sending', runId: expect.any(String) });
+  await plain.realignBatch(refOf(1), first.kind === 'sending' ? first.leaseUntil : '');
+  gated.open();
+  expect((await finishing).every((f) => f !== undefined)).toBe(true);
+  expect(await plain.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 2 });
+  // Done with its run, still in the index (the scheduler takes it out); a takeover from the old read does nothing.
+  expect(await plain.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d', indexed: true });
+  expect(await plain.writeBatch({ ref: refOf(1), owner: 'late', prior: first, established: false }, change(1))).toBeUndefined();
+  await plain.unindexBatch(refOf(1));
+  expect(await plain.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d' });
+  expect(await plain.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 2 });
+  // The run's record keeps its batches' samples for the live-events view; the batches keep none.
+  expect(await plain.recentBatches(workspaceId, 'dst', 50)).toEqual([
+    {
+      finishedAt: expect.any(String),
+      samples: [
+        { messageId: 'm-1', outcome: 'delivered', status: 200 },
+        { messageId: 'm-1', outcome: 'delivered', status: 200 },
+      ],
+    },
+  ]);
+});
