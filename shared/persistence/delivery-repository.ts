@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { ulid } from 'ulid';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
-import type { BatchChange, BatchRecord } from '../domain/delivery/ports';
+import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/delivery/ports';
 import {
   BatchRef,
   batchIdOf,
@@ -176,6 +176,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     const { prior } = guard;
     if (!guard.established && prior.kind === 'sending' && prior.runId !== undefined)
       if (!(await this.runs.abandon({ workspaceId: guard.ref.workspaceId, destinationId: guard.ref.destinationId, runId: prior.runId }))) return undefined;
+    if (change.finish && change.run !== undefined) return (await this.writeFinishing(guard, change, change.run)) ? { established: true } : undefined;
     let parks = change.parks;
     while (parks.length > MAX_PARKS_PER_WRITE) {
       if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return undefined;
@@ -221,27 +222,17 @@ export class DeliveryRepository implements ports.DeliveryRepository {
    * batch that parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch.
    * A batch another owner took meanwhile is left out, and the rest written.
    */
-  async finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]> {
+  async finishBatches(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
     const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
     const together: number[] = [];
     for (const [i, { guard, change }] of finishing.entries()) {
       if (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length) together.push(i);
       else results[i] = await this.writeBatch(guard, change);
     }
+    // One left (the others parked, kept failures or were lost): its own transaction (one written finished too).
     if (together.length < 2) return this.finishTogether(finishing, together, results);
-    const runId = ulid();
-    const written = await Promise.all(
-      together.map(async (i) => {
-        const { guard, change } = finishing[i]!;
-        try {
-          await this.store.doc.send(new UpdateCommand(this.batchUpdate(guard, change, runId).Update!));
-          return true;
-        } catch (error) {
-          if (isConditionFailure(error)) return false;
-          throw error;
-        }
-      }),
-    );
+    const runId = run ?? ulid();
+    const written = await Promise.all(together.map((i) => finishing[i]!.written || this.writeFinishing(finishing[i]!.guard, finishing[i]!.change, runId)));
     const counted = together.filter((_, k) => written[k]);
     if (counted.length === 0) return results;
     const finished = counted.map((i) => ({ ref: finishing[i]!.guard.ref, change: finishing[i]!.change }));
@@ -270,12 +261,19 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return this.finishTogether(own, counted, results);
   }
 
+  /** A batch written finished in a run (a plain write): false when it is no longer the guard's. */
+  private async writeFinishing(guard: BatchGuard, change: BatchChange, runId: string): Promise<boolean> {
+    try {
+      await this.store.doc.send(new UpdateCommand(this.batchUpdate(guard, change, runId).Update!));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */
-  private async finishTogether(
-    finishing: { guard: BatchGuard; change: BatchChange }[],
-    together: number[],
-    results: (GuardChange | undefined)[],
-  ): Promise<(GuardChange | undefined)[]> {
+  private async finishTogether(finishing: FinishingBatch[], together: number[], results: (GuardChange | undefined)[]): Promise<(GuardChange | undefined)[]> {
     for (let k = 0; k < together.length; k += FINISHED_PER_WRITE) {
       let group = together.slice(k, k + FINISHED_PER_WRITE);
       while (group.length > 0) {

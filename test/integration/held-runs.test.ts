@@ -3,6 +3,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
+import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
@@ -71,6 +72,47 @@ describe('held runs', () => {
     expect(sent('/slow').sort()).toEqual(['m-0-0', 'm-0-1', 'm-1-0', 'm-1-1', 'm-2-0', 'm-2-1']);
     expect(await deliveries.heldRuns(p.ws.workspaceId, d)).toEqual([]);
     expect(await p.outcomes(d)).toMatchObject({ delivered: 6, retrying: 0, aborted: 0 });
+  });
+
+  it('writes each batch of a run once after its last send (finished in the run), and counts the run in one transaction', async () => {
+    const p = await pipeline('/once');
+    const user = oneShard('w');
+    for (const r of [0, 1, 2, 3]) await p.batch([{ type: 'track', userId: user(`w${r}`), event: 'e', messageId: `o-${r}` }]);
+    await rig.rt.poller.drain();
+    const d = await p.connect();
+    const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+    // Each delivery write to the destination's batches or runs, and each transaction, as the handler sends it.
+    const writes: string[] = [];
+    const { doc } = getTableClient();
+    doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        type Keyed = { Key?: { pk?: string; sk?: string }; Item?: { pk?: string } };
+        const input = args.input as Keyed & { TransactItems?: Record<string, Keyed>[] };
+        const ours = (keyed: Keyed) => String(keyed.Key?.pk ?? keyed.Item?.pk ?? '').includes(`#DESTINATION#${d}#`);
+        if (input.TransactItems?.some((item) => Object.values(item).some(ours))) writes.push('transaction');
+        else if (ours(input)) writes.push(`${context.commandName} ${input.Key?.sk ?? ''}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRunWrites' },
+    );
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+      const records = items.map((item, i) => ({
+        eventID: `o${i}`,
+        eventName: 'INSERT',
+        dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
+      }));
+      expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+      await deliveryMachinery().lanes.idle();
+    } finally {
+      doc.middlewareStack.remove('countRunWrites');
+    }
+    expect(sent('/once').sort()).toEqual(['o-0', 'o-1', 'o-2', 'o-3']);
+    // A write a batch (its send's outcome and its finish at once), not two; one transaction for the run's counting.
+    expect(writes.filter((w) => w !== 'transaction').sort()).toEqual(items.map((item) => `UpdateItemCommand ${item.requestId}#${item.part}`).sort());
+    expect(writes.filter((w) => w === 'transaction')).toHaveLength(1);
+    expect(await p.outcomes(d)).toMatchObject({ delivered: 4, retrying: 0, aborted: 0 });
   });
 
   it('resumes a held run whose process died once its lease runs out: each batch from where it stands, once, and ends it', async () => {

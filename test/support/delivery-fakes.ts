@@ -4,6 +4,7 @@ import type {
   BatchChange,
   BatchRecord,
   DeliveryRepository,
+  FinishingBatch,
   ParkedDeliveryRepository,
   ParkedSummary,
   RetryOutcome,
@@ -141,9 +142,10 @@ export class FakeDeliveries implements DeliveryRepository {
     if (item?.status === 'sending' && item.leaseUntil === leaseUntil) item.indexAt = leaseUntil;
   }
 
-  async finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]> {
+  async finishBatches(finishing: FinishingBatch[]): Promise<(GuardChange | undefined)[]> {
     const results: (GuardChange | undefined)[] = [];
-    for (const { guard, change } of finishing) results.push(await this.writeBatch(guard, change));
+    // One written finished in its run already is counted now (the real store's run transaction), if still its owner's.
+    for (const { guard, change, written } of finishing) results.push(await this.writeBatch(guard, written ? { ...change, run: undefined } : change));
     return results;
   }
 
@@ -160,7 +162,8 @@ export class FakeDeliveries implements DeliveryRepository {
       this.store.parked.set(parkedId(park), { ...park, indexAt: park.dueAt });
       counters.retrying++;
     }
-    if (change.finish) {
+    if (change.finish && change.run !== undefined) Object.assign(written, { status: 'sending', leaseUntil: change.leaseUntil });
+    else if (change.finish) {
       Object.assign(written, { status: 'done', samples: change.finish.samples, leaseUntil: undefined, indexAt: undefined });
       for (const outcome of ['delivered', 'filtered', 'aborted'] as const) counters[outcome] += change.totals[outcome];
     } else if (renews(guard, change.leaseUntil)) Object.assign(written, { status: 'sending', leaseUntil: change.leaseUntil });

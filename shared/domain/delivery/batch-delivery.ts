@@ -18,6 +18,7 @@ import { rulesThenTransform } from './rules-stage';
 import type { EventOutcome } from './user-transform';
 import { answered, verdictOf } from './verdict';
 import { sendableDestination } from './credential-values';
+import { ulid } from 'ulid';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -45,6 +46,8 @@ interface Member {
   secrets: string[];
   /** Its batch was taken over by another run: nothing more of it is sent or written here. */
   lost?: boolean;
+  /** Written finished in the run after its last send (its change): counted with the run. */
+  finished?: BatchChange;
 }
 
 /** At most this many events go through one sandbox invocation of a run of several batches (a larger batch goes alone). */
@@ -138,6 +141,9 @@ export class BatchDelivery {
     let lastSend = -1;
     slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
     const runOf = (i: number) => flat[i]!.member.run;
+    // Batches finished together are counted as one run; each is written finished once its last slot is settled.
+    const run = members.length > 1 ? ulid() : undefined;
+    const lastSlot = new Map(flat.map((entry, k) => [entry.member, k]));
     for (let i = 0; i < flat.length;) {
       const { member, slot } = flat[i]!;
       if (member.lost) {
@@ -155,7 +161,7 @@ export class BatchDelivery {
       i = unit.end;
       // The last send's outcomes are written with the batches' finish.
       if (i <= lastSend) {
-        await Promise.all([...touched].map(async (m) => (m.lost = !(await this.write(m.run)))));
+        await Promise.all([...touched].map(async (m) => (m.lost = !(await (run && lastSlot.get(m)! < i ? this.finishInRun(m, run) : this.write(m.run))))));
         // A batch another run took over: its slots still to come are sent by that run, not in this one's chunks.
         for (let k = i; k < flat.length; k++) if (flat[k]!.member.lost) slots[k] = { ...slots[k]!, kind: 'none' } as Slot;
         // A stop does not wait for the rest (sends of seconds each): what is recorded stays, and the claims go
@@ -163,7 +169,10 @@ export class BatchDelivery {
         if (this.lanes.isStopping) return void (await this.releaseAll(members));
       }
     }
-    await this.finishAll(members.filter((m) => !m.lost));
+    await this.finishAll(
+      members.filter((m) => !m.lost),
+      run,
+    );
   }
 
   /**
@@ -327,6 +336,22 @@ export class BatchDelivery {
     return true;
   }
 
+  /**
+   * A batch whose slots are all settled, written finished in its run now rather than recorded now and finished
+   * later (one write, not two); one that parked or aborted since its last write is recorded as usual instead,
+   * its parks and failures counted in their own transaction, and finished with the others.
+   */
+  private async finishInRun(member: Member, run: string): Promise<boolean> {
+    if (member.run.parks.length > 0 || member.run.failures.length > 0) return this.write(member.run);
+    const change = { ...this.finishing(member.run, member.secrets), run };
+    const written = await this.deliveries.writeBatch(member.run.guard, change);
+    this.lanes.touch(member.run.destination.id);
+    if (!written) return false;
+    Object.assign(member.run.guard, written);
+    member.finished = change;
+    return true;
+  }
+
   /** The write that finishes a batch. What is kept for people to read never shows a secret the transformation let out. */
   private finishing(run: BatchRun, secrets: string[]): BatchChange {
     return {
@@ -345,10 +370,15 @@ export class BatchDelivery {
     return this.finishAll([{ run, secrets }]);
   }
 
-  /** Finishes batches together (the repository writes the destination's counters and funnel once for them). */
-  private async finishAll(members: Pick<Member, 'run' | 'secrets'>[]): Promise<void> {
+  /** Finishes batches together (the repository writes the destination's counters and funnel once for them, as `run`). */
+  private async finishAll(members: Pick<Member, 'run' | 'secrets' | 'finished'>[], run?: string): Promise<void> {
     if (members.length === 0) return;
-    const finished = await this.deliveries.finishBatches(members.map(({ run, secrets }) => ({ guard: run.guard, change: this.finishing(run, secrets) })));
+    const finished = await this.deliveries.finishBatches(
+      members.map((m) =>
+        m.finished ? { guard: m.run.guard, change: m.finished, written: true } : { guard: m.run.guard, change: this.finishing(m.run, m.secrets) },
+      ),
+      run,
+    );
     members.forEach(({ run }, i) => {
       if (!finished[i]) return;
       Object.assign(run.guard, finished[i]);

@@ -30,6 +30,18 @@ export interface BatchChange {
   funnel?: FunnelAdd;
   /** Events aborted since the last write, kept in this one for people to read and retry. */
   failures?: FailedEvent[];
+  /**
+   * With `finish`: written finished in this run of batches (a plain write), counted when the run is
+   * (finishBatches with the same run), not before.
+   */
+  run?: string;
+}
+
+/** A batch to finish: `written`, it was written finished in the run already (its change's `run`), and is only counted. */
+export interface FinishingBatch {
+  guard: BatchGuard;
+  change: BatchChange;
+  written?: boolean;
 }
 
 /** A batch as the audit reads it. */
@@ -76,10 +88,10 @@ export interface DeliveryRepository {
   writeBatch(guard: BatchGuard, change: BatchChange): Promise<GuardChange | undefined>;
   /**
    * Finishes batches of one source at one destination (each change a `finish`), as writeBatch would one by one,
-   * with the destination's counters and funnel moved once for all of them; by position, what changed in each
-   * guard (undefined: no longer the guard's).
+   * with the destination's counters and funnel moved once for all of them (as `run`, when some were written
+   * finished in it already); by position, what changed in each guard (undefined: no longer the guard's).
    */
-  finishBatches(finishing: { guard: BatchGuard; change: BatchChange }[]): Promise<(GuardChange | undefined)[]>;
+  finishBatches(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]>;
   /** Gives a claim back unstarted (a stop): due at once. */
   releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean>;
   /** The most recent finished batches of a destination, newest first. */
