@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { BatchChange } from '../domain/delivery/ports';
 import {
   ParkedDelivery,
@@ -187,3 +188,64 @@ export const runsOf = (items: Record<string, unknown>[]) =>
   items
     .filter((item) => item.status === 'finishing')
     .map((item) => ({ workspaceId: String(item.workspaceId), destinationId: String(item.destinationId), runId: String(item.runId) }));
+
+/** A batch's write: its run so far; with `runId`, written finished in that run, which counts it (finishBatches). */
+export function batchUpdate(table: string, guard: BatchGuard, change: BatchChange, runId?: string): TransactItem {
+  const { ref, owner } = guard;
+  const condition = ownership(guard);
+  const values: Record<string, unknown> = {
+    ...condition.ExpressionAttributeValues,
+    ':owner': owner,
+    ':sending': 'sending',
+    ':progress': change.position.progress,
+    ':output': change.position.output,
+    ':nd': change.totals.delivered,
+    ':nf': change.totals.filtered,
+    ':na': change.totals.aborted,
+    ':trail': change.trail,
+    ...(change.totals.byRule && { ':byRule': change.totals.byRule }),
+    ...describing(ref),
+    // A finished batch's funnel is in its hour's counters: the item keeps it only while it is resumable.
+    ...(change.funnel && !change.finish && { ':funnel': change.funnel }),
+  };
+  const set = [
+    'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
+    'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
+    ...(change.totals.byRule ? ['nByRule = :byRule'] : []),
+    `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel && !change.finish ? ', funnel = :funnel' : ''}`,
+  ];
+  let remove = ' REMOVE runId';
+  if (change.finish && runId !== undefined) {
+    // Done once its run's record is written (which keeps the samples); resumable from here (lease, funnel) until then.
+    set.push('#status = :finishing, runId = :run, finishedAt = :at, leaseUntil = :lease, funnel = :funnel');
+    Object.assign(values, {
+      ':finishing': 'finishing',
+      ':run': runId,
+      ':at': change.finish.at,
+      ':lease': change.leaseUntil,
+      ':funnel': change.funnel ?? {},
+    });
+    remove = '';
+  } else if (change.finish) {
+    set.push('#status = :done, samples = :samples, finishedAt = :at');
+    Object.assign(values, { ':done': 'done', ':samples': gzipSync(JSON.stringify(change.finish.samples)), ':at': change.finish.at });
+    remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel, runId';
+  } else if (renews(guard, change.leaseUntil)) {
+    // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
+    // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was
+    // held (holdBatch) or found through the index keeps the entry it has. An item in the index costs
+    // index writes on every update, so a batch delivered while its submitter waits never enters it.
+    set.push('#status = :sending, leaseUntil = :lease');
+    values[':lease'] = change.leaseUntil;
+  }
+  return {
+    Update: {
+      TableName: table,
+      Key: keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part),
+      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      ConditionExpression: condition.ConditionExpression,
+      ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}

@@ -1,5 +1,3 @@
-import { gzipSync } from 'node:zlib';
-import { ulid } from 'ulid';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/delivery/ports';
@@ -17,10 +15,11 @@ import {
 import { DeliveryBatchReads } from './delivery-batch-reads';
 import { HeldRuns, parseHeldRun } from './held-runs';
 import { DeliveryRuns } from './delivery-runs';
+import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { readCounters } from './counters';
-import { attention, describing, finishedTogetherStats, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
-import { batchExtras, finishedTogetherExtras, parkExtras } from './failure-items';
+import { attention, batchUpdate, describing, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
+import { batchExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
@@ -33,8 +32,6 @@ const batchId = batchIdOf;
 
 /** A transaction holds at most 100 items: the batch, the destination's counters, the parks, its hour's funnel and failures. */
 export const MAX_PARKS_PER_WRITE = 90;
-/** Batches finished in one transaction, beside the destination's counters and a few hours' funnels. */
-const FINISHED_PER_WRITE = 90;
 
 /**
  * Delivery state: a batch's position and counts (one item per ingest part and destination), parked retries,
@@ -45,11 +42,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   private readonly reads: DeliveryBatchReads;
   private readonly held: HeldRuns;
   private readonly runs: DeliveryRuns;
+  private readonly finishes: BatchFinishes;
 
   constructor(private readonly store: TableClient) {
     this.reads = new DeliveryBatchReads(store);
     this.held = new HeldRuns(store);
     this.runs = new DeliveryRuns(store);
+    this.finishes = new BatchFinishes(store, this.runs, (guard, change) => this.writeBatch(guard, change));
   }
 
   holdRun(held: HeldRun): Promise<void> {
@@ -176,14 +175,14 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     const { prior } = guard;
     if (!guard.established && prior.kind === 'sending' && prior.runId !== undefined)
       if (!(await this.runs.abandon({ workspaceId: guard.ref.workspaceId, destinationId: guard.ref.destinationId, runId: prior.runId }))) return undefined;
-    if (change.finish && change.run !== undefined) return (await this.writeFinishing(guard, change, change.run)) ? { established: true } : undefined;
+    if (change.finish && change.run !== undefined) return (await this.finishes.writeFinishing(guard, change, change.run)) ? { established: true } : undefined;
     let parks = change.parks;
     while (parks.length > MAX_PARKS_PER_WRITE) {
       if (!(await this.parkAhead(guard, parks.slice(0, MAX_PARKS_PER_WRITE)))) return undefined;
       parks = parks.slice(MAX_PARKS_PER_WRITE);
     }
     for (;;) {
-      const batch = this.batchUpdate(guard, change);
+      const batch = batchUpdate(this.store.table, guard, change);
       const stats =
         change.finish || parks.length > 0
           ? statsItem(
@@ -216,87 +215,9 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     }
   }
 
-  /**
-   * Batches of one source at one destination finished together: their items and one addition to the
-   * destination's counters and to each hour's funnel, in transactions of up to FINISHED_PER_WRITE batches. A
-   * batch that parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch.
-   * A batch another owner took meanwhile is left out, and the rest written.
-   */
-  async finishBatches(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
-    const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
-    const together: number[] = [];
-    for (const [i, { guard, change }] of finishing.entries()) {
-      if (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length) together.push(i);
-      else results[i] = await this.writeBatch(guard, change);
-    }
-    // One left (the others parked, kept failures or were lost): its own transaction (one written finished too).
-    if (together.length < 2) return this.finishTogether(finishing, together, results);
-    const runId = run ?? ulid();
-    const written = await Promise.all(together.map((i) => finishing[i]!.written || this.writeFinishing(finishing[i]!.guard, finishing[i]!.change, runId)));
-    const counted = together.filter((_, k) => written[k]);
-    if (counted.length === 0) return results;
-    const finished = counted.map((i) => ({ ref: finishing[i]!.guard.ref, change: finishing[i]!.change }));
-    const { workspaceId, destinationId } = finished[0]!.ref;
-    try {
-      await this.store.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            this.runs.done(
-              { workspaceId, destinationId, runId },
-              { at: new Date().toISOString(), samples: finished.flatMap(({ change }) => change.finish?.samples ?? []) },
-            ),
-            finishedTogetherStats(this.store.table, finished),
-            ...finishedTogetherExtras(this.store.table, finished),
-          ],
-        }),
-      );
-      for (const i of counted) results[i] = { established: true };
-      return results;
-    } catch (error) {
-      if (refusedItems(error)?.[0] !== 'ConditionalCheckFailed') throw error;
-    }
-    // The run was ended as abandoned (a takeover of one of its batches): what is still this owner's is finished
-    // one transaction at a time, each batch under its owner's condition, so that what was taken over is left out.
-    const own = finishing.map((entry, i) => (counted.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
-    return this.finishTogether(own, counted, results);
-  }
-
-  /** A batch written finished in a run (a plain write): false when it is no longer the guard's. */
-  private async writeFinishing(guard: BatchGuard, change: BatchChange, runId: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(new UpdateCommand(this.batchUpdate(guard, change, runId).Update!));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-
-  /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */
-  private async finishTogether(finishing: FinishingBatch[], together: number[], results: (GuardChange | undefined)[]): Promise<(GuardChange | undefined)[]> {
-    for (let k = 0; k < together.length; k += FINISHED_PER_WRITE) {
-      let group = together.slice(k, k + FINISHED_PER_WRITE);
-      while (group.length > 0) {
-        const entries = group.map((i) => finishing[i]!);
-        const finished = entries.map(({ guard, change }) => ({ ref: guard.ref, change }));
-        const items = [
-          ...entries.map(({ guard, change }) => this.batchUpdate(guard, change)),
-          finishedTogetherStats(this.store.table, finished),
-          ...finishedTogetherExtras(this.store.table, finished),
-        ];
-        try {
-          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
-          for (const i of group) results[i] = { established: true };
-          group = [];
-        } catch (error) {
-          const refused = refusedItems(error);
-          const lost = new Set(group.filter((_, n) => refused?.[n] === 'ConditionalCheckFailed'));
-          if (lost.size === 0) throw error;
-          group = group.filter((i) => !lost.has(i));
-        }
-      }
-    }
-    return results;
+  /** Batches of one source at one destination finished together (batch-finishes.ts). */
+  finishBatches(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
+    return this.finishes.finish(finishing, run);
   }
 
   /** Parks written ahead of the batch's own write, under its condition: false when the batch is not the guard's. */
@@ -318,67 +239,6 @@ export class DeliveryRepository implements ports.DeliveryRepository {
       }
     }
     return true;
-  }
-
-  /** A batch's write: its run so far; with `runId`, written finished in that run, which counts it (finishBatches). */
-  private batchUpdate(guard: BatchGuard, change: BatchChange, runId?: string): TransactItem {
-    const { ref, owner } = guard;
-    const condition = ownership(guard);
-    const values: Record<string, unknown> = {
-      ...condition.ExpressionAttributeValues,
-      ':owner': owner,
-      ':sending': 'sending',
-      ':progress': change.position.progress,
-      ':output': change.position.output,
-      ':nd': change.totals.delivered,
-      ':nf': change.totals.filtered,
-      ':na': change.totals.aborted,
-      ':trail': change.trail,
-      ...(change.totals.byRule && { ':byRule': change.totals.byRule }),
-      ...describing(ref),
-      // A finished batch's funnel is in its hour's counters: the item keeps it only while it is resumable.
-      ...(change.funnel && !change.finish && { ':funnel': change.funnel }),
-    };
-    const set = [
-      'entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, #owner = :owner',
-      'progress = :progress, #output = :output, nDelivered = :nd, nFiltered = :nf, nAborted = :na, trail = :trail',
-      ...(change.totals.byRule ? ['nByRule = :byRule'] : []),
-      `createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl${change.funnel && !change.finish ? ', funnel = :funnel' : ''}`,
-    ];
-    let remove = ' REMOVE runId';
-    if (change.finish && runId !== undefined) {
-      // Done once its run's record is written (which keeps the samples); resumable from here (lease, funnel) until then.
-      set.push('#status = :finishing, runId = :run, finishedAt = :at, leaseUntil = :lease, funnel = :funnel');
-      Object.assign(values, {
-        ':finishing': 'finishing',
-        ':run': runId,
-        ':at': change.finish.at,
-        ':lease': change.leaseUntil,
-        ':funnel': change.funnel ?? {},
-      });
-      remove = '';
-    } else if (change.finish) {
-      set.push('#status = :done, samples = :samples, finishedAt = :at');
-      Object.assign(values, { ':done': 'done', ':samples': gzipSync(JSON.stringify(change.finish.samples)), ':at': change.finish.at });
-      remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel, runId';
-    } else if (renews(guard, change.leaseUntil)) {
-      // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
-      // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was
-      // held (holdBatch) or found through the index keeps the entry it has. An item in the index costs
-      // index writes on every update, so a batch delivered while its submitter waits never enters it.
-      set.push('#status = :sending, leaseUntil = :lease');
-      values[':lease'] = change.leaseUntil;
-    }
-    return {
-      Update: {
-        TableName: this.store.table,
-        Key: this.keyOf(ref),
-        UpdateExpression: `SET ${set.join(', ')}${remove}`,
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
-        ExpressionAttributeValues: values,
-      },
-    };
   }
 
   private parkPut(parked: ParkedDelivery): TransactItem {

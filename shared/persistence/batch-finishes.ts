@@ -1,0 +1,109 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import type { BatchChange, FinishingBatch } from '../domain/delivery/ports';
+import type { BatchGuard, GuardChange } from '../domain/delivery/records';
+import { batchUpdate, finishedTogetherStats } from './delivery-items';
+import type { DeliveryRuns } from './delivery-runs';
+import { finishedTogetherExtras } from './failure-items';
+import { isConditionFailure, refusedItems, type TableClient } from './table-client';
+
+/** Batches finished in one transaction, beside the destination's counters and a few hours' funnels. */
+const FINISHED_PER_WRITE = 90;
+
+/**
+ * Finishing batches of one source at one destination. Together, as a run (delivery-runs.ts): each written
+ * finished on its own, a plain write, and one transaction counts them all with the run's record. A batch that
+ * parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch; should the run
+ * have been ended as abandoned, the batches still their owner's are finished in transactions of their items.
+ */
+export class BatchFinishes {
+  constructor(
+    private readonly store: TableClient,
+    private readonly runs: DeliveryRuns,
+    private readonly writeBatch: (guard: BatchGuard, change: BatchChange) => Promise<GuardChange | undefined>,
+  ) {}
+
+  /**
+   * Batches of one source at one destination finished together: their items and one addition to the
+   * destination's counters and to each hour's funnel, in transactions of up to FINISHED_PER_WRITE batches. A
+   * batch that parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch.
+   * A batch another owner took meanwhile is left out, and the rest written.
+   */
+  async finish(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
+    const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
+    const together: number[] = [];
+    for (const [i, { guard, change, written }] of finishing.entries()) {
+      // One written finished in the run already is counted with the others, or alone in a transaction of its own.
+      if (written || (finishing.length > 1 && change.parks.length === 0 && !change.failures?.length)) together.push(i);
+      else results[i] = await this.writeBatch(guard, change);
+    }
+    // One left (the others parked, kept failures or were lost): its own transaction (one written finished too).
+    if (together.length < 2) return this.finishTogether(finishing, together, results);
+    const runId = run ?? ulid();
+    const written = await Promise.all(together.map((i) => finishing[i]!.written || this.writeFinishing(finishing[i]!.guard, finishing[i]!.change, runId)));
+    const counted = together.filter((_, k) => written[k]);
+    if (counted.length === 0) return results;
+    const finished = counted.map((i) => ({ ref: finishing[i]!.guard.ref, change: finishing[i]!.change }));
+    const { workspaceId, destinationId } = finished[0]!.ref;
+    try {
+      await this.store.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            this.runs.done(
+              { workspaceId, destinationId, runId },
+              { at: new Date().toISOString(), samples: finished.flatMap(({ change }) => change.finish?.samples ?? []) },
+            ),
+            finishedTogetherStats(this.store.table, finished),
+            ...finishedTogetherExtras(this.store.table, finished),
+          ],
+        }),
+      );
+      for (const i of counted) results[i] = { established: true };
+      return results;
+    } catch (error) {
+      if (refusedItems(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+    }
+    // The run was ended as abandoned (a takeover of one of its batches): what is still this owner's is finished
+    // one transaction at a time, each batch under its owner's condition, so that what was taken over is left out.
+    const own = finishing.map((entry, i) => (counted.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
+    return this.finishTogether(own, counted, results);
+  }
+
+  /** A batch written finished in a run (a plain write): false when it is no longer the guard's. */
+  async writeFinishing(guard: BatchGuard, change: BatchChange, runId: string): Promise<boolean> {
+    try {
+      await this.store.doc.send(new UpdateCommand(batchUpdate(this.store.table, guard, change, runId).Update!));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */
+  private async finishTogether(finishing: FinishingBatch[], together: number[], results: (GuardChange | undefined)[]): Promise<(GuardChange | undefined)[]> {
+    for (let k = 0; k < together.length; k += FINISHED_PER_WRITE) {
+      let group = together.slice(k, k + FINISHED_PER_WRITE);
+      while (group.length > 0) {
+        const entries = group.map((i) => finishing[i]!);
+        const finished = entries.map(({ guard, change }) => ({ ref: guard.ref, change }));
+        const items = [
+          ...entries.map(({ guard, change }) => batchUpdate(this.store.table, guard, change)),
+          finishedTogetherStats(this.store.table, finished),
+          ...finishedTogetherExtras(this.store.table, finished),
+        ];
+        try {
+          await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+          for (const i of group) results[i] = { established: true };
+          group = [];
+        } catch (error) {
+          const refused = refusedItems(error);
+          const lost = new Set(group.filter((_, n) => refused?.[n] === 'ConditionalCheckFailed'));
+          if (lost.size === 0) throw error;
+          group = group.filter((i) => !lost.has(i));
+        }
+      }
+    }
+    return results;
+  }
+}
