@@ -108,3 +108,18 @@ it("leaves a batch to the run that counted it: a takeover after the run's record
     },
   ]);
 });
+
+it('counts a batch written finished in its run also when the run has no other batch left to finish', async () => {
+  const workspaceId = 'ws-runs-alone';
+  const ref = { workspaceId, sourceId: 'src', destinationId: 'dst', requestId: '01KRUNSALONE00000000000000', part: 0 };
+  const deliveries = new DeliveryRepository(rt.store);
+  const guard: BatchGuard = { ref, owner: 'me', prior: { kind: 'absent' }, established: false };
+  const finished = { ...change(3, true), run: '01KRUNALONE000000000000000' };
+  Object.assign(guard, await deliveries.writeBatch(guard, finished));
+  // Written finished, not counted: its run has not counted it.
+  expect(await deliveries.readBatch(ref)).toMatchObject({ kind: 'sending', runId: finished.run });
+  expect(await deliveries.outcomes(workspaceId, 'dst')).toBeUndefined();
+  expect(await deliveries.finishBatches([{ guard, change: finished, written: true }], finished.run)).toEqual([expect.objectContaining({ established: true })]);
+  expect(await deliveries.readBatch(ref)).toMatchObject({ kind: 'done' });
+  expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 3 });
+});
