@@ -30,11 +30,6 @@ export class RunHold {
     if (held) this.adopt(held);
   }
 
-  /** Whether it is written (and not ended). */
-  get isHeld(): boolean {
-    return this.current !== undefined;
-  }
-
   /** Writes it (once): the run's batches are then found by the scheduler if this process dies. */
   hold(): Promise<void> {
     return this.then(async () => {
