@@ -2,7 +2,7 @@ import { DeliveryAudit } from '../domain/delivery/audit';
 import { MonitoringService } from '../domain/delivery/monitoring';
 import { repository, type Services } from '../services';
 import { CatalogRepository } from '../persistence/catalog-repository';
-import { DeliveryRepository } from '../persistence/delivery-repository';
+import { DeliveryBatchReads } from '../persistence/delivery-batch-reads';
 import { IngestRepository } from '../persistence/ingest-repository';
 import { ParkedDeliveryRepository } from '../persistence/parked-delivery-repository';
 import { ParkedRecordRepository } from '../persistence/parked-record-repository';
@@ -34,7 +34,7 @@ export const monitoringService = (s: Services) =>
       new MonitoringService(
         repository(s, CatalogRepository),
         repository(s, IngestRepository),
-        repository(s, DeliveryRepository),
+        repository(s, DeliveryBatchReads),
         suppressionIndex(s),
         duplicateFilter(s),
       ),
@@ -48,7 +48,7 @@ export const deliveryAudit = (s: Services) =>
       new DeliveryAudit(
         repository(s, CatalogRepository),
         repository(s, StoredEventsRepository),
-        repository(s, DeliveryRepository),
+        repository(s, DeliveryBatchReads),
         repository(s, ParkedDeliveryRepository),
         repository(s, ParkedRecordRepository),
       ),

@@ -1,22 +1,37 @@
 import { gunzipSync } from 'node:zlib';
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
-import { BatchRef, batchIdOf, DeliverySample, type BatchState } from '../domain/delivery/records';
+import { BatchRef, batchIdOf, DeliverySample, type BatchState, type HeldRun } from '../domain/delivery/records';
 import { runsOf, stateOf } from './delivery-items';
 import { DeliveryRuns } from './delivery-runs';
+import { HeldRuns } from './held-runs';
+import { readCounters } from './counters';
 import { keys } from './keys';
 import { newestAcross } from './across-partitions';
 import type { TableClient } from './table-client';
 
 /**
- * Reads of a destination's batches: where given batches stand (one key each: delivery and the audit); and across
- * its batch partitions, the people's view of the newest, never the per-event path.
+ * Reads of a destination's delivery: where given batches stand (one key each: delivery and the audit); across
+ * its batch and run partitions, the people's view of the newest, never the per-event path; its counters and
+ * held runs. What the views and the audit read, without the writes (their functions' bundles stay small).
  */
 export class DeliveryBatchReads {
   private readonly runs: DeliveryRuns;
+  private readonly held: HeldRuns;
 
   constructor(private readonly store: TableClient) {
     this.runs = new DeliveryRuns(store);
+    this.held = new HeldRuns(store);
+  }
+
+  /** A destination's counters, summed over their shards (strongly consistent). */
+  outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
+    return readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
+  }
+
+  /** The runs held at a destination now (the audit). */
+  heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
+    return this.held.atDestination(workspaceId, destinationId);
   }
 
   /**

@@ -17,7 +17,6 @@ import { HeldRuns, parseHeldRun } from './held-runs';
 import { DeliveryRuns } from './delivery-runs';
 import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
-import { readCounters } from './counters';
 import { attention, batchUpdate, describing, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
@@ -64,7 +63,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   }
 
   heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
-    return this.held.atDestination(workspaceId, destinationId);
+    return this.reads.heldRuns(workspaceId, destinationId);
   }
 
   /** Where a batch's item is. */
@@ -312,7 +311,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   // --- outcomes --------------------------------------------------------------------------------------------
 
   /** A destination's counters, summed over their shards (strongly consistent). */
-  async outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
-    return readCounters(this.store, keys.destinationStatsShards(workspaceId, destinationId));
+  outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
+    return this.reads.outcomes(workspaceId, destinationId);
   }
 }

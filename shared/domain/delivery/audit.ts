@@ -164,7 +164,7 @@ export class DeliveryAudit {
   constructor(
     private readonly catalog: CatalogRepository,
     private readonly stored: StoredEventReads,
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: Pick<DeliveryRepository, 'outcomes' | 'batchesOf' | 'heldRuns'>,
     private readonly parked: ParkedDeliveryRepository,
     private readonly parkedRecords: ParkedRecordRepository,
     private readonly policy: DeliveryPolicy = deliveryPolicyFromEnv(),

@@ -47,7 +47,7 @@ export class MonitoringService {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getSource' | 'getDestination' | 'listConnections'>,
     private readonly ingest: Pick<IngestRepository, 'recent' | 'sourceStats'>,
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: Pick<DeliveryRepository, 'outcomes' | 'recentBatches'>,
     private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
     private readonly duplicates: Pick<DuplicateFilter, 'duplicatesIn'>,
   ) {}
