@@ -24,10 +24,10 @@ export class BatchFinishes {
   ) {}
 
   /**
-   * Batches of one source at one destination finished together: their items and one addition to the
-   * destination's counters and to each hour's funnel, in transactions of up to FINISHED_PER_WRITE batches. A
-   * batch that parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch.
-   * A batch another owner took meanwhile is left out, and the rest written.
+   * Batches of one source at one destination finished together, as the run `run` (some may be written finished
+   * in it already) or a new one: each batch written finished, then one transaction of the run's record, the
+   * destination's counters and each hour's funnel. A batch that parks or keeps failures (items of its own beside
+   * it), or one alone, is finished by writeBatch. A batch another owner took meanwhile is left out.
    */
   async finish(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
     const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
@@ -64,7 +64,7 @@ export class BatchFinishes {
       if (refusedItems(error)?.[0] !== 'ConditionalCheckFailed') throw error;
     }
     // The run was ended as abandoned (a takeover of one of its batches): what is still this owner's is finished
-    // one transaction at a time, each batch under its owner's condition, so that what was taken over is left out.
+    // in transactions of their items, each under its owner's condition, so that what was taken over is left out.
     const own = finishing.map((entry, i) => (counted.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
     return this.finishTogether(own, counted, results);
   }
