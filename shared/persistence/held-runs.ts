@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { HeldRun } from '../domain/delivery/records';
 import { queryEach } from './across-partitions';
@@ -8,21 +9,26 @@ import { isConditionFailure, type TableClient } from './table-client';
 const keyOf = (held: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>) => keys.deliveryHold(held.workspaceId, held.destinationId, held.runId);
 const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.workspaceId}#${held.destinationId}#${held.runId}`, keyOf(held).sk);
 
-/** The item of a held run: its parts as one JSON text (a list of maps would repeat two attribute names per part). */
+/**
+ * The item of a held run: its parts as gzipped JSON (a list of maps would repeat two attribute names per part;
+ * a request's parts share its id, which compresses to almost nothing). Every write of the item is also an
+ * index write of its size, its renewals too: about 0.3 KB for a stream batch's hundred parts, not 4.
+ */
 export function heldRunItem(held: HeldRun): Record<string, unknown> {
   const { parts, ...rest } = held;
   return {
     ...keyOf(held),
     entity: 'deliveryHold',
     ...rest,
-    parts: JSON.stringify(parts.map((p) => [p.requestId, p.part])),
+    parts: gzipSync(JSON.stringify(parts.map((p) => [p.requestId, p.part]))),
     ...indexAt(held, held.leaseUntil),
     expiresAt: ttl(),
   };
 }
 
 export function parseHeldRun(item: Record<string, unknown>): HeldRun {
-  const parts = (JSON.parse(String(item.parts)) as [string, number][]).map(([requestId, part]) => ({ requestId, part }));
+  const packed = item.parts instanceof Uint8Array ? gunzipSync(item.parts).toString('utf8') : '[]';
+  const parts = (JSON.parse(packed) as [string, number][]).map(([requestId, part]) => ({ requestId, part }));
   return HeldRun.parse({ ...item, parts });
 }
 

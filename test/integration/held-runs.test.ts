@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
@@ -113,6 +114,25 @@ describe('held runs', () => {
     expect(writes.filter((w) => w !== 'transaction').sort()).toEqual(items.map((item) => `UpdateItemCommand ${item.requestId}#${item.part}`).sort());
     expect(writes.filter((w) => w === 'transaction')).toHaveLength(1);
     expect(await p.outcomes(d)).toMatchObject({ delivered: 4, retrying: 0, aborted: 0 });
+  });
+
+  it("keeps a stream batch's hundred parts in under a kilobyte (every write of a hold is an index write of its size)", async () => {
+    const deliveries = new DeliveryRepository(rig.rt.store);
+    // Five requests of 20 users each at 128 shards: about 19 parts each.
+    const requests = [
+      '01KHOLDA000000000000000000',
+      '01KHOLDB000000000000000000',
+      '01KHOLDC000000000000000000',
+      '01KHOLDD000000000000000000',
+      '01KHOLDE000000000000000000',
+    ];
+    const parts = Array.from({ length: 100 }, (_, i) => ({ requestId: requests[i % 5]!, part: Math.floor(i / 5) }));
+    const held = { workspaceId: 'ws-hold-size', sourceId: 'src', destinationId: 'dst', runId: 'run-size', owner: 'o', leaseUntil: new Date().toISOString() };
+    await deliveries.holdRun({ ...held, parts });
+    const { Item } = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryHold('ws-hold-size', 'dst', 'run-size') }));
+    const bytes = Object.entries(Item!).reduce((n, [name, value]) => n + name.length + (value instanceof Uint8Array ? value.length : String(value).length), 0);
+    expect(bytes).toBeLessThan(1024);
+    expect((await deliveries.heldRuns('ws-hold-size', 'dst'))[0]!.parts).toEqual(parts);
   });
 
   it('resumes a held run whose process died once its lease runs out: each batch from where it stands, once, and ends it', async () => {
