@@ -4,6 +4,7 @@ import { DeliveryRepository } from '../../shared/persistence/delivery-repository
 import { keys } from '../../shared/persistence/keys';
 import type { TableClient } from '../../shared/persistence/table-client';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { batchChange } from '../support/batch-changes';
 
 /**
  * Batches finished together as a run (delivery-runs.ts): each written finished on its own, one transaction
@@ -17,16 +18,7 @@ afterAll(async () => {
   await rt.stop();
 });
 
-const at = () => new Date().toISOString();
-const change = (delivered: number, finish = false) => ({
-  position: { progress: delivered, output: 0 },
-  totals: { delivered, filtered: 0, aborted: 0 },
-  trail: `${delivered}d`,
-  leaseUntil: new Date(Date.now() + 60_000).toISOString(),
-  parks: [],
-  funnel: { counts: { delivered }, latency: {}, errors: {} },
-  ...(finish && { finish: { samples: [{ messageId: `m-${delivered}`, outcome: 'delivered' as const, status: 200 }], errors: [], at: at() } }),
-});
+const change = (delivered: number, finish = false) => batchChange(delivered, { finish });
 
 /** A store whose transactions wait for `open()`: a run's counting held back while others act. */
 function gatedStore(store: TableClient) {
@@ -79,7 +71,9 @@ it("leaves a batch to the run that counted it: a takeover after the run's record
   const plain = new DeliveryRepository(rt.store);
   const gated = gatedStore(rt.store);
   const guards: BatchGuard[] = [1, 2].map((k) => ({ ref: refOf(k), owner: 'original', prior: { kind: 'absent' }, established: false }));
-  const finishing = new DeliveryRepository(gated.store).finishBatches(guards.map((guard) => ({ guard, change: change(1, true) })));
+  // Its lease already run out: an index entry at it is due at once.
+  const leaseUntil = new Date(Date.now() - 1000).toISOString();
+  const finishing = new DeliveryRepository(gated.store).finishBatches(guards.map((guard) => ({ guard, change: batchChange(1, { finish: true, leaseUntil }) })));
   let first = await plain.readBatch(refOf(1));
   for (let i = 0; i < 10 && first.kind === 'absent'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -94,7 +88,8 @@ it("leaves a batch to the run that counted it: a takeover after the run's record
   // Done with its run, still in the index (the scheduler takes it out); a takeover from the old read does nothing.
   expect(await plain.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d', indexed: true });
   expect(await plain.writeBatch({ ref: refOf(1), owner: 'late', prior: first, established: false }, change(1))).toBeUndefined();
-  await plain.unindexBatch(refOf(1));
+  // The scheduler's round finds the entry due, reads the batch done, and takes the entry out.
+  await rt.scheduler.runNow();
   expect(await plain.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d' });
   expect(await plain.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 2 });
   // The run's record keeps its batches' samples for the live-events view; the batches keep none.

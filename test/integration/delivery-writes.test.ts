@@ -9,6 +9,7 @@ import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
+import { batchChange } from '../support/batch-changes';
 
 /** A batch's writes: when its parks outnumber what one transaction holds (100 items), and when a stop cuts it short. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -150,14 +151,7 @@ it('finishes batches together in one transaction with their counters summed, lea
   const deliveries = new DeliveryRepository(rig.rt.store);
   const refOf = (k: number) => ({ workspaceId: 'ws-together', sourceId: 'src', destinationId: 'dst', requestId: `01KTOGETHER00000000000000${k}`, part: 0 });
   const at = () => new Date().toISOString();
-  const change = (delivered: number) => ({
-    position: { progress: delivered, output: 0 },
-    totals: { delivered, filtered: 0, aborted: 0 },
-    trail: `${delivered}d`,
-    leaseUntil: new Date(Date.now() + 60_000).toISOString(),
-    parks: [],
-    funnel: { counts: { delivered }, latency: {}, errors: {} },
-  });
+  const change = (delivered: number) => batchChange(delivered);
   const guards = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: `owner-${k}`, prior: { kind: 'absent' as const }, established: false }));
   for (const [k, guard] of guards.entries()) Object.assign(guard, await deliveries.writeBatch(guard, change(k + 1)));
   // Another owner takes the second over (its lease ran out, say).
