@@ -43,6 +43,11 @@ const INGEST_SHARDS = Number(process.env.BENCH_INGEST_SHARDS) || 128;
  */
 const TOTAL_LINE =
   INGEST_SHARDS !== 1 ? 'usd per million events' : PER_REQUEST === 1 ? 'usd per million events at one event a request' : 'usd per million events at one shard';
+/**
+ * How long the vendors take to answer here: real waits, so that the requests a run has in flight at once
+ * overlap as they would, each wait billed as PRICES.vendorRequestMs (a vendor's answer in the region).
+ */
+const VENDOR_LATENCY_MS = 20;
 /** What this bench printed on 2026-11-24 for the tree before the cost work (one write per event per destination). */
 const BASELINE_USD = 11.877;
 
@@ -56,10 +61,13 @@ const makeRequest = (seed: number) => costRequest(seed, PER_REQUEST);
 
 async function startVendors(): Promise<{
   url: string;
-  stats: () => Promise<{ requests: Record<string, number>; events: Record<string, number> }>;
+  stats: () => Promise<{ requests: Record<string, number>; events: Record<string, number>; busyMs: number }>;
   stop(): void;
 }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'support/vendor-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'support/vendor-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_VENDOR_LATENCY_MS: String(VENDOR_LATENCY_MS) },
+  });
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   const url = `http://127.0.0.1:${line.toString().trim()}`;
   return { url, stats: () => fetch(`${url}/stats`).then((r) => r.json() as never), stop: () => child.kill('SIGTERM') };
@@ -206,7 +214,8 @@ async function main(): Promise<void> {
     };
 
     const sent = await vendors.stats();
-    delivery.vendorRequests = Object.values(sent.requests).reduce((a, b) => a + b, 0);
+    // The time delivery had a request at a vendor, in waits of VENDOR_LATENCY_MS, each billed as one request's.
+    delivery.vendorWaitMs = (sent.busyMs / VENDOR_LATENCY_MS) * PRICES.vendorRequestMs;
     report({ ingestion, delivery, capture, live }, { amplitude: amplitude.id!, webhook: webhook.id! }, sent, stored, series);
   } finally {
     usageCounter.detach();

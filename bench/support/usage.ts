@@ -17,7 +17,8 @@ export const PRICES = {
   vendorRequestMs: 100,
   note:
     'us-east-1 list prices: DynamoDB on-demand US$0.625/M WRU, US$0.125/M RRU; Lambda Arm US$0.20/M requests + US$0.0000133334/GB-s; ' +
-    'API Gateway REST US$3.50/M requests; billed Lambda time = measured CPU + 5 ms per store round trip + 100 ms per vendor request',
+    'API Gateway REST US$3.50/M requests; billed Lambda time = measured CPU + 5 ms per store round trip + 100 ms per vendor request ' +
+    '(requests in flight at once counted once)',
 };
 
 interface Request {
@@ -43,8 +44,11 @@ export interface StageUsage extends DbUsage {
   invocations: number;
   cpuMs: number;
   wallMs: number;
-  /** Outbound requests to vendors during the stage (set by the caller when known). */
-  vendorRequests?: number;
+  /**
+   * The stage's time waiting for vendors, as billed: PRICES.vendorRequestMs for each request, those in flight at
+   * once counted once (set by the caller when known).
+   */
+  vendorWaitMs?: number;
   log?: Request[];
 }
 
@@ -141,6 +145,6 @@ export const usageCounter = new UsageCounter();
 
 /** Lambda's bill for a stage: its invocations, and GB-seconds of the time they are modelled to take. */
 export function lambdaCost(usage: StageUsage, memoryMb: number): { usd: number; billedMs: number } {
-  const billedMs = usage.cpuMs + usage.requests * PRICES.storeRoundTripMs + (usage.vendorRequests ?? 0) * PRICES.vendorRequestMs;
+  const billedMs = usage.cpuMs + usage.requests * PRICES.storeRoundTripMs + (usage.vendorWaitMs ?? 0);
   return { billedMs, usd: usage.invocations * PRICES.lambdaRequest + (billedMs / 1000) * (memoryMb / 1024) * PRICES.lambdaGbSecond };
 }

@@ -1,26 +1,41 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 
 // Plays the vendors of the cost and latency benches in a process of its own, so their CPU is not counted as
 // Weir's: a webhook, and Amplitude's HTTP V2 API (which takes many events per request). GET /stats tells
 // what arrived: requests and events per path, and when each messageId first arrived (ms since start).
 // `BENCH_VENDOR_DOWN` names a path that answers 503 (or `BENCH_VENDOR_DOWN_STATUS`) to everything.
+// `BENCH_VENDOR_LATENCY_MS`: each answer waits that long, as a vendor's would; /stats then also tells `busyMs`,
+// the time during which at least one request was waiting for its answer (requests at once counted once).
 
 const requests: Record<string, number> = {};
 const events: Record<string, number> = {};
 const firstSeen: Record<string, number> = {};
 const started = performance.now();
+const latencyMs = Number(process.env.BENCH_VENDOR_LATENCY_MS) || 0;
+let inFlight = 0;
+let busySince = 0;
+let busyMs = 0;
+/** Counts a request from its arrival to its answer; the time with any in flight is busy time. */
+function track(res: ServerResponse): void {
+  if (inFlight++ === 0) busySince = performance.now();
+  res.on('close', () => {
+    if (--inFlight === 0) busyMs += performance.now() - busySince;
+  });
+}
 
 const server = createServer((req, res) => {
+  if (req.url !== '/stats') track(res);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (req.method === 'GET' && path === '/stats') {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ requests, events, firstSeen }));
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ requests, events, firstSeen, busyMs }));
       return;
     }
     if (req.method === 'DELETE' && path === '/stats') {
       for (const record of [requests, events, firstSeen]) for (const key of Object.keys(record)) delete record[key];
+      busyMs = 0;
       res.writeHead(204).end();
       return;
     }
@@ -41,7 +56,9 @@ const server = createServer((req, res) => {
     const answer = Array.isArray(body.events)
       ? { code: 200, events_ingested: items.length, payload_size_bytes: chunks.length, server_upload_time: Date.now() }
       : {};
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
+    const reply = () => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
+    if (latencyMs > 0) setTimeout(reply, latencyMs);
+    else reply();
   });
 });
 

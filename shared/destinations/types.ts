@@ -188,6 +188,12 @@ export interface DestinationType<Schema extends z.ZodObject = z.ZodObject> {
   /** Where the vendor has a batch API: how one-event requests combine into one (see BatchApi). */
   batch?: BatchApi;
   /**
+   * A type without a batch API whose endpoint takes several requests at once: a run of batches sends events of
+   * different users side by side (each user's still one after the other; send-chains.ts), up to the delivery
+   * policy's `sendConcurrency`. Absent: one request at a time (vendors with per-second limits, a Slack channel).
+   */
+  concurrent?: true;
+  /**
    * The vendor's age window for this event with this config (see AgeWindow); undefined: events of any time go.
    * Delivery checks it before sending (sender.ts), for every type alike.
    */

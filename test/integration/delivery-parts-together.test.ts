@@ -27,12 +27,14 @@ const named = (requestId: string, count: number): IngestPart => {
   return { ...part, events: part.events.map((event, i) => ({ ...event, messageId: `${requestId}-${i}` })) };
 };
 const idOf = (requestId: string, destinationId: string) => `${WORKSPACE}#${destinationId}#${requestId}#0`;
+/** One send at a time, so the order of the sends is the run's (delivery-concurrent-sends.test.ts: side by side). */
+const oneAtATime = (overrides: Parameters<typeof testPolicy>[0] = {}) => testPolicy({ sendConcurrency: 1, ...overrides });
 
 describe('parts delivered together', () => {
   it('leaves a batch another run took over to that run, and finishes the others with their counters', async () => {
     const store = new FakeDeliveryStore();
     const [a, b] = [named('ra', 3), named('rb', 2)];
-    const d = deliveryOver(store, [webhook('d-1', `${hook.url}/taken`)], testPolicy());
+    const d = deliveryOver(store, [webhook('d-1', `${hook.url}/taken`)], oneAtATime());
     const writeBatch = d.deliveries.writeBatch.bind(d.deliveries);
     d.deliveries.writeBatch = async (guard, change) => {
       const written = await writeBatch(guard, change);
@@ -52,7 +54,7 @@ describe('parts delivered together', () => {
   it('runs a part handed over twice in one stream batch once', async () => {
     const store = new FakeDeliveryStore();
     const a = named('ta', 2);
-    const d = deliveryOver(store, [webhook('d-3', `${hook.url}/twice`)], testPolicy());
+    const d = deliveryOver(store, [webhook('d-3', `${hook.url}/twice`)], oneAtATime());
     expect(await d.stream.deliverParts([a, named('tb', 1), a])).toEqual(new Map());
     expect(sentTo('/twice')).toEqual(['ta-0', 'ta-1', 'tb-0']);
     expect(await d.deliveries.outcomes(WORKSPACE, 'd-3')).toMatchObject({ delivered: 3 });
@@ -62,7 +64,7 @@ describe('parts delivered together', () => {
     const store = new FakeDeliveryStore();
     const parts = [named('sa', 2), named('sb', 2), named('sc', 1)];
     const destinations = [webhook('d-2', `${hook.url}/stop`)];
-    const policy = testPolicy({ leaseMs: 100 });
+    const policy = oneAtATime({ leaseMs: 100 });
     const first = deliveryOver(store, destinations, policy);
     const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
     let stopping: Promise<void> | undefined;

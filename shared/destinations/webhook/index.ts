@@ -84,6 +84,8 @@ const overrideOf = (message: Message, key: 'fullPath' | 'appendPath'): unknown =
 
 export const webhook = defineDestinationCode<typeof webhookDefinition>({
   delivery: 'http',
+  // An endpoint of the customer's own: several users' events at once, each user's in order.
+  concurrent: true,
   invalidConfigText: (field) => (field === 'webhookUrl' ? INVALID_URL : undefined),
   transform(input, config) {
     const message: Message = structuredClone(input);

@@ -18,6 +18,7 @@ import { transformAll, type Member } from './run-transform';
 import { answered, verdictOf } from './verdict';
 import { sendableDestination } from './credential-values';
 import { ulid } from 'ulid';
+import { chainsOf, eachAtMost } from './send-chains';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -90,12 +91,10 @@ export class BatchDelivery {
     }
     if (members.length === 0) return;
     await transformAll(members, destination, round, named, () => this.lanes.touch(destination.id));
-    const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
-    const slots = flat.map((entry) => entry.slot);
     const held = await round.heldAt(
       members[0]!.run.guard.ref.workspaceId,
       destination.id,
-      slots.filter((slot) => slot.kind === 'send').map((slot) => slot.userKey),
+      members.flatMap((m) => m.slots.filter((slot) => slot.kind === 'send').map((slot) => slot.userKey)),
     );
     for (const member of members) member.run.held = held;
     const type = destinationType(destination.type);
@@ -106,12 +105,36 @@ export class BatchDelivery {
       destinationId: destination.id,
       credentials: async () => (await round.credentialsOf(ref.workspaceId)).values,
     };
+    // Batches finished together are counted as one run; each is written finished once its last slot is settled.
+    const run = members.length > 1 ? ulid() : undefined;
+    // A type that takes events one a request, several at once, sends chains of batches with no user in common side by side.
+    const concurrent = type?.concurrent && !type.batch && !type.serverBatch && this.policy.sendConcurrency > 1;
+    const chains = concurrent ? chainsOf(members, (m) => m.slots.map((slot) => slot.userKey)) : [members];
+    const stopped = await eachAtMost(chains, concurrent ? this.policy.sendConcurrency : 1, (chain) => this.sendChain(chain, held, scope, run));
+    // A stop does not wait for the rest (sends of seconds each): what is recorded stays, and the claims go back
+    // due at once, for the next start (or another process) to resume from there.
+    if (stopped.includes('stopped')) return void (await this.releaseAll(members));
+    await this.finishAll(
+      members.filter((m) => !m.lost),
+      run,
+    );
+  }
+
+  /**
+   * The sends of a chain of batches, one unit after the other, each unit's outcomes written before the next
+   * (a batch written finished in the run once its last slot is settled). The chain's last send's outcomes go
+   * in the write that finishes the batches.
+   */
+  private async sendChain(members: Member[], held: Set<string>, scope: ServerScope, run: string | undefined): Promise<'done' | 'stopped'> {
+    const type = destinationType(members[0]!.run.destination.type);
+    const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
+    const slots = flat.map((entry) => entry.slot);
     let lastSend = -1;
     slots.forEach((slot, i) => slot.kind === 'send' && (lastSend = i));
     const runOf = (i: number) => flat[i]!.member.run;
-    // Batches finished together are counted as one run; each is written finished once its last slot is settled.
-    const run = members.length > 1 ? ulid() : undefined;
     const lastSlot = new Map(flat.map((entry, k) => [entry.member, k]));
+    // A chain not begun when a stop comes is left, as the rest of a chain is after its next write.
+    if (this.lanes.isStopping) return 'stopped';
     for (let i = 0; i < flat.length;) {
       const { member, slot } = flat[i]!;
       if (member.lost) {
@@ -132,15 +155,10 @@ export class BatchDelivery {
         await Promise.all([...touched].map(async (m) => (m.lost = !(await (run && lastSlot.get(m)! < i ? this.finishInRun(m, run) : this.write(m.run))))));
         // A batch another run took over: its slots still to come are sent by that run, not in this one's chunks.
         for (let k = i; k < flat.length; k++) if (flat[k]!.member.lost) slots[k] = { ...slots[k]!, kind: 'none' } as Slot;
-        // A stop does not wait for the rest (sends of seconds each): what is recorded stays, and the claims go
-        // back due at once, for the next start (or another process) to resume from there.
-        if (this.lanes.isStopping) return void (await this.releaseAll(members));
+        if (this.lanes.isStopping) return 'stopped';
       }
     }
-    await this.finishAll(
-      members.filter((m) => !m.lost),
-      run,
-    );
+    return 'done';
   }
 
   /**

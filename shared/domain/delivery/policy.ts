@@ -21,6 +21,8 @@ export interface DeliveryPolicy {
   shardSwitchWaitMs: number;
   /** How long a destination's circuit stays open before one probe may go. */
   circuitOpenMs: number;
+  /** How many requests a run may have in flight at once to a type that takes several (DestinationType.concurrent). */
+  sendConcurrency: number;
 }
 
 export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): DeliveryPolicy {
@@ -40,6 +42,7 @@ export function deliveryPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Del
     configCacheMs: number('WEIR_DELIVERY_CONFIG_CACHE_MS', 5000),
     shardSwitchWaitMs: number('WEIR_DELIVERY_SHARD_SWITCH_WAIT_MS', 40_000),
     circuitOpenMs: number('WEIR_DELIVERY_CIRCUIT_OPEN_MS', baseDelayMs),
+    sendConcurrency: Math.floor(number('WEIR_DELIVERY_SEND_CONCURRENCY', 8)),
   };
 }
 
