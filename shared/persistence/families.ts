@@ -18,8 +18,8 @@ export const SHARDS = {
   deliveryHold: 16,
   /** A run of batches finished together: the record their counting wrote, or an abandoned run's end. */
   deliveryRun: 16,
-  /** A marker per stored part, two units in its transaction; a request's parts spread over all of them. */
-  storedPartMarker: 256,
+  /** A record of the parts a stream batch counted in its source's funnel, about 4 units in its transaction. */
+  storedCount: 16,
   /** A destination that refuses everything writes a group per event a webhook sends, 4 units each. */
   failures: 128,
   /** Parked deliveries by user (each user's in one, in order) and, beside them, how each ended. */

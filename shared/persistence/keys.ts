@@ -260,12 +260,12 @@ export const keys = bounded({
     sk: `H#${hour}`,
   }),
   /**
-   * A stored part's marker (`source-funnel.ts`: it is counted once): in partitions of their own, by the hash of
-   * the request and part, so that a request's parts (one per ingest shard) spread over all of them.
+   * A stored count (`source-funnel.ts`: the parts a stream batch counted, so each is counted once): in partitions
+   * of their own, by the hash of its id.
    */
-  storedPartMarker: (workspaceId: string, sourceId: string, requestId: string, part: number) => ({
-    pk: `${sourcePartition(workspaceId, sourceId)}#COUNTED#${shardOf('storedPartMarker', `${requestId}#${part}`)}`,
-    sk: `P#${requestId}#${part}`,
+  storedCount: (workspaceId: string, sourceId: string, countId: string) => ({
+    pk: `${sourcePartition(workspaceId, sourceId)}#COUNTED#${shardOf('storedCount', countId)}`,
+    sk: `C#${countId}`,
   }),
   /**
    * A source's claim on a messageId (de-duplication, domain/ingestion/duplicates.ts): a partition per messageId,

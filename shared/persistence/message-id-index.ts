@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ClaimOptions, MessageClaim, MessageIdIndex, SeenMessage } from '../domain/ingestion/duplicates';
+import type { ClaimOptions, ClaimOutcome, MessageClaim, MessageIdIndex } from '../domain/ingestion/duplicates';
 import { keys } from './keys';
 import type { TableClient } from './table-client';
 
@@ -13,19 +13,22 @@ interface ClaimItem {
   firstSeenAt: string;
   /** The end of its window, in seconds (the table's TTL attribute). */
   expiresAt: number;
+  /** The stored count that counts its claimant's part (set by the claim's first write that names one, then kept). */
+  countedIn?: string;
 }
 
 /**
- * The seenMessage family (families.ts): one item per (source, messageId), put only if absent, already this
+ * The seenMessage family (families.ts): one item per (source, messageId), written only if absent, already this
  * claimant's, or past its window as seen from the claiming event's own acceptance time, so the same part handed
  * over again always gets the same answer. A write unit per event (the item is under 1 KB); a refused write
- * returns the holder's item at no extra read.
+ * returns the holder's item at no extra read. The count a claim names is set by its first write that names one
+ * and never changed after (`if_not_exists`), so every attempt at a part reads the same counts off its claims.
  */
 export class MessageIdIndexRepository implements MessageIdIndex {
   constructor(private readonly store: TableClient) {}
 
-  async claim(claims: MessageClaim[], options: ClaimOptions = {}): Promise<(SeenMessage | undefined)[]> {
-    const results: (SeenMessage | undefined)[] = claims.map(() => undefined);
+  async claim(claims: MessageClaim[], options: ClaimOptions = {}): Promise<ClaimOutcome[]> {
+    const results: ClaimOutcome[] = claims.map(() => ({}));
     let pending = claims.map((_, i) => i);
     if (options.readFirst || options.readOnly) {
       const found = await this.read(claims);
@@ -45,27 +48,36 @@ export class MessageIdIndexRepository implements MessageIdIndex {
     return results;
   }
 
-  private async put(claim: MessageClaim): Promise<SeenMessage | undefined> {
-    const item: ClaimItem = {
-      claimant: claim.claimant,
-      firstSeenAt: new Date(claim.at).toISOString(),
-      expiresAt: Math.ceil((claim.at + claim.windowMs) / 1000),
+  private async put(claim: MessageClaim): Promise<ClaimOutcome> {
+    const values: Record<string, unknown> = {
+      ':entity': 'seenMessage',
+      ':claimant': claim.claimant,
+      ':first': new Date(claim.at).toISOString(),
+      ':expires': Math.ceil((claim.at + claim.windowMs) / 1000),
+      ':at': Math.floor(claim.at / 1000),
     };
+    let set = 'SET entity = :entity, claimant = :claimant, firstSeenAt = :first, expiresAt = :expires';
+    if (claim.countId !== undefined) {
+      set += ', countedIn = if_not_exists(countedIn, :count)';
+      values[':count'] = claim.countId;
+    }
     try {
-      await this.store.doc.send(
-        new PutCommand({
+      const { Attributes } = await this.store.doc.send(
+        new UpdateCommand({
           TableName: this.store.table,
-          Item: { ...keys.seenMessage(claim.workspaceId, claim.sourceId, claim.messageId), entity: 'seenMessage', ...item },
+          Key: keys.seenMessage(claim.workspaceId, claim.sourceId, claim.messageId),
+          UpdateExpression: set,
           ConditionExpression: 'attribute_not_exists(pk) OR claimant = :claimant OR expiresAt <= :at',
-          ExpressionAttributeValues: { ':claimant': claim.claimant, ':at': Math.floor(claim.at / 1000) },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return undefined;
+      return countOf(Attributes as ClaimItem | undefined);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const held = error.Item ? (unmarshall(error.Item) as ClaimItem) : undefined;
-      return { claimant: held?.claimant ?? 'unknown', firstSeenAt: held?.firstSeenAt ?? new Date(claim.at).toISOString() };
+      return { seen: { claimant: held?.claimant ?? 'unknown', firstSeenAt: held?.firstSeenAt ?? new Date(claim.at).toISOString() } };
     }
   }
 
@@ -85,11 +97,17 @@ export class MessageIdIndexRepository implements MessageIdIndex {
   }
 }
 
-/** What a claim's item says before writing: the holder (this claimant: undefined), or that a write decides. */
-function verdictOf(item: ClaimItem, claim: MessageClaim): SeenMessage | undefined | 'write' {
-  if (item.claimant === claim.claimant) return undefined;
+/** The count a claim of the claimant's own names. */
+const countOf = (item: ClaimItem | undefined): ClaimOutcome => (item?.countedIn !== undefined ? { countedIn: item.countedIn } : {});
+
+/**
+ * What a claim's item says before writing: the holder's, or this claimant's own (with the count it names; a
+ * claim that names none yet is written when a count is to be named), or that a write decides.
+ */
+function verdictOf(item: ClaimItem, claim: MessageClaim): ClaimOutcome | 'write' {
+  if (item.claimant === claim.claimant) return item.countedIn === undefined && claim.countId !== undefined ? 'write' : countOf(item);
   if (item.expiresAt <= Math.floor(claim.at / 1000)) return 'write';
-  return { claimant: item.claimant, firstSeenAt: item.firstSeenAt };
+  return { seen: { claimant: item.claimant, firstSeenAt: item.firstSeenAt } };
 }
 
 const dedupe = (list: { pk: string; sk: string }[]) => [...new Map(list.map((k) => [k.pk, k])).values()];

@@ -1,11 +1,10 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
 import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series-slots';
 import { counterShard } from './counters';
 import { hourlyUpdate, readByHour, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';
-import { StoredPartMarkers } from './stored-part-markers';
-import { refusedItems, type TableClient } from './table-client';
+import { refusedItems, type TableClient, type TransactItem } from './table-client';
 
 /** A stored part as the source's funnel counts it. */
 export interface CountedPart {
@@ -16,61 +15,115 @@ export interface CountedPart {
   events: number;
   /** Of them, duplicates of events the source accepted before (never delivered). */
   duplicates?: number;
+  /** The stored count its own messageId claims name (duplicates.ts); absent: the part holds no claim. */
+  countedIn?: string;
 }
 
-/** Markers per transaction, beside their counters (a transaction holds 100 items). */
-const MARKERS_PER_WRITE = 80;
+/** Parts per transaction, beside their counts' records and their hours' counters (a transaction holds 100 items). */
+const PARTS_PER_WRITE = 80;
+/** A count lives as long as the stream may hand a record over again (24 h), and a little more. */
+const COUNT_TTL_SECONDS = 2 * 24 * 3600;
+
+const memberOf = (p: CountedPart) => `${p.requestId}#${p.part}`;
+/** The count a part is counted in: the one its claims name, else one of its own (a part of duplicates only). */
+const countOf = (p: CountedPart) => p.countedIn ?? `part.${memberOf(p)}`;
 
 /**
  * A source's funnel per hour of ingestion. Stored events are counted once per stored part, by the delivery
- * consumer, one transaction per stream batch: a marker per part (written only if absent; `stored-part-markers.ts`:
- * where) with the hours' sums, so a part handed over again is counted once (its marker is
- * there: it is left out and the rest written).
+ * consumer, one transaction per stream batch: each stored count the batch's parts name gets them added to its
+ * set of parts, only if none of them is in it yet, with the hours' sums. The id a part is counted under is the
+ * one its messageId claims name (a claim's first write sets it, and no later write changes it), so whatever
+ * hands a part over again, in whatever grouping, finds it in the same count: it is left out and the rest
+ * written. A stream batch's parts name one count, so the source's bookkeeping is a record a stream batch, not
+ * an item a part (docs/concepts/storage.md).
  * Refusals are counted where they happen: oversized events in ingestion's own write, throttled ones with the
  * source's throttled count.
  */
 export class SourceFunnelRepository {
-  private readonly markers: StoredPartMarkers;
-
-  constructor(private readonly store: TableClient) {
-    this.markers = new StoredPartMarkers(store);
-  }
+  constructor(private readonly store: TableClient) {}
 
   async countStored(parts: CountedPart[]): Promise<void> {
-    for (let i = 0; i < parts.length; i += MARKERS_PER_WRITE) await this.countGroup(parts.slice(i, i + MARKERS_PER_WRITE));
+    const distinct = [...new Map(parts.map((p) => [`${p.workspaceId}#${p.sourceId}#${memberOf(p)}`, p])).values()];
+    for (let i = 0; i < distinct.length; i += PARTS_PER_WRITE) await this.countGroup(distinct.slice(i, i + PARTS_PER_WRITE));
   }
 
   private async countGroup(group: CountedPart[]): Promise<void> {
-    let pending = [...new Map(group.map((p) => [`${p.workspaceId}#${p.sourceId}#${p.requestId}#${p.part}`, p])).values()];
+    let pending = group;
     while (pending.length > 0) {
-      const markers = pending.map((p) => this.markers.put(p));
-      const sums = new Map<string, { part: CountedPart; hour: string; stored: number; duplicate: number; slots: Record<string, number> }>();
+      const records = new Map<string, CountedPart[]>();
       for (const p of pending) {
-        const at = ingestedAt(p.requestId);
-        const hour = hourOf(at);
-        const key = `${p.workspaceId}#${p.sourceId}#${hour}`;
-        const sum = sums.get(key) ?? { part: p, hour, stored: 0, duplicate: 0, slots: {} };
-        sum.stored += p.events;
-        sum.duplicate += p.duplicates ?? 0;
-        addSlots(sum.slots, sourceSlots({ received: p.events, duplicate: p.duplicates }, at));
-        sums.set(key, sum);
+        const key = `${p.workspaceId}#${p.sourceId}#${countOf(p)}`;
+        records.set(key, [...(records.get(key) ?? []), p]);
       }
-      const counters = [...sums.values()].map(({ part, hour, stored, duplicate, slots }) =>
-        hourlyUpdate(this.store.table, keys.sourceFunnel(part.workspaceId, part.sourceId, counterShard(), hour), {
-          counts: { stored, received: stored, ...(duplicate > 0 && { duplicate }) },
-          slots,
-        })!,
-      );
+      const counts = [...records.values()];
+      const items = [...counts.map((members) => this.recordUpdate(members)), ...this.counterUpdates(pending)];
       try {
-        await this.store.doc.send(new TransactWriteCommand({ TransactItems: [...markers, ...counters] }));
+        await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
         return;
       } catch (error) {
         const refused = refusedItems(error);
         if (!refused) throw error;
-        // Parts counted before (handed over again): left out, the rest counted.
-        pending = pending.filter((_, i) => refused[i] !== 'ConditionalCheckFailed');
+        // A count that holds some of the parts (handed over again): they are left out, the rest counted.
+        const counted = new Set<CountedPart>();
+        for (const [k, members] of counts.entries()) {
+          if (refused[k] !== 'ConditionalCheckFailed') continue;
+          const inIt = await this.membersOf(members[0]!);
+          for (const p of members) if (inIt.has(memberOf(p))) counted.add(p);
+        }
+        if (counted.size === 0) throw error;
+        pending = pending.filter((p) => !counted.has(p));
       }
     }
+  }
+
+  /** Adds parts to their count's record, refused if any of them is in it already. */
+  private recordUpdate(members: CountedPart[]): TransactItem {
+    const { workspaceId, sourceId } = members[0]!;
+    const values: Record<string, unknown> = {
+      ':members': new Set(members.map(memberOf)),
+      ':entity': 'storedCount',
+      ':ttl': Math.floor(Date.now() / 1000) + COUNT_TTL_SECONDS,
+    };
+    members.forEach((p, i) => (values[`:m${i}`] = memberOf(p)));
+    return {
+      Update: {
+        TableName: this.store.table,
+        Key: keys.storedCount(workspaceId, sourceId, countOf(members[0]!)),
+        UpdateExpression: 'ADD #parts :members SET entity = :entity, expiresAt = if_not_exists(expiresAt, :ttl)',
+        ConditionExpression: members.map((_, i) => `NOT contains(#parts, :m${i})`).join(' AND '),
+        ExpressionAttributeNames: { '#parts': 'parts' },
+        ExpressionAttributeValues: values,
+      },
+    };
+  }
+
+  /** The parts a count holds (strongly consistent: it was just written, or refused a write). */
+  private async membersOf(p: CountedPart): Promise<Set<string>> {
+    const { Item } = await this.store.doc.send(
+      new GetCommand({ TableName: this.store.table, Key: keys.storedCount(p.workspaceId, p.sourceId, countOf(p)), ConsistentRead: true }),
+    );
+    return new Set((Item?.parts as Set<string> | undefined) ?? []);
+  }
+
+  /** The parts' sums, one update per source and hour of ingestion. */
+  private counterUpdates(parts: CountedPart[]): TransactItem[] {
+    const sums = new Map<string, { part: CountedPart; hour: string; stored: number; duplicate: number; slots: Record<string, number> }>();
+    for (const p of parts) {
+      const at = ingestedAt(p.requestId);
+      const hour = hourOf(at);
+      const key = `${p.workspaceId}#${p.sourceId}#${hour}`;
+      const sum = sums.get(key) ?? { part: p, hour, stored: 0, duplicate: 0, slots: {} };
+      sum.stored += p.events;
+      sum.duplicate += p.duplicates ?? 0;
+      addSlots(sum.slots, sourceSlots({ received: p.events, duplicate: p.duplicates }, at));
+      sums.set(key, sum);
+    }
+    return [...sums.values()].map(({ part, hour, stored, duplicate, slots }) =>
+      hourlyUpdate(this.store.table, keys.sourceFunnel(part.workspaceId, part.sourceId, counterShard(), hour), {
+        counts: { stored, received: stored, ...(duplicate > 0 && { duplicate }) },
+        slots,
+      })!,
+    );
   }
 
   /** Refusals outside ingestion's write (throttled requests): added to their hour. */

@@ -87,7 +87,7 @@ export function deliveryOver(
       round,
       lanes,
       // These use cases' parts share messageIds (partOf): de-duplication is tested over the real index elsewhere.
-      new DuplicateFilter({ claim: async (claims) => claims.map(() => undefined) }, async () => undefined),
+      new DuplicateFilter({ claim: async (claims) => claims.map(() => ({})) }, async () => undefined),
     ),
   };
 }

@@ -13,7 +13,9 @@ export interface FunnelReads {
 
 /** A source's stored parts, counted once each in their hour of ingestion. */
 export interface SourceFunnelCounter {
-  countStored(parts: { workspaceId: string; sourceId: string; requestId: string; part: number; events: number }[]): Promise<void>;
+  countStored(
+    parts: { workspaceId: string; sourceId: string; requestId: string; part: number; events: number; duplicates?: number; countedIn?: string }[],
+  ): Promise<void>;
   sourceHours(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
   sourceByHour(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<HourCounts>;
 }

@@ -1,5 +1,6 @@
 import { TenantCache } from '../../tenant-cache';
 import { randomUUID } from 'node:crypto';
+import { ulid } from 'ulid';
 import { countMetrics } from '../../ops/metrics';
 import type { CatalogRepository } from '../catalog/ports';
 import type { Destination } from '../catalog/schemas';
@@ -67,8 +68,10 @@ export class StreamDelivery {
     try {
       await this.shardSwitch?.awaitOldShards(parts, (workspaceId, sourceId) => this.destinationsOf(workspaceId, sourceId));
       suppressed = await this.suppressedIn(parts);
-      // Claims before the count: a part's duplicates are counted with it, once, in its marker's transaction.
-      duplicates = this.duplicates ? (await this.duplicates.duplicatesIn(parts)).indexes : parts.map(() => new Map());
+      // Claims before the count: the claims a part makes name the count it goes in (this stream batch's, or the
+      // one an earlier attempt at it named), and its duplicates are counted with it, once.
+      const claimed = this.duplicates ? await this.duplicates.duplicatesIn(parts, { countId: ulid() }) : undefined;
+      duplicates = claimed?.indexes ?? parts.map(() => new Map());
       await this.funnel?.countStored(
         parts.map((p, i) => ({
           workspaceId: p.workspaceId,
@@ -77,6 +80,7 @@ export class StreamDelivery {
           part: p.part,
           events: p.events.length,
           duplicates: duplicates[i]!.size,
+          countedIn: claimed?.countedIn[i],
         })),
       );
     } catch (error) {

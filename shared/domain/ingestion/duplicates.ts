@@ -16,6 +16,17 @@ export interface MessageClaim {
   at: number;
   /** How long the claim holds from `at`, in ms. */
   windowMs: number;
+  /**
+   * The stored count that counts the claiming event's part, kept on the claim from its first write on
+   * (delivery's stream consumer gives one; source-funnel.ts): the part's own record that it was counted.
+   */
+  countId?: string;
+}
+
+/** What came of a claim: the event that holds the messageId when another does, else the count its claim names. */
+export interface ClaimOutcome {
+  seen?: SeenMessage;
+  countedIn?: string;
 }
 
 /** The event that holds a messageId, as a duplicate names it. */
@@ -28,17 +39,20 @@ export interface SeenMessage {
 export interface ClaimOptions {
   readFirst?: boolean;
   readOnly?: boolean;
+  /** The count new claims name (MessageClaim.countId). */
+  countId?: string;
 }
 
 /** Where claims are kept: one item per (source, messageId), written only if absent, its own, or past its window. */
 export interface MessageIdIndex {
   /**
-   * Claims each messageId for its claimant. Per claim: undefined when the claimant holds it (now, or from
-   * before: a part handed over again), else the event that holds it (the claim is a duplicate). `readFirst`
+   * Claims each messageId for its claimant. Per claim: no `seen` when the claimant holds it (now, or from
+   * before: a part handed over again), with the count its claim names; else the event that holds it (the
+   * claim is a duplicate). `readFirst`
    * looks before writing, for a reader that mostly finds the claims already made (schema capture runs beside
    * delivery); `readOnly` only looks (a view), and a claim not made yet is no duplicate.
    */
-  claim(claims: MessageClaim[], options?: ClaimOptions): Promise<(SeenMessage | undefined)[]>;
+  claim(claims: MessageClaim[], options?: ClaimOptions): Promise<ClaimOutcome[]>;
 }
 
 /** A stored part as de-duplication reads it. */
@@ -53,6 +67,11 @@ export interface PartOfSource {
 /** Each part's duplicate events (by index), with the event each repeats; and how many per source. */
 export interface Duplicates {
   indexes: Map<number, SeenMessage>[];
+  /**
+   * Per part, the count its own claims name (the earliest, should they name several: a part whose claims were
+   * written by two attempts); undefined for a part that holds no claim (all its events duplicates).
+   */
+  countedIn: (string | undefined)[];
   counts: Map<string, { workspaceId: string; sourceId: string; count: number }>;
 }
 
@@ -89,13 +108,16 @@ export class DuplicateFilter {
         // The same messageId twice in one part: the first is the one that goes.
         if (earlier !== undefined) return void indexes[p]!.set(index, { claimant: earlier, firstSeenAt: new Date(at).toISOString() });
         first.set(messageId, claimant);
-        claims.push({ workspaceId: part.workspaceId, sourceId: part.sourceId, messageId, claimant, at, windowMs });
+        claims.push({ workspaceId: part.workspaceId, sourceId: part.sourceId, messageId, claimant, at, windowMs, countId: options.countId });
         places.push({ part: p, index });
       });
     }
     const held = claims.length > 0 ? await this.index.claim(claims, options) : [];
-    held.forEach((seen, k) => {
-      if (seen) indexes[places[k]!.part]!.set(places[k]!.index, seen);
+    const countedIn: Duplicates['countedIn'] = parts.map(() => undefined);
+    held.forEach(({ seen, countedIn: id }, k) => {
+      const p = places[k]!.part;
+      if (seen) indexes[p]!.set(places[k]!.index, seen);
+      else if (id !== undefined && (countedIn[p] === undefined || id < countedIn[p]!)) countedIn[p] = id;
     });
     const counts: Duplicates['counts'] = new Map();
     parts.forEach((part, p) => {
@@ -105,7 +127,7 @@ export class DuplicateFilter {
       entry.count += indexes[p]!.size;
       counts.set(key, entry);
     });
-    return { indexes, counts };
+    return { indexes, counts, countedIn };
   }
 
   private async windowOf(workspaceId: string, sourceId: string): Promise<number> {
