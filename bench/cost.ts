@@ -274,6 +274,7 @@ function report(
   console.log(`delivery writes/event batch vendor: ${f(amplitudeDb.writeRequests / stored, 3)}`);
   console.log(`delivery writes/event webhook: ${f(webhookDb.writeRequests / stored, 3)}`);
   partitions([stages.ingestion, stages.delivery, stages.capture]);
+  if (process.env.BENCH_COST_DETAIL) detail(stages.delivery);
   console.log(`  ${(BASELINE_USD / total).toFixed(1)}× below the US$${BASELINE_USD} this bench measured on the tree before batched delivery (2026-11-24)`);
   const usdOf = (db: { wru: number; rru: number }) => (db.wru * PRICES.writeRequestUnit + db.rru * PRICES.readRequestUnit) * (1e6 / EVENTS);
   // A transaction's units are shared out equally between its updates, whatever their size, so the slice of a
@@ -291,6 +292,23 @@ function report(
   console.log(
     `series reads per view: 24 h ${f(series.measured.day)} rcu, 30 d ${f(series.measured.month)} rcu; every hour like the bench's: 24 h ${f(series.steady.day)} rcu, 30 d ${f(series.steady.month)} rcu (hour items up to ${series.steady.largestItemBytes} bytes)`,
   );
+}
+
+/** `BENCH_COST_DETAIL=1`: a stage's units per 1,000 events by request and item family, the largest first. */
+function detail(stage: StageUsage): void {
+  const rows = new Map<string, { requests: number; wru: number; rru: number }>();
+  for (const request of stage.log ?? []) {
+    const families = [...new Set(request.partitions.map((p) => familyOf(p.key)))].sort().join(' + ');
+    const key = `${request.command.replace(/Command$/, '')} ${families}`;
+    const row = rows.get(key) ?? { requests: 0, wru: 0, rru: 0 };
+    rows.set(key, { requests: row.requests + 1, wru: row.wru + request.wru, rru: row.rru + request.rru });
+  }
+  console.log(`
+${stage.name} by request and family, per 1,000 events: requests, WRU, RRU`);
+  const perK = (n: number) => ((n * 1000) / EVENTS).toFixed(1).padStart(8);
+  for (const [key, row] of [...rows].sort(([, a], [, b]) => b.wru * 5 + b.rru - (a.wru * 5 + a.rru)).slice(0, 20)) {
+    console.log(`  ${perK(row.requests)} ${perK(row.wru)} ${perK(row.rru)}  ${key}`);
+  }
 }
 
 /**

@@ -19,8 +19,11 @@ export interface CountedPart {
   countedIn?: string;
 }
 
-/** Parts per transaction, beside their counts' records and their hours' counters (a transaction holds 100 items). */
-const PARTS_PER_WRITE = 80;
+/**
+ * Parts per transaction: their counts' records and their sources' hours are at most as many each, so a
+ * transaction holds at most 100 items (its limit), and a record's condition names at most 50 parts.
+ */
+const PARTS_PER_WRITE = 50;
 /** A count lives as long as the stream may hand a record over again (24 h), and a little more. */
 const COUNT_TTL_SECONDS = 2 * 24 * 3600;
 
