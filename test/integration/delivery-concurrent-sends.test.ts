@@ -11,16 +11,21 @@ import { json, startDestinationServer, type DestinationServer } from '../support
 let hook: DestinationServer;
 let inFlight = 0;
 let most = 0;
+/** How long the webhook takes to answer an event (40 ms unless a test says otherwise). */
+let answerMs: (messageId: string) => number = () => 40;
 beforeAll(async () => {
   process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
   hook = await startDestinationServer();
-  // A webhook that takes 40 ms to answer, counting the requests it holds at once.
+  // A webhook that takes its time to answer, counting the requests it holds at once.
   hook.on('/slow', (req, res) => {
     most = Math.max(most, ++inFlight);
-    setTimeout(() => {
-      inFlight--;
-      json(200, { ok: true })(req, res);
-    }, 40);
+    setTimeout(
+      () => {
+        inFlight--;
+        json(200, { ok: true })(req, res);
+      },
+      answerMs((req.json as { messageId: string }).messageId),
+    );
   });
 });
 afterAll(async () => {
@@ -30,6 +35,7 @@ afterAll(async () => {
 beforeEach(() => {
   hook.received.length = 0;
   most = 0;
+  answerMs = () => 40;
 });
 
 /** A part of one event per user named, its messageIds `<requestId>-<i>`. */
@@ -57,6 +63,33 @@ describe('sends side by side', () => {
     for (const requestId of ['p1', 'p2', 'p3', 'p4']) {
       expect(store.batches.get(`${WORKSPACE}#d-1#${requestId}#0`)).toMatchObject({ status: 'done', position: { progress: 2 } });
     }
+  });
+
+  it('on a stop, records what a chain that ended before it sent, so that nothing goes twice after a restart', async () => {
+    const store = new FakeDeliveryStore();
+    const destinations = [webhook('d-3', `${hook.url}/slow`)];
+    const policy = testPolicy({ sendConcurrency: 8, leaseMs: 100 });
+    const first = deliveryOver(store, destinations, policy);
+    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
+    let stopping: Promise<void> | undefined;
+    first.deliveries.writeBatch = async (guard, change) => {
+      const written = await writeBatch(guard, change);
+      // s2's first send is recorded after s1's only send came back (s1's outcome waits for the run's finish).
+      if (guard.ref.requestId === 's2') stopping ??= first.lanes.stop();
+      return written;
+    };
+    // s1: one event, answered at once; s2: two events of another user, answered after 40 ms.
+    answerMs = (messageId) => (messageId === 's1-0' ? 0 : 40);
+    const parts = [partFor('s1', ['hal']), partFor('s2', ['ivy', 'ivy'])];
+    expect(await first.stream.deliverParts(parts)).toEqual(new Map());
+    await stopping;
+    expect(arrived().sort()).toEqual(['s1-0', 's2-0']);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const next = deliveryOver(store, destinations, policy, { parts });
+    await next.scheduler.runDue();
+    await next.lanes.idle();
+    expect(arrived().sort()).toEqual(['s1-0', 's2-0', 's2-1']);
+    expect(await next.deliveries.outcomes(WORKSPACE, 'd-3')).toMatchObject({ delivered: 3, retrying: 0 });
   });
 
   it('keeps to the policy: one at a time when it says one', async () => {

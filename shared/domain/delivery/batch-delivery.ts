@@ -110,10 +110,14 @@ export class BatchDelivery {
     // A type that takes events one a request, several at once, sends chains of batches with no user in common side by side.
     const concurrent = type?.concurrent && !type.batch && !type.serverBatch && this.policy.sendConcurrency > 1;
     const chains = concurrent ? chainsOf(members, (m) => m.slots.map((slot) => slot.userKey)) : [members];
-    const stopped = await eachAtMost(chains, concurrent ? this.policy.sendConcurrency : 1, (chain) => this.sendChain(chain, held, scope, run));
+    const ends = await eachAtMost(chains, concurrent ? this.policy.sendConcurrency : 1, (chain) => this.sendChain(chain, held, scope, run));
     // A stop does not wait for the rest (sends of seconds each): what is recorded stays, and the claims go back
-    // due at once, for the next start (or another process) to resume from there.
-    if (stopped.includes('stopped')) return void (await this.releaseAll(members));
+    // due at once, for the next start (or another process) to resume from there. A chain that ended before the
+    // stop kept its last send's outcomes for the finish: they are recorded first, so nothing sent goes again.
+    if (ends.includes('stopped')) {
+      for (const end of ends) if (end !== 'stopped') await Promise.all(end.map(async (m) => (m.lost = !(await this.write(m.run)))));
+      return void (await this.releaseAll(members));
+    }
     await this.finishAll(
       members.filter((m) => !m.lost),
       run,
@@ -123,9 +127,9 @@ export class BatchDelivery {
   /**
    * The sends of a chain of batches, one unit after the other, each unit's outcomes written before the next
    * (a batch written finished in the run once its last slot is settled). The chain's last send's outcomes go
-   * in the write that finishes the batches.
+   * in the write that finishes the batches: returns the batches they are in, or 'stopped' for a stop.
    */
-  private async sendChain(members: Member[], held: Set<string>, scope: ServerScope, run: string | undefined): Promise<'done' | 'stopped'> {
+  private async sendChain(members: Member[], held: Set<string>, scope: ServerScope, run: string | undefined): Promise<Member[] | 'stopped'> {
     const type = destinationType(members[0]!.run.destination.type);
     const flat = members.flatMap((member) => member.slots.map((slot) => ({ member, slot })));
     const slots = flat.map((entry) => entry.slot);
@@ -135,6 +139,7 @@ export class BatchDelivery {
     const lastSlot = new Map(flat.map((entry, k) => [entry.member, k]));
     // A chain not begun when a stop comes is left, as the rest of a chain is after its next write.
     if (this.lanes.isStopping) return 'stopped';
+    let unwritten: Member[] = [];
     for (let i = 0; i < flat.length;) {
       const { member, slot } = flat[i]!;
       if (member.lost) {
@@ -156,9 +161,9 @@ export class BatchDelivery {
         // A batch another run took over: its slots still to come are sent by that run, not in this one's chunks.
         for (let k = i; k < flat.length; k++) if (flat[k]!.member.lost) slots[k] = { ...slots[k]!, kind: 'none' } as Slot;
         if (this.lanes.isStopping) return 'stopped';
-      }
+      } else unwritten = [...touched].filter((m) => !m.lost);
     }
-    return 'done';
+    return unwritten;
   }
 
   /**
