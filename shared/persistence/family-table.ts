@@ -79,13 +79,14 @@ export const FAMILIES: readonly ItemFamily[] = [
     writer: "delivery: the parts a stream batch counts (the id their claims name), in the transaction of the source's funnel",
     readers: 'delivery, after its condition refused a part counted before',
     ttl: '2 days',
-    capacity: 'a write a stream batch, not a part: hottest TBD wcu',
+    capacity: 'a write a stream batch, not a part: hottest 296 wcu',
   },
   {
     name: 'seenMessage',
     key: 'WS#<ws>#SOURCE#<src>#SEEN#<sha-256 of messageId> / SEEN',
     shards: 1,
-    writer: "delivery (a conditional put per event), capture (only a claim it does not find), replays, the scheduler's resume",
+    writer:
+      "delivery (a conditional write per event, naming the count its part goes in), capture (only a claim it does not find), replays, the scheduler's resume",
     readers: 'the same, by their condition; capture and live events by a batch read',
     ttl: "the source's de-duplication window (24 h; at most 7 days)",
     capacity: 'a key per messageId: 1 wcu per event over 50,000 keys, none hot',
