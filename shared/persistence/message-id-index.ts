@@ -69,11 +69,14 @@ export class MessageIdIndexRepository implements MessageIdIndex {
           UpdateExpression: set,
           ConditionExpression: 'attribute_not_exists(pk) OR claimant = :claimant OR expiresAt <= :at',
           ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return countOf(Attributes as ClaimItem | undefined);
+      // The item before: the count it named stays (if_not_exists); where it named none, this write named it.
+      const before = Attributes as ClaimItem | undefined;
+      const countedIn = before?.countedIn ?? claim.countId;
+      return { ...(countedIn !== undefined && { countedIn }), ...(before?.countedIn === undefined && claim.countId !== undefined && { named: true }) };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const held = error.Item ? (unmarshall(error.Item) as ClaimItem) : undefined;

@@ -1,9 +1,12 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../../shared/persistence/keys';
 import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
+import { ingestItems } from '../support/ingest-items';
 import { ADMIN, basic, bearer, call } from '../support/runtime';
 
 /**
@@ -169,6 +172,40 @@ describe('de-duplication by messageId', () => {
     }
     expect(failed).toBe(true);
     expect(sorted(p.atHook())).toEqual(['crash-0', 'crash-1', 'crash-2']);
+    expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 3, duplicate: 0 });
+  });
+
+  it('reads no batch at the destinations for a part first claimed now, and reads a part handed over again, which goes once', async () => {
+    const p = await pipeline();
+    // Each read of the destinations' batch items (where the consumer looks up how far a part got).
+    let reads = 0;
+    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName === 'BatchGetItemCommand' && JSON.stringify((args as { input: unknown }).input).includes('#DELIVERY#')) reads++;
+      return next(args);
+    };
+    const doc = getTableClient().doc;
+    doc.middlewareStack.add(middleware as never, { step: 'initialize', name: 'countBatchReads' });
+    try {
+      await p.flush(track('first', 3));
+      await flowThrough(rig);
+      expect(reads).toBe(0);
+      // The same stored part handed over again (a stream record redelivered): read, found done, sent nowhere again.
+      const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+      const records = items.map((item, i) => ({
+        eventID: `again-${i}`,
+        eventName: 'INSERT',
+        dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
+      }));
+      expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+      await flowThrough(rig);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      doc.middlewareStack.remove('countBatchReads');
+    }
+    expect(sorted(p.atHook())).toEqual(['first-0', 'first-1', 'first-2']);
+    expect(sorted(p.atAmplitude())).toEqual(['first-0', 'first-1', 'first-2']);
     expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 3, duplicate: 0 });
   });
 

@@ -65,6 +65,7 @@ export class StreamDelivery {
     const failures = new Map<number, unknown>();
     let suppressed: Set<number>[];
     let duplicates: Map<number, SeenMessage>[];
+    let firstSeen: boolean[];
     try {
       await this.shardSwitch?.awaitOldShards(parts, (workspaceId, sourceId) => this.destinationsOf(workspaceId, sourceId));
       suppressed = await this.suppressedIn(parts);
@@ -72,6 +73,7 @@ export class StreamDelivery {
       // one an earlier attempt at it named), and its duplicates are counted with it, once.
       const claimed = this.duplicates ? await this.duplicates.duplicatesIn(parts, { countId: ulid() }) : undefined;
       duplicates = claimed?.indexes ?? parts.map(() => new Map());
+      firstSeen = claimed?.fresh ?? parts.map(() => false);
       await this.funnel?.countStored(
         parts.map((p, i) => ({
           workspaceId: p.workspaceId,
@@ -98,7 +100,9 @@ export class StreamDelivery {
     const round = this.newRound();
     const tickets: { ticket: Ticket; parts: number[] }[] = [];
     try {
-      const states = await this.deliveries.readBatches(work.filter((w) => !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      // A part whose claims name this delivery's count and no other has no batch anywhere yet: only the others are read.
+      const states = await this.deliveries.readBatches(work.filter((w) => !firstSeen[w.part] && !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      for (const w of work) if (firstSeen[w.part]) states.set(batchIdOf(w.ref), { kind: 'absent' });
       // A source's parts for one destination run together (batch-delivery.ts), each batch from where it stands.
       const fresh = new Map<string, { destination: Destination; runs: { ref: BatchRef; prior: BatchState; part: number }[]; again: number[] }>();
       for (const { ref, destination, part } of work) {

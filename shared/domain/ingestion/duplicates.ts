@@ -27,6 +27,8 @@ export interface MessageClaim {
 export interface ClaimOutcome {
   seen?: SeenMessage;
   countedIn?: string;
+  /** This write named the count: the claim named none before (it did not exist, or schema capture made it). */
+  named?: boolean;
 }
 
 /** The event that holds a messageId, as a duplicate names it. */
@@ -72,6 +74,12 @@ export interface Duplicates {
    * written by two attempts); undefined for a part that holds no claim (all its events duplicates).
    */
   countedIn: (string | undefined)[];
+  /**
+   * Per part, whether this call named the count on every claim it holds (and it holds at least one): every
+   * delivery's claims name one, so no delivery got past this part's claims before, and nothing of it was sent,
+   * held or recorded at any destination yet.
+   */
+  fresh: boolean[];
   counts: Map<string, { workspaceId: string; sourceId: string; count: number }>;
 }
 
@@ -114,11 +122,15 @@ export class DuplicateFilter {
     }
     const held = claims.length > 0 ? await this.index.claim(claims, options) : [];
     const countedIn: Duplicates['countedIn'] = parts.map(() => undefined);
-    held.forEach(({ seen, countedIn: id }, k) => {
+    const own = parts.map(() => ({ held: 0, named: 0 }));
+    held.forEach(({ seen, countedIn: id, named }, k) => {
       const p = places[k]!.part;
-      if (seen) indexes[p]!.set(places[k]!.index, seen);
-      else if (id !== undefined && (countedIn[p] === undefined || id < countedIn[p]!)) countedIn[p] = id;
+      if (seen) return void indexes[p]!.set(places[k]!.index, seen);
+      own[p]!.held++;
+      if (named) own[p]!.named++;
+      if (id !== undefined && (countedIn[p] === undefined || id < countedIn[p]!)) countedIn[p] = id;
     });
+    const fresh = own.map(({ held, named }) => held > 0 && named === held);
     const counts: Duplicates['counts'] = new Map();
     parts.forEach((part, p) => {
       if (indexes[p]!.size === 0) return;
@@ -127,7 +139,7 @@ export class DuplicateFilter {
       entry.count += indexes[p]!.size;
       counts.set(key, entry);
     });
-    return { indexes, counts, countedIn };
+    return { indexes, counts, countedIn, fresh };
   }
 
   private async windowOf(workspaceId: string, sourceId: string): Promise<number> {
