@@ -3,18 +3,24 @@ import { ulid } from 'ulid';
 import type { BatchChange, FinishingBatch } from '../domain/delivery/ports';
 import type { BatchGuard, GuardChange } from '../domain/delivery/records';
 import { batchUpdate, finishedTogetherStats } from './delivery-items';
-import type { DeliveryRuns } from './delivery-runs';
+import { encodeListed, MAX_LISTED_BYTES, type DeliveryRuns } from './delivery-runs';
 import { finishedTogetherExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient } from './table-client';
+
+/** A batch no item holds yet, nothing of it to write beside it: its run's record may list it finished. */
+const listable = ({ guard, change, written }: FinishingBatch) =>
+  !written && guard.listable === true && !guard.established && guard.prior.kind === 'absent' && change.parks.length === 0 && !change.failures?.length;
+const refOf = ({ guard }: FinishingBatch) => ({ requestId: guard.ref.requestId, part: guard.ref.part });
 
 /** Batches finished in one transaction, beside the destination's counters and a few hours' funnels. */
 const FINISHED_PER_WRITE = 90;
 
 /**
  * Finishing batches of one source at one destination. Together, as a run (delivery-runs.ts): each written
- * finished on its own, a plain write, and one transaction counts them all with the run's record. A batch that
- * parks or keeps failures (items of its own beside it), or one alone, is finished by writeBatch; should the run
- * have been ended as abandoned, the batches still their owner's are finished in transactions of their items.
+ * finished on its own, a plain write, and one transaction counts them all with the run's record; a batch no
+ * item holds yet (`listable`) is not written at all but listed in that record. A batch that parks or keeps
+ * failures (items of its own beside it), or one alone, is finished by writeBatch; should the run have been
+ * ended as abandoned, the batches still their owner's are finished in transactions of their items.
  */
 export class BatchFinishes {
   constructor(
@@ -25,9 +31,10 @@ export class BatchFinishes {
 
   /**
    * Batches of one source at one destination finished together, as the run `run` (some may be written finished
-   * in it already) or a new one: each batch written finished, then one transaction of the run's record, the
-   * destination's counters and each hour's funnel. A batch that parks or keeps failures (items of its own beside
-   * it), or one alone, is finished by writeBatch. A batch another owner took meanwhile is left out.
+   * in it already) or a new one: each batch written finished (or, listable, listed), then one transaction of
+   * the run's record, the destination's counters and each hour's funnel. A batch that parks or keeps failures
+   * (items of its own beside it), or one alone, is finished by writeBatch. A batch another owner took
+   * meanwhile is left out.
    */
   async finish(finishing: FinishingBatch[], run?: string): Promise<(GuardChange | undefined)[]> {
     const results: (GuardChange | undefined)[] = finishing.map(() => undefined);
@@ -40,7 +47,16 @@ export class BatchFinishes {
     // One left (the others parked, kept failures or were lost): its own transaction (one written finished too).
     if (together.length < 2) return this.finishTogether(finishing, together, results);
     const runId = run ?? ulid();
-    const written = await Promise.all(together.map((i) => finishing[i]!.written || this.writeFinishing(finishing[i]!.guard, finishing[i]!.change, runId)));
+    // Batches no item holds: the run's record lists them (up to what it holds), in place of a write each.
+    let listing = together.filter((i) => listable(finishing[i]!));
+    let listed =
+      listing.length > 0
+        ? encodeListed(listing.map((i) => ({ ...refOf(finishing[i]!), position: finishing[i]!.change.position, trail: finishing[i]!.change.trail })))
+        : undefined;
+    if (listed && listed.byteLength > MAX_LISTED_BYTES) [listing, listed] = [[], undefined];
+    const written = await Promise.all(
+      together.map((i) => finishing[i]!.written || listing.includes(i) || this.writeFinishing(finishing[i]!.guard, finishing[i]!.change, runId)),
+    );
     const counted = together.filter((_, k) => written[k]);
     if (counted.length === 0) return results;
     const finished = counted.map((i) => ({ ref: finishing[i]!.guard.ref, change: finishing[i]!.change }));
@@ -51,7 +67,7 @@ export class BatchFinishes {
           TransactItems: [
             this.runs.done(
               { workspaceId, destinationId, runId },
-              { at: new Date().toISOString(), samples: finished.flatMap(({ change }) => change.finish?.samples ?? []) },
+              { at: new Date().toISOString(), samples: finished.flatMap(({ change }) => change.finish?.samples ?? []), listed },
             ),
             finishedTogetherStats(this.store.table, finished),
             ...finishedTogetherExtras(this.store.table, finished),
@@ -64,8 +80,9 @@ export class BatchFinishes {
       if (refusedItems(error)?.[0] !== 'ConditionalCheckFailed') throw error;
     }
     // The run was ended as abandoned (a takeover of one of its batches): what is still this owner's is finished
-    // in transactions of their items, each under its owner's condition, so that what was taken over is left out.
-    const own = finishing.map((entry, i) => (counted.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
+    // in transactions of their items, each under its owner's condition, so that what was taken over is left out
+    // (a listed batch was never written: whoever took it over wrote it first, if anyone did).
+    const own = finishing.map((entry, i) => (counted.includes(i) && !listing.includes(i) ? { ...entry, guard: { ...entry.guard, established: true } } : entry));
     return this.finishTogether(own, counted, results);
   }
 

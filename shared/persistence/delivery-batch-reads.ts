@@ -1,9 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
-import { BatchRef, batchIdOf, DeliverySample, type BatchState, type HeldRun } from '../domain/delivery/records';
+import { decodeTime, encodeTime } from 'ulid';
+import { BatchRef, batchIdOf, DeliverySample, type BatchLookup, type BatchState, type HeldRun } from '../domain/delivery/records';
 import { runsOf, stateOf } from './delivery-items';
-import { DeliveryRuns } from './delivery-runs';
+import { DeliveryRuns, listedKey, runKey } from './delivery-runs';
 import { HeldRuns } from './held-runs';
 import { readCounters } from './counters';
 import { keys } from './keys';
@@ -36,9 +37,10 @@ export class DeliveryBatchReads {
 
   /**
    * Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches (and, for
-   * batches written finished in a run, per hundred of their runs).
+   * batches written finished in a run, per hundred of their runs). One with no item, done if the run it names
+   * (`inRun`) lists it: a round trip per hundred of those runs.
    */
-  async readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
+  async readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>> {
     const states = new Map<string, BatchState>(refs.map((ref) => [batchIdOf(ref), { kind: 'absent' }]));
     // Each batch once: a stream batch may hand the same record over twice.
     const distinct = [...new Map(refs.map((ref) => [batchIdOf(ref), ref])).values()];
@@ -46,6 +48,14 @@ export class DeliveryBatchReads {
     const items = await this.getEach(wanted);
     const done = await this.runs.doneOf(runsOf(items));
     for (const item of items) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item, done));
+    const unfound = distinct.filter((ref) => ref.inRun !== undefined && states.get(batchIdOf(ref))!.kind === 'absent');
+    if (unfound.length === 0) return states;
+    const runOf = (ref: BatchLookup) => ({ workspaceId: ref.workspaceId, destinationId: ref.destinationId, runId: ref.inRun! });
+    const listed = await this.runs.listedIn(unfound.map(runOf));
+    for (const ref of unfound) {
+      const batch = listed.get(runKey(runOf(ref)))?.get(listedKey(ref));
+      if (batch) states.set(batchIdOf(ref), { kind: 'done', trail: batch.trail });
+    }
     return states;
   }
 
@@ -76,7 +86,7 @@ export class DeliveryBatchReads {
       ProjectionExpression: 'workspaceId, destinationId, requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk, runId',
     });
     const done = await this.runs.doneOf(runsOf(items));
-    return items.map((item) => ({
+    const own: BatchRecord[] = items.map((item) => ({
       requestId: String(item.requestId),
       part: Number(item.part),
       status: stateOf(item, done).kind === 'done' ? 'done' : 'sending',
@@ -85,6 +95,18 @@ export class DeliveryBatchReads {
       ...(typeof item.leaseUntil === 'string' && { leaseUntil: item.leaseUntil }),
       indexed: item.gsi1pk !== undefined,
     }));
+    // The others may be listed finished by a run: runs begin after their parts were stored (their ids are
+    // ULIDs from then on), so those from a second before the earliest part on are read.
+    const found = new Set(own.map(listedKey));
+    const rest = parts.filter((p) => !found.has(listedKey(p)) && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(p.requestId));
+    if (rest.length === 0) return own;
+    const earliest = rest.map((p) => decodeTime(p.requestId)).reduce((a, b) => Math.min(a, b));
+    const listed = await this.runs.listedSince(workspaceId, destinationId, encodeTime(Math.max(0, earliest - 1000), 10));
+    const inRuns = rest.flatMap((p) => {
+      const batch = listed.get(listedKey(p));
+      return batch ? [{ requestId: p.requestId, part: p.part, status: 'done' as const, position: batch.position, trail: batch.trail, indexed: false }] : [];
+    });
+    return [...own, ...inRuns];
   }
 
   /** The items at the given keys, strongly consistent: a round trip per hundred, unprocessed keys asked again. */

@@ -4,6 +4,7 @@ import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/deliver
 import {
   BatchRef,
   batchIdOf,
+  type BatchLookup,
   type DeliverySample,
   type BatchGuard,
   type BatchState,
@@ -62,6 +63,10 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return this.held.end(held);
   }
 
+  abandonRun(run: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>): Promise<boolean> {
+    return this.runs.abandon(run);
+  }
+
   heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
     return this.reads.heldRuns(workspaceId, destinationId);
   }
@@ -72,12 +77,12 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   }
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
-  async readBatch(ref: BatchRef): Promise<BatchState> {
+  async readBatch(ref: BatchLookup): Promise<BatchState> {
     return (await this.readBatches([ref])).get(batchId(ref))!;
   }
 
   /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
-  readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>> {
+  readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>> {
     return this.reads.readBatches(refs);
   }
 

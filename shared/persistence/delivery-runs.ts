@@ -1,7 +1,8 @@
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { DeliverySample } from '../domain/delivery/records';
+import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS } from './delivery-items';
+import { queryEach } from './across-partitions';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
 
@@ -12,10 +13,35 @@ export interface RunKey {
   runId: string;
 }
 
+/**
+ * A batch finished in its run's record alone (it has no item of its own): where it ended and its trail, for
+ * whoever looks for it later (a stream record handed over again, the scheduler taking the run over, the audit).
+ */
+export interface ListedBatch {
+  requestId: string;
+  part: number;
+  position: BatchPosition;
+  trail: string;
+}
+
 /** How many samples of its batches a run keeps for the live-events view (its last ones). */
 const RUN_SAMPLES = 20;
 
-const runKey = (run: RunKey) => `${run.workspaceId}#${run.destinationId}#${run.runId}`;
+/** The most a run's record lists, gzipped: past it, the run's batches are written finished one by one. */
+export const MAX_LISTED_BYTES = 64 * 1024;
+
+export const runKey = (run: RunKey) => `${run.workspaceId}#${run.destinationId}#${run.runId}`;
+export const listedKey = (batch: { requestId: string; part: number }) => `${batch.requestId}#${batch.part}`;
+
+/** A run's listed batches as its record keeps them: gzipped JSON of `[requestId, part, progress, output, trail]`. */
+export const encodeListed = (listed: ListedBatch[]): Uint8Array =>
+  gzipSync(JSON.stringify(listed.map((b) => [b.requestId, b.part, b.position.progress, b.position.output, b.trail])));
+
+function decodeListed(value: unknown): ListedBatch[] {
+  if (!(value instanceof Uint8Array)) return [];
+  const rows = JSON.parse(gunzipSync(value).toString('utf8')) as [string, number, number, number, string][];
+  return rows.map(([requestId, part, progress, output, trail]) => ({ requestId, part, position: { progress, output }, trail }));
+}
 const item = (run: RunKey, status: 'done' | 'abandoned') => ({
   ...keys.deliveryRun(run.workspaceId, run.destinationId, run.runId),
   entity: 'deliveryRun',
@@ -38,12 +64,17 @@ export class DeliveryRuns {
    * The transaction item that records a run as done, with the samples the live-events view shows of it (its
    * batches keep none of their own): refused if it was ended as abandoned first.
    */
-  done(run: RunKey, finished: { at: string; samples: DeliverySample[] }): TransactItem {
+  done(run: RunKey, finished: { at: string; samples: DeliverySample[]; listed?: Uint8Array }): TransactItem {
     const samples = finished.samples.slice(-RUN_SAMPLES);
     return {
       Put: {
         TableName: this.store.table,
-        Item: { ...item(run, 'done'), finishedAt: finished.at, samples: gzipSync(JSON.stringify(samples)) },
+        Item: {
+          ...item(run, 'done'),
+          finishedAt: finished.at,
+          samples: gzipSync(JSON.stringify(samples)),
+          ...(finished.listed && { listed: finished.listed }),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -65,20 +96,69 @@ export class DeliveryRuns {
 
   /** Which of the runs are done, strongly consistent: a round trip per hundred runs. */
   async doneOf(runs: RunKey[]): Promise<Set<string>> {
-    const distinct = [...new Map(runs.map((run) => [runKey(run), run])).values()];
-    const done = new Set<string>();
-    for (let i = 0; i < distinct.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = distinct
-        .slice(i, i + 100)
-        .map((run) => keys.deliveryRun(run.workspaceId, run.destinationId, run.runId));
+    const found = await this.read(runs, '#status');
+    return new Set(runs.filter((run) => found.get(runKey(run))?.status === 'done').map((run) => run.runId));
+  }
+
+  /**
+   * The batches the done runs among `runs` list (finished in their record alone), by run (`runKey`) and batch
+   * (`listedKey`), strongly consistent: a round trip per hundred runs.
+   */
+  async listedIn(runs: RunKey[]): Promise<Map<string, Map<string, ListedBatch>>> {
+    const listed = new Map<string, Map<string, ListedBatch>>();
+    for (const [key, found] of await this.read(runs, '#status, listed'))
+      if (found.status === 'done') listed.set(key, new Map(decodeListed(found.listed).map((b) => [listedKey(b), b])));
+    return listed;
+  }
+
+  /**
+   * The batches listed by a destination's done runs from `since` on (a ULID's time, the runs' ids begin with
+   * one): the audit's read, across the family's partitions, never the per-event path.
+   */
+  async listedSince(workspaceId: string, destinationId: string, since: string): Promise<Map<string, ListedBatch>> {
+    const items = await queryEach(this.store, keys.deliveryRunPartitions(workspaceId, destinationId), {
+      KeyConditionExpression: 'pk = :pk AND sk >= :since',
+      FilterExpression: '#status = :done AND attribute_exists(listed)',
+      ProjectionExpression: 'listed',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':since': `RUN#${since}`, ':done': 'done' },
+      ConsistentRead: true,
+    });
+    return new Map(items.flatMap((found) => decodeListed(found.listed)).map((b) => [listedKey(b), b]));
+  }
+
+  /** The records of the runs, by `runKey`, strongly consistent: a round trip per hundred runs. */
+  private async read(runs: RunKey[], projection: string): Promise<Map<string, Record<string, unknown>>> {
+    const byKey = new Map(
+      runs.map((run) => {
+        const key = keys.deliveryRun(run.workspaceId, run.destinationId, run.runId);
+        return [`${key.pk}|${key.sk}`, { run, key }];
+      }),
+    );
+    const found = new Map<string, Record<string, unknown>>();
+    const wanted = [...byKey.values()];
+    for (let i = 0; i < wanted.length; i += 100) {
+      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100).map(({ key }) => key);
       while (request && request.length > 0) {
         const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }),
+          new BatchGetCommand({
+            RequestItems: {
+              [this.store.table]: {
+                Keys: request,
+                ConsistentRead: true,
+                ProjectionExpression: `pk, sk, ${projection}`,
+                ExpressionAttributeNames: { '#status': 'status' },
+              },
+            },
+          }),
         );
-        for (const found of answer.Responses?.[this.store.table] ?? []) if (found.status === 'done') done.add(String(found.sk).slice('RUN#'.length));
+        for (const item of answer.Responses?.[this.store.table] ?? []) {
+          const asked = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
+          if (asked) found.set(runKey(asked.run), item);
+        }
         request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
       }
     }
-    return done;
+    return found;
   }
 }

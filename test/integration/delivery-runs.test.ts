@@ -1,4 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
 import type { BatchGuard } from '../../shared/domain/delivery/records';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
@@ -117,4 +118,57 @@ it('counts a batch written finished in its run also when the run has no other ba
   expect(await deliveries.finishBatches([{ guard, change: finished, written: true }], finished.run)).toEqual([expect.objectContaining({ established: true })]);
   expect(await deliveries.readBatch(ref)).toMatchObject({ kind: 'done' });
   expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 3 });
+});
+
+it("lists batches no item holds in their run's record: no write of their own, each read back done through the run a lookup names, and by the audit", async () => {
+  const workspaceId = 'ws-runs-listed';
+  // Request ids are ULIDs of when the parts were stored; the run's, of when it ran.
+  const requestIds = [1, 2, 3].map(() => ulid());
+  const runId = `${ulid()}.src`;
+  const refOf = (k: number) => ({ workspaceId, sourceId: 'src', destinationId: 'dst', requestId: requestIds[k - 1]!, part: k });
+  const deliveries = new DeliveryRepository(rt.store);
+  const guards: BatchGuard[] = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: 'me', prior: { kind: 'absent' }, established: false, listable: true }));
+  const finished = await deliveries.finishBatches(
+    guards.map((guard, k) => ({ guard, change: change(k + 1, true) })),
+    runId,
+  );
+  expect(finished.every((f) => f?.established)).toBe(true);
+  expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 6 });
+  // No item of their own: absent where an item would be, done in the run their lookup names.
+  expect(await deliveries.readBatch(refOf(2))).toEqual({ kind: 'absent' });
+  expect(await deliveries.readBatch({ ...refOf(2), inRun: runId })).toEqual({ kind: 'done', trail: '2d' });
+  expect(await deliveries.readBatch({ ...refOf(2), inRun: `${ulid()}.src` })).toEqual({ kind: 'absent' });
+  // The audit finds them in the runs since their parts were stored.
+  const records = await deliveries.batchesOf(
+    workspaceId,
+    'dst',
+    [1, 2, 3].map((k) => ({ requestId: refOf(k).requestId, part: k })),
+  );
+  expect(records.map((r) => [r.part, r.status, r.position.progress, r.trail]).sort()).toEqual([
+    [1, 'done', 1, '1d'],
+    [2, 'done', 2, '2d'],
+    [3, 'done', 3, '3d'],
+  ]);
+  // A takeover finds the run done: nothing of it is counted again.
+  expect(await deliveries.abandonRun({ workspaceId, destinationId: 'dst', runId })).toBe(false);
+});
+
+it('finishes the listable batches of a run abandoned before its counting one by one, each only where no other took it, counted once', async () => {
+  const workspaceId = 'ws-runs-listed-abandoned';
+  const runId = '01KRUNSABANDONED0000000000.src';
+  const refOf = (k: number) => ({ workspaceId, sourceId: 'src', destinationId: 'dst', requestId: `01KRUNSABANDONED000000000${k}`, part: 0 });
+  const deliveries = new DeliveryRepository(rt.store);
+  // Its held run was taken over: the run is abandoned, and the taker claimed the second batch before sending it.
+  expect(await deliveries.abandonRun({ workspaceId, destinationId: 'dst', runId })).toBe(true);
+  const taker: BatchGuard = { ref: refOf(2), owner: 'taker', prior: { kind: 'absent' }, established: false, claimFirst: true };
+  expect(await deliveries.writeBatch(taker, change(0))).toMatchObject({ established: true });
+  const guards: BatchGuard[] = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: 'late', prior: { kind: 'absent' }, established: false, listable: true }));
+  const finished = await deliveries.finishBatches(
+    guards.map((guard) => ({ guard, change: change(1, true) })),
+    runId,
+  );
+  expect(finished.map((f) => f !== undefined)).toEqual([true, false, true]);
+  expect(await deliveries.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d' });
+  expect(await deliveries.readBatch(refOf(2))).toMatchObject({ kind: 'sending', owner: 'taker' });
+  expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 2 });
 });

@@ -75,9 +75,10 @@ export class BatchDelivery {
    * Batches of one source's parts to one destination, run as one: their events transformed together, a batch
    * vendor's chunks taking events of several parts, and the batches finished together (one write of the
    * destination's counters and funnel for all of them). Each batch keeps its own item, position and trail, so
-   * whatever resumes one later (the scheduler, a stream record handed over again) resumes it alone.
+   * whatever resumes one later (the scheduler, a stream record handed over again) resumes it alone. `runId`
+   * names the run (the stream's: one that lists its listable batches finished, delivery-runs.ts).
    */
-  async runParts(parts: RunPart[], configured: Destination, round: DeliveryRound): Promise<void> {
+  async runParts(parts: RunPart[], configured: Destination, round: DeliveryRound, runId?: string): Promise<void> {
     if (parts.length === 0) return;
     // The credentials its configuration names, in place; when one cannot be, nothing of the parts is sent.
     const sendable = await sendableDestination(configured, () => round.credentialsOf(parts[0]!.guard.ref.workspaceId));
@@ -106,7 +107,7 @@ export class BatchDelivery {
       credentials: async () => (await round.credentialsOf(ref.workspaceId)).values,
     };
     // Batches finished together are counted as one run; each is written finished once its last slot is settled.
-    const run = members.length > 1 ? ulid() : undefined;
+    const run = members.length > 1 ? (runId ?? ulid()) : undefined;
     // A type that takes events one a request, several at once, sends chains of batches with no user in common side by side.
     const concurrent = type?.concurrent && !type.batch && !type.serverBatch && this.policy.sendConcurrency > 1;
     const chains = concurrent ? chainsOf(members, (m) => m.slots.map((slot) => slot.userKey)) : [members];

@@ -4,6 +4,7 @@ import type { FunnelAdd } from './funnel';
 import type {
   BatchCounts,
   BatchGuard,
+  BatchLookup,
   BatchPosition,
   BatchRef,
   BatchState,
@@ -64,9 +65,9 @@ export interface BatchRecord {
  */
 export interface DeliveryRepository {
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
-  readBatch(ref: BatchRef): Promise<BatchState>;
-  /** Where each batch stands, by `batchIdOf`, strongly consistent. */
-  readBatches(refs: BatchRef[]): Promise<Map<string, BatchState>>;
+  readBatch(ref: BatchLookup): Promise<BatchState>;
+  /** Where each batch stands, by `batchIdOf`, strongly consistent (done, too, when listed by the run it names). */
+  readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>>;
   /** Makes a batch durable for the guard's owner until `leaseUntil`, in the scheduler's index, recording nothing. */
   holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined>;
   /** Makes a run's batches durable as one item, in the scheduler's index at its lease. */
@@ -78,6 +79,11 @@ export interface DeliveryRepository {
   leaseRun(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined>;
   /** Ends a held run whose batches are all done or durable on their own (if it is still as `held` says). */
   endRun(held: HeldRun): Promise<void>;
+  /**
+   * Ends a run as abandoned unless its record says done: false when it is done (its batches are counted, those
+   * it lists finished). A run abandoned can no longer count any batch.
+   */
+  abandonRun(run: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>): Promise<boolean>;
   /** The runs held at a destination now (the audit). */
   heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]>;
   /** Takes a batch done in a run out of the scheduler's index, where another had put it while it ran. */

@@ -121,6 +121,13 @@ export const HeldRun = z.object({
 });
 export type HeldRun = z.infer<typeof HeldRun>;
 
+/**
+ * The run of one source's parts at one destination in a stream delivery: named by the count the delivery's
+ * messageId claims name (a ULID) and the source, so that whoever finds a part's claims naming that count
+ * knows the run whose record may list its batches finished.
+ */
+export const streamRunId = (countId: string, sourceId: string): string => `${countId}.${sourceId}`;
+
 /** The batches a held run covers. */
 export const heldRefs = (held: HeldRun): BatchRef[] =>
   held.parts.map(({ requestId, part }) => ({ workspaceId: held.workspaceId, sourceId: held.sourceId, destinationId: held.destinationId, requestId, part }));
@@ -168,7 +175,15 @@ export interface BatchGuard {
    * absent too). A batch the stream hands over fresh is written first after its first send.
    */
   claimFirst?: boolean;
+  /**
+   * No item holds it anywhere yet (its part's messageId claims were all made by this delivery): finished in a
+   * run, it is listed in the run's record rather than written finished on its own.
+   */
+  listable?: boolean;
 }
+
+/** A batch to look up, and the run whose record may list it finished (`inRun`: a run's id, delivery-runs.ts). */
+export type BatchLookup = BatchRef & { inRun?: string };
 
 /** What a write that went through changed in its guard: the owner applies it to the guard it keeps. */
 export type GuardChange = Partial<Pick<BatchGuard, 'established' | 'indexed' | 'leaseUntil'>>;

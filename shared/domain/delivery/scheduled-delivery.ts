@@ -7,7 +7,7 @@ import { suppressedIn, type SuppressionIndex } from '../regulations/suppression-
 import type { BatchDelivery } from './batch-delivery';
 import type { DeliveryLanes } from './lanes';
 import type { DeliveryRepository } from './ports';
-import { batchIdOf, heldRefs, storedRequestId, type BatchGuard, type BatchRef, type HeldRun, type NeedingAttention, type ParkedDelivery } from './records';
+import { batchIdOf, heldRefs, storedRequestId, type BatchGuard, type BatchLookup, type HeldRun, type NeedingAttention, type ParkedDelivery } from './records';
 import { RunHold } from './run-hold';
 import type { ParkedRetries } from './retries';
 import type { DeliveryRound } from './round';
@@ -25,7 +25,7 @@ export class ScheduledDelivery {
     private readonly ingest: Pick<IngestRepository, 'readPart'>,
     private readonly deliveries: Pick<
       DeliveryRepository,
-      'needingAttention' | 'readBatch' | 'realignBatch' | 'unindexBatch' | 'holdRun' | 'leaseRun' | 'endRun'
+      'needingAttention' | 'readBatch' | 'realignBatch' | 'unindexBatch' | 'holdRun' | 'leaseRun' | 'endRun' | 'abandonRun'
     >,
     private readonly suppression: SuppressionIndex,
     private readonly batches: BatchDelivery,
@@ -105,7 +105,9 @@ export class ScheduledDelivery {
   /**
    * A held run whose lease ran out (its process died, or stopped): taken over, each of its batches resumed from
    * where its item stands (done: skipped; another's live lease: theirs; absent: claimed before its first send),
-   * then ended. Should this process die meanwhile, its lease runs out again.
+   * then ended. Its run is ended as abandoned first, unless its record says done: then the batches it lists
+   * are done, and no batch of it can be counted by the run from then on. Should this process die meanwhile,
+   * its lease runs out again.
    */
   private async resumeRun(held: HeldRun): Promise<number> {
     const taken = await this.deliveries.leaseRun(held, { owner: randomUUID(), leaseUntil: this.batches.leaseUntil() });
@@ -113,10 +115,11 @@ export class ScheduledDelivery {
     const hold = new RunHold(this.deliveries, taken, Date.parse(taken.leaseUntil) - Date.now(), taken);
     let count = 0;
     try {
+      const done = !(await this.deliveries.abandonRun(held));
       for (const ref of heldRefs(held)) {
         // A stop: what is left stays held, due once this lease runs out.
         if (this.lanes.isStopping || hold.lost) return count;
-        if (await this.resume(ref, { absentToo: true })) count++;
+        if (await this.resume({ ...ref, ...(done && { inRun: held.runId }) }, { absentToo: true })) count++;
       }
       await hold.end();
       return count;
@@ -127,13 +130,14 @@ export class ScheduledDelivery {
   }
 
   /** A batch whose lease ran out: taken over and resumed after its last recorded output. */
-  private async resume(ref: BatchRef, options: { absentToo?: boolean } = {}): Promise<boolean> {
+  private async resume(lookup: BatchLookup, options: { absentToo?: boolean } = {}): Promise<boolean> {
+    const { inRun: _, ...ref } = lookup;
     const id = batchIdOf(ref);
     if (this.batches.running.has(id)) return false;
     const [stored, destination, prior] = await Promise.all([
       this.ingest.readPart(ref.workspaceId, ref.sourceId, storedRequestId(ref.requestId), ref.part),
       this.catalog.getDestination(ref.workspaceId, ref.destinationId),
-      this.deliveries.readBatch(ref),
+      this.deliveries.readBatch(lookup),
     ]);
     // Done in a run while another had put it in the index: its entry goes, or it would be found every round.
     if (prior.kind === 'done') {

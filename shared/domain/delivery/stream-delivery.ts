@@ -13,7 +13,7 @@ import type { Circuit } from './circuit';
 import type { DeliveryLanes, LaneJob, Ticket } from './lanes';
 import type { DeliveryPolicy } from './policy';
 import type { DeliveryRepository } from './ports';
-import { batchIdOf, type BatchGuard, type BatchRef, type BatchState } from './records';
+import { batchIdOf, streamRunId, type BatchGuard, type BatchRef, type BatchState } from './records';
 import type { DeliveryRound } from './round';
 import type { SourceFunnelCounter } from './overview';
 import type { ShardSwitch } from './shard-switch';
@@ -66,14 +66,18 @@ export class StreamDelivery {
     let suppressed: Set<number>[];
     let duplicates: Map<number, SeenMessage>[];
     let firstSeen: boolean[];
+    let countedIn: (string | undefined)[];
+    // This delivery's count: its claims name it, and its runs are named by it (streamRunId).
+    const countId = ulid();
     try {
       await this.shardSwitch?.awaitOldShards(parts, (workspaceId, sourceId) => this.destinationsOf(workspaceId, sourceId));
       suppressed = await this.suppressedIn(parts);
       // Claims before the count: the claims a part makes name the count it goes in (this stream batch's, or the
       // one an earlier attempt at it named), and its duplicates are counted with it, once.
-      const claimed = this.duplicates ? await this.duplicates.duplicatesIn(parts, { countId: ulid() }) : undefined;
+      const claimed = this.duplicates ? await this.duplicates.duplicatesIn(parts, { countId }) : undefined;
       duplicates = claimed?.indexes ?? parts.map(() => new Map());
       firstSeen = claimed?.fresh ?? parts.map(() => false);
+      countedIn = claimed?.countedIn ?? parts.map(() => undefined);
       await this.funnel?.countStored(
         parts.map((p, i) => ({
           workspaceId: p.workspaceId,
@@ -100,8 +104,12 @@ export class StreamDelivery {
     const round = this.newRound();
     const tickets: { ticket: Ticket; parts: number[] }[] = [];
     try {
-      // A part whose claims name this delivery's count and no other has no batch anywhere yet: only the others are read.
-      const states = await this.deliveries.readBatches(work.filter((w) => !firstSeen[w.part] && !this.batches.running.has(batchIdOf(w.ref))).map((w) => w.ref));
+      // A part whose claims name this delivery's count and no other has no batch anywhere yet: only the others
+      // are read, each where its item would be and in the record of the run its claims' count names.
+      const lookups = work
+        .filter((w) => !firstSeen[w.part] && !this.batches.running.has(batchIdOf(w.ref)))
+        .map(({ ref, part }) => ({ ...ref, ...(countedIn[part] !== undefined && { inRun: streamRunId(countedIn[part]!, ref.sourceId) }) }));
+      const states = await this.deliveries.readBatches(lookups);
       for (const w of work) if (firstSeen[w.part]) states.set(batchIdOf(w.ref), { kind: 'absent' });
       // A source's parts for one destination run together (batch-delivery.ts), each batch from where it stands.
       const fresh = new Map<string, { destination: Destination; runs: { ref: BatchRef; prior: BatchState; part: number }[]; again: number[] }>();
@@ -123,7 +131,7 @@ export class StreamDelivery {
         }
       }
       for (const { destination, runs, again } of fresh.values()) {
-        const ticket = this.submit(runs, destination, parts, { suppressed, duplicates }, round);
+        const ticket = this.submit(runs, destination, parts, { suppressed, duplicates, firstSeen }, streamRunId(countId, runs[0]!.ref.sourceId), round);
         tickets.push({ ticket, parts: [...runs.map((r) => r.part), ...again] });
       }
     } catch (error) {
@@ -163,17 +171,25 @@ export class StreamDelivery {
   }
 
   /**
-   * Hands batches of one source for one destination to its lane, to run together. If its submitter stops
-   * waiting, they are made durable as one held run (run-hold.ts), which the run ends.
+   * Hands batches of one source for one destination to its lane, to run together as `runId`. If its
+   * submitter stops waiting, they are made durable as one held run (run-hold.ts) of that id, which the run
+   * ends. A part first seen by this delivery is listable: its run's record may list it finished.
    */
   private submit(
     runs: { ref: BatchRef; prior: BatchState; part: number }[],
     destination: Destination,
     parts: IngestPart[],
-    skipped: { suppressed: Set<number>[]; duplicates: Map<number, SeenMessage>[] },
+    skipped: { suppressed: Set<number>[]; duplicates: Map<number, SeenMessage>[]; firstSeen: boolean[] },
+    runId: string,
     round: DeliveryRound,
   ): Ticket {
-    const guards: BatchGuard[] = runs.map(({ ref, prior }) => ({ ref, owner: randomUUID(), prior, established: false }));
+    const guards: BatchGuard[] = runs.map(({ ref, prior, part }) => ({
+      ref,
+      owner: randomUUID(),
+      prior,
+      established: false,
+      ...(skipped.firstSeen[part] && { listable: true }),
+    }));
     const ids = guards.map((guard) => batchIdOf(guard.ref));
     const { workspaceId, sourceId } = guards[0]!.ref;
     const hold = new RunHold(
@@ -182,7 +198,7 @@ export class StreamDelivery {
         workspaceId,
         sourceId,
         destinationId: destination.id,
-        runId: randomUUID(),
+        runId,
         parts: guards.map(({ ref }) => ({ requestId: ref.requestId, part: ref.part })),
       },
       this.policy.leaseMs,
@@ -196,7 +212,7 @@ export class StreamDelivery {
             const i = runs[k]!.part;
             return { guard, part: { events: parts[i]!.events, suppressed: skipped.suppressed[i]!, duplicates: skipped.duplicates[i]! } };
           });
-          await this.batches.runParts(members, destination, round).catch((error: unknown) => {
+          await this.batches.runParts(members, destination, round, runId).catch((error: unknown) => {
             hold.abandon();
             throw error;
           });

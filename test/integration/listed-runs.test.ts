@@ -1,0 +1,99 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
+import { keys } from '../../shared/persistence/keys';
+import { deliveryRig, flowThrough } from '../support/delivery-rig';
+import { basic, bearer, call } from '../support/runtime';
+import { ingestItems } from '../support/ingest-items';
+import { itemsIn } from '../support/partition-items';
+
+/**
+ * A stream delivery's run lists the parts it saw first in its record (delivery-runs.ts), in place of an item a
+ * part: whoever looks for one later (the records handed over again, the scheduler taking the run's hold over,
+ * the audit) finds it done there, and nothing goes twice.
+ */
+process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
+const rig = deliveryRig();
+
+const webhookPath = '/listed-hook';
+const amplitudePath = '/listed-amp';
+
+async function pipeline() {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
+  const ids: string[] = [];
+  for (const destination of [
+    { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${webhookPath}` } },
+    { name: 'amp', type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}${amplitudePath}` } },
+  ]) {
+    const d = (await api('POST', '/v2/destinations', destination)).body.destination;
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    ids.push(d.id as string);
+  }
+  const batch = async (events: Record<string, unknown>[]) =>
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+  const outcomes = async (id: string) => (await api('GET', `/v2/destinations/${id}/outcomes`)).body;
+  return { ws, source, ids, batch, outcomes };
+}
+
+const sent = () => ({
+  hook: rig.server.received.filter((r) => r.path === webhookPath).map((r) => (r.json as { messageId: string }).messageId),
+  amp: rig.server.received
+    .filter((r) => r.path === `${amplitudePath}/2/httpapi`)
+    .flatMap((r) => (r.json as { events: { insert_id: string }[] }).events.map((e) => e.insert_id)),
+});
+
+it("finds a stream batch's parts listed in their runs' records: handed over again, or a run's hold taken over after its record, nothing goes twice", async () => {
+  const p = await pipeline();
+  // One request of 24 users in 16 shards: parts written side by side, handed over together.
+  await p.batch(Array.from({ length: 24 }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `l-${i}` })));
+  await flowThrough(rig);
+  const ids = Array.from({ length: 24 }, (_, i) => `l-${i}`).sort();
+  expect(sent().hook.sort()).toEqual(ids);
+  expect(sent().amp.sort()).toEqual(ids);
+  const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+  const parts = items.map((item) => ({ requestId: String(item.requestId), part: Number(item.part) }));
+  const deliveries = new DeliveryRepository(rig.rt.store);
+  for (const d of p.ids) {
+    // The parts of runs of more than one have no item at the destination: their run's record lists them.
+    const own = (await itemsIn(rig.rt.store, keys.deliveryBatchPartitions(p.ws.workspaceId, d))).filter((item) => item.entity === 'deliveryBatch');
+    expect(own.length).toBeLessThan(parts.length);
+    const records = await deliveries.batchesOf(p.ws.workspaceId, d, parts);
+    expect(records.map((r) => `${r.requestId}#${r.part}:${r.status}`).sort()).toEqual(parts.map((q) => `${q.requestId}#${q.part}:done`).sort());
+  }
+
+  // The same records handed over again (a stream batch redelivered): each part found done in its run, sent nowhere.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
+  const records = items.map((item, i) => ({
+    eventID: `again-${i}`,
+    eventName: 'INSERT',
+    dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
+  }));
+  expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+  await flowThrough(rig);
+
+  // Each listing run's hold, as a process that died between the run's record and the hold's end leaves it, taken over.
+  for (const d of p.ids) {
+    const runs = (await itemsIn(rig.rt.store, keys.deliveryRunPartitions(p.ws.workspaceId, d))).filter((run) => run.listed !== undefined);
+    expect(runs.length).toBeGreaterThan(0);
+    for (const run of runs)
+      await deliveries.holdRun({
+        workspaceId: p.ws.workspaceId,
+        sourceId: p.source.id,
+        destinationId: d,
+        runId: String(run.sk).slice('RUN#'.length),
+        owner: 'dead',
+        leaseUntil: new Date(Date.now() - 1000).toISOString(),
+        parts,
+      });
+  }
+  await rig.rt.scheduler.runNow();
+  for (const d of p.ids) {
+    expect(await deliveries.heldRuns(p.ws.workspaceId, d)).toEqual([]);
+    expect(await p.outcomes(d)).toMatchObject({ delivered: 24, retrying: 0, aborted: 0 });
+  }
+  expect(sent().hook).toHaveLength(24);
+  expect(sent().amp).toHaveLength(24);
+});
