@@ -73,7 +73,13 @@ export const streamDelivery = (s: Services) => {
         circuit,
         deliveryPolicy(s),
         repository(s, SourceFunnelRepository),
-        new ShardSwitch(sourcesOf(s), repository(s, IngestRepository), repository(s, DeliveryRepository), deliveryPolicy(s).shardSwitchWaitMs),
+        new ShardSwitch(
+          sourcesOf(s),
+          repository(s, IngestRepository),
+          repository(s, DeliveryRepository),
+          duplicateFilter(s),
+          deliveryPolicy(s).shardSwitchWaitMs,
+        ),
         duplicateFilter(s),
       ),
   );

@@ -1,6 +1,4 @@
 import { deliveryMachinery } from '../../shared/composition/delivery';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -12,6 +10,7 @@ import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { itemsIn } from '../support/partition-items';
+import { deliveryHandler, handOver, streamRecordOf } from '../support/stream-records';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -239,9 +238,8 @@ describe('batched delivery', () => {
       established: true,
     });
     // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
+    const handler = deliveryHandler();
+    const record = streamRecordOf(item!, 'again');
     // While the index cannot be written, the record is not let go: it is parked, to come back later.
     const failIndexing = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
       const input = (args as { input: { UpdateExpression?: string } }).input;
@@ -283,10 +281,7 @@ describe('batched delivery', () => {
     });
     const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     expect(others).toEqual([]);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const record = { eventID: 'stalled', eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> } };
-    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    expect(await handOver([item!], 'stalled')).toEqual({ batchItemFailures: [] });
     // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
     // only the scheduler's index would bring the batch back, through its held run.
     const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), Number(item!.part));

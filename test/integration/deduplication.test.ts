@@ -1,12 +1,11 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../../shared/persistence/keys';
 import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
 import { ingestItems } from '../support/ingest-items';
+import { handOver } from '../support/stream-records';
 import { ADMIN, basic, bearer, call } from '../support/runtime';
 
 /**
@@ -191,14 +190,7 @@ describe('de-duplication by messageId', () => {
       expect(reads).toBe(0);
       // The same stored part handed over again (a stream record redelivered): read, found done, sent nowhere again.
       const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-      const records = items.map((item, i) => ({
-        eventID: `again-${i}`,
-        eventName: 'INSERT',
-        dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
-      }));
-      expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+      expect(await handOver(items, 'again')).toEqual({ batchItemFailures: [] });
       await flowThrough(rig);
       expect(reads).toBeGreaterThan(0);
     } finally {

@@ -1,10 +1,9 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { FailureRepository } from '../../shared/persistence/failure-repository';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
+import { handOver } from '../support/stream-records';
 
 /** The delivery funnel per window, failed events kept with what was sent and answered, and retry jobs over them. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -105,10 +104,7 @@ describe("a source's funnel", () => {
     };
     expect(await read()).toMatchObject({ received: 4, stored: 3, refused: { total: 1, oversized: 1, throttled: 0 } });
     const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const record = { eventID: 'again', eventName: 'INSERT', dynamodb: { SequenceNumber: '9', NewImage: marshall(item!) as Record<string, AttributeValue> } };
-    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    expect(await handOver([item!], 'again')).toEqual({ batchItemFailures: [] });
     expect(await read()).toMatchObject({ received: 4, stored: 3 });
     expect(await p.delivery()).toMatchObject({ routed: 3, delivered: 3 });
   });

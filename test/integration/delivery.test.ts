@@ -1,6 +1,4 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import Redis from 'ioredis';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { freePort } from '../../infra/local/dynamodb-local';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -9,6 +7,7 @@ import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
 import { FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
 import { deliveryRig, flowThrough, webhooksPipeline } from '../support/delivery-rig';
+import { deliveryHandler, streamRecordOf } from '../support/stream-records';
 import { json, silent } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call } from '../support/runtime';
@@ -189,16 +188,8 @@ describe('delivery', () => {
     await flow();
     expect(at('/dup')).toHaveLength(2);
     const [item] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as {
-      handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }>;
-    };
-    const record = {
-      eventID: 'x',
-      eventName: 'INSERT',
-      dynamodb: { SequenceNumber: '1', NewImage: marshall(item!) as Record<string, AttributeValue> },
-    };
-    expect(await handler({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
+    const record = streamRecordOf(item!, 'x');
+    expect(await deliveryHandler()({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
     await flow();
     expect(at('/dup')).toHaveLength(2);
     // Handled, not parked: the record came twice in one batch, and was read once.

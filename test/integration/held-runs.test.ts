@@ -1,5 +1,3 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -10,6 +8,7 @@ import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { itemsIn } from '../support/partition-items';
+import { handOver } from '../support/stream-records';
 
 /**
  * A run its stream consumer stops waiting for is made durable as one held run (not an index entry a batch),
@@ -51,14 +50,7 @@ describe('held runs', () => {
     });
     const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     expect(items).toHaveLength(3);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-    const records = items.map((item, i) => ({
-      eventID: `r${i}`,
-      eventName: 'INSERT',
-      dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
-    }));
-    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(await handOver(items, 'r')).toEqual({ batchItemFailures: [] });
     // The records are let go while m-0-1 hangs: one held run covers the three batches, in the scheduler's index.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const [held, ...others] = await deliveries.heldRuns(p.ws.workspaceId, d);
@@ -99,14 +91,7 @@ describe('held runs', () => {
       { step: 'initialize', name: 'countRunWrites' },
     );
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-      const records = items.map((item, i) => ({
-        eventID: `o${i}`,
-        eventName: 'INSERT',
-        dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
-      }));
-      expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+      expect(await handOver(items, 'o')).toEqual({ batchItemFailures: [] });
       await deliveryMachinery().lanes.idle();
     } finally {
       doc.middlewareStack.remove('countRunWrites');

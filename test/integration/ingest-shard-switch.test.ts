@@ -1,7 +1,6 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { shardOfPart, shardOfUser } from '../../shared/domain/ingestion/shards';
 import { userKeyOf } from '../../shared/domain/users';
+import { deliveryHandler, streamRecordOf } from '../support/stream-records';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { ingestItems } from '../support/ingest-items';
 
@@ -16,13 +15,8 @@ process.env.WEIR_SHARD_SWITCH_DELAY_MS = '6000'; // past the ingestion process's
 process.env.WEIR_SHARD_DRAIN_GRACE_MS = '500';
 const rig = deliveryRig();
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const delivery = () => (require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> }).handler;
-const recordOf = (item: Record<string, unknown>, n: number) => ({
-  eventID: `switch-${n}`,
-  eventName: 'INSERT',
-  dynamodb: { SequenceNumber: String(n), NewImage: marshall(item, { removeUndefinedValues: true }) as Record<string, AttributeValue> },
-});
+const delivery = deliveryHandler;
+const recordOf = (item: Record<string, unknown>, n: number) => streamRecordOf(item, `switch-${n}`, n);
 /** A user (by id) whose shard of `from` differs from theirs of `to` when `moved`, is the same when not. */
 const userWhere = (moved: boolean, from: number, to: number) =>
   Array.from({ length: 500 }, (_, i) => `user-${i}`).find((id) => {

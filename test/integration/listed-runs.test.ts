@@ -1,11 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, flowThrough } from '../support/delivery-rig';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 import { itemsIn } from '../support/partition-items';
+import { handOver } from '../support/stream-records';
 
 /**
  * A stream delivery's run lists the parts it saw first in its record (delivery-runs.ts), in place of an item a
@@ -64,14 +63,7 @@ it("finds a stream batch's parts listed in their runs' records: handed over agai
   }
 
   // The same records handed over again (a stream batch redelivered): each part found done in its run, sent nowhere.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { handler } = require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> };
-  const records = items.map((item, i) => ({
-    eventID: `again-${i}`,
-    eventName: 'INSERT',
-    dynamodb: { SequenceNumber: String(i + 1), NewImage: marshall(item) as Record<string, AttributeValue> },
-  }));
-  expect(await handler({ Records: records })).toEqual({ batchItemFailures: [] });
+  expect(await handOver(items, 'again')).toEqual({ batchItemFailures: [] });
   await flowThrough(rig);
 
   // Each listing run's hold, as a process that died between the run's record and the hold's end leaves it, taken over.

@@ -6,24 +6,18 @@ import { keys } from '../../shared/persistence/keys';
 import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delivery-repository';
 import { RegulationRepository } from '../../shared/persistence/regulation-repository';
 import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
+import { deliveryHandler, streamRecordOf } from '../support/stream-records';
 import { deliveryRig } from '../support/delivery-rig';
 import { basic, bearer, call } from '../support/runtime';
 import { json } from '../support/destination-server';
 import { eventShard } from '../../shared/domain/ingestion/shards';
 import { getTableClient } from '../../shared/persistence/table-client';
 import { countingStore } from '../support/store-reads';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
 import { ingestItems } from '../support/ingest-items';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const delivery = () => (require('../../functions/delivery/handler') as { handler: (e: unknown) => Promise<{ batchItemFailures: unknown[] }> }).handler;
-const recordOf = (item: Record<string, unknown>, n: number) => ({
-  eventID: `round-${n}`,
-  eventName: 'INSERT',
-  dynamodb: { SequenceNumber: String(n), NewImage: marshall(item, { removeUndefinedValues: true }) as Record<string, AttributeValue> },
-});
+const delivery = deliveryHandler;
+const recordOf = (item: Record<string, unknown>, n: number) => streamRecordOf(item, `round-${n}`, n);
 
 /**
  * What a delivery round reads, and how often, with the changes it must see at once: whether anything is

@@ -5,7 +5,9 @@ import type { IngestRepository } from '../ingestion/ports';
 import type { IngestPart } from '../ingestion/records';
 import { shardDrainGraceMs, shardOfPart, shardOfUser } from '../ingestion/shards';
 import { userKeyOf } from '../users';
+import type { DuplicateFilter } from '../ingestion/duplicates';
 import type { DeliveryRepository } from './ports';
+import { batchIdOf, streamRunId } from './records';
 
 const log = componentLogger('delivery');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,7 +19,7 @@ const LAST_PARTS = 25;
  * the switch puts a moved user's events in their new shard, whose stream goes on its own; so delivery holds a
  * part of the new shards with a moved user's events until that user's old shard has been handed over up to
  * the switch: until the last parts written there before it have a batch at every destination (done, or durably
- * claimed, as the stream lets a record go). Checked once per old shard and process (then remembered), only
+ * claimed, as the stream lets a record go: an item of its own, or a place in its run's record). Checked once per old shard and process (then remembered), only
  * while a source changes shards; the wait is bounded (`maxWaitMs`), and logged when it runs out.
  */
 export class ShardSwitch {
@@ -26,8 +28,10 @@ export class ShardSwitch {
   constructor(
     /** The sources as the process keeps them (cachedSources). */
     private readonly sourceOf: SourceOf,
-    private readonly ingest: Pick<IngestRepository, 'lastPartsBefore'>,
+    private readonly ingest: Pick<IngestRepository, 'lastPartsBefore' | 'readPart'>,
     private readonly deliveries: Pick<DeliveryRepository, 'readBatches'>,
+    /** The parts' messageId claims, read only: the count, and so the run, a part's delivery named. */
+    private readonly duplicates: Pick<DuplicateFilter, 'duplicatesIn'>,
     private readonly maxWaitMs: number,
     private readonly pollMs = 500,
   ) {}
@@ -71,6 +75,22 @@ export class ShardSwitch {
     const refs = last.flatMap((p) => destinations.map((d) => ({ workspaceId: part.workspaceId, sourceId: part.sourceId, destinationId: d.id, ...p })));
     if (refs.length === 0) return true;
     const states = await this.deliveries.readBatches(refs);
-    return [...states.values()].every((state) => state.kind !== 'absent');
+    const absent = refs.filter((ref) => states.get(batchIdOf(ref))!.kind === 'absent');
+    if (absent.length === 0) return true;
+    // A part its delivery saw first has no item: the record of its run, the one its claims' count names, lists it.
+    const runs = await this.runsOf(part.workspaceId, part.sourceId, [...new Map(absent.map((r) => [`${r.requestId}#${r.part}`, r])).values()]);
+    const again = await this.deliveries.readBatches(absent.map((ref) => ({ ...ref, inRun: runs.get(`${ref.requestId}#${ref.part}`) })));
+    return [...again.values()].every((state) => state.kind !== 'absent');
+  }
+
+  /** The stream runs the parts' claims name (by `requestId#part`), for the parts a delivery has claimed. */
+  private async runsOf(workspaceId: string, sourceId: string, parts: { requestId: string; part: number }[]): Promise<Map<string, string>> {
+    const stored = await Promise.all(
+      parts.map(async (p) => ({ workspaceId, sourceId, ...p, events: (await this.ingest.readPart(workspaceId, sourceId, p.requestId, p.part)) ?? [] })),
+    );
+    const { countedIn } = await this.duplicates.duplicatesIn(stored, { readOnly: true });
+    const runs = new Map<string, string>();
+    stored.forEach((p, i) => countedIn[i] !== undefined && runs.set(`${p.requestId}#${p.part}`, streamRunId(countedIn[i]!, sourceId)));
+    return runs;
   }
 }
