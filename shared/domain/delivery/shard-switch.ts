@@ -19,8 +19,9 @@ const LAST_PARTS = 25;
  * the switch puts a moved user's events in their new shard, whose stream goes on its own; so delivery holds a
  * part of the new shards with a moved user's events until that user's old shard has been handed over up to
  * the switch: until the last parts written there before it have a batch at every destination (done, or durably
- * claimed, as the stream lets a record go: an item of its own, or a place in its run's record). Checked once per old shard and process (then remembered), only
- * while a source changes shards; the wait is bounded (`maxWaitMs`), and logged when it runs out.
+ * claimed, as the stream lets a record go: an item of its own, or a place in its run's record). Checked once
+ * per old shard and process (then remembered), only while a source changes shards; the wait is bounded
+ * (`maxWaitMs`), and logged when it runs out.
  */
 export class ShardSwitch {
   private readonly drained = new Set<string>();
