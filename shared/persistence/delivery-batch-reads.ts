@@ -3,8 +3,8 @@ import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamo
 import type { BatchRecord } from '../domain/delivery/ports';
 import { decodeTime, encodeTime } from 'ulid';
 import { BatchRef, batchIdOf, DeliverySample, type BatchLookup, type BatchState, type HeldRun } from '../domain/delivery/records';
-import { runsOf, stateOf } from './delivery-items';
-import { DeliveryRuns, listedKey, runKey } from './delivery-runs';
+import { runKey, runsOf, stateOf } from './delivery-items';
+import { DeliveryRuns, listedKey } from './delivery-runs';
 import { HeldRuns } from './held-runs';
 import { readCounters } from './counters';
 import { keys } from './keys';

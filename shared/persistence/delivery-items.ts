@@ -157,13 +157,17 @@ export function finishedTogetherStats(table: string, finished: { ref: BatchRef; 
   return statsItem(table, workspaceId, destinationId, counts, errors, at);
 }
 
+/** A run as a key of its own: a stream run's id is its source's at every destination, so the destination is in it. */
+export const runKey = (run: { workspaceId: string; destinationId: string; runId: string }) => `${run.workspaceId}#${run.destinationId}#${run.runId}`;
+
 /**
  * Where a batch's item says it stands: done (with its trail), or sending from its position with its counts and
- * funnel. One written finished in a run (`finishing`) is done once the run is (`runsDone`, delivery-runs.ts).
+ * funnel. One written finished in a run (`finishing`) is done once the run is (`runsDone`, by `runKey`,
+ * delivery-runs.ts).
  */
 export function stateOf(item: Record<string, unknown>, runsDone: ReadonlySet<string> = new Set()): BatchState {
   const trail = typeof item.trail === 'string' ? { trail: item.trail } : {};
-  if (item.status === 'finishing' && runsDone.has(String(item.runId))) return { kind: 'done', ...trail, ...(item.gsi1pk !== undefined && { indexed: true }) };
+  if (item.status === 'finishing' && runsDone.has(runKey(runOf(item)))) return { kind: 'done', ...trail, ...(item.gsi1pk !== undefined && { indexed: true }) };
   if (item.status !== 'sending' && item.status !== 'finishing') return { kind: 'done', ...trail };
   const count = (name: string) => Number(item[name] ?? 0);
   return {
@@ -184,10 +188,13 @@ export function stateOf(item: Record<string, unknown>, runsDone: ReadonlySet<str
 }
 
 /** The runs of the items written finished in one (`finishing`): whose records say whether they are done. */
-export const runsOf = (items: Record<string, unknown>[]) =>
-  items
-    .filter((item) => item.status === 'finishing')
-    .map((item) => ({ workspaceId: String(item.workspaceId), destinationId: String(item.destinationId), runId: String(item.runId) }));
+export const runsOf = (items: Record<string, unknown>[]) => items.filter((item) => item.status === 'finishing').map(runOf);
+
+const runOf = (item: Record<string, unknown>) => ({
+  workspaceId: String(item.workspaceId),
+  destinationId: String(item.destinationId),
+  runId: String(item.runId),
+});
 
 /** A batch's write: its run so far; with `runId`, written finished in that run, which counts it (finishBatches). */
 export function batchUpdate(table: string, guard: BatchGuard, change: BatchChange, runId?: string): TransactItem {

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
-import { DELIVERY_TTL_SECONDS } from './delivery-items';
+import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
 import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
@@ -30,7 +30,6 @@ const RUN_SAMPLES = 20;
 /** The most a run's record lists, gzipped: past it, the run's batches are written finished one by one. */
 export const MAX_LISTED_BYTES = 64 * 1024;
 
-export const runKey = (run: RunKey) => `${run.workspaceId}#${run.destinationId}#${run.runId}`;
 export const listedKey = (batch: { requestId: string; part: number }) => `${batch.requestId}#${batch.part}`;
 
 /** A run's listed batches as its record keeps them: gzipped JSON of `[requestId, part, progress, output, trail]`. */
@@ -42,6 +41,7 @@ function decodeListed(value: unknown): ListedBatch[] {
   const rows = JSON.parse(gunzipSync(value).toString('utf8')) as [string, number, number, number, string][];
   return rows.map(([requestId, part, progress, output, trail]) => ({ requestId, part, position: { progress, output }, trail }));
 }
+
 const item = (run: RunKey, status: 'done' | 'abandoned') => ({
   ...keys.deliveryRun(run.workspaceId, run.destinationId, run.runId),
   entity: 'deliveryRun',
@@ -94,10 +94,10 @@ export class DeliveryRuns {
     return Item?.status !== 'done';
   }
 
-  /** Which of the runs are done, strongly consistent: a round trip per hundred runs. */
+  /** Which of the runs are done (by `runKey`), strongly consistent: a round trip per hundred runs. */
   async doneOf(runs: RunKey[]): Promise<Set<string>> {
     const found = await this.read(runs, '#status');
-    return new Set(runs.filter((run) => found.get(runKey(run))?.status === 'done').map((run) => run.runId));
+    return new Set([...found].filter(([, record]) => record.status === 'done').map(([key]) => key));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import type { BatchGuard } from '../../shared/domain/delivery/records';
+import { batchIdOf, type BatchGuard } from '../../shared/domain/delivery/records';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
 import type { TableClient } from '../../shared/persistence/table-client';
@@ -171,4 +171,25 @@ it('finishes the listable batches of a run abandoned before its counting one by 
   expect(await deliveries.readBatch(refOf(1))).toEqual({ kind: 'done', trail: '1d' });
   expect(await deliveries.readBatch(refOf(2))).toMatchObject({ kind: 'sending', owner: 'taker' });
   expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 2 });
+});
+
+it("tells a stream run at one destination from the same run's id at another: one done does not finish the other's parts", async () => {
+  const workspaceId = 'ws-runs-two-destinations';
+  // A stream run is named after its count and source: the same id at each destination of the source.
+  const runId = `${ulid()}.src`;
+  const refAt = (destinationId: string) => ({ workspaceId, sourceId: 'src', destinationId, requestId: ulid(), part: 0 });
+  const refs = [refAt('dst-a'), refAt('dst-a'), refAt('dst-b')];
+  const deliveries = new DeliveryRepository(rt.store);
+  const guards: BatchGuard[] = refs.map((ref) => ({ ref, owner: 'me', prior: { kind: 'absent' }, established: false }));
+  const finished = { ...change(1, true), run: runId };
+  for (const guard of guards) Object.assign(guard, await deliveries.writeBatch(guard, finished));
+  // The run is counted at the first destination only (its two parts stay written finished in it).
+  const counted = await deliveries.finishBatches(
+    guards.slice(0, 2).map((guard) => ({ guard, change: finished, written: true })),
+    runId,
+  );
+  expect(counted.every((c) => c?.established)).toBe(true);
+  const states = await deliveries.readBatches(refs);
+  expect(refs.map((ref) => states.get(batchIdOf(ref))!.kind)).toEqual(['done', 'done', 'sending']);
+  expect(await deliveries.outcomes(workspaceId, 'dst-b')).toBeUndefined();
 });
