@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { batchIdOf, type BatchGuard } from '../../shared/domain/delivery/records';
@@ -192,4 +193,24 @@ it("tells a stream run at one destination from the same run's id at another: one
   const states = await deliveries.readBatches(refs);
   expect(refs.map((ref) => states.get(batchIdOf(ref))!.kind)).toEqual(['done', 'done', 'sending']);
   expect(await deliveries.outcomes(workspaceId, 'dst-b')).toBeUndefined();
+});
+
+it("writes a run's listable batches finished one by one when their list would pass what a run's record holds", async () => {
+  const workspaceId = 'ws-runs-long-list';
+  const runId = `${ulid()}.src`;
+  const refOf = (k: number) => ({ workspaceId, sourceId: 'src', destinationId: 'dst', requestId: ulid(), part: k });
+  const refs = [1, 2, 3].map(refOf);
+  const deliveries = new DeliveryRepository(rt.store);
+  const guards: BatchGuard[] = refs.map((ref) => ({ ref, owner: 'me', prior: { kind: 'absent' }, established: false, listable: true }));
+  // Trails that do not compress: three of them pass the 64 KB a record lists.
+  const long = () => ({ ...change(1, true), trail: randomBytes(30_000).toString('base64') });
+  const finished = await deliveries.finishBatches(
+    guards.map((guard) => ({ guard, change: long() })),
+    runId,
+  );
+  expect(finished.every((f) => f?.established)).toBe(true);
+  // Each has an item of its own, done with its run, without a lookup naming the run.
+  const states = await deliveries.readBatches(refs);
+  expect(refs.map((ref) => states.get(batchIdOf(ref))!.kind)).toEqual(['done', 'done', 'done']);
+  expect(await deliveries.outcomes(workspaceId, 'dst')).toMatchObject({ delivered: 3 });
 });
