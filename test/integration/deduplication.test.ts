@@ -1,11 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/persistence/keys';
-import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
 import { ingestItems } from '../support/ingest-items';
 import { handOver } from '../support/stream-records';
+import { intercepting } from '../support/store-intercept';
 import { ADMIN, basic, bearer, call } from '../support/runtime';
 
 /**
@@ -153,22 +153,16 @@ describe('de-duplication by messageId', () => {
     const p = await pipeline();
     // The first write after the claims (the source funnel's transaction) fails once: the stream hands the part over again.
     let failed = false;
-    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-      if (context.commandName === 'TransactWriteItemsCommand' && !failed) {
-        failed = true;
-        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
-      }
-      return next(args);
+    const failOnce = (command: string | undefined) => {
+      if (command !== 'TransactWriteItemsCommand' || failed) return;
+      failed = true;
+      throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
     };
-    const doc = getTableClient().doc;
-    doc.middlewareStack.add(middleware as never, { step: 'initialize', name: 'failOnce' });
-    try {
+    await intercepting(failOnce, async () => {
       await p.flush(track('crash', 3));
       await flowThrough(rig);
       await flowThrough(rig);
-    } finally {
-      doc.middlewareStack.remove('failOnce');
-    }
+    });
     expect(failed).toBe(true);
     expect(sorted(p.atHook())).toEqual(['crash-0', 'crash-1', 'crash-2']);
     expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 3, duplicate: 0 });
@@ -178,13 +172,10 @@ describe('de-duplication by messageId', () => {
     const p = await pipeline();
     // Each read of the destinations' batch items (where the consumer looks up how far a part got).
     let reads = 0;
-    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-      if (context.commandName === 'BatchGetItemCommand' && JSON.stringify((args as { input: unknown }).input).includes('#DELIVERY#')) reads++;
-      return next(args);
+    const countBatchReads = (command: string | undefined, input: Record<string, unknown>) => {
+      if (command === 'BatchGetItemCommand' && JSON.stringify(input).includes('#DELIVERY#')) reads++;
     };
-    const doc = getTableClient().doc;
-    doc.middlewareStack.add(middleware as never, { step: 'initialize', name: 'countBatchReads' });
-    try {
+    await intercepting(countBatchReads, async () => {
       await p.flush(track('first', 3));
       await flowThrough(rig);
       expect(reads).toBe(0);
@@ -193,9 +184,7 @@ describe('de-duplication by messageId', () => {
       expect(await handOver(items, 'again')).toEqual({ batchItemFailures: [] });
       await flowThrough(rig);
       expect(reads).toBeGreaterThan(0);
-    } finally {
-      doc.middlewareStack.remove('countBatchReads');
-    }
+    });
     expect(sorted(p.atHook())).toEqual(['first-0', 'first-1', 'first-2']);
     expect(sorted(p.atAmplitude())).toEqual(['first-0', 'first-1', 'first-2']);
     expect(await p.funnel('sources', p.source.id)).toMatchObject({ stored: 3, duplicate: 0 });
