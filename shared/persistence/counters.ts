@@ -12,6 +12,14 @@ import type { TableClient } from './table-client';
 /** The shard a write adds to: any will do, since reads sum them all; drawn at random, so writes spread evenly. */
 export const counterShard = (): number => randomInt(SHARDS.counters);
 
+let errorWrites = randomInt(SHARDS.counters);
+/**
+ * The shard of a write that sets a destination's last errors, which replace the ones its shard held: each
+ * process takes the shards in turn, so a shard's errors are replaced only after every other shard took newer
+ * ones, and the sum's ten latest are the latest it wrote.
+ */
+export const errorShard = (): number => (errorWrites = (errorWrites + 1) % SHARDS.counters);
+
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown>;
 

@@ -12,7 +12,7 @@ import {
   type OutcomeError,
 } from '../domain/delivery/records';
 import type { FunnelAdd } from '../domain/delivery/funnel';
-import { counterShard } from './counters';
+import { counterShard, errorShard } from './counters';
 import { keys } from './keys';
 import type { TransactItem } from './table-client';
 
@@ -63,7 +63,8 @@ export function parseParked(item: Record<string, unknown>): ParkedDelivery {
 
 /**
  * An addition to a destination's counters, as a transaction item, so that it is written with the state change
- * it counts (and so exactly once); errors replace the last ones shown.
+ * it counts (and so exactly once); its errors, the latest ten in time order, replace those of the shard it takes
+ * (counters.ts errorShard).
  */
 export function statsItem(
   table: string,
@@ -85,12 +86,15 @@ export function statsItem(
   const set = ['updatedAt = :at'];
   if (errors.length > 0) {
     set.push('lastErrors = :errors');
-    values[':errors'] = errors.slice(-10);
+    values[':errors'] = errors
+      .slice()
+      .sort((a, b) => a.at.localeCompare(b.at))
+      .slice(-10);
   }
   return {
     Update: {
       TableName: table,
-      Key: keys.destinationStats(workspaceId, destinationId, counterShard()),
+      Key: keys.destinationStats(workspaceId, destinationId, errors.length > 0 ? errorShard() : counterShard()),
       UpdateExpression: `SET ${set.join(', ')}${add.length > 0 ? ` ADD ${add.join(', ')}` : ''}`,
       ExpressionAttributeValues: values,
       ...(add.length > 0 && { ExpressionAttributeNames: names }),

@@ -3,6 +3,7 @@ import { sumCounters } from '../../shared/persistence/counters';
 import { SHARDS } from '../../shared/persistence/families';
 import { keys } from '../../shared/persistence/keys';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
+import { json } from '../support/destination-server';
 
 /**
  * A destination's and a source's counters live in shards, each in a partition of its own, and read as their
@@ -39,6 +40,21 @@ it("spreads a destination's counting over several partitions and shows their sum
   const outcomes = (await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body;
   expect(outcomes).toMatchObject({ delivered: 45, aborted: 1, retrying: 0 });
   expect(Date.parse(outcomes.updatedAt)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00.000Z'));
+});
+
+it("shows a destination's ten latest errors, however many shards its counting took", async () => {
+  const { hook, api, send } = await webhookPipeline(rig, '/refusing');
+  rig.server.on('/refusing', json(400, { reason: 'no such list' }));
+  // Twenty refused events, each its own batch and counted on its own: a shard's errors are replaced by the
+  // next write to it, so shards drawn at random would keep fewer than the latest ten.
+  for (let r = 0; r < 20; r++) {
+    await send([{ type: 'track', userId: `u-${r}`, event: 'e', messageId: `refused-${r}` }]);
+    await rig.rt.poller.drain();
+  }
+  const outcomes = (await api('GET', `/v2/destinations/${hook.id}/outcomes`)).body;
+  expect(outcomes.aborted).toBe(20);
+  // Newest first.
+  expect(outcomes.lastErrors.map((e: { messageId: string }) => e.messageId)).toEqual(Array.from({ length: 10 }, (_, k) => `refused-${19 - k}`));
 });
 
 it("reads a source's counters as the sum of its shards", async () => {
