@@ -92,7 +92,7 @@ export const scheduledDelivery = (s: Services) => {
   const ingest = repository(s, IngestRepository);
   const original = async (parked: ParkedDelivery) => {
     const seq = parseSeq(parked.seq);
-    return seq && (await ingest.readPart(parked.workspaceId, parked.sourceId, seq.requestId, seq.part))?.[seq.index];
+    return (await ingest.readPart(parked.workspaceId, parked.sourceId, seq.requestId, seq.part))?.[seq.index];
   };
   const retries = () =>
     new ParkedRetries(repository(s, CatalogRepository), repository(s, ParkedDeliveryRepository), circuit, deliveryPolicy(s), credentialService(s), original);

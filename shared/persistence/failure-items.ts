@@ -104,34 +104,26 @@ export const parkExtras = (table: string, ref: BatchRef, parks: number): Transac
 
 /**
  * What a parked delivery's final attempt adds beside its end: its hour's funnel moves it from `retrying` to
- * delivered (with its latency) or to its abort's class, and an abort leaves its failure. Deliveries parked
- * before seqs were kept have no hour: only their failure is kept.
+ * delivered (with its latency) or to its abort's class, and an abort leaves its failure.
  */
 export function retryEndExtras(table: string, claimed: ParkedDelivery, outcome: RetryOutcome): TransactItem[] {
   const seq = parseSeq(claimed.seq);
-  const items: TransactItem[] = [];
-  if (seq) {
-    const received = ingestedAt(seq.requestId);
-    const funnel = emptyFunnel();
-    funnel.counts.retrying = -1;
-    if (outcome.status === 'delivered') {
-      funnel.counts.delivered = 1;
-      addLatency(funnel, Date.now() - received);
-    } else {
-      const reason = outcome.reason ?? 'http4xx';
-      funnel.counts[funnelClassOf(reason)] = 1;
-      addError(funnel, { class: reason, ...(outcome.lastStatus && { status: outcome.lastStatus }), error: outcome.lastError ?? claimed.lastError });
-    }
-    const window = destinationFunnelUpdate(table, claimed.workspaceId, claimed.destinationId, received, funnel);
-    if (window) items.push(window);
+  const received = ingestedAt(seq.requestId);
+  const funnel = emptyFunnel();
+  funnel.counts.retrying = -1;
+  if (outcome.status === 'delivered') {
+    funnel.counts.delivered = 1;
+    addLatency(funnel, Date.now() - received);
+  } else {
+    const reason = outcome.reason ?? 'http4xx';
+    funnel.counts[funnelClassOf(reason)] = 1;
+    addError(funnel, { class: reason, ...(outcome.lastStatus && { status: outcome.lastStatus }), error: outcome.lastError ?? claimed.lastError });
   }
+  const window = destinationFunnelUpdate(table, claimed.workspaceId, claimed.destinationId, received, funnel);
+  const items: TransactItem[] = window ? [window] : [];
   if (outcome.status === 'aborted' && outcome.failure) {
     const ref = { workspaceId: claimed.workspaceId, destinationId: claimed.destinationId, sourceId: claimed.sourceId };
-    items.push(
-      ...failureGroupPuts(table, { ...ref, requestId: seq?.requestId ?? 'retry', part: seq ? `${seq.part}#${seq.index}#${seq.output}` : claimed.messageId }, [
-        outcome.failure,
-      ]),
-    );
+    items.push(...failureGroupPuts(table, { ...ref, requestId: seq.requestId, part: `${seq.part}#${seq.index}#${seq.output}` }, [outcome.failure]));
   }
   return items;
 }

@@ -32,13 +32,6 @@ describe("a batch's outcome trail", () => {
     ]);
   });
 
-  it('goes on from an item written before trails were kept: what is behind its position is handled, not known how', () => {
-    const trail = new OutcomeTrail('', 3);
-    trail.add('delivered', 0);
-    expect(trail.encode()).toBe('3?,1d');
-    expect(trail.slots().map((s) => s.state)).toEqual(['unrecorded', 'unrecorded', 'unrecorded', 'delivered']);
-  });
-
   it('refuses what is not a trail', () => {
     expect(() => new OutcomeTrail('3x')).toThrow('not a trail token: 3x');
   });

@@ -359,14 +359,13 @@ function outputsOf(
   part: StoredPart,
   lookups: { parkedBySeq: Map<string, ParkedSummary>; settled: Map<string, SettledDelivery> },
 ): OutputState[][] {
-  const handled = batch.status === 'done' ? part.messageIds.length : batch.position.progress + (batch.position.output > 0 ? 1 : 0);
   const outputs: OutputState[][] = part.messageIds.map(() => []);
   const parkedNow = (event: number, output: number): EventState => {
     const seq = parkedSeq(batch.requestId, batch.part, event, output);
     if (lookups.parkedBySeq.has(seq)) return 'retrying';
     return lookups.settled.get(seq)?.outcome ?? 'unrecorded';
   };
-  for (const slot of new OutcomeTrail(batch.trail ?? '', batch.trail === undefined ? handled : 0).slots()) {
+  for (const slot of new OutcomeTrail(batch.trail).slots()) {
     outputs[slot.event]?.push({ recorded: slot.state, state: slot.state === 'retrying' ? parkedNow(slot.event, slot.output) : slot.state });
   }
   return outputs;

@@ -42,14 +42,12 @@ export interface BatchRun {
 export function startRun(guard: BatchGuard, destination: Destination): BatchRun {
   const { prior } = guard;
   const position = prior.kind === 'sending' ? prior.position : { progress: 0, output: 0 };
-  // An item written before trails were kept: what is behind its position is known to be handled, not how.
-  const handled = position.progress + (position.output > 0 ? 1 : 0);
   return {
     guard,
     destination,
     position,
     totals: prior.kind === 'sending' ? { ...prior.counts, ...(prior.counts.byRule && { byRule: { ...prior.counts.byRule } }) } : zero(),
-    trail: prior.kind === 'sending' ? new OutcomeTrail(prior.trail ?? '', prior.trail === undefined ? handled : 0) : new OutcomeTrail(),
+    trail: prior.kind === 'sending' ? new OutcomeTrail(prior.trail) : new OutcomeTrail(),
     added: { ...zero(), retried: 0 },
     parks: [],
     errors: [],
@@ -125,8 +123,9 @@ export function settleSlot(run: BatchRun, slot: Slot, dueAt: string): void {
 /** A parked delivery's place in its user's order: its batch, event and output (arrival order). */
 export const parkedSeq = (requestId: string, part: number, index: number, output: number) => `${requestId}#${pad(part)}#${pad(index)}#${pad(output)}`;
 
-/** The batch, event and output a parked delivery's seq names (undefined for one parked before seqs were kept). */
-export function parseSeq(seq: string | undefined): { requestId: string; part: number; index: number; output: number } | undefined {
-  const match = seq === undefined ? null : /^(.+)#(\d{6,})#(\d{6,})#(\d{6,})$/.exec(seq);
-  return match ? { requestId: match[1]!, part: Number(match[2]), index: Number(match[3]), output: Number(match[4]) } : undefined;
+/** The batch, event and output a parked delivery's seq names. */
+export function parseSeq(seq: string): { requestId: string; part: number; index: number; output: number } {
+  const match = /^(.+)#(\d{6,})#(\d{6,})#(\d{6,})$/.exec(seq);
+  if (!match) throw new Error(`not a parked delivery's seq: ${seq}`);
+  return { requestId: match[1]!, part: Number(match[2]), index: Number(match[3]), output: Number(match[4]) };
 }

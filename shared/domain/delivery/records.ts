@@ -39,7 +39,7 @@ export type CountedOutcome = 'delivered' | 'filtered' | 'aborted';
 
 /**
  * What a batch's item says when delivery (re)starts it; `absent` for a batch never written. `trail` is the
- * outcome of each slot before the position (trail.ts); absent on items written before trails were kept.
+ * outcome of each slot before the position (trail.ts); absent on a batch held before its first write.
  */
 export type BatchState =
   | { kind: 'absent' }

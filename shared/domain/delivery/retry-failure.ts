@@ -14,7 +14,7 @@ export function retryFailure(
   outcome: { lastError?: string; lastStatus?: number; reason?: FailureReason },
   at: string,
 ): FailedEvent {
-  const requestId = parseSeq(claimed.seq)?.requestId;
+  const { requestId } = parseSeq(claimed.seq);
   const error = outcome.lastError ?? claimed.lastError;
   const status = outcome.lastStatus || undefined;
   const requests = bounded(claimed.requests);
@@ -23,7 +23,7 @@ export function retryFailure(
     sourceId: claimed.sourceId,
     output: claimed.output,
     ...userOf(original ?? claimed.message ?? { userId: userOfKey(claimed.userKey) }),
-    receivedAt: new Date(requestId ? ingestedAt(requestId) : Date.parse(claimed.firstFailedAt)).toISOString(),
+    receivedAt: new Date(ingestedAt(requestId)).toISOString(),
     abortedAt: at,
     reason: outcome.reason ?? 'http4xx',
     error,

@@ -5,11 +5,11 @@
  * one parked, 23 delivered: a few bytes for a whole batch. Codes: `d` delivered, `a` aborted, `r` parked for a
  * retry, `f` filtered by the transformation, `s` suppressed, `u` a duplicate of an event
  * its source accepted before (never sent); `D`, `A`, `R` the same for a further output of
- * the event before (a transformation may fan one event out); `?` an event handled before trails were kept.
+ * the event before (a transformation may fan one event out).
  */
-export type SlotState = 'delivered' | 'aborted' | 'retrying' | 'filtered' | 'suppressed' | 'duplicate' | 'unrecorded';
+export type SlotState = 'delivered' | 'aborted' | 'retrying' | 'filtered' | 'suppressed' | 'duplicate';
 
-const CODES: Record<SlotState, string> = { delivered: 'd', aborted: 'a', retrying: 'r', filtered: 'f', suppressed: 's', duplicate: 'u', unrecorded: '?' };
+const CODES: Record<SlotState, string> = { delivered: 'd', aborted: 'a', retrying: 'r', filtered: 'f', suppressed: 's', duplicate: 'u' };
 const STATES = new Map<string, SlotState>(Object.entries(CODES).map(([state, code]) => [code, state as SlotState]));
 
 /** One slot read back: the event it belongs to (its index in the part), which output, and what became of it. */
@@ -22,11 +22,10 @@ export interface TrailSlot {
 export class OutcomeTrail {
   private readonly runs: [string, number][] = [];
 
-  /** A trail to go on with; `handled` events already behind the position when the batch had no trail. */
-  constructor(encoded = '', handled = 0) {
-    if (encoded === '' && handled > 0) this.runs.push(['?', handled]);
+  /** A trail to go on with. */
+  constructor(encoded = '') {
     for (const token of encoded.split(',').filter(Boolean)) {
-      const match = /^(\d+)([dafrsuDAR?])$/.exec(token);
+      const match = /^(\d+)([dafrsuDAR])$/.exec(token);
       if (!match) throw new Error(`not a trail token: ${token}`);
       this.push(match[2]!, Number(match[1]));
     }

@@ -20,10 +20,7 @@ const REPLAYS_PER_RUN = 20;
 /** What a finished batch of a part came to, from its trail: each output's outcome, and the part's events. */
 export function tallyOf(trail: string | undefined, events: number): ReplayProgress {
   const progress: ReplayProgress = { parts: 1, events, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0, duplicate: 0 };
-  for (const slot of new OutcomeTrail(trail ?? '').slots()) {
-    if (slot.state === 'unrecorded') continue;
-    progress[slot.state]++;
-  }
+  for (const slot of new OutcomeTrail(trail).slots()) progress[slot.state]++;
   return progress;
 }
 
