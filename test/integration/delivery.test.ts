@@ -144,15 +144,16 @@ describe('delivery', () => {
 
   it("opens the circuit on a time-out at once, and a hanging destination's socket holds up no other destination", async () => {
     process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS = '60000';
-    // Long enough that the healthy deliveries are surely done while the hanging request is still open.
-    process.env[DESTINATION_TIMEOUT_ENV] = '5000';
+    // Long enough that the healthy deliveries are surely done while the hanging request is still open, also on a
+    // loaded machine (the drain below waits it out).
+    process.env[DESTINATION_TIMEOUT_ENV] = '15000';
     const p = await pipeline('/hanging', '/healthy');
     const other = await pipeline('/healthy-other');
     rig.server.on('/hanging', silent);
     await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 15_000;
     while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
     expect(rig.server.pending()).toBe(1);

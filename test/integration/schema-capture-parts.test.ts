@@ -11,7 +11,7 @@ import { bearer, call, startTestRuntime, type TestRuntime } from '../support/run
 /**
  * Schema capture of a sharded source's stream: many small parts (a request's events split by user), stream
  * batches of up to a thousand of them. What each batch costs the source's schema partition, a whole batch
- * handed over again, consumers at once, and sketches stored before bases had partitions of their own.
+ * handed over again, and consumers at once.
  */
 let rt: TestRuntime;
 beforeAll(async () => (rt = await startTestRuntime()));
