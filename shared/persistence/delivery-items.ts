@@ -105,7 +105,7 @@ export function statsItem(
 export const ttl = () => Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS;
 
 /** The values of what every write of a batch sets: what it is, its ref, when it began and when it goes. */
-export const describing = (ref: BatchRef) => ({
+const describing = (ref: BatchRef) => ({
   ':ws': ref.workspaceId,
   ':source': ref.sourceId,
   ':destination': ref.destinationId,
@@ -243,8 +243,8 @@ export function batchUpdate(table: string, guard: BatchGuard, change: BatchChang
     remove = ' REMOVE gsi1pk, gsi1sk, leaseUntil, funnel, runId';
   } else if (renews(guard, change.leaseUntil)) {
     // The lease moves only when half of it is gone. The scheduler's index entry is not written here: while
-    // its submitter waits, a batch needs none (a crash hands the stream record over again); one that was
-    // held (holdBatch) or found through the index keeps the entry it has. An item in the index costs
+    // its submitter waits, a batch needs none (a crash hands the stream record over again; one it stopped
+    // waiting for is in its held run); one released at a stop or found through the index keeps the entry it has. An item in the index costs
     // index writes on every update, so a batch delivered while its submitter waits never enters it.
     set.push('#status = :sending, leaseUntil = :lease');
     values[':lease'] = change.leaseUntil;

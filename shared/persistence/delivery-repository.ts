@@ -18,7 +18,7 @@ import { HeldRuns, parseHeldRun } from './held-runs';
 import { DeliveryRuns } from './delivery-runs';
 import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
-import { attention, batchUpdate, describing, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
+import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
 import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
@@ -84,44 +84,6 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
   readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>> {
     return this.reads.readBatches(refs);
-  }
-
-  /**
-   * Makes a batch durable for its guard's owner until `leaseUntil` without recording anything (the stream
-   * consumer moving on before its lane is done), so that the scheduler resumes it if this process dies: the
-   * claim goes into the scheduler's index, whether the owner has written the batch already (a batch in the
-   * middle of its sends) or not (one still waiting in its lane). Position and counts are left as they are.
-   * Returns what changed in the guard; undefined when the batch is another's or done already.
-   */
-  async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined> {
-    const { ref } = guard;
-    const condition = ownership(guard);
-    const values: Record<string, unknown> = {
-      ...condition.ExpressionAttributeValues,
-      ':zero': 0,
-      ':lease': leaseUntil,
-      ...indexAt(ref, leaseUntil),
-      ...describing(ref),
-    };
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: this.keyOf(ref),
-          UpdateExpression:
-            'SET entity = :entity, workspaceId = :ws, sourceId = :source, destinationId = :destination, requestId = :request, #part = :part, ' +
-            '#owner = :owner, #status = :sending, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk, progress = if_not_exists(progress, :zero), ' +
-            '#output = if_not_exists(#output, :zero), createdAt = if_not_exists(createdAt, :now), expiresAt = :ttl',
-          ConditionExpression: condition.ConditionExpression,
-          ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status', '#part': 'part', '#output': 'output' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return { established: true, indexed: true, leaseUntil };
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
   }
 
   /**

@@ -197,7 +197,6 @@ describe('batched delivery', () => {
     const deliveries = new DeliveryRepository(rig.rt.store);
     const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 300).toISOString();
-    expect(await deliveries.holdBatch(guard, lease)).toMatchObject({ established: true, indexed: true });
     expect(
       await deliveries.writeBatch(guard, {
         position: { progress: 12, output: 0 },
@@ -207,6 +206,7 @@ describe('batched delivery', () => {
         parks: [],
       }),
     ).toMatchObject({ established: true });
+    expect(await deliveries.releaseBatch(ref, 'crashed', lease)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 350));
     await rig.rt.scheduler.runNow();
     await rig.rt.scheduler.runNow();

@@ -60,7 +60,7 @@ describe('parts delivered together', () => {
     expect(await d.deliveries.outcomes(WORKSPACE, 'd-3')).toMatchObject({ delivered: 3 });
   });
 
-  it('on a stop, gives back the batches it wrote and puts those it had not reached where the scheduler finds them; each event goes once', async () => {
+  it('on a stop, gives back the batches it wrote and its run, with those it had not reached, where the scheduler finds them; each event goes once', async () => {
     const store = new FakeDeliveryStore();
     const parts = [named('sa', 2), named('sb', 2), named('sc', 1)];
     const destinations = [webhook('d-2', `${hook.url}/stop`)];
@@ -77,8 +77,12 @@ describe('parts delivered together', () => {
     await stopping;
     expect(sentTo('/stop')).toEqual(['sa-0']);
     expect(store.batches.get(idOf('sa', 'd-2'))).toMatchObject({ status: 'sending', position: { progress: 1 } });
-    // Never written by the run: held for the scheduler, due at once.
-    for (const requestId of ['sb', 'sc']) expect(store.batches.get(idOf(requestId, 'd-2'))).toMatchObject({ status: 'sending', position: { progress: 0 } });
+    // Never written by the run: in its held run, given back due at once for the scheduler.
+    for (const requestId of ['sb', 'sc']) expect(store.batches.has(idOf(requestId, 'd-2'))).toBe(false);
+    const [held, ...others] = [...store.held.values()];
+    expect(others).toEqual([]);
+    expect(held!.parts.map((p) => p.requestId)).toEqual(['sa', 'sb', 'sc']);
+    expect(Date.parse(held!.leaseUntil)).toBeLessThanOrEqual(Date.now());
     await sleep(120);
     const next = deliveryOver(store, destinations, policy, { parts });
     expect(await next.scheduler.runDue()).toBe(3);

@@ -155,7 +155,7 @@ it('finishes batches together in one transaction with their counters summed, lea
   const guards = [1, 2, 3].map((k) => ({ ref: refOf(k), owner: `owner-${k}`, prior: { kind: 'absent' as const }, established: false }));
   for (const [k, guard] of guards.entries()) Object.assign(guard, await deliveries.writeBatch(guard, change(k + 1)));
   // Another owner takes the second over (its lease ran out, say).
-  await deliveries.holdBatch({ ...guards[1]!, owner: 'another', prior: await deliveries.readBatch(refOf(2)), established: false }, at());
+  await deliveries.writeBatch({ ...guards[1]!, owner: 'another', prior: await deliveries.readBatch(refOf(2)), established: false }, change(2));
   const finish = { samples: [], errors: [], at: at() };
   const finished = await deliveries.finishBatches(guards.map((guard, k) => ({ guard, change: { ...change(k + 1), finish } })));
   expect(finished.map((f) => f !== undefined)).toEqual([true, false, true]);

@@ -95,24 +95,6 @@ export class FakeDeliveries implements DeliveryRepository {
     return { kind: 'sending', owner, leaseUntil: leaseUntil!, position: { ...position }, counts: { ...counts }, ...(trail !== undefined && { trail }) };
   }
 
-  async holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined> {
-    const id = batchIdOf(guard.ref);
-    const item = this.store.batches.get(id);
-    if (!owns(item, guard)) return undefined;
-    const held: FakeBatch = item ?? {
-      ref: guard.ref,
-      status: 'sending',
-      owner: guard.owner,
-      position: { progress: 0, output: 0 },
-      counts: { delivered: 0, filtered: 0, aborted: 0 },
-      samples: [],
-    };
-    Object.assign(held, { owner: guard.owner, status: 'sending', leaseUntil, indexAt: leaseUntil });
-    this.store.batches.set(id, held);
-    this.store.writes++;
-    return { established: true, indexed: true, leaseUntil };
-  }
-
   async holdRun(held: HeldRun): Promise<void> {
     const there = this.store.held.get(held.runId);
     if (there && there.owner !== held.owner) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });

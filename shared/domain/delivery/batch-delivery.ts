@@ -32,6 +32,9 @@ export interface PartEvents {
   abort?: string;
 }
 
+/** How a run ended: its batches finished (or lost to another owner), or a stop came first. */
+export type RunEnd = 'done' | 'stopped';
+
 /** A batch to run: its guard and its part's events. */
 export interface RunPart {
   guard: BatchGuard;
@@ -60,14 +63,14 @@ export class BatchDelivery {
   readonly running = new Map<string, Ticket>();
 
   constructor(
-    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch' | 'finishBatches' | 'releaseBatch' | 'holdBatch'>,
+    private readonly deliveries: Pick<DeliveryRepository, 'writeBatch' | 'finishBatches' | 'releaseBatch'>,
     private readonly lanes: DeliveryLanes,
     private readonly circuit: Circuit,
     private readonly policy: DeliveryPolicy,
   ) {}
 
-  /** One batch: a run of its part alone (the scheduler resuming it). */
-  run(guard: BatchGuard, destination: Destination, part: PartEvents, round: DeliveryRound): Promise<void> {
+  /** One batch: a run of its part alone (the scheduler resuming it, a replay). */
+  run(guard: BatchGuard, destination: Destination, part: PartEvents, round: DeliveryRound): Promise<RunEnd> {
     return this.runParts([{ guard, part }], destination, round);
   }
 
@@ -76,10 +79,11 @@ export class BatchDelivery {
    * vendor's chunks taking events of several parts, and the batches finished together (one write of the
    * destination's counters and funnel for all of them). Each batch keeps its own item, position and trail, so
    * whatever resumes one later (the scheduler, a stream record handed over again) resumes it alone. `runId`
-   * names the run (the stream's: one that lists its listable batches finished, delivery-runs.ts).
+   * names the run (the stream's: one that lists its listable batches finished, delivery-runs.ts). `stopped`: a
+   * stop came first, and a batch not written yet (nothing of it was sent) is left to its caller.
    */
-  async runParts(parts: RunPart[], configured: Destination, round: DeliveryRound, runId?: string): Promise<void> {
-    if (parts.length === 0) return;
+  async runParts(parts: RunPart[], configured: Destination, round: DeliveryRound, runId?: string): Promise<RunEnd> {
+    if (parts.length === 0) return 'done';
     // The credentials its configuration names, in place; when one cannot be, nothing of the parts is sent.
     const sendable = await sendableDestination(configured, () => round.credentialsOf(parts[0]!.guard.ref.workspaceId));
     const destination = sendable.ok ? sendable.destination : configured;
@@ -90,7 +94,7 @@ export class BatchDelivery {
       const member = await this.begin(guard, destination, part, round);
       if (member) members.push(member);
     }
-    if (members.length === 0) return;
+    if (members.length === 0) return 'done';
     await transformAll(members, destination, round, named, () => this.lanes.touch(destination.id));
     const held = await round.heldAt(
       members[0]!.run.guard.ref.workspaceId,
@@ -117,12 +121,14 @@ export class BatchDelivery {
     // stop kept its last send's outcomes for the finish: they are recorded first, so nothing sent goes again.
     if (ends.includes('stopped')) {
       for (const end of ends) if (end !== 'stopped') await Promise.all(end.map(async (m) => (m.lost = !(await this.write(m.run)))));
-      return void (await this.releaseAll(members));
+      await this.releaseAll(members);
+      return 'stopped';
     }
     await this.finishAll(
       members.filter((m) => !m.lost),
       run,
     );
+    return 'done';
   }
 
   /**
@@ -315,18 +321,10 @@ export class BatchDelivery {
     });
   }
 
-  /**
-   * A stop: each claim goes back due at once, after its last recorded write; a batch not written yet is put in
-   * the scheduler's index due at once, so the stream record, let go, loses nothing.
-   */
+  /** A stop: each claim goes back due at once, after its last recorded write (one not written yet has none). */
   private async releaseAll(members: Member[]): Promise<void> {
     const now = iso(Date.now());
-    for (const { run, lost } of members) {
-      if (lost) continue;
-      const { guard } = run;
-      if (guard.established) await this.deliveries.releaseBatch(guard.ref, guard.owner, now);
-      else await this.deliveries.holdBatch(guard, now);
-    }
+    for (const { run, lost } of members) if (!lost && run.guard.established) await this.deliveries.releaseBatch(run.guard.ref, run.guard.owner, now);
   }
 
   /**

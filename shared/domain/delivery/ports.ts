@@ -68,8 +68,6 @@ export interface DeliveryRepository {
   readBatch(ref: BatchLookup): Promise<BatchState>;
   /** Where each batch stands, by `batchIdOf`, strongly consistent (done, too, when listed by the run it names). */
   readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>>;
-  /** Makes a batch durable for the guard's owner until `leaseUntil`, in the scheduler's index, recording nothing. */
-  holdBatch(guard: BatchGuard, leaseUntil: string): Promise<GuardChange | undefined>;
   /** Makes a run's batches durable as one item, in the scheduler's index at its lease. */
   holdRun(held: HeldRun): Promise<void>;
   /**

@@ -168,8 +168,6 @@ export interface BatchGuard {
   established: boolean;
   /** The lease this owner last wrote. */
   leaseUntil?: string;
-  /** This owner put the batch in the scheduler's index (holdBatch): a crash from then on is resumed. */
-  indexed?: boolean;
   /**
    * Its run writes its claim before the first send (a held run taken over: another may have read the batch
    * absent too). A batch the stream hands over fresh is written first after its first send.
@@ -186,7 +184,7 @@ export interface BatchGuard {
 export type BatchLookup = BatchRef & { inRun?: string };
 
 /** What a write that went through changed in its guard: the owner applies it to the guard it keeps. */
-export type GuardChange = Partial<Pick<BatchGuard, 'established' | 'indexed' | 'leaseUntil'>>;
+export type GuardChange = Partial<Pick<BatchGuard, 'established' | 'leaseUntil'>>;
 
 /** The destination counter of events a connection's rule stopped: under the connection's source and the rule's label. */
 const RULE_COUNTER = 'filteredByRule#';

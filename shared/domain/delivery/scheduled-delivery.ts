@@ -169,7 +169,7 @@ export class ScheduledDelivery {
     );
     this.batches.running.set(id, {
       destinationId: destination.id,
-      job: { run: () => run, handBack: async () => undefined },
+      job: { run: async () => void (await run), handBack: async () => undefined },
       done: run.then(() => 'done' as const),
       wait: true,
     });

@@ -203,6 +203,8 @@ export class StreamDelivery {
       },
       this.policy.leaseMs,
     );
+    // A stop: the run goes back due at once, as one held run, for the scheduler to resume each batch from where it stands.
+    const giveBack = () => hold.hold().then(() => hold.release());
     const job: LaneJob = {
       run: async () => {
         try {
@@ -212,20 +214,18 @@ export class StreamDelivery {
             const i = runs[k]!.part;
             return { guard, part: { events: parts[i]!.events, suppressed: skipped.suppressed[i]!, duplicates: skipped.duplicates[i]! } };
           });
-          await this.batches.runParts(members, destination, round, runId).catch((error: unknown) => {
+          const end = await this.batches.runParts(members, destination, round, runId).catch((error: unknown) => {
             hold.abandon();
             throw error;
           });
-          await hold.end();
+          await (end === 'stopped' ? giveBack() : hold.end());
         } finally {
           ids.forEach((id) => this.batches.running.delete(id));
         }
       },
-      // A stop before the run began: its batches go back due at once, as one held run.
       handBack: async () => {
         ids.forEach((id) => this.batches.running.delete(id));
-        await hold.hold();
-        await hold.release();
+        await giveBack();
       },
       // The stream records are let go once this returns: the batches must be where the scheduler finds them,
       // also when they are in the middle of their sends (their own writes never put them in the index).
