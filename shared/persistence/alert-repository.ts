@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, refusedItems, type TableClient } from './table-client';
+import { conditionally, queryAll, refusedItems, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -49,20 +49,16 @@ export class AlertRepository implements ports.AlertRepository {
   async replace(rule: AlertRule, changes: Partial<AlertRule>): Promise<AlertRule | undefined> {
     const next: AlertRule = AlertRule.parse({ ...rule, ...changes, version: rule.version + 1 });
     for (const key of Object.keys(changes) as (keyof AlertRule)[]) if (changes[key] === undefined) delete (next as Record<string, unknown>)[key];
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: ruleItem(next),
-          ConditionExpression: 'version = :version',
-          ExpressionAttributeValues: { ':version': rule.version },
-        }),
-      );
-      return next;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const written = await conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        Item: ruleItem(next),
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': rule.version },
+      }),
+    );
+    return written ? next : undefined;
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
@@ -89,20 +85,13 @@ export class AlertRepository implements ports.AlertRepository {
         ...(evaluation.since && { ':since': evaluation.since }),
       },
     };
-    try {
-      if (!notification) await this.store.doc.send(new UpdateCommand(update));
-      else {
-        const note = { ...keys.alertNotification(rule.workspaceId, notification.id), entity: 'alertNotification', ...notification };
-        const expiresAt = Math.floor(Date.now() / 1000) + NOTIFICATION_TTL_SECONDS;
-        await this.store.doc.send(
-          new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }] }),
-        );
-      }
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    if (!notification) return conditionally(this.store, new UpdateCommand(update));
+    const note = { ...keys.alertNotification(rule.workspaceId, notification.id), entity: 'alertNotification', ...notification };
+    const expiresAt = Math.floor(Date.now() / 1000) + NOTIFICATION_TTL_SECONDS;
+    return conditionally(
+      this.store,
+      new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }] }),
+    );
   }
 
   async recordDelivery(workspaceId: string, notificationId: string, delivery: NonNullable<AlertNotification['delivery']>): Promise<void> {
@@ -166,19 +155,16 @@ export class AlertRepository implements ports.AlertRepository {
   }
 
   async recordMailSubscription(workspaceId: string, address: string, subscription: string): Promise<void> {
-    await this.store.doc
-      .send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.alertMailAddress(workspaceId, address),
-          UpdateExpression: 'SET subscription = :subscription',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':subscription': subscription },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    await conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.alertMailAddress(workspaceId, address),
+        UpdateExpression: 'SET subscription = :subscription',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':subscription': subscription },
+      }),
+    );
   }
 
   async releaseMailAddress(workspaceId: string, address: string): Promise<void> {

@@ -5,7 +5,7 @@ import type { BatchGuard, GuardChange } from '../domain/delivery/records';
 import { batchUpdate, finishedTogetherStats } from './delivery-items';
 import { encodeListed, MAX_LISTED_BYTES, type DeliveryRuns } from './delivery-runs';
 import { finishedTogetherExtras } from './failure-items';
-import { isConditionFailure, refusedItems, type TableClient } from './table-client';
+import { conditionally, refusedItems, type TableClient } from './table-client';
 
 /** A batch no item holds yet, nothing of it to write beside it: its run's record may list it finished. */
 const listable = ({ guard, change, written }: FinishingBatch) =>
@@ -88,13 +88,7 @@ export class BatchFinishes {
 
   /** A batch written finished in a run (a plain write): false when it is no longer the guard's. */
   async writeFinishing(guard: BatchGuard, change: BatchChange, runId: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(new UpdateCommand(batchUpdate(this.store.table, guard, change, runId).Update!));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(this.store, new UpdateCommand(batchUpdate(this.store.table, guard, change, runId).Update!));
   }
 
   /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { conditionally, isConditionFailure, queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -120,12 +120,7 @@ export class CatalogRepository implements ports.CatalogRepository {
       deletes.push({ Delete: { TableName: this.store.table, Key: keys.writeKey((existing as Source).writeKey) } });
       deletes.push({ Delete: { TableName: this.store.table, Key: keys.sourceLookup(id) } });
     }
-    try {
-      await this.transact(deletes);
-    } catch (error) {
-      if (isConditionFailure(error)) throw NotFoundError.of(resource, id);
-      throw error;
-    }
+    if (!(await conditionally(this.store, new TransactWriteCommand({ TransactItems: deletes })))) throw NotFoundError.of(resource, id);
   }
 
   // --- connections ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import type * as ports from '../domain/credentials/ports';
 import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
-import { isConditionFailure, queryPrefix, type TableClient } from './table-client';
+import { conditionally, queryPrefix, type TableClient } from './table-client';
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
 export class CredentialRepository implements ports.CredentialRepository {
@@ -15,19 +15,14 @@ export class CredentialRepository implements ports.CredentialRepository {
 
   /** Keeps the first data key made for a workspace; false when another call made one first. */
   async createDataKey(workspaceId: string, wrapped: Buffer, ref: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: { ...keys.credentialDataKey(workspaceId), wrapped, ref },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        Item: { ...keys.credentialDataKey(workspaceId), wrapped, ref },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async put(workspaceId: string, credential: Omit<StoredCredential, 'createdAt'>): Promise<StoredCredential> {
@@ -59,19 +54,14 @@ export class CredentialRepository implements ports.CredentialRepository {
 
   /** False when there was no such credential. */
   async delete(workspaceId: string, key: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new DeleteCommand({
-          TableName: this.store.table,
-          Key: keys.credential(workspaceId, key),
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new DeleteCommand({
+        TableName: this.store.table,
+        Key: keys.credential(workspaceId, key),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
   }
 
   /** Read from the connections' rules as stored: their ids and the credentials their hash rules name. */

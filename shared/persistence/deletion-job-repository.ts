@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type TableClient } from './table-client';
+import { conditionally, queryAll, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -22,20 +22,15 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
 
   /** Creates the job unless it exists; true when this call created it. A job with `dueAt` waits for its attempt. */
   async createIfAbsent(job: DeletionJob): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
-          Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
+        Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async list(workspaceId: string, regulationId: string): Promise<DeletionJob[]> {
@@ -66,43 +61,40 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
    * regulation is not canceled, checked in the same transaction. Returns the job as claimed, or undefined.
    */
   async claim(job: DeletionJob, now: string, leaseUntil: string): Promise<DeletionJob | undefined> {
-    try {
-      await this.store.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.store.table,
-                Key: keys.regulation(job.workspaceId, job.regulationId),
-                ConditionExpression: 'canceled = :false',
-                ExpressionAttributeValues: { ':false': false },
+    const written = await conditionally(
+      this.store,
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.store.table,
+              Key: keys.regulation(job.workspaceId, job.regulationId),
+              ConditionExpression: 'canceled = :false',
+              ExpressionAttributeValues: { ':false': false },
+            },
+          },
+          {
+            Update: {
+              TableName: this.store.table,
+              Key: jobKey(job),
+              UpdateExpression: 'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
+              ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':running': 'running',
+                ':pending': 'pending',
+                ':failed': 'failed',
+                ':one': 1,
+                ':lease': leaseUntil,
+                ':now': now,
+                ':dueSk': dueKey(leaseUntil, job).gsi1sk,
               },
             },
-            {
-              Update: {
-                TableName: this.store.table,
-                Key: jobKey(job),
-                UpdateExpression: 'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
-                ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':running': 'running',
-                  ':pending': 'pending',
-                  ':failed': 'failed',
-                  ':one': 1,
-                  ':lease': leaseUntil,
-                  ':now': now,
-                  ':dueSk': dueKey(leaseUntil, job).gsi1sk,
-                },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+          },
+        ],
+      }),
+    );
+    if (!written) return undefined;
     return { ...job, status: 'running', attempts: job.attempts + 1, leaseUntil, dueAt: undefined, updatedAt: now };
   }
 
@@ -135,22 +127,17 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
       sets.push('finishedAt = :at');
       removes.push('gsi1pk', 'gsi1sk');
     }
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: jobKey(claimed),
-          UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
-          ConditionExpression: '#status = :running AND attempts = :attempts',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: jobKey(claimed),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+        ConditionExpression: '#status = :running AND attempts = :attempts',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   /** Cancels the jobs of a regulation that are waiting; running and finished jobs keep their course. */
@@ -158,21 +145,18 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
     let canceled = 0;
     for (const job of await this.list(workspaceId, regulationId)) {
       if (job.status !== 'pending' && job.status !== 'failed') continue;
-      try {
-        await this.store.doc.send(
-          new UpdateCommand({
-            TableName: this.store.table,
-            Key: jobKey(job),
-            UpdateExpression: 'SET #status = :canceled, updatedAt = :at, finishedAt = :at REMOVE dueAt, gsi1pk, gsi1sk',
-            ConditionExpression: '#status IN (:pending, :failed)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':canceled': 'canceled', ':at': at, ':pending': 'pending', ':failed': 'failed' },
-          }),
-        );
-        canceled++;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const written = await conditionally(
+        this.store,
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: jobKey(job),
+          UpdateExpression: 'SET #status = :canceled, updatedAt = :at, finishedAt = :at REMOVE dueAt, gsi1pk, gsi1sk',
+          ConditionExpression: '#status IN (:pending, :failed)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':canceled': 'canceled', ':at': at, ':pending': 'pending', ':failed': 'failed' },
+        }),
+      );
+      if (written) canceled++;
     }
     return canceled;
   }

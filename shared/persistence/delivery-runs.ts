@@ -4,7 +4,7 @@ import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
 export interface RunKey {
@@ -82,12 +82,8 @@ export class DeliveryRuns {
 
   /** Ends a run as abandoned unless it is done: false when it is done (its batches are counted). */
   async abandon(run: RunKey): Promise<boolean> {
-    try {
-      await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: item(run, 'abandoned'), ConditionExpression: 'attribute_not_exists(pk)' }));
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const abandoned = new PutCommand({ TableName: this.store.table, Item: item(run, 'abandoned'), ConditionExpression: 'attribute_not_exists(pk)' });
+    if (await conditionally(this.store, abandoned)) return true;
     const { Item } = await this.store.doc.send(
       new GetCommand({ TableName: this.store.table, Key: keys.deliveryRun(run.workspaceId, run.destinationId, run.runId), ConsistentRead: true }),
     );

@@ -23,7 +23,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, queryAll, queryPrefix, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -145,20 +145,17 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** A model's schema as of its sketch at revision `rev` (an older write arriving late changes nothing). */
   async updateModelSchema(ref: ModelRefRecord, rev: number, schema: Record<string, string>): Promise<void> {
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: modelKey(ref),
-          UpdateExpression: 'SET #schema = :schema, #rev = :rev',
-          ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
-          ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
-          ExpressionAttributeValues: { ':schema': stored(schema), ':rev': rev },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: modelKey(ref),
+        UpdateExpression: 'SET #schema = :schema, #rev = :rev',
+        ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
+        ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
+        ExpressionAttributeValues: { ':schema': stored(schema), ':rev': rev },
+      }),
+    );
   }
 
   /** Every model and version sketch of a source, with the key of its head (to write it back by). */
@@ -184,19 +181,16 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held). */
   async dropBase(key: Key, slot: number, tag: number): Promise<void> {
-    try {
-      await this.store.doc.send(
-        new DeleteCommand({
-          TableName: this.store.table,
-          Key: keys.schemaBaseApart(key, slot),
-          ConditionExpression: '#tag = :tag',
-          ExpressionAttributeNames: { '#tag': 'tag' },
-          ExpressionAttributeValues: { ':tag': tag },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await conditionally(
+      this.store,
+      new DeleteCommand({
+        TableName: this.store.table,
+        Key: keys.schemaBaseApart(key, slot),
+        ConditionExpression: '#tag = :tag',
+        ExpressionAttributeNames: { '#tag': 'tag' },
+        ExpressionAttributeValues: { ':tag': tag },
+      }),
+    );
   }
 
   // --- the API ---------------------------------------------------------------------------------------------
@@ -294,65 +288,52 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** Summary, empty sketch head and lookup in one transaction; false when the summary already exists. */
   private async createTriple(summary: Record<string, unknown>, head: Record<string, unknown>, lookup: Record<string, unknown>) {
-    try {
-      await this.store.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.store.table, Item: summary, ConditionExpression: 'attribute_not_exists(pk)' } },
-            { Put: { TableName: this.store.table, Item: head } },
-            { Put: { TableName: this.store.table, Item: lookup } },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.store.table, Item: summary, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: this.store.table, Item: head } },
+          { Put: { TableName: this.store.table, Item: lookup } },
+        ],
+      }),
+    );
   }
 
   private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
     if (base) {
       const { slot, ...stored } = base;
-      try {
-        await this.store.doc.send(
-          new PutCommand({
-            TableName: this.store.table,
-            Item: {
-              ...keys.schemaBaseApart(key, slot),
-              entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
-              ...SketchBase.parse(stored),
-            },
-            // Never over a base another writer folded at this revision or a later one (its head may name it).
-            ConditionExpression: 'attribute_not_exists(pk) OR #token <> :token OR #rev < :rev',
-            ExpressionAttributeNames: { '#token': 'token', '#rev': 'rev' },
-            ExpressionAttributeValues: { ':token': stored.token, ':rev': stored.rev },
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+      const written = await conditionally(
+        this.store,
+        new PutCommand({
+          TableName: this.store.table,
+          Item: {
+            ...keys.schemaBaseApart(key, slot),
+            entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
+            ...SketchBase.parse(stored),
+          },
+          // Never over a base another writer folded at this revision or a later one (its head may name it).
+          ConditionExpression: 'attribute_not_exists(pk) OR #token <> :token OR #rev < :rev',
+          ExpressionAttributeNames: { '#token': 'token', '#rev': 'rev' },
+          ExpressionAttributeValues: { ':token': stored.token, ':rev': stored.rev },
+        }),
+      );
+      if (!written) return false;
     }
     return this.putHead(key, rev, head);
   }
 
   private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', ...SketchHead.parse(head) },
-          ConditionExpression: '#rev = :rev',
-          ExpressionAttributeNames: { '#rev': 'rev' },
-          ExpressionAttributeValues: { ':rev': rev },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', ...SketchHead.parse(head) },
+        ConditionExpression: '#rev = :rev',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+        ExpressionAttributeValues: { ':rev': rev },
+      }),
+    );
   }
 
   private async deleteModel(model: ModelSummary): Promise<void> {

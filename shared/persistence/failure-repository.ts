@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, isConditionFailure, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -30,17 +30,6 @@ function storedOf(item: Item, holes?: { removed: number }): StoredFailure[] {
 /** Failed events (groups written by delivery, failure-items.ts) and the jobs over them. */
 export class FailureRepository implements ports.FailureRepository {
   constructor(private readonly store: TableClient) {}
-
-  /** A conditional update of a group (true when it went through, false when its condition failed). */
-  private async inPlace(workspaceId: string, destinationId: string, group: string, update: (key: Item) => Promise<void>): Promise<boolean> {
-    try {
-      await update(keys.deliveryFailures(workspaceId, destinationId, group));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
 
   async page(
     workspaceId: string,
@@ -95,18 +84,17 @@ export class FailureRepository implements ports.FailureRepository {
 
   async mark(workspaceId: string, destinationId: string, failure: StoredFailure, jobId: string, at: string): Promise<boolean> {
     const mark: FailureRetry = { jobId, at, state: 'sending' };
-    return this.inPlace(workspaceId, destinationId, failure.group, async (Key) => {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key,
-          UpdateExpression: 'SET retries.#i = :mark',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(retries.#i) OR retries.#i.#state = :failed)',
-          ExpressionAttributeNames: { '#i': String(failure.index), '#state': 'state' },
-          ExpressionAttributeValues: { ':mark': mark, ':failed': 'failed' },
-        }),
-      );
-    });
+    return conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.deliveryFailures(workspaceId, destinationId, failure.group),
+        UpdateExpression: 'SET retries.#i = :mark',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(retries.#i) OR retries.#i.#state = :failed)',
+        ExpressionAttributeNames: { '#i': String(failure.index), '#state': 'state' },
+        ExpressionAttributeValues: { ':mark': mark, ':failed': 'failed' },
+      }),
+    );
   }
 
   async record(job: DeliveryJob, stored: StoredFailure, result: RetryResult): Promise<void> {
@@ -131,19 +119,17 @@ export class FailureRepository implements ports.FailureRepository {
       others.push(destinationFunnelUpdate(this.store.table, workspaceId, destinationId, Date.parse(stored.failure.receivedAt), moved)!);
     }
     // Recorded already (a slice run again after its record went through) fails the condition: nothing moves twice.
-    await this.inPlace(workspaceId, destinationId, stored.group, async (Key) => {
-      const failure: TransactItem = {
-        Update: {
-          TableName: this.store.table,
-          Key,
-          UpdateExpression: 'SET retries.#i = :retry',
-          ConditionExpression: 'retries.#i.jobId = :job AND retries.#i.#state = :sending',
-          ExpressionAttributeNames: { '#i': String(stored.index), '#state': 'state' },
-          ExpressionAttributeValues: { ':retry': retry, ':job': job.id, ':sending': 'sending' },
-        },
-      };
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [failure, ...others] }));
-    });
+    const failure: TransactItem = {
+      Update: {
+        TableName: this.store.table,
+        Key: keys.deliveryFailures(workspaceId, destinationId, stored.group),
+        UpdateExpression: 'SET retries.#i = :retry',
+        ConditionExpression: 'retries.#i.jobId = :job AND retries.#i.#state = :sending',
+        ExpressionAttributeNames: { '#i': String(stored.index), '#state': 'state' },
+        ExpressionAttributeValues: { ':retry': retry, ':job': job.id, ':sending': 'sending' },
+      },
+    };
+    await conditionally(this.store, new TransactWriteCommand({ TransactItems: [failure, ...others] }));
   }
 
   async createJob(job: DeliveryJob): Promise<void> {

@@ -4,7 +4,7 @@ import { HeldRun } from '../domain/delivery/records';
 import { queryEach } from './across-partitions';
 import { attention, ttl } from './delivery-items';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient } from './table-client';
+import { conditionally, type TableClient } from './table-client';
 
 const keyOf = (held: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>) => keys.deliveryHold(held.workspaceId, held.destinationId, held.runId);
 const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.workspaceId}#${held.destinationId}#${held.runId}`, keyOf(held).sk);
@@ -46,45 +46,38 @@ export class HeldRuns {
   async lease(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined> {
     const moved = { ...held, ...next };
     const entry = indexAt(moved, next.leaseUntil);
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keyOf(held),
-          UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
-          ConditionExpression: '#owner = :was AND leaseUntil = :wasLease',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: {
-            ':owner': next.owner,
-            ':lease': next.leaseUntil,
-            ':gpk': entry.gsi1pk,
-            ':gsk': entry.gsi1sk,
-            ':was': held.owner,
-            ':wasLease': held.leaseUntil,
-          },
-        }),
-      );
-      return moved;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const written = await conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keyOf(held),
+        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
+        ConditionExpression: '#owner = :was AND leaseUntil = :wasLease',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: {
+          ':owner': next.owner,
+          ':lease': next.leaseUntil,
+          ':gpk': entry.gsi1pk,
+          ':gsk': entry.gsi1sk,
+          ':was': held.owner,
+          ':wasLease': held.leaseUntil,
+        },
+      }),
+    );
+    return written ? moved : undefined;
   }
 
   async end(held: HeldRun): Promise<void> {
-    try {
-      await this.store.doc.send(
-        new DeleteCommand({
-          TableName: this.store.table,
-          Key: keyOf(held),
-          ConditionExpression: '#owner = :owner AND leaseUntil = :lease',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': held.owner, ':lease': held.leaseUntil },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await conditionally(
+      this.store,
+      new DeleteCommand({
+        TableName: this.store.table,
+        Key: keyOf(held),
+        ConditionExpression: '#owner = :owner AND leaseUntil = :lease',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': held.owner, ':lease': held.leaseUntil },
+      }),
+    );
   }
 
   async atDestination(workspaceId: string, destinationId: string): Promise<HeldRun[]> {

@@ -7,7 +7,7 @@ import { keys } from './keys';
 import { queryEach } from './across-partitions';
 import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, type TableClient, type TransactItem } from './table-client';
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
@@ -56,53 +56,44 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
 
   /** Makes a waiting delivery due at `dueAt` (the next of a user once the one before it is done). */
   async reschedule(parked: ParkedDelivery, dueAt: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: parkedKey(parked),
-          UpdateExpression: 'SET dueAt = :due, gsi1pk = :gpk, gsi1sk = :gsk',
-          ConditionExpression: '#status = :waiting',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':due': dueAt,
-            ':waiting': 'waiting',
-            ':gpk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1pk,
-            ':gsk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: parkedKey(parked),
+        UpdateExpression: 'SET dueAt = :due, gsi1pk = :gpk, gsi1sk = :gsk',
+        ConditionExpression: '#status = :waiting',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':due': dueAt,
+          ':waiting': 'waiting',
+          ':gpk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1pk,
+          ':gsk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
+        },
+      }),
+    );
   }
 
   /** Takes a due retry (or one whose attempt was lost) for one attempt. */
   async claimRetry(parked: ParkedDelivery, now: string, leaseUntil: string): Promise<ParkedDelivery | undefined> {
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: parkedKey(parked),
-          UpdateExpression: 'SET #status = :sending, leaseUntil = :lease, gsi1sk = :gsk',
-          ConditionExpression: '(#status = :waiting AND dueAt <= :now) OR (#status = :sending AND leaseUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':sending': 'sending',
-            ':waiting': 'waiting',
-            ':lease': leaseUntil,
-            ':now': now,
-            ':gsk': attention(leaseUntil, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
-          },
-        }),
-      );
-      return { ...parked, status: 'sending', leaseUntil };
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const written = await conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: parkedKey(parked),
+        UpdateExpression: 'SET #status = :sending, leaseUntil = :lease, gsi1sk = :gsk',
+        ConditionExpression: '(#status = :waiting AND dueAt <= :now) OR (#status = :sending AND leaseUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':sending': 'sending',
+          ':waiting': 'waiting',
+          ':lease': leaseUntil,
+          ':now': now,
+          ':gsk': attention(leaseUntil, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
+        },
+      }),
+    );
+    return written ? { ...parked, status: 'sending', leaseUntil } : undefined;
   }
 
   /**
@@ -112,48 +103,42 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
   async recordRetry(claimed: ParkedDelivery, outcome: RetryOutcome, at: string): Promise<boolean> {
     const key = parkedKey(claimed);
     const owned = { ':sending': 'sending', ':lease': claimed.leaseUntil };
-    try {
-      if (outcome.status === 'waiting') {
-        await this.store.doc.send(
-          new UpdateCommand({
-            TableName: this.store.table,
-            Key: key,
-            UpdateExpression:
-              'SET #status = :waiting, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil',
-            ConditionExpression: '#status = :sending AND leaseUntil = :lease',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ...owned,
-              ':waiting': 'waiting',
-              ':one': outcome.countAttempt === false ? 0 : 1,
-              ':requests': JSON.stringify(outcome.requests),
-              ':error': outcome.lastError ?? claimed.lastError,
-              ':code': outcome.lastStatus ?? claimed.lastStatus,
-              ':due': outcome.dueAt,
-              ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed), parkedKey(claimed).sk).gsi1sk,
-            },
-          }),
-        );
-        return true;
-      }
-      const remove: TransactItem = {
-        Delete: {
+    if (outcome.status === 'waiting') {
+      return conditionally(
+        this.store,
+        new UpdateCommand({
           TableName: this.store.table,
           Key: key,
+          UpdateExpression:
+            'SET #status = :waiting, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil',
           ConditionExpression: '#status = :sending AND leaseUntil = :lease',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: owned,
-        },
-      };
-      const counts = { retrying: -1, [outcome.status]: 1 };
-      const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
-      const extras = retryEndExtras(this.store.table, claimed, outcome);
-      await this.store.doc.send(new TransactWriteCommand({ TransactItems: [remove, stats, this.settledPut(claimed, outcome, at), ...extras] }));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+          ExpressionAttributeValues: {
+            ...owned,
+            ':waiting': 'waiting',
+            ':one': outcome.countAttempt === false ? 0 : 1,
+            ':requests': JSON.stringify(outcome.requests),
+            ':error': outcome.lastError ?? claimed.lastError,
+            ':code': outcome.lastStatus ?? claimed.lastStatus,
+            ':due': outcome.dueAt,
+            ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed), parkedKey(claimed).sk).gsi1sk,
+          },
+        }),
+      );
     }
+    const remove: TransactItem = {
+      Delete: {
+        TableName: this.store.table,
+        Key: key,
+        ConditionExpression: '#status = :sending AND leaseUntil = :lease',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: owned,
+      },
+    };
+    const counts = { retrying: -1, [outcome.status]: 1 };
+    const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
+    const extras = retryEndExtras(this.store.table, claimed, outcome);
+    return conditionally(this.store, new TransactWriteCommand({ TransactItems: [remove, stats, this.settledPut(claimed, outcome, at), ...extras] }));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type TableClient } from './table-client';
+import { conditionally, isConditionFailure, queryAll, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -18,27 +18,22 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
 
   /** Parks a record; false when it is parked already (a redelivered record that failed again). */
   async park(record: Omit<ParkedRecord, 'status' | 'attempts' | 'replays'>): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: {
-            ...key(record),
-            entity: 'parkedRecord',
-            ...record,
-            status: 'waiting',
-            attempts: 0,
-            replays: 0,
-            ...attention(record.dueAt, record),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        Item: {
+          ...key(record),
+          entity: 'parkedRecord',
+          ...record,
+          status: 'waiting',
+          attempts: 0,
+          replays: 0,
+          ...attention(record.dueAt, record),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   /**
@@ -73,47 +68,39 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
 
   /** A replay failed again: waiting until `dueAt`, with its error. False when it changed meanwhile. */
   async replayFailed(record: ParkedRecord, error: string, dueAt: string): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: key(record),
-          UpdateExpression: 'SET #status = :waiting, lastError = :error, attempts = attempts + :one, dueAt = :due, gsi1sk = :gsk',
-          ConditionExpression: '#status = :replaying AND replays = :replays',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':waiting': 'waiting',
-            ':replaying': 'replaying',
-            ':error': error,
-            ':one': 1,
-            ':due': dueAt,
-            ':gsk': attention(dueAt, record).gsi1sk,
-            ':replays': record.replays,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: key(record),
+        UpdateExpression: 'SET #status = :waiting, lastError = :error, attempts = attempts + :one, dueAt = :due, gsi1sk = :gsk',
+        ConditionExpression: '#status = :replaying AND replays = :replays',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':waiting': 'waiting',
+          ':replaying': 'replaying',
+          ':error': error,
+          ':one': 1,
+          ':due': dueAt,
+          ':gsk': attention(dueAt, record).gsi1sk,
+          ':replays': record.replays,
+        },
+      }),
+    );
   }
 
   /** A replay succeeded: the record is handled, and no longer parked. */
   async release(record: ParkedRecord): Promise<void> {
-    try {
-      await this.store.doc.send(
-        new DeleteCommand({
-          TableName: this.store.table,
-          Key: key(record),
-          ConditionExpression: 'replays = :replays',
-          ExpressionAttributeValues: { ':replays': record.replays },
-        }),
-      );
-    } catch (error) {
-      // Replayed again meanwhile (on demand): that replay finds the work done and releases it.
-      if (!isConditionFailure(error)) throw error;
-    }
+    // Replayed again meanwhile (on demand): that replay finds the work done and releases it.
+    await conditionally(
+      this.store,
+      new DeleteCommand({
+        TableName: this.store.table,
+        Key: key(record),
+        ConditionExpression: 'replays = :replays',
+        ExpressionAttributeValues: { ':replays': record.replays },
+      }),
+    );
   }
 
   async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {

@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
@@ -54,16 +54,8 @@ export class RegulationRepository implements ports.RegulationRepository {
   private async createAll(regulations: Regulation[]): Promise<void> {
     for (let i = 0; i < regulations.length; i += USERS_PER_TRANSACTION) {
       const chunk = regulations.slice(i, i + USERS_PER_TRANSACTION);
-      try {
-        await this.transact(chunk.flatMap((r) => this.createItems(r)));
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        for (const regulation of chunk) {
-          await this.transact(this.createItems(regulation)).catch((e: unknown) => {
-            if (!isConditionFailure(e)) throw e;
-          });
-        }
-      }
+      if (await this.transact(chunk.flatMap((r) => this.createItems(r)))) continue;
+      for (const regulation of chunk) await this.transact(this.createItems(regulation));
     }
   }
 
@@ -83,29 +75,26 @@ export class RegulationRepository implements ports.RegulationRepository {
       await this.moveStamp(workspaceId); // a retried cancel: its first call may have failed before the stamp moved
       return current;
     }
-    try {
-      await this.transact([
-        {
-          Update: {
-            TableName: this.store.table,
-            Key: keys.regulation(workspaceId, id),
-            UpdateExpression: 'SET canceled = :true, canceledAt = :at',
-            ConditionExpression: 'canceled = :false',
-            ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
-          },
+    // Refused (false) when canceled meanwhile by another call.
+    await this.transact([
+      {
+        Update: {
+          TableName: this.store.table,
+          Key: keys.regulation(workspaceId, id),
+          UpdateExpression: 'SET canceled = :true, canceledAt = :at',
+          ConditionExpression: 'canceled = :false',
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': at },
         },
-        {
-          Update: {
-            TableName: this.store.table,
-            Key: keys.suppression(workspaceId, current.attributes.userId!),
-            UpdateExpression: 'REMOVE #scope',
-            ExpressionAttributeNames: { '#scope': scopeAttribute(id) },
-          },
+      },
+      {
+        Update: {
+          TableName: this.store.table,
+          Key: keys.suppression(workspaceId, current.attributes.userId!),
+          UpdateExpression: 'REMOVE #scope',
+          ExpressionAttributeNames: { '#scope': scopeAttribute(id) },
         },
-      ]);
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error; // canceled meanwhile by another call
-    }
+      },
+    ]);
     await this.moveStamp(workspaceId);
     return this.getRegulation(workspaceId, id);
   }
@@ -223,19 +212,14 @@ export class RegulationRepository implements ports.RegulationRepository {
 
   /** Records what a keyed create made; false when the key was recorded already (read it with getIdempotency). */
   async putIdempotency(workspaceId: string, key: string, record: Record<string, unknown>, ttlSeconds: number): Promise<boolean> {
-    try {
-      await this.store.doc.send(
-        new PutCommand({
-          TableName: this.store.table,
-          Item: { ...keys.idempotency(workspaceId, 'regulations', key), record, expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    return conditionally(
+      this.store,
+      new PutCommand({
+        TableName: this.store.table,
+        Item: { ...keys.idempotency(workspaceId, 'regulations', key), record, expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async getIdempotency(workspaceId: string, key: string): Promise<Record<string, unknown> | undefined> {
@@ -245,7 +229,8 @@ export class RegulationRepository implements ports.RegulationRepository {
     return Item?.record as Record<string, unknown> | undefined;
   }
 
-  private async transact(items: TransactItem[]): Promise<void> {
-    await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));
+  /** Writes items in one transaction: false when a condition refused it. */
+  private transact(items: TransactItem[]): Promise<boolean> {
+    return conditionally(this.store, new TransactWriteCommand({ TransactItems: items }));
   }
 }

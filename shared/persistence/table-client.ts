@@ -1,5 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type DynamoDBDocumentClientResolvedConfig,
+  type QueryCommandInput,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Command } from '@smithy/types';
 import { TABLE } from '../contract/table';
 import { tracer } from '../ops/tracer';
 
@@ -43,6 +52,20 @@ export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk:
 
 /** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
 export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
+
+/** Sends a conditional write: false when its condition refused it (a race or a duplicate); any other failure is thrown. */
+export async function conditionally<I extends ServiceInputTypes, O extends ServiceOutputTypes>(
+  store: TableClient,
+  command: Command<ServiceInputTypes, I, ServiceOutputTypes, O, DynamoDBDocumentClientResolvedConfig>,
+): Promise<boolean> {
+  try {
+    await store.doc.send(command);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
 
 /**
  * For a transaction cancelled because a condition failed: each item's code, in the order of the items

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { isConditionFailure, queryAll, type TableClient } from './table-client';
+import { conditionally, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
 import type * as ports from '../domain/auth/ports';
@@ -71,20 +71,17 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
   }
 
   async revokeToken(token: TokenRecord, revokedAt: string): Promise<void> {
-    try {
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.token(token.tokenHash),
-          UpdateExpression: 'SET revokedAt = :at',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
-          ExpressionAttributeValues: { ':at': revokedAt },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      throw new ConflictError(`token ${token.tokenId} is already revoked`);
-    }
+    const written = await conditionally(
+      this.store,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: keys.token(token.tokenHash),
+        UpdateExpression: 'SET revokedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':at': revokedAt },
+      }),
+    );
+    if (!written) throw new ConflictError(`token ${token.tokenId} is already revoked`);
   }
 
   private tokenItem(workspaceId: string, email: string, token: IssuedToken, createdAt: string) {
