@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { SHARDS } from './families';
-import type { TableClient } from './table-client';
+import { getEach, type TableClient } from './table-client';
 
 /**
  * Sharded counters: a source's or destination's counters are spread over the counters family's items, each in
@@ -31,19 +30,7 @@ const LAST_ERRORS = 10;
  * `lastErrors` merged in time order and cut to the last ten. Undefined when no shard was ever written.
  */
 export async function readCounters(store: TableClient, keys: Key[]): Promise<Item | undefined> {
-  const found: Item[] = [];
-  let request: Key[] | undefined = keys;
-  while (request && request.length > 0) {
-    const batch: Key[] = request.slice(0, 100);
-    const rest: Key[] = request.slice(100);
-    const answer = await store.doc.send(
-      new BatchGetCommand({
-        RequestItems: { [store.table]: { Keys: batch, ConsistentRead: true } },
-      }),
-    );
-    found.push(...(answer.Responses?.[store.table] ?? []));
-    request = [...((answer.UnprocessedKeys?.[store.table]?.Keys as Key[] | undefined) ?? []), ...rest];
-  }
+  const found = await getEach(store, keys, { ConsistentRead: true });
   return found.length === 0 ? undefined : sumCounters(found);
 }
 

@@ -1,5 +1,4 @@
 import { gunzipSync } from 'node:zlib';
-import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { BatchRecord } from '../domain/delivery/ports';
 import { decodeTime, encodeTime } from 'ulid';
 import { BatchRef, batchIdOf, DeliverySample, type BatchLookup, type BatchState, type HeldRun } from '../domain/delivery/records';
@@ -9,7 +8,7 @@ import { HeldRuns } from './held-runs';
 import { readCounters } from './counters';
 import { keys } from './keys';
 import { newestAcross } from './across-partitions';
-import type { TableClient } from './table-client';
+import { getEach, type TableClient } from './table-client';
 
 /**
  * Reads of a destination's delivery: where given batches stand (one key each: delivery and the audit); across
@@ -45,7 +44,7 @@ export class DeliveryBatchReads {
     // Each batch once: a stream batch may hand the same record over twice.
     const distinct = [...new Map(refs.map((ref) => [batchIdOf(ref), ref])).values()];
     const wanted = distinct.map((ref) => keys.deliveryBatch(ref.workspaceId, ref.destinationId, ref.requestId, ref.part));
-    const items = await this.getEach(wanted);
+    const items = await getEach(this.store, wanted, { ConsistentRead: true });
     const done = await this.runs.doneOf(runsOf(items));
     for (const item of items) states.set(batchIdOf(BatchRef.parse(item)), stateOf(item, done));
     const unfound = distinct.filter((ref) => ref.inRun !== undefined && states.get(batchIdOf(ref))!.kind === 'absent');
@@ -81,7 +80,8 @@ export class DeliveryBatchReads {
    */
   async batchesOf(workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]> {
     const wanted = [...new Map(parts.map((p) => [`${p.requestId}#${p.part}`, keys.deliveryBatch(workspaceId, destinationId, p.requestId, p.part)])).values()];
-    const items = await this.getEach(wanted, {
+    const items = await getEach(this.store, wanted, {
+      ConsistentRead: true,
       ExpressionAttributeNames: { '#status': 'status', '#part': 'part', '#output': 'output' },
       ProjectionExpression: 'workspaceId, destinationId, requestId, #part, #status, progress, #output, trail, leaseUntil, gsi1pk, runId',
     });
@@ -107,22 +107,6 @@ export class DeliveryBatchReads {
       return batch ? [{ requestId: p.requestId, part: p.part, status: 'done' as const, position: batch.position, trail: batch.trail, indexed: false }] : [];
     });
     return [...own, ...inRuns];
-  }
-
-  /** The items at the given keys, strongly consistent: a round trip per hundred, unprocessed keys asked again. */
-  private async getEach(wanted: Record<string, unknown>[], read: { ExpressionAttributeNames?: Record<string, string>; ProjectionExpression?: string } = {}) {
-    const items: Record<string, unknown>[] = [];
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
-      while (request && request.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true, ...read } } }),
-        );
-        items.push(...(answer.Responses?.[this.store.table] ?? []));
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
-    }
-    return items;
   }
 }
 

@@ -1,10 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
-import { conditionally, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
 export interface RunKey {
@@ -132,28 +132,14 @@ export class DeliveryRuns {
       }),
     );
     const found = new Map<string, Record<string, unknown>>();
-    const wanted = [...byKey.values()];
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100).map(({ key }) => key);
-      while (request && request.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.store.table]: {
-                Keys: request,
-                ConsistentRead: true,
-                ProjectionExpression: `pk, sk, ${projection}`,
-                ExpressionAttributeNames: { '#status': 'status' },
-              },
-            },
-          }),
-        );
-        for (const item of answer.Responses?.[this.store.table] ?? []) {
-          const asked = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
-          if (asked) found.set(runKey(asked.run), item);
-        }
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
+    const items = await getEach(
+      this.store,
+      [...byKey.values()].map(({ key }) => key),
+      { ConsistentRead: true, ProjectionExpression: `pk, sk, ${projection}`, ExpressionAttributeNames: { '#status': 'status' } },
+    );
+    for (const item of items) {
+      const asked = byKey.get(`${String(item.pk)}|${String(item.sk)}`);
+      if (asked) found.set(runKey(asked.run), item);
     }
     return found;
   }

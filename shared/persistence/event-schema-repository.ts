@@ -1,13 +1,4 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  BatchWriteCommand,
-  type BatchWriteCommandOutput,
-  DeleteCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandOutput, DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
 import type * as ports from '../domain/event-schemas/ports';
 import {
@@ -23,7 +14,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getEach, queryAll, queryPrefix, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -357,17 +348,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** Items by key, in the order of `wanted` (undefined where there is none), in BatchGet calls of 100. */
   private async getAll(wanted: Key[], ConsistentRead = false): Promise<(Record<string, unknown> | undefined)[]> {
-    const found = new Map<string, Record<string, unknown>>();
-    for (let i = 0; i < wanted.length; i += 100) {
-      let pending: Record<string, unknown>[] | undefined = wanted.slice(i, i + 100);
-      while (pending && pending.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(
-          new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: pending, ConsistentRead } } }),
-        );
-        for (const item of answer.Responses?.[this.store.table] ?? []) found.set(keyOf(item), item);
-        pending = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
-    }
+    const found = new Map((await getEach(this.store, wanted, { ConsistentRead })).map((item) => [keyOf(item), item]));
     return wanted.map((key) => found.get(keyOf(key)));
   }
 }

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, isConditionFailure, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -69,16 +69,8 @@ export class FailureRepository implements ports.FailureRepository {
 
   async byRefs(workspaceId: string, destinationId: string, refs: { group: string; index: number }[]): Promise<StoredFailure[]> {
     const groups = [...new Set(refs.map((r) => r.group))];
-    const items = new Map<string, StoredFailure[]>();
     const wanted = groups.map((group) => keys.deliveryFailures(workspaceId, destinationId, group));
-    for (let i = 0; i < wanted.length; i += 100) {
-      let request: Item[] | undefined = wanted.slice(i, i + 100);
-      while (request && request.length > 0) {
-        const answer = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request, ConsistentRead: true } } }));
-        for (const item of answer.Responses?.[this.store.table] ?? []) items.set(String(item.sk), storedOf(item));
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys as Item[] | undefined;
-      }
-    }
+    const items = new Map((await getEach(this.store, wanted, { ConsistentRead: true })).map((item) => [String(item.sk), storedOf(item)]));
     return refs.flatMap((ref) => items.get(ref.group)?.filter((f) => f.index === ref.index) ?? []);
   }
 

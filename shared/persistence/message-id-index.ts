@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ClaimOptions, ClaimOutcome, MessageClaim, MessageIdIndex } from '../domain/ingestion/duplicates';
 import { keys } from './keys';
-import type { TableClient } from './table-client';
+import { getEach, type TableClient } from './table-client';
 
 /** Conditional writes in flight at once per call (each its own round trip, in parallel). */
 const IN_FLIGHT = 32;
@@ -88,14 +88,8 @@ export class MessageIdIndexRepository implements MessageIdIndex {
   private async read(claims: MessageClaim[]): Promise<(ClaimItem | undefined)[]> {
     const wanted = claims.map((c) => keys.seenMessage(c.workspaceId, c.sourceId, c.messageId));
     const byKey = new Map<string, ClaimItem>();
-    for (let from = 0; from < wanted.length; from += 100) {
-      let request: Record<string, unknown>[] | undefined = dedupe(wanted.slice(from, from + 100));
-      while (request && request.length > 0) {
-        const answer: BatchGetCommandOutput = await this.store.doc.send(new BatchGetCommand({ RequestItems: { [this.store.table]: { Keys: request } } }));
-        for (const item of answer.Responses?.[this.store.table] ?? []) byKey.set(String(item.pk), item as unknown as ClaimItem);
-        request = answer.UnprocessedKeys?.[this.store.table]?.Keys;
-      }
-    }
+    for (let from = 0; from < wanted.length; from += 100)
+      for (const item of await getEach(this.store, dedupe(wanted.slice(from, from + 100)))) byKey.set(String(item.pk), item as unknown as ClaimItem);
     return wanted.map((key) => byKey.get(key.pk));
   }
 }

@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   QueryCommand,
+  type BatchGetCommandOutput,
   type DynamoDBDocumentClientResolvedConfig,
   type QueryCommandInput,
   type ServiceInputTypes,
@@ -49,6 +51,27 @@ export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk:
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
   });
+
+/**
+ * The items at the given keys, in no particular order (absent ones left out): a BatchGet call per hundred keys,
+ * each call's unprocessed keys asked again until none are left. `read` is added to each call's request.
+ */
+export async function getEach(
+  store: TableClient,
+  keys: Record<string, unknown>[],
+  read: { ConsistentRead?: boolean; ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> } = {},
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    let request: Record<string, unknown>[] | undefined = keys.slice(i, i + 100);
+    while (request && request.length > 0) {
+      const answer: BatchGetCommandOutput = await store.doc.send(new BatchGetCommand({ RequestItems: { [store.table]: { Keys: request, ...read } } }));
+      items.push(...(answer.Responses?.[store.table] ?? []));
+      request = answer.UnprocessedKeys?.[store.table]?.Keys;
+    }
+  }
+  return items;
+}
 
 /** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
 export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
