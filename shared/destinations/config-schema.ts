@@ -28,7 +28,7 @@ export interface FieldText {
 /**
  * The texts of every field of a configuration schema, one per key: kept beside the schema in each type's
  * definition.ts, out of the schema itself, so that only what lists the definitions carries them (a function that
- * only checks configurations bundles none of it). Plain literals and constants only, for the same reason.
+ * only checks configurations bundles none of it). Plain literals, constants and calls marked pure only, for the same reason.
  */
 export type FieldTexts<S extends z.ZodType> = { readonly [K in keyof z.input<S>]-?: FieldText };
 
@@ -56,16 +56,44 @@ export const CredentialRef = z.strictObject({ credential: CredentialName });
 export const secret = <S extends z.ZodType>(schema: S): S => schema.meta({ secret: true }) as S;
 
 /** The configurable map from the event spec's names to a network's event names (pairs, as forms show them). */
-export const EventMap = z.array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) })).optional();
-export const EVENT_MAP_DESCRIPTION = 'Track event name → the network event it is sent as; takes precedence over the standard mapping';
-export const TRACK_EVENT_COLUMN: PairSide = { label: 'Track event', example: 'Order Completed' };
+const EventMap = z.array(z.strictObject({ from: z.string().min(1), to: z.string().min(1) })).optional();
 
 /** The configurable country calling code of phone numbers given without one (see ad-matching.ts). */
 export const PhoneCountryCode = z
   .string()
   .regex(/^[1-9]\d{0,3}$/, 'phoneCountryCode must be a country calling code, digits only (e.g. 1 or 44)')
   .optional();
-/** The AWS destinations' (S3, Firehose) credential fields: which workspace credential holds each key. */
+export const PHONE_COUNTRY_CODE_TEXT: FieldText = {
+  label: 'Default country calling code',
+  description: 'The country calling code put before phone numbers given without + or 00',
+  example: '44',
+};
+
+/** The fields every ad network's conversion API ends its configuration with: the event map, the phone country code, the base URL. */
+export const adNetworkConfig = () => ({ eventMap: EventMap, phoneCountryCode: PhoneCountryCode, baseUrl: baseUrl() });
+
+/**
+ * An ad network's field texts: its own fields' (`own`), then those of adNetworkConfig's fields, with an example of
+ * the network's event names and the API host the base URL replaces. Its calls are marked pure, so that a bundle that
+ * never reads the texts drops them.
+ */
+export const adNetworkTexts = <T extends Record<string, FieldText>>(own: T, networkEvent: string, host: string) => ({
+  ...own,
+  eventMap: {
+    label: 'Event mapping',
+    description: 'Track event name → the network event it is sent as; takes precedence over the standard mapping',
+    columns: { from: { label: 'Track event', example: 'Order Completed' }, to: { label: 'Network event', example: networkEvent } },
+  },
+  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
+  baseUrl: { label: BASE_URL_LABEL, description: `Replaces ${host} (proxies, tests)` },
+});
+
+/** The AWS destinations' (S3, Firehose) region and endpoint, and their credential fields: which workspace credential holds each key. */
+export const AwsRegion = z
+  .string()
+  .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
+  .optional();
+export const AwsEndpoint = z.url({ protocol: /^https?$/ }).optional();
 export const ACCESS_KEY_ID_CREDENTIAL_TEXT: FieldText = {
   label: 'Access key ID credential',
   description: 'The workspace credential that holds the access key ID',
@@ -77,8 +105,10 @@ export const SECRET_ACCESS_KEY_CREDENTIAL_TEXT: FieldText = {
   example: 'AWS_SECRET_ACCESS_KEY',
 };
 
-export const PHONE_COUNTRY_CODE_TEXT: FieldText = {
-  label: 'Default country calling code',
-  description: 'The country calling code put before phone numbers given without + or 00',
-  example: '44',
+/** The Google destinations' (BigQuery, Sheets) service account key. */
+export const ServiceAccountKey = secret(z.string().min(1));
+export const SERVICE_ACCOUNT_KEY_TEXT: FieldText = {
+  label: 'Service account key',
+  description: "The service account's key file (its JSON text)",
+  example: '{"type": "service_account", ...}',
 };

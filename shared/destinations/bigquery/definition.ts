@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { BASE_URL_LABEL, type FieldTexts, secret } from '../config-schema';
+import { BASE_URL_LABEL, type FieldTexts, SERVICE_ACCOUNT_KEY_TEXT, ServiceAccountKey } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const BigQueryConfig = z.strictObject({
   projectId: z.string().min(1),
   datasetId: z.string().min(1),
   tableId: z.string().min(1),
-  credentials: secret(z.string().min(1)),
+  credentials: ServiceAccountKey,
   baseUrl: z.url().optional(),
 });
 export type BigQueryConfig = z.output<typeof BigQueryConfig>;
@@ -25,6 +25,6 @@ export const bigQueryStreamFields: FieldTexts<typeof BigQueryConfig> = {
   projectId: { label: 'Project ID', description: 'The Google Cloud project', example: 'my-project' },
   datasetId: { label: 'Dataset ID', description: 'The dataset', example: 'analytics' },
   tableId: { label: 'Table ID', description: 'The table rows are inserted into', example: 'events' },
-  credentials: { label: 'Service account key', description: "The service account's key file (its JSON text)", example: '{"type": "service_account", ...}' },
+  credentials: SERVICE_ACCOUNT_KEY_TEXT,
   baseUrl: { label: BASE_URL_LABEL, description: 'The BigQuery API root instead of https://bigquery.googleapis.com' },
 };

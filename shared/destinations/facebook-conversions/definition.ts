@@ -1,15 +1,5 @@
 import * as z from 'zod';
-import {
-  BASE_URL_LABEL,
-  baseUrl,
-  EVENT_MAP_DESCRIPTION,
-  EventMap,
-  type FieldTexts,
-  PHONE_COUNTRY_CODE_TEXT,
-  PhoneCountryCode,
-  secret,
-  TRACK_EVENT_COLUMN,
-} from '../config-schema';
+import { adNetworkConfig, adNetworkTexts, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 // Server Event Parameters, action_source: where the conversion happened.
@@ -24,9 +14,7 @@ export const FacebookConversionsConfig = z.strictObject({
     .optional(),
   actionSource: z.enum(ACTION_SOURCES).optional(),
   testEventCode: z.string().optional(),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl(),
+  ...adNetworkConfig(),
 });
 export type FacebookConversionsConfig = z.output<typeof FacebookConversionsConfig>;
 
@@ -40,20 +28,17 @@ export const facebookConversionsDefinition = defineDefinition({
 });
 
 /** What Facebook Conversions API's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
-export const facebookConversionsFields: FieldTexts<typeof FacebookConversionsConfig> = {
-  pixelId: { label: 'Dataset ID', description: 'The dataset (pixel) ID the events belong to', example: '123456789012345' },
-  accessToken: { label: 'Access Token', description: 'A Conversions API access token of the dataset' },
-  apiVersion: { label: 'Graph API version', description: 'The Graph API version; v25.0 unless given', example: 'v25.0' },
-  actionSource: {
-    label: 'Action source',
-    description: 'Where the conversions happen; unless given, website for events from a browser (page URL and user agent), other for the rest',
+export const facebookConversionsFields: FieldTexts<typeof FacebookConversionsConfig> = /* @__PURE__ */ adNetworkTexts(
+  {
+    pixelId: { label: 'Dataset ID', description: 'The dataset (pixel) ID the events belong to', example: '123456789012345' },
+    accessToken: { label: 'Access Token', description: 'A Conversions API access token of the dataset' },
+    apiVersion: { label: 'Graph API version', description: 'The Graph API version; v25.0 unless given', example: 'v25.0' },
+    actionSource: {
+      label: 'Action source',
+      description: 'Where the conversions happen; unless given, website for events from a browser (page URL and user agent), other for the rest',
+    },
+    testEventCode: { label: 'Test event code', description: 'Sends to the Test Events tool instead of counting the events', example: 'TEST12345' },
   },
-  testEventCode: { label: 'Test event code', description: 'Sends to the Test Events tool instead of counting the events', example: 'TEST12345' },
-  eventMap: {
-    label: 'Event mapping',
-    description: EVENT_MAP_DESCRIPTION,
-    columns: { from: TRACK_EVENT_COLUMN, to: { label: 'Network event', example: 'Purchase' } },
-  },
-  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
-  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces https://graph.facebook.com (proxies, tests)' },
-};
+  'Purchase',
+  'https://graph.facebook.com',
+);

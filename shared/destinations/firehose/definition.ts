@@ -1,16 +1,13 @@
 import * as z from 'zod';
-import { ACCESS_KEY_ID_CREDENTIAL_TEXT, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
+import { ACCESS_KEY_ID_CREDENTIAL_TEXT, AwsEndpoint, AwsRegion, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const FirehoseConfig = z.strictObject({
   deliveryStreamName: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'deliveryStreamName must be 1-64 letters, digits, "_", "." or "-"'),
-  region: z
-    .string()
-    .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
-    .optional(),
+  region: AwsRegion,
   accessKeyIdCredential: CredentialName,
   secretAccessKeyCredential: CredentialName,
-  endPoint: z.url({ protocol: /^https?$/ }).optional(),
+  endPoint: AwsEndpoint,
 });
 export type FirehoseConfig = z.output<typeof FirehoseConfig>;
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { BASE_URL_LABEL, type FieldTexts, secret } from '../config-schema';
+import { BASE_URL_LABEL, type FieldTexts, SERVICE_ACCOUNT_KEY_TEXT, ServiceAccountKey } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const GoogleSheetsConfig = z.strictObject({
-  credentials: secret(z.string().min(1)),
+  credentials: ServiceAccountKey,
   sheetId: z.string().min(1),
   sheetName: z.string().min(1),
   eventKeyMap: z.array(z.strictObject({ from: z.string().min(1), to: z.string() })).optional(),
@@ -22,7 +22,7 @@ export const googleSheetsDefinition = defineDefinition({
 
 /** What Google Sheets's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
 export const googleSheetsFields: FieldTexts<typeof GoogleSheetsConfig> = {
-  credentials: { label: 'Service account key', description: "The service account's key file (its JSON text)", example: '{"type": "service_account", ...}' },
+  credentials: SERVICE_ACCOUNT_KEY_TEXT,
   sheetId: { label: 'Spreadsheet ID', description: "The spreadsheet's ID, from its URL", example: '1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms' },
   sheetName: { label: 'Sheet name', description: 'The tab rows are appended to', example: 'Sheet1' },
   eventKeyMap: {

@@ -1,23 +1,11 @@
 import * as z from 'zod';
-import {
-  BASE_URL_LABEL,
-  baseUrl,
-  EVENT_MAP_DESCRIPTION,
-  EventMap,
-  type FieldTexts,
-  PHONE_COUNTRY_CODE_TEXT,
-  PhoneCountryCode,
-  secret,
-  TRACK_EVENT_COLUMN,
-} from '../config-schema';
+import { adNetworkConfig, adNetworkTexts, type FieldTexts, secret } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const PinterestConfig = z.strictObject({
   adAccountId: z.string().min(1, 'adAccountId is required'),
   conversionToken: secret(z.string().min(1, 'conversionToken is required')),
-  eventMap: EventMap,
-  phoneCountryCode: PhoneCountryCode,
-  baseUrl: baseUrl(),
+  ...adNetworkConfig(),
 });
 export type PinterestConfig = z.output<typeof PinterestConfig>;
 
@@ -31,14 +19,11 @@ export const pinterestConversionsDefinition = defineDefinition({
 });
 
 /** What Pinterest Conversions API's form shows of each configuration field (GET /destination-definitions); the schema checks the values. */
-export const pinterestConversionsFields: FieldTexts<typeof PinterestConfig> = {
-  adAccountId: { label: 'Ad Account ID', description: 'The ad account the conversions belong to', example: '549755885175' },
-  conversionToken: { label: 'Conversion Access Token', description: 'The conversion access token from Ads Manager' },
-  eventMap: {
-    label: 'Event mapping',
-    description: EVENT_MAP_DESCRIPTION,
-    columns: { from: TRACK_EVENT_COLUMN, to: { label: 'Network event', example: 'checkout' } },
+export const pinterestConversionsFields: FieldTexts<typeof PinterestConfig> = /* @__PURE__ */ adNetworkTexts(
+  {
+    adAccountId: { label: 'Ad Account ID', description: 'The ad account the conversions belong to', example: '549755885175' },
+    conversionToken: { label: 'Conversion Access Token', description: 'The conversion access token from Ads Manager' },
   },
-  phoneCountryCode: PHONE_COUNTRY_CODE_TEXT,
-  baseUrl: { label: BASE_URL_LABEL, description: 'Replaces https://api.pinterest.com (proxies, tests)' },
-};
+  'checkout',
+  'https://api.pinterest.com',
+);

@@ -1,17 +1,14 @@
 import * as z from 'zod';
-import { ACCESS_KEY_ID_CREDENTIAL_TEXT, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
+import { ACCESS_KEY_ID_CREDENTIAL_TEXT, AwsEndpoint, AwsRegion, CredentialName, type FieldTexts, SECRET_ACCESS_KEY_CREDENTIAL_TEXT } from '../config-schema';
 import { defineDefinition } from '../types';
 
 export const S3Config = z.strictObject({
   bucketName: z.string().min(3).max(63),
-  region: z
-    .string()
-    .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')
-    .optional(),
+  region: AwsRegion,
   prefix: z.string().max(512).optional(),
   accessKeyIdCredential: CredentialName.optional(),
   secretAccessKeyCredential: CredentialName.optional(),
-  endPoint: z.url({ protocol: /^https?$/ }).optional(),
+  endPoint: AwsEndpoint,
 });
 export type S3Config = z.output<typeof S3Config>;
 
