@@ -27,6 +27,13 @@ export function restRequest(parts: RequestParts): DestinationRequest {
   };
 }
 
+/** A POST of a JSON body, the JSON content type first among its headers. */
+export const postJson = (
+  endpoint: string,
+  json: Record<string, unknown>,
+  parts: Pick<RequestParts, 'headers' | 'params' | 'userId'> = {},
+): DestinationRequest => restRequest({ ...parts, method: 'POST', endpoint, headers: { 'Content-Type': 'application/json', ...parts.headers }, json });
+
 const isEmpty = (value: Record<string, unknown>) => Object.keys(value).length === 0;
 
 /**

@@ -1,6 +1,6 @@
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { deletionOutcome } from '../deletion';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { AmplitudeConfig, amplitudeDefinition } from './definition';
@@ -176,28 +176,22 @@ export const amplitude = defineDestinationCode<typeof amplitudeDefinition>({
   transform(message, config) {
     // HTTP V2 API: POST /2/httpapi, JSON {api_key, events}.
     return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${hosts(config).events}/2/httpapi`,
-        headers: { 'Content-Type': 'application/json', Accept: '*/*' },
-        json: { api_key: config.apiKey, events: [amplitudeEvent(message)], options: OPTIONS },
-        userId: message.anonymousId,
-      }),
+      postJson(
+        `${hosts(config).events}/2/httpapi`,
+        { api_key: config.apiKey, events: [amplitudeEvent(message)], options: OPTIONS },
+        { headers: { Accept: '*/*' }, userId: message.anonymousId },
+      ),
     ];
   },
   async deleteUsers(users, config, io) {
     if (!config.apiSecret) return { status: 'failed', error: 'apiSecret is required to delete users', retryable: false };
     // User Privacy API: POST /api/2/deletions/users, Basic api key:secret key, up to 100 ids per request.
     for (let i = 0; i < users.length; i += 100) {
-      const request: DestinationRequest = restRequest({
-        method: 'POST',
-        endpoint: `${hosts(config).privacy}/api/2/deletions/users`,
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Basic ${Buffer.from(`${config.apiKey}:${config.apiSecret}`).toString('base64')}`,
-        },
-        json: { user_ids: users.slice(i, i + 100).map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
-      });
+      const request: DestinationRequest = postJson(
+        `${hosts(config).privacy}/api/2/deletions/users`,
+        { user_ids: users.slice(i, i + 100).map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
+        { headers: { Authorization: `Basic ${Buffer.from(`${config.apiKey}:${config.apiSecret}`).toString('base64')}` } },
+      );
       const outcome = deletionOutcome('Amplitude', await io.send(request));
       if (outcome.status !== 'completed') return outcome;
     }

@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { BrazeConfig, brazeDefinition } from './definition';
 import { INSTANCES } from './endpoints';
@@ -17,13 +17,7 @@ const baseOf = (config: BrazeConfig) => trimBase(config.restEndpoint ?? INSTANCE
 
 /** Every request body is JSON with the REST API key as a bearer token ("Request body" of each endpoint). */
 const post = (config: BrazeConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
-  restRequest({
-    method: 'POST',
-    endpoint: `${baseOf(config)}${path}`,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.restApiKey}` },
-    json,
-    userId,
-  });
+  postJson(`${baseOf(config)}${path}`, json, { headers: { Authorization: `Bearer ${config.restApiKey}` }, userId });
 
 /** The alias label anonymous users get; their alias name is the anonymousId. */
 const ANONYMOUS_ALIAS_LABEL = 'weir_anon_id';

@@ -1,7 +1,7 @@
 import { HOUR_MS } from '../age-window';
 import { configurationError, instrumentationError } from '../errors';
 import { eventTime, firstOf, flatten, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { defineDestinationCode, type Message } from '../types';
 import { ecommerceEvent } from './ecommerce';
 import { LIMITS, paramName, paramValue, userPropertyName } from './names';
@@ -238,12 +238,8 @@ export const ga4 = defineDestinationCode<typeof ga4Definition>({
     };
     const path = config.debugMode ? '/debug/mp/collect' : '/mp/collect';
     return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${trimBase(config.baseUrl ?? DEFAULT_BASE)}${path}`,
-        headers: { 'Content-Type': 'application/json' },
+      postJson(`${trimBase(config.baseUrl ?? DEFAULT_BASE)}${path}`, body, {
         params: { [firebase ? 'firebase_app_id' : 'measurement_id']: streamId, api_secret: config.apiSecret },
-        json: body,
         userId: message.anonymousId,
       }),
     ];

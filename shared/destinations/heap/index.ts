@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import type { HeapConfig, heapDefinition } from './definition';
 
@@ -33,7 +33,7 @@ const hosts = (config: HeapConfig) =>
   config.baseUrl ? { events: trimBase(config.baseUrl), deletion: trimBase(config.baseUrl) } : HOSTS[config.dataCenter ?? 'US'];
 
 const post = (config: HeapConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
-  restRequest({ method: 'POST', endpoint: `${hosts(config).events}${path}`, headers: { 'Content-Type': 'application/json' }, json, userId });
+  postJson(`${hosts(config).events}${path}`, json, { userId });
 
 type Value = string | number | (string | number)[];
 
@@ -152,12 +152,11 @@ async function deleteUsers(users: DeletionUser[], config: HeapConfig, io: Deleti
   const auth = await accessToken({ ...config, apiKey }, io);
   if (!('token' in auth)) return auth;
   for (let i = 0; i < users.length; i += MAX_DELETIONS) {
-    const request = restRequest({
-      method: 'POST',
-      endpoint: `${hosts(config).deletion}/api/public/v0/user_deletion`,
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${auth.token}` },
-      json: { users: users.slice(i, i + MAX_DELETIONS).map((u) => ({ identity: u.userId })) },
-    });
+    const request = postJson(
+      `${hosts(config).deletion}/api/public/v0/user_deletion`,
+      { users: users.slice(i, i + MAX_DELETIONS).map((u) => ({ identity: u.userId })) },
+      { headers: { Authorization: `Bearer ${auth.token}` } },
+    );
     const outcome = deletionOutcome('Heap', await io.send(request));
     if (outcome.status !== 'completed') return outcome;
   }

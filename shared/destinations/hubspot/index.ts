@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import {
   defineDestinationCode,
   type ChunkEventVerdict,
@@ -27,13 +27,7 @@ const HOST = 'https://api.hubapi.com';
 const baseOf = (config: HubspotConfig) => trimBase(config.baseUrl ?? HOST);
 
 const post = (config: HubspotConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
-  restRequest({
-    method: 'POST',
-    endpoint: `${baseOf(config)}${path}`,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.accessToken}` },
-    json,
-    userId,
-  });
+  postJson(`${baseOf(config)}${path}`, json, { headers: { Authorization: `Bearer ${config.accessToken}` }, userId });
 
 const UPSERT_PATH = '/crm/v3/objects/contacts/batch/upsert';
 const EVENTS_PATH = '/events/v3/send/batch';

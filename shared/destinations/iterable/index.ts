@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import { iterableVerdicts } from './verdicts';
 import type { IterableConfig, iterableDefinition } from './definition';
@@ -22,13 +22,7 @@ const baseOf = (config: IterableConfig) => trimBase(config.baseUrl ?? HOSTS[conf
 
 /** "Authentication": the key in an Api-Key header; every body is JSON. */
 const post = (config: IterableConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>
-  restRequest({
-    method: 'POST',
-    endpoint: `${baseOf(config)}${path}`,
-    headers: { 'Content-Type': 'application/json', 'Api-Key': config.apiKey },
-    json,
-    userId,
-  });
+  postJson(`${baseOf(config)}${path}`, json, { headers: { 'Api-Key': config.apiKey }, userId });
 
 /**
  * Who a request is about: "Provide an email or a userId (but not both)". The userId where the event has one

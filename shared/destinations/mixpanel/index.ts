@@ -3,7 +3,7 @@ import { DAY_MS } from '../age-window';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { MixpanelConfig, mixpanelDefinition } from './definition';
 
@@ -252,13 +252,11 @@ export const mixpanel = defineDestinationCode<typeof mixpanelDefinition>({
     // GDPR API v3 "Create a Deletion Task": POST /api/app/data-deletions/v3.0/?token=, Bearer OAuth token.
     // The docs allow 2000 distinct ids per retrieval request; deletions are sent in batches of that size too.
     for (let i = 0; i < users.length; i += 2000) {
-      const request = restRequest({
-        method: 'POST',
-        endpoint: `${hosts(config).app}/api/app/data-deletions/v3.0/`,
-        headers: { ...JSON_HEADERS, Authorization: `Bearer ${config.gdprApiToken}` },
-        params: { token: config.token },
-        json: { distinct_ids: users.slice(i, i + 2000).map((u) => u.userId), compliance_type: 'GDPR' },
-      });
+      const request = postJson(
+        `${hosts(config).app}/api/app/data-deletions/v3.0/`,
+        { distinct_ids: users.slice(i, i + 2000).map((u) => u.userId), compliance_type: 'GDPR' },
+        { headers: { Authorization: `Bearer ${config.gdprApiToken}` }, params: { token: config.token } },
+      );
       const outcome = deletionOutcome('Mixpanel', await io.send(request));
       if (outcome.status !== 'completed') return outcome;
     }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type DeletionOutcome, type DeliveryResult, type Message } from '../types';
 import type { PostHogConfig, posthogDefinition } from './definition';
 import { US_CLOUD } from './endpoints';
@@ -147,15 +147,7 @@ export const posthog = defineDestinationCode<typeof posthogDefinition>({
   batch: { maxEvents: 500, maxBytes: 1_000_000, lists: ['JSON.batch'] },
   transform(message, config) {
     // "Batch events": POST /batch/ with the project API key and the events under `batch`.
-    return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${ingestionHost(config)}/batch/`,
-        headers: { 'Content-Type': 'application/json' },
-        json: { api_key: config.teamApiKey, batch: posthogEvents(message) },
-        userId: message.anonymousId,
-      }),
-    ];
+    return [postJson(`${ingestionHost(config)}/batch/`, { api_key: config.teamApiKey, batch: posthogEvents(message) }, { userId: message.anonymousId })];
   },
   async deleteUsers(users, config, io): Promise<DeletionOutcome> {
     if (!config.personalApiKey || !config.projectId) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, idText, trimBase, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { defineDestinationCode, type DestinationRequest, type Message } from '../types';
 import type { SegmentConfig, segmentDefinition } from './definition';
 
@@ -70,13 +70,11 @@ function segmentCall(message: Message): Record<string, unknown> {
 
 /** "Batch": {batch: [calls]}; a message is a batch of one, which live delivery combines. */
 const batchOfOne = (config: SegmentConfig, message: Message): DestinationRequest =>
-  restRequest({
-    method: 'POST',
-    endpoint: `${hosts(config).events}/v1/batch`,
-    headers: { 'Content-Type': 'application/json', Authorization: basic(config.writeKey) },
-    json: { batch: [segmentCall(message)] },
-    userId: message.anonymousId,
-  });
+  postJson(
+    `${hosts(config).events}/v1/batch`,
+    { batch: [segmentCall(message)] },
+    { headers: { Authorization: basic(config.writeKey) }, userId: message.anonymousId },
+  );
 
 export const segment = defineDestinationCode<typeof segmentDefinition>({
   delivery: 'http',
@@ -91,12 +89,11 @@ export const segment = defineDestinationCode<typeof segmentDefinition>({
   async deleteUsers(users, config, io) {
     if (!config.publicApiToken) return { status: 'unsupported', reason: 'Segment deletes users through its Public API: set publicApiToken' };
     for (let i = 0; i < users.length; i += MAX_SUBJECTS) {
-      const request = restRequest({
-        method: 'POST',
-        endpoint: `${hosts(config).publicApi}/regulations`,
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.publicApiToken}` },
-        json: { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: users.slice(i, i + MAX_SUBJECTS).map((u) => u.userId) },
-      });
+      const request = postJson(
+        `${hosts(config).publicApi}/regulations`,
+        { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: users.slice(i, i + MAX_SUBJECTS).map((u) => u.userId) },
+        { headers: { Authorization: `Bearer ${config.publicApiToken}` } },
+      );
       const outcome = deletionOutcome('Segment', await io.send(request));
       if (outcome.status !== 'completed') return outcome;
     }

@@ -1,6 +1,6 @@
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, isRecord, propertiesOf, traitsOf, userIdOf } from '../message';
-import { restRequest } from '../request';
+import { postJson } from '../request';
 import { defineDestinationCode, type Message } from '../types';
 import type { SlackConfig, slackDefinition } from './definition';
 
@@ -82,14 +82,6 @@ export const slack = defineDestinationCode<typeof slackDefinition>({
       ...(config.username && { username: config.username }),
       ...(config.iconUrl && { icon_url: config.iconUrl }),
     };
-    return [
-      restRequest({
-        method: 'POST',
-        endpoint: config.webhookUrl,
-        headers: { 'Content-Type': 'application/json' },
-        json: body,
-        userId: message.anonymousId,
-      }),
-    ];
+    return [postJson(config.webhookUrl, body, { userId: message.anonymousId })];
   },
 });
