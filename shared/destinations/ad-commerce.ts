@@ -94,7 +94,7 @@ export function networkEventName(
 }
 
 /** The calls a conversion API has no event for, refused with the reason. */
-export function refuseNonConversion(message: Message, network: string): never {
+function refuseNonConversion(message: Message, network: string): never {
   const type = String(message.type);
   const why: Record<string, string> = {
     identify: `${network} takes conversion events only: an identify has no event there (its traits go with later events as hashed customer information)`,
@@ -103,4 +103,20 @@ export function refuseNonConversion(message: Message, network: string): never {
     screen: `${network} is set up for web events here: a screen is an app view, which needs the app's own data`,
   };
   throw instrumentationError(why[type] ?? `message type ${type} is not supported by ${network}`);
+}
+
+/** A network's event names: a track's as networkEventName finds them, a page's `page`; `network` names it in reasons. */
+export type ConversionNames = { network: string; page: string; standard: Record<string, string>; fallback: (event: string) => string };
+
+/** The network's event name for a track (`configured` first) or a page; any other call is refused with the reason. */
+export function conversionEventName(message: Message, names: ConversionNames, configured: { from: string; to: string }[] | undefined): string {
+  if (message.type === 'track') return networkEventName(message, names.standard, configured, names.fallback);
+  if (message.type === 'page') return names.page;
+  return refuseNonConversion(message, names.network);
+}
+
+/** What `build` makes of a track event's commerce, under `key` where it holds anything; nothing for other calls. */
+export function commerceField(message: Message, key: string, build: (commerce: Commerce) => Record<string, unknown>): Record<string, unknown> {
+  const data = message.type === 'track' ? build(commerceOf(message)) : {};
+  return Object.keys(data).length > 0 ? { [key]: data } : {};
 }

@@ -122,6 +122,19 @@ export function clientOf(message: Message): { ip?: string; userAgent?: string } 
   return { ...(ip && { ip }), ...(userAgent && { userAgent }) };
 }
 
+/**
+ * `user_data` as Meta, Pinterest and Snap take it: each hashed identifier a list of one, then the browser's address
+ * and user agent unhashed as client_ip_address and client_user_agent.
+ */
+export function listedUserData(message: Message, options: MatchOptions = {}): Record<string, unknown> {
+  const client = clientOf(message);
+  return {
+    ...Object.fromEntries(Object.entries(hashedIdentifiers(message, options)).map(([key, value]) => [key, [value]])),
+    ...(client.ip && { client_ip_address: client.ip }),
+    ...(client.userAgent && { client_user_agent: client.userAgent }),
+  };
+}
+
 /** The page the event happened on (context.page, else a page call's properties). */
 export function pageOf(message: Message): { url?: string; referrer?: string } {
   const url = text(firstOf(message, 'context.page.url', 'properties.url'));

@@ -1,10 +1,10 @@
 import { DAY_MS } from '../age-window';
-import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
-import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
+import { clickIdOf, clientOf, listedUserData, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
-import { restRequest } from '../request';
-import { defineDestinationCode, type DestinationRequest, type Message } from '../types';
+import { postJson } from '../request';
+import { defineDestinationCode, type Message } from '../types';
 import type { FacebookConversionsConfig, facebookConversionsDefinition } from './definition';
 
 /**
@@ -16,33 +16,31 @@ import type { FacebookConversionsConfig, facebookConversionsDefinition } from '.
 
 const DEFAULT_VERSION = 'v25.0';
 
-// Meta Pixel standard events for the event spec's ecommerce and lifecycle names.
-const STANDARD_EVENTS: Record<string, string> = {
-  'Order Completed': 'Purchase',
-  'Product Added': 'AddToCart',
-  'Checkout Started': 'InitiateCheckout',
-  'Product Viewed': 'ViewContent',
-  'Products Searched': 'Search',
-  'Product Added to Wishlist': 'AddToWishlist',
-  'Payment Info Entered': 'AddPaymentInfo',
-  'Signed Up': 'CompleteRegistration',
+const NAMES: ConversionNames = {
+  network: 'the Meta Conversions API',
+  page: 'PageView',
+  // Meta Pixel standard events for the event spec's ecommerce and lifecycle names.
+  standard: {
+    'Order Completed': 'Purchase',
+    'Product Added': 'AddToCart',
+    'Checkout Started': 'InitiateCheckout',
+    'Product Viewed': 'ViewContent',
+    'Products Searched': 'Search',
+    'Product Added to Wishlist': 'AddToWishlist',
+    'Payment Info Entered': 'AddPaymentInfo',
+    'Signed Up': 'CompleteRegistration',
+  },
+  fallback: (event) => event,
 };
 
 /** Customer Information Parameters: hashed matching keys as lists, the browser's address and agent unhashed. */
 function userData(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
-  const hashed = hashedIdentifiers(message, config);
-  const client = clientOf(message);
-  const data: Record<string, unknown> = Object.fromEntries(Object.entries(hashed).map(([key, value]) => [key, [value]]));
-  if (client.ip) data.client_ip_address = client.ip;
-  if (client.userAgent) data.client_user_agent = client.userAgent;
   // "Customer Information Parameters": fbc, the click id as `fb.1.<creation time in ms>.<fbclid>` (the _fbc cookie,
   // else made from the landing page's fbclid at the event's time), and fbp, the browser id (the _fbp cookie).
   const fbclid = clickIdOf(message, 'fbclid', 'fbclid');
   const fbc = clickIdOf(message, 'fbc') ?? (fbclid && `fb.1.${unixSeconds(message) * 1000}.${fbclid}`);
   const fbp = clickIdOf(message, 'fbp');
-  if (fbc) data.fbc = fbc;
-  if (fbp) data.fbp = fbp;
-  return data;
+  return { ...listedUserData(message, config), ...(fbc && { fbc }), ...(fbp && { fbp }) };
 }
 
 /** Custom Data Parameters: value, currency, content_ids, contents ({id, quantity, item_price}), num_items, order_id. */
@@ -84,21 +82,16 @@ function actionSource(message: Message, config: FacebookConversionsConfig, url: 
 
 /** One server event (Server Event Parameters): name, time, event_id = messageId, action_source, user and custom data. */
 function serverEvent(message: Message, config: FacebookConversionsConfig): Record<string, unknown> {
-  let eventName: string;
-  if (message.type === 'track') eventName = networkEventName(message, STANDARD_EVENTS, config.eventMap, (event) => event);
-  else if (message.type === 'page') eventName = 'PageView';
-  else refuseNonConversion(message, 'the Meta Conversions API');
   const page = pageOf(message);
-  const custom = message.type === 'track' ? customData(commerceOf(message)) : {};
   return {
-    event_name: eventName,
+    event_name: conversionEventName(message, NAMES, config.eventMap),
     event_time: unixSeconds(message),
     // event_id with event_name: Meta keeps one of a browser and a server event with the same pair (48 hours).
-    event_id: eventIdOf(message, 'the Meta Conversions API'),
+    event_id: eventIdOf(message, NAMES.network),
     action_source: actionSource(message, config, page.url),
     ...(page.url && { event_source_url: page.url }),
     user_data: userData(message, config),
-    ...(Object.keys(custom).length > 0 && { custom_data: custom }),
+    ...commerceField(message, 'custom_data', customData),
   };
 }
 
@@ -142,17 +135,11 @@ export const facebookConversions = defineDestinationCode<typeof facebookConversi
     const store = config.actionSource === 'physical_store';
     return { vendor: 'Facebook', maxAgeMs: (store ? 62 : 7) * DAY_MS, maxAge: store ? '62 days for physical store events' : '7 days' };
   },
-  transform(message, config): DestinationRequest[] {
-    const base = trimBase(config.baseUrl ?? 'https://graph.facebook.com');
-    return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${base}/${config.apiVersion ?? DEFAULT_VERSION}/${encodeURIComponent(config.pixelId)}/events`,
-        headers: { 'Content-Type': 'application/json' },
-        params: { access_token: config.accessToken },
-        json: { data: [serverEvent(message, config)], ...(config.testEventCode && { test_event_code: config.testEventCode }) },
-        userId: message.anonymousId,
-      }),
-    ];
-  },
+  transform: (message, config) => [
+    postJson(
+      `${trimBase(config.baseUrl ?? 'https://graph.facebook.com')}/${config.apiVersion ?? DEFAULT_VERSION}/${encodeURIComponent(config.pixelId)}/events`,
+      { data: [serverEvent(message, config)], ...(config.testEventCode && { test_event_code: config.testEventCode }) },
+      { params: { access_token: config.accessToken }, userId: message.anonymousId },
+    ),
+  ],
 });

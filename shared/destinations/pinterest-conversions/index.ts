@@ -1,8 +1,8 @@
-import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
-import { clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
+import { commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
+import { listedUserData, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
-import { restRequest } from '../request';
-import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { postJson } from '../request';
+import { defineDestinationCode, type ChunkEventVerdict, type Message } from '../types';
 import type { PinterestConfig, pinterestConversionsDefinition } from './definition';
 
 /**
@@ -12,28 +12,23 @@ import type { PinterestConfig, pinterestConversionsDefinition } from './definiti
  * developers.pinterest.com/docs/conversions ("Conversion events" names).
  */
 
-// event_name values for the event spec's ecommerce and lifecycle names; anything else is `custom`.
-const STANDARD_EVENTS: Record<string, string> = {
-  'Order Completed': 'checkout',
-  'Product Added': 'add_to_cart',
-  'Checkout Started': 'initiate_checkout',
-  'Product Viewed': 'view_content',
-  'Products Searched': 'search',
-  'Product Added to Wishlist': 'add_to_wishlist',
-  'Payment Info Entered': 'add_payment_info',
-  'Signed Up': 'signup',
-  'Product Category Viewed': 'view_category',
+const NAMES: ConversionNames = {
+  network: 'the Pinterest API for Conversions',
+  page: 'page_visit',
+  // event_name values for the event spec's ecommerce and lifecycle names; anything else is `custom`.
+  standard: {
+    'Order Completed': 'checkout',
+    'Product Added': 'add_to_cart',
+    'Checkout Started': 'initiate_checkout',
+    'Product Viewed': 'view_content',
+    'Products Searched': 'search',
+    'Product Added to Wishlist': 'add_to_wishlist',
+    'Payment Info Entered': 'add_payment_info',
+    'Signed Up': 'signup',
+    'Product Category Viewed': 'view_category',
+  },
+  fallback: () => 'custom',
 };
-
-/** user_data: every matching key a list of SHA-256 hashes; client_ip_address and client_user_agent unhashed. */
-function userData(message: Message, config: PinterestConfig): Record<string, unknown> {
-  const client = clientOf(message);
-  return {
-    ...Object.fromEntries(Object.entries(hashedIdentifiers(message, config)).map(([key, value]) => [key, [value]])),
-    ...(client.ip && { client_ip_address: client.ip }),
-    ...(client.userAgent && { client_user_agent: client.userAgent }),
-  };
-}
 
 /** custom_data: value and item_price are strings ("parsed into a double"), quantities and num_items integers. */
 function customData(commerce: Commerce): Record<string, unknown> {
@@ -59,21 +54,16 @@ function customData(commerce: Commerce): Record<string, unknown> {
 }
 
 function conversionEvent(message: Message, config: PinterestConfig): Record<string, unknown> {
-  let eventName: string;
-  if (message.type === 'track') eventName = networkEventName(message, STANDARD_EVENTS, config.eventMap, () => 'custom');
-  else if (message.type === 'page') eventName = 'page_visit';
-  else refuseNonConversion(message, 'the Pinterest API for Conversions');
   const page = pageOf(message);
-  const custom = message.type === 'track' ? customData(commerceOf(message)) : {};
   return {
-    event_name: eventName,
+    event_name: conversionEventName(message, NAMES, config.eventMap),
     action_source: 'web',
     event_time: unixSeconds(message),
     // event_id (required): Pinterest de-duplicates the tag's and the API's events that share it.
-    event_id: eventIdOf(message, 'the Pinterest API for Conversions'),
+    event_id: eventIdOf(message, NAMES.network),
     ...(page.url && { event_source_url: page.url }),
-    user_data: userData(message, config),
-    ...(Object.keys(custom).length > 0 && { custom_data: custom }),
+    user_data: listedUserData(message, config),
+    ...commerceField(message, 'custom_data', customData),
   };
 }
 
@@ -97,16 +87,11 @@ export const pinterestConversions = defineDestinationCode<typeof pinterestConver
   delivery: 'http',
   // ConversionEvents: `data` holds 1 to 1,000 events.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: pinterestVerdicts },
-  transform(message, config): DestinationRequest[] {
-    const base = trimBase(config.baseUrl ?? 'https://api.pinterest.com');
-    return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${base}/v5/ad_accounts/${encodeURIComponent(config.adAccountId)}/events`,
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${config.conversionToken}` },
-        json: { data: [conversionEvent(message, config)] },
-        userId: message.anonymousId,
-      }),
-    ];
-  },
+  transform: (message, config) => [
+    postJson(
+      `${trimBase(config.baseUrl ?? 'https://api.pinterest.com')}/v5/ad_accounts/${encodeURIComponent(config.adAccountId)}/events`,
+      { data: [conversionEvent(message, config)] },
+      { headers: { Authorization: `Bearer ${config.conversionToken}` }, userId: message.anonymousId },
+    ),
+  ],
 });

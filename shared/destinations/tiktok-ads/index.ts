@@ -1,8 +1,8 @@
-import { commerceOf, eventIdOf, networkEventName, refuseNonConversion, unixSeconds, type Commerce } from '../ad-commerce';
+import { commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
 import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
-import { restRequest } from '../request';
-import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { postJson } from '../request';
+import { defineDestinationCode, type ChunkEventVerdict, type Message } from '../types';
 import type { TikTokConfig, tiktokAdsDefinition } from './definition';
 
 /**
@@ -12,16 +12,22 @@ import type { TikTokConfig, tiktokAdsDefinition } from './definition';
  * "Supported standard events"), and the Marketing API's return codes.
  */
 
-// Supported standard events for the event spec's ecommerce and lifecycle names.
-const STANDARD_EVENTS: Record<string, string> = {
-  'Order Completed': 'CompletePayment',
-  'Product Added': 'AddToCart',
-  'Checkout Started': 'InitiateCheckout',
-  'Product Viewed': 'ViewContent',
-  'Products Searched': 'Search',
-  'Product Added to Wishlist': 'AddToWishlist',
-  'Payment Info Entered': 'AddPaymentInfo',
-  'Signed Up': 'CompleteRegistration',
+const NAMES: ConversionNames = {
+  network: 'the TikTok Events API',
+  // A page is the pixel's page view ("Pageview", what ttq.page() reports), so the two de-duplicate.
+  page: 'Pageview',
+  // Supported standard events for the event spec's ecommerce and lifecycle names.
+  standard: {
+    'Order Completed': 'CompletePayment',
+    'Product Added': 'AddToCart',
+    'Checkout Started': 'InitiateCheckout',
+    'Product Viewed': 'ViewContent',
+    'Products Searched': 'Search',
+    'Product Added to Wishlist': 'AddToWishlist',
+    'Payment Info Entered': 'AddPaymentInfo',
+    'Signed Up': 'CompleteRegistration',
+  },
+  fallback: (name) => name,
 };
 
 /**
@@ -69,20 +75,14 @@ function propertiesFor(commerce: Commerce): Record<string, unknown> {
 }
 
 function tiktokEvent(message: Message, config: TikTokConfig): Record<string, unknown> {
-  let event: string;
-  if (message.type === 'track') event = networkEventName(message, STANDARD_EVENTS, config.eventMap, (name) => name);
-  // A page is the pixel's page view ("Pageview", what ttq.page() reports), so the two de-duplicate.
-  else if (message.type === 'page') event = 'Pageview';
-  else refuseNonConversion(message, 'the TikTok Events API');
   const page = pageOf(message);
-  const properties = message.type === 'track' ? propertiesFor(commerceOf(message)) : {};
   return {
-    event,
+    event: conversionEventName(message, NAMES, config.eventMap),
     event_time: unixSeconds(message),
     // event_id: TikTok keeps one of a pixel and a server event with the same event and event_id (48 hours).
-    event_id: eventIdOf(message, 'the TikTok Events API'),
+    event_id: eventIdOf(message, NAMES.network),
     user: userOf(message, config),
-    ...(Object.keys(properties).length > 0 && { properties }),
+    ...commerceField(message, 'properties', propertiesFor),
     ...(Object.keys(page).length > 0 && { page }),
   };
 }
@@ -105,21 +105,16 @@ export const tiktokAds = defineDestinationCode<typeof tiktokAdsDefinition>({
   delivery: 'http',
   // Events API 2.0: up to 1,000 events in `data` per request.
   batch: { maxEvents: 1000, maxBytes: 2_000_000, lists: ['JSON.data'], verdicts: tiktokVerdicts },
-  transform(message, config): DestinationRequest[] {
-    const base = trimBase(config.baseUrl ?? 'https://business-api.tiktok.com');
-    return [
-      restRequest({
-        method: 'POST',
-        endpoint: `${base}/open_api/v1.3/event/track/`,
-        headers: { 'Content-Type': 'application/json', 'Access-Token': config.accessToken },
-        json: {
-          event_source: 'web',
-          event_source_id: config.pixelCode,
-          ...(config.testEventCode && { test_event_code: config.testEventCode }),
-          data: [tiktokEvent(message, config)],
-        },
-        userId: message.anonymousId,
-      }),
-    ];
-  },
+  transform: (message, config) => [
+    postJson(
+      `${trimBase(config.baseUrl ?? 'https://business-api.tiktok.com')}/open_api/v1.3/event/track/`,
+      {
+        event_source: 'web',
+        event_source_id: config.pixelCode,
+        ...(config.testEventCode && { test_event_code: config.testEventCode }),
+        data: [tiktokEvent(message, config)],
+      },
+      { headers: { 'Access-Token': config.accessToken }, userId: message.anonymousId },
+    ),
+  ],
 });
