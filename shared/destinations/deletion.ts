@@ -1,5 +1,5 @@
 import { isRetryableStatus } from './http-client';
-import type { DeletionOutcome, DeliveryResult } from './types';
+import type { DeletionIO, DeletionOutcome, DeletionUser, DeliveryResult, DestinationRequest } from './types';
 
 /**
  * How a vendor's answer to a deletion request ends the job, the same for every vendor: 2xx deleted; 404 the
@@ -14,4 +14,22 @@ export function deletionOutcome(vendor: string, result: DeliveryResult): Deletio
   if (status === 404) return { status: 'not_found', reason: text };
   if (status === 405 || status === 501) return { status: 'unsupported', reason: text };
   return { status: 'failed', error: text, retryable: result.error !== undefined ? result.retryable : isRetryableStatus(status) };
+}
+
+/**
+ * Deletes the users `size` at a time, one request (`request`) per slice, one slice after the other: the first
+ * answer that is not a deletion ends the job with its outcome (deletionOutcome); all deleted, it is completed.
+ */
+export async function deleteInSlices(
+  vendor: string,
+  users: DeletionUser[],
+  size: number,
+  io: DeletionIO,
+  request: (slice: DeletionUser[]) => DestinationRequest,
+): Promise<DeletionOutcome> {
+  for (let i = 0; i < users.length; i += size) {
+    const outcome = deletionOutcome(vendor, await io.send(request(users.slice(i, i + size))));
+    if (outcome.status !== 'completed') return outcome;
+  }
+  return { status: 'completed' };
 }

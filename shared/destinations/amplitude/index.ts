@@ -1,8 +1,8 @@
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
-import { deletionOutcome } from '../deletion';
-import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
+import { deleteInSlices } from '../deletion';
+import { defineDestinationCode, type ChunkEventVerdict, type Message } from '../types';
 import type { AmplitudeConfig, amplitudeDefinition } from './definition';
 
 /**
@@ -186,15 +186,12 @@ export const amplitude = defineDestinationCode<typeof amplitudeDefinition>({
   async deleteUsers(users, config, io) {
     if (!config.apiSecret) return { status: 'failed', error: 'apiSecret is required to delete users', retryable: false };
     // User Privacy API: POST /api/2/deletions/users, Basic api key:secret key, up to 100 ids per request.
-    for (let i = 0; i < users.length; i += 100) {
-      const request: DestinationRequest = postJson(
+    return deleteInSlices('Amplitude', users, 100, io, (slice) =>
+      postJson(
         `${hosts(config).privacy}/api/2/deletions/users`,
-        { user_ids: users.slice(i, i + 100).map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
+        { user_ids: slice.map((u) => u.userId), requester: 'weir', ignore_invalid_id: 'True' },
         { headers: { Authorization: `Basic ${Buffer.from(`${config.apiKey}:${config.apiSecret}`).toString('base64')}` } },
-      );
-      const outcome = deletionOutcome('Amplitude', await io.send(request));
-      if (outcome.status !== 'completed') return outcome;
-    }
-    return { status: 'completed' };
+      ),
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { deletionOutcome } from '../deletion';
+import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
@@ -242,11 +242,6 @@ export const braze = defineDestinationCode<typeof brazeDefinition>({
   },
   transform: (message, config) => (message.type === 'identify' ? identify(message, config) : [transformMessage(message, config)]),
   async deleteUsers(users, config, io) {
-    for (let i = 0; i < users.length; i += BRAZE_DELETE_BATCH) {
-      const externalIds = users.slice(i, i + BRAZE_DELETE_BATCH).map((u) => u.userId);
-      const outcome = deletionOutcome('Braze', await io.send(post(config, '/users/delete', { external_ids: externalIds })));
-      if (outcome.status !== 'completed') return outcome;
-    }
-    return { status: 'completed' };
+    return deleteInSlices('Braze', users, BRAZE_DELETE_BATCH, io, (slice) => post(config, '/users/delete', { external_ids: slice.map((u) => u.userId) }));
   },
 });

@@ -1,4 +1,4 @@
-import { deletionOutcome } from '../deletion';
+import { deleteInSlices, deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson, restRequest } from '../request';
@@ -151,16 +151,13 @@ async function deleteUsers(users: DeletionUser[], config: HeapConfig, io: Deleti
   if (!apiKey) return { status: 'unsupported', reason: 'Heap deletes users through its User Deletion API: set apiKey' };
   const auth = await accessToken({ ...config, apiKey }, io);
   if (!('token' in auth)) return auth;
-  for (let i = 0; i < users.length; i += MAX_DELETIONS) {
-    const request = postJson(
+  return deleteInSlices('Heap', users, MAX_DELETIONS, io, (slice) =>
+    postJson(
       `${hosts(config).deletion}/api/public/v0/user_deletion`,
-      { users: users.slice(i, i + MAX_DELETIONS).map((u) => ({ identity: u.userId })) },
+      { users: slice.map((u) => ({ identity: u.userId })) },
       { headers: { Authorization: `Bearer ${auth.token}` } },
-    );
-    const outcome = deletionOutcome('Heap', await io.send(request));
-    if (outcome.status !== 'completed') return outcome;
-  }
-  return { status: 'completed' };
+    ),
+  );
 }
 
 export const heap = defineDestinationCode<typeof heapDefinition>({

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DAY_MS } from '../age-window';
-import { deletionOutcome } from '../deletion';
+import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson, restRequest } from '../request';
@@ -251,15 +251,12 @@ export const mixpanel = defineDestinationCode<typeof mixpanelDefinition>({
     if (!config.gdprApiToken) return { status: 'failed', error: 'gdprApiToken is required to delete users', retryable: false };
     // GDPR API v3 "Create a Deletion Task": POST /api/app/data-deletions/v3.0/?token=, Bearer OAuth token.
     // The docs allow 2000 distinct ids per retrieval request; deletions are sent in batches of that size too.
-    for (let i = 0; i < users.length; i += 2000) {
-      const request = postJson(
+    return deleteInSlices('Mixpanel', users, 2000, io, (slice) =>
+      postJson(
         `${hosts(config).app}/api/app/data-deletions/v3.0/`,
-        { distinct_ids: users.slice(i, i + 2000).map((u) => u.userId), compliance_type: 'GDPR' },
+        { distinct_ids: slice.map((u) => u.userId), compliance_type: 'GDPR' },
         { headers: { Authorization: `Bearer ${config.gdprApiToken}` }, params: { token: config.token } },
-      );
-      const outcome = deletionOutcome('Mixpanel', await io.send(request));
-      if (outcome.status !== 'completed') return outcome;
-    }
-    return { status: 'completed' };
+      ),
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deletionOutcome } from '../deletion';
+import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, idText, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
@@ -88,15 +88,12 @@ export const segment = defineDestinationCode<typeof segmentDefinition>({
    */
   async deleteUsers(users, config, io) {
     if (!config.publicApiToken) return { status: 'unsupported', reason: 'Segment deletes users through its Public API: set publicApiToken' };
-    for (let i = 0; i < users.length; i += MAX_SUBJECTS) {
-      const request = postJson(
+    return deleteInSlices('Segment', users, MAX_SUBJECTS, io, (slice) =>
+      postJson(
         `${hosts(config).publicApi}/regulations`,
-        { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: users.slice(i, i + MAX_SUBJECTS).map((u) => u.userId) },
+        { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: slice.map((u) => u.userId) },
         { headers: { Authorization: `Bearer ${config.publicApiToken}` } },
-      );
-      const outcome = deletionOutcome('Segment', await io.send(request));
-      if (outcome.status !== 'completed') return outcome;
-    }
-    return { status: 'completed' };
+      ),
+    );
   },
 });
