@@ -28,7 +28,8 @@ export interface FieldText {
 /**
  * The texts of every field of a configuration schema, one per key: kept beside the schema in each type's
  * definition.ts, out of the schema itself, so that only what lists the definitions carries them (a function that
- * only checks configurations bundles none of it). Plain literals, constants and calls marked pure only, for the same reason.
+ * only checks configurations bundles none of it). Plain literals, constants and calls marked pure only, for the
+ * same reason.
  */
 export type FieldTexts<S extends z.ZodType> = { readonly [K in keyof z.input<S>]-?: FieldText };
 
@@ -69,13 +70,13 @@ export const PHONE_COUNTRY_CODE_TEXT: FieldText = {
   example: '44',
 };
 
-/** The fields every ad network's conversion API ends its configuration with: the event map, the phone country code, the base URL. */
+/** The fields an ad network's conversion API ends its configuration with: event map, phone country code, base URL. */
 export const adNetworkConfig = () => ({ eventMap: EventMap, phoneCountryCode: PhoneCountryCode, baseUrl: baseUrl() });
 
 /**
  * An ad network's field texts: its own fields' (`own`), then those of adNetworkConfig's fields, with an example of
- * the network's event names and the API host the base URL replaces. Its calls are marked pure, so that a bundle that
- * never reads the texts drops them.
+ * the network's event names and the API host the base URL replaces. Calls of it are marked pure, so that a bundle
+ * that never reads the texts drops them.
  */
 export const adNetworkTexts = <T extends Record<string, FieldText>>(own: T, networkEvent: string, host: string) => ({
   ...own,
@@ -88,7 +89,10 @@ export const adNetworkTexts = <T extends Record<string, FieldText>>(own: T, netw
   baseUrl: { label: BASE_URL_LABEL, description: `Replaces ${host} (proxies, tests)` },
 });
 
-/** The AWS destinations' (S3, Firehose) region and endpoint, and their credential fields: which workspace credential holds each key. */
+/**
+ * The AWS destinations' (S3, Firehose) region and endpoint, and their credential fields: which workspace credential
+ * holds each key.
+ */
 export const AwsRegion = z
   .string()
   .regex(/^[a-z0-9-]+$/, 'region must be an AWS region name such as eu-west-1')

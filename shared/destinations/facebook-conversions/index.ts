@@ -46,7 +46,7 @@ function userData(message: Message, config: FacebookConversionsConfig): Record<s
 /** Custom Data Parameters: value, currency, content_ids, contents ({id, quantity, item_price}), num_items, order_id. */
 function customData(commerce: Commerce): Record<string, unknown> {
   const withId = commerce.products.filter((p) => p.id !== undefined);
-  const data: Record<string, unknown> = {
+  return {
     ...(commerce.value !== undefined && { value: commerce.value }),
     ...(commerce.currency && { currency: commerce.currency }),
     ...(withId.length > 0 && {
@@ -62,7 +62,6 @@ function customData(commerce: Commerce): Record<string, unknown> {
     ...(commerce.orderId && { order_id: commerce.orderId }),
     ...(commerce.query && { search_string: commerce.query }),
   };
-  return data;
 }
 
 /**
