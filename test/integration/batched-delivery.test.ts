@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
-import { getTableClient, queryAll } from '../../shared/persistence/table-client';
+import { queryAll } from '../../shared/persistence/table-client';
 import { deliveryRig, flowThrough, flowUntil } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
@@ -11,6 +11,7 @@ import { ingestItems, oneShard } from '../support/ingest-items';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { itemsIn } from '../support/partition-items';
 import { deliveryHandler, handOver, streamRecordOf } from '../support/stream-records';
+import { intercepting } from '../support/store-intercept';
 
 /** Delivery in chunks to a vendor's batch API, and each user's order kept behind a parked event. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -241,17 +242,10 @@ describe('batched delivery', () => {
     const handler = deliveryHandler();
     const record = streamRecordOf(item!, 'again');
     // While the index cannot be written, the record is not let go: it is parked, to come back later.
-    const failIndexing = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-      const input = (args as { input: { UpdateExpression?: string } }).input;
+    const failIndexing = (_: unknown, input: Record<string, unknown>) => {
       if (input.UpdateExpression === 'SET gsi1pk = :gpk, gsi1sk = :gsk') throw Object.assign(new Error('store unavailable'), { name: 'InternalServerError' });
-      return next(args);
     };
-    getTableClient().doc.middlewareStack.add(failIndexing as never, { step: 'initialize', name: 'failIndexing' });
-    try {
-      expect(await handler({ Records: [{ ...record, eventID: 'refused' }] })).toEqual({ batchItemFailures: [] });
-    } finally {
-      getTableClient().doc.middlewareStack.remove('failIndexing');
-    }
+    await intercepting(failIndexing, async () => expect(await handler({ Records: [{ ...record, eventID: 'refused' }] })).toEqual({ batchItemFailures: [] }));
     const parked = await queryAll(rig.rt.store, {
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.parkedRecord(p.ws.workspaceId, 'delivery', 'x').pk },

@@ -10,6 +10,7 @@ import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
 import { batchChange } from '../support/batch-changes';
+import { intercepting } from '../support/store-intercept';
 
 /** A batch's writes: when its parks outnumber what one transaction holds (100 items), and when a stop cuts it short. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -72,17 +73,11 @@ it('parks and counts each event once when a split write is made again after dyin
     parks,
   };
   // The process dies after the parks that went ahead, before the batch's own write.
-  const dieOnBatchWrite = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-    const items = (args as { input: { TransactItems?: { Update?: { Key: { sk: string } } }[] } }).input.TransactItems;
+  const dieOnBatchWrite = (_: unknown, input: Record<string, unknown>) => {
+    const items = (input as { TransactItems?: { Update?: { Key: { sk: string } } }[] }).TransactItems;
     if (items?.some((item) => item.Update?.Key.sk === `${ref.requestId}#0`)) throw Object.assign(new Error('killed'), { name: 'InternalServerError' });
-    return next(args);
   };
-  rig.rt.store.doc.middlewareStack.add(dieOnBatchWrite as never, { step: 'initialize', name: 'dieOnBatchWrite' });
-  try {
-    await expect(deliveries.writeBatch(guard, change)).rejects.toThrow('killed');
-  } finally {
-    rig.rt.store.doc.middlewareStack.remove('dieOnBatchWrite');
-  }
+  await intercepting(dieOnBatchWrite, () => expect(deliveries.writeBatch(guard, change)).rejects.toThrow('killed'), rig.rt.store);
   const parked = () => parkedItems(rig.rt.store, ref.workspaceId, ref.destinationId);
   const retrying = async () => (await deliveries.outcomes(ref.workspaceId, ref.destinationId))?.retrying;
   expect(await parked()).toHaveLength(MAX_PARKS_PER_WRITE);

@@ -2,13 +2,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
-import { getTableClient } from '../../shared/persistence/table-client';
 import { deliveryRig } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { itemsIn } from '../support/partition-items';
 import { handOver } from '../support/stream-records';
+import { intercepting } from '../support/store-intercept';
 
 /**
  * A run its stream consumer stops waiting for is made durable as one held run (not an index entry a batch),
@@ -78,24 +78,17 @@ describe('held runs', () => {
     const items = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     // Each delivery write to the destination's batches or runs, and each transaction, as the handler sends it.
     const writes: string[] = [];
-    const { doc } = getTableClient();
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        type Keyed = { Key?: { pk?: string; sk?: string }; Item?: { pk?: string } };
-        const input = args.input as Keyed & { TransactItems?: Record<string, Keyed>[] };
-        const ours = (keyed: Keyed) => String(keyed.Key?.pk ?? keyed.Item?.pk ?? '').includes(`#DESTINATION#${d}#`);
-        if (input.TransactItems?.some((item) => Object.values(item).some(ours))) writes.push('transaction');
-        else if (ours(input)) writes.push(`${context.commandName} ${input.Key?.sk ?? ''}`);
-        return next(args);
-      },
-      { step: 'initialize', name: 'countRunWrites' },
-    );
-    try {
+    type Keyed = { Key?: { pk?: string; sk?: string }; Item?: { pk?: string } };
+    const ours = (keyed: Keyed) => String(keyed.Key?.pk ?? keyed.Item?.pk ?? '').includes(`#DESTINATION#${d}#`);
+    const countRunWrites = (command: string | undefined, request: Record<string, unknown>) => {
+      const input = request as Keyed & { TransactItems?: Record<string, Keyed>[] };
+      if (input.TransactItems?.some((item) => Object.values(item).some(ours))) writes.push('transaction');
+      else if (ours(input)) writes.push(`${command} ${input.Key?.sk ?? ''}`);
+    };
+    await intercepting(countRunWrites, async () => {
       expect(await handOver(items, 'o')).toEqual({ batchItemFailures: [] });
       await deliveryMachinery().lanes.idle();
-    } finally {
-      doc.middlewareStack.remove('countRunWrites');
-    }
+    });
     expect(sent('/once').sort()).toEqual(['o-0', 'o-1', 'o-2', 'o-3']);
     // A write a batch (its send's outcome and its finish at once), not two; one transaction for the run's counting.
     expect(writes.filter((w) => w !== 'transaction').sort()).toEqual(items.map((item) => `UpdateItemCommand ${item.requestId}#${item.part}`).sort());

@@ -12,6 +12,7 @@ import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-r
 import { basic, call } from '../support/runtime';
 import { getTableClient } from '../../shared/persistence/table-client';
 import { ingestItems } from '../support/ingest-items';
+import { intercepting, type SendOn, type StoreAnswer } from '../support/store-intercept';
 
 /**
  * A request of many users stored as several items outside a transaction (docs/concepts/ordering-and-sharding.md, "Ingest shards"):
@@ -23,29 +24,18 @@ const rig = deliveryRig();
 
 type Put = { PutRequest: { Item: Record<string, unknown> } };
 type Input = { RequestItems?: Record<string, Put[]> };
-type Next = (args: { input: Input }) => Promise<{ output: Record<string, unknown> }>;
+type Change = (input: Input, send: SendOn) => Promise<StoreAnswer>;
 
-/** Runs `run` with the store's batch writes changed by `change` (a crash, a store that pushes back). */
-async function withBatchWrites<T>(change: (next: Next, args: { input: Input }) => Promise<unknown>, run: () => Promise<T>): Promise<T> {
-  const middleware = (next: Next, context: { commandName?: string }) => (args: { input: Input }) =>
-    context.commandName === 'BatchWriteItemCommand' ? change(next, args) : next(args);
-  rig.rt.store.doc.middlewareStack.add(middleware as never, { step: 'initialize', name: 'changeBatchWrites' });
-  try {
-    return await run();
-  } finally {
-    rig.rt.store.doc.middlewareStack.remove('changeBatchWrites');
-  }
-}
+/** Runs `run` with the batch writes of `store` (by default the test's) changed by `change` (a crash, a store that pushes back). */
+const withBatchWrites = <T>(change: Change, run: () => Promise<T>, store = rig.rt.store) =>
+  intercepting((command, input, send) => (command === 'BatchWriteItemCommand' ? change(input, send) : undefined), run, store);
 
-const puts = (args: { input: Input }) => Object.values(args.input.RequestItems!)[0]!;
-const only = (args: { input: Input }, keep: Put[]) => ({
-  ...args,
-  input: { ...args.input, RequestItems: { [rig.rt.store.table]: keep } },
-});
+const puts = (input: Input) => Object.values(input.RequestItems!)[0]!;
+const only = (input: Input, keep: Put[]) => ({ ...input, RequestItems: { [rig.rt.store.table]: keep } });
 
 /** The process dies after the store took the first `stored` items of the request's batch write. */
-const crashAfter = (stored: number) => async (next: Next, args: { input: Input }) => {
-  if (stored > 0) await next(only(args, puts(args).slice(0, stored)));
+const crashAfter = (stored: number) => async (input: Input, send: SendOn) => {
+  if (stored > 0) await send(only(input, puts(input).slice(0, stored)));
   throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
 };
 
@@ -136,10 +126,10 @@ it('puts again what the store left unprocessed, and answers 429 when it keeps pu
   const p = await pipeline();
   // Once: half left unprocessed, put again in the same call.
   let pushedBack = 0;
-  const once = async (next: Next, args: { input: Input }) => {
-    if (pushedBack++ > 0) return next(args);
-    const items = puts(args);
-    const taken = await next(only(args, items.slice(0, 3)));
+  const once = async (input: Input, send: SendOn) => {
+    if (pushedBack++ > 0) return send(input);
+    const items = puts(input);
+    const taken = await send(only(input, items.slice(0, 3)));
     return { ...taken, output: { ...taken.output, UnprocessedItems: { [rig.rt.store.table]: items.slice(3) } } };
   };
   await withBatchWrites(once, () => p.accept(request('busy-once')));
@@ -147,9 +137,9 @@ it('puts again what the store left unprocessed, and answers 429 when it keeps pu
   expect(new Set((await p.stored()).map((item) => item.requestId)).size).toBe(1);
 
   // Always: every item left unprocessed until the attempts run out; the client's retry stores the request.
-  const always = async (next: Next, args: { input: Input }) => {
-    const taken = await next(only(args, puts(args).slice(0, 1)));
-    return { ...taken, output: { ...taken.output, UnprocessedItems: { [rig.rt.store.table]: puts(args).slice(1) } } };
+  const always = async (input: Input, send: SendOn) => {
+    const taken = await send(only(input, puts(input).slice(0, 1)));
+    return { ...taken, output: { ...taken.output, UnprocessedItems: { [rig.rt.store.table]: puts(input).slice(1) } } };
   };
   const batch = request('busy');
   const failed = await withBatchWrites(always, () => p.accept(batch).catch((e: unknown) => e));
@@ -207,15 +197,7 @@ it('counts a tracking plan’s verdicts and keeps its dropped events once for a 
   }));
   const send = () => call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(p.source.writeKey, ''), body: { batch } });
   // Through the data plane's own store client (its handlers run in this process): the write dies after 3 items.
-  const store = getTableClient();
-  const crash = (next: Next, context: { commandName?: string }) => (args: { input: Input }) =>
-    context.commandName === 'BatchWriteItemCommand' ? crashAfter(3)(next, args) : next(args);
-  store.doc.middlewareStack.add(crash as never, { step: 'initialize', name: 'crashBatchWrites' });
-  try {
-    expect((await send()).status).toBe(503);
-  } finally {
-    store.doc.middlewareStack.remove('crashBatchWrites');
-  }
+  await withBatchWrites(crashAfter(3), async () => expect((await send()).status).toBe(503), getTableClient());
   expect((await send()).status).toBe(200);
   const stats = (await p.api('GET', `/v2/tracking-plans/${plan.id}/stats`)).body.totals;
   expect(stats).toMatchObject({ total: 20, validated: 15, dropped: 5 });

@@ -10,6 +10,7 @@ import { keys } from '../../shared/persistence/keys';
 import { DEFAULT_INGEST_SHARDS, eventShard, partNumber } from '../../shared/domain/ingestion/shards';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
+import { intercepting } from '../support/store-intercept';
 
 /** The data plane's /v1 ingestion: the status codes SDKs retry on, durability before 200, suppression. */
 let rt: TestRuntime;
@@ -43,11 +44,9 @@ const send = (path: string, options: Parameters<typeof call>[3]) => call(rt.data
  */
 async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 'all'): Promise<string[]> {
   const calls: string[] = [];
-  const count = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-    const { input } = args as {
-      input: { Item?: Item; TransactItems?: { Put?: { Item?: Item } }[]; RequestItems?: Record<string, { PutRequest?: { Item?: Item } }[]> };
-    };
-    const name = String(context.commandName);
+  const count = (command: string | undefined, request: Record<string, unknown>) => {
+    const input = request as { Item?: Item; TransactItems?: { Put?: { Item?: Item } }[]; RequestItems?: Record<string, { PutRequest?: { Item?: Item } }[]> };
+    const name = String(command);
     const puts = input.TransactItems?.map((t) => t.Put?.Item) ?? Object.values(input.RequestItems ?? {})[0]?.map((r) => r.PutRequest?.Item);
     const ingest = (puts ?? []).filter((item) => item?.entity === 'ingest').length;
     const claim = [input.Item, ...(puts ?? [])].some((item) => item?.entity === 'requestClaim');
@@ -55,14 +54,8 @@ async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 
       if (puts) calls.push(`${name} of ${ingest} ingest items${claim ? ' and the claim' : ''}`);
       else calls.push(claim ? `${name} of the claim` : name);
     }
-    return next(args);
   };
-  rt.store.doc.middlewareStack.add(count as never, { step: 'initialize', name: 'countCalls' });
-  try {
-    await run();
-  } finally {
-    rt.store.doc.middlewareStack.remove('countCalls');
-  }
+  await intercepting(count, run, rt.store);
   return calls;
 }
 type Item = { entity?: unknown };
@@ -335,19 +328,14 @@ describe('POST /v1/*', () => {
     ] as const;
     for (const [name, status] of cases) {
       // DynamoDB Local never pushes back: the ingest write fails here the way the service would fail it.
-      const pushBack = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-        const { input } = args as { input: { Item?: { entity?: string }; TransactItems?: { Put?: { Item?: { entity?: string } } }[] } };
+      const pushBack = (_: unknown, request: Record<string, unknown>) => {
+        const input = request as { Item?: { entity?: string }; TransactItems?: { Put?: { Item?: { entity?: string } } }[] };
         const entities = [input.Item?.entity, ...(input.TransactItems ?? []).map((t) => t.Put?.Item?.entity)];
         if (entities.includes('ingest')) throw Object.assign(new Error(name), { name });
-        return next(args);
       };
-      rt.store.doc.middlewareStack.add(pushBack as never, { step: 'initialize', name: 'pushBack' });
-      try {
-        const error = await ingestion.accept({ type: 'track', body: { userId: 'u' }, authorization: s.auth }).catch((e: unknown) => e);
-        expect([name, errorToResult(error, 'data').statusCode]).toEqual([name, status]);
-      } finally {
-        rt.store.doc.middlewareStack.remove('pushBack');
-      }
+      const accepting = () => ingestion.accept({ type: 'track', body: { userId: 'u' }, authorization: s.auth }).catch((e: unknown) => e);
+      const error = await intercepting(pushBack, accepting, rt.store);
+      expect([name, errorToResult(error, 'data').statusCode]).toEqual([name, status]);
     }
     expect(await s.stored()).toEqual([]);
   });

@@ -5,6 +5,7 @@ import type { DestinationServer } from '../support/destination-server';
 import { json } from '../support/destination-server';
 import { regulationSuite } from '../support/regulations';
 import { call, type TestRuntime } from '../support/runtime';
+import { intercepting } from '../support/store-intercept';
 
 /** SPEC §4.B over HTTP: create, list, cancel, and the suppression index as ingestion uses it. */
 const { state, workspace, settle } = regulationSuite();
@@ -288,13 +289,11 @@ describe('the suppression index (as ingestion uses it)', () => {
     // A first request, so that what a process keeps of its source is kept before the reads are counted.
     await ingest(w.ws.workspaceId, source, [{ userId: 'u0' }]);
     let reads = 0;
-    const counter = (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+    const counter = () => {
       reads++;
-      return next(args);
     };
-    rt.store.doc.middlewareStack.add(counter as never, { step: 'initialize', name: 'countReads' });
-    try {
-      const events = Array.from({ length: 60 }, (_, i) => ({ userId: `u${i % 10}` }));
+    const events = Array.from({ length: 60 }, (_, i) => ({ userId: `u${i % 10}` }));
+    const ingestTwice = async () => {
       const kept = await ingest(w.ws.workspaceId, source, events);
       expect(kept).toHaveLength(54);
       // The workspace's suppression stamp, then one read round for the ten users.
@@ -303,8 +302,7 @@ describe('the suppression index (as ingestion uses it)', () => {
       reads = 0;
       expect(await ingest(w.ws.workspaceId, source, events)).toHaveLength(54);
       expect(reads).toBe(1);
-    } finally {
-      rt.store.doc.middlewareStack.remove('countReads');
-    }
+    };
+    await intercepting(counter, ingestTwice, rt.store);
   });
 });

@@ -7,6 +7,7 @@ import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
 import { keys } from '../../shared/persistence/keys';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { intercepting } from '../support/store-intercept';
 
 /**
  * Schema capture of a sharded source's stream: many small parts (a request's events split by user), stream
@@ -63,19 +64,10 @@ const events = (records: AcceptedRecord[]) => records.reduce((n, r) => n + r.eve
 /** The items put while `work` runs, as the table client sent them (the store's own client, which capture writes through). */
 async function putsDuring(work: () => Promise<void>): Promise<Record<string, unknown>[]> {
   const puts: Record<string, unknown>[] = [];
-  rt.store.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { Item?: Record<string, unknown> };
-      if (/^Put(Item)?Command$/.test(String(context.commandName)) && input.Item) puts.push(input.Item);
-      return next(args);
-    },
-    { step: 'initialize', name: 'putsDuring' },
-  );
-  try {
-    await work();
-  } finally {
-    rt.store.doc.middlewareStack.remove('putsDuring');
-  }
+  const notePut = (command: string | undefined, input: Record<string, unknown>) => {
+    if (/^Put(Item)?Command$/.test(String(command)) && input.Item) puts.push(input.Item as Record<string, unknown>);
+  };
+  await intercepting(notePut, work, rt.store);
   return puts;
 }
 
