@@ -4,9 +4,17 @@ import { ulidOf } from '../../shared/destinations/customerio/ulid';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
-import { deliveryRig, flowThrough, flowUntil } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import {
+  amplitudeAt,
+  amplitudeRequestsAt,
+  deliveryRig,
+  flowThrough,
+  flowUntil,
+  sourcePipeline,
+  webhookAt,
+  type DestinationSpec,
+} from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { itemsIn } from '../support/partition-items';
@@ -19,43 +27,26 @@ process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
 
-type Destination = { name: string; type: string; config: Record<string, unknown> };
+const pipeline = (...destinations: DestinationSpec[]) => pipelineOf({}, ...destinations);
 
-const pipeline = (...destinations: Destination[]) => pipelineOf({}, ...destinations);
-
-async function pipelineOf(options: { ingestShards?: number }, ...destinations: Destination[]) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app', ...options })).body.source as { id: string; writeKey: string };
+/** A source (made with `options`) connected to each destination given: `outcomes(i)` are the `i`th one's. */
+async function pipelineOf(options: { ingestShards?: number }, ...destinations: DestinationSpec[]) {
+  const p = await sourcePipeline(rig, options);
   const ids: string[] = [];
-  for (const destination of destinations) {
-    const d = (await api('POST', '/v2/destinations', destination)).body.destination;
-    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-    ids.push(d.id);
-  }
-  return {
-    ws,
-    source,
-    ids,
-    batch: async (batch: Record<string, unknown>[]) =>
-      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
-    outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${ids[i]}/outcomes`)).body,
-  };
+  for (const destination of destinations) ids.push(await p.connect(destination));
+  return { ...p, ids, outcomes: async (i = 0) => p.outcomes(ids[i]!) };
 }
 
 const flow = (rounds = 1) => flowThrough(rig, rounds);
 /** Scheduler rounds until the destination has nothing retrying (at most 12), and one more. */
 const flowUntilSettled = (outcomes: () => Promise<{ retrying: number }>) => flowUntil(rig, async () => (await outcomes()).retrying === 0, 12);
 
-const amplitude = (path: string): Destination => ({ name: path, type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}${path}` } });
-const webhook = (path: string): Destination => ({ name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } });
-const amplitudeEvents = (path: string) =>
-  rig.server.received
-    .filter((r) => r.path === `${path}/2/httpapi`)
-    .map((r) => (r.json as { events: { insert_id: string; user_id: string; event_type: string }[] }).events);
+const amplitude = (path: string) => amplitudeAt(rig, path);
+const webhook = (path: string) => webhookAt(rig, path);
+const amplitudeEvents = (path: string) => amplitudeRequestsAt(rig, path);
 const events = (n: number, user: (i: number) => string, prefix = 'm') =>
   Array.from({ length: n }, (_, i) => ({ type: 'track', userId: user(i), event: `e${i}`, messageId: `${prefix}-${i}` }));
-const customerio = (path: string): Destination => ({
+const customerio = (path: string): DestinationSpec => ({
   name: path,
   type: 'CUSTOMERIO',
   config: { siteID: 'site', apiKey: 'key', baseUrl: `${rig.server.url}${path}` },
@@ -63,7 +54,7 @@ const customerio = (path: string): Destination => ({
 type CioEntity = { action: string; id?: string; name?: string; identifiers: Record<string, string> };
 const customerioBatches = (path: string) =>
   rig.server.received.filter((r) => r.path === `${path}/api/v2/batch`).map((r) => (r.json as { batch: CioEntity[] }).batch);
-const ga4 = (path: string): Destination => ({
+const ga4 = (path: string): DestinationSpec => ({
   name: path,
   type: 'GA4',
   config: { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${rig.server.url}${path}` },
@@ -185,12 +176,7 @@ describe('batched delivery', () => {
     const user = oneShard('user-0');
     await p.batch(events(30, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
-    const d = (
-      await call(rig.rt.controlUrl, 'POST', '/v2/destinations', {
-        auth: bearer(p.ws.token),
-        body: amplitude('/resumed'),
-      })
-    ).body.destination.id as string;
+    const d = (await p.api('POST', '/v2/destinations', amplitude('/resumed'))).body.destination.id as string;
     const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     expect(others).toEqual([]);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
@@ -214,7 +200,7 @@ describe('batched delivery', () => {
     const requests = amplitudeEvents('/resumed');
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => e.insert_id)).toEqual(Array.from({ length: 18 }, (_, i) => `m-${i + 12}`));
-    expect((await call(rig.rt.controlUrl, 'GET', `/v2/destinations/${d}/outcomes`, { auth: bearer(p.ws.token) })).body).toMatchObject({ delivered: 30 });
+    expect((await p.api('GET', `/v2/destinations/${d}/outcomes`)).body).toMatchObject({ delivered: 30 });
   });
 
   it("puts a batch whose record comes again while another owner's lease is live where the scheduler finds it", async () => {
@@ -223,9 +209,7 @@ describe('batched delivery', () => {
     const user = oneShard('user-0');
     await p.batch(events(4, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
-    const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
-    const d = (await api('POST', '/v2/destinations', webhook('/again'))).body.destination.id as string;
-    await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
+    const d = await p.connect(webhook('/again'));
     const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
     expect(others).toEqual([]);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
@@ -255,7 +239,7 @@ describe('batched delivery', () => {
     expect(rig.server.received.filter((r) => r.path === '/again')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
     await rig.rt.scheduler.runNow();
-    expect(rig.server.received.filter((r) => r.path === '/again').map((r) => (r.json as { messageId: string }).messageId)).toEqual(['m-2', 'm-3']);
+    expect(messageIdsAt(rig.server, '/again')).toEqual(['m-2', 'm-3']);
   });
 
   it('puts a batch its consumer stopped waiting for in the middle of its sends where the scheduler finds it, before letting the record go', async () => {
@@ -264,9 +248,7 @@ describe('batched delivery', () => {
     const user = oneShard('user-0');
     await p.batch(events(3, (i) => user(`user-${i}`)));
     await rig.rt.poller.drain();
-    const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(p.ws.token), body });
-    const d = (await api('POST', '/v2/destinations', webhook('/stalled'))).body.destination.id as string;
-    await api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d });
+    const d = await p.connect(webhook('/stalled'));
     // The first event is answered at once (and recorded); the second hangs until released.
     let release = () => {};
     rig.server.on('/stalled', (req, res) => {

@@ -1,12 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig, flowThrough } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
+import { amplitudeAt, amplitudeRequestsAt, deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 import { startDroppingProxy, type DroppingProxy } from '../support/dropping-proxy';
 import { ingestItems } from '../support/ingest-items';
 import { handOver } from '../support/stream-records';
 import { intercepting } from '../support/store-intercept';
-import { ADMIN, basic, bearer, call } from '../support/runtime';
+import { ADMIN, basic, call } from '../support/runtime';
 
 /**
  * At most once per (source, messageId) within the source's window (docs/concepts/deduplication.md): a flush
@@ -26,13 +26,10 @@ afterAll(() => proxy.close());
 async function pipeline() {
   rig.server.on('/hook', json(200, {}));
   rig.server.on('/amp/2/httpapi', json(200, { code: 200 }));
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const { ws, api, source } = await sourcePipeline(rig);
   const newSource = async (name: string) => (await api('POST', '/v2/sources', { name })).body.source as { id: string; writeKey: string };
-  const source = await newSource('app');
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/hook` } })).body.destination;
-  const amplitude = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${rig.server.url}/amp` } })).body
-    .destination;
+  const hook = (await api('POST', '/v2/destinations', webhookAt(rig, '/hook', 'hook'))).body.destination;
+  const amplitude = (await api('POST', '/v2/destinations', amplitudeAt(rig, '/amp', 'amp', 'k'))).body.destination;
   for (const d of [hook, amplitude]) expect((await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id })).status).toBe(201);
   /** Sends a batch through the proxy as an SDK does: again after a lost answer, up to three times. */
   const flush = async (batch: Record<string, unknown>[], writeKey = source.writeKey) => {
@@ -50,11 +47,8 @@ async function pipeline() {
       }
     }
   };
-  const atHook = () => rig.server.received.filter((r) => r.path === '/hook').map((r) => String((r.json as { messageId: string }).messageId));
-  const atAmplitude = () =>
-    rig.server.received
-      .filter((r) => r.path === '/amp/2/httpapi')
-      .flatMap((r) => (r.json as { events: { insert_id: string }[] }).events.map((e) => e.insert_id));
+  const atHook = () => messageIdsAt(rig.server, '/hook');
+  const atAmplitude = () => amplitudeRequestsAt(rig, '/amp').flatMap((events) => events.map((e) => e.insert_id));
   const from = new Date(Date.now() - 3600_000).toISOString();
   const funnel = async (kind: 'sources' | 'destinations', id: string) => (await api('GET', `/v2/${kind}/${id}/delivery?from=${from}`)).body;
   return { ws, api, source, hook, amplitude, newSource, flush, atHook, atAmplitude, funnel };

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
-import { ADMIN, basic, bearer, call } from '../support/runtime';
+import { ADMIN, basic, call } from '../support/runtime';
 import { DEFAULT_INGEST_SHARDS, eventShard } from '../../shared/domain/ingestion/shards';
 import { ingestItems, oneShard } from '../support/ingest-items';
 
@@ -24,27 +24,11 @@ const partsOf = (events: Record<string, unknown>[], shards = DEFAULT_INGEST_SHAR
 const zero = { delivered: 0, retrying: 0, aborted: 0, filtered: 0, suppressed: 0, inProgress: 0, unrecorded: 0, notExpected: 0, missing: 0 };
 
 async function pipeline(options: { ingestShards?: number } = {}) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app', ...options })).body.source as { id: string; writeKey: string };
-  const connect = async (name: string) => {
-    const d = (await api('POST', '/v2/destinations', { name, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/${source.id}/${name}` } })).body
-      .destination;
-    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-    return d.id as string;
-  };
-  const batch = async (events: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
-  return { ws, api, source, connect, batch };
+  const { ws, api, source, connect, batch } = await sourcePipeline(rig, options);
+  return { ws, api, source, connect: (name: string) => connect(webhookAt(rig, `/${source.id}/${name}`, name)), batch };
 }
 
-async function flow(rounds: number) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
-}
+const flow = (rounds: number) => flowThrough(rig, rounds);
 
 describe('the delivery audit', () => {
   it('puts every event in one state per destination, and finds the counters equal to them', async () => {

@@ -1,7 +1,6 @@
 import { FailureRepository } from '../../shared/persistence/failure-repository';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 import { ingestItems } from '../support/ingest-items';
 import { handOver } from '../support/stream-records';
 
@@ -11,14 +10,8 @@ process.env.WEIR_DELIVERY_RETRY_WINDOW_MS = '150';
 const rig = deliveryRig();
 
 async function pipeline(path: string) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body
-    .destination as { id: string };
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
-  const batch = async (events: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+  const { ws, api, source, connect, batch } = await sourcePipeline(rig);
+  const destination = { id: await connect(webhookAt(rig, path, 'hook')) };
   const window = () => {
     const now = Date.now();
     return { from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString() };
@@ -39,15 +32,8 @@ async function pipeline(path: string) {
   return { ws, api, source, destination, batch, window, delivery, failures };
 }
 
-const idsAt = (path: string) => rig.server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
-
-async function flow(rounds = 1) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
-}
+const idsAt = (path: string) => messageIdsAt(rig.server, path);
+const flow = (rounds = 1) => flowThrough(rig, rounds);
 
 describe('the delivery funnel', () => {
   it('adds up per window: routed = delivered + aborted by class + retrying, with latency and error classes', async () => {

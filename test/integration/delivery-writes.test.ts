@@ -5,9 +5,8 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { parkedItems } from '../support/partition-items';
 import { deliveryMachinery } from '../../shared/composition/delivery';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { amplitudeAt, deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 import { oneShard } from '../support/ingest-items';
 import { batchChange } from '../support/batch-changes';
 import { intercepting } from '../support/store-intercept';
@@ -22,26 +21,22 @@ const user = oneShard('user-0');
 const events = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'track', userId: user(`user-${i}`), event: 'e', messageId: `m-${i}` }));
 
 it('parks every event of a failed chunk larger than one transaction holds, counts each once, and delivers each on its retry', async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'amp', type: 'AM', config: { apiKey: 'k', baseUrl: `${rig.server.url}/big` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  const p = await sourcePipeline(rig);
+  const d = await p.connect(amplitudeAt(rig, '/big', 'amp', 'k'));
   let failing = true;
   rig.server.on('/big', (req, res) => json(failing ? 503 : 200, {})(req, res));
   const size = MAX_PARKS_PER_WRITE + 20;
-  const sent = await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(size) } });
-  expect(sent.status).toBe(200);
+  await p.batch(events(size));
   await rig.rt.poller.drain();
   // One request of more events than one transaction parks, answered 503: every event parked, in two transactions.
   expect(rig.server.received.filter((r) => r.path === '/big/2/httpapi')).toHaveLength(1);
-  expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: size, aborted: 0 });
+  expect(await p.outcomes(d)).toMatchObject({ delivered: 0, retrying: size, aborted: 0 });
   failing = false;
   for (let i = 0; i < 5; i++) {
     await new Promise((resolve) => setTimeout(resolve, 40));
     await rig.rt.scheduler.runNow();
   }
-  expect(await (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: size, retrying: 0, aborted: 0 });
+  expect(await p.outcomes(d)).toMatchObject({ delivered: size, retrying: 0, aborted: 0 });
   // 110 events parked, then each delivered: near jest's 30 s on a busy 2-core machine.
 }, 90_000);
 
@@ -90,44 +85,38 @@ it('parks and counts each event once when a split write is made again after dyin
 });
 
 it('stops a batch at its next recorded write when the process stops, gives its claim back due at once, and resumes it from there', async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'slow', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/slow` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  const p = await sourcePipeline(rig);
+  const d = await p.connect(webhookAt(rig, '/slow', 'slow'));
   // Each answer takes 200 ms: the whole batch would take 2 s.
   rig.server.on('/slow', (req, res) => void setTimeout(() => json(200, {})(req, res), 200));
-  const sent = () => rig.server.received.filter((r) => r.path === '/slow').map((r) => (r.json as { messageId: string }).messageId);
-  expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(10) } })).status).toBe(200);
+  const sent = () => messageIdsAt(rig.server, '/slow');
+  await p.batch(events(10));
   const since = Date.now();
   while (sent().length < 2 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
   // The stop waits for the send in flight, not for the rest of the batch.
   await deliveryMachinery().lanes.stop();
   expect(sent().length).toBeLessThanOrEqual(3);
-  const { parts } = await new IngestRepository(rig.rt.store).recent(ws.workspaceId, source.id, 1);
+  const { parts } = await new IngestRepository(rig.rt.store).recent(p.ws.workspaceId, p.source.id, 1);
   const batch = await rig.rt.store.doc.send(
-    new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch(ws.workspaceId, d.id, parts[0]!.requestId, parts[0]!.part!), ConsistentRead: true }),
+    new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryBatch(p.ws.workspaceId, d, parts[0]!.requestId, parts[0]!.part!), ConsistentRead: true }),
   );
   expect(batch.Item).toMatchObject({ status: 'sending', progress: sent().length, gsi1pk: expect.stringMatching(/^DELIVERY#DUE#\d+$/) });
   expect(Date.parse(String(batch.Item!.leaseUntil))).toBeLessThanOrEqual(Date.now());
   // The next run takes it at once, from where it stopped: each event once.
   await rig.rt.scheduler.runNow();
   expect(sent()).toEqual(events(10).map((e) => e.messageId));
-  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 10, retrying: 0 });
+  expect(await p.outcomes(d)).toMatchObject({ delivered: 10, retrying: 0 });
 });
 
 it("takes no more of the scheduler's round once the process stops: the retries not begun stay due", async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const d = (await api('POST', '/v2/destinations', { name: 'later', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/later` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+  const p = await sourcePipeline(rig);
+  const d = await p.connect(webhookAt(rig, '/later', 'later'));
   // Every event fails once, then each retry is answered after 200 ms.
   let failing = true;
   rig.server.on('/later', (req, res) => (failing ? json(503, {})(req, res) : void setTimeout(() => json(200, {})(req, res), 200)));
-  expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events(6) } })).status).toBe(200);
+  await p.batch(events(6));
   await rig.rt.poller.drain();
-  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 0, retrying: 6 });
+  expect(await p.outcomes(d)).toMatchObject({ delivered: 0, retrying: 6 });
   failing = false;
   await new Promise((resolve) => setTimeout(resolve, 50));
   const retried = () => rig.server.received.filter((r) => r.path === '/later').length - 6;
@@ -137,9 +126,9 @@ it("takes no more of the scheduler's round once the process stops: the retries n
   await deliveryMachinery().lanes.stop();
   await round;
   expect(retried()).toBeLessThanOrEqual(2);
-  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body.retrying).toBeGreaterThanOrEqual(4);
+  expect((await p.outcomes(d)).retrying).toBeGreaterThanOrEqual(4);
   await rig.rt.scheduler.runNow();
-  expect((await api('GET', `/v2/destinations/${d.id}/outcomes`)).body).toMatchObject({ delivered: 6, retrying: 0 });
+  expect(await p.outcomes(d)).toMatchObject({ delivered: 6, retrying: 0 });
 });
 
 it('finishes batches together in one transaction with their counters summed, leaving out one another owner took meanwhile', async () => {

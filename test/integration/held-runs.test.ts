@@ -2,9 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { itemsIn } from '../support/partition-items';
 import { handOver } from '../support/stream-records';
@@ -18,22 +17,13 @@ process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 // A send that hangs hangs until the test releases it (not parked on a time-out meanwhile).
 const rig = deliveryRig({ destinationTimeoutMs: 60_000 });
 
+/** A source and `connect`, which connects a webhook at `path` to it (its id). */
 async function pipeline(path: string) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const batch = async (events: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
-  const connect = async () => {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
-    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-    return d.id as string;
-  };
-  const outcomes = async (id: string) => (await api('GET', `/v2/destinations/${id}/outcomes`)).body;
-  return { ws, source, batch, connect, outcomes };
+  const p = await sourcePipeline(rig);
+  return { ...p, connect: () => p.connect(webhookAt(rig, path)) };
 }
 
-const sent = (path: string) => rig.server.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+const sent = (path: string) => messageIdsAt(rig.server, path);
 
 describe('held runs', () => {
   it('holds the batches of a stream batch its consumer stops waiting for as one item, ended by their run', async () => {

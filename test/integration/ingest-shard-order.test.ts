@@ -1,7 +1,6 @@
 import { shardOfPart } from '../../shared/domain/ingestion/shards';
 import { json } from '../support/destination-server';
-import { deliveryRig } from '../support/delivery-rig';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { ingestItems } from '../support/ingest-items';
 
 /**
@@ -22,18 +21,14 @@ it("keeps each user's order across requests and shards, and holds only the user 
     accepted.push(event.messageId);
     return json(200, {})(req, res);
   });
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const created = await api('POST', '/v2/sources', { name: 'web', ingestShards: 8 });
-  expect(created.body.source).toMatchObject({ ingestShards: 8 });
-  const source = created.body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/order` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const { ws, source, connect, batch: send } = await sourcePipeline(rig, { name: 'web', ingestShards: 8 });
+  expect(source).toMatchObject({ ingestShards: 8 });
+  await connect(webhookAt(rig, '/order', 'hook'));
 
   const users = ['slow', ...Array.from({ length: 7 }, (_, i) => `user-${i}`)];
   for (let r = 0; r < 6; r++) {
     const batch = users.map((userId) => ({ type: 'track', userId, event: 'e', messageId: `${userId}#${r}` }));
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+    await send(batch);
   }
   const items = (await ingestItems(rig.rt.store, ws.workspaceId, source.id)).filter((item) => item.entity === 'ingest');
   expect(new Set(items.map((item) => shardOfPart(Number(item.part)))).size).toBeGreaterThan(1);

@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
-import { deliveryRig, flowThrough } from '../support/delivery-rig';
-import { basic, bearer, call } from '../support/runtime';
+import { amplitudeAt, amplitudeRequestsAt, deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { messageIdsAt } from '../support/destination-server';
 import { ingestItems } from '../support/ingest-items';
 import { itemsIn } from '../support/partition-items';
 import { handOver } from '../support/stream-records';
@@ -19,29 +19,14 @@ const webhookPath = '/listed-hook';
 const amplitudePath = '/listed-amp';
 
 async function pipeline() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
-  const ids: string[] = [];
-  for (const destination of [
-    { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${webhookPath}` } },
-    { name: 'amp', type: 'AM', config: { apiKey: 'key', baseUrl: `${rig.server.url}${amplitudePath}` } },
-  ]) {
-    const d = (await api('POST', '/v2/destinations', destination)).body.destination;
-    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-    ids.push(d.id as string);
-  }
-  const batch = async (events: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
-  const outcomes = async (id: string) => (await api('GET', `/v2/destinations/${id}/outcomes`)).body;
-  return { ws, source, ids, batch, outcomes };
+  const p = await sourcePipeline(rig, { ingestShards: 16 });
+  const ids = [await p.connect(webhookAt(rig, webhookPath, 'hook')), await p.connect(amplitudeAt(rig, amplitudePath, 'amp'))];
+  return { ...p, ids };
 }
 
 const sent = () => ({
-  hook: rig.server.received.filter((r) => r.path === webhookPath).map((r) => (r.json as { messageId: string }).messageId),
-  amp: rig.server.received
-    .filter((r) => r.path === `${amplitudePath}/2/httpapi`)
-    .flatMap((r) => (r.json as { events: { insert_id: string }[] }).events.map((e) => e.insert_id)),
+  hook: messageIdsAt(rig.server, webhookPath),
+  amp: amplitudeRequestsAt(rig, amplitudePath).flatMap((events) => events.map((e) => e.insert_id)),
 });
 
 it("finds a stream batch's parts listed in their runs' records: handed over again, or a run's hold taken over after its record, nothing goes twice", async () => {

@@ -2,7 +2,7 @@ import type { RuntimeOptions } from '../../infra/local/runtime';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
-import { json, startDestinationServer, type DestinationServer } from './destination-server';
+import { json, messageIdsAt, startDestinationServer, type DestinationServer } from './destination-server';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from './runtime';
 
 export interface DeliveryRig {
@@ -42,34 +42,66 @@ export function deliveryRig(options: DeliveryRigOptions = {}): DeliveryRig {
   return rig;
 }
 
+/** A destination as POST /v2/destinations takes it. */
+export type DestinationSpec = { name: string; type: string; config: Record<string, unknown> };
+
+/** A webhook destination sending to `path` on the rig's server (named after the path unless `name` is given). */
+export const webhookAt = (rig: DeliveryRig, path: string, name = path): DestinationSpec => ({
+  name,
+  type: 'WEBHOOK',
+  config: { webhookUrl: `${rig.server.url}${path}` },
+});
+
+/** An Amplitude destination sending to `path` on the rig's server (named after the path unless `name` is given). */
+export const amplitudeAt = (rig: DeliveryRig, path: string, name = path, apiKey = 'key'): DestinationSpec => ({
+  name,
+  type: 'AM',
+  config: { apiKey, baseUrl: `${rig.server.url}${path}` },
+});
+
+/** An event as an Amplitude destination sends it. */
+export type AmplitudeEvent = { insert_id: string; user_id: string; event_type: string };
+
+/** The events of each request the rig's server got at the Amplitude destination sending to `path`. */
+export const amplitudeRequestsAt = (rig: DeliveryRig, path: string) =>
+  rig.server.received.filter((r) => r.path === `${path}/2/httpapi`).map((r) => (r.json as { events: AmplitudeEvent[] }).events);
+
+/**
+ * A fresh workspace with a source (named "app" unless `options` says otherwise, with `options`): its control-plane
+ * client, `connect` (a destination made and connected to the source; its id), a sender of one request of events
+ * (200 expected), and a destination's outcomes.
+ */
+export async function sourcePipeline(rig: DeliveryRig, options: Record<string, unknown> = {}) {
+  const ws = await rig.rt.newWorkspace();
+  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
+  const source = (await api('POST', '/v2/sources', { name: 'app', ...options })).body.source as { id: string; writeKey: string };
+  const connect = async (destination: DestinationSpec) => {
+    const d = (await api('POST', '/v2/destinations', destination)).body.destination as { id: string };
+    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
+    return d.id;
+  };
+  const batch = async (events: Record<string, unknown>[]) =>
+    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } })).status).toBe(200);
+  const outcomes = async (destinationId: string) => (await api('GET', `/v2/destinations/${destinationId}/outcomes`)).body;
+  return { ws, api, source, connect, batch, outcomes };
+}
+
 /**
  * A fresh workspace with a source connected to a webhook on the rig's server (answering 200 at `path`): its
  * control-plane client, a sender of one request of events (200 expected), and the messageIds the webhook got.
  */
 export async function webhookPipeline(rig: DeliveryRig, path = '/hook') {
   rig.server.on(path, json(200, {}));
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
-  const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-  const received = () => rig.server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
-  return { ws, api, source, hook, send, received };
+  const { ws, api, source, connect, batch } = await sourcePipeline(rig);
+  const hook = { id: await connect(webhookAt(rig, path, 'hook')) };
+  return { ws, api, source, hook, send: batch, received: () => messageIdsAt(rig.server, path) };
 }
 
 /** A workspace with a source connected to one webhook destination per path given. */
 export async function webhooksPipeline(rig: DeliveryRig, ...paths: string[]) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const { ws, api, source, connect, outcomes } = await sourcePipeline(rig);
   const destinations: string[] = [];
-  for (const path of paths) {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
-    await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-    destinations.push(d.id);
-  }
+  for (const path of paths) destinations.push(await connect(webhookAt(rig, path)));
   return {
     ws,
     api,
@@ -85,7 +117,7 @@ export async function webhooksPipeline(rig: DeliveryRig, ...paths: string[]) {
       expect(created.status).toBe(200);
       return created.body.id as string;
     },
-    outcomes: async (i = 0) => (await api('GET', `/v2/destinations/${destinations[i]}/outcomes`)).body,
+    outcomes: async (i = 0) => outcomes(destinations[i]!),
   };
 }
 

@@ -42,6 +42,10 @@ export const text =
 /** Never answers (until the server closes): a destination that times out. */
 export const silent: Responder = () => undefined;
 
+/** The messageIds of the events `server` got at `path`, in the order they came. */
+export const messageIdsAt = (server: DestinationServer, path: string) =>
+  server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
+
 export async function startDestinationServer(host = '127.0.0.1'): Promise<DestinationServer> {
   const received: ReceivedRequest[] = [];
   const responders: [string, Responder][] = [['/', json(200, { ok: true })]];
