@@ -1,21 +1,18 @@
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { json } from '../support/destination-server';
 
 /**
  * A run of a stream batch's parts at a webhook sends events of different users side by side, each user's in
  * order (send-chains.ts, DestinationType.concurrent), at most the policy's `sendConcurrency` at once.
  */
-let hook: DestinationServer;
+const hook = localDestination();
 let inFlight = 0;
 let most = 0;
 /** How long the webhook takes to answer an event (40 ms unless a test says otherwise). */
 let answerMs: (messageId: string) => number = () => 40;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  hook = await startDestinationServer();
+beforeAll(() => {
   // A webhook that takes its time to answer, counting the requests it holds at once.
   hook.on('/slow', (req, res) => {
     most = Math.max(most, ++inFlight);
@@ -28,12 +25,7 @@ beforeAll(async () => {
     );
   });
 });
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await hook.close();
-});
 beforeEach(() => {
-  hook.received.length = 0;
   most = 0;
   answerMs = () => 40;
 });

@@ -1,26 +1,16 @@
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
-import { startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { messageIdsAt } from '../support/destination-server';
 
 /**
  * A stream batch's parts of one source run together at a destination (batch-delivery.ts `runParts`), each
  * batch keeping its own item: what happens to the others when one is taken over, or when the process stops.
  */
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await hook.close();
-});
-beforeEach(() => (hook.received.length = 0));
+const hook = localDestination();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+const sentTo = (path: string) => messageIdsAt(hook, path);
 /** A part whose events' messageIds start with its request id, so that two parts' events tell apart. */
 const named = (requestId: string, count: number): IngestPart => {
   const part = partOf(requestId, count, (i) => `${requestId}-user-${i}`);

@@ -1,27 +1,16 @@
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
-import { json, silent, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { json, messageIdsAt, silent } from '../support/destination-server';
 
 /**
  * The scheduler's rounds beside a destination that hangs, through the use cases over in-memory fakes and a
  * local HTTP destination: a round queues nothing behind a share of an earlier round still in the lane.
  */
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  process.env[DESTINATION_TIMEOUT_ENV] = '1500';
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  delete process.env[DESTINATION_TIMEOUT_ENV];
-  await hook.close();
-});
+const hook = localDestination({ [DESTINATION_TIMEOUT_ENV]: '1500' });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+const sentTo = (path: string) => messageIdsAt(hook, path);
 
 it("adds no share for a destination whose earlier share is still in its lane, nor for batches the process holds; once it is done, the next round's share goes", async () => {
   const store = new FakeDeliveryStore();

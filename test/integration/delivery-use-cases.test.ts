@@ -1,22 +1,12 @@
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, partOf, testPolicy, webhook, SOURCE, WORKSPACE } from '../support/delivery-use-cases';
-import { json, startDestinationServer, type DestinationServer } from '../support/destination-server';
+import { deliveryOver, localDestination, partOf, SOURCE, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { json, messageIdsAt } from '../support/destination-server';
 
 /** The delivery use cases through their ports, over in-memory fakes: no table, a local HTTP destination. */
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await hook.close();
-});
-beforeEach(() => (hook.received.length = 0));
+const hook = localDestination();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sentTo = (path: string) => hook.received.filter((r) => r.path === path).map((r) => (r.json as { messageId: string }).messageId);
+const sentTo = (path: string) => messageIdsAt(hook, path);
 const refOf = (requestId: string, destinationId: string) => ({ workspaceId: WORKSPACE, sourceId: SOURCE, destinationId, requestId, part: 0 });
 
 describe('delivering a stream batch', () => {

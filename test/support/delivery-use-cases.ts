@@ -12,7 +12,28 @@ import { StreamDelivery } from '../../shared/domain/delivery/stream-delivery';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
 import { DuplicateFilter } from '../../shared/domain/ingestion/duplicates';
+import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { FakeDeliveries, FakeParkedDeliveries, fakeCatalog, type FakeDeliveryStore } from './delivery-fakes';
+import { startDestinationServer, type DestinationServer } from './destination-server';
+
+/**
+ * A local HTTP destination for a file's tests, there once they run: requests to 127.0.0.1 allowed and `env` set
+ * while the file runs, its requests cleared before each test, closed after the file.
+ */
+export function localDestination(env: Record<string, string> = {}): DestinationServer {
+  const server = {} as DestinationServer;
+  const settings = { [OUTBOUND_ALLOWLIST_ENV]: '127.0.0.1', ...env };
+  beforeAll(async () => {
+    Object.assign(process.env, settings);
+    Object.assign(server, await startDestinationServer());
+  });
+  afterAll(async () => {
+    for (const name of Object.keys(settings)) delete process.env[name];
+    await server.close();
+  });
+  beforeEach(() => (server.received.length = 0));
+  return server;
+}
 
 export const WORKSPACE = 'ws-1';
 export const SOURCE = 'src-1';
