@@ -1,10 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { errorToResult } from '../../shared/http/error-mapping';
-import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
-import { IngestService } from '../../shared/domain/ingestion/ingest-service';
 import { eventShard, shardOfUser } from '../../shared/domain/ingestion/shards';
-import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { requestDigest } from '../../shared/persistence/ingest-parts';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
@@ -12,6 +8,7 @@ import { deliveryRig, flowThrough, webhookPipeline } from '../support/delivery-r
 import { basic, call } from '../support/runtime';
 import { getTableClient } from '../../shared/persistence/table-client';
 import { ingestItems } from '../support/ingest-items';
+import { ingestServiceOver, shardsChangedAt } from '../support/ingestion';
 import { intercepting, type SendOn, type StoreAnswer } from '../support/store-intercept';
 
 /**
@@ -39,10 +36,7 @@ const crashAfter = (stored: number) => async (input: Input, send: SendOn) => {
   throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
 };
 
-function service(): IngestService {
-  const ingest = new IngestRepository(rig.rt.store);
-  return new IngestService(new WriteKeys(new CatalogRepository(rig.rt.store)), ingest, new InboundLimits(ingest));
-}
+const service = () => ingestServiceOver(rig.rt.store);
 
 async function pipeline(shards = 16) {
   const p = await webhookPipeline(rig, `/retry-${Math.random().toString(36).slice(2)}`);
@@ -54,16 +48,8 @@ async function pipeline(shards = 16) {
   return { ...p, accept, stored };
 }
 
-async function changeMadeAt(workspaceId: string, sourceId: string, previous: number, atMs: number) {
-  await rig.rt.store.doc.send(
-    new UpdateCommand({
-      TableName: rig.rt.store.table,
-      Key: keys.source(workspaceId, sourceId),
-      UpdateExpression: 'SET ingestShardsChange = :change',
-      ExpressionAttributeValues: { ':change': { previous, at: new Date(atMs).toISOString() } },
-    }),
-  );
-}
+const changeMadeAt = (workspaceId: string, sourceId: string, previous: number, atMs: number) =>
+  shardsChangedAt(rig.rt.store, workspaceId, sourceId, previous, atMs);
 
 /** A server SDK's request: 20 users' events, each with the messageId the SDK gave it (and sends again on a retry). */
 const request = (tag: string) => Array.from({ length: 20 }, (_, i) => ({ type: 'track', userId: `${tag}-user-${i}`, event: 'e', messageId: `${tag}-${i}` }));

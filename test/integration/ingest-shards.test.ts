@@ -1,12 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
-import { IngestService } from '../../shared/domain/ingestion/ingest-service';
 import { DEFAULT_INGEST_SHARDS, MAX_INGEST_SHARDS, eventShard, partNumber, shardDrainGraceMs, shardSwitchDelayMs } from '../../shared/domain/ingestion/shards';
-import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
-import { keys } from '../../shared/persistence/keys';
 import { ingestItems } from '../support/ingest-items';
+import { ingestServiceOver, shardsChangedAt } from '../support/ingestion';
 import { countingStore } from '../support/store-reads';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -25,16 +20,8 @@ async function workspace() {
 }
 
 /** Moves a source's last change of shards to `atMs` (a change made long enough ago, without waiting for it). */
-async function changeMadeAt(workspaceId: string, sourceId: string, previous: number, atMs: number) {
-  await rt.store.doc.send(
-    new UpdateCommand({
-      TableName: rt.store.table,
-      Key: keys.source(workspaceId, sourceId),
-      UpdateExpression: 'SET ingestShardsChange = :change',
-      ExpressionAttributeValues: { ':change': { previous, at: new Date(atMs).toISOString() } },
-    }),
-  );
-}
+const changeMadeAt = (workspaceId: string, sourceId: string, previous: number, atMs: number) =>
+  shardsChangedAt(rt.store, workspaceId, sourceId, previous, atMs);
 
 describe('a source’s ingestShards', () => {
   it('is one for a new source (which answers none), or what its create names', async () => {
@@ -145,9 +132,7 @@ describe('a source’s ingestShards', () => {
     expect((await api('PATCH', `/v2/sources/${source.id}`, { ingestShards: 4 })).status).toBe(200);
     // A fresh look-up of the write key each time (the data plane's keeps a source 5 s).
     const accept = (batch: Record<string, unknown>[]) => {
-      const ingest = new IngestRepository(rt.store);
-      const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
-      return service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') });
+      return ingestServiceOver(rt.store).accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') });
     };
     const users = Array.from({ length: 12 }, (_, i) => `user-${i}`);
     const events = (prefix: string) => users.map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `${prefix}-${i}` }));
@@ -178,8 +163,7 @@ describe('a source’s ingestShards', () => {
 async function shardedSource() {
   const { ws, api } = await workspace();
   const source = (await api('POST', '/v2/sources', { name: 'app', ingestShards: 16 })).body.source as { id: string; writeKey: string };
-  const ingest = new IngestRepository(rt.store);
-  const service = new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
+  const service = ingestServiceOver(rt.store);
   for (let r = 0; r < 30; r++) {
     const batch = [0, 1, 2, 3].map((u) => ({ type: 'track', userId: `user-${(r * 4 + u) % 23}`, event: 'e', messageId: `recent-${r}-${u}` }));
     expect((await service.accept({ type: 'batch', body: { batch }, authorization: basic(source.writeKey, '') })).accepted).toBe(4);

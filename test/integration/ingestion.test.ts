@@ -1,15 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { InboundLimits } from '../../shared/domain/ingestion/inbound-limits';
-import { IngestService } from '../../shared/domain/ingestion/ingest-service';
-import { WriteKeys } from '../../shared/domain/ingestion/write-keys';
 import { errorToResult } from '../../shared/http/error-mapping';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { IngestRepository, unpackEvents } from '../../shared/persistence/ingest-repository';
+import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { DEFAULT_INGEST_SHARDS, eventShard, partNumber } from '../../shared/domain/ingestion/shards';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
+import { ingestServiceOver } from '../support/ingestion';
 import { intercepting } from '../support/store-intercept';
 
 /** The data plane's /v1 ingestion: the status codes SDKs retry on, durability before 200, suppression. */
@@ -61,10 +58,7 @@ async function storeCalls(run: () => Promise<unknown>, only: 'all' | 'writes' = 
 type Item = { entity?: unknown };
 
 /** Ingestion as the data plane runs it, on the test's store client (whose calls `storeCalls` sees). */
-function service(): IngestService {
-  const ingest = new IngestRepository(rt.store);
-  return new IngestService(new WriteKeys(new CatalogRepository(rt.store)), ingest, new InboundLimits(ingest));
-}
+const service = () => ingestServiceOver(rt.store);
 
 /** Items in the order of their parts (a key sorts `…#10000` before `…#2000`). */
 const byPart = <T extends { item: Record<string, unknown> }>(stored: T[]) => [...stored].sort((a, b) => Number(a.item.part) - Number(b.item.part));
