@@ -13,5 +13,3 @@ export const TABLE = {
   indexes: [{ name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
   stream: 'NEW_AND_OLD_IMAGES',
 } as const;
-
-export type TableIndexName = (typeof TABLE.indexes)[number]['name'];

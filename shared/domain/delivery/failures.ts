@@ -72,13 +72,6 @@ export function shownFailure(failure: FailedEvent): Omit<FailedEvent, 'secretNon
   return secretNonce === undefined ? shown : showSecrets(shown, secretNonce);
 }
 
-/** Where a failure is: its group (one write's failures) and its place in it. */
-export interface FailureRef {
-  destinationId: string;
-  group: string;
-  index: number;
-}
-
 /** A failure's id, as the API shows it: its group's key and its index, url-safe. */
 export const failureId = (group: string, index: number) => Buffer.from(`${group}|${index}`, 'utf8').toString('base64url');
 

@@ -47,9 +47,6 @@ export interface ErrorSample {
 
 export const emptyFunnel = (): FunnelAdd => ({ counts: {}, latency: {}, errors: {} });
 
-export const isEmptyFunnel = (f: FunnelAdd) =>
-  Object.values(f.counts).every((n) => !n) && Object.keys(f.latency).length === 0 && Object.keys(f.errors).length === 0;
-
 /**
  * Where an abort belongs: the transformation's own failures, a 4xx, a vendor's verdict in a 2xx, the setup, or the
  * retry window. Class `age` (an event outside its vendor's age window, never sent) is set where it is decided

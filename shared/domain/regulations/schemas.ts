@@ -23,7 +23,6 @@ const User = z
     email: z.string().max(512).optional(),
   })
   .catchall(z.string({ error: 'custom identifiers must be strings' }).max(512));
-export type RegulationUser = z.infer<typeof User>;
 
 export const RegulationCreate = z
   .strictObject({
