@@ -7,9 +7,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function groupProcesses(pgid: number): string[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '-g', String(pgid)], { encoding: 'utf8' })
+    // A process that exited and waits to be reaped (`Z`, its parent gone first) holds nothing: it is not running.
+    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(pgid)], { encoding: 'utf8' })
       .split('\n')
-      .filter((l) => l.trim());
+      .filter((l) => l.trim() && !/^\s*\d+\s+Z/.test(l));
   } catch {
     return [];
   }
