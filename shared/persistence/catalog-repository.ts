@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, isConditionFailure, queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { conditionally, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -82,23 +82,15 @@ export class CatalogRepository implements ports.CatalogRepository {
       values[`:v${i}`] = value;
       return `#f${i} = :v${i}`;
     });
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: this.key(resource, workspaceId, id),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ?? {};
-    } catch (error) {
-      if (isConditionFailure(error)) throw NotFoundError.of(resource, id);
-      throw error;
-    }
+    const item = await updated(this.store, {
+      Key: this.key(resource, workspaceId, id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+    if (!item) throw NotFoundError.of(resource, id);
+    return item;
   }
 
   /** Deletes a source or destination together with every connection that uses it. */
@@ -161,23 +153,15 @@ export class CatalogRepository implements ports.CatalogRepository {
   }
 
   async setConnectionRules(workspaceId: string, id: string, rules: Rule[], at: string): Promise<Connection> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.connection(workspaceId, id),
-          UpdateExpression: 'SET #rules = :rules, updatedAt = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#rules': 'rules' },
-          ExpressionAttributeValues: { ':rules': rules, ':at': at },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Connection.parse(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) throw NotFoundError.of('connection', id);
-      throw error;
-    }
+    const item = await updated(this.store, {
+      Key: keys.connection(workspaceId, id),
+      UpdateExpression: 'SET #rules = :rules, updatedAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#rules': 'rules' },
+      ExpressionAttributeValues: { ':rules': rules, ':at': at },
+    });
+    if (!item) throw NotFoundError.of('connection', id);
+    return Connection.parse(item);
   }
 
   async deleteConnection(workspaceId: string, id: string): Promise<void> {

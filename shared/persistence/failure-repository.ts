@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, updated, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -165,23 +165,14 @@ export class FailureRepository implements ports.FailureRepository {
   }
 
   async claimJob(job: DeliveryJob, now: string, leaseUntil: string): Promise<DeliveryJob | undefined> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
-          UpdateExpression: 'SET leaseUntil = :lease',
-          ConditionExpression: '#status = :running AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':lease': leaseUntil, ':running': 'running', ':now': now },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return DeliveryJob.parse(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const item = await updated(this.store, {
+      Key: keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
+      UpdateExpression: 'SET leaseUntil = :lease',
+      ConditionExpression: '#status = :running AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':lease': leaseUntil, ':running': 'running', ':now': now },
+    });
+    return item && DeliveryJob.parse(item);
   }
 
   async advanceJob(job: DeliveryJob, change: { cursor?: string; selected: number; skipped: number; done: boolean; at: string }): Promise<void> {

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, isConditionFailure, queryAll, type TableClient } from './table-client';
+import { conditionally, queryAll, updated, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -41,29 +41,20 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
    * or when an earlier replay was lost. Undefined when it is not there or not to be taken.
    */
   async startReplay(ref: ParkedRef, now: string, leaseUntil: string, onDemand = false): Promise<ParkedRecord | undefined> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: key(ref),
-          UpdateExpression: 'SET #status = :replaying, dueAt = :lease, replays = replays + :one, gsi1sk = :gsk',
-          ConditionExpression: onDemand ? 'attribute_exists(pk)' : '(#status = :waiting AND dueAt <= :now) OR (#status = :replaying AND dueAt < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':replaying': 'replaying',
-            ':lease': leaseUntil,
-            ':one': 1,
-            ':gsk': attention(leaseUntil, ref).gsi1sk,
-            ...(!onDemand && { ':waiting': 'waiting', ':now': now }),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes && ParkedRecord.parse(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const item = await updated(this.store, {
+      Key: key(ref),
+      UpdateExpression: 'SET #status = :replaying, dueAt = :lease, replays = replays + :one, gsi1sk = :gsk',
+      ConditionExpression: onDemand ? 'attribute_exists(pk)' : '(#status = :waiting AND dueAt <= :now) OR (#status = :replaying AND dueAt < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':replaying': 'replaying',
+        ':lease': leaseUntil,
+        ':one': 1,
+        ':gsk': attention(leaseUntil, ref).gsi1sk,
+        ...(!onDemand && { ':waiting': 'waiting', ':now': now }),
+      },
+    });
+    return item && ParkedRecord.parse(item);
   }
 
   /** A replay failed again: waiting until `dueAt`, with its error. False when it changed meanwhile. */

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/replays/ports';
 import { Replay, type ReplayProgress } from '../domain/replays/schemas';
 import { keys } from './keys';
-import { isConditionFailure, type TableClient } from './table-client';
+import { updated, type TableClient } from './table-client';
 
 const runningKey = (replay: Pick<Replay, 'createdAt' | 'workspaceId' | 'id'>) => ({
   gsi1pk: keys.runningReplays,
@@ -62,29 +62,20 @@ export class ReplayRepository implements ports.ReplayRepository {
     const sums = PROGRESS_FIELDS.map((field) => `progress.#${field} = progress.#${field} + :${field}`);
     const names = Object.fromEntries(PROGRESS_FIELDS.map((field) => [`#${field}`, field]));
     const values = Object.fromEntries(PROGRESS_FIELDS.map((field) => [`:${field}`, added[field]]));
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.replay(replay.workspaceId, replay.id),
-          UpdateExpression: `SET #cursor = :cursor, updatedAt = :at, ${sums.join(', ')}`,
-          ConditionExpression: `#status = :running AND ${replay.cursor === undefined ? 'attribute_not_exists(#cursor)' : '#cursor = :was'}`,
-          ExpressionAttributeNames: { '#cursor': 'cursor', '#status': 'status', ...names },
-          ExpressionAttributeValues: {
-            ':cursor': cursor,
-            ':at': at,
-            ':running': 'running',
-            ...(replay.cursor !== undefined && { ':was': replay.cursor }),
-            ...values,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Replay.parse(Attributes);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const item = await updated(this.store, {
+      Key: keys.replay(replay.workspaceId, replay.id),
+      UpdateExpression: `SET #cursor = :cursor, updatedAt = :at, ${sums.join(', ')}`,
+      ConditionExpression: `#status = :running AND ${replay.cursor === undefined ? 'attribute_not_exists(#cursor)' : '#cursor = :was'}`,
+      ExpressionAttributeNames: { '#cursor': 'cursor', '#status': 'status', ...names },
+      ExpressionAttributeValues: {
+        ':cursor': cursor,
+        ':at': at,
+        ':running': 'running',
+        ...(replay.cursor !== undefined && { ':was': replay.cursor }),
+        ...values,
+      },
+    });
+    return item && Replay.parse(item);
   }
 
   async finish(
@@ -93,22 +84,13 @@ export class ReplayRepository implements ports.ReplayRepository {
     at: string,
     error?: string,
   ): Promise<Replay | undefined> {
-    try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.replay(replay.workspaceId, replay.id),
-          UpdateExpression: `SET #status = :status, updatedAt = :at, finishedAt = :at${error ? ', #error = :error' : ''} REMOVE gsi1pk, gsi1sk`,
-          ConditionExpression: '#status = :running',
-          ExpressionAttributeNames: { '#status': 'status', ...(error && { '#error': 'error' }) },
-          ExpressionAttributeValues: { ':status': status, ':at': at, ':running': 'running', ...(error && { ':error': error }) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Replay.parse(Attributes);
-    } catch (failure) {
-      if (isConditionFailure(failure)) return undefined;
-      throw failure;
-    }
+    const item = await updated(this.store, {
+      Key: keys.replay(replay.workspaceId, replay.id),
+      UpdateExpression: `SET #status = :status, updatedAt = :at, finishedAt = :at${error ? ', #error = :error' : ''} REMOVE gsi1pk, gsi1sk`,
+      ConditionExpression: '#status = :running',
+      ExpressionAttributeNames: { '#status': 'status', ...(error && { '#error': 'error' }) },
+      ExpressionAttributeValues: { ':status': status, ':at': at, ':running': 'running', ...(error && { ':error': error }) },
+    });
+    return item && Replay.parse(item);
   }
 }

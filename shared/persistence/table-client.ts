@@ -3,9 +3,11 @@ import {
   BatchGetCommand,
   DynamoDBDocumentClient,
   QueryCommand,
+  UpdateCommand,
   type BatchGetCommandOutput,
   type DynamoDBDocumentClientResolvedConfig,
   type QueryCommandInput,
+  type UpdateCommandInput,
   type ServiceInputTypes,
   type ServiceOutputTypes,
   type TransactWriteCommandInput,
@@ -86,6 +88,20 @@ export async function conditionally<I extends ServiceInputTypes, O extends Servi
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Sends a conditional update that returns the item as written (`ALL_NEW`): undefined when its condition refused
+ * it (a race, or no such item); any other failure is thrown.
+ */
+export async function updated(store: TableClient, input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<Record<string, unknown> | undefined> {
+  try {
+    const { Attributes } = await store.doc.send(new UpdateCommand({ ...input, TableName: store.table, ReturnValues: 'ALL_NEW' }));
+    return Attributes ?? {};
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
