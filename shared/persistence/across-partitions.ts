@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { queryAll, type TableClient } from './table-client';
+import { queryAll, queryPage, type TableClient } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -79,16 +79,13 @@ export async function newestAcross(store: TableClient, partitions: string[], lim
         : before === undefined
           ? ' AND sk > :above'
           : ' AND sk BETWEEN :above AND :before';
-    const { Items = [] } = await store.doc.send(
-      new QueryCommand({
-        TableName: store.table,
-        KeyConditionExpression: `pk = :pk${range}`,
-        ExpressionAttributeValues: { ':pk': pk, ...(above !== undefined && { ':above': above }), ...(before !== undefined && { ':before': before }) },
-        ScanIndexForward: false,
-        Limit: above !== undefined && before !== undefined ? count + 1 : count,
-      }),
-    );
-    return before === undefined ? Items : Items.filter((item) => String(item.sk) < before);
+    const items = await queryPage(store, {
+      KeyConditionExpression: `pk = :pk${range}`,
+      ExpressionAttributeValues: { ':pk': pk, ...(above !== undefined && { ':above': above }), ...(before !== undefined && { ':before': before }) },
+      ScanIndexForward: false,
+      Limit: above !== undefined && before !== undefined ? count + 1 : count,
+    });
+    return before === undefined ? items : items.filter((item) => String(item.sk) < before);
   };
   const page = Math.min(limit, Math.ceil((2 * limit) / partitions.length) + 1);
   const first = await Promise.all(partitions.map(async (pk) => ({ pk, items: await newest(pk, page) })));

@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, queryAll, refusedItems, type TableClient } from './table-client';
+import { conditionally, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -106,16 +106,13 @@ export class AlertRepository implements ports.AlertRepository {
   }
 
   async notifications(workspaceId: string, limit: number): Promise<AlertNotification[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :note)',
-        ExpressionAttributeValues: { ':pk': keys.alertPartition(workspaceId), ':note': 'NOTE#' },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => AlertNotification.parse(item));
+    const items = await queryPage(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :note)',
+      ExpressionAttributeValues: { ':pk': keys.alertPartition(workspaceId), ':note': 'NOTE#' },
+      ScanIndexForward: false,
+      Limit: limit,
+    });
+    return items.map((item) => AlertNotification.parse(item));
   }
 
   async claimMailAddress(workspaceId: string, address: string, limits: ports.MailLimits, nowMs: number): Promise<ports.MailClaim> {

@@ -1,6 +1,6 @@
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, type TableClient } from './table-client';
+import { conditionally, queryAll, queryPage, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -44,16 +44,13 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
 
   /** Jobs whose next attempt is due, or whose running attempt's lease has run out, oldest first. */
   async due(now: string, limit: number): Promise<DeletionJob[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
-        ExpressionAttributeValues: { ':due': keys.dueDeletionJobs, ':bound': `${now}#~` },
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => DeletionJob.parse(item));
+    const items = await queryPage(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
+      ExpressionAttributeValues: { ':due': keys.dueDeletionJobs, ':bound': `${now}#~` },
+      Limit: limit,
+    });
+    return items.map((item) => DeletionJob.parse(item));
   }
 
   /**

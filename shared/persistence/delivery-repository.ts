@@ -1,4 +1,4 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/delivery/ports';
 import {
@@ -20,7 +20,7 @@ import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
-import { conditionally, isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { conditionally, isConditionFailure, queryPage, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
 const indexAt = (ref: BatchRef, at: string) => {
@@ -239,29 +239,25 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   async needingAttention(now: string, limit: number): Promise<NeedingAttention[]> {
     const each = Math.ceil(limit / keys.deliveryAttentionPartitions.length) + 5;
     const pages = await Promise.all(
-      keys.deliveryAttentionPartitions.map(async (due) => {
-        const { Items = [] } = await this.store.doc.send(
-          new QueryCommand({
-            TableName: this.store.table,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
-            ExpressionAttributeValues: { ':due': due, ':bound': `${now}#~` },
-            Limit: each,
-          }),
-        );
-        return Items;
-      }),
+      keys.deliveryAttentionPartitions.map((due) =>
+        queryPage(this.store, {
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :due AND gsi1sk < :bound',
+          ExpressionAttributeValues: { ':due': due, ':bound': `${now}#~` },
+          Limit: each,
+        }),
+      ),
     );
-    const Items = pages
+    return pages
       .flat()
       .sort((a, b) => String(a.gsi1sk).localeCompare(String(b.gsi1sk)))
-      .slice(0, limit);
-    return Items.flatMap((item): NeedingAttention[] => {
-      if (item.entity === 'deliveryBatch') return [{ kind: 'batch', ref: BatchRef.parse(item) }];
-      if (item.entity === 'deliveryHold') return [{ kind: 'run', held: parseHeldRun(item) }];
-      if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
-      return [];
-    });
+      .slice(0, limit)
+      .flatMap((item): NeedingAttention[] => {
+        if (item.entity === 'deliveryBatch') return [{ kind: 'batch', ref: BatchRef.parse(item) }];
+        if (item.entity === 'deliveryHold') return [{ kind: 'run', held: parseHeldRun(item) }];
+        if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
+        return [];
+      });
   }
 
   // --- outcomes --------------------------------------------------------------------------------------------

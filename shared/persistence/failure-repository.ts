@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, queryPage, updated, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -150,16 +150,14 @@ export class FailureRepository implements ports.FailureRepository {
   }
 
   async runningJobs(now: string, limit: number): Promise<DeliveryJob[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :running',
-        ExpressionAttributeValues: { ':running': keys.deliveryJobsRunning },
-        Limit: limit * 2,
-      }),
-    );
-    return Items.filter((item) => item.entity === 'deliveryJob' && (item.leaseUntil === undefined || String(item.leaseUntil) < now))
+    const items = await queryPage(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :running',
+      ExpressionAttributeValues: { ':running': keys.deliveryJobsRunning },
+      Limit: limit * 2,
+    });
+    return items
+      .filter((item) => item.entity === 'deliveryJob' && (item.leaseUntil === undefined || String(item.leaseUntil) < now))
       .slice(0, limit)
       .map((item) => DeliveryJob.parse(item));
   }

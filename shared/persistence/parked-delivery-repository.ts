@@ -1,4 +1,4 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/delivery/ports';
 import type { ParkedDelivery } from '../domain/delivery/records';
@@ -7,7 +7,7 @@ import { keys } from './keys';
 import { queryEach } from './across-partitions';
 import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
-import { conditionally, type TableClient, type TransactItem } from './table-client';
+import { conditionally, queryPage, type TableClient, type TransactItem } from './table-client';
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
@@ -20,16 +20,13 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
   /** The user's first parked delivery at the destination, if any: one query. */
   private async first(workspaceId: string, destinationId: string, userKey: string): Promise<Record<string, unknown> | undefined> {
     const { pk, sk } = keys.deliveryRetry(workspaceId, destinationId, userKeyPart(userKey), '');
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
-        ExpressionAttributeValues: { ':pk': pk, ':user': sk },
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    return Items[0];
+    const [first] = await queryPage(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :user)',
+      ExpressionAttributeValues: { ':pk': pk, ':user': sk },
+      ConsistentRead: true,
+      Limit: 1,
+    });
+    return first;
   }
 
   /**

@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, updated, type TableClient } from './table-client';
+import { conditionally, queryAll, queryPage, updated, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -123,15 +123,12 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
 
   /** Parked records across workspaces, by due time; `before` limits them to those due by then. */
   async list(limit: number, before = '~'): Promise<ParkedRecord[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
-        ExpressionAttributeValues: { ':pk': keys.parkedRecordsDue, ':before': before },
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => ParkedRecord.parse(item));
+    const items = await queryPage(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: { ':pk': keys.parkedRecordsDue, ':before': before },
+      Limit: limit,
+    });
+    return items.map((item) => ParkedRecord.parse(item));
   }
 }

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/replays/ports';
 import { Replay, type ReplayProgress } from '../domain/replays/schemas';
 import { keys } from './keys';
-import { updated, type TableClient } from './table-client';
+import { queryPage, updated, type TableClient } from './table-client';
 
 const runningKey = (replay: Pick<Replay, 'createdAt' | 'workspaceId' | 'id'>) => ({
   gsi1pk: keys.runningReplays,
@@ -31,30 +31,24 @@ export class ReplayRepository implements ports.ReplayRepository {
   }
 
   async list(workspaceId: string, limit: number): Promise<Replay[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.replayPartition(workspaceId) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return Items.map((item) => Replay.parse(item));
+    const items = await queryPage(this.store, {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.replayPartition(workspaceId) },
+      ScanIndexForward: false,
+      Limit: limit,
+    });
+    return items.map((item) => Replay.parse(item));
   }
 
   async running(limit: number): Promise<Replay[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :running',
-        ExpressionAttributeValues: { ':running': keys.runningReplays },
-        Limit: limit,
-      }),
-    );
+    const items = await queryPage(this.store, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :running',
+      ExpressionAttributeValues: { ':running': keys.runningReplays },
+      Limit: limit,
+    });
     // The index is eventually consistent: what it lists is read again from the item before anything is sent.
-    const found = await Promise.all(Items.map((item) => this.get(String(item.workspaceId), String(item.id))));
+    const found = await Promise.all(items.map((item) => this.get(String(item.workspaceId), String(item.id))));
     return found.filter((replay): replay is Replay => replay?.status === 'running');
   }
 

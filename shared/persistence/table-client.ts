@@ -47,6 +47,12 @@ export async function queryAll<T = Record<string, unknown>>(store: TableClient, 
   return items;
 }
 
+/** The items of a query's first page (up to its `Limit`), without following LastEvaluatedKey. */
+export async function queryPage<T = Record<string, unknown>>(store: TableClient, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
+  const { Items = [] } = await store.doc.send(new QueryCommand({ ...input, TableName: store.table }));
+  return Items as T[];
+}
+
 /** All items of one partition whose sort key begins with `prefix`. */
 export const queryPrefix = <T = Record<string, unknown>>(store: TableClient, pk: string, prefix: string) =>
   queryAll<T>(store, {

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
 import { keys } from './keys';
-import { queryAll, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { queryAll, queryPage, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/transformations/ports';
 import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
 
@@ -38,16 +38,13 @@ export class UserCodeRepository implements ports.UserCodeRepository {
 
   /** Revisions in creation order (version ids are time-sortable), oldest first unless `descending`. */
   async listRevisions(kind: UserCodeKind, workspaceId: string, id: string, options: { limit: number; descending: boolean }): Promise<UserCodeRevision[]> {
-    const { Items = [] } = await this.store.doc.send(
-      new QueryCommand({
-        TableName: this.store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rev)',
-        ExpressionAttributeValues: { ':pk': keys.revisionPartition(kind, workspaceId, id), ':rev': keys.revisionPrefix },
-        ScanIndexForward: !options.descending,
-        Limit: options.limit,
-      }),
-    );
-    return Items.map((item) => UserCodeRevision.parse(item));
+    const items = await queryPage(this.store, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :rev)',
+      ExpressionAttributeValues: { ':pk': keys.revisionPartition(kind, workspaceId, id), ':rev': keys.revisionPrefix },
+      ScanIndexForward: !options.descending,
+      Limit: options.limit,
+    });
+    return items.map((item) => UserCodeRevision.parse(item));
   }
 
   /** A revision of either kind found by its version id alone. */
