@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
+import { conditionally, getItem, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -25,8 +25,8 @@ export class AlertRepository implements ports.AlertRepository {
   }
 
   async get(workspaceId: string, id: string): Promise<AlertRule | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.alertRule(workspaceId, id), ConsistentRead: true }));
-    return Item ? AlertRule.parse(Item) : undefined;
+    const item = await getItem(this.store, keys.alertRule(workspaceId, id), { ConsistentRead: true });
+    return item ? AlertRule.parse(item) : undefined;
   }
 
   async list(workspaceId: string): Promise<AlertRule[]> {
@@ -170,10 +170,8 @@ export class AlertRepository implements ports.AlertRepository {
 
   /** The address as subscribed within its day, or undefined. */
   private async mailAddress(workspaceId: string, address: string, nowMs: number): Promise<ports.MailClaim | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.alertMailAddress(workspaceId, address), ConsistentRead: true }),
-    );
-    if (!Item || Number(Item.expiresAt) <= Math.floor(nowMs / 1000)) return undefined;
-    return { kind: 'subscribed', subscription: typeof Item.subscription === 'string' ? Item.subscription : 'pending confirmation' };
+    const item = await getItem(this.store, keys.alertMailAddress(workspaceId, address), { ConsistentRead: true });
+    if (!item || Number(item.expiresAt) <= Math.floor(nowMs / 1000)) return undefined;
+    return { kind: 'subscribed', subscription: typeof item.subscription === 'string' ? item.subscription : 'pending confirmation' };
   }
 }

@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getItem, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -187,9 +187,8 @@ export class CatalogRepository implements ports.CatalogRepository {
     return { Put: { TableName: this.store.table, Item, ConditionExpression: 'attribute_not_exists(pk)' } };
   }
 
-  private async get(Key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key, ConsistentRead: true }));
-    return Item;
+  private get(Key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
+    return getItem(this.store, Key, { ConsistentRead: true });
   }
 
   private async transact(TransactItems: TransactItem[]): Promise<void> {

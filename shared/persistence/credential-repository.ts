@@ -1,16 +1,16 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/credentials/ports';
 import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
-import { conditionally, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getItem, queryPrefix, type TableClient } from './table-client';
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
 export class CredentialRepository implements ports.CredentialRepository {
   constructor(private readonly store: TableClient) {}
 
   async getDataKey(workspaceId: string): Promise<WrappedDataKey | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.credentialDataKey(workspaceId), ConsistentRead: true }));
-    return Item && WrappedDataKey.parse(Item);
+    const item = await getItem(this.store, keys.credentialDataKey(workspaceId), { ConsistentRead: true });
+    return item && WrappedDataKey.parse(item);
   }
 
   /** Keeps the first data key made for a workspace; false when another call made one first. */

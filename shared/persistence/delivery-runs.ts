@@ -1,10 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
-import { conditionally, getEach, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, getItem, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
 export interface RunKey {
@@ -84,10 +84,8 @@ export class DeliveryRuns {
   async abandon(run: RunKey): Promise<boolean> {
     const abandoned = new PutCommand({ TableName: this.store.table, Item: item(run, 'abandoned'), ConditionExpression: 'attribute_not_exists(pk)' });
     if (await conditionally(this.store, abandoned)) return true;
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.deliveryRun(run.workspaceId, run.destinationId, run.runId), ConsistentRead: true }),
-    );
-    return Item?.status !== 'done';
+    const found = await getItem(this.store, keys.deliveryRun(run.workspaceId, run.destinationId, run.runId), { ConsistentRead: true });
+    return found?.status !== 'done';
   }
 
   /** Which of the runs are done (by `runKey`), strongly consistent: a round trip per hundred runs. */

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, queryPage, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, getItem, queryPage, updated, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -143,10 +143,8 @@ export class FailureRepository implements ports.FailureRepository {
   }
 
   async getJob(workspaceId: string, destinationId: string, jobId: string): Promise<DeliveryJob | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.deliveryJob(workspaceId, destinationId, jobId), ConsistentRead: true }),
-    );
-    return Item && DeliveryJob.parse(Item);
+    const item = await getItem(this.store, keys.deliveryJob(workspaceId, destinationId, jobId), { ConsistentRead: true });
+    return item && DeliveryJob.parse(item);
   }
 
   async runningJobs(now: string, limit: number): Promise<DeliveryJob[]> {

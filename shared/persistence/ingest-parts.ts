@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError, UnauthorizedError } from '../domain/errors';
 import type { IngestBatch } from '../domain/ingestion/records';
 import { PARTS_PER_SHARD, shardOfUser } from '../domain/ingestion/shards';
 import { keys } from './keys';
-import { isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { getItem, isConditionFailure, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 /**
  * A request stored as several items (docs/concepts/ordering-and-sharding.md, "Ingest shards"): its parts are put outside a
@@ -66,9 +66,9 @@ export async function claimRequest(store: TableClient, batch: IngestBatch, side:
     // Otherwise the source's condition failed: it was deleted since its write key was looked up.
     if (!retried) throw codes ? new UnauthorizedError('Invalid write key') : error;
   }
-  const { Item } = await store.doc.send(new GetCommand({ TableName: store.table, Key: key, ConsistentRead: true }));
-  if (!Item) throw new RateLimitedError('the event store is busy; retry later');
-  return { requestId: String(Item.requestId), receivedAt: String(Item.receivedAt), shards: Number(Item.shards) };
+  const item = await getItem(store, key, { ConsistentRead: true });
+  if (!item) throw new RateLimitedError('the event store is busy; retry later');
+  return { requestId: String(item.requestId), receivedAt: String(item.receivedAt), shards: Number(item.shards) };
 }
 
 /**

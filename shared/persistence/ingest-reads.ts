@@ -1,10 +1,10 @@
 import { TenantCache } from '../tenant-cache';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { shardsToRead } from '../domain/ingestion/shards';
 import type { Source } from '../domain/catalog/schemas';
 import { keys } from './keys';
 import { acrossPartitions } from './across-partitions';
-import type { TableClient } from './table-client';
+import { getItem, type TableClient } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -20,10 +20,8 @@ export async function ingestPartitionsOf(store: TableClient, workspaceId: string
   const key = { workspaceId, sourceId };
   let shards = shardsCache.get(key);
   if (shards === undefined) {
-    const { Item } = await store.doc.send(
-      new GetCommand({ TableName: store.table, Key: keys.source(workspaceId, sourceId), ProjectionExpression: 'ingestShards, ingestShardsChange' }),
-    );
-    shards = shardsToRead((Item ?? {}) as Pick<Source, 'ingestShards' | 'ingestShardsChange'>);
+    const item = await getItem(store, keys.source(workspaceId, sourceId), { ProjectionExpression: 'ingestShards, ingestShardsChange' });
+    shards = shardsToRead((item ?? {}) as Pick<Source, 'ingestShards' | 'ingestShardsChange'>);
     shardsCache.set(key, shards);
   }
   return keys.ingestPartitions(workspaceId, sourceId, shards);

@@ -1,5 +1,5 @@
 import { encodeTime } from 'ulid';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import { weirIdOf, type RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
@@ -8,7 +8,7 @@ import { archiveRetentionDays } from '../domain/ingestion/retention';
 import type { ArchivedPart, ArchiveReads } from '../domain/replays/ports';
 import { keys } from './keys';
 import { counterShard, readCounters } from './counters';
-import { isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { getItem, isConditionFailure, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
@@ -200,8 +200,8 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
 
   /** The events of one stored part (delivery resuming a batch reads them again). */
   async readPart(workspaceId: string, sourceId: string, requestId: string, part: number): Promise<Record<string, unknown>[] | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.ingest(workspaceId, sourceId, requestId, part) }));
-    return Item && unpackEvents(Item.payload as Uint8Array);
+    const item = await getItem(this.store, keys.ingest(workspaceId, sourceId, requestId, part));
+    return item && unpackEvents(item.payload as Uint8Array);
   }
 
   /**
@@ -280,9 +280,9 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
           ExpressionAttributeValues: { ':n': rate, ':entity': 'inboundWindow', ':exp': window + INBOUND_WINDOW_TTL_SECONDS },
         }),
       ),
-      this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.inboundWindow(workspaceId, sourceId, window - 1) })),
+      getItem(this.store, keys.inboundWindow(workspaceId, sourceId, window - 1)),
     ]);
-    return Number(previous.Item?.taken ?? 0);
+    return Number(previous?.taken ?? 0);
   }
 
   async sourceStats(workspaceId: string, sourceId: string): Promise<SourceStats> {

@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPage, updated, type TableClient } from './table-client';
+import { conditionally, getItem, queryAll, queryPage, updated, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -95,8 +95,8 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
   }
 
   async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: key(ref), ConsistentRead: true }));
-    return Item && ParkedRecord.parse(Item);
+    const item = await getItem(this.store, key(ref), { ConsistentRead: true });
+    return item && ParkedRecord.parse(item);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getItem, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
@@ -60,8 +60,8 @@ export class RegulationRepository implements ports.RegulationRepository {
   }
 
   async getRegulation(workspaceId: string, id: string): Promise<Regulation | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.regulation(workspaceId, id), ConsistentRead: true }));
-    return Item && Regulation.parse(Item);
+    const item = await getItem(this.store, keys.regulation(workspaceId, id), { ConsistentRead: true });
+    return item && Regulation.parse(item);
   }
 
   /**
@@ -188,8 +188,8 @@ export class RegulationRepository implements ports.RegulationRepository {
   }
 
   async suppressionStamp(workspaceId: string): Promise<number> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.suppressionStamp(workspaceId), ConsistentRead: true }));
-    return Number(Item?.stamp ?? 0);
+    const item = await getItem(this.store, keys.suppressionStamp(workspaceId), { ConsistentRead: true });
+    return Number(item?.stamp ?? 0);
   }
 
   // --- cursors and idempotency -------------------------------------------------------------------------------
@@ -204,10 +204,10 @@ export class RegulationRepository implements ports.RegulationRepository {
   }
 
   async getCursor(workspaceId: string, cursor: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.listCursor(workspaceId, cursor) }));
+    const item = await getItem(this.store, keys.listCursor(workspaceId, cursor));
     // TTL deletion lags; an expired cursor is expired even while its item lingers.
-    if (!Item || Number(Item.expiresAt) * 1000 < Date.now()) return undefined;
-    return Item.state as Record<string, unknown>;
+    if (!item || Number(item.expiresAt) * 1000 < Date.now()) return undefined;
+    return item.state as Record<string, unknown>;
   }
 
   /** Records what a keyed create made; false when the key was recorded already (read it with getIdempotency). */
@@ -223,10 +223,8 @@ export class RegulationRepository implements ports.RegulationRepository {
   }
 
   async getIdempotency(workspaceId: string, key: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.idempotency(workspaceId, 'regulations', key), ConsistentRead: true }),
-    );
-    return Item?.record as Record<string, unknown> | undefined;
+    const item = await getItem(this.store, keys.idempotency(workspaceId, 'regulations', key), { ConsistentRead: true });
+    return item?.record as Record<string, unknown> | undefined;
   }
 
   /** Writes items in one transaction: false when a condition refused it. */

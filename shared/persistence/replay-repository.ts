@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/replays/ports';
 import { Replay, type ReplayProgress } from '../domain/replays/schemas';
 import { keys } from './keys';
-import { queryPage, updated, type TableClient } from './table-client';
+import { getItem, queryPage, updated, type TableClient } from './table-client';
 
 const runningKey = (replay: Pick<Replay, 'createdAt' | 'workspaceId' | 'id'>) => ({
   gsi1pk: keys.runningReplays,
@@ -26,8 +26,8 @@ export class ReplayRepository implements ports.ReplayRepository {
   }
 
   async get(workspaceId: string, id: string): Promise<Replay | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.replay(workspaceId, id), ConsistentRead: true }));
-    return Item ? Replay.parse(Item) : undefined;
+    const item = await getItem(this.store, keys.replay(workspaceId, id), { ConsistentRead: true });
+    return item ? Replay.parse(item) : undefined;
   }
 
   async list(workspaceId: string, limit: number): Promise<Replay[]> {

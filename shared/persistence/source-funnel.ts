@@ -1,10 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
 import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series-slots';
 import { counterShard } from './counters';
 import { hourlyUpdate, readByHour, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';
-import { refusedItems, type TableClient, type TransactItem } from './table-client';
+import { getItem, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 /** A stored part as the source's funnel counts it. */
 export interface CountedPart {
@@ -102,10 +102,8 @@ export class SourceFunnelRepository {
 
   /** The parts a count holds (strongly consistent: it was just written, or refused a write). */
   private async membersOf(p: CountedPart): Promise<Set<string>> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.storedCount(p.workspaceId, p.sourceId, countOf(p)), ConsistentRead: true }),
-    );
-    return new Set((Item?.parts as Set<string> | undefined) ?? []);
+    const item = await getItem(this.store, keys.storedCount(p.workspaceId, p.sourceId, countOf(p)), { ConsistentRead: true });
+    return new Set((item?.parts as Set<string> | undefined) ?? []);
   }
 
   /** The parts' sums, one update per source and hour of ingestion. */

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledExc
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   UpdateCommand,
   type BatchGetCommandOutput,
@@ -34,6 +35,16 @@ export function createTableClient(options: { table?: string; client?: DynamoDBCl
 let defaultStore: TableClient | undefined;
 /** The store of a Lambda (or local) process: created once, on first use. */
 export const getTableClient = (): TableClient => (defaultStore ??= createTableClient());
+
+/** The item at `Key`, if any. `read` is added to the request. */
+export async function getItem(
+  store: TableClient,
+  Key: Record<string, unknown>,
+  read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
+): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await store.doc.send(new GetCommand({ TableName: store.table, Key, ...read }));
+  return Item;
+}
 
 /** Runs a query to the end, following LastEvaluatedKey. */
 export async function queryAll<T = Record<string, unknown>>(store: TableClient, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {

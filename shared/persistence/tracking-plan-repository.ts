@@ -1,12 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { ConflictError } from '../domain/errors';
 import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
 import { readCounters } from './counters';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getItem, queryAll, queryPrefix, type TableClient } from './table-client';
 
 const PLAN_FIELDS = ['id', 'name', 'description', 'version', 'createdAt', 'updatedAt'] as const;
 /** A version's item but its specs, which are stored packed. */
@@ -39,10 +39,8 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   }
 
   async get(workspaceId: string, planId: string): Promise<TrackingPlan | undefined> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.trackingPlan(workspaceId, planId), ConsistentRead: true }),
-    );
-    return Item && planOf(Item);
+    const item = await getItem(this.store, keys.trackingPlan(workspaceId, planId), { ConsistentRead: true });
+    return item && planOf(item);
   }
 
   async list(workspaceId: string): Promise<TrackingPlan[]> {
@@ -78,9 +76,9 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   }
 
   async getVersion(workspaceId: string, planId: string, version: number): Promise<PlanVersion | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.trackingPlanVersion(workspaceId, planId, version) }));
-    if (!Item) return undefined;
-    return { ...VersionFields.parse(Item), specs: unpackSpecs(Item.specs as Uint8Array) };
+    const item = await getItem(this.store, keys.trackingPlanVersion(workspaceId, planId, version));
+    if (!item) return undefined;
+    return { ...VersionFields.parse(item), specs: unpackSpecs(item.specs as Uint8Array) };
   }
 
   async listVersions(workspaceId: string, planId: string) {
@@ -105,10 +103,8 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   }
 
   async links(workspaceId: string, planId: string): Promise<{ sourceId: string; version: number }[]> {
-    const { Item } = await this.store.doc.send(
-      new GetCommand({ TableName: this.store.table, Key: keys.trackingPlan(workspaceId, planId), ConsistentRead: true }),
-    );
-    return [...((Item?.linked as Set<string> | undefined) ?? [])].map((link) => {
+    const item = await getItem(this.store, keys.trackingPlan(workspaceId, planId), { ConsistentRead: true });
+    return [...((item?.linked as Set<string> | undefined) ?? [])].map((link) => {
       const [sourceId, version] = JSON.parse(link) as [string, number];
       return { sourceId, version };
     });

@@ -1,7 +1,7 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
 import { keys } from './keys';
-import { queryAll, queryPage, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { getItem, queryAll, queryPage, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/transformations/ports';
 import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
 
@@ -27,13 +27,13 @@ export class UserCodeRepository implements ports.UserCodeRepository {
   }
 
   async getHead(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.code(kind, workspaceId, id), ConsistentRead: true }));
-    return Item?.kind === kind ? UserCodeHead.parse(Item) : undefined;
+    const item = await getItem(this.store, keys.code(kind, workspaceId, id), { ConsistentRead: true });
+    return item?.kind === kind ? UserCodeHead.parse(item) : undefined;
   }
 
   async getRevision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.revision(kind, workspaceId, id, versionId) }));
-    return Item && UserCodeRevision.parse(Item);
+    const item = await getItem(this.store, keys.revision(kind, workspaceId, id, versionId));
+    return item && UserCodeRevision.parse(item);
   }
 
   /** Revisions in creation order (version ids are time-sortable), oldest first unless `descending`. */

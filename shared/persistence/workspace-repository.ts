@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, type TableClient } from './table-client';
+import { conditionally, getItem, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
 import type * as ports from '../domain/auth/ports';
@@ -39,8 +39,7 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
   }
 
   async hasUser(workspaceId: string, email: string): Promise<boolean> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.user(workspaceId, email) }));
-    return Boolean(Item);
+    return Boolean(await getItem(this.store, keys.user(workspaceId, email)));
   }
 
   async addToken(workspaceId: string, email: string, token: IssuedToken, createdAt: string): Promise<void> {
@@ -57,8 +56,8 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
   }
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
-    const { Item } = await this.store.doc.send(new GetCommand({ TableName: this.store.table, Key: keys.token(tokenHash), ConsistentRead: true }));
-    return Item && TokenRecord.parse(Item);
+    const item = await getItem(this.store, keys.token(tokenHash), { ConsistentRead: true });
+    return item && TokenRecord.parse(item);
   }
 
   async listTokens(workspaceId: string): Promise<TokenRecord[]> {
