@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -21,7 +21,7 @@ export class AlertRepository implements ports.AlertRepository {
   constructor(private readonly store: TableClient) {}
 
   async create(rule: AlertRule): Promise<void> {
-    await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: ruleItem(rule), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.store.doc.send(new PutCommand(putIfAbsent(this.store.table, ruleItem(rule))));
   }
 
   async get(workspaceId: string, id: string): Promise<AlertRule | undefined> {

@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -184,7 +184,7 @@ export class CatalogRepository implements ports.CatalogRepository {
   }
 
   private putNew(Item: Record<string, unknown>): TransactItem {
-    return { Put: { TableName: this.store.table, Item, ConditionExpression: 'attribute_not_exists(pk)' } };
+    return { Put: putIfAbsent(this.store.table, Item) };
   }
 
   private get(Key: Record<string, string>): Promise<Record<string, unknown> | undefined> {

@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type * as ports from '../domain/credentials/ports';
 import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryPrefix, type TableClient } from './table-client';
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
 export class CredentialRepository implements ports.CredentialRepository {
@@ -15,14 +15,7 @@ export class CredentialRepository implements ports.CredentialRepository {
 
   /** Keeps the first data key made for a workspace; false when another call made one first. */
   async createDataKey(workspaceId: string, wrapped: Buffer, ref: string): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...keys.credentialDataKey(workspaceId), wrapped, ref },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, { ...keys.credentialDataKey(workspaceId), wrapped, ref })));
   }
 
   async put(workspaceId: string, credential: Omit<StoredCredential, 'createdAt'>): Promise<StoredCredential> {

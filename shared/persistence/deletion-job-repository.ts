@@ -1,6 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, queryAll, queryPage, type TableClient } from './table-client';
+import { conditionally, putIfAbsent, queryAll, queryPage, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -22,15 +22,9 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
 
   /** Creates the job unless it exists; true when this call created it. A job with `dueAt` waits for its attempt. */
   async createIfAbsent(job: DeletionJob): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
-        Item: { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
+    const item = { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) };
+    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
   }
 
   async list(workspaceId: string, regulationId: string): Promise<DeletionJob[]> {

@@ -20,7 +20,7 @@ import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
-import { conditionally, isConditionFailure, queryPage, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { conditionally, isConditionFailure, putIfAbsent, queryPage, refusedItems, type TableClient, type TransactItem } from './table-client';
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
 const indexAt = (ref: BatchRef, at: string) => {
@@ -202,7 +202,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
   }
 
   private parkPut(parked: ParkedDelivery): TransactItem {
-    return { Put: { TableName: this.store.table, Item: { ...parkedItem(parked), expiresAt: ttl() }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    return { Put: putIfAbsent(this.store.table, { ...parkedItem(parked), expiresAt: ttl() }) };
   }
 
   /**

@@ -4,7 +4,7 @@ import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
-import { conditionally, getEach, getItem, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, getItem, putIfAbsent, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
 export interface RunKey {
@@ -66,24 +66,18 @@ export class DeliveryRuns {
    */
   done(run: RunKey, finished: { at: string; samples: DeliverySample[]; listed?: Uint8Array }): TransactItem {
     const samples = finished.samples.slice(-RUN_SAMPLES);
-    return {
-      Put: {
-        TableName: this.store.table,
-        Item: {
-          ...item(run, 'done'),
-          finishedAt: finished.at,
-          samples: gzipSync(JSON.stringify(samples)),
-          ...(finished.listed && { listed: finished.listed }),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
+    const done = {
+      ...item(run, 'done'),
+      finishedAt: finished.at,
+      samples: gzipSync(JSON.stringify(samples)),
+      ...(finished.listed && { listed: finished.listed }),
     };
+    return { Put: putIfAbsent(this.store.table, done) };
   }
 
   /** Ends a run as abandoned unless it is done: false when it is done (its batches are counted). */
   async abandon(run: RunKey): Promise<boolean> {
-    const abandoned = new PutCommand({ TableName: this.store.table, Item: item(run, 'abandoned'), ConditionExpression: 'attribute_not_exists(pk)' });
-    if (await conditionally(this.store, abandoned)) return true;
+    if (await conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item(run, 'abandoned'))))) return true;
     const found = await getItem(this.store, keys.deliveryRun(run.workspaceId, run.destinationId, run.runId), { ConsistentRead: true });
     return found?.status !== 'done';
   }

@@ -14,7 +14,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { conditionally, getEach, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getEach, putIfAbsent, queryAll, queryPrefix, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -283,7 +283,7 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
       this.store,
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: this.store.table, Item: summary, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: putIfAbsent(this.store.table, summary) },
           { Put: { TableName: this.store.table, Item: head } },
           { Put: { TableName: this.store.table, Item: lookup } },
         ],

@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, getItem, queryPage, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, getItem, putIfAbsent, queryPage, updated, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -126,20 +126,15 @@ export class FailureRepository implements ports.FailureRepository {
 
   async createJob(job: DeliveryJob): Promise<void> {
     const expiresAt = Math.floor(Date.now() / 1000) + failureRetentionSeconds();
-    await this.store.doc.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: {
-          ...keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
-          entity: 'deliveryJob',
-          ...job,
-          gsi1pk: keys.deliveryJobsRunning,
-          gsi1sk: `${job.createdAt}#${job.workspaceId}#${job.destinationId}#${job.id}`,
-          expiresAt,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    const item = {
+      ...keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
+      entity: 'deliveryJob',
+      ...job,
+      gsi1pk: keys.deliveryJobsRunning,
+      gsi1sk: `${job.createdAt}#${job.workspaceId}#${job.destinationId}#${job.id}`,
+      expiresAt,
+    };
+    await this.store.doc.send(new PutCommand(putIfAbsent(this.store.table, item)));
   }
 
   async getJob(workspaceId: string, destinationId: string, jobId: string): Promise<DeliveryJob | undefined> {

@@ -4,7 +4,7 @@ import { HeldRun } from '../domain/delivery/records';
 import { queryEach } from './across-partitions';
 import { attention, ttl } from './delivery-items';
 import { keys } from './keys';
-import { conditionally, type TableClient } from './table-client';
+import { conditionally, putIfAbsent, type TableClient } from './table-client';
 
 const keyOf = (held: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>) => keys.deliveryHold(held.workspaceId, held.destinationId, held.runId);
 const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.workspaceId}#${held.destinationId}#${held.runId}`, keyOf(held).sk);
@@ -40,7 +40,7 @@ export class HeldRuns {
   constructor(private readonly store: TableClient) {}
 
   async hold(held: HeldRun): Promise<void> {
-    await this.store.doc.send(new PutCommand({ TableName: this.store.table, Item: heldRunItem(held), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.store.doc.send(new PutCommand(putIfAbsent(this.store.table, heldRunItem(held))));
   }
 
   async lease(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined> {

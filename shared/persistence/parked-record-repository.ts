@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, queryAll, queryPage, updated, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPage, updated, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -18,22 +18,8 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
 
   /** Parks a record; false when it is parked already (a redelivered record that failed again). */
   async park(record: Omit<ParkedRecord, 'status' | 'attempts' | 'replays'>): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        Item: {
-          ...key(record),
-          entity: 'parkedRecord',
-          ...record,
-          status: 'waiting',
-          attempts: 0,
-          replays: 0,
-          ...attention(record.dueAt, record),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    const item = { ...key(record), entity: 'parkedRecord', ...record, status: 'waiting', attempts: 0, replays: 0, ...attention(record.dueAt, record) };
+    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
   }
 
   /**

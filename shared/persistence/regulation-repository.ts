@@ -1,6 +1,6 @@
 import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getItem, putIfAbsent, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
@@ -20,13 +20,7 @@ export class RegulationRepository implements ports.RegulationRepository {
 
   private createItems(regulation: Regulation): TransactItem[] {
     const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: this.store.table,
-          Item: { ...keys.regulation(regulation.workspaceId, regulation.id), entity: 'regulation', ...regulation },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      { Put: putIfAbsent(this.store.table, { ...keys.regulation(regulation.workspaceId, regulation.id), entity: 'regulation', ...regulation }) },
     ];
     if (!regulation.canceled) {
       items.push({
@@ -212,14 +206,8 @@ export class RegulationRepository implements ports.RegulationRepository {
 
   /** Records what a keyed create made; false when the key was recorded already (read it with getIdempotency). */
   async putIdempotency(workspaceId: string, key: string, record: Record<string, unknown>, ttlSeconds: number): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...keys.idempotency(workspaceId, 'regulations', key), record, expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    const item = { ...keys.idempotency(workspaceId, 'regulations', key), record, expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds };
+    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
   }
 
   async getIdempotency(workspaceId: string, key: string): Promise<Record<string, unknown> | undefined> {

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/replays/ports';
 import { Replay, type ReplayProgress } from '../domain/replays/schemas';
 import { keys } from './keys';
-import { getItem, queryPage, updated, type TableClient } from './table-client';
+import { getItem, putIfAbsent, queryPage, updated, type TableClient } from './table-client';
 
 const runningKey = (replay: Pick<Replay, 'createdAt' | 'workspaceId' | 'id'>) => ({
   gsi1pk: keys.runningReplays,
@@ -16,13 +16,8 @@ export class ReplayRepository implements ports.ReplayRepository {
   constructor(private readonly store: TableClient) {}
 
   async create(replay: Replay): Promise<void> {
-    await this.store.doc.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...keys.replay(replay.workspaceId, replay.id), entity: 'replay', ...replay, ...runningKey(replay) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    const item = { ...keys.replay(replay.workspaceId, replay.id), entity: 'replay', ...replay, ...runningKey(replay) };
+    await this.store.doc.send(new PutCommand(putIfAbsent(this.store.table, item)));
   }
 
   async get(workspaceId: string, id: string): Promise<Replay | undefined> {

@@ -92,6 +92,9 @@ export async function getEach(
   return items;
 }
 
+/** A put's input (a PutCommand's, or a transaction's Put) that writes `Item` only where no item is at its key. */
+export const putIfAbsent = (table: string, Item: Record<string, unknown>) => ({ TableName: table, Item, ConditionExpression: 'attribute_not_exists(pk)' });
+
 /** True when a conditional write, or a transaction, failed on a condition (a race or a duplicate). */
 export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException || refusedItems(error) !== undefined;
 

@@ -6,7 +6,7 @@ import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
 import { readCounters } from './counters';
 import { keys } from './keys';
-import { conditionally, getItem, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPrefix, type TableClient } from './table-client';
 
 const PLAN_FIELDS = ['id', 'name', 'description', 'version', 'createdAt', 'updatedAt'] as const;
 /** A version's item but its specs, which are stored packed. */
@@ -25,13 +25,7 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
     await this.store.doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: this.store.table,
-              Item: { ...keys.trackingPlan(workspaceId, plan.id), entity: 'trackingPlan', ...plan },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          { Put: putIfAbsent(this.store.table, { ...keys.trackingPlan(workspaceId, plan.id), entity: 'trackingPlan', ...plan }) },
           { Put: { TableName: this.store.table, Item: this.versionItem(workspaceId, first) } },
         ],
       }),
@@ -68,7 +62,7 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
               },
             },
           },
-          { Put: { TableName: this.store.table, Item: this.versionItem(workspaceId, version), ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: putIfAbsent(this.store.table, this.versionItem(workspaceId, version)) },
         ],
       }),
     );

@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DestinationTakenError, NameTakenError, StaleHeadError } from '../domain/errors';
 import { keys } from './keys';
-import { getItem, queryAll, queryPage, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { getItem, putIfAbsent, queryAll, queryPage, queryPrefix, refusedItems, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/transformations/ports';
 import { UserCodeHead, UserCodeKind, UserCodeRevision } from '../domain/transformations/schemas';
 
@@ -202,6 +202,6 @@ export class UserCodeRepository implements ports.UserCodeRepository {
   }
 
   private putNew(Item: Record<string, unknown>): TransactItem {
-    return { Put: { TableName: this.store.table, Item, ConditionExpression: 'attribute_not_exists(pk)' } };
+    return { Put: putIfAbsent(this.store.table, Item) };
   }
 }

@@ -1,6 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, queryAll, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
 import type * as ports from '../domain/auth/ports';
@@ -19,19 +19,8 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
     await this.store.doc.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: this.store.table,
-              Item: { ...keys.workspace(workspaceId), ...workspace },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: this.store.table,
-              Item: { ...keys.user(workspaceId, email), workspaceId, email, createdAt },
-            },
-          },
+          { Put: putIfAbsent(this.store.table, { ...keys.workspace(workspaceId), ...workspace }) },
+          { Put: { TableName: this.store.table, Item: { ...keys.user(workspaceId, email), workspaceId, email, createdAt } } },
           { Put: { TableName: this.store.table, Item: this.tokenItem(workspaceId, email, token, createdAt) } },
         ],
       }),
@@ -46,13 +35,7 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
     if (!(await this.hasUser(workspaceId, email))) {
       throw new NotFoundError(`user ${email} not found in workspace ${workspaceId}`);
     }
-    await this.store.doc.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: this.tokenItem(workspaceId, email, token, createdAt),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.store.doc.send(new PutCommand(putIfAbsent(this.store.table, this.tokenItem(workspaceId, email, token, createdAt))));
   }
 
   async findToken(tokenHash: string): Promise<TokenRecord | undefined> {
