@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, updateIf, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -152,16 +152,12 @@ export class AlertRepository implements ports.AlertRepository {
   }
 
   async recordMailSubscription(workspaceId: string, address: string, subscription: string): Promise<void> {
-    await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.alertMailAddress(workspaceId, address),
-        UpdateExpression: 'SET subscription = :subscription',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':subscription': subscription },
-      }),
-    );
+    await updateIf(this.store, {
+      Key: keys.alertMailAddress(workspaceId, address),
+      UpdateExpression: 'SET subscription = :subscription',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':subscription': subscription },
+    });
   }
 
   async releaseMailAddress(workspaceId: string, address: string): Promise<void> {

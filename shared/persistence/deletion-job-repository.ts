@@ -1,6 +1,6 @@
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, putIfAbsent, queryAll, queryPage, type TableClient } from './table-client';
+import { conditionally, putIfAbsent, queryAll, queryPage, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -118,17 +118,13 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
       sets.push('finishedAt = :at');
       removes.push('gsi1pk', 'gsi1sk');
     }
-    return conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: jobKey(claimed),
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
-        ConditionExpression: '#status = :running AND attempts = :attempts',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    );
+    return updateIf(this.store, {
+      Key: jobKey(claimed),
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+      ConditionExpression: '#status = :running AND attempts = :attempts',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    });
   }
 
   /** Cancels the jobs of a regulation that are waiting; running and finished jobs keep their course. */
@@ -136,17 +132,13 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
     let canceled = 0;
     for (const job of await this.list(workspaceId, regulationId)) {
       if (job.status !== 'pending' && job.status !== 'failed') continue;
-      const written = await conditionally(
-        this.store,
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: jobKey(job),
-          UpdateExpression: 'SET #status = :canceled, updatedAt = :at, finishedAt = :at REMOVE dueAt, gsi1pk, gsi1sk',
-          ConditionExpression: '#status IN (:pending, :failed)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':canceled': 'canceled', ':at': at, ':pending': 'pending', ':failed': 'failed' },
-        }),
-      );
+      const written = await updateIf(this.store, {
+        Key: jobKey(job),
+        UpdateExpression: 'SET #status = :canceled, updatedAt = :at, finishedAt = :at REMOVE dueAt, gsi1pk, gsi1sk',
+        ConditionExpression: '#status IN (:pending, :failed)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':canceled': 'canceled', ':at': at, ':pending': 'pending', ':failed': 'failed' },
+      });
       if (written) canceled++;
     }
     return canceled;

@@ -20,7 +20,7 @@ import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
-import { conditionally, isConditionFailure, putIfAbsent, queryPage, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, putIfAbsent, queryPage, refusedItems, updateIf, type TableClient, type TransactItem } from './table-client';
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
 const indexAt = (ref: BatchRef, at: string) => {
@@ -92,31 +92,23 @@ export class DeliveryRepository implements ports.DeliveryRepository {
    * owner, maybe gone, had not entered it. Either way the scheduler finds it once the lease runs out.
    */
   async realignBatch(ref: BatchRef, leaseUntil: string): Promise<void> {
-    await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: this.keyOf(ref),
-        UpdateExpression: 'SET gsi1pk = :gpk, gsi1sk = :gsk',
-        ConditionExpression: 'leaseUntil = :lease AND #status IN (:sending, :finishing)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':lease': leaseUntil, ':sending': 'sending', ':finishing': 'finishing', ...indexAt(ref, leaseUntil) },
-      }),
-    );
+    await updateIf(this.store, {
+      Key: this.keyOf(ref),
+      UpdateExpression: 'SET gsi1pk = :gpk, gsi1sk = :gsk',
+      ConditionExpression: 'leaseUntil = :lease AND #status IN (:sending, :finishing)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':lease': leaseUntil, ':sending': 'sending', ':finishing': 'finishing', ...indexAt(ref, leaseUntil) },
+    });
   }
 
   async unindexBatch(ref: BatchRef): Promise<void> {
-    await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: this.keyOf(ref),
-        UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: '#status = :finishing',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':finishing': 'finishing' },
-      }),
-    );
+    await updateIf(this.store, {
+      Key: this.keyOf(ref),
+      UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: '#status = :finishing',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':finishing': 'finishing' },
+    });
   }
 
   /**
@@ -210,17 +202,13 @@ export class DeliveryRepository implements ports.DeliveryRepository {
    * index, so the scheduler or the next start takes it.
    */
   async releaseBatch(ref: BatchRef, owner: string, now: string): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: this.keyOf(ref),
-        UpdateExpression: 'SET leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
-        ConditionExpression: '#owner = :owner AND #status IN (:sending, :finishing)',
-        ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
-        ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':finishing': 'finishing', ':lease': now, ...indexAt(ref, now) },
-      }),
-    );
+    return updateIf(this.store, {
+      Key: this.keyOf(ref),
+      UpdateExpression: 'SET leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
+      ConditionExpression: '#owner = :owner AND #status IN (:sending, :finishing)',
+      ExpressionAttributeNames: { '#owner': 'owner', '#status': 'status' },
+      ExpressionAttributeValues: { ':owner': owner, ':sending': 'sending', ':finishing': 'finishing', ':lease': now, ...indexAt(ref, now) },
+    });
   }
 
   recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {

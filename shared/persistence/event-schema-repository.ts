@@ -14,7 +14,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { conditionally, getEach, putIfAbsent, queryAll, queryPrefix, type TableClient } from './table-client';
+import { conditionally, getEach, putIfAbsent, queryAll, queryPrefix, updateIf, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -136,17 +136,13 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** A model's schema as of its sketch at revision `rev` (an older write arriving late changes nothing). */
   async updateModelSchema(ref: ModelRefRecord, rev: number, schema: Record<string, string>): Promise<void> {
-    await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: modelKey(ref),
-        UpdateExpression: 'SET #schema = :schema, #rev = :rev',
-        ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
-        ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
-        ExpressionAttributeValues: { ':schema': stored(schema), ':rev': rev },
-      }),
-    );
+    await updateIf(this.store, {
+      Key: modelKey(ref),
+      UpdateExpression: 'SET #schema = :schema, #rev = :rev',
+      ConditionExpression: 'attribute_exists(pk) AND #rev < :rev',
+      ExpressionAttributeNames: { '#schema': 'schema', '#rev': 'rev' },
+      ExpressionAttributeValues: { ':schema': stored(schema), ':rev': rev },
+    });
   }
 
   /** Every model and version sketch of a source, with the key of its head (to write it back by). */

@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, getItem, putIfAbsent, queryPage, updated, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getEach, getItem, putIfAbsent, queryPage, updated, updateIf, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -76,17 +76,13 @@ export class FailureRepository implements ports.FailureRepository {
 
   async mark(workspaceId: string, destinationId: string, failure: StoredFailure, jobId: string, at: string): Promise<boolean> {
     const mark: FailureRetry = { jobId, at, state: 'sending' };
-    return conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.deliveryFailures(workspaceId, destinationId, failure.group),
-        UpdateExpression: 'SET retries.#i = :mark',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(retries.#i) OR retries.#i.#state = :failed)',
-        ExpressionAttributeNames: { '#i': String(failure.index), '#state': 'state' },
-        ExpressionAttributeValues: { ':mark': mark, ':failed': 'failed' },
-      }),
-    );
+    return updateIf(this.store, {
+      Key: keys.deliveryFailures(workspaceId, destinationId, failure.group),
+      UpdateExpression: 'SET retries.#i = :mark',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(retries.#i) OR retries.#i.#state = :failed)',
+      ExpressionAttributeNames: { '#i': String(failure.index), '#state': 'state' },
+      ExpressionAttributeValues: { ':mark': mark, ':failed': 'failed' },
+    });
   }
 
   async record(job: DeliveryJob, stored: StoredFailure, result: RetryResult): Promise<void> {

@@ -1,10 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { HeldRun } from '../domain/delivery/records';
 import { queryEach } from './across-partitions';
 import { attention, ttl } from './delivery-items';
 import { keys } from './keys';
-import { conditionally, putIfAbsent, type TableClient } from './table-client';
+import { conditionally, putIfAbsent, updateIf, type TableClient } from './table-client';
 
 const keyOf = (held: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>) => keys.deliveryHold(held.workspaceId, held.destinationId, held.runId);
 const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.workspaceId}#${held.destinationId}#${held.runId}`, keyOf(held).sk);
@@ -46,24 +46,20 @@ export class HeldRuns {
   async lease(held: HeldRun, next: Pick<HeldRun, 'owner' | 'leaseUntil'>): Promise<HeldRun | undefined> {
     const moved = { ...held, ...next };
     const entry = indexAt(moved, next.leaseUntil);
-    const written = await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keyOf(held),
-        UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
-        ConditionExpression: '#owner = :was AND leaseUntil = :wasLease',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: {
-          ':owner': next.owner,
-          ':lease': next.leaseUntil,
-          ':gpk': entry.gsi1pk,
-          ':gsk': entry.gsi1sk,
-          ':was': held.owner,
-          ':wasLease': held.leaseUntil,
-        },
-      }),
-    );
+    const written = await updateIf(this.store, {
+      Key: keyOf(held),
+      UpdateExpression: 'SET #owner = :owner, leaseUntil = :lease, gsi1pk = :gpk, gsi1sk = :gsk',
+      ConditionExpression: '#owner = :was AND leaseUntil = :wasLease',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: {
+        ':owner': next.owner,
+        ':lease': next.leaseUntil,
+        ':gpk': entry.gsi1pk,
+        ':gsk': entry.gsi1sk,
+        ':was': held.owner,
+        ':wasLease': held.leaseUntil,
+      },
+    });
     return written ? moved : undefined;
   }
 

@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/delivery/ports';
 import type { ParkedDelivery } from '../domain/delivery/records';
@@ -7,7 +7,7 @@ import { keys } from './keys';
 import { queryEach } from './across-partitions';
 import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
-import { conditionally, queryPage, type TableClient, type TransactItem } from './table-client';
+import { conditionally, queryPage, updateIf, type TableClient, type TransactItem } from './table-client';
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
@@ -53,43 +53,35 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
 
   /** Makes a waiting delivery due at `dueAt` (the next of a user once the one before it is done). */
   async reschedule(parked: ParkedDelivery, dueAt: string): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: parkedKey(parked),
-        UpdateExpression: 'SET dueAt = :due, gsi1pk = :gpk, gsi1sk = :gsk',
-        ConditionExpression: '#status = :waiting',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':due': dueAt,
-          ':waiting': 'waiting',
-          ':gpk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1pk,
-          ':gsk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
-        },
-      }),
-    );
+    return updateIf(this.store, {
+      Key: parkedKey(parked),
+      UpdateExpression: 'SET dueAt = :due, gsi1pk = :gpk, gsi1sk = :gsk',
+      ConditionExpression: '#status = :waiting',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':due': dueAt,
+        ':waiting': 'waiting',
+        ':gpk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1pk,
+        ':gsk': attention(dueAt, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
+      },
+    });
   }
 
   /** Takes a due retry (or one whose attempt was lost) for one attempt. */
   async claimRetry(parked: ParkedDelivery, now: string, leaseUntil: string): Promise<ParkedDelivery | undefined> {
-    const written = await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: parkedKey(parked),
-        UpdateExpression: 'SET #status = :sending, leaseUntil = :lease, gsi1sk = :gsk',
-        ConditionExpression: '(#status = :waiting AND dueAt <= :now) OR (#status = :sending AND leaseUntil < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':sending': 'sending',
-          ':waiting': 'waiting',
-          ':lease': leaseUntil,
-          ':now': now,
-          ':gsk': attention(leaseUntil, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
-        },
-      }),
-    );
+    const written = await updateIf(this.store, {
+      Key: parkedKey(parked),
+      UpdateExpression: 'SET #status = :sending, leaseUntil = :lease, gsi1sk = :gsk',
+      ConditionExpression: '(#status = :waiting AND dueAt <= :now) OR (#status = :sending AND leaseUntil < :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':sending': 'sending',
+        ':waiting': 'waiting',
+        ':lease': leaseUntil,
+        ':now': now,
+        ':gsk': attention(leaseUntil, 'R', retryId(parked), parkedKey(parked).sk).gsi1sk,
+      },
+    });
     return written ? { ...parked, status: 'sending', leaseUntil } : undefined;
   }
 
@@ -101,27 +93,23 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
     const key = parkedKey(claimed);
     const owned = { ':sending': 'sending', ':lease': claimed.leaseUntil };
     if (outcome.status === 'waiting') {
-      return conditionally(
-        this.store,
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: key,
-          UpdateExpression:
-            'SET #status = :waiting, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil',
-          ConditionExpression: '#status = :sending AND leaseUntil = :lease',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...owned,
-            ':waiting': 'waiting',
-            ':one': outcome.countAttempt === false ? 0 : 1,
-            ':requests': JSON.stringify(outcome.requests),
-            ':error': outcome.lastError ?? claimed.lastError,
-            ':code': outcome.lastStatus ?? claimed.lastStatus,
-            ':due': outcome.dueAt,
-            ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed), parkedKey(claimed).sk).gsi1sk,
-          },
-        }),
-      );
+      return updateIf(this.store, {
+        Key: key,
+        UpdateExpression:
+          'SET #status = :waiting, attempts = attempts + :one, requests = :requests, lastError = :error, lastStatus = :code, dueAt = :due, gsi1sk = :gsk REMOVE leaseUntil',
+        ConditionExpression: '#status = :sending AND leaseUntil = :lease',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ...owned,
+          ':waiting': 'waiting',
+          ':one': outcome.countAttempt === false ? 0 : 1,
+          ':requests': JSON.stringify(outcome.requests),
+          ':error': outcome.lastError ?? claimed.lastError,
+          ':code': outcome.lastStatus ?? claimed.lastStatus,
+          ':due': outcome.dueAt,
+          ':gsk': attention(outcome.dueAt!, 'R', retryId(claimed), parkedKey(claimed).sk).gsi1sk,
+        },
+      });
     }
     const remove: TransactItem = {
       Delete: {

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPage, updated, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPage, updated, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -45,25 +45,21 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
 
   /** A replay failed again: waiting until `dueAt`, with its error. False when it changed meanwhile. */
   async replayFailed(record: ParkedRecord, error: string, dueAt: string): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: key(record),
-        UpdateExpression: 'SET #status = :waiting, lastError = :error, attempts = attempts + :one, dueAt = :due, gsi1sk = :gsk',
-        ConditionExpression: '#status = :replaying AND replays = :replays',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':waiting': 'waiting',
-          ':replaying': 'replaying',
-          ':error': error,
-          ':one': 1,
-          ':due': dueAt,
-          ':gsk': attention(dueAt, record).gsi1sk,
-          ':replays': record.replays,
-        },
-      }),
-    );
+    return updateIf(this.store, {
+      Key: key(record),
+      UpdateExpression: 'SET #status = :waiting, lastError = :error, attempts = attempts + :one, dueAt = :due, gsi1sk = :gsk',
+      ConditionExpression: '#status = :replaying AND replays = :replays',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':waiting': 'waiting',
+        ':replaying': 'replaying',
+        ':error': error,
+        ':one': 1,
+        ':due': dueAt,
+        ':gsk': attention(dueAt, record).gsi1sk,
+        ':replays': record.replays,
+      },
+    });
   }
 
   /** A replay succeeded: the record is handled, and no longer parked. */

@@ -112,6 +112,10 @@ export async function conditionally<I extends ServiceInputTypes, O extends Servi
   }
 }
 
+/** Sends a conditional update: false when its condition refused it; any other failure is thrown. */
+export const updateIf = (store: TableClient, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> =>
+  conditionally(store, new UpdateCommand({ ...input, TableName: store.table }));
+
 /**
  * Sends a conditional update that returns the item as written (`ALL_NEW`): undefined when its condition refused
  * it (a race, or no such item); any other failure is thrown.

@@ -1,6 +1,6 @@
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, type TableClient } from './table-client';
+import { getItem, putIfAbsent, queryAll, updateIf, type TableClient } from './table-client';
 import { ConflictError, NotFoundError } from '../domain/errors';
 import type { IssuedToken } from '../domain/auth/tokens';
 import type * as ports from '../domain/auth/ports';
@@ -53,16 +53,12 @@ export class WorkspaceRepository implements ports.WorkspaceRepository {
   }
 
   async revokeToken(token: TokenRecord, revokedAt: string): Promise<void> {
-    const written = await conditionally(
-      this.store,
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.token(token.tokenHash),
-        UpdateExpression: 'SET revokedAt = :at',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':at': revokedAt },
-      }),
-    );
+    const written = await updateIf(this.store, {
+      Key: keys.token(token.tokenHash),
+      UpdateExpression: 'SET revokedAt = :at',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':at': revokedAt },
+    });
     if (!written) throw new ConflictError(`token ${token.tokenId} is already revoked`);
   }
 
