@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, updateIf, type TableClient } from './table-client';
+import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, transactIf, updateIf, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -88,10 +88,7 @@ export class AlertRepository implements ports.AlertRepository {
     if (!notification) return conditionally(this.store, new UpdateCommand(update));
     const note = { ...keys.alertNotification(rule.workspaceId, notification.id), entity: 'alertNotification', ...notification };
     const expiresAt = Math.floor(Date.now() / 1000) + NOTIFICATION_TTL_SECONDS;
-    return conditionally(
-      this.store,
-      new TransactWriteCommand({ TransactItems: [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }] }),
-    );
+    return transactIf(this.store, [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }]);
   }
 
   async recordDelivery(workspaceId: string, notificationId: string, delivery: NonNullable<AlertNotification['delivery']>): Promise<void> {

@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPrefix, refusedItems, updated, type TableClient, type TransactItem } from './table-client';
+import { getItem, putIfAbsent, queryAll, queryPrefix, refusedItems, transactIf, updated, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/catalog/ports';
 import { Connection, Destination, Source } from '../domain/catalog/schemas';
 import { ConflictError, NotFoundError } from '../domain/errors';
@@ -112,7 +112,7 @@ export class CatalogRepository implements ports.CatalogRepository {
       deletes.push({ Delete: { TableName: this.store.table, Key: keys.writeKey((existing as Source).writeKey) } });
       deletes.push({ Delete: { TableName: this.store.table, Key: keys.sourceLookup(id) } });
     }
-    if (!(await conditionally(this.store, new TransactWriteCommand({ TransactItems: deletes })))) throw NotFoundError.of(resource, id);
+    if (!(await transactIf(this.store, deletes))) throw NotFoundError.of(resource, id);
   }
 
   // --- connections ---------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/credentials/ports';
 import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryPrefix, type TableClient } from './table-client';
+import { conditionally, deleteIf, getItem, putIfAbsent, queryPrefix, type TableClient } from './table-client';
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
 export class CredentialRepository implements ports.CredentialRepository {
@@ -47,14 +47,10 @@ export class CredentialRepository implements ports.CredentialRepository {
 
   /** False when there was no such credential. */
   async delete(workspaceId: string, key: string): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new DeleteCommand({
-        TableName: this.store.table,
-        Key: keys.credential(workspaceId, key),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
+    return deleteIf(this.store, {
+      Key: keys.credential(workspaceId, key),
+      ConditionExpression: 'attribute_exists(pk)',
+    });
   }
 
   /** Read from the connections' rules as stored: their ids and the credentials their hash rules name. */

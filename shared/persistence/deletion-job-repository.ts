@@ -1,6 +1,6 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, putIfAbsent, queryAll, queryPage, updateIf, type TableClient } from './table-client';
+import { conditionally, putIfAbsent, queryAll, queryPage, transactIf, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -52,39 +52,34 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
    * regulation is not canceled, checked in the same transaction. Returns the job as claimed, or undefined.
    */
   async claim(job: DeletionJob, now: string, leaseUntil: string): Promise<DeletionJob | undefined> {
-    const written = await conditionally(
-      this.store,
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: this.store.table,
-              Key: keys.regulation(job.workspaceId, job.regulationId),
-              ConditionExpression: 'canceled = :false',
-              ExpressionAttributeValues: { ':false': false },
-            },
+    const written = await transactIf(this.store, [
+      {
+        ConditionCheck: {
+          TableName: this.store.table,
+          Key: keys.regulation(job.workspaceId, job.regulationId),
+          ConditionExpression: 'canceled = :false',
+          ExpressionAttributeValues: { ':false': false },
+        },
+      },
+      {
+        Update: {
+          TableName: this.store.table,
+          Key: jobKey(job),
+          UpdateExpression: 'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
+          ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':pending': 'pending',
+            ':failed': 'failed',
+            ':one': 1,
+            ':lease': leaseUntil,
+            ':now': now,
+            ':dueSk': dueKey(leaseUntil, job).gsi1sk,
           },
-          {
-            Update: {
-              TableName: this.store.table,
-              Key: jobKey(job),
-              UpdateExpression: 'SET #status = :running, attempts = attempts + :one, leaseUntil = :lease, updatedAt = :now, gsi1sk = :dueSk REMOVE dueAt',
-              ConditionExpression: '(#status IN (:pending, :failed) AND dueAt <= :now) OR (#status = :running AND leaseUntil < :now)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':running': 'running',
-                ':pending': 'pending',
-                ':failed': 'failed',
-                ':one': 1,
-                ':lease': leaseUntil,
-                ':now': now,
-                ':dueSk': dueKey(leaseUntil, job).gsi1sk,
-              },
-            },
-          },
-        ],
-      }),
-    );
+        },
+      },
+    ]);
     if (!written) return undefined;
     return { ...job, status: 'running', attempts: job.attempts + 1, leaseUntil, dueAt: undefined, updatedAt: now };
   }

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type BatchWriteCommandOutput, DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandOutput, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
 import type * as ports from '../domain/event-schemas/ports';
 import {
@@ -14,7 +14,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { conditionally, getEach, putIfAbsent, queryAll, queryPrefix, updateIf, type TableClient } from './table-client';
+import { conditionally, deleteIf, getEach, putIfAbsent, queryAll, queryPrefix, transactIf, updateIf, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -168,16 +168,12 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** Deletes a base slot if it still holds `tag` (a fold has left it, with what it held). */
   async dropBase(key: Key, slot: number, tag: number): Promise<void> {
-    await conditionally(
-      this.store,
-      new DeleteCommand({
-        TableName: this.store.table,
-        Key: keys.schemaBaseApart(key, slot),
-        ConditionExpression: '#tag = :tag',
-        ExpressionAttributeNames: { '#tag': 'tag' },
-        ExpressionAttributeValues: { ':tag': tag },
-      }),
-    );
+    await deleteIf(this.store, {
+      Key: keys.schemaBaseApart(key, slot),
+      ConditionExpression: '#tag = :tag',
+      ExpressionAttributeNames: { '#tag': 'tag' },
+      ExpressionAttributeValues: { ':tag': tag },
+    });
   }
 
   // --- the API ---------------------------------------------------------------------------------------------
@@ -275,16 +271,11 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
 
   /** Summary, empty sketch head and lookup in one transaction; false when the summary already exists. */
   private async createTriple(summary: Record<string, unknown>, head: Record<string, unknown>, lookup: Record<string, unknown>) {
-    return conditionally(
-      this.store,
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: putIfAbsent(this.store.table, summary) },
-          { Put: { TableName: this.store.table, Item: head } },
-          { Put: { TableName: this.store.table, Item: lookup } },
-        ],
-      }),
-    );
+    return transactIf(this.store, [
+      { Put: putIfAbsent(this.store.table, summary) },
+      { Put: { TableName: this.store.table, Item: head } },
+      { Put: { TableName: this.store.table, Item: lookup } },
+    ]);
   }
 
   private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {

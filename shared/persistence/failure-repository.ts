@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { conditionally, getEach, getItem, putIfAbsent, queryPage, updated, updateIf, type TableClient, type TransactItem } from './table-client';
+import { getEach, getItem, putIfAbsent, queryPage, transactIf, updated, updateIf, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -117,7 +117,7 @@ export class FailureRepository implements ports.FailureRepository {
         ExpressionAttributeValues: { ':retry': retry, ':job': job.id, ':sending': 'sending' },
       },
     };
-    await conditionally(this.store, new TransactWriteCommand({ TransactItems: [failure, ...others] }));
+    await transactIf(this.store, [failure, ...others]);
   }
 
   async createJob(job: DeliveryJob): Promise<void> {

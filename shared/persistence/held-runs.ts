@@ -1,10 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { HeldRun } from '../domain/delivery/records';
 import { queryEach } from './across-partitions';
 import { attention, ttl } from './delivery-items';
 import { keys } from './keys';
-import { conditionally, putIfAbsent, updateIf, type TableClient } from './table-client';
+import { deleteIf, putIfAbsent, updateIf, type TableClient } from './table-client';
 
 const keyOf = (held: Pick<HeldRun, 'workspaceId' | 'destinationId' | 'runId'>) => keys.deliveryHold(held.workspaceId, held.destinationId, held.runId);
 const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.workspaceId}#${held.destinationId}#${held.runId}`, keyOf(held).sk);
@@ -64,16 +64,12 @@ export class HeldRuns {
   }
 
   async end(held: HeldRun): Promise<void> {
-    await conditionally(
-      this.store,
-      new DeleteCommand({
-        TableName: this.store.table,
-        Key: keyOf(held),
-        ConditionExpression: '#owner = :owner AND leaseUntil = :lease',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': held.owner, ':lease': held.leaseUntil },
-      }),
-    );
+    await deleteIf(this.store, {
+      Key: keyOf(held),
+      ConditionExpression: '#owner = :owner AND leaseUntil = :lease',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': held.owner, ':lease': held.leaseUntil },
+    });
   }
 
   async atDestination(workspaceId: string, destinationId: string): Promise<HeldRun[]> {

@@ -1,4 +1,3 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { ParkedSummary, RetryOutcome, SettledDelivery } from '../domain/delivery/ports';
 import type { ParkedDelivery } from '../domain/delivery/records';
@@ -7,7 +6,7 @@ import { keys } from './keys';
 import { queryEach } from './across-partitions';
 import { readCounters } from './counters';
 import { retryEndExtras } from './failure-items';
-import { conditionally, queryPage, updateIf, type TableClient, type TransactItem } from './table-client';
+import { queryPage, transactIf, updateIf, type TableClient, type TransactItem } from './table-client';
 
 /**
  * Parked deliveries: claimed for one attempt at a time, kept in each user's order, and gone once delivered or
@@ -123,7 +122,7 @@ export class ParkedDeliveryRepository implements ports.ParkedDeliveryRepository 
     const counts = { retrying: -1, [outcome.status]: 1 };
     const stats = statsItem(this.store.table, claimed.workspaceId, claimed.destinationId, counts, outcome.error ? [outcome.error] : [], at);
     const extras = retryEndExtras(this.store.table, claimed, outcome);
-    return conditionally(this.store, new TransactWriteCommand({ TransactItems: [remove, stats, this.settledPut(claimed, outcome, at), ...extras] }));
+    return transactIf(this.store, [remove, stats, this.settledPut(claimed, outcome, at), ...extras]);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPage, updated, updateIf, type TableClient } from './table-client';
+import { conditionally, deleteIf, getItem, putIfAbsent, queryAll, queryPage, updated, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -65,15 +65,11 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
   /** A replay succeeded: the record is handled, and no longer parked. */
   async release(record: ParkedRecord): Promise<void> {
     // Replayed again meanwhile (on demand): that replay finds the work done and releases it.
-    await conditionally(
-      this.store,
-      new DeleteCommand({
-        TableName: this.store.table,
-        Key: key(record),
-        ConditionExpression: 'replays = :replays',
-        ExpressionAttributeValues: { ':replays': record.replays },
-      }),
-    );
+    await deleteIf(this.store, {
+      Key: key(record),
+      ConditionExpression: 'replays = :replays',
+      ExpressionAttributeValues: { ':replays': record.replays },
+    });
   }
 
   async get(ref: ParkedRef): Promise<ParkedRecord | undefined> {

@@ -1,6 +1,6 @@
-import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, type TableClient, type TransactItem } from './table-client';
+import { conditionally, getItem, putIfAbsent, transactIf, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
@@ -48,8 +48,14 @@ export class RegulationRepository implements ports.RegulationRepository {
   private async createAll(regulations: Regulation[]): Promise<void> {
     for (let i = 0; i < regulations.length; i += USERS_PER_TRANSACTION) {
       const chunk = regulations.slice(i, i + USERS_PER_TRANSACTION);
-      if (await this.transact(chunk.flatMap((r) => this.createItems(r)))) continue;
-      for (const regulation of chunk) await this.transact(this.createItems(regulation));
+      if (
+        await transactIf(
+          this.store,
+          chunk.flatMap((r) => this.createItems(r)),
+        )
+      )
+        continue;
+      for (const regulation of chunk) await transactIf(this.store, this.createItems(regulation));
     }
   }
 
@@ -70,7 +76,7 @@ export class RegulationRepository implements ports.RegulationRepository {
       return current;
     }
     // Refused (false) when canceled meanwhile by another call.
-    await this.transact([
+    await transactIf(this.store, [
       {
         Update: {
           TableName: this.store.table,
@@ -213,10 +219,5 @@ export class RegulationRepository implements ports.RegulationRepository {
   async getIdempotency(workspaceId: string, key: string): Promise<Record<string, unknown> | undefined> {
     const item = await getItem(this.store, keys.idempotency(workspaceId, 'regulations', key), { ConsistentRead: true });
     return item?.record as Record<string, unknown> | undefined;
-  }
-
-  /** Writes items in one transaction: false when a condition refused it. */
-  private transact(items: TransactItem[]): Promise<boolean> {
-    return conditionally(this.store, new TransactWriteCommand({ TransactItems: items }));
   }
 }

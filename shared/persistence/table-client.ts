@@ -1,11 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type BatchGetCommandOutput,
+  type DeleteCommandInput,
   type DynamoDBDocumentClientResolvedConfig,
   type QueryCommandInput,
   type UpdateCommandInput,
@@ -115,6 +118,14 @@ export async function conditionally<I extends ServiceInputTypes, O extends Servi
 /** Sends a conditional update: false when its condition refused it; any other failure is thrown. */
 export const updateIf = (store: TableClient, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> =>
   conditionally(store, new UpdateCommand({ ...input, TableName: store.table }));
+
+/** Sends a conditional delete: false when its condition refused it; any other failure is thrown. */
+export const deleteIf = (store: TableClient, input: Omit<DeleteCommandInput, 'TableName'>): Promise<boolean> =>
+  conditionally(store, new DeleteCommand({ ...input, TableName: store.table }));
+
+/** Writes items in one transaction: false when a condition refused it; any other failure is thrown. */
+export const transactIf = (store: TableClient, TransactItems: TransactItem[]): Promise<boolean> =>
+  conditionally(store, new TransactWriteCommand({ TransactItems }));
 
 /**
  * Sends a conditional update that returns the item as written (`ALL_NEW`): undefined when its condition refused

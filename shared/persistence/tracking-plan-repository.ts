@@ -6,7 +6,7 @@ import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
 import { readCounters } from './counters';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPrefix, type TableClient } from './table-client';
+import { getItem, putIfAbsent, queryAll, queryPrefix, transactIf, type TableClient } from './table-client';
 
 const PLAN_FIELDS = ['id', 'name', 'description', 'version', 'createdAt', 'updatedAt'] as const;
 /** A version's item but its specs, which are stored packed. */
@@ -42,30 +42,25 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   }
 
   async appendVersion(workspaceId: string, plan: TrackingPlan, version: PlanVersion): Promise<void> {
-    const written = await conditionally(
-      this.store,
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.store.table,
-              Key: keys.trackingPlan(workspaceId, plan.id),
-              UpdateExpression: 'SET #name = :name, description = :description, version = :version, updatedAt = :at',
-              ConditionExpression: 'version = :previous',
-              ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: {
-                ':name': plan.name,
-                ':description': plan.description,
-                ':version': plan.version,
-                ':previous': plan.version - 1,
-                ':at': plan.updatedAt,
-              },
-            },
+    const written = await transactIf(this.store, [
+      {
+        Update: {
+          TableName: this.store.table,
+          Key: keys.trackingPlan(workspaceId, plan.id),
+          UpdateExpression: 'SET #name = :name, description = :description, version = :version, updatedAt = :at',
+          ConditionExpression: 'version = :previous',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':name': plan.name,
+            ':description': plan.description,
+            ':version': plan.version,
+            ':previous': plan.version - 1,
+            ':at': plan.updatedAt,
           },
-          { Put: putIfAbsent(this.store.table, this.versionItem(workspaceId, version)) },
-        ],
-      }),
-    );
+        },
+      },
+      { Put: putIfAbsent(this.store.table, this.versionItem(workspaceId, version)) },
+    ]);
     if (!written) throw new ConflictError(`tracking plan ${plan.id} was changed meanwhile`);
   }
 
