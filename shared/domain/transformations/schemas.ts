@@ -20,15 +20,20 @@ const CodeVersion = z
 export const MAX_SAMPLE_EVENTS = 1000;
 const MAX_REVISIONS_PER_REQUEST = 40;
 const MAX_DESTINATIONS = 40;
-const SampleEvents = z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS).describe('sample events used to test the code');
+const Event = z.record(z.string(), z.unknown());
+/** Events a test runs the code on. */
+const Events = z.array(Event).max(MAX_SAMPLE_EVENTS);
+const SampleEvents = Events.describe('sample events used to test the code');
 /** `publish` as a body field; the query parameter of the same name is read as well. */
 const Publish = z.boolean().optional();
 const ExternalId = z.string().max(200).optional();
+const Description = z.string().max(10_000);
+const Code = z.string().max(1_000_000);
 
 export const TransformationCreate = z.strictObject({
   name: Name,
-  description: z.string().max(10_000).default(''),
-  code: z.string().max(1_000_000).default(''),
+  description: Description.default(''),
+  code: Code.default(''),
   codeVersion: CodeVersion.optional(),
   language: Language,
   publish: Publish,
@@ -39,8 +44,8 @@ export const TransformationCreate = z.strictObject({
 
 export const TransformationUpdate = z.strictObject({
   name: Name.optional(),
-  description: z.string().max(10_000).optional(),
-  code: z.string().max(1_000_000).optional(),
+  description: Description.optional(),
+  code: Code.optional(),
   codeVersion: CodeVersion.optional(),
   language: Language.optional(),
   publish: Publish,
@@ -51,8 +56,8 @@ export const TransformationUpdate = z.strictObject({
 
 export const LibraryCreate = z.strictObject({
   name: Name,
-  description: z.string().max(10_000).default(''),
-  code: z.string().max(1_000_000).default(''),
+  description: Description.default(''),
+  code: Code.default(''),
   language: Language,
   importName: z.string().optional().describe('must equal the camelCase of the name when given'),
   publish: Publish,
@@ -61,8 +66,8 @@ export const LibraryCreate = z.strictObject({
 
 export const LibraryUpdate = z.strictObject({
   name: Name.optional(),
-  description: z.string().max(10_000).optional(),
-  code: z.string().max(1_000_000).optional(),
+  description: Description.optional(),
+  code: Code.optional(),
   language: Language.optional(),
   importName: z.string().optional(),
   publish: Publish,
@@ -89,16 +94,17 @@ export const VersionParams = z.object({ id: RefId, versionId: RefId });
 export const UserCodeKind = z.enum(['transformation', 'library']);
 export type UserCodeKind = z.infer<typeof UserCodeKind>;
 
+/** What every revision holds first: which revision of what, and its texts. */
+const RevisionTexts = { id: z.string(), versionId: z.string(), name: z.string(), description: z.string(), code: z.string() };
+const Timestamps = { createdAt: z.iso.datetime(), updatedAt: z.iso.datetime() };
+/** What a head adds to its revision: its workspace and the revision published (null: none yet). */
+const HeadPointers = { workspaceId: z.string(), publishedVersionId: z.string().nullable() };
+
 /** An immutable revision of a transformation or library. */
 export const UserCodeRevision = z.object({
-  id: z.string(),
-  versionId: z.string(),
-  name: z.string(),
-  description: z.string(),
-  code: z.string(),
+  ...RevisionTexts,
   language: z.string(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
+  ...Timestamps,
   /** A transformation's: always '1'. */
   codeVersion: z.literal('1').optional(),
   /** A transformation's: the import names its code uses. */
@@ -110,8 +116,7 @@ export type UserCodeRevision = z.infer<typeof UserCodeRevision>;
 
 /** A head: the working copy of a transformation or library, the revision it is at and the one published. */
 export const UserCodeHead = UserCodeRevision.extend({
-  workspaceId: z.string(),
-  publishedVersionId: z.string().nullable(),
+  ...HeadPointers,
   /** A transformation's: the import names of its published revision, for dependency checks. */
   publishedImports: z.array(z.string()).optional(),
   externalId: z.string().optional(),
@@ -120,47 +125,27 @@ export type UserCodeHead = z.infer<typeof UserCodeHead>;
 
 /** One immutable revision of a transformation (SPEC §2.2). */
 export const TransformationVersion = z.object({
-  id: z.string(),
-  versionId: z.string(),
-  name: z.string(),
-  description: z.string(),
-  code: z.string(),
+  ...RevisionTexts,
   codeVersion: z.literal('1'),
   language: z.string(),
   imports: z.array(z.string()),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
+  ...Timestamps,
 });
 export type TransformationVersion = z.infer<typeof TransformationVersion>;
 
 export const ConnectedDestination = z.object({ id: z.string(), name: z.string(), enabled: z.boolean() });
 
 export const Transformation = TransformationVersion.extend({
-  workspaceId: z.string(),
-  publishedVersionId: z.string().nullable(),
+  ...HeadPointers,
   externalId: z.string().optional(),
   destinations: z.array(ConnectedDestination).optional(),
 });
 export type Transformation = z.infer<typeof Transformation>;
 
-export const LibraryVersion = z.object({
-  id: z.string(),
-  versionId: z.string(),
-  name: z.string(),
-  description: z.string(),
-  code: z.string(),
-  language: z.string(),
-  importName: z.string(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-});
+export const LibraryVersion = z.object({ ...RevisionTexts, language: z.string(), importName: z.string(), ...Timestamps });
 export type LibraryVersion = z.infer<typeof LibraryVersion>;
 
-export const Library = LibraryVersion.extend({
-  workspaceId: z.string(),
-  publishedVersionId: z.string().nullable(),
-  externalId: z.string().optional(),
-});
+export const Library = LibraryVersion.extend({ ...HeadPointers, externalId: z.string().optional() });
 export type Library = z.infer<typeof Library>;
 
 export const LibraryVersionListed = LibraryVersion.extend({ isPublished: z.boolean() });
@@ -168,48 +153,42 @@ export const LibraryVersionListed = LibraryVersion.extend({ isPublished: z.boole
 // --- publish and test -------------------------------------------------------------------------------------
 
 /** `testInput`: a JSON array of events, or a string holding one (the docs say string, the Action sends an array). */
-const TestInput = z.union([z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS), z.string()]);
+const TestInput = z.union([Events, z.string()]);
+
+/** The revisions of one kind a test or publish request names. */
+const revisions = <T extends z.ZodType>(revision: T) => z.array(revision).max(MAX_REVISIONS_PER_REQUEST).optional();
+/** A test or publish request's check and its message: it names at least one revision. */
+const NAMES_A_REVISION = [
+  (b: { transformations?: unknown[]; libraries?: unknown[] }) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0,
+  'give at least one of transformations or libraries',
+] as const;
 
 export const PublishRequest = z
   .strictObject({
-    transformations: z
-      .array(z.strictObject({ versionId: RefId, testInput: TestInput.optional() }))
-      .max(MAX_REVISIONS_PER_REQUEST)
-      .optional(),
-    libraries: z
-      .array(z.strictObject({ versionId: RefId }))
-      .max(MAX_REVISIONS_PER_REQUEST)
-      .optional(),
+    transformations: revisions(z.strictObject({ versionId: RefId, testInput: TestInput.optional() })),
+    libraries: revisions(z.strictObject({ versionId: RefId })),
     commitId: z.string().optional(),
   })
-  .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
+  .refine(...NAMES_A_REVISION);
 
 const TestDefinition = z.strictObject({
   id: z.string().min(1),
   name: z.string(),
   description: z.string().optional(),
-  input: z.array(z.record(z.string(), z.unknown())).max(MAX_SAMPLE_EVENTS),
+  input: Events,
   expectedOutput: z.array(z.unknown()).optional(),
 });
 
 export const SuiteRequest = z
   .strictObject({
-    transformations: z
-      .array(z.strictObject({ versionId: RefId, testSuite: z.array(TestDefinition).max(20).optional() }))
-      .max(MAX_REVISIONS_PER_REQUEST)
-      .optional(),
-    libraries: z
-      .array(z.strictObject({ versionId: RefId }))
-      .max(MAX_REVISIONS_PER_REQUEST)
-      .optional(),
+    transformations: revisions(z.strictObject({ versionId: RefId, testSuite: z.array(TestDefinition).max(20).optional() })),
+    libraries: revisions(z.strictObject({ versionId: RefId })),
   })
-  .refine((b) => (b.transformations?.length ?? 0) + (b.libraries?.length ?? 0) > 0, 'give at least one of transformations or libraries');
+  .refine(...NAMES_A_REVISION);
 export type SuiteRequest = z.infer<typeof SuiteRequest>;
 export type PublishRequest = z.infer<typeof PublishRequest>;
 
 // --- what the test and publish calls answer (the route manifest describes them; OpenAPI shows them) ---------
-
-const Event = z.record(z.string(), z.unknown());
 
 /** One error of a test run: of one input event (its messageId and position), or of the whole run. */
 export const TestEventError = z.object({
