@@ -24,12 +24,11 @@ import type { PublishService } from './publish';
 const MAX_ATTEMPTS = 25;
 const LABEL: Record<UserCodeKind, string> = { transformation: 'transformation', library: 'library' };
 
+/** What a version answer starts with: which revision of what, and its texts. */
+const textsOf = ({ id, versionId, name, description, code }: UserCodeRevision) => ({ id, versionId, name, description, code });
+
 const transformationVersion = (r: UserCodeRevision): TransformationVersion => ({
-  id: r.id,
-  versionId: r.versionId,
-  name: r.name,
-  description: r.description,
-  code: r.code,
+  ...textsOf(r),
   codeVersion: '1',
   language: r.language,
   imports: r.imports ?? [],
@@ -38,19 +37,43 @@ const transformationVersion = (r: UserCodeRevision): TransformationVersion => ({
 });
 
 const libraryVersion = (r: UserCodeRevision): LibraryVersion => ({
-  id: r.id,
-  versionId: r.versionId,
-  name: r.name,
-  description: r.description,
-  code: r.code,
+  ...textsOf(r),
   language: r.language,
   importName: r.importName ?? '',
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });
 
+/** What an answer shows of a head beyond its revision. */
+const pointersOf = (head: UserCodeHead) => ({
+  workspaceId: head.workspaceId,
+  publishedVersionId: head.publishedVersionId,
+  ...(head.externalId !== undefined && { externalId: head.externalId }),
+});
+
+const libraryOf = (head: UserCodeHead): Library => ({ ...libraryVersion(head), ...pointersOf(head) });
+
 type Publish = { publish: boolean };
 type Content = Omit<UserCodeRevision, 'id' | 'versionId' | 'createdAt' | 'updatedAt'>;
+
+/** Destinations are connected by publishing only. */
+function assertConnectedOnPublish(input: { destinationIds?: string[]; publish: boolean }): void {
+  if (input.destinationIds && !input.publish) {
+    throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
+  }
+}
+
+/** Runs `update` on the current head, and again on the new one while concurrent updates move it first. */
+async function onCurrentHead<T>(update: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await update();
+    } catch (error) {
+      if (error instanceof StaleHeadError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}
 
 /** A new revision of `id` holding `content`, stamped now. */
 function revisionOf(id: string, content: Content): UserCodeRevision {
@@ -82,9 +105,7 @@ export class UserCodeService {
   }
 
   async createTransformation(workspaceId: string, input: z.output<typeof TransformationCreate> & Publish): Promise<Transformation> {
-    if (input.destinationIds && !input.publish) {
-      throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
-    }
+    assertConnectedOnPublish(input);
     const revision = revisionOf(newId(), {
       name: input.name,
       description: input.description,
@@ -109,10 +130,8 @@ export class UserCodeService {
   }
 
   async updateTransformation(workspaceId: string, id: string, input: z.output<typeof TransformationUpdate> & Publish): Promise<Transformation> {
-    if (input.destinationIds && !input.publish) {
-      throw new ValidationError('destinationIds: destinations can be connected only when publish is true');
-    }
-    for (let attempt = 1; ; attempt++) {
+    assertConnectedOnPublish(input);
+    return onCurrentHead(async () => {
       const current = await this.head('transformation', workspaceId, id);
       const code = input.code ?? current.code;
       const revision = revisionOf(id, {
@@ -132,20 +151,14 @@ export class UserCodeService {
       };
       const connections = input.publish && input.destinationIds ? await this.connectionChange(workspaceId, id, input.destinationIds) : undefined;
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [{ revision, events: input.events }], []);
-      try {
-        await this.code.appendRevision('transformation', head, revision, current.versionId, {
-          rename: { from: current.name, to: head.name },
-          connections,
-        });
-        const updated = this.transformationOf(head, []);
-        delete updated.destinations;
-        return updated;
-      } catch (error) {
-        // Another update moved the head first: build on it.
-        if (error instanceof StaleHeadError && attempt < MAX_ATTEMPTS) continue;
-        throw error;
-      }
-    }
+      await this.code.appendRevision('transformation', head, revision, current.versionId, {
+        rename: { from: current.name, to: head.name },
+        connections,
+      });
+      const updated = this.transformationOf(head, []);
+      delete updated.destinations;
+      return updated;
+    });
   }
 
   async deleteTransformation(workspaceId: string, id: string): Promise<void> {
@@ -161,11 +174,7 @@ export class UserCodeService {
   }
 
   async listTransformationVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
-    await this.head('transformation', workspaceId, id);
-    const revisions = await this.code.listRevisions('transformation', workspaceId, id, {
-      limit: query.count,
-      descending: query.orderBy === 'DESC',
-    });
+    const { revisions } = await this.revisions('transformation', workspaceId, id, query);
     return revisions.map(transformationVersion);
   }
 
@@ -208,7 +217,7 @@ export class UserCodeService {
   }
 
   async updateLibrary(workspaceId: string, id: string, input: z.output<typeof LibraryUpdate> & Publish): Promise<Library> {
-    for (let attempt = 1; ; attempt++) {
+    return onCurrentHead(async () => {
       const current = await this.head('library', workspaceId, id);
       if (input.importName !== undefined && input.importName !== current.importName) {
         throw new ValidationError(`importName: cannot change; this library is imported as ${current.importName}`);
@@ -228,14 +237,9 @@ export class UserCodeService {
         ...(input.externalId !== undefined && { externalId: input.externalId }),
       };
       if (input.publish) await this.publishing.assertPublishable(workspaceId, [], [revision]);
-      try {
-        await this.code.appendRevision('library', head, revision, current.versionId);
-        return libraryOf(head);
-      } catch (error) {
-        if (error instanceof StaleHeadError && attempt < MAX_ATTEMPTS) continue;
-        throw error;
-      }
-    }
+      await this.code.appendRevision('library', head, revision, current.versionId);
+      return libraryOf(head);
+    });
   }
 
   async deleteLibrary(workspaceId: string, id: string): Promise<void> {
@@ -251,11 +255,7 @@ export class UserCodeService {
   }
 
   async listLibraryVersions(workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
-    const head = await this.head('library', workspaceId, id);
-    const revisions = await this.code.listRevisions('library', workspaceId, id, {
-      limit: query.count,
-      descending: query.orderBy === 'DESC',
-    });
+    const { head, revisions } = await this.revisions('library', workspaceId, id, query);
     return revisions.map((r) => ({ ...libraryVersion(r), isPublished: r.versionId === head.publishedVersionId }));
   }
 
@@ -271,6 +271,13 @@ export class UserCodeService {
     return head;
   }
 
+  /** The revisions of an existing head, as many and in the order the query asks. */
+  private async revisions(kind: UserCodeKind, workspaceId: string, id: string, query: z.output<typeof VersionsQuery>) {
+    const head = await this.head(kind, workspaceId, id);
+    const revisions = await this.code.listRevisions(kind, workspaceId, id, { limit: query.count, descending: query.orderBy === 'DESC' });
+    return { head, revisions };
+  }
+
   private async revision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision> {
     await this.head(kind, workspaceId, id);
     const revision = await this.code.getRevision(kind, workspaceId, id, versionId);
@@ -281,9 +288,7 @@ export class UserCodeService {
   private transformationOf(head: UserCodeHead, destinations: { id: string; name: string; enabled: boolean; transformationId?: string }[]): Transformation {
     return {
       ...transformationVersion(head),
-      workspaceId: head.workspaceId,
-      publishedVersionId: head.publishedVersionId,
-      ...(head.externalId !== undefined && { externalId: head.externalId }),
+      ...pointersOf(head),
       destinations: destinations.filter((d) => d.transformationId === head.id).map(({ id, name, enabled }) => ({ id, name, enabled })),
     };
   }
@@ -302,13 +307,4 @@ export class UserCodeService {
     const release = destinations.filter((d) => d.transformationId === transformationId && !wanted.includes(d.id)).map((d) => d.id);
     return { connect: wanted, release };
   }
-}
-
-function libraryOf(head: UserCodeHead): Library {
-  return {
-    ...libraryVersion(head),
-    workspaceId: head.workspaceId,
-    publishedVersionId: head.publishedVersionId,
-    ...(head.externalId !== undefined && { externalId: head.externalId }),
-  };
 }
