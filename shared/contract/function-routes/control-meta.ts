@@ -1,21 +1,9 @@
 import * as z from 'zod';
 import { DestinationDefinitionView } from '../../destinations/definitions';
-import { route, Health } from './define';
+import { metadataRoutes, route } from './define';
 
 /** Control plane: service metadata (no authorizer). */
-// One line per route: the manifest reads as a table.
-// prettier-ignore
-export const CONTROL_META_ROUTES = [
-  route({ method: 'GET', path: '/health', fn: 'controlMeta', auth: 'none', summary: 'Liveness', response: Health }),
-  route({
-    method: 'GET',
-    path: '/openapi.json',
-    fn: 'controlMeta',
-    auth: 'none',
-    summary: 'This API as OpenAPI 3.1, generated from the route manifest',
-    response: z.record(z.string(), z.unknown()),
-  }),
-] as const;
+export const CONTROL_META_ROUTES = metadataRoutes('controlMeta', 'This API as OpenAPI 3.1, generated from the route manifest');
 
 /** The destination types, served by a function of their own: their fields' texts stay out of the others' bundles. */
 // prettier-ignore

@@ -38,4 +38,11 @@ export const route = <const R extends RouteDefinition>(r: R) => r;
 
 export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;
 
-export const Health = z.object({ status: z.literal('ok') });
+const Health = z.object({ status: z.literal('ok') });
+
+/** The routes of a plane's metadata function: liveness, and the plane's OpenAPI document generated from the route manifest. */
+export const metadataRoutes = <const F extends FunctionName>(fn: F, openApiSummary: string) =>
+  [
+    route({ method: 'GET', path: '/health', fn, auth: 'none', summary: 'Liveness', response: Health }),
+    route({ method: 'GET', path: '/openapi.json', fn, auth: 'none', summary: openApiSummary, response: z.record(z.string(), z.unknown()) }),
+  ] as const;
