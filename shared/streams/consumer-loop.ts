@@ -33,13 +33,20 @@ export type Failures = Map<string, unknown>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
+const sequenceOf = (record: DynamoDBRecord) => record.dynamodb?.SequenceNumber ?? '';
+
+/** A record fresh from the stream, as an item holding `item`. */
+function freshItem(record: DynamoDBRecord, item: Record<string, unknown>): StreamItem {
+  const sequence = sequenceOf(record);
+  return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item };
+}
+
 function itemOf(record: DynamoDBRecord): StreamItem | undefined {
   const image = newImageOf(record);
   if (!image) return undefined;
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
-  if (image.entity !== 'parkedRecord') return { sequence, eventId: record.eventID ?? sequence, eventName: record.eventName ?? 'INSERT', item: image };
+  if (image.entity !== 'parkedRecord') return freshItem(record, image);
   const parked = ParkedRecord.parse(image);
-  return { sequence, eventId: parked.eventId, eventName: parked.eventName, item: parked.image, parked };
+  return { sequence: sequenceOf(record), eventId: parked.eventId, eventName: parked.eventName, item: parked.image, parked };
 }
 
 /**
@@ -69,14 +76,8 @@ export async function consumeRecords(
       const item = itemOf(record);
       if (item) items.push(item);
     } catch (error) {
-      const sequence = record.dynamodb?.SequenceNumber ?? '';
-      unreadable.push({
-        sequence,
-        eventId: record.eventID ?? sequence,
-        eventName: record.eventName ?? 'INSERT',
-        item: { newImage: record.dynamodb?.NewImage },
-      });
-      failures.set(sequence, error);
+      unreadable.push(freshItem(record, { newImage: record.dynamodb?.NewImage }));
+      failures.set(sequenceOf(record), error);
     }
   }
 
@@ -143,29 +144,26 @@ async function settle(write: () => Promise<unknown>, consumer: string, item: Str
   }
 }
 
+/** Runs `step` on each item in order: an item whose step throws fails with its error, alone. */
+async function eachAlone(items: StreamItem[], step: (item: StreamItem) => unknown): Promise<Failures> {
+  const failures: Failures = new Map();
+  for (const item of items) {
+    try {
+      await step(item);
+    } catch (error) {
+      failures.set(item.sequence, error);
+    }
+  }
+  return failures;
+}
+
 /** The loop for consumers that handle one record at a time, in order. */
 export const eachNewImage = (
   event: DynamoDBStreamEvent,
   consumer: string,
   handle: (item: Record<string, unknown>, record: { eventName: string }) => Promise<void>,
   options: LoopOptions,
-) =>
-  consumeRecords(
-    event,
-    consumer,
-    async (items) => {
-      const failures: Failures = new Map();
-      for (const item of items) {
-        try {
-          await handle(item.item, { eventName: item.eventName });
-        } catch (error) {
-          failures.set(item.sequence, error);
-        }
-      }
-      return failures;
-    },
-    options,
-  );
+) => consumeRecords(event, consumer, (items) => eachAlone(items, (item) => handle(item.item, { eventName: item.eventName })), options);
 
 /**
  * The loop for consumers that hand a whole batch to their use case: each record's new image decoded (one that
@@ -183,15 +181,8 @@ export const eachBatchOf = <T>(
     event,
     consumer,
     async (items) => {
-      const failures: Failures = new Map();
       const decoded: { sequence: string; value: T }[] = [];
-      for (const { item, sequence } of items) {
-        try {
-          decoded.push({ sequence, value: decode(item) });
-        } catch (error) {
-          failures.set(sequence, error);
-        }
-      }
+      const failures = await eachAlone(items, ({ item, sequence }) => decoded.push({ sequence, value: decode(item) }));
       const failed = await handle(decoded.map((d) => d.value));
       for (const [i, error] of failed) failures.set(decoded[i]!.sequence, error);
       return failures;
