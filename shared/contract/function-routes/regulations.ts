@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { Regulation, RegulationCreate, RegulationDetail, RegulationIdParams, RegulationListQuery, RegulationPage } from '../../domain/regulations/schemas';
+import { IdParams } from '../../domain/catalog/schemas';
+import { Regulation, RegulationCreate, RegulationDetail, RegulationListQuery, RegulationPage } from '../../domain/regulations/schemas';
 import { route } from './define';
 
 /** Control plane: data regulations (Bearer). */
@@ -17,6 +18,6 @@ export const REGULATIONS_ROUTES = [
     status: 201,
   }),
   route({ method: 'GET', path: '/v2/regulations', fn: 'regulations', auth: 'bearer', summary: 'List regulations in creation order, a page at a time', query: RegulationListQuery, response: RegulationPage }),
-  route({ method: 'GET', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'A regulation with its status and, for deletions, each destination\'s job', params: RegulationIdParams, response: RegulationDetail }),
-  route({ method: 'DELETE', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'Cancel a regulation: suppression lifted at once, waiting deletions stopped (idempotent)', params: RegulationIdParams, response: Regulation }),
+  route({ method: 'GET', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'A regulation with its status and, for deletions, each destination\'s job', params: IdParams, response: RegulationDetail }),
+  route({ method: 'DELETE', path: '/v2/regulations/{id}', fn: 'regulations', auth: 'bearer', summary: 'Cancel a regulation: suppression lifted at once, waiting deletions stopped (idempotent)', params: IdParams, response: Regulation }),
 ] as const;

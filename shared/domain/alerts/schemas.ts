@@ -117,6 +117,5 @@ export const AlertNotification = z.object({
 });
 export type AlertNotification = z.infer<typeof AlertNotification>;
 
-export const AlertRuleIdParams = z.object({ id: z.string().min(1).max(64) });
 export const AlertRuleList = z.object({ rules: z.array(AlertRuleView) });
 export const AlertNotificationList = z.object({ notifications: z.array(AlertNotification) });

@@ -121,5 +121,3 @@ export const RegulationPage = z.object({
   data: z.array(Regulation),
   paging: z.object({ next: z.string().optional().describe('/v2/regulations?after_cursor=<cursor>; absent on the last page') }),
 });
-
-export const RegulationIdParams = z.object({ id: z.string().min(1).max(64) });

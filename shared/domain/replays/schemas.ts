@@ -58,7 +58,6 @@ export const ReplayView = Replay.omit({ cursor: true, workspaceId: true });
 export type ReplayView = z.infer<typeof ReplayView>;
 export const viewOf = ({ cursor: _cursor, workspaceId: _ws, ...view }: Replay): ReplayView => view;
 
-export const ReplayIdParams = z.object({ id: z.string().min(1).max(64) });
 export const ReplayList = z.object({ replays: z.array(ReplayView) });
 
 export const emptyProgress = (): ReplayProgress => ({ parts: 0, events: 0, delivered: 0, filtered: 0, aborted: 0, retrying: 0, suppressed: 0, duplicate: 0 });
