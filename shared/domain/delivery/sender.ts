@@ -166,32 +166,25 @@ export async function sendChunk(
   circuit: Circuit,
   throttled?: (answer: { status: number; response: unknown }) => boolean,
 ): Promise<ChunkSent> {
-  const sent = await sendWhole(destination, api, requests, circuit, throttled);
-  if (!sent.splittable || requests.length < 2) return sent;
-  const half = Math.ceil(requests.length / 2);
-  const halves = [
-    await sendChunk(destination, api, requests.slice(0, half), circuit, throttled),
-    await sendChunk(destination, api, requests.slice(half), circuit, throttled),
-  ];
-  return { ...sent, verdicts: halves.flatMap((h) => h.verdicts), parts: halves.flatMap((h) => h.parts ?? h.verdicts.map(() => h)) };
-}
-
-/** One request for the whole chunk; `splittable` when its refusal is about content and names no event. */
-async function sendWhole(
-  destination: Destination,
-  api: BatchApi,
-  requests: DestinationRequest[],
-  circuit: Circuit,
-  throttled?: (answer: { status: number; response: unknown }) => boolean,
-): Promise<ChunkSent> {
-  const request = combine(api, requests);
-  const admitted = circuit.admit(destination.id);
-  if (!admitted.send) return { request, ...notAdmitted(admitted, requests.length) };
-  const result = await sendRequest(request, { throttled });
-  // A 2xx may still name events the vendor refused (Customer.io's 207, Braze's errors[]): those get their own verdict.
-  const named = result.error === undefined ? api.verdicts?.(result, requests.length, request, requests) : undefined;
-  const sent = chunkOutcome(destination, circuit, result, named, requests.length, result.error === undefined);
-  return { request, ...sent, splittable: !named && refusedForContent(api, result) };
+  /** One request for the whole part; `splittable` when its refusal is about content and names no event. */
+  const sendWhole = async (part: DestinationRequest[]): Promise<ChunkSent> => {
+    const request = combine(api, part);
+    const admitted = circuit.admit(destination.id);
+    if (!admitted.send) return { request, ...notAdmitted(admitted, part.length) };
+    const result = await sendRequest(request, { throttled });
+    // A 2xx may still name events the vendor refused (Customer.io's 207, Braze's errors[]): those get their own verdict.
+    const named = result.error === undefined ? api.verdicts?.(result, part.length, request, part) : undefined;
+    const sent = chunkOutcome(destination, circuit, result, named, part.length, result.error === undefined);
+    return { request, ...sent, splittable: !named && refusedForContent(api, result) };
+  };
+  const send = async (part: DestinationRequest[]): Promise<ChunkSent> => {
+    const sent = await sendWhole(part);
+    if (!sent.splittable || part.length < 2) return sent;
+    const half = Math.ceil(part.length / 2);
+    const halves = [await send(part.slice(0, half)), await send(part.slice(half))];
+    return { ...sent, verdicts: halves.flatMap((h) => h.verdicts), parts: halves.flatMap((h) => h.parts ?? h.verdicts.map(() => h)) };
+  };
+  return send(requests);
 }
 
 /** A chunk the destination's circuit did not let through: every event parked, not counted as an attempt. */
