@@ -149,6 +149,7 @@ const NOT_SECRET: Record<string, string> = {
   'shared/domain/delivery/scheduled-delivery.ts:ScheduledDelivery.inLane': 'destination ids with work in their lane',
   'shared/domain/delivery/shard-switch.ts:ShardSwitch.drained': 'workspace#source#change#shard keys found handed over: a yes, no data',
   'shared/domain/ingestion/inbound-limits.ts:InboundLimits.budgets': "a source's rate budget by its id: counts, no data",
+  'shared/persistence/counters.ts:errorWrites': 'the counter shard this process sets errors on next: a number, no data',
   // Tenant data kept under a key that begins with the workspace, in a shape TenantCache does not take.
   'shared/domain/event-schemas/capture-service.ts:SchemaCapture.sketches': "sketches by JSON of ['model'|'version', {workspaceId, …}], bounded by bytes",
   'shared/domain/event-schemas/sketch-layout.ts:SketchCache.entries': 'the store of SchemaCapture.sketches above, by the same keys',
