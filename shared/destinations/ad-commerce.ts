@@ -105,6 +105,21 @@ function refuseNonConversion(message: Message, network: string): never {
   throw instrumentationError(why[type] ?? `message type ${type} is not supported by ${network}`);
 }
 
+/**
+ * The Meta Pixel's standard events for the event spec's ecommerce and lifecycle names. TikTok's standard events
+ * take the same names but for a purchase; Pinterest and Snap name theirs in their own way.
+ */
+export const PIXEL_STANDARD_EVENTS: Readonly<Record<string, string>> = {
+  'Order Completed': 'Purchase',
+  'Product Added': 'AddToCart',
+  'Checkout Started': 'InitiateCheckout',
+  'Product Viewed': 'ViewContent',
+  'Products Searched': 'Search',
+  'Product Added to Wishlist': 'AddToWishlist',
+  'Payment Info Entered': 'AddPaymentInfo',
+  'Signed Up': 'CompleteRegistration',
+};
+
 /** A network's event names: a track's as networkEventName finds them, a page's `page`; `network` names it in reasons. */
 export type ConversionNames = { network: string; page: string; standard: Record<string, string>; fallback: (event: string) => string };
 

@@ -1,5 +1,5 @@
 import { DAY_MS } from '../age-window';
-import { commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
+import { PIXEL_STANDARD_EVENTS, commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
 import { clickIdOf, clientOf, listedUserData, pageOf } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { isRecord, trimBase } from '../message';
@@ -19,17 +19,7 @@ const DEFAULT_VERSION = 'v25.0';
 const NAMES: ConversionNames = {
   network: 'the Meta Conversions API',
   page: 'PageView',
-  // Meta Pixel standard events for the event spec's ecommerce and lifecycle names.
-  standard: {
-    'Order Completed': 'Purchase',
-    'Product Added': 'AddToCart',
-    'Checkout Started': 'InitiateCheckout',
-    'Product Viewed': 'ViewContent',
-    'Products Searched': 'Search',
-    'Product Added to Wishlist': 'AddToWishlist',
-    'Payment Info Entered': 'AddPaymentInfo',
-    'Signed Up': 'CompleteRegistration',
-  },
+  standard: PIXEL_STANDARD_EVENTS,
   fallback: (event) => event,
 };
 

@@ -1,4 +1,4 @@
-import { commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
+import { PIXEL_STANDARD_EVENTS, commerceField, conversionEventName, eventIdOf, unixSeconds, type Commerce, type ConversionNames } from '../ad-commerce';
 import { clickIdOf, clientOf, hashedIdentifiers, pageOf } from '../ad-matching';
 import { isRecord, trimBase } from '../message';
 import { postJson } from '../request';
@@ -16,17 +16,8 @@ const NAMES: ConversionNames = {
   network: 'the TikTok Events API',
   // A page is the pixel's page view ("Pageview", what ttq.page() reports), so the two de-duplicate.
   page: 'Pageview',
-  // Supported standard events for the event spec's ecommerce and lifecycle names.
-  standard: {
-    'Order Completed': 'CompletePayment',
-    'Product Added': 'AddToCart',
-    'Checkout Started': 'InitiateCheckout',
-    'Product Viewed': 'ViewContent',
-    'Products Searched': 'Search',
-    'Product Added to Wishlist': 'AddToWishlist',
-    'Payment Info Entered': 'AddPaymentInfo',
-    'Signed Up': 'CompleteRegistration',
-  },
+  // Supported standard events: the Meta Pixel's names, but CompletePayment for a purchase.
+  standard: { ...PIXEL_STANDARD_EVENTS, 'Order Completed': 'CompletePayment' },
   fallback: (name) => name,
 };
 
