@@ -1,4 +1,4 @@
-import { eventTime, firstOf, idText, isRecord, numberOf, propertiesOf } from './message';
+import { eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, textOf, trackEventName } from './message';
 import { instrumentationError } from './errors';
 import type { Message } from './types';
 
@@ -17,8 +17,6 @@ export interface Product {
   price?: number;
   quantity?: number;
 }
-
-const textOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 function productOf(item: Record<string, unknown>): Product {
   const product: Product = {
@@ -88,8 +86,7 @@ export function networkEventName(
   configured: { from: string; to: string }[] | undefined,
   fallback: (event: string) => string,
 ): string {
-  const event = typeof message.event === 'string' ? message.event.trim() : '';
-  if (event === '') throw instrumentationError('a track event needs an event name');
+  const event = trackEventName(message);
   return configured?.find((pair) => pair.from === event)?.to ?? standard[event] ?? fallback(event);
 }
 

@@ -1,3 +1,4 @@
+import { instrumentationError } from './errors';
 import type { Message } from './types';
 
 /** Reading events the way destination transforms need; shared so every type reads them alike. */
@@ -35,6 +36,16 @@ export function idText(value: unknown): string | undefined {
 export function numberOf(value: unknown): number | undefined {
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+}
+
+/** Text without its surrounding spaces; undefined for anything but a string with something besides spaces. */
+export const textOf = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+
+/** A track event's name without its surrounding spaces; an event without one is refused. */
+export function trackEventName(message: Message): string {
+  const event = textOf(message.event);
+  if (!event) throw instrumentationError('a track event needs an event name');
+  return event;
 }
 
 export const userIdOf = (message: Message) => idText(firstOf(message, 'userId', 'context.traits.userId', 'traits.userId'));

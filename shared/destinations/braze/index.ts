@@ -1,6 +1,6 @@
 import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { BrazeConfig, brazeDefinition } from './definition';
@@ -162,8 +162,7 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
     case 'track': {
-      const event = typeof message.event === 'string' ? message.event.trim() : '';
-      if (event === '') throw instrumentationError('a track event needs an event name');
+      const event = trackEventName(message);
       const products = propertiesOf(message).products;
       // Purchase object: an order's products are purchases, the way Braze counts revenue.
       if (event === 'Order Completed' && Array.isArray(products) && products.length > 0) {

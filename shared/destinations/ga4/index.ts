@@ -1,6 +1,6 @@
 import { HOUR_MS } from '../age-window';
 import { configurationError, instrumentationError } from '../errors';
-import { eventTime, firstOf, flatten, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, firstOf, flatten, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type Message } from '../types';
 import { ecommerceEvent } from './ecommerce';
@@ -150,8 +150,7 @@ function ga4Event(message: Message, config: Ga4Config): { name: string; params: 
   const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
     case 'track': {
-      const event = typeof message.event === 'string' ? message.event.trim() : '';
-      if (event === '') throw instrumentationError('a track event needs an event name');
+      const event = trackEventName(message);
       // Events reference, recommended (ecommerce) events: the event spec's names map onto them.
       const ecommerce = ecommerceEvent(event, properties);
       if (ecommerce) return { name: ecommerce.name, params: limitParams({ ...ecommerce.params, ...customParams(ecommerce.rest) }) };

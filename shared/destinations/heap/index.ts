@@ -1,6 +1,6 @@
 import { deleteInSlices, deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
-import { eventTime, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, idText, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import type { HeapConfig, heapDefinition } from './definition';
@@ -102,8 +102,7 @@ function transformMessage(message: Message, config: HeapConfig): DestinationRequ
         message.anonymousId,
       );
     case 'track': {
-      const event = typeof message.event === 'string' ? message.event.trim() : '';
-      if (event === '') throw instrumentationError('a track event needs an event name');
+      const event = trackEventName(message);
       return track(config, message, event, propertiesOf(message));
     }
     case 'page':

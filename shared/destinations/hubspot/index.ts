@@ -1,6 +1,6 @@
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
-import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase } from '../message';
+import { eventTime, firstOf, idText, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase } from '../message';
 import { postJson } from '../request';
 import {
   defineDestinationCode,
@@ -57,7 +57,7 @@ const DEFAULT_PROPERTIES: [string, string[]][] = [
 
 const emailOf = (message: Message) => {
   const email = firstOf(traitsOf(message), 'email') ?? firstOf(message, 'properties.email');
-  return typeof email === 'string' && email.trim() !== '' ? email.trim() : undefined;
+  return textOf(email);
 };
 
 /**
@@ -148,8 +148,7 @@ function eventProperties(properties: Record<string, unknown>): Record<string, st
  * uuid, the messageId: HubSpot accepts the first occurrence with a uuid and rejects the others for a year.
  */
 function track(message: Message, config: HubspotConfig): DestinationRequest {
-  const event = typeof message.event === 'string' ? message.event.trim() : '';
-  if (event === '') throw instrumentationError('a track event needs an event name');
+  const event = trackEventName(message);
   const email = emailOf(message);
   if (!email) throw instrumentationError('HubSpot ties an event occurrence to a contact by email: the track event needs context.traits.email');
   const time = eventTime(message);

@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { DestinationError, instrumentationError } from '../errors';
 import { sendRequest } from '../http-client';
-import { eventTime, firstOf, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, firstOf, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import {
   defineDestinationCode,
@@ -39,7 +39,6 @@ const request = (config: IntercomConfig, method: DestinationRequest['method'], p
     userId,
   });
 
-const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 /** Intercom's timestamps are unix seconds. */
@@ -74,17 +73,17 @@ const CONTACT_TRAITS = new Set([
 function contactBody(message: Message): Record<string, unknown> {
   const traits = traitsOf(message);
   const userId = userIdOf(message);
-  const email = text(traits.email);
+  const email = textOf(traits.email);
   if (!userId && !email) throw instrumentationError('Intercom needs a userId (external_id) or traits.email to identify a contact');
-  const fullName = [text(traits.firstName ?? traits.first_name), text(traits.lastName ?? traits.last_name)].filter(Boolean).join(' ');
+  const fullName = [textOf(traits.firstName ?? traits.first_name), textOf(traits.lastName ?? traits.last_name)].filter(Boolean).join(' ');
   const custom = flatValues(Object.fromEntries(Object.entries(traits).filter(([key]) => !CONTACT_TRAITS.has(key))));
   return compact({
     role: 'user',
     external_id: userId,
     email,
-    phone: text(traits.phone),
-    name: text(traits.name) ?? (fullName || undefined),
-    avatar: text(traits.avatar),
+    phone: textOf(traits.phone),
+    name: textOf(traits.name) ?? (fullName || undefined),
+    avatar: textOf(traits.avatar),
     signed_up_at: unixSeconds(traits.createdAt ?? traits.created_at),
     custom_attributes: Object.keys(custom).length > 0 ? custom : undefined,
   });
@@ -124,7 +123,7 @@ function withPrice(properties: Record<string, unknown>): Record<string, unknown>
   const { revenue, currency, ...rest } = properties;
   const amount = typeof revenue === 'string' ? Number(revenue) : revenue;
   if (typeof amount !== 'number' || !Number.isFinite(amount)) return properties;
-  return { price: { amount: Math.round(amount * 100), currency: (text(currency) ?? 'usd').toLowerCase() }, ...rest };
+  return { price: { amount: Math.round(amount * 100), currency: (textOf(currency) ?? 'usd').toLowerCase() }, ...rest };
 }
 
 /**
@@ -133,10 +132,9 @@ function withPrice(properties: Record<string, unknown>): Record<string, unknown>
  * de-duplication"), so a resent event is harmless.
  */
 function eventBody(message: Message): Record<string, unknown> {
-  const name = typeof message.event === 'string' ? message.event.trim() : '';
-  if (name === '') throw instrumentationError('a track event needs an event name');
+  const name = trackEventName(message);
   const userId = userIdOf(message);
-  const email = text(traitsOf(message).email);
+  const email = textOf(traitsOf(message).email);
   if (!userId && !email) throw instrumentationError('Intercom needs a userId (user_id) or context.traits.email on the track event');
   const metadata = metadataOf(withPrice(propertiesOf(message)));
   return {
@@ -156,11 +154,11 @@ function companyBody(message: Message): Record<string, unknown> {
   const custom = flatValues(rest);
   return compact({
     company_id: String(groupId),
-    name: text(name),
-    plan: text(plan),
+    name: textOf(name),
+    plan: textOf(plan),
     size: typeof (size ?? employees) === 'number' ? (size ?? employees) : undefined,
-    website: text(website),
-    industry: text(industry),
+    website: textOf(website),
+    industry: textOf(industry),
     monthly_spend: typeof (monthlySpend ?? monthly_spend) === 'number' ? (monthlySpend ?? monthly_spend) : undefined,
     remote_created_at: unixSeconds(createdAt ?? created_at),
     custom_attributes: Object.keys(custom).length > 0 ? custom : undefined,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
-import { eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, firstOf, idText, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import { iterableVerdicts } from './verdicts';
@@ -137,8 +137,7 @@ function transformMessage(message: Message, config: IterableConfig): Destination
     case 'identify':
       return bulkUpdate(config, message);
     case 'track': {
-      const event = text(message.event)?.trim();
-      if (!event) throw instrumentationError('a track event needs an event name');
+      const event = trackEventName(message);
       const products = propertiesOf(message).products;
       if (event === 'Order Completed' && Array.isArray(products) && products.length > 0) return trackPurchase(config, message, products);
       return trackBulk(config, message, event, propertiesOf(message));

@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestinationCode, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
 import type { KlaviyoConfig, klaviyoDefinition } from './definition';
@@ -33,7 +33,6 @@ const post = (config: KlaviyoConfig, path: string, json: Record<string, unknown>
     userId,
   });
 
-const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 /**
@@ -43,7 +42,7 @@ const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.e
  * identifiers (or is refused, naming the number, when it has none).
  */
 function e164(value: unknown, config: KlaviyoConfig): string | undefined {
-  const raw = text(value);
+  const raw = textOf(value);
   if (raw === undefined || (!/^(\+|00)/.test(raw) && !config.phoneCountryCode)) return undefined;
   const phone = normalisePhone(raw, { phoneCountryCode: config.phoneCountryCode, phoneFormat: 'e164' });
   return /^\+[1-9]\d{6,14}$/.test(phone) ? phone : undefined;
@@ -51,7 +50,7 @@ function e164(value: unknown, config: KlaviyoConfig): string | undefined {
 
 /** The profile's identifiers: email, phone_number (E.164), external_id (the userId). */
 function identifiers(message: Message, traits: Record<string, unknown>, config: KlaviyoConfig): Record<string, unknown> {
-  return compact({ email: text(traits.email), phone_number: e164(traits.phone, config), external_id: userIdOf(message) });
+  return compact({ email: textOf(traits.email), phone_number: e164(traits.phone, config), external_id: userIdOf(message) });
 }
 
 /**
@@ -59,7 +58,7 @@ function identifiers(message: Message, traits: Record<string, unknown>, config: 
  * number itself is not repeated: error texts reach the failures list, alerts and logs).
  */
 function noIdentifier(base: string, traits: Record<string, unknown>): Error {
-  const why = text(traits.phone) === undefined ? '' : ' (its phone is no E.164 number: write it with + and its country code, or configure phoneCountryCode)';
+  const why = textOf(traits.phone) === undefined ? '' : ' (its phone is no E.164 number: write it with + and its country code, or configure phoneCountryCode)';
   return instrumentationError(`${base}${why}`);
 }
 
@@ -88,10 +87,10 @@ function profileAttributes(message: Message, config: KlaviyoConfig): Record<stri
     ...identifiers(message, traits, config),
     first_name: traits.firstName ?? traits.first_name,
     last_name: traits.lastName ?? traits.last_name,
-    organization: text(traits.company),
-    title: text(traits.title),
-    image: text(traits.avatar),
-    locale: text(traits.locale) ?? text(firstOf(message, 'context.locale')),
+    organization: textOf(traits.company),
+    title: textOf(traits.title),
+    image: textOf(traits.avatar),
+    locale: textOf(traits.locale) ?? textOf(firstOf(message, 'context.locale')),
     location: location(traits, message),
     properties: Object.keys(custom).length > 0 ? custom : undefined,
   });
@@ -119,15 +118,14 @@ function valueOf(properties: Record<string, unknown>): number | undefined {
  * event with a unique_id for the same profile and metric.
  */
 function track(message: Message, config: KlaviyoConfig): DestinationRequest {
-  const name = typeof message.event === 'string' ? message.event.trim() : '';
-  if (name === '') throw instrumentationError('a track event needs an event name');
+  const name = trackEventName(message);
   if (name.length > MAX_METRIC_NAME) throw instrumentationError(`Klaviyo metric names are under 128 characters; "${name.slice(0, 40)}..." has ${name.length}`);
   const profile = compact({ ...identifiers(message, traitsOf(message), config), anonymous_id: anonymousIdOf(message) });
   if (Object.keys(profile).length === 0)
     throw noIdentifier('Klaviyo needs an email, a phone, a userId or an anonymousId on the track event', traitsOf(message));
   const properties = propertiesOf(message);
   const value = valueOf(properties);
-  const currency = text(properties.currency);
+  const currency = textOf(properties.currency);
   const time = eventTime(message);
   const messageId = idText(message.messageId);
   const attributes = {
