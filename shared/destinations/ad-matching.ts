@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { firstOf, get, isRecord, traitsOf, userIdOf } from './message';
+import { firstOf, get, idText, isRecord, traitsOf, userIdOf } from './message';
 import type { Message } from './types';
 
 /**
@@ -20,13 +20,6 @@ import type { Message } from './types';
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 const SHA256 = /^[a-f0-9]{64}$/;
-
-const text = (value: unknown): string | undefined => {
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  return trimmed === '' ? undefined : trimmed;
-};
 
 const PUNCTUATION = /[\p{P}\p{S}]/gu;
 
@@ -78,7 +71,7 @@ export function normalisePhone(value: string, options: MatchOptions = {}): strin
 
 /** One identifier normalised and hashed; a given SHA-256 hash passes unchanged; undefined when empty. */
 export function hashIdentifier(key: MatchKey, value: unknown, options: MatchOptions = {}): string | undefined {
-  const given = text(value);
+  const given = idText(value);
   if (given === undefined) return undefined;
   if (SHA256.test(given.toLowerCase())) return given.toLowerCase();
   const normalised = key === 'ph' ? normalisePhone(given, options) : NORMALISE[key](given);
@@ -89,7 +82,7 @@ export function hashIdentifier(key: MatchKey, value: unknown, options: MatchOpti
 function rawIdentifiers(message: Message): Record<MatchKey, unknown> {
   const traits = traitsOf(message);
   const address = isRecord(traits.address) ? traits.address : {};
-  const pick = (...values: unknown[]) => values.find((v) => text(v) !== undefined);
+  const pick = (...values: unknown[]) => values.find((v) => idText(v) !== undefined);
   return {
     em: pick(traits.email),
     ph: pick(traits.phone),
@@ -117,8 +110,8 @@ export function hashedIdentifiers(message: Message, options: MatchOptions = {}):
 
 /** What the networks take unhashed: the browser's address and user agent, as the SDKs put them in the context. */
 export function clientOf(message: Message): { ip?: string; userAgent?: string } {
-  const ip = text(firstOf(message, 'context.ip', 'request_ip'));
-  const userAgent = text(get(message, 'context.userAgent'));
+  const ip = idText(firstOf(message, 'context.ip', 'request_ip'));
+  const userAgent = idText(get(message, 'context.userAgent'));
   return { ...(ip && { ip }), ...(userAgent && { userAgent }) };
 }
 
@@ -137,8 +130,8 @@ export function listedUserData(message: Message, options: MatchOptions = {}): Re
 
 /** The page the event happened on (context.page, else a page call's properties). */
 export function pageOf(message: Message): { url?: string; referrer?: string } {
-  const url = text(firstOf(message, 'context.page.url', 'properties.url'));
-  const referrer = text(firstOf(message, 'context.page.referrer', 'properties.referrer'));
+  const url = idText(firstOf(message, 'context.page.url', 'properties.url'));
+  const referrer = idText(firstOf(message, 'context.page.referrer', 'properties.referrer'));
   return { ...(url && { url }), ...(referrer && { referrer }) };
 }
 
@@ -147,12 +140,12 @@ export function pageOf(message: Message): { url?: string; referrer?: string } {
  * for a click id, the query parameter of the page URL the ad's click landed on (`fbclid`, `ttclid`).
  */
 export function clickIdOf(message: Message, name: string, urlParameter?: string): string | undefined {
-  const given = text(firstOf(message, `context.${name}`, `properties.${name}`));
+  const given = idText(firstOf(message, `context.${name}`, `properties.${name}`));
   if (given || !urlParameter) return given;
   const url = pageOf(message).url;
   if (!url) return undefined;
   try {
-    return text(new URL(url).searchParams.get(urlParameter) ?? undefined);
+    return idText(new URL(url).searchParams.get(urlParameter) ?? undefined);
   } catch {
     return undefined;
   }

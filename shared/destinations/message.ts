@@ -48,6 +48,10 @@ export function trackEventName(message: Message): string {
   return event;
 }
 
+/** The fields that hold a value: those undefined, null or "" are left out. */
+export const compact = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+
 export const userIdOf = (message: Message) => idText(firstOf(message, 'userId', 'context.traits.userId', 'traits.userId'));
 export const anonymousIdOf = (message: Message) => idText(message.anonymousId);
 

@@ -1,6 +1,6 @@
 import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, compact, eventTime, firstOf, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { BrazeConfig, brazeDefinition } from './definition';
@@ -34,8 +34,6 @@ function userRef(message: Message): Record<string, unknown> {
   if (anonymousId) return { user_alias: anonymousAlias(anonymousId), _update_existing_only: false };
   throw instrumentationError(`Braze needs a userId (external_id) or an anonymousId (user alias) on the ${String(message.type)} event`);
 }
-
-const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 // User attributes object, "Braze user profile fields": gender is one of M, F, O, N, P.
 const GENDERS: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { DestinationError, instrumentationError } from '../errors';
 import { sendRequest } from '../http-client';
-import { eventTime, firstOf, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { compact, eventTime, firstOf, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import {
   defineDestinationCode,
@@ -38,8 +38,6 @@ const request = (config: IntercomConfig, method: DestinationRequest['method'], p
     json,
     userId,
   });
-
-const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 /** Intercom's timestamps are unix seconds. */
 function unixSeconds(value: unknown): number | undefined {

@@ -1,7 +1,7 @@
 import { deletionOutcome } from '../deletion';
 import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { compact, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
 import { defineDestinationCode, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
 import type { KlaviyoConfig, klaviyoDefinition } from './definition';
@@ -32,8 +32,6 @@ const post = (config: KlaviyoConfig, path: string, json: Record<string, unknown>
     json,
     userId,
   });
-
-const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 /**
  * "phone_number" in E.164 only ("+", the country code, at most 15 digits): Klaviyo refuses the whole profile or
@@ -120,7 +118,7 @@ function valueOf(properties: Record<string, unknown>): number | undefined {
 function track(message: Message, config: KlaviyoConfig): DestinationRequest {
   const name = trackEventName(message);
   if (name.length > MAX_METRIC_NAME) throw instrumentationError(`Klaviyo metric names are under 128 characters; "${name.slice(0, 40)}..." has ${name.length}`);
-  const profile = compact({ ...identifiers(message, traitsOf(message), config), anonymous_id: anonymousIdOf(message) });
+  const profile = compact({ ...identifiers(message, traitsOf(message), config), anonymous_id: idText(message.anonymousId) });
   if (Object.keys(profile).length === 0)
     throw noIdentifier('Klaviyo needs an email, a phone, a userId or an anonymousId on the track event', traitsOf(message));
   const properties = propertiesOf(message);

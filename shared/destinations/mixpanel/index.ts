@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DAY_MS } from '../age-window';
 import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, compact, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { MixpanelConfig, mixpanelDefinition } from './definition';
@@ -24,8 +24,6 @@ const hosts = (config: MixpanelConfig) =>
   config.baseUrl ? { api: trimBase(config.baseUrl), app: trimBase(config.baseUrl) } : HOSTS[config.dataResidency ?? 'us'];
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
-const compact = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null && v !== ''));
 
 function idsOf(message: Message) {
   const userId = userIdOf(message);
