@@ -73,6 +73,17 @@ export function eventTime(message: Message): Date | undefined {
 }
 
 /**
+ * A page or screen as a custom event, the naming the common analytics integrations use, so one user's pages read
+ * alike across destinations: "Viewed <name> Page|Screen" ("Viewed Page|Screen" without a name), the name kept
+ * among the properties. `name` is the event's name unless the destination reads it otherwise.
+ */
+export function viewEvent(message: Message, name: unknown = message.name): { event: string; properties: Record<string, unknown> } {
+  const named = typeof name === 'string' && name !== '' ? name : undefined;
+  const kind = message.type === 'page' ? 'Page' : 'Screen';
+  return { event: named ? `Viewed ${named} ${kind}` : `Viewed ${kind}`, properties: { ...propertiesOf(message), ...(named && { name: named }) } };
+}
+
+/**
  * An object flattened to dotted keys, arrays as `[i]`, every leaf as text: the reference webhook's GET
  * query parameters ({a:{b:[1,2]}} → {"a.b[0]":"1","a.b[1]":"2"}).
  */

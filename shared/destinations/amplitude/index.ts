@@ -1,5 +1,5 @@
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, eventTime, firstOf, get, isRecord, numberOf, propertiesOf, traitsOf, trimBase, userIdOf, viewEvent } from '../message';
 import { postJson } from '../request';
 import { deleteInSlices } from '../deletion';
 import { defineDestinationCode, type ChunkEventVerdict, type Message } from '../types';
@@ -79,7 +79,6 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
     ...sessionOf(message),
     ...deviceFields(message),
   };
-  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
     case 'identify':
       // Identify: "$identify" with user_properties operations ($set), as the HTTP V2 docs allow.
@@ -96,17 +95,10 @@ function amplitudeEvent(message: Message): Record<string, unknown> {
       };
     }
     case 'page':
-      return {
-        ...base,
-        event_type: name ? `Viewed ${name} Page` : 'Viewed Page',
-        event_properties: { ...propertiesOf(message), ...(name && { name }) },
-      };
-    case 'screen':
-      return {
-        ...base,
-        event_type: name ? `Viewed ${name} Screen` : 'Viewed Screen',
-        event_properties: { ...propertiesOf(message), ...(name && { name }) },
-      };
+    case 'screen': {
+      const { event, properties } = viewEvent(message);
+      return { ...base, event_type: event, event_properties: properties };
+    }
     case 'group': {
       // Groups: the event's "groups" field maps a group type to the group's id.
       const groupId = firstOf(message, 'groupId');

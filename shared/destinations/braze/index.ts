@@ -1,6 +1,6 @@
 import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, compact, eventTime, firstOf, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, compact, eventTime, firstOf, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf, viewEvent } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { BrazeConfig, brazeDefinition } from './definition';
@@ -157,7 +157,6 @@ function identify(message: Message, config: BrazeConfig): DestinationRequest[] {
 
 function transformMessage(message: Message, config: BrazeConfig): DestinationRequest {
   const anonymousId = message.anonymousId;
-  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
   switch (message.type) {
     case 'track': {
       const event = trackEventName(message);
@@ -172,14 +171,8 @@ function transformMessage(message: Message, config: BrazeConfig): DestinationReq
     case 'page':
     case 'screen': {
       // Event object: views become custom events, "Viewed <name> Page|Screen", with the name kept as a property.
-      const kind = message.type === 'page' ? 'Page' : 'Screen';
-      const properties = { ...propertiesOf(message), ...(name && { name }) };
-      return post(
-        config,
-        '/users/track',
-        { events: [customEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties)] },
-        anonymousId,
-      );
+      const { event, properties } = viewEvent(message);
+      return post(config, '/users/track', { events: [customEvent(message, config, event, properties)] }, anonymousId);
     }
     case 'group': {
       const groupId = firstOf(message, 'groupId');

@@ -1,6 +1,6 @@
 import { deleteInSlices, deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
-import { eventTime, idText, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, idText, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf, viewEvent } from '../message';
 import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import type { HeapConfig, heapDefinition } from './definition';
@@ -91,7 +91,6 @@ function track(config: HeapConfig, message: Message, name: string, properties: R
 }
 
 function transformMessage(message: Message, config: HeapConfig): DestinationRequest {
-  const name = typeof message.name === 'string' && message.name.trim() !== '' ? message.name : undefined;
   switch (message.type) {
     case 'identify':
       // "Bulk Add User Properties": {identity, properties} in `users`.
@@ -101,15 +100,13 @@ function transformMessage(message: Message, config: HeapConfig): DestinationRequ
         { app_id: config.appId, users: [{ identity: identityOf(message), properties: userProperties(traitsOf(message)) }] },
         message.anonymousId,
       );
-    case 'track': {
-      const event = trackEventName(message);
-      return track(config, message, event, propertiesOf(message));
-    }
+    case 'track':
+      return track(config, message, trackEventName(message), propertiesOf(message));
     case 'page':
     case 'screen': {
-      // Views are custom events, "Viewed <name> Page|Screen", with the name kept as a property.
-      const kind = message.type === 'page' ? 'Page' : 'Screen';
-      return track(config, message, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, { ...propertiesOf(message), ...(name && { name }) });
+      // Views are custom events, "Viewed <name> Page|Screen", with the name kept as a property; a blank name is none.
+      const { event, properties } = viewEvent(message, textOf(message.name) && message.name);
+      return track(config, message, event, properties);
     }
     case 'group': {
       // "Bulk Add Account Properties": {account_id, properties} in `accounts`. Users belong to an account through

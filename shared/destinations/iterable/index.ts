@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
-import { eventTime, firstOf, idText, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
+import { eventTime, firstOf, idText, isRecord, propertiesOf, trackEventName, traitsOf, trimBase, userIdOf, viewEvent } from '../message';
 import { postJson } from '../request';
 import { defineDestinationCode, type DeletionIO, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message } from '../types';
 import { iterableVerdicts } from './verdicts';
@@ -132,7 +132,6 @@ function merge(config: IterableConfig, message: Message): DestinationRequest {
 }
 
 function transformMessage(message: Message, config: IterableConfig): DestinationRequest {
-  const name = text(message.name);
   switch (message.type) {
     case 'identify':
       return bulkUpdate(config, message);
@@ -144,9 +143,9 @@ function transformMessage(message: Message, config: IterableConfig): Destination
     }
     case 'page':
     case 'screen': {
-      // Views are custom events, "Viewed <name> Page|Screen", with the name kept as a data field.
-      const kind = message.type === 'page' ? 'Page' : 'Screen';
-      return trackBulk(config, message, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, { ...propertiesOf(message), ...(name && { name }) });
+      // Views are custom events, "Viewed <name> Page|Screen", with the name kept as a data field; a blank name is none.
+      const { event, properties } = viewEvent(message, text(message.name));
+      return trackBulk(config, message, event, properties);
     }
     case 'alias':
       return merge(config, message);

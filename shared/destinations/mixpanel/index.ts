@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DAY_MS } from '../age-window';
 import { deleteInSlices } from '../deletion';
 import { instrumentationError } from '../errors';
-import { anonymousIdOf, compact, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
+import { anonymousIdOf, compact, eventTime, firstOf, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf, viewEvent } from '../message';
 import { postJson, restRequest } from '../request';
 import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import type { MixpanelConfig, mixpanelDefinition } from './definition';
@@ -169,14 +169,10 @@ function group(message: Message, config: MixpanelConfig): DestinationRequest[] {
   return requests;
 }
 
-/**
- * Pages and screens become "Viewed <name> Page|Screen" ("Viewed Page|Screen" without a name), the naming the
- * common analytics integrations use, so one user's pages read alike across destinations.
- */
-function view(message: Message, config: MixpanelConfig, kind: 'Page' | 'Screen'): DestinationRequest[] {
-  const name = typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
-  const properties = { ...propertiesOf(message), ...(name && { name }) };
-  return [eventRequest(message, config, mixpanelEvent(message, config, name ? `Viewed ${name} ${kind}` : `Viewed ${kind}`, properties))];
+/** Pages and screens are custom events, named as viewEvent names them. */
+function view(message: Message, config: MixpanelConfig): DestinationRequest[] {
+  const { event, properties } = viewEvent(message);
+  return [eventRequest(message, config, mixpanelEvent(message, config, event, properties))];
 }
 
 /**
@@ -232,9 +228,8 @@ export const mixpanel = defineDestinationCode<typeof mixpanelDefinition>({
         return [eventRequest(message, config, mixpanelEvent(message, config, message.event, propertiesOf(message)))];
       }
       case 'page':
-        return view(message, config, 'Page');
       case 'screen':
-        return view(message, config, 'Screen');
+        return view(message, config);
       case 'identify':
         return identify(message, config);
       case 'alias':
