@@ -17,6 +17,25 @@ export function deletionOutcome(vendor: string, result: DeliveryResult): Deletio
 }
 
 /**
+ * Deletes user after user, `deleteUser` giving the outcome of each request it sends for one (or a final failure
+ * for a user it cannot delete): an answer that the vendor cannot delete ends the job; otherwise the worst outcome
+ * wins, a retryable failure (sending again may succeed for all), else the first final one.
+ */
+export async function deleteEachUser(
+  users: DeletionUser[],
+  deleteUser: (user: DeletionUser) => Promise<DeletionOutcome | DeletionOutcome[]>,
+): Promise<DeletionOutcome> {
+  const failures: Extract<DeletionOutcome, { status: 'failed' }>[] = [];
+  for (const user of users) {
+    for (const outcome of [await deleteUser(user)].flat()) {
+      if (outcome.status === 'failed') failures.push(outcome);
+      else if (outcome.status === 'unsupported') return outcome;
+    }
+  }
+  return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
+}
+
+/**
  * Deletes the users `size` at a time, one request (`request`) per slice, one slice after the other: the first
  * answer that is not a deletion ends the job with its outcome (deletionOutcome); all deleted, it is completed.
  */

@@ -1,8 +1,8 @@
-import { deletionOutcome } from '../deletion';
+import { deleteEachUser, deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { anonymousIdOf, eventTime, firstOf, get, idText, isRecord, propertiesOf, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestinationCode, type ChunkEventVerdict, type DeletionOutcome, type DestinationRequest, type Message } from '../types';
+import { defineDestinationCode, type ChunkEventVerdict, type DestinationRequest, type Message } from '../types';
 import { ulidOf } from './ulid';
 import type { CustomerioConfig, customerioDefinition } from './definition';
 
@@ -175,16 +175,8 @@ export const customerio = defineDestinationCode<typeof customerioDefinition>({
   transform: (message, config) => [batchOfOne(config, entityOf(message), message)],
   /**
    * "Delete a customer": one DELETE per person. A 404 counts as deleted: the reference lists no 404 for this
-   * endpoint, and a person Customer.io does not know is already in the state the deletion asks for. The worst
-   * outcome wins: a retryable failure (sending again may succeed for all), else the first final failure.
+   * endpoint, and a person Customer.io does not know is already in the state the deletion asks for.
    */
-  async deleteUsers(users, config, io) {
-    const failures: Extract<DeletionOutcome, { status: 'failed' }>[] = [];
-    for (const user of users) {
-      const outcome = deletionOutcome('Customer.io', await io.send(request(config, 'DELETE', customerPath(user.userId))));
-      if (outcome.status === 'failed') failures.push(outcome);
-      else if (outcome.status === 'unsupported') return outcome;
-    }
-    return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
-  },
+  deleteUsers: (users, config, io) =>
+    deleteEachUser(users, async (user) => deletionOutcome('Customer.io', await io.send(request(config, 'DELETE', customerPath(user.userId))))),
 });

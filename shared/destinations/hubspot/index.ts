@@ -1,16 +1,8 @@
-import { deletionOutcome } from '../deletion';
+import { deleteEachUser, deletionOutcome } from '../deletion';
 import { instrumentationError } from '../errors';
 import { eventTime, firstOf, idText, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase } from '../message';
 import { postJson } from '../request';
-import {
-  defineDestinationCode,
-  type ChunkEventVerdict,
-  type DeletionOutcome,
-  type DeletionUser,
-  type DestinationRequest,
-  type Message,
-  type RequestSender,
-} from '../types';
+import { defineDestinationCode, type ChunkEventVerdict, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
 import type { HubspotConfig, hubspotDefinition } from './definition';
 
 /**
@@ -198,21 +190,12 @@ const inputsOf = (request: DestinationRequest) => (Array.isArray(request.body.JS
 const traceIdOf = (input: unknown) => (isRecord(input) ? idText(input.objectWriteTraceId) : undefined);
 
 /** "GDPR DELETE": one contact per request, by email (idProperty email); HubSpot blocks an unknown address from then on. */
-async function deleteContacts(users: DeletionUser[], config: HubspotConfig, send: RequestSender): Promise<DeletionOutcome> {
-  const failures: Extract<DeletionOutcome, { status: 'failed' }>[] = [];
-  for (const user of users) {
-    if (!user.email) {
-      failures.push({ status: 'failed', retryable: false, error: `HubSpot deletes contacts by email; user ${user.userId} has none` });
-      continue;
-    }
+const deleteContacts = (users: DeletionUser[], config: HubspotConfig, send: RequestSender) =>
+  deleteEachUser(users, async (user) => {
+    if (!user.email) return { status: 'failed', retryable: false, error: `HubSpot deletes contacts by email; user ${user.userId} has none` };
     const request = post(config, '/crm/v3/objects/contacts/gdpr-delete', { objectId: user.email, idProperty: 'email' });
-    const outcome = deletionOutcome('HubSpot', await send(request));
-    if (outcome.status === 'failed') failures.push(outcome);
-    else if (outcome.status === 'unsupported') return outcome;
-  }
-  // The worst outcome wins: a retryable failure (all can be sent again), else the first final one.
-  return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
-}
+    return deletionOutcome('HubSpot', await send(request));
+  });
 
 export const hubspot = defineDestinationCode<typeof hubspotDefinition>({
   delivery: 'http',

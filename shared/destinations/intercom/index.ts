@@ -1,17 +1,9 @@
-import { deletionOutcome } from '../deletion';
+import { deleteEachUser, deletionOutcome } from '../deletion';
 import { DestinationError, instrumentationError } from '../errors';
 import { sendRequest } from '../http-client';
 import { compact, eventTime, firstOf, isRecord, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import {
-  defineDestinationCode,
-  type DeletionOutcome,
-  type DeletionUser,
-  type DeliveryResult,
-  type DestinationRequest,
-  type Message,
-  type RequestSender,
-} from '../types';
+import { defineDestinationCode, type DeletionUser, type DeliveryResult, type DestinationRequest, type Message, type RequestSender } from '../types';
 import type { IntercomConfig, intercomDefinition } from './definition';
 
 /**
@@ -214,21 +206,14 @@ async function contactIds(user: DeletionUser, config: IntercomConfig, send: Requ
   return { ids: data.flatMap((contact) => (isRecord(contact) && typeof contact.id === 'string' ? [contact.id] : [])) };
 }
 
-/** Each user's contacts found by external_id and deleted ("Delete a contact"); the worst outcome wins. */
-async function deleteContacts(users: DeletionUser[], config: IntercomConfig, send: RequestSender): Promise<DeletionOutcome> {
-  const failures: Extract<DeletionOutcome, { status: 'failed' }>[] = [];
-  for (const user of users) {
+/** Each user's contacts found by external_id and deleted ("Delete a contact"). */
+const deleteContacts = (users: DeletionUser[], config: IntercomConfig, send: RequestSender) =>
+  deleteEachUser(users, async (user) => {
     const found = await contactIds(user, config, send);
     const results = 'result' in found ? [found.result] : [];
     for (const id of 'ids' in found ? found.ids : []) results.push(await send(request(config, 'DELETE', `/contacts/${encodeURIComponent(id)}`)));
-    for (const result of results) {
-      const outcome = deletionOutcome('Intercom', result);
-      if (outcome.status === 'failed') failures.push(outcome);
-      else if (outcome.status === 'unsupported') return outcome;
-    }
-  }
-  return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
-}
+    return results.map((result) => deletionOutcome('Intercom', result));
+  });
 
 export const intercom = defineDestinationCode<typeof intercomDefinition>({
   delivery: 'http',

@@ -1,9 +1,9 @@
-import { deletionOutcome } from '../deletion';
+import { deleteEachUser, deletionOutcome } from '../deletion';
 import { normalisePhone } from '../ad-matching';
 import { instrumentationError } from '../errors';
 import { compact, eventTime, firstOf, idText, isRecord, numberOf, propertiesOf, textOf, trackEventName, traitsOf, trimBase, userIdOf } from '../message';
 import { restRequest } from '../request';
-import { defineDestinationCode, type DeletionOutcome, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
+import { defineDestinationCode, type DeletionUser, type DestinationRequest, type Message, type RequestSender } from '../types';
 import type { KlaviyoConfig, klaviyoDefinition } from './definition';
 
 /**
@@ -151,23 +151,15 @@ function transformMessage(message: Message, config: KlaviyoConfig): DestinationR
 
 /**
  * "Request Profile Deletion": one job per profile, named by one identifier (email, else phone_number); Klaviyo's
- * own profile id is not known here. The worst outcome wins: a retryable failure, else the first final one.
+ * own profile id is not known here.
  */
-async function deleteProfiles(users: DeletionUser[], config: KlaviyoConfig, send: RequestSender): Promise<DeletionOutcome> {
-  const failures: Extract<DeletionOutcome, { status: 'failed' }>[] = [];
-  for (const user of users) {
+const deleteProfiles = (users: DeletionUser[], config: KlaviyoConfig, send: RequestSender) =>
+  deleteEachUser(users, async (user) => {
     const identifier = user.email ? { email: user.email } : user.phone ? { phone_number: user.phone } : undefined;
-    if (!identifier) {
-      failures.push({ status: 'failed', retryable: false, error: `Klaviyo deletes profiles by email or phone; user ${user.userId} has neither` });
-      continue;
-    }
+    if (!identifier) return { status: 'failed', retryable: false, error: `Klaviyo deletes profiles by email or phone; user ${user.userId} has neither` };
     const job = { type: 'data-privacy-deletion-job', attributes: { profile: { data: { type: 'profile', attributes: identifier } } } };
-    const outcome = deletionOutcome('Klaviyo', await send(post(config, '/api/data-privacy-deletion-jobs', { data: job })));
-    if (outcome.status === 'failed') failures.push(outcome);
-    else if (outcome.status === 'unsupported') return outcome;
-  }
-  return failures.find((f) => f.retryable) ?? failures[0] ?? { status: 'completed' };
-}
+    return deletionOutcome('Klaviyo', await send(post(config, '/api/data-privacy-deletion-jobs', { data: job })));
+  });
 
 export const klaviyo = defineDestinationCode<typeof klaviyoDefinition>({
   delivery: 'http',
