@@ -31,7 +31,7 @@ function productOf(item: Record<string, unknown>): Product {
 }
 
 /** The products of an event: properties.products, else the properties themselves when they name one product. */
-export function productsOf(message: Message): Product[] {
+function productsOf(message: Message): Product[] {
   const properties = propertiesOf(message);
   if (Array.isArray(properties.products)) return properties.products.filter(isRecord).map(productOf);
   const single = productOf(properties);

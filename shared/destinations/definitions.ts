@@ -150,7 +150,7 @@ const columnOf = (side: { label: string; example: string }) => ({ displayName: s
  * (where one is missing, the key and an empty description stand in: test/unit/destination-definitions.test.ts
  * keeps every type complete).
  */
-export function configFields(config: z.ZodType, texts: Readonly<Record<string, FieldText>> = {}): DestinationField[] {
+function configFields(config: z.ZodType, texts: Readonly<Record<string, FieldText>> = {}): DestinationField[] {
   const schema = z.toJSONSchema(config, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { required?: string[] };
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
     const type = fieldType(property);

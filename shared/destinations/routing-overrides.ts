@@ -9,7 +9,7 @@ import type { Message } from './types';
  * before its rules and its transformation run; whatever the transformation's output carries is the workspace's
  * choice, held to the destination's origin and configured headers by the type itself (webhook/index.ts).
  */
-export const ROUTING_FIELDS: readonly string[] = ['fullPath', 'appendPath', 'header'];
+const ROUTING_FIELDS: readonly string[] = ['fullPath', 'appendPath', 'header'];
 
 const carriesRouting = (value: Record<string, unknown>) => ROUTING_FIELDS.some((key) => Object.hasOwn(value, key));
 

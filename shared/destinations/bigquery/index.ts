@@ -12,7 +12,7 @@ import type { BigQueryConfig, bigQueryStreamDefinition } from './definition';
  * messageId the row's `insertId`, so BigQuery drops a row sent again within its de-duplication window.
  * https://cloud.google.com/bigquery/docs/reference/rest/v2/tabledata/insertAll
  */
-export const BIGQUERY_SCOPE = 'https://www.googleapis.com/auth/bigquery.insertdata';
+const BIGQUERY_SCOPE = 'https://www.googleapis.com/auth/bigquery.insertdata';
 const BIGQUERY_BASE = 'https://bigquery.googleapis.com';
 /** Google recommends at most 500 rows per insertAll request. */
 const MAX_ROWS = 500;

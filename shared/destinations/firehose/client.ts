@@ -52,7 +52,7 @@ interface SdkError extends Error {
  * refused keys or an invalid argument will not); without an answer, a refused address is final, a time-out or
  * network failure is not.
  */
-export function firehoseFailure(error: unknown): DeliveryResult {
+function firehoseFailure(error: unknown): DeliveryResult {
   const e = error as SdkError;
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined) {

@@ -12,7 +12,7 @@ import type { GoogleSheetsConfig, googleSheetsDefinition } from './definition';
  * as given with `valueInputOption=RAW`): the messageId first, then one cell per `eventKeyMap` entry in order.
  * A chunk is one append call. https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets.values/append
  */
-export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
+const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const SHEETS_BASE = 'https://sheets.googleapis.com';
 /** Rows per append: Google advises requests of at most 2 MB; 500 short rows stay well under it. */
 const MAX_ROWS = 500;

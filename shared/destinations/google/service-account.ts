@@ -12,7 +12,7 @@ import type { DeliveryResult } from '../types';
  * the key's `token_uri` for an access token, which is kept until shortly before it expires.
  * https://developers.google.com/identity/protocols/oauth2/service-account#httprest
  */
-export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
+const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 const ASSERTION_LIFETIME_S = 3600;
 /** A token is renewed this long before Google says it expires, so none expires on its way. */
 const EXPIRY_MARGIN_MS = 60_000;
@@ -45,7 +45,7 @@ export function parseServiceAccountKey(text: string): { ok: true; key: ServiceAc
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
 /** The signed assertion for `scope`, valid for an hour from `now` (seconds). */
-export function signedAssertion(key: ServiceAccountKey, scope: string, now = Math.floor(Date.now() / 1000)): string {
+function signedAssertion(key: ServiceAccountKey, scope: string, now = Math.floor(Date.now() / 1000)): string {
   const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
   const claims = base64url(JSON.stringify({ iss: key.client_email, scope, aud: key.token_uri ?? GOOGLE_TOKEN_URI, iat: now, exp: now + ASSERTION_LIFETIME_S }));
   const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(key.private_key);

@@ -15,7 +15,7 @@ import type { IntercomConfig, intercomDefinition } from './definition';
  */
 
 const HOSTS = { US: 'https://api.intercom.io', EU: 'https://api.eu.intercom.io', AU: 'https://api.au.intercom.io' } as const;
-export const INTERCOM_VERSION = '2.11';
+const INTERCOM_VERSION = '2.11';
 
 const request = (config: IntercomConfig, method: DestinationRequest['method'], path: string, json?: Record<string, unknown>, userId?: unknown) =>
   restRequest({
@@ -81,7 +81,7 @@ function contactBody(message: Message): Record<string, unknown> {
 
 // "Submit a data event": at most 10 metadata keys per event, strings up to 255 characters, no nested JSON; key
 // names without "." or "$" ("Event Metadata Types").
-export const MAX_METADATA_KEYS = 10;
+const MAX_METADATA_KEYS = 10;
 const MAX_METADATA_STRING = 255;
 
 /** A metadata value Intercom takes: text, a number, a boolean, a rich link {url, value} or a monetary amount {amount, currency}. */
@@ -171,7 +171,7 @@ function transformMessage(message: Message, config: IntercomConfig): Destination
 }
 
 /** The id Intercom names in a 409 to "Create a contact": "A contact matching those details already exists with id=...". */
-export function existingContactId(result: DeliveryResult): string | undefined {
+function existingContactId(result: DeliveryResult): string | undefined {
   if (result.status !== 409 || !isRecord(result.response) || !Array.isArray(result.response.errors)) return undefined;
   for (const error of result.response.errors) {
     const match = isRecord(error) && typeof error.message === 'string' ? /id=([A-Za-z0-9]+)/.exec(error.message) : null;

@@ -27,7 +27,7 @@ export type KafkaOutcome<T> = { ok: true; value: T } | { ok: false; error: strin
  * names, is vetted by the SSRF guard first and made to the address vetted (not the name again), so neither
  * a configured nor an advertised broker can reach a private address that is not allow-listed.
  */
-export function guardedSocketFactory(allowlist: OutboundAllowlist, refusals: string[], vetted: VettedTarget[] = []): ISocketFactory {
+function guardedSocketFactory(allowlist: OutboundAllowlist, refusals: string[], vetted: VettedTarget[] = []): ISocketFactory {
   return ({ host, port, ssl, onConnect }) => {
     const raw = new net.Socket();
     const socket = ssl ? tls.connect({ socket: raw, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : raw;

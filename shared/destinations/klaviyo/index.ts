@@ -16,7 +16,7 @@ import type { KlaviyoConfig, klaviyoDefinition } from './definition';
 
 const HOST = 'https://a.klaviyo.com';
 /** Every request names the API revision it was written for ("API versioning and deprecation policy"). */
-export const KLAVIYO_REVISION = '2026-07-15';
+const KLAVIYO_REVISION = '2026-07-15';
 
 /** Private key authentication: `Authorization: Klaviyo-API-Key <key>`; JSON:API bodies; the revision header. */
 const post = (config: KlaviyoConfig, path: string, json: Record<string, unknown>, userId?: unknown): DestinationRequest =>

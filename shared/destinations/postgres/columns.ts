@@ -14,11 +14,11 @@ export type Columns = Map<string, string>;
 export type Layout = Map<string, Columns>;
 
 /** PostgreSQL allows 1,600 columns a table; new keys stop making columns well before. */
-export const MAX_COLUMNS = 1500;
+const MAX_COLUMNS = 1500;
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
 
-export function kindOf(value: Value): Kind {
+function kindOf(value: Value): Kind {
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'int' : 'float';
   // Most text is no date: a look at the dashes first spares it the pattern.

@@ -7,7 +7,7 @@ import { TenantCache, type DestinationScope } from '../../tenant-cache';
 import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../http-client';
 
 /** Longest a statement may run on the server (and, a little longer, that the client waits for it). */
-export const STATEMENT_TIMEOUT_MS = 60_000;
+const STATEMENT_TIMEOUT_MS = 60_000;
 
 export interface PostgresTarget {
   host: string;

@@ -16,8 +16,8 @@ export interface Row {
 }
 
 /** Longest identifier PostgreSQL keeps (NAMEDATALEN - 1 bytes). */
-export const MAX_IDENTIFIER = 63;
-export const TYPE_TABLES: Record<string, string> = {
+const MAX_IDENTIFIER = 63;
+const TYPE_TABLES: Record<string, string> = {
   track: 'tracks',
   identify: 'identifies',
   page: 'pages',

@@ -45,7 +45,7 @@ function outboundErrorOf(error: unknown): OutboundError | undefined {
  * address the SSRF guard refused is final (403), a time-out (504) or a network failure (502) is not, its text
  * naming the hosts `vetted` as given rather than the addresses connected to.
  */
-export function s3Failure(error: unknown, vetted: VettedTarget[] = []): DeliveryResult {
+function s3Failure(error: unknown, vetted: VettedTarget[] = []): DeliveryResult {
   const e = error as SdkError;
   const status = e.$metadata?.httpStatusCode;
   const code = e.Code ?? e.name;
