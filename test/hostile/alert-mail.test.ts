@@ -1,10 +1,8 @@
-import { ALERTS_SNS_TOPIC_PREFIX_ENV } from '../../shared/alerts/sns-mail';
 import { alertService } from '../../shared/composition/alerts';
 import { AlertRuleCreate } from '../../shared/domain/alerts/schemas';
 import { servicesOver } from '../../shared/services';
-import { alertWorkspace } from '../support/alert-workspace';
+import { alertWorkspace, localSns } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
-import { startSnsServer, type SnsServer } from '../support/sns-server';
 
 /**
  * Alert e-mail subscriptions as a workspace that wants to mail strangers sees them: every subscription makes
@@ -15,19 +13,7 @@ import { startSnsServer, type SnsServer } from '../support/sns-server';
 const rig = deliveryRig();
 const PREFIX = 'weir-hostile-alerts-';
 const PER_HOUR = 10;
-let sns: SnsServer;
-
-beforeAll(async () => {
-  sns = await startSnsServer({ region: () => process.env.AWS_REGION ?? '' });
-  process.env.AWS_ENDPOINT_URL_SNS = sns.url;
-  process.env[ALERTS_SNS_TOPIC_PREFIX_ENV] = PREFIX;
-});
-afterAll(async () => {
-  delete process.env.AWS_ENDPOINT_URL_SNS;
-  delete process.env[ALERTS_SNS_TOPIC_PREFIX_ENV];
-  await sns.close();
-});
-afterEach(() => sns.failCalls(undefined));
+const sns = localSns(PREFIX);
 
 /** The limit is per clock hour: a test does not start in the last seconds of one. */
 beforeEach(async () => {

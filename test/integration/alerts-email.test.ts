@@ -1,10 +1,8 @@
 import { ALERTS_SNS_TOPIC_PREFIX_ENV } from '../../shared/alerts/sns-mail';
 import { alertEvaluator } from '../../shared/composition/alerts';
 import { servicesOver } from '../../shared/services';
-import { alertWorkspace } from '../support/alert-workspace';
+import { alertWorkspace, flappingWebhookRule, localSns } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { startSnsServer, type SnsServer } from '../support/sns-server';
 
 /** Alert rules that mail through SNS (docs/guides/operations/alerts.md), SNS played locally and reached through AWS_ENDPOINT_URL_SNS. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -12,24 +10,7 @@ process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
 const PREFIX = 'weir-test-alerts-';
 const MINUTE = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let sns: SnsServer;
-
-beforeAll(async () => {
-  sns = await startSnsServer({ region: () => process.env.AWS_REGION ?? '' });
-  process.env.AWS_ENDPOINT_URL_SNS = sns.url;
-  process.env[ALERTS_SNS_TOPIC_PREFIX_ENV] = PREFIX;
-});
-afterAll(async () => {
-  delete process.env.AWS_ENDPOINT_URL_SNS;
-  delete process.env[ALERTS_SNS_TOPIC_PREFIX_ENV];
-  await sns.close();
-});
-afterEach(() => {
-  sns.failCalls(undefined);
-  sns.hangCalls(false);
-  process.env[ALERTS_SNS_TOPIC_PREFIX_ENV] = PREFIX;
-});
+const sns = localSns(PREFIX);
 
 async function workspace() {
   const w = await alertWorkspace(rig);
@@ -45,16 +26,7 @@ const silentRule = (sourceId: string, address: unknown) => ({
 describe('alert rules with an e-mail channel', () => {
   it("subscribe the address to the workspace's topic with a filter on it, and mail one firing and one recovery across a flapping period", async () => {
     const w = await workspace();
-    let failing = true;
-    rig.server.on('/flappy', (req, res) => (failing ? json(503, {}) : json(200, {}))(req, res));
-    const destination = (await w.api('POST', '/v2/destinations', { name: 'flappy', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/flappy` } })).body
-      .destination;
-    await w.api('POST', '/v2/connections', { sourceId: w.source.id, destinationId: destination.id });
-    const created = await w.api('POST', '/v2/alert-rules', {
-      name: 'Webhook failing',
-      condition: { kind: 'destination-success-rate', destinationId: destination.id, belowPercent: 50, minutes: 1, minAttempts: 3 },
-      channel: { type: 'email', address: ' Ops@Example.com ' },
-    });
+    const { created, recover } = await flappingWebhookRule(rig, w, { type: 'email', address: ' Ops@Example.com ' });
     expect(created.status).toBe(201);
     expect(created.body.channel).toEqual({ type: 'email', address: 'ops@example.com', subscription: 'pending confirmation' });
     // A second address of the same workspace, on a rule that stays quiet, and the same mailbox in another workspace.
@@ -82,9 +54,7 @@ describe('alert rules with an e-mail channel', () => {
     await Promise.all([evaluator.evaluateAll(t0 + MINUTE), alertEvaluator(servicesOver(rig.rt.store)).evaluateAll(t0 + MINUTE)]);
     await w.send(3);
     await evaluator.evaluateAll(t0 + 2 * MINUTE);
-    failing = false;
-    await sleep(50);
-    await rig.rt.scheduler.runNow();
+    await recover();
     await w.send(3);
     await evaluator.evaluateAll(t0 + 3 * MINUTE);
 

@@ -1,6 +1,6 @@
 import { alertEvaluator } from '../../shared/composition/alerts';
 import { servicesOver } from '../../shared/services';
-import { alertWorkspace } from '../support/alert-workspace';
+import { alertWorkspace, flappingWebhookRule } from '../support/alert-workspace';
 import { deliveryRig } from '../support/delivery-rig';
 import { json, text } from '../support/destination-server';
 
@@ -9,7 +9,6 @@ process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
 const MINUTE = 60_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const workspace = () => alertWorkspace(rig);
 
@@ -18,17 +17,8 @@ const slackMessages = (path: string) => rig.server.received.filter((r) => r.path
 describe('alert rules', () => {
   it('fire once when a destination starts failing and once when it recovers, across a flapping period, on Slack', async () => {
     const w = await workspace();
-    let failing = true;
-    rig.server.on('/flappy', (req, res) => (failing ? json(503, {}) : json(200, {}))(req, res));
     rig.server.on('/services/T1/B1/x', text(200, 'ok'));
-    const destination = (await w.api('POST', '/v2/destinations', { name: 'flappy', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/flappy` } })).body
-      .destination;
-    await w.api('POST', '/v2/connections', { sourceId: w.source.id, destinationId: destination.id });
-    const created = await w.api('POST', '/v2/alert-rules', {
-      name: 'Webhook failing',
-      condition: { kind: 'destination-success-rate', destinationId: destination.id, belowPercent: 50, minutes: 1, minAttempts: 3 },
-      channel: { type: 'slack', webhookUrl: `${rig.server.url}/services/T1/B1/x` },
-    });
+    const { created, recover } = await flappingWebhookRule(rig, w, { type: 'slack', webhookUrl: `${rig.server.url}/services/T1/B1/x` });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ state: 'ok', enabled: true });
     const evaluator = alertEvaluator(servicesOver(rig.rt.store));
@@ -48,9 +38,7 @@ describe('alert rules', () => {
     await evaluator.evaluateAll(t0 + 3 * MINUTE);
     expect(slackMessages('/services/T1/B1/x')).toHaveLength(1);
 
-    failing = false;
-    await sleep(50);
-    await rig.rt.scheduler.runNow();
+    await recover();
     await w.send(3);
     await evaluator.evaluateAll(t0 + 4 * MINUTE);
     const messages = slackMessages('/services/T1/B1/x');
