@@ -1,6 +1,6 @@
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { afterEachWrite, deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
 import { json } from '../support/destination-server';
 
 /**
@@ -62,14 +62,11 @@ describe('sends side by side', () => {
     const destinations = [webhook('d-3', `${hook.url}/slow`)];
     const policy = testPolicy({ sendConcurrency: 8, leaseMs: 100 });
     const first = deliveryOver(store, destinations, policy);
-    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
     let stopping: Promise<void> | undefined;
-    first.deliveries.writeBatch = async (guard, change) => {
-      const written = await writeBatch(guard, change);
+    afterEachWrite(first, (guard) => {
       // s2's first send is recorded after s1's only send came back (s1's outcome waits for the run's finish).
       if (guard.ref.requestId === 's2') stopping ??= first.lanes.stop();
-      return written;
-    };
+    });
     // s1: one event, answered at once; s2: two events of another user, answered after 40 ms.
     answerMs = (messageId) => (messageId === 's1-0' ? 0 : 40);
     const parts = [partFor('s1', ['hal']), partFor('s2', ['ivy', 'ivy'])];

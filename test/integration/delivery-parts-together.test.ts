@@ -1,6 +1,6 @@
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { afterEachWrite, deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
 import { messageIdsAt } from '../support/destination-server';
 
 /**
@@ -25,14 +25,11 @@ describe('parts delivered together', () => {
     const store = new FakeDeliveryStore();
     const [a, b] = [named('ra', 3), named('rb', 2)];
     const d = deliveryOver(store, [webhook('d-1', `${hook.url}/taken`)], oneAtATime());
-    const writeBatch = d.deliveries.writeBatch.bind(d.deliveries);
-    d.deliveries.writeBatch = async (guard, change) => {
-      const written = await writeBatch(guard, change);
+    afterEachWrite(d, (guard) => {
       // Right after its first recorded send, another owner takes part a's batch over.
       const item = store.batches.get(idOf('ra', 'd-1'))!;
       if (guard.ref.requestId === 'ra' && item.owner === guard.owner) item.owner = 'another';
-      return written;
-    };
+    });
     expect(await d.stream.deliverParts([a, b])).toEqual(new Map());
     // ra-1 went before its write found the batch gone (as a lone batch's would); ra-2 is left to the other run.
     expect(sentTo('/taken')).toEqual(['ra-0', 'ra-1', 'rb-0', 'rb-1']);
@@ -56,13 +53,8 @@ describe('parts delivered together', () => {
     const destinations = [webhook('d-2', `${hook.url}/stop`)];
     const policy = oneAtATime({ leaseMs: 100 });
     const first = deliveryOver(store, destinations, policy);
-    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
     let stopping: Promise<void> | undefined;
-    first.deliveries.writeBatch = async (guard, change) => {
-      const written = await writeBatch(guard, change);
-      stopping ??= first.lanes.stop();
-      return written;
-    };
+    afterEachWrite(first, () => void (stopping ??= first.lanes.stop()));
     expect(await first.stream.deliverParts(parts)).toEqual(new Map());
     await stopping;
     expect(sentTo('/stop')).toEqual(['sa-0']);

@@ -1,5 +1,5 @@
 import { FakeDeliveryStore } from '../support/delivery-fakes';
-import { deliveryOver, localDestination, partOf, SOURCE, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
+import { afterEachWrite, deliveryOver, localDestination, partOf, SOURCE, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
 import { json, messageIdsAt } from '../support/destination-server';
 
 /** The delivery use cases through their ports, over in-memory fakes: no table, a local HTTP destination. */
@@ -93,13 +93,9 @@ describe("the scheduler's retry and resume", () => {
     // The first process records its second send, and its run ends there (a write that went through, then an
     // error: nothing after it is sent or recorded).
     const first = deliveryOver(store, destinations, policy);
-    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
-    let writes = 0;
-    first.deliveries.writeBatch = async (guard, change) => {
-      const written = await writeBatch(guard, change);
-      if (++writes === 2) throw new Error('the process died');
-      return written;
-    };
+    afterEachWrite(first, (_, writes) => {
+      if (writes === 2) throw new Error('the process died');
+    });
     await first.stream.deliverParts([part]);
     await first.lanes.idle();
     expect(sentTo('/resume')).toEqual(['m-0', 'm-1']);
@@ -131,13 +127,9 @@ describe("the scheduler's retry and resume", () => {
       ],
     };
     const first = deliveryOver(store, destinations, policy, { rules });
-    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
-    let writes = 0;
-    first.deliveries.writeBatch = async (guard, change) => {
-      const written = await writeBatch(guard, change);
-      if (++writes === 2) throw new Error('the process died');
-      return written;
-    };
+    afterEachWrite(first, (_, writes) => {
+      if (writes === 2) throw new Error('the process died');
+    });
     await first.stream.deliverParts([part]);
     await first.lanes.idle();
     // m-0 and m-2 were sent; m-1, stopped by the rule, was settled and recorded between them.
@@ -157,11 +149,9 @@ describe("the scheduler's retry and resume", () => {
   async function abandoned(store: FakeDeliveryStore, requestId: string, destinations: ReturnType<typeof webhook>[], policy: ReturnType<typeof testPolicy>) {
     const part = partOf(requestId, 4);
     const first = deliveryOver(store, destinations, policy);
-    const writeBatch = first.deliveries.writeBatch.bind(first.deliveries);
-    first.deliveries.writeBatch = async (guard, change) => {
-      await writeBatch(guard, change);
+    afterEachWrite(first, () => {
       throw new Error('the process died');
-    };
+    });
     await first.stream.deliverParts([part]);
     await first.lanes.idle();
     await sleep(150);

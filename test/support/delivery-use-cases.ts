@@ -9,6 +9,7 @@ import { ParkedRetries } from '../../shared/domain/delivery/retries';
 import { DeliveryRound } from '../../shared/domain/delivery/round';
 import { ScheduledDelivery } from '../../shared/domain/delivery/scheduled-delivery';
 import { StreamDelivery } from '../../shared/domain/delivery/stream-delivery';
+import type { BatchGuard } from '../../shared/domain/delivery/records';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
 import { DuplicateFilter } from '../../shared/domain/ingestion/duplicates';
@@ -110,5 +111,19 @@ export function deliveryOver(
       // These use cases' parts share messageIds (partOf): de-duplication is tested over the real index elsewhere.
       new DuplicateFilter({ claim: async (claims) => claims.map(() => ({})) }, async () => undefined),
     ),
+  };
+}
+
+/**
+ * Has `after` run each time a batch write of the process `d` went through, given the write's guard and how many
+ * have gone through so far: it may throw there, as a process whose run ends after a write it made.
+ */
+export function afterEachWrite(d: ReturnType<typeof deliveryOver>, after: (guard: BatchGuard, writes: number) => void) {
+  const writeBatch = d.deliveries.writeBatch.bind(d.deliveries);
+  let writes = 0;
+  d.deliveries.writeBatch = async (guard, change) => {
+    const written = await writeBatch(guard, change);
+    after(guard, ++writes);
+    return written;
   };
 }
