@@ -14,6 +14,7 @@ import {
   webhookAt,
   type DestinationSpec,
 } from '../support/delivery-rig';
+import { recordedBeforeDying } from '../support/batch-changes';
 import { json, messageIdsAt } from '../support/destination-server';
 import { ingestItems, oneShard } from '../support/ingest-items';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
@@ -182,17 +183,8 @@ describe('batched delivery', () => {
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
     // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
     const deliveries = new DeliveryRepository(rig.rt.store);
-    const guard = { ref, owner: 'crashed', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() + 300).toISOString();
-    expect(
-      await deliveries.writeBatch(guard, {
-        position: { progress: 12, output: 0 },
-        totals: { delivered: 12, filtered: 0, aborted: 0 },
-        trail: '12d',
-        leaseUntil: lease,
-        parks: [],
-      }),
-    ).toMatchObject({ established: true });
+    expect(await recordedBeforeDying(deliveries, ref, 'crashed', 12, lease)).toMatchObject({ established: true });
     expect(await deliveries.releaseBatch(ref, 'crashed', lease)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 350));
     await rig.rt.scheduler.runNow();
@@ -215,13 +207,9 @@ describe('batched delivery', () => {
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
     const deliveries = new DeliveryRepository(rig.rt.store);
-    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     // Long enough to outlive the handler's two turns below on a busy machine; the test waits it out at its end.
     const lease = new Date(Date.now() + 5000).toISOString();
-    const totals = { delivered: 2, filtered: 0, aborted: 0 };
-    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toMatchObject({
-      established: true,
-    });
+    expect(await recordedBeforeDying(deliveries, ref, 'gone', 2, lease)).toMatchObject({ established: true });
     // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
     const handler = deliveryHandler();
     const record = streamRecordOf(item!, 'again');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
+import { recordedBeforeDying } from '../support/batch-changes';
 import { deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { ADMIN, basic, call } from '../support/runtime';
@@ -127,12 +128,8 @@ describe('the delivery audit', () => {
     expect(parts[0]!.events).toHaveLength(5);
     const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: late, requestId: parts[0]!.requestId, part: parts[0]!.part! };
     const deliveries = new DeliveryRepository(rig.rt.store);
-    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
     const lease = new Date(Date.now() - 1000).toISOString();
-    const totals = { delivered: 2, filtered: 0, aborted: 0 };
-    expect(await deliveries.writeBatch(guard, { position: { progress: 2, output: 0 }, totals, trail: '2d', leaseUntil: lease, parks: [] })).toMatchObject({
-      established: true,
-    });
+    expect(await recordedBeforeDying(deliveries, ref, 'gone', 2, lease)).toMatchObject({ established: true });
     const stranded = (await audit(`sourceId=${p.source.id}&limit=2`)).body;
     expect(stranded.missing).toBe(3);
     // Its two delivered events will never be counted either: the counters fall short of them.
@@ -166,14 +163,7 @@ describe('the delivery audit', () => {
     const deliveries = new DeliveryRepository(rig.rt.store);
     // A dead owner recorded one event, its lease ran out, and its batch is in no index of its own…
     const lease = new Date(Date.now() - 1000).toISOString();
-    const guard = { ref, owner: 'gone', prior: await deliveries.readBatch(ref), established: false };
-    await deliveries.writeBatch(guard, {
-      position: { progress: 1, output: 0 },
-      totals: { delivered: 1, filtered: 0, aborted: 0 },
-      trail: '1d',
-      leaseUntil: lease,
-      parks: [],
-    });
+    await recordedBeforeDying(deliveries, ref, 'gone', 1, lease);
     expect((await audit(`sourceId=${p.source.id}`)).body.destinations[0]).toMatchObject({ states: { ...zero, delivered: 1, missing: 3 } });
     // …but in the run it held: the scheduler takes the run over, and the batch with it.
     const held = { workspaceId: ref.workspaceId, sourceId: ref.sourceId, destinationId: late, runId: 'r1', owner: 'gone', leaseUntil: lease };

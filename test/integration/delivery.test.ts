@@ -6,6 +6,7 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { queryAll } from '../../shared/persistence/table-client';
 import { FAILURE_STREAK } from '../../shared/domain/delivery/circuit';
+import { recordedBeforeDying } from '../support/batch-changes';
 import { deliveryRig, flowThrough, webhooksPipeline } from '../support/delivery-rig';
 import { deliveryHandler, streamRecordOf } from '../support/stream-records';
 import { json, silent } from '../support/destination-server';
@@ -219,16 +220,8 @@ describe('delivery', () => {
     // A consumer took the batch, moved on (holding it), recorded two events, and died; its lease runs out 1.5 s later.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const leaseEnds = new Date(Date.now() + 1500).toISOString();
-    const guard = { ref, owner: 'dead-owner', prior: await deliveries.readBatch(ref), established: false };
-    expect(guard.prior).toEqual({ kind: 'absent' });
-    const recorded = await deliveries.writeBatch(guard, {
-      position: { progress: 2, output: 0 },
-      totals: { delivered: 2, filtered: 0, aborted: 0 },
-      trail: '2d',
-      leaseUntil: leaseEnds,
-      parks: [],
-    });
-    expect(recorded).toMatchObject({ established: true });
+    expect(await deliveries.readBatch(ref)).toEqual({ kind: 'absent' });
+    expect(await recordedBeforeDying(deliveries, ref, 'dead-owner', 2, leaseEnds)).toMatchObject({ established: true });
     // In the scheduler's index at its lease, as a stop leaves a claim (or the stream a batch it stops waiting for).
     expect(await deliveries.releaseBatch(ref, 'dead-owner', leaseEnds)).toBe(true);
     await rig.rt.scheduler.runNow();

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
+import { recordedBeforeDying } from '../support/batch-changes';
 import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json, messageIdsAt } from '../support/destination-server';
 import { ingestItems, oneShard } from '../support/ingest-items';
@@ -134,9 +135,7 @@ describe('held runs', () => {
       parts: refs.map(({ requestId, part }) => ({ requestId, part })),
     });
     // It finished the first batch's first event (recorded) and had begun nothing else.
-    const guard = { ref: refs[0]!, owner: 'dead', prior: await deliveries.readBatch(refs[0]!), established: false };
-    const first = { position: { progress: 1, output: 0 }, totals: { delivered: 1, filtered: 0, aborted: 0 }, trail: '1d', leaseUntil: leaseEnds, parks: [] };
-    expect(await deliveries.writeBatch(guard, first)).toMatchObject({ established: true });
+    expect(await recordedBeforeDying(deliveries, refs[0]!, 'dead', 1, leaseEnds)).toMatchObject({ established: true });
     await rig.rt.scheduler.runNow();
     expect(sent('/resumed')).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
