@@ -1,8 +1,7 @@
 import Redis from 'ioredis';
 import { suppressionIndex } from '../../shared/composition/suppression';
 import type { Services } from '../../shared/services';
-import type { DestinationServer } from '../support/destination-server';
-import { json } from '../support/destination-server';
+import { json, type DestinationServer, type Responder } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { regulationSuite } from '../support/regulations';
 import type { TestRuntime } from '../support/runtime';
@@ -17,11 +16,17 @@ beforeAll(() => ({ rt, vendor, regulations } = state));
 describe('deletion', () => {
   const amplitudeCalls = () => vendor.received.filter((r) => r.method === 'POST');
 
-  it('runs one job per destination to completed, calling the vendor once', async () => {
+  /** A regulation deleting `users` at a fresh workspace's Amplitude destination, the vendor answering with `answer`. */
+  async function amplitudeRegulation(answer: Responder, users: Record<string, string>[] = [{ userId: 'u' }]) {
     const w = await workspace();
     const am = await w.amplitude();
-    vendor.on('/', json(200, { day: '2026-11-23' }));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'gone', email: 'g@x.io' }] })).body;
+    vendor.on('/', answer);
+    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users })).body;
+    return { w, am, created };
+  }
+
+  it('runs one job per destination to completed, calling the vendor once', async () => {
+    const { w, am, created } = await amplitudeRegulation(json(200, { day: '2026-11-23' }), [{ userId: 'gone', email: 'g@x.io' }]);
     expect(created.destinationIds).toEqual([am]);
     const detail = await settle(w, created.id);
     expect(detail).toMatchObject({
@@ -42,67 +47,39 @@ describe('deletion', () => {
   });
 
   it('retries a 500 with backoff and completes on the 200 that follows', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
     let calls = 0;
-    vendor.on('/', (req, res) => json(++calls === 1 ? 500 : 200, calls === 1 ? { error: 'busy' } : {})(req, res));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
+    const { w, created } = await amplitudeRegulation((req, res) => json(++calls === 1 ? 500 : 200, calls === 1 ? { error: 'busy' } : {})(req, res));
     const detail = await settle(w, created.id);
     expect(detail.jobs).toEqual([expect.objectContaining({ status: 'completed', attempts: 2, lastError: expect.stringContaining('500') })]);
     expect(calls).toBe(2);
   });
 
-  it('aborts after the bounded number of attempts, keeping the last error', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
-    vendor.on('/', json(500, { error: 'down for good' }));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
+  it.each([
+    [
+      'aborts after the bounded number of attempts, keeping the last error',
+      500,
+      'down for good',
+      'failed',
+      { status: 'aborted', attempts: 5, lastError: expect.stringContaining('down for good'), finishedAt: expect.any(String) },
+    ],
+    ['ends at once when the vendor does not know the user', 404, 'no such user', 'completed', { status: 'not_found', attempts: 1, reason: expect.any(String) }],
+    [
+      'ends at once as unsupported when the vendor says it cannot delete',
+      501,
+      'deletion is not available for this project',
+      'failed',
+      { status: 'unsupported', attempts: 1, reason: 'Amplitude answered 501: {"error":"deletion is not available for this project"}' },
+    ],
+  ])('%s', async (_, answer, error, status, job) => {
+    const { w, created } = await amplitudeRegulation(json(answer, { error }));
     const detail = await settle(w, created.id);
-    expect(detail.status).toBe('failed');
-    expect(detail.jobs).toEqual([
-      expect.objectContaining({
-        status: 'aborted',
-        attempts: 5,
-        lastError: expect.stringContaining('down for good'),
-        finishedAt: expect.any(String),
-      }),
-    ]);
-    expect(amplitudeCalls()).toHaveLength(5);
-  });
-
-  it('ends at once when the vendor does not know the user', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
-    vendor.on('/', json(404, { error: 'no such user' }));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
-    const detail = await settle(w, created.id);
-    expect(detail.status).toBe('completed');
-    expect(detail.jobs).toEqual([expect.objectContaining({ status: 'not_found', attempts: 1, reason: expect.any(String) })]);
-    expect(amplitudeCalls()).toHaveLength(1);
-  });
-
-  it('ends at once as unsupported when the vendor says it cannot delete', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
-    vendor.on('/', json(501, { error: 'deletion is not available for this project' }));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
-    const detail = await settle(w, created.id);
-    expect(detail.status).toBe('failed');
-    expect(detail.jobs).toEqual([
-      expect.objectContaining({
-        status: 'unsupported',
-        attempts: 1,
-        reason: 'Amplitude answered 501: {"error":"deletion is not available for this project"}',
-      }),
-    ]);
-    expect(amplitudeCalls()).toHaveLength(1);
+    expect(detail.status).toBe(status);
+    expect(detail.jobs).toEqual([expect.objectContaining(job)]);
+    expect(amplitudeCalls()).toHaveLength(job.attempts);
   });
 
   it('stops waiting jobs when the regulation is canceled; no attempt starts after the cancel returns', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
-    vendor.on('/', json(503, {}));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
+    const { w, created } = await amplitudeRegulation(json(503, {}));
     await rt.poller.drain();
     const afterFirst = (await w.api('GET', `/v2/regulations/${created.id}`)).body;
     expect(afterFirst.jobs).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, nextAttemptAt: expect.any(String) })]);
@@ -196,10 +173,7 @@ describe('deletion', () => {
   });
 
   it('leaves the same jobs and the same vendor calls when a stream record is replayed', async () => {
-    const w = await workspace();
-    const am = await w.amplitude();
-    vendor.on('/', json(200, {}));
-    const [created] = (await w.create({ regulationType: 'suppress_with_delete', destinationIds: [am], users: [{ userId: 'u' }] })).body;
+    const { w, created } = await amplitudeRegulation(json(200, {}));
     const first = await settle(w, created.id);
     expect(amplitudeCalls()).toHaveLength(1);
     const { marshall } = await import('@aws-sdk/util-dynamodb');
