@@ -48,27 +48,21 @@ describe('getCredential', () => {
       allowlist: '',
       credentials,
     });
-    const values: unknown[] = [];
-    const fromSnapshot: boolean[] = [];
-    for (const value of ['a', 'b', 'c']) {
-      const outcome = await engine.run(job(READER, { K: value }));
-      fromSnapshot.push(engine.lastRunFromSnapshot);
-      await engine.tidy();
-      values.push(outcome.ok && (readOutcome(outcome.output) as { r: unknown[][] }).r[0]![1]);
-    }
-    expect(values).toEqual([{ key: 'a' }, { key: 'b' }, { key: 'c' }]);
-    expect(fromSnapshot).toEqual([false, false, true]);
+    /** Runs `code` once with each of `values` as the credential K: what each run returned, and whether it ran from a snapshot. */
+    const runEach = async (code: string, values: string[]) => {
+      const returned: unknown[] = [];
+      const fromSnapshot: boolean[] = [];
+      for (const value of values) {
+        const outcome = await engine.run(job(code, { K: value }));
+        fromSnapshot.push(engine.lastRunFromSnapshot);
+        await engine.tidy();
+        returned.push(outcome.ok && (readOutcome(outcome.output) as { r: unknown[][] }).r[0]![1]);
+      }
+      return { returned, fromSnapshot };
+    };
+    expect(await runEach(READER, ['a', 'b', 'c'])).toEqual({ returned: [{ key: 'a' }, { key: 'b' }, { key: 'c' }], fromSnapshot: [false, false, true] });
 
     const atLoad = `const k = getCredential('K');\nexport function transformEvent(e) { return { k }; }`;
-    const loaded: unknown[] = [];
-    const atLoadFromSnapshot: boolean[] = [];
-    for (const value of ['x', 'y', 'z']) {
-      const outcome = await engine.run(job(atLoad, { K: value }));
-      atLoadFromSnapshot.push(engine.lastRunFromSnapshot);
-      await engine.tidy();
-      loaded.push(outcome.ok && (readOutcome(outcome.output) as { r: unknown[][] }).r[0]![1]);
-    }
-    expect(loaded).toEqual([{ k: 'x' }, { k: 'y' }, { k: 'z' }]);
-    expect(atLoadFromSnapshot).toEqual([false, false, false]);
+    expect(await runEach(atLoad, ['x', 'y', 'z'])).toEqual({ returned: [{ k: 'x' }, { k: 'y' }, { k: 'z' }], fromSnapshot: [false, false, false] });
   });
 });

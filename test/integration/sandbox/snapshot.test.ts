@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { readOutcome } from '../../../shared/sandbox/bjson';
 import { QuickJsEngine, snapshotKey } from '../../../shared/sandbox/engine';
@@ -7,6 +5,7 @@ import { runTransformation, SandboxError, shutdownSandbox } from '../../../share
 import type { SandboxLibrary } from '../../../shared/sandbox';
 import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
 import type { SandboxLimits } from '../../../shared/sandbox/limits';
+import { json, startDestinationServer } from '../../support/destination-server';
 import { call, events, fromSnapshot, helpers, job, MiB, ordinary, snapshotting } from '../../support/snapshot-calls';
 import type { Call, Job } from '../../support/snapshot-calls';
 
@@ -196,14 +195,10 @@ describe('every invocation on the snapshot path starts pristine', () => {
   });
 
   it('a host function the previous invocation let go of still works', async () => {
-    let hits = 0;
-    const server = http.createServer((_req, res) => {
-      hits++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await startDestinationServer();
+    server.on('/', json(200, { ok: 1 }));
     try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const base = server.url;
       const spec: Job = {
         allowlist: '127.0.0.1',
         // Deleting the last reference frees fetch at once (reference counting) and releases its host id.
@@ -217,10 +212,9 @@ describe('every invocation on the snapshot path starts pristine', () => {
         expect(next.cached).toBe(true);
         expect((next.value as { r: unknown[] }).r).toEqual([[0, { r: { ok: 1 } }]]);
       }
-      expect(hits).toBe(6);
+      expect(server.received).toHaveLength(6);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 
@@ -241,14 +235,10 @@ describe('every invocation on the snapshot path starts pristine', () => {
   });
 
   it('a module that calls fetch while loading is never snapshotted', async () => {
-    let hits = 0;
-    const server = http.createServer((_req, res) => {
-      hits++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"v":1}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await startDestinationServer();
+    server.on('/', json(200, { v: 1 }));
     try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const base = server.url;
       const spec: Job = {
         allowlist: '127.0.0.1',
         code: `const loaded = await fetch(${JSON.stringify(base)}); export function transformEvent() { return { loaded }; }`,
@@ -260,10 +250,9 @@ describe('every invocation on the snapshot path starts pristine', () => {
         expect((value as { r: unknown[] }).r[0]).toEqual([0, { loaded: { v: 1 } }]);
       }
       expect(engine.snapshotCount).toBe(0);
-      expect(hits).toBe(3);
+      expect(server.received).toHaveLength(3);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 });
