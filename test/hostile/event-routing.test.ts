@@ -1,6 +1,6 @@
-import { deliveryRig, flowThrough } from '../support/delivery-rig';
+import { deliveryRig, flowThrough, sourcePipeline } from '../support/delivery-rig';
 import { startDestinationServer, type DestinationServer, type ReceivedRequest } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { basic, call } from '../support/runtime';
 
 /**
  * Trust boundary: what an event can choose about its own delivery. A write key is public (it sits in a web
@@ -22,12 +22,8 @@ const CONFIGURED = [
 
 /** A workspace with a source connected to a webhook at `path` that carries CONFIGURED headers. */
 async function webhookWithHeaders(path: string) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'web site' })).body.source as { id: string; writeKey: string };
-  const config = { webhookUrl: `${rig.server.url}${path}`, headers: CONFIGURED };
-  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config })).body.destination as { id: string };
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+  const { ws, api, source, connect } = await sourcePipeline(rig, { name: 'web site' });
+  const destination = { id: await connect({ name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}`, headers: CONFIGURED } }) };
   const writeKey = basic(source.writeKey, '');
   return {
     ws,

@@ -1,5 +1,5 @@
 import { runTransformation } from '../../shared/sandbox';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
 
@@ -34,11 +34,8 @@ const documents = () =>
     );
 
 test('a failed delivery emits DeliveryRetried for its destination type, and its later success DeliveryDelivered', async () => {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'd', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/m` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
+  const { source, connect } = await sourcePipeline(rig);
+  await connect(webhookAt(rig, '/m', 'd'));
   let calls = 0;
   rig.server.on('/m', (req, res) => json(++calls === 1 ? 503 : 200, {})(req, res));
 

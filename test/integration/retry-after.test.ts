@@ -1,6 +1,5 @@
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, sourcePipeline } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
 
 /** A destination's Retry-After holds its events back for as long as it asked, on the first send and on retries. */
@@ -11,14 +10,9 @@ const rig = deliveryRig();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function pipeline(destination: { type: string; config: Record<string, unknown> }) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const d = (await api('POST', '/v2/destinations', { name: 'throttled', ...destination })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id });
-  const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-  return { send, outcomes: async () => (await api('GET', `/v2/destinations/${d.id}/outcomes`)).body };
+  const { connect, batch, outcomes } = await sourcePipeline(rig);
+  const d = await connect({ name: 'throttled', ...destination });
+  return { send: batch, outcomes: () => outcomes(d) };
 }
 
 /** Answers 429 with `Retry-After: <seconds>` the first `refusals` times, then 200; records when each request came. */

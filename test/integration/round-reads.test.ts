@@ -7,7 +7,7 @@ import { ParkedDeliveryRepository } from '../../shared/persistence/parked-delive
 import { RegulationRepository } from '../../shared/persistence/regulation-repository';
 import { SuppressionIndex } from '../../shared/domain/regulations/suppression-index';
 import { deliveryHandler, streamRecordOf } from '../support/stream-records';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { basic, bearer, call } from '../support/runtime';
 import { json } from '../support/destination-server';
 import { eventShard } from '../../shared/domain/ingestion/shards';
@@ -80,11 +80,8 @@ it("reads a recurring user's suppression once while the workspace's suppressions
 
 it('delivers a stream batch of up to 50 parts as one round: one read of whether anything is parked at the destination, one of the source', async () => {
   rig.server.on('/round', json(200, {}));
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'server', ingestShards: 64 })).body.source;
-  const hook = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/round` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: hook.id });
+  const { ws, source, connect } = await sourcePipeline(rig, { name: 'server', ingestShards: 64 });
+  const hook = { id: await connect(webhookAt(rig, '/round', 'hook')) };
   // One request of 60 users: stored as one part per ingest shard that holds any of them, about 40.
   const batch = Array.from({ length: 60 }, (_, i) => ({ type: 'track', userId: `user-${i}`, event: 'e', messageId: `round-${i}` }));
   const stored = new Set(batch.map((event) => eventShard(event, 64))).size;

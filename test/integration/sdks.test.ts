@@ -1,53 +1,36 @@
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { Analytics as SegmentAnalytics } from '@segment/analytics-node';
-import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
-import { shutdownSandbox } from '../../shared/sandbox';
-import { startDestinationServer, type DestinationServer } from '../support/destination-server';
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { ADMIN, basic, call } from '../support/runtime';
 
 /**
  * The field's real Node SDKs, unchanged, pointed at the local data plane: the RudderStack SDK sends gzip
  * labelled form-urlencoded with the write key in Basic auth, Segment's plain JSON with it in the body too.
  * Their track and identify events reach a local HTTP destination exactly once.
  */
-let rt: TestRuntime;
-let hook: DestinationServer;
-beforeAll(async () => {
-  process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-  rt = await startTestRuntime();
-  hook = await startDestinationServer();
-});
-afterAll(async () => {
-  delete process.env[OUTBOUND_ALLOWLIST_ENV];
-  await hook.close();
-  await rt.stop();
-  await shutdownSandbox();
-});
+const rig = deliveryRig({ runtime: {} });
 
 async function connectedSource(path: string) {
-  const ws = await rt.newWorkspace();
-  const api = (method: string, p: string, body?: unknown) => call(rt.controlUrl, method, p, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'node service' })).body.source;
-  const destination = (await api('POST', '/v2/destinations', { name: 'hook', type: 'WEBHOOK', config: { webhookUrl: `${hook.url}${path}` } })).body.destination;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
-  return source as { id: string; writeKey: string };
+  const { source, connect } = await sourcePipeline(rig, { name: 'node service' });
+  await connect(webhookAt(rig, path, 'hook'));
+  return source;
 }
 
 /** Waits until the destination has `count` requests on `path` (or 15 s), then a moment more for duplicates. */
 async function receivedOn(path: string, count: number) {
   const deadline = Date.now() + 15_000;
-  while (hook.received.filter((r) => r.path === path).length < count && Date.now() < deadline) {
+  while (rig.server.received.filter((r) => r.path === path).length < count && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await rt.poller.drain();
-  return hook.received.filter((r) => r.path === path).map((r) => r.json as Record<string, unknown>);
+  await rig.rt.poller.drain();
+  return rig.server.received.filter((r) => r.path === path).map((r) => r.json as Record<string, unknown>);
 }
 
 test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and the data governance API describes them', async () => {
   const source = await connectedSource('/rudder');
   const errors: unknown[] = [];
   const client = new RudderAnalytics(source.writeKey, {
-    dataPlaneUrl: rt.dataUrl,
+    dataPlaneUrl: rig.rt.dataUrl,
     flushAt: 10,
     logLevel: 'error',
     errorHandler: (e) => errors.push(e),
@@ -72,7 +55,7 @@ test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and
   const admin = basic(ADMIN.user, ADMIN.password);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   type Model = Record<string, any>;
-  const models = (await call(rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${source.writeKey}`, { auth: admin })).body as Model[];
+  const models = (await call(rig.rt.dataUrl, 'GET', `/schemas/event-models?WriteKey=${source.writeKey}`, { auth: admin })).body as Model[];
   const track = models.find((m) => m.EventType === 'track');
   expect(models.map((m) => [m.EventType, m.EventIdentifier, m.TotalCount]).sort()).toEqual([
     ['identify', '', 1],
@@ -84,13 +67,13 @@ test('@rudderstack/rudder-sdk-node delivers track and identify exactly once, and
     userId: 'string',
     messageId: 'string',
   });
-  const metadata = (await call(rt.dataUrl, 'GET', `/schemas/event-model/${track!.EventID}/metadata`, { auth: admin })).body;
+  const metadata = (await call(rig.rt.dataUrl, 'GET', `/schemas/event-model/${track!.EventID}/metadata`, { auth: admin })).body;
   expect(metadata.SampledEvents.map((e: { messageId: string }) => e.messageId)).toEqual([received[1]!.messageId]);
 });
 
 test('@segment/analytics-node delivers track and identify exactly once', async () => {
   const source = await connectedSource('/segment');
-  const analytics = new SegmentAnalytics({ writeKey: source.writeKey, host: rt.dataUrl, flushAt: 10, maxRetries: 1 });
+  const analytics = new SegmentAnalytics({ writeKey: source.writeKey, host: rig.rt.dataUrl, flushAt: 10, maxRetries: 1 });
   const errors: unknown[] = [];
   analytics.on('error', (e) => errors.push(e));
   analytics.identify({ userId: 'grace', traits: { email: 'grace@example.com' } });
