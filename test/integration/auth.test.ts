@@ -5,23 +5,21 @@ import { createToken, revokeToken } from '../../shared/domain/auth/workspaces';
 import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { authorizerEvent } from '../support/events';
 import { AUTHORIZERS } from '../../shared/contract/functions';
-import { ADMIN, basic, bearer, call, loadHandler, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ADMIN, basic, bearer, call, fileRuntime, loadHandler } from '../support/runtime';
 
 type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
 
-let rt: TestRuntime;
+const rt = fileRuntime();
 let account: Authorizer;
 let bearerOnly: Authorizer;
 let admin: Authorizer;
 
 beforeAll(async () => {
-  rt = await startTestRuntime();
   // The authorizer modules read the table from the environment the runtime has just set, as in Lambda.
   account = loadHandler(AUTHORIZERS.account.entry);
   bearerOnly = loadHandler(AUTHORIZERS.bearer.entry);
   admin = loadHandler(AUTHORIZERS.admin.entry);
 });
-afterAll(() => rt.stop());
 
 const effect = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement[0]?.Effect;
 

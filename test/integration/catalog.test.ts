@@ -1,9 +1,7 @@
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { bearer, call, fileRuntime } from '../support/runtime';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(() => rt.stop());
+const rt = fileRuntime();
 
 const api = (ws: WorkspaceCredentials) => ({
   get: (path: string) => call(rt.controlUrl, 'GET', path, { auth: bearer(ws.token) }),

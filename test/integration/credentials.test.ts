@@ -1,11 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call, fileRuntime } from '../support/runtime';
 
 /** The credential store over HTTP: secrets never come back, values are sealed at rest, workspaces kept apart. */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 const client = (ws: WorkspaceCredentials, scheme: 'basic' | 'bearer' = 'basic') => {
   const auth = scheme === 'basic' ? basic(ws.email, ws.token) : bearer(ws.token);

@@ -1,15 +1,13 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
-import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime } from '../support/runtime';
 
 /**
  * A destination's most recent batches, read across its 256 partitions in two rounds: exactly the newest, however
  * unevenly they lie, while reading only a small page of most partitions.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 /** Batch items (finishedAt = their sort key, to tell them apart) in the given partitions of a new destination. */
 async function destinationWith(placed: { shard: number; sk: string }[]) {

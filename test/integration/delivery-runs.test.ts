@@ -5,20 +5,14 @@ import { batchIdOf, type BatchGuard } from '../../shared/domain/delivery/records
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { keys } from '../../shared/persistence/keys';
 import type { TableClient } from '../../shared/persistence/table-client';
-import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime } from '../support/runtime';
 import { batchChange } from '../support/batch-changes';
 
 /**
  * Batches finished together as a run (delivery-runs.ts): each written finished on its own, one transaction
  * counts them with the run's record. Exact when a takeover meets a run whose counting has not gone through.
  */
-let rt: TestRuntime;
-beforeAll(async () => {
-  rt = await startTestRuntime({ schedulerIntervalMs: 0 });
-});
-afterAll(async () => {
-  await rt.stop();
-});
+const rt = fileRuntime({ schedulerIntervalMs: 0 });
 
 const change = (delivered: number, finish = false) => batchChange(delivered, { finish });
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call, fileRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 
 /**
@@ -8,9 +8,7 @@ import { ingestItems } from '../support/ingest-items';
  * another source of the same workspace goes on; accepted again after the wait; counted in the source's stats;
  * set and checked through the control plane.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 const PAGE = 'https://shop.example';
 

@@ -3,15 +3,13 @@ import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { ingestItems } from '../support/ingest-items';
 import { ingestServiceOver, shardsChangedAt } from '../support/ingestion';
 import { countingStore } from '../support/store-reads';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call, fileRuntime } from '../support/runtime';
 
 /**
  * A source's ingest shards through the control plane: one for a new source, set on create, grown by PATCH from
  * a switch time 30 s ahead (requests before it keep the previous count), never shrunk, one change at a time.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 async function workspace() {
   const ws = await rt.newWorkspace();

@@ -3,16 +3,14 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { weirIdOf } from '../../shared/domain/ingestion/events';
 import { IngestRepository, ingestPartOf } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call, fileRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 
 /**
  * How a request's events are stored: Brotli-compressed JSON, each event without the `weirId` its ids derive,
  * which reading derives again; an item stored gzipped with its weirIds (the form before) reads as it did.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 async function source() {
   const ws = await rt.newWorkspace();

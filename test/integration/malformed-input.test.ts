@@ -1,18 +1,16 @@
 import { gzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_BODY_BYTES } from '../../shared/contract/functions';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { bearer, call, fileRuntime } from '../support/runtime';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 
-let rt: TestRuntime;
+const rt = fileRuntime();
 let ws: WorkspaceCredentials;
 let sourceId: string;
 beforeAll(async () => {
-  rt = await startTestRuntime();
   ws = await rt.newWorkspace();
   sourceId = (await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'S' } })).body.source.id;
 });
-afterAll(() => rt.stop());
 
 const snapshot = async () => {
   const { Items = [] } = await rt.store.doc.send(new ScanCommand({ TableName: rt.store.table, ConsistentRead: true }));

@@ -6,19 +6,17 @@ import fs, { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStreamPoller, type PollerConsumer } from '../../infra/local/stream-poller';
-import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime, startTestRuntime } from '../support/runtime';
 
-let rt: TestRuntime;
+const rt = fileRuntime({ consumers: [] });
 let streamArn: string;
 const endpoint = () => process.env.WEIR_TEST_DYNAMODB_ENDPOINT as string;
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ consumers: [] });
   const client = new DynamoDBClient({ endpoint: endpoint() });
   streamArn = (await client.send(new DescribeTableCommand({ TableName: rt.tableName }))).Table?.LatestStreamArn as string;
   client.destroy();
 });
-afterAll(() => rt.stop());
 
 const put = (pk: string, sk: string) => rt.store.doc.send(new PutCommand({ TableName: rt.tableName, Item: { pk, sk } }));
 const keysOf = (records: DynamoDBRecord[]) => records.map((r) => `${r.dynamodb?.Keys?.pk?.S}/${r.dynamodb?.Keys?.sk?.S}`);

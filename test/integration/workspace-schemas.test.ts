@@ -1,12 +1,10 @@
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ADMIN, basic, bearer, call, fileRuntime } from '../support/runtime';
 
 /**
  * The control plane's event-schema reads: a workspace reads the schemas of its own sources with its token,
  * the very answers of the admin's governance API, and never another workspace's (404, as for an unknown id).
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 const admin = basic(ADMIN.user, ADMIN.password);
 

@@ -46,6 +46,14 @@ export async function startTestRuntime(options: Partial<RuntimeOptions> = {}): P
   };
 }
 
+/** startTestRuntime for a file's tests: started before them, stopped after the file; there once they run. */
+export function fileRuntime(options?: Partial<RuntimeOptions>): TestRuntime {
+  const rt = {} as TestRuntime;
+  beforeAll(async () => void Object.assign(rt, await startTestRuntime(options)));
+  afterAll(async () => rt.stop());
+  return rt;
+}
+
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 export const bearer = (token: string) => `Bearer ${token}`;
 
