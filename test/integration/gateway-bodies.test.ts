@@ -3,22 +3,20 @@ import { Agent, request, type IncomingHttpHeaders, type Server } from 'node:http
 import { connect, type AddressInfo } from 'node:net';
 import { createGateway } from '../../infra/local/gateway';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { bearer, call, fileRuntime } from '../support/runtime';
 
 /**
  * Bodies where the local gateway's HTTP server could get them wrong: on GET and DELETE, unframed, chunked,
  * cut short, or larger than API Gateway takes. Raw node:http and sockets, because fetch hides resets and
  * refuses a body on GET.
  */
-let rt: TestRuntime;
+const rt = fileRuntime();
 let ws: WorkspaceCredentials;
 let controlPort: number;
 beforeAll(async () => {
-  rt = await startTestRuntime();
   ws = await rt.newWorkspace();
   controlPort = Number(new URL(rt.controlUrl).port);
 });
-afterAll(() => rt.stop());
 
 const MB = 1024 * 1024;
 const portOf = (url: string) => Number(new URL(url).port);

@@ -4,15 +4,13 @@ import { errorToResult } from '../../shared/http/error-mapping';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
 import { DEFAULT_INGEST_SHARDS, eventShard, partNumber } from '../../shared/domain/ingestion/shards';
-import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { basic, bearer, call, fileRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 import { ingestServiceOver } from '../support/ingestion';
 import { intercepting } from '../support/store-intercept';
 
 /** The data plane's /v1 ingestion: the status codes SDKs retry on, durability before 200, suppression. */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 afterEach(() => jest.restoreAllMocks());
 
 async function source(enabled = true, options: { ingestShards?: number } = {}) {

@@ -1,14 +1,12 @@
 import Ajv2020 from 'ajv/dist/2020';
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ADMIN, basic, bearer, call, fileRuntime } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
 
 /**
  * Area D end to end: events ingested through the data plane, captured by the stream consumer on the local
  * runtime, read back through every data governance endpoint with exact values.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 const admin = basic(ADMIN.user, ADMIN.password);
 const get = <T = any>(path: string, auth = admin) => call<T>(rt.dataUrl, 'GET', path, { auth }); // eslint-disable-line @typescript-eslint/no-explicit-any

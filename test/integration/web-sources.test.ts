@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { TRUSTED_PROXIES_ENV } from '../../shared/http/client-ip';
 import { unpackEvents } from '../../shared/persistence/ingest-repository';
-import { ADMIN, basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { ADMIN, basic, bearer, call, fileRuntime } from '../support/runtime';
 import { ingestItems } from '../support/ingest-items';
 
 /**
@@ -9,9 +9,7 @@ import { ingestItems } from '../support/ingest-items';
  * ones), Segment's paths and text/plain bodies, beacons, pixels, the SDKs' configuration, the device clock's
  * correction, the client's address behind a trusted proxy, and an oversized event that costs only itself.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 const PAGE = 'http://localhost:5173';
 
