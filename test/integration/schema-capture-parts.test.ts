@@ -1,12 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
-import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
 import { groupByShard, partNumber } from '../../shared/domain/ingestion/shards';
 import { STREAM_CONSUMERS } from '../../shared/contract/functions';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
 import { keys } from '../../shared/persistence/keys';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime } from '../support/runtime';
+import { schemaSource } from '../support/schema-source';
 import { intercepting } from '../support/store-intercept';
 
 /**
@@ -14,17 +12,11 @@ import { intercepting } from '../support/store-intercept';
  * batches of up to a thousand of them. What each batch costs the source's schema partition, a whole batch
  * handed over again, and consumers at once.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 async function setup() {
-  const ws = await rt.newWorkspace();
-  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
-  const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
-  const repository = new EventSchemaRepository(rt.store);
-  const catalog = new CatalogRepository(rt.store);
-  const governance = new SchemaGovernance(repository, catalog);
+  const s = await schemaSource(rt);
+  const { workspaceId, sourceId, writeKey, governance } = s;
   let requests = 0;
   /** `count` requests of 20 events from 20 users, each stored as one part per user shard of 64. */
   const parts = (count: number, event = 'Viewed'): AcceptedRecord[] =>
@@ -40,23 +32,13 @@ async function setup() {
       }));
       return [...groupByShard(events, 64)].map(([shard, own]) => ({
         recordId: `req-${request}#${partNumber(shard, 0)}`,
-        workspaceId: ws.workspaceId,
+        workspaceId,
         sourceId,
         events: own,
       }));
     });
   const total = async (event = 'Viewed') => (await governance.eventModels(writeKey)).find((m) => m.EventIdentifier === event)?.TotalCount;
-  return {
-    workspaceId: ws.workspaceId,
-    sourceId,
-    writeKey,
-    repository,
-    catalog,
-    governance,
-    parts,
-    total,
-    schemaPk: keys.schemaModel(ws.workspaceId, sourceId, '', '').pk,
-  };
+  return { ...s, parts, total, schemaPk: keys.schemaModel(workspaceId, sourceId, '', '').pk };
 }
 
 const events = (records: AcceptedRecord[]) => records.reduce((n, r) => n + r.events.length, 0);

@@ -1,38 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
-import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
 import { keys } from '../../shared/persistence/keys';
-import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime } from '../support/runtime';
+import { schemaSource } from '../support/schema-source';
 
 /**
  * Schema capture against DynamoDB Local, fed stream batches directly: replays, concurrent consumers, the
  * bounds and their eviction, the summary following its sketch.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 async function setup(limits?: { modelsPerSource: number; versionsPerModel: number }) {
-  const ws = await rt.newWorkspace();
-  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
-  const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
-  const repository = new EventSchemaRepository(rt.store, limits);
-  const catalog = new CatalogRepository(rt.store);
+  const s = await schemaSource(rt, limits);
   let sequence = 0;
   return {
-    workspaceId: ws.workspaceId,
-    sourceId,
-    writeKey,
-    repository,
-    newCapture: () => new SchemaCapture(repository, catalog),
-    governance: new SchemaGovernance(repository, catalog),
+    ...s,
+    newCapture: () => new SchemaCapture(s.repository, s.catalog),
     record: (events: Record<string, unknown>[]): AcceptedRecord => ({
       recordId: `req-${++sequence}#0`,
-      workspaceId: ws.workspaceId,
-      sourceId,
+      workspaceId: s.workspaceId,
+      sourceId: s.sourceId,
       events,
     }),
   };

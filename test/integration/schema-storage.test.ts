@@ -1,27 +1,24 @@
 import { SchemaCapture, type AcceptedRecord } from '../../shared/domain/event-schemas/capture-service';
 import { forgetUser } from '../../shared/domain/event-schemas/forget-user';
-import { SchemaGovernance } from '../../shared/domain/event-schemas/governance-service';
 import { OpenSketch } from '../../shared/domain/event-schemas/sketch-layout';
-import { CatalogRepository } from '../../shared/persistence/catalog-repository';
-import { EventSchemaRepository } from '../../shared/persistence/event-schema-repository';
-import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { fileRuntime } from '../support/runtime';
+import { schemaSource } from '../support/schema-source';
 
 /**
  * How capture stores sketches (a head with a journal, two base slots) against DynamoDB Local: counts
  * stay exact whichever way a capture is written, and a forgotten user leaves journals and bases alike.
  */
-let rt: TestRuntime;
-beforeAll(async () => (rt = await startTestRuntime()));
-afterAll(async () => rt.stop());
+const rt = fileRuntime();
 
 async function setup() {
-  const ws = await rt.newWorkspace();
-  const created = await call(rt.controlUrl, 'POST', '/v2/sources', { auth: bearer(ws.token), body: { name: 'app' } });
-  const { id: sourceId, writeKey } = created.body.source as { id: string; writeKey: string };
-  const repository = new EventSchemaRepository(rt.store);
-  const catalog = new CatalogRepository(rt.store);
-  const record = (id: string, events: Record<string, unknown>[]): AcceptedRecord => ({ recordId: id, workspaceId: ws.workspaceId, sourceId, events });
-  return { workspaceId: ws.workspaceId, sourceId, writeKey, repository, catalog, record, governance: new SchemaGovernance(repository, catalog) };
+  const s = await schemaSource(rt);
+  const record = (id: string, events: Record<string, unknown>[]): AcceptedRecord => ({
+    recordId: id,
+    workspaceId: s.workspaceId,
+    sourceId: s.sourceId,
+    events,
+  });
+  return { ...s, record };
 }
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 9, 0, second % 60, Math.floor(second / 60))).toISOString();
