@@ -29,6 +29,11 @@ const UPDATE_ATTEMPTS = 5;
 
 const emptyCounts = (): PlanCounts => ({ total: 0, validated: 0, withViolations: 0, dropped: 0, violations: {} });
 
+/** The version item of `plan` as it now is, holding `specs`. */
+function versionOf({ id: planId, version, name, description }: TrackingPlan, specs: EventSpec[], createdAt: string): PlanVersion {
+  return { planId, version, name, description, specs, createdAt };
+}
+
 /**
  * Tracking plans of a workspace: created from specs or from captured event models, changed only by adding
  * versions (every version stays readable), diffed, connected to sources, and counted.
@@ -45,7 +50,7 @@ export class TrackingPlanService {
     await checkSpecs(specs);
     const at = now();
     const plan: TrackingPlan = { id: newId(), name: body.name, description: body.description, version: 1, createdAt: at, updatedAt: at };
-    await this.plans.create(workspaceId, plan, { planId: plan.id, version: 1, name: plan.name, description: plan.description, specs, createdAt: at });
+    await this.plans.create(workspaceId, plan, versionOf(plan, specs, at));
     return { ...plan, specs };
   }
 
@@ -67,14 +72,7 @@ export class TrackingPlanService {
       };
       const specs = given ?? latest?.specs ?? [];
       try {
-        await this.plans.appendVersion(workspaceId, next, {
-          planId,
-          version: next.version,
-          name: next.name,
-          description: next.description,
-          specs,
-          createdAt: at,
-        });
+        await this.plans.appendVersion(workspaceId, next, versionOf(next, specs, at));
         return { ...next, specs };
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= UPDATE_ATTEMPTS) throw error;
@@ -148,14 +146,11 @@ export class TrackingPlanService {
       (l) => (!filter.sourceId || l.sourceId === filter.sourceId) && (!filter.version || l.version === filter.version),
     );
     const specs = new Map<number, Promise<EventSpec[]>>();
-    const specsOf = (version: number) =>
-      specs.get(version) ??
-      specs
-        .set(
-          version,
-          this.version(workspaceId, planId, version).then((v) => v.specs),
-        )
-        .get(version)!;
+    const specsOf = (version: number) => {
+      let found = specs.get(version);
+      if (!found) specs.set(version, (found = this.version(workspaceId, planId, version).then((v) => v.specs)));
+      return found;
+    };
     const read = await Promise.all(
       links.map(async (l) => ({ ...l, specs: await specsOf(l.version), counters: await this.plans.readStats(workspaceId, planId, l.sourceId, l.version) })),
     );

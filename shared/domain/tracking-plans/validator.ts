@@ -159,10 +159,6 @@ export class CompiledPlan {
     });
   }
 
-  get size(): number {
-    return this.specs.size;
-  }
-
   /** The spec of an event: by type and name, else (page, screen) by type alone. Alias events are never planned. */
   specOf(event: Record<string, unknown>): CompiledSpec | undefined {
     const type = event.type as string;
