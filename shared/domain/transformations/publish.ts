@@ -62,6 +62,12 @@ interface Target {
 }
 
 const defaultSuite = (): TestDefinition[] => [{ id: 'default', name: 'default events', input: defaultEvents() }];
+/** A transformation's suite in the documented publish and the Action's test call: its testInput, else the default events. */
+const testInputSuite = (t: { testInput?: unknown }, i: number): TestDefinition[] => [
+  { id: 'testInput', name: 'testInput', input: t.testInput === undefined ? defaultEvents() : parseTestInput(t.testInput, `transformations.${i}.testInput`) },
+];
+/** A transformation's suite for rudder-cli: the tests it gives, else the default events. */
+const givenSuite = (t: { testSuite?: TestDefinition[] }): TestDefinition[] => (t.testSuite?.length ? t.testSuite : defaultSuite());
 
 /**
  * The publish operation and the test runs clients make before it. Requested transformation revisions run
@@ -77,7 +83,7 @@ export class PublishService {
   // --- the documented publish and the GitHub Action's test call -------------------------------------------
 
   async publish(workspaceId: string, request: PublishRequest): Promise<{ published: true }> {
-    const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
+    const evaluation = await this.evaluate(workspaceId, request, testInputSuite);
     assertPassed(evaluation, 'nothing was published');
     await this.commit(workspaceId, evaluation);
     return { published: true };
@@ -101,7 +107,7 @@ export class PublishService {
    * error text the Action shows) and add what the passing events became and each error with its event.
    */
   async test(workspaceId: string, request: PublishRequest) {
-    const evaluation = await this.evaluate(workspaceId, this.suitesOfTestInputs(request));
+    const evaluation = await this.evaluate(workspaceId, request, testInputSuite);
     const successTestResults = [];
     const failedTestResults = [];
     for (const t of evaluation.transformations) {
@@ -131,7 +137,7 @@ export class PublishService {
   // --- rudder-cli: test suites with expected outputs ----------------------------------------------------------
 
   async runSuites(workspaceId: string, request: SuiteRequest) {
-    const evaluation = await this.evaluate(workspaceId, this.suitesOfRequest(request));
+    const evaluation = await this.evaluate(workspaceId, request, givenSuite);
     return {
       pass: evaluation.pass,
       ...(!evaluation.pass && { message: 'some tests did not pass' }),
@@ -141,49 +147,25 @@ export class PublishService {
 
   /** Answers 200 with `published:false` and the validation output when a test fails (the CLI's contract). */
   async publishSuites(workspaceId: string, request: SuiteRequest) {
-    const evaluation = await this.evaluate(workspaceId, this.suitesOfRequest(request));
+    const evaluation = await this.evaluate(workspaceId, request, givenSuite);
     if (evaluation.pass) await this.commit(workspaceId, evaluation);
     return { published: evaluation.pass, validationOutput: validationOutput(evaluation) };
   }
 
   // --- evaluation ------------------------------------------------------------------------------------------
 
-  private suitesOfTestInputs(request: PublishRequest) {
-    return {
-      transformations: (request.transformations ?? []).map((t, i) => ({
-        versionId: t.versionId,
-        suite: (): TestDefinition[] => [
-          {
-            id: 'testInput',
-            name: 'testInput',
-            input: t.testInput === undefined ? defaultEvents() : parseTestInput(t.testInput, `transformations.${i}.testInput`),
-          },
-        ],
-      })),
-      libraries: request.libraries ?? [],
-    };
-  }
-
-  private suitesOfRequest(request: SuiteRequest) {
-    return {
-      transformations: (request.transformations ?? []).map((t) => ({
-        versionId: t.versionId,
-        suite: (): TestDefinition[] => (t.testSuite?.length ? t.testSuite : defaultSuite()),
-      })),
-      libraries: request.libraries ?? [],
-    };
-  }
-
-  private async evaluate(
+  private async evaluate<T extends { versionId: string }>(
     workspaceId: string,
-    request: { transformations: { versionId: string; suite: () => TestDefinition[] }[]; libraries: { versionId: string }[] },
+    request: { transformations?: T[]; libraries?: { versionId: string }[] },
+    suiteOf: (t: T, i: number) => TestDefinition[],
   ): Promise<Evaluation> {
+    const { transformations = [], libraries = [] } = request;
     // Validate the whole request (inputs, versions) before running anything.
-    const suites = request.transformations.map((t) => t.suite());
+    const suites = transformations.map((t, i) => suiteOf(t, i));
     const transformationRevisions = await Promise.all(
-      request.transformations.map((t, i) => this.resolve(workspaceId, t.versionId, 'transformation', `transformations.${i}.versionId`)),
+      transformations.map((t, i) => this.resolve(workspaceId, t.versionId, 'transformation', `transformations.${i}.versionId`)),
     );
-    const libraryRevisions = await Promise.all(request.libraries.map((l, i) => this.resolve(workspaceId, l.versionId, 'library', `libraries.${i}.versionId`)));
+    const libraryRevisions = await Promise.all(libraries.map((l, i) => this.resolve(workspaceId, l.versionId, 'library', `libraries.${i}.versionId`)));
     assertOnePerResource(transformationRevisions, 'transformations');
     assertOnePerResource(libraryRevisions, 'libraries');
     return this.evaluateRevisions(
@@ -305,16 +287,15 @@ function assertPassed(evaluation: Evaluation, consequence: string): void {
     ...evaluation.libraries.filter((l) => !l.pass).map((l) => `library ${l.name} does not load: ${l.message ?? 'failed'}`),
     ...evaluation.transformations
       .filter((t) => !t.pass)
-      .map((t) => {
-        const why = t.tests.flatMap((r) => r.errors.map((e) => e.message))[0] ?? 'failed';
-        return `transformation ${t.name}${t.requested ? '' : ' (it imports a library being published)'} fails: ${why}`;
-      }),
+      .map((t) => `transformation ${t.name}${t.requested ? '' : ' (it imports a library being published)'} fails: ${firstError(t) ?? 'failed'}`),
   ];
   throw new PublishRefusedError(`publish refused, ${consequence}: ${failures.join('; ')}`, {
     transformations: evaluation.transformations,
     libraries: evaluation.libraries,
   });
 }
+
+const firstError = (t: TransformationResult): string | undefined => t.tests.flatMap((r) => r.errors.map((e) => e.message))[0];
 
 function assertOnePerResource(revisions: UserCodeRevision[], field: string) {
   const seen = new Map<string, string>();
@@ -346,7 +327,7 @@ function validationOutput(evaluation: Evaluation): z.input<typeof ValidationOutp
           ...(r.errors.length > 0 && { errors: r.errors }),
         })),
       },
-      ...(!t.pass && { message: t.tests.flatMap((r) => r.errors.map((e) => e.message))[0] ?? 'tests failed' }),
+      ...(!t.pass && { message: firstError(t) ?? 'tests failed' }),
     })),
     libraries: evaluation.libraries.map((l) => ({
       id: l.id,

@@ -25,13 +25,10 @@ export interface EventError {
 
 /** The outcome of running one transformation revision on a set of events. */
 export interface RunOutcome {
-  pass: boolean;
   /** Output events of the events that passed, bare (no metadata wrappers); dropped events are absent. */
   transformedEvents: Record<string, unknown>[];
   errors: EventError[];
   logs: string[];
-  /** Set when the whole invocation failed (compile, import, contract, limits). */
-  failure?: string;
 }
 
 /** Sample events from `testInput`: a JSON array, or a string holding one. */
@@ -124,8 +121,7 @@ export class TransformationTester {
       ...(credentials && { credentials: credentials.values }),
     });
     if (!result.ok) {
-      const message = redact(result.error, secrets);
-      return { pass: false, transformedEvents: [], errors: [{ message }], logs: [], failure: message };
+      return { transformedEvents: [], errors: [{ message: redact(result.error, secrets) }], logs: [] };
     }
     const transformedEvents: Record<string, unknown>[] = [];
     const errors: EventError[] = [];
@@ -133,7 +129,7 @@ export class TransformationTester {
       if ('error' in entry) errors.push(eventError(entry.error, events, entry.index));
       else transformedEvents.push(entry.event);
     }
-    return redact({ pass: errors.length === 0, transformedEvents, errors, logs: result.logs }, secrets);
+    return redact({ transformedEvents, errors, logs: result.logs }, secrets);
   }
 
   /** A library revision compiles and evaluates on its own; the error text when it does not. */

@@ -22,7 +22,6 @@ import type { PublishService } from './publish';
 
 /** How often an update re-reads the head after losing a race with a concurrent update. */
 const MAX_ATTEMPTS = 25;
-const LABEL: Record<UserCodeKind, string> = { transformation: 'transformation', library: 'library' };
 
 /** What a version answer starts with: which revision of what, and its texts. */
 const textsOf = ({ id, versionId, name, description, code }: UserCodeRevision) => ({ id, versionId, name, description, code });
@@ -267,7 +266,7 @@ export class UserCodeService {
 
   private async head(kind: UserCodeKind, workspaceId: string, id: string): Promise<UserCodeHead> {
     const head = await this.code.getHead(kind, workspaceId, id);
-    if (!head) throw NotFoundError.of(LABEL[kind], id);
+    if (!head) throw NotFoundError.of(kind, id);
     return head;
   }
 
@@ -281,7 +280,7 @@ export class UserCodeService {
   private async revision(kind: UserCodeKind, workspaceId: string, id: string, versionId: string): Promise<UserCodeRevision> {
     await this.head(kind, workspaceId, id);
     const revision = await this.code.getRevision(kind, workspaceId, id, versionId);
-    if (!revision) throw new NotFoundError(`version ${versionId} of ${LABEL[kind]} ${id} not found`);
+    if (!revision) throw new NotFoundError(`version ${versionId} of ${kind} ${id} not found`);
     return revision;
   }
 
