@@ -105,9 +105,10 @@ export class SchemaGovernance {
   /** The model's sketch, found through its lookup alone (the summary is not needed). */
   private async modelSketch(eventId: string) {
     const model = await this.repository.modelRef(eventId);
-    if (!model) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
+    if (!model) throw modelNotFound(eventId);
     return { model, sketch: await readSketch((consistent) => this.repository.modelSketch(model, consistent)) };
   }
 }
 
-const versionNotFound = (versionId: string) => new NotFoundError(`No event version found for VersionID: ${versionId}`);
+export const modelNotFound = (eventId: string) => new NotFoundError(`No event model found for EventID: ${eventId}`);
+export const versionNotFound = (versionId: string) => new NotFoundError(`No event version found for VersionID: ${versionId}`);

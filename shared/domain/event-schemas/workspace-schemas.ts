@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
-import { SchemaGovernance, modelView } from './governance-service';
+import { SchemaGovernance, modelNotFound, modelView, versionNotFound } from './governance-service';
 import type { SchemaReadRepository } from './ports';
 import type { DetailedMetadata, EventModel, EventVersion } from './schemas';
 
@@ -47,8 +47,7 @@ export class WorkspaceSchemas {
 
   /** A model's type, identifier and event count (the count its key counts are of), for a tracking plan made from it. */
   async modelInfo(workspaceId: string, eventId: string): Promise<{ eventType: string; eventIdentifier: string; total: number }> {
-    const ref = await this.repository.modelRef(eventId);
-    if (ref?.workspaceId !== workspaceId) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
+    const ref = await this.ownModel(workspaceId, eventId);
     const { TotalCount } = await this.governance.modelMetadata(eventId);
     return { eventType: ref.eventType, eventIdentifier: ref.eventIdentifier, total: TotalCount };
   }
@@ -65,11 +64,12 @@ export class WorkspaceSchemas {
 
   private async ownModel(workspaceId: string, eventId: string) {
     const ref = await this.repository.modelRef(eventId);
-    if (ref?.workspaceId !== workspaceId) throw new NotFoundError(`No event model found for EventID: ${eventId}`);
+    if (ref?.workspaceId !== workspaceId) throw modelNotFound(eventId);
+    return ref;
   }
 
   private async ownVersion(workspaceId: string, versionId: string) {
     const ref = await this.repository.versionRef(versionId);
-    if (ref?.workspaceId !== workspaceId) throw new NotFoundError(`No event version found for VersionID: ${versionId}`);
+    if (ref?.workspaceId !== workspaceId) throw versionNotFound(versionId);
   }
 }
