@@ -1,4 +1,5 @@
 import { ingestedAt } from '../delivery/hours';
+import type { IngestPart } from './records';
 
 /** How long a source remembers a messageId it accepted, unless the source says otherwise (`deduplicationWindowHours`). */
 export const DEFAULT_DEDUPLICATION_WINDOW_HOURS = 24;
@@ -57,15 +58,6 @@ export interface MessageIdIndex {
   claim(claims: MessageClaim[], options?: ClaimOptions): Promise<ClaimOutcome[]>;
 }
 
-/** A stored part as de-duplication reads it. */
-export interface PartOfSource {
-  workspaceId: string;
-  sourceId: string;
-  requestId: string;
-  part: number;
-  events: Record<string, unknown>[];
-}
-
 /** Each part's duplicate events (by index), with the event each repeats; and how many per source. */
 export interface Duplicates {
   indexes: Map<number, SeenMessage>[];
@@ -98,12 +90,12 @@ export class DuplicateFilter {
     private readonly windowHoursOf: (workspaceId: string, sourceId: string) => Promise<number | undefined>,
   ) {}
 
-  async duplicatesIn(parts: PartOfSource[], options: ClaimOptions = {}): Promise<Duplicates> {
+  async duplicatesIn(parts: IngestPart[], options: ClaimOptions = {}): Promise<Duplicates> {
     const indexes = parts.map(() => new Map<number, SeenMessage>());
     const claims: MessageClaim[] = [];
     const places: { part: number; index: number }[] = [];
     for (const [p, part] of parts.entries()) {
-      const windowMs = (await this.windowOf(part.workspaceId, part.sourceId)) * 3600_000;
+      const windowMs = ((await this.windowHoursOf(part.workspaceId, part.sourceId)) ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS) * 3600_000;
       // A replay's part (`replay.<id>.<requestId>`) claims as the part it replays, at that part's acceptance.
       const original = /^replay\.[^.]+\.(.+)$/.exec(part.requestId)?.[1] ?? part.requestId;
       const at = ingestedAt(original);
@@ -140,9 +132,5 @@ export class DuplicateFilter {
       counts.set(key, entry);
     });
     return { indexes, counts, countedIn, fresh };
-  }
-
-  private async windowOf(workspaceId: string, sourceId: string): Promise<number> {
-    return (await this.windowHoursOf(workspaceId, sourceId)) ?? DEFAULT_DEDUPLICATION_WINDOW_HOURS;
   }
 }

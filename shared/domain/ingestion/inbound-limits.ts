@@ -90,8 +90,8 @@ export class InboundLimits {
       budget.lastRefusedAt = new Date(this.clock()).toISOString();
     }
     this.maybeReport(budget);
-    if (wait > 0) this.reportLater(budget);
     if (wait > 0) {
+      this.reportLater(budget);
       const retryAfter = Math.max(1, Math.ceil(wait));
       throw new RateLimitedError(
         `Max requests limit reached: source ${source.id} takes at most ${events_(budget.limit)} a second (bursts of ${budget.limit * BURST_SECONDS}); retry after ${retryAfter} s`,
