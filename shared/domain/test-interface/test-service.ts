@@ -233,15 +233,16 @@ async function destinationStages(
   }
   const entry: TestDataEntry = stages.user_transform ? { user_transformed_payload: outcome.shown } : {};
   if (!stages.dest_transform) return entry;
+  // The destination transform could not build what to send: the send stage is aborted.
+  const unbuilt = (error: string): TestDataEntry => ({
+    ...entry,
+    dest_transformed_payload: { error },
+    ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
+  });
   const type = destinationType(destination.type);
   if (type?.preview && config.ok) {
     const store = await storeStages(type, config.config, outcome.event, stages.send_to_destination, scope);
-    if (!store.built.ok)
-      return {
-        ...entry,
-        dest_transformed_payload: { error: store.built.error },
-        ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
-      };
+    if (!store.built.ok) return unbuilt(store.built.error);
     return { ...entry, dest_transformed_payload: store.built.payload, ...store.sent };
   }
   const built = !config.ok
@@ -249,13 +250,7 @@ async function destinationStages(
     : type
       ? buildRequests(type, outcome.event, config.config)
       : { ok: false as const, error: `unknown destination type ${destination.type}` };
-  if (!built.ok) {
-    return {
-      ...entry,
-      dest_transformed_payload: { error: built.error },
-      ...(stages.send_to_destination && { destination_response: { error: TEXTS.destStageAborted } }),
-    };
-  }
+  if (!built.ok) return unbuilt(built.error);
   entry.dest_transformed_payload = built.requests as unknown as Record<string, unknown>[];
   if (!stages.send_to_destination) return entry;
   const results = await Promise.all(built.requests.map((request) => sendRequest(request)));
