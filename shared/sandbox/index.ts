@@ -8,6 +8,7 @@ import type { SandboxLimits } from './limits';
 import { SandboxPool } from './pool';
 import type { EngineOutcome, SandboxLibrary } from './protocol';
 import { countMetrics } from '../ops/metrics';
+import { isRecord } from '../destinations/message';
 
 export { DEFAULT_LIMITS } from './limits';
 export type { SandboxLimits } from './limits';
@@ -55,10 +56,6 @@ function sandboxPool(): SandboxPool {
 function unwrap(outcome: EngineOutcome): string | Uint8Array {
   if (!outcome.ok) throw new SandboxError(outcome.kind, outcome.message);
   return outcome.output;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function tampered(): SandboxError {

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors';
 import { EVENT_TYPES, MAX_EVENT_BYTES, MAX_IDENTIFIER_BYTES, type EventType } from './schemas';
 import { correctClock, type ClockRule } from './clock';
+import { isRecord } from '../../destinations/message';
 
 export type IngestedEvent = Record<string, unknown> & { type: EventType; messageId: string; receivedAt: string };
 
@@ -16,8 +17,6 @@ export interface RefusedEvent {
   userId?: string;
   anonymousId?: string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const hasId = (value: unknown) => (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value));
 

@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EventSpec } from './schemas';
 import { specKey } from './validator';
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isRecord } from '../../destinations/message';
 
 const propertiesOf = (spec: EventSpec): Record<string, unknown> => (isRecord(spec.schema.properties) ? spec.schema.properties : {});
 const requiredOf = (spec: EventSpec): string[] => (Array.isArray(spec.schema.required) ? spec.schema.required.map(String) : []);

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors';
 import { PLAN_EVENT_TYPES, type EventSpec, type PlanEventType } from './schemas';
+import { isRecord } from '../../destinations/message';
 
 /** What a spec is made from: a captured event model's type, identifier, JSON Schema, key counts and total. */
 export interface CapturedModel {
@@ -12,8 +13,6 @@ export interface CapturedModel {
   keyCounts: Record<string, number>;
   total: number;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Where the spec's schema is in the event's: `properties`, or for identify and group `traits` (else `context.traits`). */
 function targetPath(model: CapturedModel, type: PlanEventType): string[] {

@@ -3,13 +3,12 @@ import type { RegExpEngine } from 'ajv/dist/types';
 import { ValidationError } from '../errors';
 import { compileUserRegex, MatchMeter, userRegexProblem } from '../user-regex';
 import { NAMED_TYPES, type EventSpec, type PlanEventType, type Violation, type ViolationType } from './schemas';
+import { isRecord } from '../../destinations/message';
 
 /**
  * A plan version compiled once (Ajv, draft 2020-12) and kept by the process: each spec's validator, and in
  * `omit-unplanned` mode a second one that removes the keys its schema does not list.
  */
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The key of a spec, and of an event looked up among them: `track:Order Completed`, `page:Home`, `identify`. */
 export const specKey = (type: string, name?: string): string => (name === undefined ? type : `${type}:${name}`);
