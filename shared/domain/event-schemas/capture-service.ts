@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { TenantCache } from '../../tenant-cache';
 import type { CatalogRepository } from '../catalog/ports';
 import { now } from '../ids';
@@ -207,7 +208,7 @@ export class SchemaCapture {
         // A schema grown is written before the counts that come with it, so a listing never shows a count
         // whose keys its schema lacks.
         const schema = open.sketch.schemaView();
-        if (!write.retry && !sameSchema(summary.schema, schema)) {
+        if (!write.retry && !isDeepStrictEqual(summary.schema, schema)) {
           await this.repository.updateModelSchema(ref, write.head.rev, schema);
           summary = { ...summary, schema };
         }
@@ -216,7 +217,7 @@ export class SchemaCapture {
     );
     // The summary's schema follows the sketch's, also when its last write was lost.
     const schema = written.sketch.schemaView();
-    if (!sameSchema(summary.schema, schema)) await this.repository.updateModelSchema(ref, written.rev, schema);
+    if (!isDeepStrictEqual(summary.schema, schema)) await this.repository.updateModelSchema(ref, written.rev, schema);
   }
 
   /** The model's summary and sketch, the model created (with an empty sketch) if it is new. */
@@ -265,9 +266,4 @@ export class SchemaCapture {
     const source = await this.catalog.getSource(workspaceId, sourceId);
     return this.writeKeys.set(key, { writeKey: source?.writeKey }).writeKey;
   }
-}
-
-function sameSchema(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
