@@ -1,5 +1,6 @@
 import { ingestedAt } from '../delivery/hours';
 import type { IngestPart } from './records';
+import { countOfSource, type SourceCounts } from '../regulations/suppression-index';
 
 /** How long a source remembers a messageId it accepted, unless the source says otherwise (`deduplicationWindowHours`). */
 export const DEFAULT_DEDUPLICATION_WINDOW_HOURS = 24;
@@ -72,7 +73,7 @@ export interface Duplicates {
    * held or recorded at any destination yet.
    */
   fresh: boolean[];
-  counts: Map<string, { workspaceId: string; sourceId: string; count: number }>;
+  counts: SourceCounts;
 }
 
 /**
@@ -123,14 +124,8 @@ export class DuplicateFilter {
       if (id !== undefined && (countedIn[p] === undefined || id < countedIn[p]!)) countedIn[p] = id;
     });
     const fresh = own.map(({ held, named }) => held > 0 && named === held);
-    const counts: Duplicates['counts'] = new Map();
-    parts.forEach((part, p) => {
-      if (indexes[p]!.size === 0) return;
-      const key = `${part.workspaceId}#${part.sourceId}`;
-      const entry = counts.get(key) ?? { workspaceId: part.workspaceId, sourceId: part.sourceId, count: 0 };
-      entry.count += indexes[p]!.size;
-      counts.set(key, entry);
-    });
+    const counts: SourceCounts = new Map();
+    for (const [p, part] of parts.entries()) if (indexes[p]!.size > 0) countOfSource(counts, part, indexes[p]!.size);
     return { indexes, counts, countedIn, fresh };
   }
 }

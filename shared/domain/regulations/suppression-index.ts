@@ -40,6 +40,13 @@ export class SuppressionIndex {
     return suppressed;
   }
 
+  /** `items` without those of the users a regulation in force suppresses on `sourceId`. */
+  async unsuppressed<T extends { userId?: unknown }>(workspaceId: string, sourceId: string, items: T[]): Promise<T[]> {
+    const userIds = items.map((item) => item.userId);
+    const suppressed = await this.suppressedUsers(workspaceId, sourceId, userIds);
+    return suppressed.size === 0 ? items : items.filter((item) => !suppressed.has(normaliseUserId(item.userId) ?? ''));
+  }
+
   /** The suppressions in force of those of `userIds` that have any: normalised userId → its scopes. */
   async scopesOf(workspaceId: string, userIds: Iterable<unknown>): Promise<Map<string, SuppressionScope[]>> {
     // A userId longer than any regulation's can never be suppressed, and would not fit the index's key.
@@ -78,14 +85,23 @@ export interface EventsOfSource<E extends Record<string, unknown> = Record<strin
   events: E[];
 }
 
-type Dropped = Map<string, { workspaceId: string; sourceId: string; count: number }>;
+/** Events counted per workspace and source (keyed `<workspaceId>#<sourceId>`). */
+export type SourceCounts = Map<string, { workspaceId: string; sourceId: string; count: number }>;
+
+/** Counts `n` more events of the part's workspace and source. */
+export function countOfSource(counts: SourceCounts, part: { workspaceId: string; sourceId: string }, n: number): void {
+  const key = `${part.workspaceId}#${part.sourceId}`;
+  const entry = counts.get(key) ?? { workspaceId: part.workspaceId, sourceId: part.sourceId, count: 0 };
+  entry.count += n;
+  counts.set(key, entry);
+}
 
 /**
  * Consumers' side of suppression: for each part, the indexes of the events of users suppressed for its
  * source, with one index read round per workspace for the whole stream batch; and how many, per workspace
  * and source.
  */
-export async function suppressedIn(index: SuppressionIndex, parts: EventsOfSource[]): Promise<{ indexes: Set<number>[]; dropped: Dropped }> {
+export async function suppressedIn(index: SuppressionIndex, parts: EventsOfSource[]): Promise<{ indexes: Set<number>[]; dropped: SourceCounts }> {
   const byWorkspace = new Map<string, Set<unknown>>();
   for (const part of parts) {
     const users = byWorkspace.get(part.workspaceId) ?? new Set<unknown>();
@@ -94,7 +110,7 @@ export async function suppressedIn(index: SuppressionIndex, parts: EventsOfSourc
   }
   const scopes = new Map<string, Map<string, SuppressionScope[]>>();
   await Promise.all([...byWorkspace].map(async ([workspaceId, users]) => scopes.set(workspaceId, await index.scopesOf(workspaceId, users))));
-  const dropped: Dropped = new Map();
+  const dropped: SourceCounts = new Map();
   const indexes = parts.map((part) => {
     const found = new Set<number>();
     const inForce = scopes.get(part.workspaceId)!;
@@ -103,19 +119,14 @@ export async function suppressedIn(index: SuppressionIndex, parts: EventsOfSourc
       const scope = inForce.get(normaliseUserId(event.userId) ?? '');
       if (scope?.some((s) => s === '*' || s.includes(part.sourceId))) found.add(i);
     });
-    if (found.size > 0) {
-      const key = `${part.workspaceId}#${part.sourceId}`;
-      const entry = dropped.get(key) ?? { workspaceId: part.workspaceId, sourceId: part.sourceId, count: 0 };
-      entry.count += found.size;
-      dropped.set(key, entry);
-    }
+    if (found.size > 0) countOfSource(dropped, part, found.size);
     return found;
   });
   return { indexes, dropped };
 }
 
 /** The parts without the events of suppressed users (copies; the parts given are left alone). */
-export async function withoutSuppressed<P extends EventsOfSource>(index: SuppressionIndex, parts: P[]): Promise<{ parts: P[]; dropped: Dropped }> {
+export async function withoutSuppressed<P extends EventsOfSource>(index: SuppressionIndex, parts: P[]): Promise<{ parts: P[]; dropped: SourceCounts }> {
   const { indexes, dropped } = await suppressedIn(index, parts);
   const kept = parts.map((part, i) => (indexes[i]!.size === 0 ? part : { ...part, events: part.events.filter((_, k) => !indexes[i]!.has(k)) }));
   return { parts: kept, dropped };

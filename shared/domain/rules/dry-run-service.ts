@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { CatalogRepository } from '../catalog/ports';
 import { NotFoundError } from '../errors';
 import type { IngestRepository } from '../ingestion/ports';
-import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
+import type { SuppressionIndex } from '../regulations/suppression-index';
 import { checkPatterns, dryRun } from './rules';
 import { Rules } from './schemas';
 
@@ -27,7 +27,7 @@ export class RulesDryRun {
   constructor(
     private readonly catalog: Pick<CatalogRepository, 'getConnection'>,
     private readonly ingest: Pick<IngestRepository, 'recent'>,
-    private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
+    private readonly suppression: Pick<SuppressionIndex, 'unsuppressed'>,
   ) {}
 
   async run(workspaceId: string, connectionId: string, body: z.output<typeof DryRunBody>): Promise<z.output<typeof DryRunResult>> {
@@ -42,12 +42,7 @@ export class RulesDryRun {
       after = page.parts.at(-1)?.cursor;
       more = page.more && after !== undefined;
     }
-    const suppressed = await this.suppression.suppressedUsers(
-      workspaceId,
-      connection.sourceId,
-      events.map((e) => e.userId),
-    );
-    const delivered = suppressed.size === 0 ? events : events.filter((e) => !suppressed.has(normaliseUserId(e.userId) ?? ''));
+    const delivered = await this.suppression.unsuppressed(workspaceId, connection.sourceId, events);
     const recent = delivered.slice(0, body.limit);
     return { events: recent.length, ...dryRun(body.rules ?? connection.rules, recent) };
   }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { seriesWindow, type SeriesQuery } from '../delivery/series';
 import { NotFoundError } from '../errors';
 import type { IngestRepository } from '../ingestion/ports';
-import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
+import type { SuppressionIndex } from '../regulations/suppression-index';
 import type { PlanSeriesReads, TrackingPlanRepository } from './ports';
 import { VIOLATION_TYPES } from './schemas';
 import { planSeries, type PlanSeries } from './series';
@@ -50,7 +50,7 @@ export class PlanViews {
     private readonly plans: Pick<TrackingPlanRepository, 'get' | 'links'>,
     private readonly counters: PlanSeriesReads,
     private readonly ingest: Pick<IngestRepository, 'recent'>,
-    private readonly suppression: Pick<SuppressionIndex, 'suppressedUsers'>,
+    private readonly suppression: Pick<SuppressionIndex, 'unsuppressed'>,
   ) {}
 
   /** The plan's events validated per time bucket of ingestion, over every source and version held to it. */
@@ -100,15 +100,8 @@ export class PlanViews {
         }
       }
     }
-    const suppressed = await this.suppression.suppressedUsers(
-      workspaceId,
-      sourceId,
-      samples.map((s) => s.userId),
-    );
-    return {
-      samples: samples.filter((s) => !suppressed.has(normaliseUserId(s.userId) ?? '')).map(({ userId: _userId, ...sample }) => sample),
-      parts,
-    };
+    const kept = await this.suppression.unsuppressed(workspaceId, sourceId, samples);
+    return { samples: kept.map(({ userId: _userId, ...sample }) => sample), parts };
   }
 }
 
