@@ -1,7 +1,8 @@
 import { amplitude } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json, startDestinationServer } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Amplitude, from its documentation: events through the HTTP V2 API (amplitude.com/docs/apis/analytics/http-v2,
@@ -156,11 +157,7 @@ describe('Amplitude transform (HTTP V2 API)', () => {
 });
 
 describe('Amplitude user deletion (User Privacy API)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const users = [{ userId: 'u-1', email: 'a@x.io' }, { userId: 'u-2' }];
 
   it('posts the user ids with Basic api key:secret key, and completes on a 200', async () => {

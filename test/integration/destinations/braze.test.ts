@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { braze } from '../../support/destination-types';
-import { sendRequest } from '../../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Braze, from its REST API documentation (braze.com/docs/api): "POST: Track users" with the User attributes,
@@ -201,11 +201,7 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
 });
 
 describe('Braze user deletion (POST: Delete users)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const users = (n: number) => Array.from({ length: n }, (_, i) => ({ userId: `u-${i + 1}` }));
   const cfg = () => config({ restEndpoint: vendor.url });
 

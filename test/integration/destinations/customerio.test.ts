@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { customerio } from '../../support/destination-types';
-import { sendRequest } from '../../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Customer.io, from the Track API reference (docs.customer.io/integrations/api/track): "v1 vs v2 APIs", "v2 API
@@ -224,11 +224,7 @@ describe('Customer.io transform (Track API v2)', () => {
 });
 
 describe('Customer.io user deletion (Delete a customer)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ baseUrl: vendor.url });
   const users = [{ userId: 'u-1' }, { userId: 'u 2', email: 'b@x.io' }, { userId: 'u-3' }];
 

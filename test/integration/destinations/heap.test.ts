@@ -1,8 +1,8 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { heap } from '../../support/destination-types';
-import { sendRequest } from '../../../shared/destinations/http-client';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Heap, from its server-side API reference (developers.heap.io/reference): "Track" (body params, limits, the EU
@@ -131,11 +131,7 @@ describe('Heap transform (server-side APIs, bulk forms)', () => {
 });
 
 describe('Heap user deletion (User Deletion API)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = (extra: Record<string, unknown> = { apiKey: 'SECRET' }) => config({ baseUrl: vendor.url, ...extra });
   // Basic app_id:api_key.
   const BASIC = `Basic ${Buffer.from('12343283:SECRET').toString('base64')}`;

@@ -1,10 +1,10 @@
 import { buildRequests } from '../../../shared/destinations';
 import { hubspot } from '../../support/destination-types';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import { deliveryRig } from '../../support/delivery-rig';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * HubSpot, from its API reference (developers.hubspot.com/docs/api-reference): "Create or update a batch of
@@ -198,11 +198,7 @@ describe('HubSpot transform (contacts batch upsert, custom event occurrences)', 
 });
 
 describe('HubSpot user deletion (GDPR DELETE)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ baseUrl: vendor.url });
 
   it('deletes each contact by email with the bearer token, and completes when all are answered 2xx', async () => {

@@ -1,11 +1,11 @@
 import { buildRequests } from '../../../shared/destinations';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import { intercom } from '../../support/destination-types';
 import { metadataOf } from '../../../shared/destinations/intercom';
 import { deliveryRig } from '../../support/delivery-rig';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
 import { vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Intercom, from its REST API reference, version 2.11 (developers.intercom.com/docs/references/2.11/rest-api):
@@ -157,11 +157,7 @@ describe('Intercom transform (contacts, data events, companies)', () => {
 });
 
 describe('Intercom user deletion (Search contacts, Delete a contact)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ baseUrl: vendor.url });
 
   it("finds each user's contacts by external_id and deletes them; a user with none is already deleted", async () => {

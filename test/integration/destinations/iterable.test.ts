@@ -1,8 +1,8 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import { iterable } from '../../support/destination-types';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Iterable, from its API reference (api.iterable.com/api/docs): POST /api/users/bulkUpdate (BulkUpdateUsersRequest,
@@ -235,11 +235,7 @@ describe('Iterable bulk answers, read per event (FailedUserUpdates, FailedEventU
 });
 
 describe('Iterable user deletion (Forget a user in compliance with GDPR)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ baseUrl: vendor.url });
 
   it('forgets each user by userId, and by email where the regulation gives one, with the Api-Key header', async () => {

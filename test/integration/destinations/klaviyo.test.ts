@@ -1,9 +1,9 @@
 import { buildRequests } from '../../../shared/destinations';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import { klaviyo } from '../../support/destination-types';
 import { deliveryRig } from '../../support/delivery-rig';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Klaviyo, from its API reference (developers.klaviyo.com/en/reference, revision 2026-07-15, and the OpenAPI
@@ -166,11 +166,7 @@ describe('Klaviyo transform (profile import, events)', () => {
 });
 
 describe('Klaviyo user deletion (Request Profile Deletion)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ baseUrl: vendor.url });
   const job = (identifier: Record<string, string>) => ({
     data: { type: 'data-privacy-deletion-job', attributes: { profile: { data: { type: 'profile', attributes: identifier } } } },

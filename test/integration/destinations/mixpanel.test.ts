@@ -1,8 +1,8 @@
 import { mixpanel } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import type { DestinationRequest } from '../../../shared/destinations/types';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Mixpanel, from its documentation (docs.mixpanel.com/reference): Ingestion API "Import Events" and "Track
@@ -180,11 +180,7 @@ describe('Mixpanel transform (Ingestion API)', () => {
 });
 
 describe('Mixpanel user deletion (GDPR API v3, "Create a Deletion Task")', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: DestinationRequest) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const users = [{ userId: 'u-1', email: 'a@x.io' }, { userId: 'u-2' }];
   const cfg = () => config({ gdprApiToken: 'GDPR-TOKEN', baseUrl: vendor.url });
 

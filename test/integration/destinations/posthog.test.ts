@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { posthog } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import type { DestinationRequest } from '../../../shared/destinations/types';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * PostHog, from its documentation: posthog.com/docs/api/capture ("Capture and batch API endpoints": Batch events,
@@ -165,11 +165,7 @@ describe('PostHog transform (capture API, /batch/)', () => {
 });
 
 describe('PostHog user deletion (persons API: find by distinct_id, then delete with events)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: DestinationRequest) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = () => config({ personalApiKey: 'phx_KEY', projectId: '123', yourInstance: vendor.url });
   const LIST = '/api/projects/123/persons/';
   /** The persons list answers with the person of u-1 (id 7) and no one for any other distinct_id. */

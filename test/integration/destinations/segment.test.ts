@@ -1,8 +1,8 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
-import { sendRequest } from '../../../shared/destinations/http-client';
 import { segment } from '../../support/destination-types';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
+import { json } from '../../support/destination-server';
+import { deletionVendor } from '../../support/vendor-suite';
 
 /**
  * Segment, from its "HTTP API Source" documentation (segment.com/docs/connections/sources/catalog/libraries/server/
@@ -129,11 +129,7 @@ describe('Segment transform (HTTP Tracking API, POST /v1/batch)', () => {
 });
 
 describe('Segment user deletion (Public API, Create Workspace Regulation)', () => {
-  let vendor: DestinationServer;
-  beforeAll(async () => (vendor = await startDestinationServer()));
-  afterAll(async () => vendor.close());
-  beforeEach(() => (vendor.received.length = 0));
-  const io = { send: (r: Parameters<typeof sendRequest>[0]) => sendRequest(r, { allowlist: '127.0.0.1' }) };
+  const { vendor, io } = deletionVendor();
   const cfg = (extra: Record<string, unknown> = { publicApiToken: 'TOKEN' }) => config({ baseUrl: vendor.url, ...extra });
 
   it('creates one SUPPRESS_WITH_DELETE regulation of the userIds with the token as bearer, 5,000 a call', async () => {
