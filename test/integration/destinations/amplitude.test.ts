@@ -2,7 +2,7 @@ import { amplitude } from '../../support/destination-types';
 import { buildRequests } from '../../../shared/destinations';
 import { sendRequest } from '../../../shared/destinations/http-client';
 import { json, startDestinationServer } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Amplitude, from its documentation: events through the HTTP V2 API (amplitude.com/docs/apis/analytics/http-v2,
@@ -110,18 +110,11 @@ describe('Amplitude transform (HTTP V2 API)', () => {
   });
 
   it('refuses what Amplitude cannot take, naming why', () => {
-    expect(buildRequests(amplitude, { type: 'track', event: 'x' }, config())).toEqual({
-      ok: false,
-      error: 'Amplitude needs a userId or an anonymousId (user_id or device_id)',
-    });
-    expect(buildRequests(amplitude, { type: 'track', userId: 'u' }, config())).toEqual({
-      ok: false,
-      error: 'a track event needs an event name',
-    });
-    expect(buildRequests(amplitude, { type: 'group', userId: 'u' }, config())).toEqual({
-      ok: false,
-      error: 'a group event needs a groupId',
-    });
+    expectRefusals(amplitude, config(), [
+      [{ type: 'track', event: 'x' }, 'Amplitude needs a userId or an anonymousId (user_id or device_id)'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs an event name'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+    ]);
     const alias = buildRequests(amplitude, { type: 'alias', userId: 'u', previousId: 'p' }, config());
     expect(alias).toEqual({ ok: false, error: expect.stringMatching(/^message type alias is not supported by Amplitude/) });
   });

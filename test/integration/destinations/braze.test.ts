@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { braze } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Braze, from its REST API documentation (braze.com/docs/api): "POST: Track users" with the User attributes,
@@ -182,16 +182,12 @@ describe('Braze transform (POST /users/track, /users/merge)', () => {
 
   it('refuses what Braze cannot take, naming why', () => {
     const cfg = config();
-    expect(buildRequests(braze, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Braze needs a userId (external_id) or an anonymousId (user alias) on the track event',
-    });
-    expect(buildRequests(braze, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(braze, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(braze, { type: 'alias', userId: 'u' }, cfg)).toEqual({
-      ok: false,
-      error: 'a Braze alias needs a userId and a previousId (users merged by external_id)',
-    });
+    expectRefusals(braze, cfg, [
+      [{ type: 'track', event: 'x' }, 'Braze needs a userId (external_id) or an anonymousId (user alias) on the track event'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs an event name'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+      [{ type: 'alias', userId: 'u' }, 'a Braze alias needs a userId and a previousId (users merged by external_id)'],
+    ]);
     const order = { type: 'track', userId: 'u', event: 'Order Completed', properties: { products: [{ product_id: 'p' }] } };
     expect(buildRequests(braze, order, cfg)).toEqual({
       ok: false,

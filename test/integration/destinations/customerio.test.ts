@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { customerio } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Customer.io, from the Track API reference (docs.customer.io/integrations/api/track): "v1 vs v2 APIs", "v2 API
@@ -198,23 +198,13 @@ describe('Customer.io transform (Track API v2)', () => {
 
   it('refuses what the Track API cannot take, naming why (an entity over 32 kB: v2 API Limits)', () => {
     const cfg = config();
-    expect(buildRequests(customerio, { type: 'identify', anonymousId: 'a', traits: { email: 'x@y.z' } }, cfg)).toEqual({
-      ok: false,
-      error: 'Customer.io needs a userId to identify a person (identifiers.id)',
-    });
-    expect(buildRequests(customerio, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Customer.io needs a userId or an anonymousId on the track event',
-    });
-    expect(buildRequests(customerio, { type: 'track', userId: 'u' }, cfg)).toEqual({
-      ok: false,
-      error: 'a track event needs a name for Customer.io',
-    });
-    expect(buildRequests(customerio, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(customerio, { type: 'alias', userId: 'u' }, cfg)).toEqual({
-      ok: false,
-      error: 'a Customer.io alias needs a userId and a previousId (the people to merge)',
-    });
+    expectRefusals(customerio, cfg, [
+      [{ type: 'identify', anonymousId: 'a', traits: { email: 'x@y.z' } }, 'Customer.io needs a userId to identify a person (identifiers.id)'],
+      [{ type: 'track', event: 'x' }, 'Customer.io needs a userId or an anonymousId on the track event'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs a name for Customer.io'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+      [{ type: 'alias', userId: 'u' }, 'a Customer.io alias needs a userId and a previousId (the people to merge)'],
+    ]);
     const big = buildRequests(customerio, { type: 'track', userId: 'u', event: 'x', properties: { text: 'é'.repeat(17_000) } }, cfg);
     expect(big).toEqual({
       ok: false,

@@ -1,8 +1,7 @@
-import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { heap } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Heap, from its server-side API reference (developers.heap.io/reference): "Track" (body params, limits, the EU
@@ -109,24 +108,14 @@ describe('Heap transform (server-side APIs, bulk forms)', () => {
 
   it('refuses what Heap cannot take, naming why (identity required and at most 255 characters, event names at most 1024)', () => {
     const cfg = config();
-    expect(buildRequests(heap, { type: 'track', event: 'x', anonymousId: 'a' }, cfg)).toEqual({
-      ok: false,
-      error: 'Heap needs a userId (its identity) on the track event',
-    });
-    expect(buildRequests(heap, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(heap, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(heap, { type: 'alias', userId: 'u', previousId: 'p' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type alias is not supported by Heap (it has no server-side alias)',
-    });
-    expect(buildRequests(heap, { type: 'track', userId: 'u'.repeat(256), event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'the userId is 256 characters; Heap takes an identity of at most 255',
-    });
-    expect(buildRequests(heap, { type: 'track', userId: 'u', event: 'e'.repeat(1025) }, cfg)).toEqual({
-      ok: false,
-      error: 'the event name is 1025 characters; Heap takes at most 1024',
-    });
+    expectRefusals(heap, cfg, [
+      [{ type: 'track', event: 'x', anonymousId: 'a' }, 'Heap needs a userId (its identity) on the track event'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs an event name'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+      [{ type: 'alias', userId: 'u', previousId: 'p' }, 'message type alias is not supported by Heap (it has no server-side alias)'],
+      [{ type: 'track', userId: 'u'.repeat(256), event: 'x' }, 'the userId is 256 characters; Heap takes an identity of at most 255'],
+      [{ type: 'track', userId: 'u', event: 'e'.repeat(1025) }, 'the event name is 1025 characters; Heap takes at most 1024'],
+    ]);
   });
 });
 

@@ -1,11 +1,10 @@
-import { buildRequests } from '../../../shared/destinations';
 import { intercom } from '../../support/destination-types';
 import { metadataOf } from '../../../shared/destinations/intercom';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Intercom, from its REST API reference, version 2.11 (developers.intercom.com/docs/references/2.11/rest-api):
@@ -131,19 +130,15 @@ describe('Intercom transform (contacts, data events, companies)', () => {
 
   it('refuses what Intercom cannot take, naming why', () => {
     const cfg = config();
-    expect(buildRequests(intercom, { type: 'identify', anonymousId: 'a', traits: { name: 'Ada' } }, cfg)).toEqual({
-      ok: false,
-      error: 'Intercom needs a userId (external_id) or traits.email to identify a contact',
-    });
-    expect(buildRequests(intercom, { type: 'track', anonymousId: 'a', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Intercom needs a userId (user_id) or context.traits.email on the track event',
-    });
-    expect(buildRequests(intercom, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(intercom, { type: 'alias', userId: 'u', previousId: 'p' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type alias is not supported by Intercom (contacts come from identify, data events from track, companies from group)',
-    });
+    expectRefusals(intercom, cfg, [
+      [{ type: 'identify', anonymousId: 'a', traits: { name: 'Ada' } }, 'Intercom needs a userId (external_id) or traits.email to identify a contact'],
+      [{ type: 'track', anonymousId: 'a', event: 'x' }, 'Intercom needs a userId (user_id) or context.traits.email on the track event'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+      [
+        { type: 'alias', userId: 'u', previousId: 'p' },
+        'message type alias is not supported by Intercom (contacts come from identify, data events from track, companies from group)',
+      ],
+    ]);
   });
 
   it('validates the configuration: an access token, US, EU or AU, an http(s) baseUrl, no unknown keys; no batch API', () => {

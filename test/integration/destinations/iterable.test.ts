@@ -1,8 +1,7 @@
-import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { iterable } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Iterable, from its API reference (api.iterable.com/api/docs): POST /api/users/bulkUpdate (BulkUpdateUsersRequest,
@@ -160,23 +159,16 @@ describe('Iterable transform', () => {
 
   it('refuses what Iterable cannot take, naming why', () => {
     const cfg = config();
-    expect(buildRequests(iterable, { type: 'track', event: 'x', anonymousId: 'a' }, cfg)).toEqual({
-      ok: false,
-      error: 'Iterable needs a userId or an email (traits.email) on the track event',
-    });
-    expect(buildRequests(iterable, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(iterable, { type: 'group', userId: 'u', groupId: 'g' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type group is not supported by Iterable (it has no groups)',
-    });
-    expect(buildRequests(iterable, { type: 'alias', userId: 'u' }, cfg)).toEqual({
-      ok: false,
-      error: 'an Iterable alias needs a userId and a previousId (the users to merge)',
-    });
-    expect(buildRequests(iterable, { ...base, type: 'track', event: 'Order Completed', properties: { products: [{ name: 'x' }] } }, cfg)).toEqual({
-      ok: false,
-      error: 'Order Completed product 0 needs a product_id (or sku or id) and a numeric price for an Iterable purchase',
-    });
+    expectRefusals(iterable, cfg, [
+      [{ type: 'track', event: 'x', anonymousId: 'a' }, 'Iterable needs a userId or an email (traits.email) on the track event'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs an event name'],
+      [{ type: 'group', userId: 'u', groupId: 'g' }, 'message type group is not supported by Iterable (it has no groups)'],
+      [{ type: 'alias', userId: 'u' }, 'an Iterable alias needs a userId and a previousId (the users to merge)'],
+      [
+        { ...base, type: 'track', event: 'Order Completed', properties: { products: [{ name: 'x' }] } },
+        'Order Completed product 0 needs a product_id (or sku or id) and a numeric price for an Iterable purchase',
+      ],
+    ]);
   });
 });
 

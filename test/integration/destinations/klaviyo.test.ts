@@ -3,7 +3,7 @@ import { klaviyo } from '../../support/destination-types';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Klaviyo, from its API reference (developers.klaviyo.com/en/reference, revision 2026-07-15, and the OpenAPI
@@ -121,22 +121,12 @@ describe('Klaviyo transform (profile import, events)', () => {
 
   it('refuses what Klaviyo cannot take, naming why', () => {
     const cfg = config();
-    expect(buildRequests(klaviyo, { type: 'identify', anonymousId: 'a', traits: { name: 'Ada' } }, cfg)).toEqual({
-      ok: false,
-      error: 'Klaviyo needs an email, a phone or a userId (external_id) to identify a profile',
-    });
-    expect(buildRequests(klaviyo, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Klaviyo needs an email, a phone, a userId or an anonymousId on the track event',
-    });
-    expect(buildRequests(klaviyo, { type: 'track', userId: 'u', event: 'x'.repeat(128) }, cfg)).toEqual({
-      ok: false,
-      error: `Klaviyo metric names are under 128 characters; "${'x'.repeat(40)}..." has 128`,
-    });
-    expect(buildRequests(klaviyo, { type: 'group', userId: 'u', groupId: 'g' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type group is not supported by Klaviyo (profiles come from identify, events from track)',
-    });
+    expectRefusals(klaviyo, cfg, [
+      [{ type: 'identify', anonymousId: 'a', traits: { name: 'Ada' } }, 'Klaviyo needs an email, a phone or a userId (external_id) to identify a profile'],
+      [{ type: 'track', event: 'x' }, 'Klaviyo needs an email, a phone, a userId or an anonymousId on the track event'],
+      [{ type: 'track', userId: 'u', event: 'x'.repeat(128) }, `Klaviyo metric names are under 128 characters; "${'x'.repeat(40)}..." has 128`],
+      [{ type: 'group', userId: 'u', groupId: 'g' }, 'message type group is not supported by Klaviyo (profiles come from identify, events from track)'],
+    ]);
   });
 
   it('sends phone_number in E.164 only: "+" or "00" numbers reduced to it, national ones with phoneCountryCode, others left out or refused naming the number', () => {

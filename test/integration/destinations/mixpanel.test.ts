@@ -1,8 +1,7 @@
 import { mixpanel } from '../../support/destination-types';
-import { buildRequests } from '../../../shared/destinations';
 import type { DestinationRequest } from '../../../shared/destinations/types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Mixpanel, from its documentation (docs.mixpanel.com/reference): Ingestion API "Import Events" and "Track
@@ -149,26 +148,13 @@ describe('Mixpanel transform (Ingestion API)', () => {
 
   it('refuses what Mixpanel cannot take, naming why', () => {
     const cfg = { token: 'TOKEN' };
-    expect(buildRequests(mixpanel, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Mixpanel needs a userId or an anonymousId on the track event (distinct_id)',
-    });
-    expect(buildRequests(mixpanel, { type: 'track', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a track event needs an event name',
-    });
-    expect(buildRequests(mixpanel, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a Mixpanel alias needs both previousId and userId',
-    });
-    expect(buildRequests(mixpanel, { type: 'group', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a Mixpanel group event needs a groupId',
-    });
-    expect(buildRequests(mixpanel, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type merge is not supported by Mixpanel',
-    });
+    expectRefusals(mixpanel, cfg, [
+      [{ type: 'track', event: 'x' }, 'Mixpanel needs a userId or an anonymousId on the track event (distinct_id)'],
+      [{ type: 'track', userId: 'u-1' }, 'a track event needs an event name'],
+      [{ type: 'alias', userId: 'u-1' }, 'a Mixpanel alias needs both previousId and userId'],
+      [{ type: 'group', userId: 'u-1' }, 'a Mixpanel group event needs a groupId'],
+      [{ type: 'merge', userId: 'u-1' }, 'message type merge is not supported by Mixpanel'],
+    ]);
   });
 
   it('validates its configuration: token required, known residencies, http(s) base URL, no unknown keys', () => {

@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { posthog } from '../../support/destination-types';
-import { buildRequests } from '../../../shared/destinations';
 import type { DestinationRequest } from '../../../shared/destinations/types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * PostHog, from its documentation: posthog.com/docs/api/capture ("Capture and batch API endpoints": Batch events,
@@ -135,26 +134,13 @@ describe('PostHog transform (capture API, /batch/)', () => {
 
   it('refuses what PostHog cannot take, naming why', () => {
     const cfg = { teamApiKey: 'phc_KEY' };
-    expect(buildRequests(posthog, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'PostHog needs a userId or an anonymousId on the track event (distinct_id)',
-    });
-    expect(buildRequests(posthog, { type: 'track', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a track event needs an event name',
-    });
-    expect(buildRequests(posthog, { type: 'alias', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a PostHog alias needs both userId and previousId',
-    });
-    expect(buildRequests(posthog, { type: 'group', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'a PostHog group event needs a groupId',
-    });
-    expect(buildRequests(posthog, { type: 'merge', userId: 'u-1' }, cfg)).toEqual({
-      ok: false,
-      error: 'message type merge is not supported by PostHog',
-    });
+    expectRefusals(posthog, cfg, [
+      [{ type: 'track', event: 'x' }, 'PostHog needs a userId or an anonymousId on the track event (distinct_id)'],
+      [{ type: 'track', userId: 'u-1' }, 'a track event needs an event name'],
+      [{ type: 'alias', userId: 'u-1' }, 'a PostHog alias needs both userId and previousId'],
+      [{ type: 'group', userId: 'u-1' }, 'a PostHog group event needs a groupId'],
+      [{ type: 'merge', userId: 'u-1' }, 'message type merge is not supported by PostHog'],
+    ]);
   });
 
   it('validates its configuration: teamApiKey required, http(s) instance, no unknown keys', () => {

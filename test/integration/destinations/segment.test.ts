@@ -1,8 +1,7 @@
-import { buildRequests } from '../../../shared/destinations';
 import { combine } from '../../../shared/destinations/batching';
 import { segment } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Segment, from its "HTTP API Source" documentation (segment.com/docs/connections/sources/catalog/libraries/server/
@@ -109,22 +108,18 @@ describe('Segment transform (HTTP Tracking API, POST /v1/batch)', () => {
 
   it('refuses what the Tracking API would drop, naming why (Errors: identifier, event name, 32 KB an event)', () => {
     const cfg = config();
-    expect(buildRequests(segment, { type: 'track', event: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'Segment needs a userId or an anonymousId on the track event',
-    });
-    expect(buildRequests(segment, { type: 'track', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a track event needs an event name' });
-    expect(buildRequests(segment, { type: 'group', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a group event needs a groupId' });
-    expect(buildRequests(segment, { type: 'alias', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'a Segment alias needs a userId and a previousId' });
-    expect(buildRequests(segment, { type: 'alias', anonymousId: 'a', previousId: 'p' }, cfg)).toEqual({
-      ok: false,
-      error: 'a Segment alias needs a userId and a previousId',
-    });
-    expect(buildRequests(segment, { type: 'merge', userId: 'u' }, cfg)).toEqual({ ok: false, error: 'message type merge is not supported by Segment' });
-    expect(buildRequests(segment, { type: 'track', userId: 'u', event: 'x', properties: { text: 'é'.repeat(16_400) } }, cfg)).toEqual({
-      ok: false,
-      error: expect.stringMatching(/^the event is 328\d\d bytes; Segment's batch endpoint takes at most 32 KB an event$/),
-    });
+    expectRefusals(segment, cfg, [
+      [{ type: 'track', event: 'x' }, 'Segment needs a userId or an anonymousId on the track event'],
+      [{ type: 'track', userId: 'u' }, 'a track event needs an event name'],
+      [{ type: 'group', userId: 'u' }, 'a group event needs a groupId'],
+      [{ type: 'alias', userId: 'u' }, 'a Segment alias needs a userId and a previousId'],
+      [{ type: 'alias', anonymousId: 'a', previousId: 'p' }, 'a Segment alias needs a userId and a previousId'],
+      [{ type: 'merge', userId: 'u' }, 'message type merge is not supported by Segment'],
+      [
+        { type: 'track', userId: 'u', event: 'x', properties: { text: 'é'.repeat(16_400) } },
+        expect.stringMatching(/^the event is 328\d\d bytes; Segment's batch endpoint takes at most 32 KB an event$/),
+      ],
+    ]);
   });
 });
 

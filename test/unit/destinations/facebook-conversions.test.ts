@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { facebookConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
+import { expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Meta Conversions API, from developers.facebook.com/documentation/ads-commerce/conversions-api: "Using the API"
@@ -157,19 +158,17 @@ describe('Facebook Conversions API transform', () => {
 
   it('refuses identify, group, alias and screen, naming why (the Conversions API has events only)', () => {
     const cfg = config();
-    expect(buildRequests(facebookConversions, { ...base, type: 'identify', traits: { email: 'a@b.c' } }, cfg)).toEqual({
-      ok: false,
-      error:
+    expectRefusals(facebookConversions, cfg, [
+      [
+        { ...base, type: 'identify', traits: { email: 'a@b.c' } },
         'the Meta Conversions API takes conversion events only: an identify has no event there (its traits go with later events as hashed customer information)',
-    });
-    expect(buildRequests(facebookConversions, { ...base, type: 'group', groupId: 'g' }, cfg)).toEqual({
-      ok: false,
-      error: 'the Meta Conversions API takes conversion events only: a group has no event there',
-    });
-    expect(buildRequests(facebookConversions, { ...base, type: 'alias', previousId: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'the Meta Conversions API takes conversion events only: an alias has no event there (it has no user merge)',
-    });
+      ],
+      [{ ...base, type: 'group', groupId: 'g' }, 'the Meta Conversions API takes conversion events only: a group has no event there'],
+      [
+        { ...base, type: 'alias', previousId: 'x' },
+        'the Meta Conversions API takes conversion events only: an alias has no event there (it has no user merge)',
+      ],
+    ]);
     expect(buildRequests(facebookConversions, { ...base, type: 'screen', name: 'Home' }, cfg)).toMatchObject({ ok: false });
     expect(buildRequests(facebookConversions, { type: 'track', event: 'x', userId: 'u' }, cfg)).toEqual({
       ok: false,

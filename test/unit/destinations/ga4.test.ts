@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine, envelopeOf } from '../../../shared/destinations/batching';
 import { ga4 } from '../../support/destination-types';
+import { expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Google Analytics 4, from the Measurement Protocol documentation (developers.google.com/analytics/devguides/
@@ -150,26 +151,13 @@ describe('GA4 transform (Measurement Protocol)', () => {
 
   it('refuses reserved event names and prefixes (Reserved names), and names without letters', () => {
     const cfg = config();
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Session Start' }, cfg)).toEqual({
-      ok: false,
-      error: 'event name "Session Start" becomes "session_start", a name GA4 reserves',
-    });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'first_visit' }, cfg)).toEqual({
-      ok: false,
-      error: 'event name "first_visit" becomes "first_visit", a name GA4 reserves',
-    });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'Google Thing' }, cfg)).toEqual({
-      ok: false,
-      error: 'event name "Google Thing" becomes "google_thing", a name GA4 reserves',
-    });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: 'In App Purchase' }, cfg)).toEqual({
-      ok: false,
-      error: 'GA4 takes in_app_purchase only from app streams (typesOfClient firebase)',
-    });
-    expect(buildRequests(ga4, { ...base, type: 'track', event: '!!! 42' }, cfg)).toEqual({
-      ok: false,
-      error: 'event name "!!! 42" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])',
-    });
+    expectRefusals(ga4, cfg, [
+      [{ ...base, type: 'track', event: 'Session Start' }, 'event name "Session Start" becomes "session_start", a name GA4 reserves'],
+      [{ ...base, type: 'track', event: 'first_visit' }, 'event name "first_visit" becomes "first_visit", a name GA4 reserves'],
+      [{ ...base, type: 'track', event: 'Google Thing' }, 'event name "Google Thing" becomes "google_thing", a name GA4 reserves'],
+      [{ ...base, type: 'track', event: 'In App Purchase' }, 'GA4 takes in_app_purchase only from app streams (typesOfClient firebase)'],
+      [{ ...base, type: 'track', event: '!!! 42' }, 'event name "!!! 42" has no letters GA4 can use (names start with a letter and take only [A-Za-z0-9_])'],
+    ]);
   });
 
   it('params: at most 25, names cleaned to 40 characters, values cut to 100, reserved names dropped (Limitations, Reserved names)', () => {

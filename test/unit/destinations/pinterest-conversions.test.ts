@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { pinterestConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Pinterest API for Conversions, from the v5 reference "Send conversions" (POST /v5/ad_accounts/{ad_account_id}/events,
@@ -101,15 +102,14 @@ describe('Pinterest Conversions API transform (ad_accounts/{id}/events)', () => 
 
   it('refuses identify, group, alias and screen, and an event without a messageId, naming why', () => {
     const cfg = config();
-    expect(buildRequests(pinterestConversions, { ...base, type: 'alias', previousId: 'x' }, cfg)).toEqual({
-      ok: false,
-      error: 'the Pinterest API for Conversions takes conversion events only: an alias has no event there (it has no user merge)',
-    });
+    expectRefusals(pinterestConversions, cfg, [
+      [
+        { ...base, type: 'alias', previousId: 'x' },
+        'the Pinterest API for Conversions takes conversion events only: an alias has no event there (it has no user merge)',
+      ],
+      [{ type: 'page', userId: 'u' }, 'the Pinterest API for Conversions needs a messageId (event_id, the key it de-duplicates on)'],
+    ]);
     for (const type of ['identify', 'group', 'screen']) expect(buildRequests(pinterestConversions, { ...base, type }, cfg)).toMatchObject({ ok: false });
-    expect(buildRequests(pinterestConversions, { type: 'page', userId: 'u' }, cfg)).toEqual({
-      ok: false,
-      error: 'the Pinterest API for Conversions needs a messageId (event_id, the key it de-duplicates on)',
-    });
   });
 
   it('reads the per-event statuses of a 200 or 422: failed events refused with their message, processed ones delivered', () => {

@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { snapchatConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { expectRefusals } from '../../support/vendor-suite';
 
 /**
  * Snap Conversions API v3, from developers.snap.com/api/marketing-api/Conversions-API ("Using the API": POST
@@ -89,14 +90,10 @@ describe('Snapchat Conversions API transform (v3 events)', () => {
 
   it('refuses a track name Snap has no standard event for (until mapped), and identify, group, alias and screen', () => {
     const cfg = config();
-    expect(buildRequests(snapchatConversions, { ...base, type: 'track', event: 'Trial Started' }, cfg)).toEqual({
-      ok: false,
-      error: '"Trial Started" is not a Snap standard event: map it in eventMap (e.g. to CUSTOM_EVENT_1)',
-    });
-    expect(buildRequests(snapchatConversions, { ...base, type: 'group', groupId: 'g' }, cfg)).toEqual({
-      ok: false,
-      error: 'the Snap Conversions API takes conversion events only: a group has no event there',
-    });
+    expectRefusals(snapchatConversions, cfg, [
+      [{ ...base, type: 'track', event: 'Trial Started' }, '"Trial Started" is not a Snap standard event: map it in eventMap (e.g. to CUSTOM_EVENT_1)'],
+      [{ ...base, type: 'group', groupId: 'g' }, 'the Snap Conversions API takes conversion events only: a group has no event there'],
+    ]);
     for (const type of ['identify', 'alias', 'screen']) expect(buildRequests(snapchatConversions, { ...base, type }, cfg)).toMatchObject({ ok: false });
   });
 

@@ -1,6 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { tiktokAds } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
+import { expectRefusals } from '../../support/vendor-suite';
 
 /**
  * TikTok Events API 2.0, from business-api.tiktok.com/portal/docs ("Events API 2.0", "Report web events": POST
@@ -104,16 +105,14 @@ describe('TikTok Events API transform (event/track, web)', () => {
 
   it('refuses identify, group, alias and screen, and an event without a messageId, naming why', () => {
     const cfg = config();
-    expect(buildRequests(tiktokAds, { ...base, type: 'identify' }, cfg)).toEqual({
-      ok: false,
-      error:
+    expectRefusals(tiktokAds, cfg, [
+      [
+        { ...base, type: 'identify' },
         'the TikTok Events API takes conversion events only: an identify has no event there (its traits go with later events as hashed customer information)',
-    });
+      ],
+      [{ type: 'page', anonymousId: 'a' }, 'the TikTok Events API needs a messageId (event_id, the key it de-duplicates on)'],
+    ]);
     for (const type of ['group', 'alias', 'screen']) expect(buildRequests(tiktokAds, { ...base, type }, cfg)).toMatchObject({ ok: false });
-    expect(buildRequests(tiktokAds, { type: 'page', anonymousId: 'a' }, cfg)).toEqual({
-      ok: false,
-      error: 'the TikTok Events API needs a messageId (event_id, the key it de-duplicates on)',
-    });
   });
 
   it('batches up to 1,000 events under data; reads the code of a 200: 40100 and 5xxxx retryable, others refused, 0 delivered', () => {
