@@ -1,6 +1,6 @@
 import { buildRequests } from '../../shared/destinations';
 import { sendRequest } from '../../shared/destinations/http-client';
-import type { DeletionIO, DestinationType } from '../../shared/destinations/types';
+import type { DeletionIO, DestinationRequest, DestinationType } from '../../shared/destinations/types';
 import { startDestinationServer, type DestinationServer } from './destination-server';
 
 /**
@@ -35,3 +35,25 @@ export function deletionVendor(): { vendor: DestinationServer; io: DeletionIO } 
 export function expectRefusals(type: DestinationType, config: Record<string, unknown>, cases: [Record<string, unknown>, string][]) {
   for (const [message, error] of cases) expect(buildRequests(type, message, config)).toEqual({ ok: false, error });
 }
+
+/**
+ * The whole request (§2.7) of a POST whose body is `json` as JSON, the other body kinds empty; with no userId (an
+ * event without anonymousId), none.
+ */
+export const jsonPost = (
+  endpoint: string,
+  headers: Record<string, string>,
+  json: Record<string, unknown>,
+  userId: string | undefined = 'a-1',
+  params: Record<string, string> = {},
+): DestinationRequest => ({
+  version: '1',
+  type: 'REST',
+  method: 'POST',
+  endpoint,
+  headers,
+  params,
+  body: { JSON: json, JSON_ARRAY: {}, XML: {}, FORM: {} },
+  files: {},
+  ...(userId && { userId }),
+});

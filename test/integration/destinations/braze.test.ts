@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { braze } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Braze, from its REST API documentation (braze.com/docs/api): "POST: Track users" with the User attributes,
@@ -14,17 +14,8 @@ const at = '2026-11-23T10:00:00.000Z';
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
 /** The whole §2.7 request of a POST to the US-03 instance. */
-const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `https://rest.iad-03.braze.com${path}`,
-  headers,
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1') =>
+  jsonPost(`https://rest.iad-03.braze.com${path}`, headers, body, userId);
 
 describe('Braze transform (POST /users/track, /users/merge)', () => {
   it('identify: Braze user profile fields from the traits, the rest as custom attributes, external_id = userId (User attributes object)', () => {

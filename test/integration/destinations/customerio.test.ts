@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { customerio } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Customer.io, from the Track API reference (docs.customer.io/integrations/api/track): "v1 vs v2 APIs", "v2 API
@@ -20,17 +20,8 @@ const M1_ULID = '01M83XJ880PW52N2WAYJXT5NJN';
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
 /** A batch of one entity, as every message is sent ("Send multiple requests"). */
-const batchOf = (entity: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://track.customer.io') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/api/v2/batch`,
-  headers: { 'Content-Type': 'application/json', Authorization: AUTH },
-  params: {},
-  body: { JSON: { batch: [entity] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const batchOf = (entity: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://track.customer.io') =>
+  jsonPost(`${host}/api/v2/batch`, { 'Content-Type': 'application/json', Authorization: AUTH }, { batch: [entity] }, userId);
 
 const entityOf = (message: Record<string, unknown>) => (customerio.transform!(message, config())[0]!.body.JSON.batch as unknown[])[0];
 

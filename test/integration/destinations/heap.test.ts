@@ -1,7 +1,7 @@
 import { combine } from '../../../shared/destinations/batching';
 import { heap } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Heap, from its server-side API reference (developers.heap.io/reference): "Track" (body params, limits, the EU
@@ -13,17 +13,8 @@ const config = (extra: Record<string, unknown> = {}) => heap.config.parse({ appI
 const at = '2016-05-10T22:21:56.000Z';
 const base = { messageId: 'm-1', userId: 'alice@example.com', anonymousId: 'a-1', timestamp: at };
 
-const expected = (path: string, body: Record<string, unknown>, userId = 'a-1', host = 'https://heapanalytics.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}${path}`,
-  headers: { 'Content-Type': 'application/json' },
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId = 'a-1', host = 'https://heapanalytics.com') =>
+  jsonPost(`${host}${path}`, { 'Content-Type': 'application/json' }, body, userId);
 
 describe('Heap transform (server-side APIs, bulk forms)', () => {
   it('track: one event of a Bulk Track with identity, event, timestamp, properties and idempotency_key = messageId', () => {

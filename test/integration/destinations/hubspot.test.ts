@@ -4,7 +4,7 @@ import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * HubSpot, from its API reference (developers.hubspot.com/docs/api-reference): "Create or update a batch of
@@ -22,17 +22,8 @@ const headers = { 'Content-Type': 'application/json', Authorization: 'Bearer pat
 const at = '2026-11-23T10:00:00.000Z';
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at, context: { traits: { email: 'ada@example.com' } } };
 
-const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `https://api.hubapi.com${path}`,
-  headers,
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1') =>
+  jsonPost(`https://api.hubapi.com${path}`, headers, body, userId);
 
 describe('HubSpot transform (contacts batch upsert, custom event occurrences)', () => {
   it('identify: one upsert input by email (idProperty email), default contact properties from the traits, the messageId as objectWriteTraceId', () => {

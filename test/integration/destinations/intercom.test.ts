@@ -4,7 +4,7 @@ import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Intercom, from its REST API reference, version 2.11 (developers.intercom.com/docs/references/2.11/rest-api):
@@ -23,17 +23,8 @@ const at = '2026-11-23T10:00:00.000Z';
 const AT_SECONDS = 1795428000;
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
-const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://api.intercom.io') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}${path}`,
-  headers,
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://api.intercom.io') =>
+  jsonPost(`${host}${path}`, headers, body, userId);
 
 describe('Intercom transform (contacts, data events, companies)', () => {
   it('identify: a user contact by external_id and email, its fields, signed_up_at in unix seconds, flat traits as custom_attributes', () => {

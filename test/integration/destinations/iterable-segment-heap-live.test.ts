@@ -3,6 +3,7 @@ import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
 import { basic, bearer, call } from '../../support/runtime';
 import { oneShard } from '../../support/ingest-items';
+import { jsonPost } from '../../support/vendor-suite';
 
 /**
  * Iterable, Segment and Heap through the test interface and live delivery (DynamoDB Local, the local runtime),
@@ -65,17 +66,7 @@ describe('the test interface sends each type what its reference documents and sh
     expect(result.body.data).toEqual([
       {
         dest_transformed_payload: [
-          {
-            version: '1',
-            type: 'REST',
-            method: 'POST',
-            endpoint: `${rig.server.url}/ti-it/api/events/trackBulk`,
-            headers: { 'Content-Type': 'application/json', 'Api-Key': 'it-key' },
-            params: {},
-            body: { JSON: { events: [event] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-            files: {},
-            userId: 'a-1',
-          },
+          jsonPost(`${rig.server.url}/ti-it/api/events/trackBulk`, { 'Content-Type': 'application/json', 'Api-Key': 'it-key' }, { events: [event] }),
         ],
         destination_response: [answer],
         destination_response_status: [200],

@@ -1,7 +1,7 @@
 import { combine } from '../../../shared/destinations/batching';
 import { iterable } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Iterable, from its API reference (api.iterable.com/api/docs): POST /api/users/bulkUpdate (BulkUpdateUsersRequest,
@@ -17,17 +17,8 @@ const at = '2026-11-23T10:00:00.000Z';
 const AT_SECONDS = 1795428000;
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
-const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://api.iterable.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}${path}`,
-  headers: { 'Content-Type': 'application/json', 'Api-Key': 'KEY' },
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://api.iterable.com') =>
+  jsonPost(`${host}${path}`, { 'Content-Type': 'application/json', 'Api-Key': 'KEY' }, body, userId);
 
 describe('Iterable transform', () => {
   it('identify: one OptionalApiUser of a bulkUpdate, by userId with preferUserId, the traits as dataFields', () => {

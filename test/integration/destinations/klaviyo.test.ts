@@ -3,7 +3,7 @@ import { klaviyo } from '../../support/destination-types';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
 import { noContent, vendorPipeline } from '../../support/vendor-pipeline';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Klaviyo, from its API reference (developers.klaviyo.com/en/reference, revision 2026-07-15, and the OpenAPI
@@ -26,17 +26,8 @@ const headers = {
 const at = '2026-11-23T10:00:00.000Z';
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
-const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://a.klaviyo.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}${path}`,
-  headers,
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (path: string, body: Record<string, unknown>, userId: string | undefined = 'a-1', host = 'https://a.klaviyo.com') =>
+  jsonPost(`${host}${path}`, headers, body, userId);
 
 const event = (attributes: Record<string, unknown>) => ({ data: { type: 'event', attributes } });
 

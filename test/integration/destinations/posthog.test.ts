@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { posthog } from '../../support/destination-types';
 import type { DestinationRequest } from '../../../shared/destinations/types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * PostHog, from its documentation: posthog.com/docs/api/capture ("Capture and batch API endpoints": Batch events,
@@ -19,17 +19,8 @@ const sent = { $lib: 'weir', $ip: '203.0.113.9' };
 const when = { timestamp: '2026-11-23T10:00:00.000Z', uuid };
 
 /** Batch events: POST /batch/ with the project API key and the events under `batch`. */
-const batchPost = (batch: unknown[], endpoint = 'https://us.i.posthog.com/batch/'): DestinationRequest => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint,
-  headers: { 'Content-Type': 'application/json' },
-  params: {},
-  body: { JSON: { api_key: 'phc_KEY', batch }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const batchPost = (batch: unknown[], endpoint = 'https://us.i.posthog.com/batch/') =>
+  jsonPost(endpoint, { 'Content-Type': 'application/json' }, { api_key: 'phc_KEY', batch });
 
 describe('PostHog transform (capture API, /batch/)', () => {
   it('sends a track as an event with distinct_id, properties, ISO timestamp and the messageId as uuid (Batch events)', () => {

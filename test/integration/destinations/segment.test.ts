@@ -1,7 +1,7 @@
 import { combine } from '../../../shared/destinations/batching';
 import { segment } from '../../support/destination-types';
 import { json } from '../../support/destination-server';
-import { deletionVendor, expectRefusals } from '../../support/vendor-suite';
+import { deletionVendor, expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Segment, from its "HTTP API Source" documentation (segment.com/docs/connections/sources/catalog/libraries/server/
@@ -18,17 +18,8 @@ const context = { ip: '24.5.68.47', library: { name: 'analytics-node', version: 
 const hop = { receivedAt: '2026-11-23T10:00:01.000Z', sentAt: '2026-11-23T10:00:00.500Z', originalTimestamp: at, request_ip: '10.0.0.1', weirId: 'w-1' };
 const base = { messageId: 'm-1', userId: '019mr8mf4r', anonymousId: 'a-1', timestamp: at, context, ...hop };
 
-const batchOf = (call: Record<string, unknown>, userId = 'a-1', host = 'https://api.segment.io') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/v1/batch`,
-  headers: { 'Content-Type': 'application/json', Authorization: AUTH },
-  params: {},
-  body: { JSON: { batch: [call] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const batchOf = (call: Record<string, unknown>, userId = 'a-1', host = 'https://api.segment.io') =>
+  jsonPost(`${host}/v1/batch`, { 'Content-Type': 'application/json', Authorization: AUTH }, { batch: [call] }, userId);
 const common = { messageId: 'm-1', userId: '019mr8mf4r', anonymousId: 'a-1', timestamp: at, context };
 
 describe('Segment transform (HTTP Tracking API, POST /v1/batch)', () => {

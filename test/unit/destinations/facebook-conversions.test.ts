@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { facebookConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
-import { expectRefusals } from '../../support/vendor-suite';
+import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Meta Conversions API, from developers.facebook.com/documentation/ads-commerce/conversions-api: "Using the API"
@@ -27,17 +27,8 @@ const USER_DATA = {
   client_user_agent: CONTEXT.userAgent,
 };
 
-const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://graph.facebook.com/v25.0') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/PX1/events`,
-  headers: { 'Content-Type': 'application/json' },
-  params: { access_token: 'TOKEN' },
-  body: { JSON: { data: [event], ...extra }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://graph.facebook.com/v25.0') =>
+  jsonPost(`${host}/PX1/events`, { 'Content-Type': 'application/json' }, { data: [event], ...extra }, 'a-1', { access_token: 'TOKEN' });
 
 const serverEvent = (fields: Record<string, unknown>) => ({
   event_time: AT_SECONDS,

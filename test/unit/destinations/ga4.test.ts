@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { combine, envelopeOf } from '../../../shared/destinations/batching';
 import { ga4 } from '../../support/destination-types';
-import { expectRefusals } from '../../support/vendor-suite';
+import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Google Analytics 4, from the Measurement Protocol documentation (developers.google.com/analytics/devguides/
@@ -15,17 +15,14 @@ const AT_MICROS = 1795428000000000;
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: at };
 
 /** The whole §2.7 request of a web-stream collect call. */
-const expected = (body: Record<string, unknown>, extra: { endpoint?: string; params?: Record<string, string> } = {}) => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: extra.endpoint ?? 'https://www.google-analytics.com/mp/collect',
-  headers: { 'Content-Type': 'application/json' },
-  params: extra.params ?? { measurement_id: 'G-TEST', api_secret: 'SECRET' },
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const expected = (body: Record<string, unknown>, extra: { endpoint?: string; params?: Record<string, string> } = {}) =>
+  jsonPost(
+    extra.endpoint ?? 'https://www.google-analytics.com/mp/collect',
+    { 'Content-Type': 'application/json' },
+    body,
+    'a-1',
+    extra.params ?? { measurement_id: 'G-TEST', api_secret: 'SECRET' },
+  );
 
 /** The single event a message becomes (without its time, which every event carries). */
 const eventOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) => {

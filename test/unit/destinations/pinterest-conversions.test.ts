@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { pinterestConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
-import { expectRefusals } from '../../support/vendor-suite';
+import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Pinterest API for Conversions, from the v5 reference "Send conversions" (POST /v5/ad_accounts/{ad_account_id}/events,
@@ -28,17 +28,8 @@ const USER_DATA = {
   client_user_agent: CONTEXT.userAgent,
 };
 
-const request = (event: Record<string, unknown>, host = 'https://api.pinterest.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/v5/ad_accounts/549755885175/events`,
-  headers: { 'Content-Type': 'application/json', Authorization: 'Bearer TOKEN' },
-  params: {},
-  body: { JSON: { data: [event] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const request = (event: Record<string, unknown>, host = 'https://api.pinterest.com') =>
+  jsonPost(`${host}/v5/ad_accounts/549755885175/events`, { 'Content-Type': 'application/json', Authorization: 'Bearer TOKEN' }, { data: [event] });
 
 const conversion = (fields: Record<string, unknown>) => ({
   action_source: 'web',

@@ -1,5 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { slack } from '../../support/destination-types';
+import { jsonPost } from '../../support/vendor-suite';
 
 /**
  * Slack, from its Incoming Webhooks documentation (api.slack.com/incoming-webhooks): a POST to the webhook URL,
@@ -10,17 +11,7 @@ const HOOK = 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXX
 const config = (extra: Record<string, unknown> = {}) => slack.config.parse({ webhookUrl: HOOK, ...extra });
 const base = { messageId: 'm-1', userId: 'u-1', anonymousId: 'a-1', timestamp: '2026-11-23T10:00:00.000Z' };
 
-const expected = (body: Record<string, unknown>, userId: string | undefined = 'a-1') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: HOOK,
-  headers: { 'Content-Type': 'application/json' },
-  params: {},
-  body: { JSON: body, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  ...(userId && { userId }),
-});
+const expected = (body: Record<string, unknown>, userId: string | undefined = 'a-1') => jsonPost(HOOK, { 'Content-Type': 'application/json' }, body, userId);
 
 const textOf = (message: Record<string, unknown>, extra?: Record<string, unknown>) => slack.transform!(message, config(extra))[0]!.body.JSON.text;
 

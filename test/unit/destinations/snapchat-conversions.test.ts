@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { snapchatConversions } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
-import { expectRefusals } from '../../support/vendor-suite';
+import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * Snap Conversions API v3, from developers.snap.com/api/marketing-api/Conversions-API ("Using the API": POST
@@ -27,17 +27,8 @@ const USER_DATA = {
   client_user_agent: CONTEXT.userAgent,
 };
 
-const request = (event: Record<string, unknown>, host = 'https://tr.snapchat.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/v3/PIX-1/events`,
-  headers: { 'Content-Type': 'application/json' },
-  params: { access_token: 'TOKEN' },
-  body: { JSON: { data: [event] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const request = (event: Record<string, unknown>, host = 'https://tr.snapchat.com') =>
+  jsonPost(`${host}/v3/PIX-1/events`, { 'Content-Type': 'application/json' }, { data: [event] }, 'a-1', { access_token: 'TOKEN' });
 
 const snapEvent = (fields: Record<string, unknown>) => ({
   event_time: AT_SECONDS,

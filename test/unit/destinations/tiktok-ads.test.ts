@@ -1,7 +1,7 @@
 import { buildRequests } from '../../../shared/destinations';
 import { tiktokAds } from '../../support/destination-types';
 import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
-import { expectRefusals } from '../../support/vendor-suite';
+import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
  * TikTok Events API 2.0, from business-api.tiktok.com/portal/docs ("Events API 2.0", "Report web events": POST
@@ -16,17 +16,12 @@ const config = (extra: Record<string, unknown> = {}) => tiktokAds.config.parse({
 const USER = { email: HASHED.em, phone: sha('+14155550100'), external_id: HASHED.external_id, ip: CONTEXT.ip, user_agent: CONTEXT.userAgent };
 const PAGE = { url: CONTEXT.page.url, referrer: CONTEXT.page.referrer };
 
-const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://business-api.tiktok.com') => ({
-  version: '1',
-  type: 'REST',
-  method: 'POST',
-  endpoint: `${host}/open_api/v1.3/event/track/`,
-  headers: { 'Content-Type': 'application/json', 'Access-Token': 'TOKEN' },
-  params: {},
-  body: { JSON: { event_source: 'web', event_source_id: 'CPIX', ...extra, data: [event] }, JSON_ARRAY: {}, XML: {}, FORM: {} },
-  files: {},
-  userId: 'a-1',
-});
+const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://business-api.tiktok.com') =>
+  jsonPost(
+    `${host}/open_api/v1.3/event/track/`,
+    { 'Content-Type': 'application/json', 'Access-Token': 'TOKEN' },
+    { event_source: 'web', event_source_id: 'CPIX', ...extra, data: [event] },
+  );
 
 const tiktokEvent = (fields: Record<string, unknown>) => ({ event_time: AT_SECONDS, event_id: 'm-1', user: USER, page: PAGE, ...fields });
 
