@@ -61,3 +61,20 @@ export const PRODUCT_ADDED = {
   event: 'Product Added',
   properties: { product_id: 'p-1', name: 'Monitor', price: 19.99, quantity: 2, currency: 'USD' },
 };
+
+/**
+ * One web event as Meta, Pinterest and Snap take it (their documented `data` items share these fields): time in
+ * seconds, the messageId as event_id, the page, and user_data of each hash in a list with address and agent unhashed.
+ */
+export const webConversion = (actionSource: string, fields: Record<string, unknown>) => ({
+  event_time: AT_SECONDS,
+  event_id: 'm-1',
+  action_source: actionSource,
+  event_source_url: CONTEXT.page.url,
+  user_data: {
+    ...Object.fromEntries(Object.entries(HASHED).map(([key, hash]) => [key, [hash]])),
+    client_ip_address: CONTEXT.ip,
+    client_user_agent: CONTEXT.userAgent,
+  },
+  ...fields,
+});

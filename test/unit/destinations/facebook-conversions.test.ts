@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { facebookConversions } from '../../support/destination-types';
-import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha } from '../../support/ad-events';
+import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED, sha, webConversion } from '../../support/ad-events';
 import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
@@ -12,32 +12,10 @@ import { expectRefusals, jsonPost } from '../../support/vendor-suite';
  */
 const config = (extra: Record<string, unknown> = {}) => facebookConversions.config.parse({ pixelId: 'PX1', accessToken: 'TOKEN', ...extra });
 
-const USER_DATA = {
-  em: [HASHED.em],
-  ph: [HASHED.ph],
-  fn: [HASHED.fn],
-  ln: [HASHED.ln],
-  ct: [HASHED.ct],
-  st: [HASHED.st],
-  zp: [HASHED.zp],
-  country: [HASHED.country],
-  ge: [HASHED.ge],
-  external_id: [HASHED.external_id],
-  client_ip_address: CONTEXT.ip,
-  client_user_agent: CONTEXT.userAgent,
-};
-
 const request = (event: Record<string, unknown>, extra: Record<string, unknown> = {}, host = 'https://graph.facebook.com/v25.0') =>
   jsonPost(`${host}/PX1/events`, { 'Content-Type': 'application/json' }, { data: [event], ...extra }, 'a-1', { access_token: 'TOKEN' });
 
-const serverEvent = (fields: Record<string, unknown>) => ({
-  event_time: AT_SECONDS,
-  event_id: 'm-1',
-  action_source: 'website',
-  event_source_url: CONTEXT.page.url,
-  user_data: USER_DATA,
-  ...fields,
-});
+const serverEvent = (fields: Record<string, unknown>) => webConversion('website', fields);
 
 describe('Facebook Conversions API transform', () => {
   it('Order Completed → Purchase with value, currency, content_ids, contents, num_items and order_id (Custom Data Parameters)', () => {

@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { pinterestConversions } from '../../support/destination-types';
-import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { base, ORDER, PRODUCT_ADDED, webConversion } from '../../support/ad-events';
 import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
@@ -13,32 +13,10 @@ import { expectRefusals, jsonPost } from '../../support/vendor-suite';
  */
 const config = (extra: Record<string, unknown> = {}) => pinterestConversions.config.parse({ adAccountId: '549755885175', conversionToken: 'TOKEN', ...extra });
 
-const USER_DATA = {
-  em: [HASHED.em],
-  ph: [HASHED.ph],
-  fn: [HASHED.fn],
-  ln: [HASHED.ln],
-  ct: [HASHED.ct],
-  st: [HASHED.st],
-  zp: [HASHED.zp],
-  country: [HASHED.country],
-  ge: [HASHED.ge],
-  external_id: [HASHED.external_id],
-  client_ip_address: CONTEXT.ip,
-  client_user_agent: CONTEXT.userAgent,
-};
-
 const request = (event: Record<string, unknown>, host = 'https://api.pinterest.com') =>
   jsonPost(`${host}/v5/ad_accounts/549755885175/events`, { 'Content-Type': 'application/json', Authorization: 'Bearer TOKEN' }, { data: [event] });
 
-const conversion = (fields: Record<string, unknown>) => ({
-  action_source: 'web',
-  event_time: AT_SECONDS,
-  event_id: 'm-1',
-  event_source_url: CONTEXT.page.url,
-  user_data: USER_DATA,
-  ...fields,
-});
+const conversion = (fields: Record<string, unknown>) => webConversion('web', fields);
 
 describe('Pinterest Conversions API transform (ad_accounts/{id}/events)', () => {
   it('Order Completed → checkout, value and item prices as strings, quantities, num_items, order_id', () => {

@@ -1,6 +1,6 @@
 import { buildRequests } from '../../../shared/destinations';
 import { snapchatConversions } from '../../support/destination-types';
-import { AT_SECONDS, base, CONTEXT, HASHED, ORDER, PRODUCT_ADDED } from '../../support/ad-events';
+import { base, ORDER, PRODUCT_ADDED, webConversion } from '../../support/ad-events';
 import { expectRefusals, jsonPost } from '../../support/vendor-suite';
 
 /**
@@ -12,32 +12,10 @@ import { expectRefusals, jsonPost } from '../../support/vendor-suite';
  */
 const config = (extra: Record<string, unknown> = {}) => snapchatConversions.config.parse({ pixelId: 'PIX-1', accessToken: 'TOKEN', ...extra });
 
-const USER_DATA = {
-  em: [HASHED.em],
-  ph: [HASHED.ph],
-  fn: [HASHED.fn],
-  ln: [HASHED.ln],
-  ct: [HASHED.ct],
-  st: [HASHED.st],
-  zp: [HASHED.zp],
-  country: [HASHED.country],
-  ge: [HASHED.ge],
-  external_id: [HASHED.external_id],
-  client_ip_address: CONTEXT.ip,
-  client_user_agent: CONTEXT.userAgent,
-};
-
 const request = (event: Record<string, unknown>, host = 'https://tr.snapchat.com') =>
   jsonPost(`${host}/v3/PIX-1/events`, { 'Content-Type': 'application/json' }, { data: [event] }, 'a-1', { access_token: 'TOKEN' });
 
-const snapEvent = (fields: Record<string, unknown>) => ({
-  event_time: AT_SECONDS,
-  event_id: 'm-1',
-  action_source: 'WEB',
-  event_source_url: CONTEXT.page.url,
-  user_data: USER_DATA,
-  ...fields,
-});
+const snapEvent = (fields: Record<string, unknown>) => webConversion('WEB', fields);
 
 describe('Snapchat Conversions API transform (v3 events)', () => {
   it('Order Completed → PURCHASE with currency, value, content_ids, contents, num_items and order_id', () => {
