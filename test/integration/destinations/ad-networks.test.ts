@@ -3,7 +3,8 @@ import type { DestinationType } from '../../../shared/destinations/types';
 import { CONTEXT, ORDER } from '../../support/ad-events';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json } from '../../support/destination-server';
-import { basic, bearer, call } from '../../support/runtime';
+import { call } from '../../support/runtime';
+import { vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
 
 /**
@@ -52,29 +53,11 @@ const NETWORKS: Network[] = [
 ];
 
 async function pipeline(network: Network, path: string) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'shop' })).body.source as { id: string; writeKey: string };
-  const created = await api('POST', '/v2/destinations', { name: network.type.displayName, type: network.type.name, config: network.config(path) });
-  expect(created.status).toBe(201);
-  const destination = created.body.destination as { id: string };
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
-  return {
-    testDestination: (body: unknown) => call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${destination.id}`, { auth: basic(ws.email, ws.token), body }),
-    batch: async (batch: Record<string, unknown>[]) =>
-      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
-    outcomes: async () => (await api('GET', `/v2/destinations/${destination.id}/outcomes`)).body,
-    /** The `data` lists the vendor received, one per request. */
-    received: () => rig.server.received.filter((r) => r.path === `${path}${network.eventsPath}`).map((r) => (r.json as { data: { event_id: string }[] }).data),
-  };
-}
-
-async function flow(rounds = 1) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
+  const p = await vendorPipeline(rig, network.type.name, network.config(path));
+  /** The `data` lists the vendor received, one per request. */
+  const received = () =>
+    rig.server.received.filter((r) => r.path === `${path}${network.eventsPath}`).map((r) => (r.json as { data: { event_id: string }[] }).data);
+  return { ...p, received };
 }
 
 /** Users of one ingest shard: a request of theirs is stored, and delivered, as one batch. */
@@ -132,8 +115,8 @@ describe.each(NETWORKS.map((n) => [n.type.displayName, n] as const))('%s live', 
       timestamp: RECENT,
       context: CONTEXT,
     }));
-    await p.batch([...orders(4, 'order'), ...pages]);
-    await flow();
+    await p.send([...orders(4, 'order'), ...pages]);
+    await p.flow(1);
     const requests = p.received();
     expect(requests).toHaveLength(1);
     expect(requests[0]!.map((e) => e.event_id)).toEqual(['order-0', 'order-1', 'order-2', 'order-3', 'page-0', 'page-1', 'page-2']);
@@ -148,10 +131,10 @@ describe.each(NETWORKS.map((n) => [n.type.displayName, n] as const))('%s live', 
       json(200, network.accepted((req.json as { data: unknown[] }).data.length))(req, res);
     });
     const p = await pipeline(network, path);
-    await p.batch(orders(3, 'busy'));
+    await p.send(orders(3, 'busy'));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3, aborted: 0 });
-    await flow(12);
+    await p.flow(12);
     expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });
   });
 });
@@ -169,8 +152,8 @@ describe("the vendors' answers, read as their references document them", () => {
       json(422, { num_events_received: sent.length, num_events_processed: sent.length - 1, events })(req, res);
     });
     const p = await pipeline(pinterest, path);
-    await p.batch(orders(4, 'pin'));
-    await flow(3);
+    await p.send(orders(4, 'pin'));
+    await p.flow(3);
     expect(p.received().map((data) => data.map((e) => e.event_id))).toEqual([['pin-0', 'pin-1', 'pin-2', 'pin-3']]);
     const outcomes = await p.outcomes();
     expect(outcomes).toMatchObject({ delivered: 3, retrying: 0, aborted: 1 });
@@ -180,12 +163,12 @@ describe("the vendors' answers, read as their references document them", () => {
   it('TikTok: a 200 whose code refuses the request aborts its events; code 40100 (rate limit) parks them', async () => {
     const refused = await pipeline(tiktok, '/tt-refused');
     rig.server.on(`/tt-refused${tiktok.eventsPath}`, json(200, { code: 40002, message: 'Invalid pixel code', request_id: 'r' }));
-    await refused.batch(orders(2, 'tt'));
-    await flow();
+    await refused.send(orders(2, 'tt'));
+    await refused.flow(1);
     expect(await refused.outcomes()).toMatchObject({ delivered: 0, retrying: 0, aborted: 2 });
     const limited = await pipeline(tiktok, '/tt-limited');
     rig.server.on(`/tt-limited${tiktok.eventsPath}`, json(200, { code: 40100, message: 'Too many requests', request_id: 'r' }));
-    await limited.batch(orders(2, 'tl'));
+    await limited.send(orders(2, 'tl'));
     await rig.rt.poller.drain();
     expect(await limited.outcomes()).toMatchObject({ delivered: 0, retrying: 2, aborted: 0 });
   });
@@ -193,12 +176,12 @@ describe("the vendors' answers, read as their references document them", () => {
   it('Meta: answers the request as a whole: an invalid parameter aborts every event of the chunk; a throttling code parks them', async () => {
     const invalid = await pipeline(facebook, '/fb-invalid');
     rig.server.on(`/fb-invalid${facebook.eventsPath}`, json(400, { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } }));
-    await invalid.batch(orders(3, 'fb'));
-    await flow();
+    await invalid.send(orders(3, 'fb'));
+    await invalid.flow(1);
     expect(await invalid.outcomes()).toMatchObject({ delivered: 0, retrying: 0, aborted: 3 });
     const throttled = await pipeline(facebook, '/fb-throttled');
     rig.server.on(`/fb-throttled${facebook.eventsPath}`, json(400, { error: { message: 'User request limit reached', code: 17 } }));
-    await throttled.batch(orders(2, 'ft'));
+    await throttled.send(orders(2, 'ft'));
     await rig.rt.poller.drain();
     expect(await throttled.outcomes()).toMatchObject({ delivered: 0, retrying: 2, aborted: 0 });
   });
@@ -215,7 +198,7 @@ describe("the vendors' answers, read as their references document them", () => {
       json(200, pinterest.accepted((req.json as { data: unknown[] }).data.length))(req, res);
     });
     const p = await pipeline(pinterest, path);
-    await p.batch(orders(3, 'wait'));
+    await p.send(orders(3, 'wait'));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 3 });
     // The policy's retries are due after 20 ms: the scheduler runs often within the three seconds asked, sending nothing.
@@ -229,7 +212,7 @@ describe("the vendors' answers, read as their references document them", () => {
     // However slow a round, none sent before the time asked.
     expect(times.slice(1).filter((t) => t - times[0]! < 3000)).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, times[0]! + 3000 - Date.now())));
-    await flow(2);
+    await p.flow(2);
     expect(times.length).toBeGreaterThan(1);
     expect(Math.min(...times.slice(1)) - times[0]!).toBeGreaterThanOrEqual(3000);
     expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
-import { basic, bearer, call } from '../../support/runtime';
+import { call } from '../../support/runtime';
+import { vendorPipeline } from '../../support/vendor-pipeline';
 import { oneShard } from '../../support/ingest-items';
 import { jsonPost } from '../../support/vendor-suite';
 
@@ -21,30 +22,7 @@ const heap = (path: string): Destination => ({ type: 'HEAP', config: { appId: '1
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function pipeline(destination: Destination) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const created = await api('POST', '/v2/destinations', { name: destination.type, ...destination });
-  expect(created.status).toBe(201);
-  const id = created.body.destination.id as string;
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: id });
-  return {
-    id,
-    test: (body: unknown) => call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${id}`, { auth: basic(ws.email, ws.token), body }),
-    batch: async (batch: Record<string, unknown>[]) =>
-      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
-    outcomes: async () => (await api('GET', `/v2/destinations/${id}/outcomes`)).body,
-  };
-}
-
-async function flow(rounds = 1, gapMs = 40) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await sleep(gapMs);
-    await rig.rt.scheduler.runNow();
-  }
-}
+const pipeline = (destination: Destination) => vendorPipeline(rig, destination.type, destination.config);
 
 const at = '2026-11-23T10:00:00.000Z';
 const AT_SECONDS = 1795428000;
@@ -60,7 +38,7 @@ describe('the test interface sends each type what its reference documents and sh
     const answer = { successCount: 1, failCount: 0, createdFields: [], filteredOutFields: [] };
     rig.server.on('/ti-it/api/events/trackBulk', json(200, answer));
     const p = await pipeline(iterable('/ti-it'));
-    const result = await p.test({ message: TRACK, stage });
+    const result = await p.testDestination({ message: TRACK, stage });
     const event = { userId: 'u-1', eventName: 'Song Played', id: 'm-1', createdAt: AT_SECONDS, dataFields: { seconds: 181 } };
     expect(result.status).toBe(200);
     expect(result.body.data).toEqual([
@@ -78,7 +56,7 @@ describe('the test interface sends each type what its reference documents and sh
   it('Segment: a /v1/batch of one with Basic write key; its answer as Segment gave it', async () => {
     rig.server.on('/ti-seg/v1/batch', json(200, { success: true }));
     const p = await pipeline(segment('/ti-seg'));
-    const result = await p.test({ message: TRACK, stage });
+    const result = await p.testDestination({ message: TRACK, stage });
     expect(result.body.data[0].destination_response).toEqual([{ success: true }]);
     expect(result.body.data[0].destination_response_status).toEqual([200]);
     const [sent] = received('/ti-seg/v1/batch');
@@ -90,7 +68,7 @@ describe('the test interface sends each type what its reference documents and sh
   it("Heap: a Bulk Track of one with app_id; a refusal shows Heap's status and answer", async () => {
     rig.server.on('/ti-heap/api/track', json(400, { error: 'Invalid app_id' }));
     const p = await pipeline(heap('/ti-heap'));
-    const result = await p.test({ message: TRACK, stage });
+    const result = await p.testDestination({ message: TRACK, stage });
     expect(result.body.data[0].destination_response).toEqual([{ error: 'Invalid app_id' }]);
     expect(result.body.data[0].destination_response_status).toEqual([400]);
     expect(bodies('/ti-heap/api/track')).toEqual([
@@ -120,8 +98,8 @@ describe('live delivery through the vendors’ batch APIs', () => {
 
   it('Iterable: consecutive identifies as one bulkUpdate, tracks as one trackBulk, each event with id = messageId', async () => {
     const p = await pipeline(iterable('/it'));
-    await p.batch(events('it'));
-    await flow();
+    await p.send(events('it'));
+    await p.flow(1);
     expect(bodies<{ users: { userId: string }[] }>('/it/api/users/bulkUpdate').map((b) => b.users.map((u) => u.userId))).toEqual([
       ['it-1', 'it-2'].map(user('it')),
     ]);
@@ -143,10 +121,10 @@ describe('live delivery through the vendors’ batch APIs', () => {
       json(200, { successCount: 1, failCount: 2, failedUpdates: { invalidUserIds: [bad], notFoundUserIds: [later] } })(req, res);
     });
     const p = await pipeline(iterable('/it207'));
-    await p.batch([fine, bad, later].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `it207-${i}` })));
+    await p.send([fine, bad, later].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `it207-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 1, retrying: 1, aborted: 1 });
-    await flow(3);
+    await p.flow(3);
     // The parked event went again alone, and only it.
     expect(bodies<{ events: { userId: string }[] }>('/it207/api/events/trackBulk').map((b) => b.events.map((e) => e.userId))).toEqual([
       [fine, bad, later],
@@ -168,10 +146,10 @@ describe('live delivery through the vendors’ batch APIs', () => {
       json(200, { successCount: 1, failCount: 0, failedUpdates })(req, res);
     });
     const p = await pipeline(iterable('/itretry'));
-    await p.batch([kept, gone].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `itretry-${i}` })));
+    await p.send([kept, gone].map((userId, i) => ({ type: 'track', userId, event: 'e', messageId: `itretry-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
-    await flow(6);
+    await p.flow(6);
     expect(bodies<{ events: unknown[] }>('/itretry/api/events/trackBulk').map((b) => b.events.length)).toEqual([2, 1, 1]);
     const outcomes = await p.outcomes();
     expect(outcomes).toMatchObject({ delivered: 1, retrying: 0, aborted: 1 });
@@ -188,8 +166,8 @@ describe('live delivery through the vendors’ batch APIs', () => {
       { type: 'group', userId: 'u', groupId: 'g-1' },
       { type: 'alias', userId: 'u', previousId: 'anon' },
     ].map((c, i) => ({ ...c, messageId: `seg-${i}`, timestamp: at }));
-    await p.batch(calls);
-    await flow();
+    await p.send(calls);
+    await p.flow(1);
     const [request] = received('/seg/v1/batch');
     expect(request!.headers.authorization).toBe('Basic YWJjMTIzOg==');
     expect((request!.json as { batch: { type: string; messageId: string }[] }).batch.map((c) => [c.type, c.messageId])).toEqual(
@@ -201,8 +179,8 @@ describe('live delivery through the vendors’ batch APIs', () => {
 
   it('Heap: identifies as one Bulk Add User Properties, tracks as one Bulk Track with idempotency keys', async () => {
     const p = await pipeline(heap('/heap'));
-    await p.batch(events('hp'));
-    await flow();
+    await p.send(events('hp'));
+    await p.flow(1);
     expect(bodies<{ users: { identity: string }[] }>('/heap/api/add_user_properties').map((b) => b.users.map((u) => u.identity))).toEqual([
       ['hp-1', 'hp-2'].map(user('hp')),
     ]);
@@ -221,10 +199,10 @@ describe('live delivery through the vendors’ batch APIs', () => {
     let answers = 0;
     rig.server.on(path, (req, res) => (answers++ === 0 ? answer429(req, res) : json(200, {})(req, res)));
     const p = await pipeline(destination(prefix));
-    await p.batch([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `${prefix}-${i}`, timestamp: at })));
+    await p.send([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `${prefix}-${i}`, timestamp: at })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
-    await flow(3);
+    await p.flow(3);
     expect(received(path).map((r) => r.body.length > 0)).toEqual([true, true, true]);
     expect(await p.outcomes()).toMatchObject({ delivered: 2, retrying: 0, aborted: 0 });
   });
@@ -238,18 +216,18 @@ describe('live delivery through the vendors’ batch APIs', () => {
       res.end(JSON.stringify({ code: 'RateLimitExceeded', msg: 'slow down' }));
     });
     const p = await pipeline(iterable('/ra-it'));
-    await p.batch([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `ra-${i}` })));
+    await p.send([0, 1].map((i) => ({ type: 'track', userId: oneShard('u-0')(`u-${i}`), event: 'e', messageId: `ra-${i}` })));
     await rig.rt.poller.drain();
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 2 });
     // Retries are due after 20 ms by the policy: the scheduler runs every 100 ms within the two seconds asked.
     let rounds = 0;
     while (Date.now() < times[0]! + 1800) {
-      await flow(1, 100);
+      await p.flow(1, 100);
       rounds++;
     }
     expect(rounds).toBeGreaterThan(0);
     await sleep(Math.max(0, times[0]! + 2000 - Date.now()));
-    for (let i = 0; i < 20 && (await p.outcomes()).delivered < 2; i++) await flow(1, 50);
+    for (let i = 0; i < 20 && ((await p.outcomes()).delivered as number) < 2; i++) await p.flow(1, 50);
     expect(times.length).toBeGreaterThanOrEqual(2);
     // No request before the time Iterable asked for, however often the scheduler ran (timed on a loaded machine too).
     expect(times.slice(1).filter((t) => t - times[0]! < 2000)).toEqual([]);

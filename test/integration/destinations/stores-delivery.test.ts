@@ -1,7 +1,7 @@
 import { endPostgresPools } from '../../../shared/destinations/postgres/connection';
 import { deliveryRig } from '../../support/delivery-rig';
 import { startPostgresServer, type PostgresServer } from '../../support/postgres-server';
-import { basic, bearer, call } from '../../support/runtime';
+import { vendorPipeline } from '../../support/vendor-pipeline';
 import { S3RVER_KEYS, startS3Server, type S3Server } from '../../support/s3-server';
 
 /**
@@ -22,24 +22,6 @@ afterAll(async () => {
   await warehouse?.stop();
 });
 
-async function pipeline(type: string, config: Record<string, unknown>, credentials: Record<string, string> = {}) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  for (const [key, value] of Object.entries(credentials)) {
-    expect((await call(rig.rt.controlUrl, 'PUT', `/credentials/${key}`, { auth: basic(ws.email, ws.token), body: { value } })).status).toBe(200);
-  }
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const created = await api('POST', '/v2/destinations', { name: 'store', type, config });
-  expect(created.status).toBe(201);
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: created.body.destination.id });
-  const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
-  const outcomes = async () => (await api('GET', `/v2/destinations/${created.body.destination.id}/outcomes`)).body;
-  const testDestination = (body: unknown) =>
-    call(rig.rt.controlUrl, 'POST', `/v0/testDestination/${created.body.destination.id}`, { auth: basic(ws.email, ws.token), body });
-  return { source, send, outcomes, testDestination };
-}
-
 const events = (prefix: string) => [
   { type: 'identify', userId: 'ada', messageId: `${prefix}-1`, traits: { plan: 'pro' } },
   { type: 'track', userId: 'ada', messageId: `${prefix}-2`, event: 'Order Completed', properties: { revenue: 12.5 } },
@@ -48,15 +30,15 @@ const events = (prefix: string) => [
 
 it("writes a source's events to S3 as one gzipped JSON-lines object, with the workspace's keys", async () => {
   const config = { bucketName: 'events', endPoint: store.url, prefix: 'weir', accessKeyIdCredential: 'S3_KEY_ID', secretAccessKeyCredential: 'S3_SECRET' };
-  const p = await pipeline('S3', config, { S3_KEY_ID: S3RVER_KEYS.accessKeyId, S3_SECRET: S3RVER_KEYS.secretAccessKey });
+  const p = await vendorPipeline(rig, 'S3', config, { S3_KEY_ID: S3RVER_KEYS.accessKeyId, S3_SECRET: S3RVER_KEYS.secretAccessKey });
   await p.send(events('s3'));
   await rig.rt.poller.drain();
 
   expect(await p.outcomes()).toMatchObject({ delivered: 3, retrying: 0, aborted: 0 });
-  const objects = Object.entries(await store.objects('events')).filter(([key]) => key.startsWith(`weir/${p.source.id}/`));
+  const objects = Object.entries(await store.objects('events')).filter(([key]) => key.startsWith(`weir/${p.sourceId}/`));
   expect(objects).toHaveLength(1);
   const [key, lines] = objects[0]!;
-  expect(key).toMatch(new RegExp(`^weir/${p.source.id}/\\d{4}/\\d{2}/\\d{2}/\\d{2}/[\\w-]+\\.json\\.gz$`));
+  expect(key).toMatch(new RegExp(`^weir/${p.sourceId}/\\d{4}/\\d{2}/\\d{2}/\\d{2}/[\\w-]+\\.json\\.gz$`));
   expect((lines as { messageId: string; receivedAt: string }[]).map((line) => line.messageId)).toEqual(['s3-1', 's3-2', 's3-3']);
   const received = new Date((lines[0] as { receivedAt: string }).receivedAt);
   const hour = [received.getUTCFullYear(), received.getUTCMonth() + 1, received.getUTCDate(), received.getUTCHours()].map((n) => String(n).padStart(2, '0'));
@@ -72,7 +54,7 @@ it("loads a source's events into PostgreSQL tables", async () => {
     password: warehouse.password,
     schema: 'live',
   };
-  const p = await pipeline('POSTGRES', config);
+  const p = await vendorPipeline(rig, 'POSTGRES', config);
   await p.send(events('pg'));
   await rig.rt.poller.drain();
 
@@ -99,7 +81,7 @@ it('answers the test interface for PostgreSQL: the rows an event becomes, then t
     password: warehouse.password,
     schema: 'tested',
   };
-  const p = await pipeline('POSTGRES', config);
+  const p = await vendorPipeline(rig, 'POSTGRES', config);
   const message = { type: 'track', event: 'Plan Chosen', userId: 'ada', messageId: 'ti-1', properties: { plan: 'pro' } };
   const preview = await p.testDestination({ message, stage: { dest_transform: true } });
   expect(preview.status).toBe(200);

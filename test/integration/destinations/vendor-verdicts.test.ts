@@ -2,7 +2,7 @@ import { CONTEXT, ORDER } from '../../support/ad-events';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
 import { oneShard } from '../../support/ingest-items';
-import { basic, bearer, call } from '../../support/runtime';
+import { vendorPipeline } from '../../support/vendor-pipeline';
 
 /**
  * The generic mechanisms of the destination contract, live, against local servers playing the vendors: an
@@ -13,35 +13,6 @@ import { basic, bearer, call } from '../../support/runtime';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
-
-async function pipeline(type: string, config: Record<string, unknown>) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, route: string, body?: unknown) => call(rig.rt.controlUrl, method, route, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'shop' })).body.source as { id: string; writeKey: string };
-  const created = await api('POST', '/v2/destinations', { name: type, type, config });
-  expect(created.status).toBe(201);
-  const destination = created.body.destination as { id: string };
-  await api('POST', '/v2/connections', { sourceId: source.id, destinationId: destination.id });
-  const window = () => `from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 3600_000).toISOString()}`;
-  return {
-    batch: async (batch: Record<string, unknown>[]) =>
-      expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200),
-    outcomes: async () => (await api('GET', `/v2/destinations/${destination.id}/outcomes`)).body,
-    delivery: async () => (await api('GET', `/v2/destinations/${destination.id}/delivery?${window()}`)).body,
-    failures: async () =>
-      (await api('GET', `/v2/destinations/${destination.id}/failures?${window()}`)).body as {
-        failures: { messageId: string; reason: string; error: string }[];
-      },
-  };
-}
-
-async function flow(rounds = 1) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
-}
 
 /** Users of one ingest shard: a request of theirs is stored, and delivered, as one batch. */
 const user = oneShard('user-0');
@@ -58,9 +29,9 @@ describe("an event outside its vendor's age window", () => {
   it("one event older than Facebook's 7 days in a chunk of a thousand: the 999 others are delivered, it is aborted alone with its reason, in the funnel's class age", async () => {
     const path = '/fb-age';
     rig.server.on(`${path}${FB_EVENTS}`, (req, res) => json(200, { events_received: eventIds(req).length, messages: [] })(req, res));
-    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
-    await p.batch(orders(1000, 'age', (i) => (i === 500 ? ago(7 * DAY + 3600_000) : ago(60_000))));
-    await flow();
+    const p = await vendorPipeline(rig, 'FACEBOOK_CONVERSIONS', facebook(path));
+    await p.send(orders(1000, 'age', (i) => (i === 500 ? ago(7 * DAY + 3600_000) : ago(60_000))));
+    await p.flow(1);
     const sent = rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`).map(eventIds);
     // The rest of the chunk goes, each once; the old event never.
     expect(sent.flat()).toHaveLength(999);
@@ -75,10 +46,10 @@ describe("an event outside its vendor's age window", () => {
 
   it('GA4 keeps events of the last 72 hours only, and none more than an hour ahead: the others are aborted with the limit named', async () => {
     const path = '/ga-age';
-    const p = await pipeline('GA4', { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${rig.server.url}${path}` });
+    const p = await vendorPipeline(rig, 'GA4', { apiSecret: 'secret', measurementId: 'G-1', baseUrl: `${rig.server.url}${path}` });
     const times = [ago(60_000), ago(73 * 3600_000), ago(-2 * 3600_000)];
-    await p.batch(times.map((timestamp, i) => ({ type: 'track', anonymousId: 'client-a', event: `e${i}`, messageId: `ga-${i}`, timestamp })));
-    await flow();
+    await p.send(times.map((timestamp, i) => ({ type: 'track', anonymousId: 'client-a', event: `e${i}`, messageId: `ga-${i}`, timestamp })));
+    await p.flow(1);
     const sent = rig.server.received.filter((r) => r.path === `${path}/mp/collect`).flatMap((r) => (r.json as { events: { name: string }[] }).events);
     expect(sent.map((e) => e.name)).toEqual(['e0']);
     const { failures } = await p.failures();
@@ -90,14 +61,14 @@ describe("an event outside its vendor's age window", () => {
 
   it('Mixpanel without apiSecret (/track) keeps events of the last 5 days; with apiSecret (/import) an older one goes', async () => {
     const old = { type: 'track', userId: 'u-1', event: 'Old', messageId: 'mp-old', timestamp: ago(6 * DAY) };
-    const track = await pipeline('MP', { token: 'tok', baseUrl: `${rig.server.url}/mp-track` });
-    await track.batch([old]);
-    await flow();
+    const track = await vendorPipeline(rig, 'MP', { token: 'tok', baseUrl: `${rig.server.url}/mp-track` });
+    await track.send([old]);
+    await track.flow(1);
     expect(rig.server.received.filter((r) => r.path.startsWith('/mp-track'))).toEqual([]);
     expect((await track.failures()).failures.map((f) => f.error)).toEqual(["older than Mixpanel's 5 days on /track"]);
-    const imported = await pipeline('MP', { token: 'tok', apiSecret: 'secret', baseUrl: `${rig.server.url}/mp-import` });
-    await imported.batch([old]);
-    await flow();
+    const imported = await vendorPipeline(rig, 'MP', { token: 'tok', apiSecret: 'secret', baseUrl: `${rig.server.url}/mp-import` });
+    await imported.send([old]);
+    await imported.flow(1);
     expect(rig.server.received.filter((r) => r.path === '/mp-import/import')).toHaveLength(1);
     expect(await imported.outcomes()).toMatchObject({ delivered: 1, aborted: 0 });
   });
@@ -107,15 +78,15 @@ describe('per-item verdicts in a 2xx', () => {
   it('Braze: a 2xx whose errors[] names objects by input_array and index aborts only those events; the others are delivered and not sent again', async () => {
     const path = '/braze-errors';
     rig.server.on(`${path}/users/track`, json(201, { message: 'success', errors: [{ type: "'name' is required", input_array: 'events', index: 1 }] }));
-    const p = await pipeline('BRAZE', { restApiKey: 'key', restEndpoint: `${rig.server.url}${path}` });
+    const p = await vendorPipeline(rig, 'BRAZE', { restApiKey: 'key', restEndpoint: `${rig.server.url}${path}` });
     // attributes: the identifies (events 0 and 3); events: the tracks (1, 2, 4); events[1] is event 2.
     const sent = [0, 1, 2, 3, 4].map((i) =>
       i % 3 === 0
         ? { type: 'identify', userId: user(`user-${i}`), traits: { plan: 'pro' }, messageId: `bz-${i}` }
         : { type: 'track', userId: user(`user-${i}`), event: `e${i}`, messageId: `bz-${i}` },
     );
-    await p.batch(sent);
-    await flow(3);
+    await p.send(sent);
+    await p.flow(3);
     const requests = rig.server.received.filter((r) => r.path === `${path}/users/track`);
     expect(requests).toHaveLength(1);
     expect(await p.outcomes()).toMatchObject({ delivered: 4, aborted: 1, retrying: 0 });
@@ -132,11 +103,11 @@ describe('a 2xx whose body says refused', () => {
       const refused = JSON.stringify(req.json).includes('"$distinct_id":"' + user('user-1') + '"');
       json(200, refused ? { status: 0, error: "'$set' must be an object" } : { status: 1, error: null })(req, res);
     });
-    const p = await pipeline('MP', { token: 'tok', baseUrl: `${rig.server.url}${path}` });
-    await p.batch(
+    const p = await vendorPipeline(rig, 'MP', { token: 'tok', baseUrl: `${rig.server.url}${path}` });
+    await p.send(
       [0, 1, 2].map((i) => ({ type: 'identify', userId: user(`user-${i}`), traits: { plan: 'pro' }, context: { ip: '203.0.113.7' }, messageId: `mpv-${i}` })),
     );
-    await flow(4);
+    await p.flow(4);
     const requests = rig.server.received.filter((r) => r.path === `${path}/engage`);
     expect(requests.every((r) => r.query.verbose === '1')).toBe(true);
     // One request of three, then each update alone.
@@ -158,9 +129,9 @@ describe('a chunk refused as a whole for its content', () => {
       accepted.push(...ids);
       json(200, { events_received: ids.length, messages: [] })(req, res);
     });
-    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
-    await p.batch(orders(10, 'split'));
-    await flow();
+    const p = await vendorPipeline(rig, 'FACEBOOK_CONVERSIONS', facebook(path));
+    await p.send(orders(10, 'split'));
+    await p.flow(1);
     const requests = rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`).map(eventIds);
     expect(requests[0]).toHaveLength(10);
     // Halves: 10 → 5 + 5, the bad half 3 + 2, then 2 + 1, then 1 + 1: log2 of the chunk's size in requests, not one per event.
@@ -179,9 +150,9 @@ describe('a chunk refused as a whole for its content', () => {
   it("a refusal about the credentials or setup (Meta's code 190, an invalid access token) stays whole: one request, every event aborted", async () => {
     const path = '/fb-token';
     rig.server.on(`${path}${FB_EVENTS}`, json(400, { error: { message: 'Invalid OAuth access token.', type: 'OAuthException', code: 190 } }));
-    const p = await pipeline('FACEBOOK_CONVERSIONS', facebook(path));
-    await p.batch(orders(6, 'token'));
-    await flow();
+    const p = await vendorPipeline(rig, 'FACEBOOK_CONVERSIONS', facebook(path));
+    await p.send(orders(6, 'token'));
+    await p.flow(1);
     expect(rig.server.received.filter((r) => r.path === `${path}${FB_EVENTS}`)).toHaveLength(1);
     expect(await p.outcomes()).toMatchObject({ delivered: 0, aborted: 6, retrying: 0 });
   });
