@@ -1,5 +1,7 @@
 import { createVerify, generateKeyPairSync } from 'node:crypto';
-import { json, type DestinationServer, type ReceivedRequest } from './destination-server';
+import { clearTokenCache } from '../../shared/destinations/google/service-account';
+import { json, startDestinationServer, type DestinationServer, type ReceivedRequest } from './destination-server';
+import { allowLocalAddresses } from './server-batch';
 
 /**
  * Google's service-account token endpoint played on a local server: a key pair made for the test, the key
@@ -57,4 +59,20 @@ export function serveGoogleTokens(server: DestinationServer): GoogleTokens {
     token_uri: tokenUri,
   });
   return { keyText, issued };
+}
+
+/**
+ * For a suite calling Google's APIs: local addresses allowed, and for each test a fresh local server with the
+ * token endpoint (the token cache cleared first), closed after it.
+ */
+export function googleServerPerTest(): { server: DestinationServer; tokens: GoogleTokens } {
+  const google = {} as { server: DestinationServer; tokens: GoogleTokens };
+  allowLocalAddresses();
+  beforeEach(async () => {
+    clearTokenCache();
+    google.server = await startDestinationServer();
+    google.tokens = serveGoogleTokens(google.server);
+  });
+  afterEach(() => google.server.close());
+  return google;
 }

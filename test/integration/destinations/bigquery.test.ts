@@ -1,23 +1,13 @@
 import { bigQueryStream } from '../../support/destination-types';
-import { clearTokenCache } from '../../../shared/destinations/google/service-account';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
-import { serveGoogleTokens, type GoogleTokens } from '../../support/google-service-account';
-import { allowLocalAddresses, chunkContext, trackOf } from '../../support/server-batch';
+import { json } from '../../support/destination-server';
+import { googleServerPerTest } from '../../support/google-service-account';
+import { chunkContext, trackOf } from '../../support/server-batch';
 
 /**
  * BigQuery streaming inserts against a local server playing Google's token endpoint and `tabledata.insertAll`
  * as its REST reference describes them.
  */
-let server: DestinationServer;
-let tokens: GoogleTokens;
-allowLocalAddresses();
-
-beforeEach(async () => {
-  clearTokenCache();
-  server = await startDestinationServer();
-  tokens = serveGoogleTokens(server);
-});
-afterEach(() => server.close());
+const google = googleServerPerTest();
 
 const INSERT_PATH = '/bigquery/v2/projects/weir-project/datasets/events/tables/orders/insertAll';
 const configOf = (overrides: Record<string, unknown> = {}) =>
@@ -25,16 +15,16 @@ const configOf = (overrides: Record<string, unknown> = {}) =>
     projectId: 'weir-project',
     datasetId: 'events',
     tableId: 'orders',
-    credentials: tokens.keyText,
-    baseUrl: server.url,
+    credentials: google.tokens.keyText,
+    baseUrl: google.server.url,
     ...overrides,
   });
 const deliver = (messages: Parameters<NonNullable<typeof bigQueryStream.serverBatch>['deliver']>[0], config = configOf()) =>
   bigQueryStream.serverBatch!.deliver(messages, config, chunkContext());
-const inserts = () => server.received.filter((r) => r.path === INSERT_PATH);
+const inserts = () => google.server.received.filter((r) => r.path === INSERT_PATH);
 
 test('a chunk of track events is one insertAll call: a row per event, its properties, insertId the messageId', async () => {
-  server.on(INSERT_PATH, json(200, { kind: 'bigquery#tableDataInsertAllResponse' }));
+  google.server.on(INSERT_PATH, json(200, { kind: 'bigquery#tableDataInsertAllResponse' }));
   const identify = { type: 'identify', messageId: 'm-id', userId: 'u9', traits: { plan: 'pro' } };
   const result = await deliver([trackOf(1, 'u1', { revenue: 12.5, sku: 'A-1' }), identify, trackOf(2, 'u2', { revenue: 3 })]);
 
@@ -51,7 +41,7 @@ test('a chunk of track events is one insertAll call: a row per event, its proper
       { insertId: 'm-2', json: { revenue: 3 } },
     ],
   });
-  expect(tokens.issued).toEqual([{ token: 'ya29.test-1', scope: 'https://www.googleapis.com/auth/bigquery.insertdata' }]);
+  expect(google.tokens.issued).toEqual([{ token: 'ya29.test-1', scope: 'https://www.googleapis.com/auth/bigquery.insertdata' }]);
   expect(result.status).toBe(200);
   expect(result.verdicts).toEqual([{ kind: 'delivered' }, { kind: 'refused', error: expect.stringMatching(/track events; identify/) }, { kind: 'delivered' }]);
 });
@@ -59,12 +49,12 @@ test('a chunk of track events is one insertAll call: a row per event, its proper
 test('the access token is kept until it expires: two chunks ask the token endpoint once', async () => {
   await deliver([trackOf(1)]);
   await deliver([trackOf(2)]);
-  expect(server.received.filter((r) => r.path === '/token')).toHaveLength(1);
+  expect(google.server.received.filter((r) => r.path === '/token')).toHaveLength(1);
   expect(inserts().map((r) => r.headers.authorization)).toEqual(['Bearer ya29.test-1', 'Bearer ya29.test-1']);
 });
 
 test('insertErrors name the rows: invalid ones are refused, the stopped ones retried, the others delivered', async () => {
-  server.on(
+  google.server.on(
     INSERT_PATH,
     json(200, {
       kind: 'bigquery#tableDataInsertAllResponse',
@@ -92,24 +82,24 @@ test.each([
   [503, 'retryable'],
   [404, 'refused'],
 ])('an answer %i about the whole request makes every sent event %s', async (status, kind) => {
-  server.on(INSERT_PATH, json(status, { error: { code: status, message: 'no' } }));
+  google.server.on(INSERT_PATH, json(status, { error: { code: status, message: 'no' } }));
   const result = await deliver([trackOf(1), trackOf(2)]);
   expect(result.status).toBe(status);
   expect(result.verdicts!.map((v) => v.kind)).toEqual([kind, kind]);
 });
 
 test('a 401 is retried with a new token: the cached one is forgotten', async () => {
-  server.on(INSERT_PATH, json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } }));
+  google.server.on(INSERT_PATH, json(401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } }));
   const first = await deliver([trackOf(1)]);
   expect(first.verdicts).toEqual([{ kind: 'retryable', error: 'answered 401' }]);
-  server.on(INSERT_PATH, json(200, {}));
+  google.server.on(INSERT_PATH, json(200, {}));
   expect((await deliver([trackOf(1)])).verdicts).toEqual([{ kind: 'delivered' }]);
-  expect(tokens.issued.map((t) => t.token)).toEqual(['ya29.test-1', 'ya29.test-2']);
+  expect(google.tokens.issued.map((t) => t.token)).toEqual(['ya29.test-1', 'ya29.test-2']);
   expect(inserts().map((r) => r.headers.authorization)).toEqual(['Bearer ya29.test-1', 'Bearer ya29.test-2']);
 });
 
 test('a key the token endpoint refuses, or no key at all, refuses the chunk and inserts nothing', async () => {
-  const key = JSON.parse(tokens.keyText) as Record<string, string>;
+  const key = JSON.parse(google.tokens.keyText) as Record<string, string>;
   const otherKey = JSON.stringify({ ...key, client_email: 'someone-else@example.iam.gserviceaccount.com' });
   const refused = await deliver([trackOf(1)], configOf({ credentials: otherKey }));
   expect(refused).toMatchObject({ status: 400, retryable: false, response: { error: 'invalid_grant' } });
@@ -124,7 +114,7 @@ test('the SSRF guard applies: a private address not allow-listed is refused befo
   process.env.WEIR_OUTBOUND_ALLOWLIST = '';
   const result = await deliver([trackOf(1)]);
   expect(result).toMatchObject({ status: 403, retryable: false });
-  expect(server.received).toHaveLength(0);
+  expect(google.server.received).toHaveLength(0);
 });
 
 test('chunks hold at most the 500 rows Google recommends per request', () => {

@@ -1,30 +1,20 @@
-import { clearTokenCache } from '../../../shared/destinations/google/service-account';
 import { googleSheets } from '../../support/destination-types';
-import { json, startDestinationServer, type DestinationServer } from '../../support/destination-server';
-import { serveGoogleTokens, type GoogleTokens } from '../../support/google-service-account';
-import { allowLocalAddresses, chunkContext, trackOf } from '../../support/server-batch';
+import { json } from '../../support/destination-server';
+import { googleServerPerTest } from '../../support/google-service-account';
+import { chunkContext, trackOf } from '../../support/server-batch';
 
 /** Google Sheets `spreadsheets.values.append` against a local server playing the token endpoint and the API. */
-let server: DestinationServer;
-let tokens: GoogleTokens;
-allowLocalAddresses();
-
-beforeEach(async () => {
-  clearTokenCache();
-  server = await startDestinationServer();
-  tokens = serveGoogleTokens(server);
-});
-afterEach(() => server.close());
+const google = googleServerPerTest();
 
 const SHEET = "Q4 'orders'";
 // The range in the path is the quoted sheet name, percent-encoded: 'Q4 ''orders'''
 const APPEND_PATH = `/v4/spreadsheets/sheet-123/values/${encodeURIComponent("'Q4 ''orders'''")}:append`;
 const configOf = (overrides: Record<string, unknown> = {}) =>
   googleSheets.config.parse({
-    credentials: tokens.keyText,
+    credentials: google.tokens.keyText,
     sheetId: 'sheet-123',
     sheetName: SHEET,
-    baseUrl: server.url,
+    baseUrl: google.server.url,
     eventKeyMap: [
       { from: 'revenue', to: 'Revenue' },
       { from: 'plan', to: 'Plan' },
@@ -41,7 +31,7 @@ test('a chunk is one append of raw rows: messageId, then the eventKeyMap columns
   const identify = { type: 'identify', messageId: 'm-id', userId: 'u9', traits: { plan: 'pro' } };
   const result = await deliver([trackOf(1, 'u1', { revenue: 12.5, items: [{ sku: 'A' }], paid: true }), identify]);
 
-  const appends = server.received.filter((r) => r.path.endsWith(':append'));
+  const appends = google.server.received.filter((r) => r.path.endsWith(':append'));
   expect(appends).toHaveLength(1);
   const [call] = appends;
   expect(call!.path).toBe(APPEND_PATH);
@@ -55,13 +45,13 @@ test('a chunk is one append of raw rows: messageId, then the eventKeyMap columns
       ['m-id', '', 'pro', '', '', ''],
     ],
   });
-  expect(tokens.issued).toEqual([{ token: 'ya29.test-1', scope: 'https://www.googleapis.com/auth/spreadsheets' }]);
+  expect(google.tokens.issued).toEqual([{ token: 'ya29.test-1', scope: 'https://www.googleapis.com/auth/spreadsheets' }]);
   expect(result.verdicts).toEqual([{ kind: 'delivered' }, { kind: 'delivered' }]);
 });
 
 test('without eventKeyMap a row is the messageId alone; an event without one is refused on its own', async () => {
   const result = await deliver([trackOf(1), { type: 'track', event: 'x', userId: 'u1' }], configOf({ eventKeyMap: undefined }));
-  expect(server.received.find((r) => r.path === APPEND_PATH)!.json).toMatchObject({ values: [['m-1']] });
+  expect(google.server.received.find((r) => r.path === APPEND_PATH)!.json).toMatchObject({ values: [['m-1']] });
   expect(result.verdicts).toEqual([{ kind: 'delivered' }, { kind: 'refused', error: 'an event needs a messageId (the first column)' }]);
 });
 
@@ -70,22 +60,22 @@ test.each([
   [500, 'retryable'],
   [400, 'refused'],
 ])('an answer %i is about the whole append: every row is %s', async (status, kind) => {
-  server.on(APPEND_PATH, json(status, { error: { code: status, message: 'Unable to parse range', status: 'INVALID_ARGUMENT' } }));
+  google.server.on(APPEND_PATH, json(status, { error: { code: status, message: 'Unable to parse range', status: 'INVALID_ARGUMENT' } }));
   const result = await deliver([trackOf(1), trackOf(2)]);
   expect(result.status).toBe(status);
   expect(result.verdicts!.map((v) => v.kind)).toEqual([kind, kind]);
 });
 
 test('a 401 forgets the token, so the next chunk asks for a new one', async () => {
-  server.on(APPEND_PATH, json(401, { error: { code: 401 } }));
+  google.server.on(APPEND_PATH, json(401, { error: { code: 401 } }));
   expect((await deliver([trackOf(1)])).verdicts).toEqual([{ kind: 'retryable', error: 'answered 401' }]);
-  server.on(APPEND_PATH, json(200, {}));
+  google.server.on(APPEND_PATH, json(200, {}));
   await deliver([trackOf(1)]);
-  expect(tokens.issued.map((t) => t.token)).toEqual(['ya29.test-1', 'ya29.test-2']);
+  expect(google.tokens.issued.map((t) => t.token)).toEqual(['ya29.test-1', 'ya29.test-2']);
 });
 
 test('the SSRF guard applies to the sheet API and the token endpoint alike', async () => {
   process.env.WEIR_OUTBOUND_ALLOWLIST = '';
   expect(await deliver([trackOf(1)])).toMatchObject({ status: 403, retryable: false });
-  expect(server.received).toHaveLength(0);
+  expect(google.server.received).toHaveLength(0);
 });
