@@ -22,6 +22,12 @@ afterAll(async () => {
   await warehouse?.stop();
 });
 
+/** The warehouse's login, writing into `schema`. */
+const warehouseIn = (schema: string) => {
+  const { host, port, database, user, password } = warehouse;
+  return { host, port, database, user, password, schema };
+};
+
 const events = (prefix: string) => [
   { type: 'identify', userId: 'ada', messageId: `${prefix}-1`, traits: { plan: 'pro' } },
   { type: 'track', userId: 'ada', messageId: `${prefix}-2`, event: 'Order Completed', properties: { revenue: 12.5 } },
@@ -46,15 +52,7 @@ it("writes a source's events to S3 as one gzipped JSON-lines object, with the wo
 });
 
 it("loads a source's events into PostgreSQL tables", async () => {
-  const config = {
-    host: warehouse.host,
-    port: warehouse.port,
-    database: warehouse.database,
-    user: warehouse.user,
-    password: warehouse.password,
-    schema: 'live',
-  };
-  const p = await vendorPipeline(rig, 'POSTGRES', config);
+  const p = await vendorPipeline(rig, 'POSTGRES', warehouseIn('live'));
   await p.send(events('pg'));
   await rig.rt.poller.drain();
 
@@ -73,15 +71,7 @@ it("loads a source's events into PostgreSQL tables", async () => {
 });
 
 it('answers the test interface for PostgreSQL: the rows an event becomes, then that event loaded once', async () => {
-  const config = {
-    host: warehouse.host,
-    port: warehouse.port,
-    database: warehouse.database,
-    user: warehouse.user,
-    password: warehouse.password,
-    schema: 'tested',
-  };
-  const p = await vendorPipeline(rig, 'POSTGRES', config);
+  const p = await vendorPipeline(rig, 'POSTGRES', warehouseIn('tested'));
   const message = { type: 'track', event: 'Plan Chosen', userId: 'ada', messageId: 'ti-1', properties: { plan: 'pro' } };
   const preview = await p.testDestination({ message, stage: { dest_transform: true } });
   expect(preview.status).toBe(200);
