@@ -1,8 +1,8 @@
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/alerts/ports';
 import { AlertNotification, AlertRule } from '../domain/alerts/schemas';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, queryAll, queryPage, refusedItems, transactIf, updateIf, type TableClient } from './table-client';
+import { getItem, putIf, putIfAbsent, queryAll, queryPage, refusedItems, transactIf, updateIf, updateItem, type TableClient } from './table-client';
 
 /** Notifications are kept this long. */
 const NOTIFICATION_TTL_SECONDS = 30 * 24 * 3600;
@@ -49,15 +49,11 @@ export class AlertRepository implements ports.AlertRepository {
   async replace(rule: AlertRule, changes: Partial<AlertRule>): Promise<AlertRule | undefined> {
     const next: AlertRule = AlertRule.parse({ ...rule, ...changes, version: rule.version + 1 });
     for (const key of Object.keys(changes) as (keyof AlertRule)[]) if (changes[key] === undefined) delete (next as Record<string, unknown>)[key];
-    const written = await conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        Item: ruleItem(next),
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': rule.version },
-      }),
-    );
+    const written = await putIf(this.store, {
+      Item: ruleItem(next),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': rule.version },
+    });
     return written ? next : undefined;
   }
 
@@ -85,21 +81,18 @@ export class AlertRepository implements ports.AlertRepository {
         ...(evaluation.since && { ':since': evaluation.since }),
       },
     };
-    if (!notification) return conditionally(this.store, new UpdateCommand(update));
+    if (!notification) return updateIf(this.store, update);
     const note = { ...keys.alertNotification(rule.workspaceId, notification.id), entity: 'alertNotification', ...notification };
     const expiresAt = Math.floor(Date.now() / 1000) + NOTIFICATION_TTL_SECONDS;
     return transactIf(this.store, [{ Update: update }, { Put: { TableName: this.store.table, Item: { ...note, expiresAt } } }]);
   }
 
   async recordDelivery(workspaceId: string, notificationId: string, delivery: NonNullable<AlertNotification['delivery']>): Promise<void> {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.alertNotification(workspaceId, notificationId),
-        UpdateExpression: 'SET delivery = :delivery',
-        ExpressionAttributeValues: { ':delivery': delivery },
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.alertNotification(workspaceId, notificationId),
+      UpdateExpression: 'SET delivery = :delivery',
+      ExpressionAttributeValues: { ':delivery': delivery },
+    });
   }
 
   async notifications(workspaceId: string, limit: number): Promise<AlertNotification[]> {

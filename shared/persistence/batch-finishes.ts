@@ -1,11 +1,11 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import type { BatchChange, FinishingBatch } from '../domain/delivery/ports';
 import type { BatchGuard, GuardChange } from '../domain/delivery/records';
 import { batchUpdate, finishedTogetherStats } from './delivery-items';
 import { encodeListed, MAX_LISTED_BYTES, type DeliveryRuns } from './delivery-runs';
 import { finishedTogetherExtras } from './failure-items';
-import { conditionally, refusedItems, type TableClient } from './table-client';
+import { refusedItems, updateIf, type TableClient } from './table-client';
 
 /** A batch no item holds yet, nothing of it to write beside it: its run's record may list it finished. */
 const listable = ({ guard, change, written }: FinishingBatch) =>
@@ -88,7 +88,7 @@ export class BatchFinishes {
 
   /** A batch written finished in a run (a plain write): false when it is no longer the guard's. */
   async writeFinishing(guard: BatchGuard, change: BatchChange, runId: string): Promise<boolean> {
-    return conditionally(this.store, new UpdateCommand(batchUpdate(this.store.table, guard, change, runId).Update!));
+    return updateIf(this.store, batchUpdate(this.store.table, guard, change, runId).Update!);
   }
 
   /** Batches finished in transactions of their items, the destination's counters and each hour's funnel. */

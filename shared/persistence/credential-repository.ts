@@ -1,8 +1,7 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/credentials/ports';
 import { isCredentialRef, StoredCredential, WrappedDataKey } from '../domain/credentials/schemas';
 import { keys } from './keys';
-import { conditionally, deleteIf, getItem, putIfAbsent, queryPrefix, type TableClient } from './table-client';
+import { deleteIf, getItem, putIf, putIfAbsent, queryPrefix, updateItem, type TableClient } from './table-client';
 
 /** Sealed credentials of a workspace and its wrapped data key. Never a plaintext value. Items are parsed with the domain's zod schemas. */
 export class CredentialRepository implements ports.CredentialRepository {
@@ -15,28 +14,25 @@ export class CredentialRepository implements ports.CredentialRepository {
 
   /** Keeps the first data key made for a workspace; false when another call made one first. */
   async createDataKey(workspaceId: string, wrapped: Buffer, ref: string): Promise<boolean> {
-    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, { ...keys.credentialDataKey(workspaceId), wrapped, ref })));
+    return putIf(this.store, putIfAbsent(this.store.table, { ...keys.credentialDataKey(workspaceId), wrapped, ref }));
   }
 
   async put(workspaceId: string, credential: Omit<StoredCredential, 'createdAt'>): Promise<StoredCredential> {
-    const { Attributes } = await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.credential(workspaceId, credential.key),
-        UpdateExpression:
-          'SET #key = :key, isSecret = :secret, iv = :iv, tag = :tag, ciphertext = :ct, updatedAt = :at, createdAt = if_not_exists(createdAt, :at)',
-        ExpressionAttributeNames: { '#key': 'key' },
-        ExpressionAttributeValues: {
-          ':key': credential.key,
-          ':secret': credential.isSecret,
-          ':iv': credential.iv,
-          ':tag': credential.tag,
-          ':ct': credential.ciphertext,
-          ':at': credential.updatedAt,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    const { Attributes } = await updateItem(this.store, {
+      Key: keys.credential(workspaceId, credential.key),
+      UpdateExpression:
+        'SET #key = :key, isSecret = :secret, iv = :iv, tag = :tag, ciphertext = :ct, updatedAt = :at, createdAt = if_not_exists(createdAt, :at)',
+      ExpressionAttributeNames: { '#key': 'key' },
+      ExpressionAttributeValues: {
+        ':key': credential.key,
+        ':secret': credential.isSecret,
+        ':iv': credential.iv,
+        ':tag': credential.tag,
+        ':ct': credential.ciphertext,
+        ':at': credential.updatedAt,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
     return StoredCredential.parse(Attributes);
   }
 

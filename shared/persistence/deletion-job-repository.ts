@@ -1,6 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, putIfAbsent, queryAll, queryPage, transactIf, updateIf, type TableClient } from './table-client';
+import { putIf, putIfAbsent, queryAll, queryPage, transactIf, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { DeletionJob } from '../domain/regulations/schemas';
 
@@ -24,7 +23,7 @@ export class DeletionJobRepository implements ports.DeletionJobRepository {
   async createIfAbsent(job: DeletionJob): Promise<boolean> {
     // Only a job that will run enters the due index: a final one (canceled, unsupported) never needs attention.
     const item = { ...jobKey(job), entity: 'deletionJob', ...job, ...(job.dueAt !== undefined && dueKey(job.dueAt, job)) };
-    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
+    return putIf(this.store, putIfAbsent(this.store.table, item));
   }
 
   async list(workspaceId: string, regulationId: string): Promise<DeletionJob[]> {

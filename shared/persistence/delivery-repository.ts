@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
 import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/delivery/ports';
 import {
@@ -20,7 +20,7 @@ import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
-import { isConditionFailure, putIfAbsent, queryPage, refusedItems, updateIf, type TableClient, type TransactItem } from './table-client';
+import { isConditionFailure, putIfAbsent, queryPage, refusedItems, updateIf, updateItem, type TableClient, type TransactItem } from './table-client';
 
 const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
 const indexAt = (ref: BatchRef, at: string) => {
@@ -148,7 +148,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
           : undefined;
       const extras = batchExtras(this.store.table, guard.ref, change, parks.length);
       try {
-        if (!stats && extras.length === 0) await this.store.doc.send(new UpdateCommand(batch.Update!));
+        if (!stats && extras.length === 0) await updateItem(this.store, batch.Update!);
         else {
           const items = [batch, ...(stats ? [stats] : []), ...parks.map((p) => this.parkPut(p)), ...extras];
           await this.store.doc.send(new TransactWriteCommand({ TransactItems: items }));

@@ -1,10 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchPosition, DeliverySample } from '../domain/delivery/records';
 import { DELIVERY_TTL_SECONDS, runKey } from './delivery-items';
 import { queryEach } from './across-partitions';
 import { keys } from './keys';
-import { conditionally, getEach, getItem, putIfAbsent, type TableClient, type TransactItem } from './table-client';
+import { getEach, getItem, putIf, putIfAbsent, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
 export interface RunKey {
@@ -77,7 +76,7 @@ export class DeliveryRuns {
 
   /** Ends a run as abandoned unless it is done: false when it is done (its batches are counted). */
   async abandon(run: RunKey): Promise<boolean> {
-    if (await conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item(run, 'abandoned'))))) return true;
+    if (await putIf(this.store, putIfAbsent(this.store.table, item(run, 'abandoned')))) return true;
     const found = await getItem(this.store, keys.deliveryRun(run.workspaceId, run.destinationId, run.runId), { ConsistentRead: true });
     return found?.status !== 'done';
   }

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type BatchWriteCommandOutput, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { uuidv7 } from '../domain/ids';
 import type * as ports from '../domain/event-schemas/ports';
 import {
@@ -14,7 +14,7 @@ import {
   type VersionRef as VersionRefRecord,
 } from '../domain/event-schemas/records';
 import { keys } from './keys';
-import { conditionally, deleteIf, getEach, putIfAbsent, queryAll, queryPrefix, transactIf, updateIf, type TableClient } from './table-client';
+import { deleteIf, getEach, putIf, putIfAbsent, queryAll, queryPrefix, transactIf, updateIf, updateItem, type TableClient } from './table-client';
 
 /**
  * Event models and versions (area D): per model and per version a summary, a sketch head and a sketch base
@@ -256,16 +256,13 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   }
 
   private async nextRow(kind: 'model' | 'version'): Promise<number> {
-    const { Attributes } = await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.schemaRowCounter(kind),
-        UpdateExpression: 'ADD #next :one',
-        ExpressionAttributeNames: { '#next': 'next' },
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
+    const { Attributes } = await updateItem(this.store, {
+      Key: keys.schemaRowCounter(kind),
+      UpdateExpression: 'ADD #next :one',
+      ExpressionAttributeNames: { '#next': 'next' },
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    });
     return Number(Attributes?.next);
   }
 
@@ -281,37 +278,29 @@ export class EventSchemaRepository implements ports.EventSchemaRepository {
   private async saveSketch(key: Key, rev: number, { head, base }: SketchWrite): Promise<boolean> {
     if (base) {
       const { slot, ...stored } = base;
-      const written = await conditionally(
-        this.store,
-        new PutCommand({
-          TableName: this.store.table,
-          Item: {
-            ...keys.schemaBaseApart(key, slot),
-            entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
-            ...SketchBase.parse(stored),
-          },
-          // Never over a base another writer folded at this revision or a later one (its head may name it).
-          ConditionExpression: 'attribute_not_exists(pk) OR #token <> :token OR #rev < :rev',
-          ExpressionAttributeNames: { '#token': 'token', '#rev': 'rev' },
-          ExpressionAttributeValues: { ':token': stored.token, ':rev': stored.rev },
-        }),
-      );
+      const written = await putIf(this.store, {
+        Item: {
+          ...keys.schemaBaseApart(key, slot),
+          entity: key.sk.startsWith('MODEL') ? 'schemaModelBase' : 'schemaVersionBase',
+          ...SketchBase.parse(stored),
+        },
+        // Never over a base another writer folded at this revision or a later one (its head may name it).
+        ConditionExpression: 'attribute_not_exists(pk) OR #token <> :token OR #rev < :rev',
+        ExpressionAttributeNames: { '#token': 'token', '#rev': 'rev' },
+        ExpressionAttributeValues: { ':token': stored.token, ':rev': stored.rev },
+      });
       if (!written) return false;
     }
     return this.putHead(key, rev, head);
   }
 
   private async putHead(key: Key, rev: number, head: SketchHead): Promise<boolean> {
-    return conditionally(
-      this.store,
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', ...SketchHead.parse(head) },
-        ConditionExpression: '#rev = :rev',
-        ExpressionAttributeNames: { '#rev': 'rev' },
-        ExpressionAttributeValues: { ':rev': rev },
-      }),
-    );
+    return putIf(this.store, {
+      Item: { ...key, entity: key.sk.startsWith('MODEL') ? 'schemaModelSketch' : 'schemaVersionSketch', ...SketchHead.parse(head) },
+      ConditionExpression: '#rev = :rev',
+      ExpressionAttributeNames: { '#rev': 'rev' },
+      ExpressionAttributeValues: { ':rev': rev },
+    });
   }
 
   private async deleteModel(model: ModelSummary): Promise<void> {

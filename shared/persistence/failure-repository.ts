@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { FailureRetry } from '../domain/delivery/failures';
 import { funnelClassOf } from '../domain/delivery/funnel';
 import { DeliveryJob, type FailureOrder, type FailurePage, type RetryResult, type StoredFailure } from '../domain/delivery/jobs';
@@ -10,7 +10,7 @@ import { failureRetentionSeconds, unpackFailures } from './failure-items';
 import { destinationFunnelUpdate } from './funnel-counters';
 import { keys } from './keys';
 import { acrossPartitions, queryEach } from './across-partitions';
-import { getEach, getItem, putIfAbsent, queryPage, transactIf, updated, updateIf, type TableClient, type TransactItem } from './table-client';
+import { getEach, getItem, putIfAbsent, queryPage, transactIf, updated, updateIf, updateItem, type TableClient, type TransactItem } from './table-client';
 
 type Item = Record<string, unknown>;
 
@@ -175,16 +175,13 @@ export class FailureRepository implements ports.FailureRepository {
       values[':done'] = 'done';
       remove += ', gsi1pk, gsi1sk';
     }
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
-        UpdateExpression: `SET ${set.join(', ')}${remove}`,
-        ConditionExpression: 'leaseUntil = :lease',
-        ExpressionAttributeNames: { ...(change.cursor !== undefined && { '#cursor': 'cursor' }), ...(change.done && { '#status': 'status' }) },
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.deliveryJob(job.workspaceId, job.destinationId, job.id),
+      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      ConditionExpression: 'leaseUntil = :lease',
+      ExpressionAttributeNames: { ...(change.cursor !== undefined && { '#cursor': 'cursor' }), ...(change.done && { '#status': 'status' }) },
+      ExpressionAttributeValues: values,
+    });
   }
 
   /** A user's failures at a destination, removed from their groups (left as holes, so the others keep their ids). */
@@ -204,15 +201,12 @@ export class FailureRepository implements ports.FailureRepository {
       if (gone === 0) continue;
       removed += gone;
       const users = (group.users as string[]).filter((u) => u !== userId);
-      await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: { pk: group.pk, sk: group.sk },
-          UpdateExpression: 'SET payload = :payload, #users = :users',
-          ExpressionAttributeNames: { '#users': 'users' },
-          ExpressionAttributeValues: { ':payload': gzipSync(JSON.stringify(kept)), ':users': users },
-        }),
-      );
+      await updateItem(this.store, {
+        Key: { pk: group.pk, sk: group.sk },
+        UpdateExpression: 'SET payload = :payload, #users = :users',
+        ExpressionAttributeNames: { '#users': 'users' },
+        ExpressionAttributeValues: { ':payload': gzipSync(JSON.stringify(kept)), ':users': users },
+      });
     }
     return removed;
   }

@@ -1,5 +1,5 @@
 import { encodeTime } from 'ulid';
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '../domain/errors';
 import { weirIdOf, type RefusedEvent } from '../domain/ingestion/events';
 import type * as ports from '../domain/ingestion/ports';
@@ -8,7 +8,7 @@ import { archiveRetentionDays } from '../domain/ingestion/retention';
 import type { ArchivedPart, ArchiveReads } from '../domain/replays/ports';
 import { keys } from './keys';
 import { counterShard, readCounters } from './counters';
-import { getItem, isConditionFailure, type TableClient, type TransactItem } from './table-client';
+import { getItem, isConditionFailure, updateItem, type TableClient, type TransactItem } from './table-client';
 import { componentLogger } from '../ops/logger';
 import { ingestedAt } from '../domain/delivery/hours';
 import { refusedUpdate } from './source-funnel';
@@ -247,39 +247,30 @@ export class IngestRepository implements ports.IngestRepository, ArchiveReads {
   }
 
   async countSuppressed(workspaceId: string, sourceId: string, count: number, at: string): Promise<void> {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
-        UpdateExpression: 'ADD suppressed :n SET lastSuppressedAt = :at',
-        ExpressionAttributeValues: { ':n': count, ':at': at },
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
+      UpdateExpression: 'ADD suppressed :n SET lastSuppressedAt = :at',
+      ExpressionAttributeValues: { ':n': count, ':at': at },
+    });
   }
 
   async countThrottled(workspaceId: string, sourceId: string, events: number, requests: number, at: string): Promise<void> {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
-        UpdateExpression: 'ADD throttled :e, throttledRequests :r SET lastThrottledAt = :at',
-        ExpressionAttributeValues: { ':e': events, ':r': requests, ':at': at },
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.sourceStats(workspaceId, sourceId, counterShard()),
+      UpdateExpression: 'ADD throttled :e, throttledRequests :r SET lastThrottledAt = :at',
+      ExpressionAttributeValues: { ':e': events, ':r': requests, ':at': at },
+    });
     const hourly = refusedUpdate(this.store.table, workspaceId, sourceId, 'throttled', events, Date.parse(at));
-    if (hourly) await this.store.doc.send(new UpdateCommand(hourly.Update!));
+    if (hourly) await updateItem(this.store, hourly.Update!);
   }
 
   async reportInbound(workspaceId: string, sourceId: string, window: number, rate: number): Promise<number> {
     const [, previous] = await Promise.all([
-      this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.inboundWindow(workspaceId, sourceId, window),
-          UpdateExpression: 'ADD taken :n SET entity = :entity, expiresAt = if_not_exists(expiresAt, :exp)',
-          ExpressionAttributeValues: { ':n': rate, ':entity': 'inboundWindow', ':exp': window + INBOUND_WINDOW_TTL_SECONDS },
-        }),
-      ),
+      updateItem(this.store, {
+        Key: keys.inboundWindow(workspaceId, sourceId, window),
+        UpdateExpression: 'ADD taken :n SET entity = :entity, expiresAt = if_not_exists(expiresAt, :exp)',
+        ExpressionAttributeValues: { ':n': rate, ':entity': 'inboundWindow', ':exp': window + INBOUND_WINDOW_TTL_SECONDS },
+      }),
       getItem(this.store, keys.inboundWindow(workspaceId, sourceId, window - 1)),
     ]);
     return Number(previous?.taken ?? 0);

@@ -1,9 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ClaimOptions, ClaimOutcome, MessageClaim, MessageIdIndex } from '../domain/ingestion/duplicates';
 import { keys } from './keys';
-import { getEach, type TableClient } from './table-client';
+import { getEach, updateItem, type TableClient } from './table-client';
 
 /** Conditional writes in flight at once per call (each its own round trip, in parallel). */
 const IN_FLIGHT = 32;
@@ -62,17 +61,14 @@ export class MessageIdIndexRepository implements MessageIdIndex {
       values[':count'] = claim.countId;
     }
     try {
-      const { Attributes } = await this.store.doc.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: keys.seenMessage(claim.workspaceId, claim.sourceId, claim.messageId),
-          UpdateExpression: set,
-          ConditionExpression: 'attribute_not_exists(pk) OR claimant = :claimant OR expiresAt <= :at',
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const { Attributes } = await updateItem(this.store, {
+        Key: keys.seenMessage(claim.workspaceId, claim.sourceId, claim.messageId),
+        UpdateExpression: set,
+        ConditionExpression: 'attribute_not_exists(pk) OR claimant = :claimant OR expiresAt <= :at',
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       // The item before: the count it named stays (if_not_exists); where it named none, this write named it.
       const before = Attributes as ClaimItem | undefined;
       const countedIn = before?.countedIn ?? claim.countId;

@@ -1,6 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, deleteIf, getItem, putIfAbsent, queryAll, queryPage, updated, updateIf, type TableClient } from './table-client';
+import { deleteIf, getItem, putIf, putIfAbsent, queryAll, queryPage, updated, updateIf, type TableClient } from './table-client';
 import type * as ports from '../domain/streams/ports';
 import { ParkedRecord, type ParkedRef } from '../domain/streams/schemas';
 
@@ -19,7 +18,7 @@ export class ParkedRecordRepository implements ports.ParkedRecordRepository {
   /** Parks a record; false when it is parked already (a redelivered record that failed again). */
   async park(record: Omit<ParkedRecord, 'status' | 'attempts' | 'replays'>): Promise<boolean> {
     const item = { ...key(record), entity: 'parkedRecord', ...record, status: 'waiting', attempts: 0, replays: 0, ...attention(record.dueAt, record) };
-    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
+    return putIf(this.store, putIfAbsent(this.store.table, item));
   }
 
   /**

@@ -1,6 +1,6 @@
-import { BatchGetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
-import { conditionally, getItem, putIfAbsent, transactIf, type TableClient, type TransactItem } from './table-client';
+import { getItem, putIf, putIfAbsent, transactIf, updateItem, type TableClient, type TransactItem } from './table-client';
 import type * as ports from '../domain/regulations/ports';
 import { Regulation } from '../domain/regulations/schemas';
 
@@ -177,14 +177,11 @@ export class RegulationRepository implements ports.RegulationRepository {
    * its retry moves it then.
    */
   private async moveStamp(workspaceId: string): Promise<void> {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.suppressionStamp(workspaceId),
-        UpdateExpression: 'ADD stamp :one',
-        ExpressionAttributeValues: { ':one': 1 },
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.suppressionStamp(workspaceId),
+      UpdateExpression: 'ADD stamp :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    });
   }
 
   async suppressionStamp(workspaceId: string): Promise<number> {
@@ -213,7 +210,7 @@ export class RegulationRepository implements ports.RegulationRepository {
   /** Records what a keyed create made; false when the key was recorded already (read it with getIdempotency). */
   async putIdempotency(workspaceId: string, key: string, record: Record<string, unknown>, ttlSeconds: number): Promise<boolean> {
     const item = { ...keys.idempotency(workspaceId, 'regulations', key), record, expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds };
-    return conditionally(this.store, new PutCommand(putIfAbsent(this.store.table, item)));
+    return putIf(this.store, putIfAbsent(this.store.table, item));
   }
 
   async getIdempotency(workspaceId: string, key: string): Promise<Record<string, unknown> | undefined> {

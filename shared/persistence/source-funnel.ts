@@ -1,10 +1,10 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { hourOf, ingestedAt } from '../domain/delivery/hours';
 import { addSlots, sourceSlots, type HourCounts } from '../domain/delivery/series-slots';
 import { counterShard } from './counters';
 import { hourlyUpdate, readByHour, readHourly, sourceFunnelPartition } from './funnel-counters';
 import { keys } from './keys';
-import { getItem, refusedItems, type TableClient, type TransactItem } from './table-client';
+import { getItem, refusedItems, updateItem, type TableClient, type TransactItem } from './table-client';
 
 /** A stored part as the source's funnel counts it. */
 export interface CountedPart {
@@ -130,7 +130,7 @@ export class SourceFunnelRepository {
   /** Refusals outside ingestion's write (throttled requests): added to their hour. */
   async countRefused(workspaceId: string, sourceId: string, reason: string, events: number, at: string): Promise<void> {
     const update = refusedUpdate(this.store.table, workspaceId, sourceId, reason, events, Date.parse(at));
-    if (update) await this.store.doc.send(new UpdateCommand(update.Update!));
+    if (update) await updateItem(this.store, update.Update!);
   }
 
   sourceHours(workspaceId: string, sourceId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>> {

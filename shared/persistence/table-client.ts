@@ -4,11 +4,13 @@ import {
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type BatchGetCommandOutput,
   type DeleteCommandInput,
+  type PutCommandInput,
   type DynamoDBDocumentClientResolvedConfig,
   type QueryCommandInput,
   type UpdateCommandInput,
@@ -114,6 +116,14 @@ export async function conditionally<I extends ServiceInputTypes, O extends Servi
     throw error;
   }
 }
+
+/** Sends an update, with its answer (any failure is thrown). */
+export const updateItem = (store: TableClient, input: Omit<UpdateCommandInput, 'TableName'>) =>
+  store.doc.send(new UpdateCommand({ ...input, TableName: store.table }));
+
+/** Sends a conditional put: false when its condition refused it; any other failure is thrown. */
+export const putIf = (store: TableClient, input: Omit<PutCommandInput, 'TableName'>): Promise<boolean> =>
+  conditionally(store, new PutCommand({ ...input, TableName: store.table }));
 
 /** Sends a conditional update: false when its condition refused it; any other failure is thrown. */
 export const updateIf = (store: TableClient, input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> =>

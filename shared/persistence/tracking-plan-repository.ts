@@ -1,12 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { ConflictError } from '../domain/errors';
 import type * as ports from '../domain/tracking-plans/ports';
 import { EventSpec, PlanVersion, TrackingPlan } from '../domain/tracking-plans/schemas';
 import { readCounters } from './counters';
 import { keys } from './keys';
-import { getItem, putIfAbsent, queryAll, queryPrefix, transactIf, type TableClient } from './table-client';
+import { getItem, putIfAbsent, queryAll, queryPrefix, transactIf, updateItem, type TableClient } from './table-client';
 
 const PLAN_FIELDS = ['id', 'name', 'description', 'version', 'createdAt', 'updatedAt'] as const;
 /** A version's item but its specs, which are stored packed. */
@@ -81,14 +81,11 @@ export class TrackingPlanRepository implements ports.TrackingPlanRepository {
   }
 
   async noteLink(workspaceId: string, planId: string, sourceId: string, version: number): Promise<void> {
-    await this.store.doc.send(
-      new UpdateCommand({
-        TableName: this.store.table,
-        Key: keys.trackingPlan(workspaceId, planId),
-        UpdateExpression: 'ADD linked :link',
-        ExpressionAttributeValues: { ':link': new Set([JSON.stringify([sourceId, version])]) },
-      }),
-    );
+    await updateItem(this.store, {
+      Key: keys.trackingPlan(workspaceId, planId),
+      UpdateExpression: 'ADD linked :link',
+      ExpressionAttributeValues: { ':link': new Set([JSON.stringify([sourceId, version])]) },
+    });
   }
 
   async links(workspaceId: string, planId: string): Promise<{ sourceId: string; version: number }[]> {
