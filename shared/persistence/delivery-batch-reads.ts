@@ -16,10 +16,10 @@ import { getEach, type TableClient } from './table-client';
  * held runs. What the views and the audit read, without the writes (their functions' bundles stay small).
  */
 export class DeliveryBatchReads {
-  private readonly runs: DeliveryRuns;
-  private readonly held: HeldRuns;
+  protected readonly runs: DeliveryRuns;
+  protected readonly held: HeldRuns;
 
-  constructor(private readonly store: TableClient) {
+  constructor(protected readonly store: TableClient) {
     this.runs = new DeliveryRuns(store);
     this.held = new HeldRuns(store);
   }

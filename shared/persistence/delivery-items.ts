@@ -202,12 +202,11 @@ const runOf = (item: Record<string, unknown>) => ({
 
 /** A batch's write: its run so far; with `runId`, written finished in that run, which counts it (finishBatches). */
 export function batchUpdate(table: string, guard: BatchGuard, change: BatchChange, runId?: string): TransactItem {
-  const { ref, owner } = guard;
+  const { ref } = guard;
   const condition = ownership(guard);
   const values: Record<string, unknown> = {
+    // The owner's :owner and :sending, which the write sets too.
     ...condition.ExpressionAttributeValues,
-    ':owner': owner,
-    ':sending': 'sending',
     ':progress': change.position.progress,
     ':output': change.position.output,
     ':nd': change.totals.delivered,

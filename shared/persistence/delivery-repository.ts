@@ -1,11 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type * as ports from '../domain/delivery/ports';
-import type { BatchChange, BatchRecord, FinishingBatch } from '../domain/delivery/ports';
+import type { BatchChange, FinishingBatch } from '../domain/delivery/ports';
 import {
   BatchRef,
   batchIdOf,
   type BatchLookup,
-  type DeliverySample,
   type BatchGuard,
   type BatchState,
   type GuardChange,
@@ -14,21 +13,18 @@ import {
   type ParkedDelivery,
 } from '../domain/delivery/records';
 import { DeliveryBatchReads } from './delivery-batch-reads';
-import { HeldRuns, parseHeldRun } from './held-runs';
-import { DeliveryRuns } from './delivery-runs';
+import { parseHeldRun } from './held-runs';
 import { BatchFinishes } from './batch-finishes';
 import { keys } from './keys';
 import { attention, batchUpdate, outcomeCounts, ownership, parkedItem, parseParked, renews, statsItem, ttl } from './delivery-items';
 import { batchExtras, parkExtras } from './failure-items';
 import { isConditionFailure, putIfAbsent, queryPage, refusedItems, updateIf, updateItem, type TableClient, type TransactItem } from './table-client';
 
-const batchAttention = (ref: BatchRef, at: string) => attention(at, 'B', batchId(ref), `${ref.requestId}#${ref.part}`);
+/** The values of a batch's entry in the scheduler's index at `at`. */
 const indexAt = (ref: BatchRef, at: string) => {
-  const entry = batchAttention(ref, at);
+  const entry = attention(at, 'B', batchIdOf(ref), `${ref.requestId}#${ref.part}`);
   return { ':gpk': entry.gsi1pk, ':gsk': entry.gsi1sk };
 };
-
-const batchId = batchIdOf;
 
 /** A transaction holds at most 100 items: the batch, the destination's counters, the parks, its hour's funnel and failures. */
 export const MAX_PARKS_PER_WRITE = 90;
@@ -36,18 +32,13 @@ export const MAX_PARKS_PER_WRITE = 90;
 /**
  * Delivery state: a batch's position and counts (one item per ingest part and destination), parked retries,
  * a destination's counters. Every change is conditional, and every counter moves in the same write (or
- * transaction) as the state change it counts.
+ * transaction) as the state change it counts. Its reads are DeliveryBatchReads'.
  */
-export class DeliveryRepository implements ports.DeliveryRepository {
-  private readonly reads: DeliveryBatchReads;
-  private readonly held: HeldRuns;
-  private readonly runs: DeliveryRuns;
+export class DeliveryRepository extends DeliveryBatchReads implements ports.DeliveryRepository {
   private readonly finishes: BatchFinishes;
 
-  constructor(private readonly store: TableClient) {
-    this.reads = new DeliveryBatchReads(store);
-    this.held = new HeldRuns(store);
-    this.runs = new DeliveryRuns(store);
+  constructor(store: TableClient) {
+    super(store);
     this.finishes = new BatchFinishes(store, this.runs, (guard, change) => this.writeBatch(guard, change));
   }
 
@@ -67,10 +58,6 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     return this.runs.abandon(run);
   }
 
-  heldRuns(workspaceId: string, destinationId: string): Promise<HeldRun[]> {
-    return this.reads.heldRuns(workspaceId, destinationId);
-  }
-
   /** Where a batch's item is. */
   private keyOf(b: BatchRef) {
     return keys.deliveryBatch(b.workspaceId, b.destinationId, b.requestId, b.part);
@@ -78,12 +65,7 @@ export class DeliveryRepository implements ports.DeliveryRepository {
 
   /** Where a batch stands (strongly consistent): what delivery must skip or resume from. */
   async readBatch(ref: BatchLookup): Promise<BatchState> {
-    return (await this.readBatches([ref])).get(batchId(ref))!;
-  }
-
-  /** Where each batch stands, by `batchIdOf`, strongly consistent: one round trip per hundred batches. */
-  readBatches(refs: BatchLookup[]): Promise<Map<string, BatchState>> {
-    return this.reads.readBatches(refs);
+    return (await this.readBatches([ref])).get(batchIdOf(ref))!;
   }
 
   /**
@@ -211,14 +193,6 @@ export class DeliveryRepository implements ports.DeliveryRepository {
     });
   }
 
-  recentBatches(workspaceId: string, destinationId: string, limit: number): Promise<{ finishedAt?: string; samples: DeliverySample[] }[]> {
-    return this.reads.recentBatches(workspaceId, destinationId, limit);
-  }
-
-  batchesOf(workspaceId: string, destinationId: string, parts: { requestId: string; part: number }[]): Promise<BatchRecord[]> {
-    return this.reads.batchesOf(workspaceId, destinationId, parts);
-  }
-
   /**
    * Batches and held runs whose lease ran out and retries that are due, oldest first: the oldest of each index partition
    * (entries spread evenly over them), merged. Each partition is read for its share and a few more, not for
@@ -246,12 +220,5 @@ export class DeliveryRepository implements ports.DeliveryRepository {
         if (item.entity === 'deliveryRetry') return [{ kind: 'retry', parked: parseParked(item) }];
         return [];
       });
-  }
-
-  // --- outcomes --------------------------------------------------------------------------------------------
-
-  /** A destination's counters, summed over their shards (strongly consistent). */
-  outcomes(workspaceId: string, destinationId: string): Promise<Record<string, unknown> | undefined> {
-    return this.reads.outcomes(workspaceId, destinationId);
   }
 }
