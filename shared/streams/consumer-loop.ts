@@ -103,13 +103,10 @@ export async function consumeRecords(
       workspaceId: item.item.workspaceId,
       error,
     });
-    if (item.parked) {
-      const due = new Date(Date.now() + policy.delay(item.parked.attempts + 1)).toISOString();
-      if (await settle(() => parkedRecords.replayFailed(item.parked!, error, due), consumer, item, handBack)) parked++;
-    } else {
-      const now = new Date().toISOString();
-      const settled = await settle(
-        () =>
+    const replayed = item.parked;
+    const write = replayed
+      ? () => parkedRecords.replayFailed(replayed, error, new Date(Date.now() + policy.delay(replayed.attempts + 1)).toISOString())
+      : () =>
           parkedRecords.park({
             consumer,
             workspaceId: String(item.item.workspaceId ?? '-'),
@@ -118,15 +115,10 @@ export async function consumeRecords(
             eventName: item.eventName,
             image: item.item,
             lastError: error,
-            parkedAt: now,
+            parkedAt: new Date().toISOString(),
             dueAt: new Date(Date.now() + policy.delay(1)).toISOString(),
-          }),
-        consumer,
-        item,
-        handBack,
-      );
-      if (settled) parked++;
-    }
+          });
+    if (await settle(write, consumer, item, handBack)) parked++;
   }
   countMetrics({ RecordsParked: parked, RecordsHandedBack: handBack.size }, { consumer });
   return { batchItemFailures: [...handBack.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
