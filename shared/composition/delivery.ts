@@ -23,18 +23,12 @@ import { RetryJobs } from '../domain/delivery/retry-jobs';
 import { FailureRepository } from '../persistence/failure-repository';
 import { SourceFunnelRepository } from '../persistence/source-funnel';
 
-/** One lane and one circuit per destination, for every delivery use case of a process and every store. */
-export interface DeliveryMachinery {
-  lanes: DeliveryLanes;
-  circuit: Circuit;
-}
-
-let processDelivery: DeliveryMachinery | undefined;
+let processDelivery: { lanes: DeliveryLanes; circuit: Circuit } | undefined;
 /**
  * Per process, shared by every delivery use case in it (in the local runtime, the stream consumer's and the
  * scheduler's): one lane and one circuit per destination, reading the policy's waits as they are set.
  */
-export const deliveryMachinery = (): DeliveryMachinery =>
+export const deliveryMachinery = () =>
   (processDelivery ??= {
     lanes: new DeliveryLanes(
       () => deliveryPolicyFromEnv().laneWaitMs,
@@ -43,7 +37,7 @@ export const deliveryMachinery = (): DeliveryMachinery =>
     circuit: new Circuit(() => deliveryPolicyFromEnv().circuitOpenMs),
   });
 
-export const deliveryPolicy = (s: Services) => s.once('deliveryPolicy', () => deliveryPolicyFromEnv());
+const deliveryPolicy = (s: Services) => s.once('deliveryPolicy', () => deliveryPolicyFromEnv());
 
 /** One run of a batch, and the batches this process runs, for both delivery paths. */
 export const batchDelivery = (s: Services) => {
@@ -58,7 +52,6 @@ export const newDeliveryRound = (s: Services) =>
 /** Delivering a stream batch. */
 export const streamDelivery = (s: Services) => {
   const { lanes, circuit } = deliveryMachinery();
-  const round = () => newDeliveryRound(s);
   return s.once(
     'delivery',
     () =>
@@ -68,7 +61,7 @@ export const streamDelivery = (s: Services) => {
         repository(s, DeliveryRepository),
         suppressionIndex(s),
         batchDelivery(s),
-        round,
+        () => newDeliveryRound(s),
         lanes,
         circuit,
         deliveryPolicy(s),
@@ -88,7 +81,6 @@ export const streamDelivery = (s: Services) => {
 /** The scheduler's resume and retry. */
 export const scheduledDelivery = (s: Services) => {
   const { lanes, circuit } = deliveryMachinery();
-  const round = () => newDeliveryRound(s);
   const ingest = repository(s, IngestRepository);
   const original = async (parked: ParkedDelivery) => {
     const seq = parseSeq(parked.seq);
@@ -106,7 +98,7 @@ export const scheduledDelivery = (s: Services) => {
         suppressionIndex(s),
         batchDelivery(s),
         retries(),
-        round,
+        () => newDeliveryRound(s),
         lanes,
         duplicateFilter(s),
       ),
