@@ -6,7 +6,7 @@ import { keys } from './keys';
 import { getEach, getItem, putIf, putIfAbsent, type TableClient, type TransactItem } from './table-client';
 
 /** A run of one destination's batches. */
-export interface RunKey {
+interface RunKey {
   workspaceId: string;
   destinationId: string;
   runId: string;
@@ -16,7 +16,7 @@ export interface RunKey {
  * A batch finished in its run's record alone (it has no item of its own): where it ended and its trail, for
  * whoever looks for it later (a stream record handed over again, the scheduler taking the run over, the audit).
  */
-export interface ListedBatch {
+interface ListedBatch {
   requestId: string;
   part: number;
   position: BatchPosition;

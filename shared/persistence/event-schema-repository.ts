@@ -24,7 +24,7 @@ import { deleteIf, getEach, putIf, putIfAbsent, queryAll, queryPrefix, transactI
  */
 type Key = { pk: string; sk: string };
 
-export const SCHEMA_LIMITS = {
+const SCHEMA_LIMITS = {
   /** Event models per write key (source): the least recently seen is evicted for a new one. */
   modelsPerSource: 200,
   /** Versions per event model: the least recently seen is evicted for a new one. */

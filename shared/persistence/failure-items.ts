@@ -10,7 +10,7 @@ import { keys } from './keys';
 import type { TransactItem } from './table-client';
 
 /** How long failed events are kept: `WEIR_FAILURE_RETENTION_DAYS` (default 7), enforced by the table's TTL. */
-export const FAILURE_RETENTION_ENV = 'WEIR_FAILURE_RETENTION_DAYS';
+const FAILURE_RETENTION_ENV = 'WEIR_FAILURE_RETENTION_DAYS';
 export const failureRetentionSeconds = (): number => {
   const days = Number(process.env[FAILURE_RETENTION_ENV] ?? 7);
   return Math.round((Number.isFinite(days) && days > 0 ? days : 7) * 24 * 3600);
@@ -33,7 +33,7 @@ function pack(failures: FailedEvent[]): FailedEvent[][] {
 }
 
 /** The groups of one write's failures, as transaction Puts (written once with the state change that aborted them). */
-export function failureGroupPuts(table: string, ref: Omit<BatchRef, 'part'> & { part: number | string }, failures: FailedEvent[]): TransactItem[] {
+function failureGroupPuts(table: string, ref: Omit<BatchRef, 'part'> & { part: number | string }, failures: FailedEvent[]): TransactItem[] {
   let groups = pack(failures);
   if (groups.length > MAX_GROUPS_PER_WRITE) {
     groups = pack(failures.map((f) => ({ ...f, event: { truncated: 'left out: too many failures in one write' }, requests: [], message: undefined })));

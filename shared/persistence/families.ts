@@ -31,7 +31,7 @@ export const SHARDS = {
   /** The scheduler's index (gsi1) of batches whose lease ran out and retries that are due. */
   attention: 16,
 } as const;
-export type ShardedFamily = keyof typeof SHARDS;
+type ShardedFamily = keyof typeof SHARDS;
 
 /** A key's shard of `family`: its SHA-256 folded to one of the family's count (ingestion's hash of users). */
 export const shardOf = (family: ShardedFamily, key: string): number => shardOfUser(key, SHARDS[family]);

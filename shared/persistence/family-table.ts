@@ -5,7 +5,7 @@ import { SHARDS } from './families';
  * the docs' test and by people, never by a function (so it stays out of their bundles).
  */
 /** An item family: where its items are, how many partitions it spreads over, who writes and reads it. */
-export interface ItemFamily {
+interface ItemFamily {
   name: string;
   key: string;
   /** Partitions per owner (a source, a destination, a workspace; the whole table for the index). */

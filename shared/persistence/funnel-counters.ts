@@ -8,7 +8,7 @@ import { keys } from './keys';
 import type { TableClient, TransactItem } from './table-client';
 
 /** Hourly funnel counters are kept this long (the longest window a query may span is 31 days). */
-export const FUNNEL_TTL_SECONDS = 35 * 24 * 3600;
+const FUNNEL_TTL_SECONDS = 35 * 24 * 3600;
 
 type Item = Record<string, unknown>;
 

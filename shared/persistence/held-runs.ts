@@ -14,7 +14,7 @@ const indexAt = (held: HeldRun, at: string) => attention(at, 'H', `${held.worksp
  * a request's parts share its id, which compresses to almost nothing). Every write of the item is also an
  * index write of its size, its renewals too: about 0.3 KB for a stream batch's hundred parts, not 4.
  */
-export function heldRunItem(held: HeldRun): Record<string, unknown> {
+function heldRunItem(held: HeldRun): Record<string, unknown> {
   const { parts, ...rest } = held;
   return {
     ...keyOf(held),

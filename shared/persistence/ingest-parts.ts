@@ -16,7 +16,7 @@ import { getItem, isConditionFailure, refusedItems, type TableClient, type Trans
  */
 
 /** How long a request's claim recognises its retry: a day, the field's window for messageIds (Segment's). */
-export const REQUEST_CLAIM_SECONDS = 24 * 3600;
+const REQUEST_CLAIM_SECONDS = 24 * 3600;
 /** BatchWriteItem's limit. */
 const BATCH_ITEMS = 25;
 /** Attempts at the items a batch write left unprocessed (the store pushing back) before answering 429. */
@@ -33,7 +33,7 @@ export function requestDigest(batch: Pick<IngestBatch, 'events' | 'refused' | 'p
 }
 
 /** The ids a request's items are written under: its own, or, for a retry, the first attempt's. */
-export interface RequestIds {
+interface RequestIds {
   requestId: string;
   receivedAt: string;
   shards: number;

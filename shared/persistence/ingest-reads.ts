@@ -28,7 +28,7 @@ export async function ingestPartitionsOf(store: TableClient, workspaceId: string
 }
 
 /** A key range of the source's partitions. */
-export interface RangeQuery {
+interface RangeQuery {
   /** `sk` bounds, inclusive; or `before`, exclusive (for reading on from a cursor, newest first). */
   from?: string;
   to?: string;

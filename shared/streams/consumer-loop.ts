@@ -9,7 +9,7 @@ import { newImageOf } from '../persistence/stream-records';
 const log = componentLogger('streams');
 
 /** One record as a consumer sees it: a new image, either fresh from the stream or a parked one replayed. */
-export interface StreamItem {
+interface StreamItem {
   sequence: string;
   eventId: string;
   eventName: string;
@@ -18,7 +18,7 @@ export interface StreamItem {
   parked?: ParkedRecord;
 }
 
-export interface LoopOptions {
+interface LoopOptions {
   /** Where records that keep failing are parked (the function's own store). */
   parked: ParkedRecordRepository;
   /** Attempts in this invocation before a record is parked (default 3). */
@@ -57,7 +57,7 @@ function itemOf(record: DynamoDBRecord): StreamItem | undefined {
  * reported as a batch item failure, for the event source to hand over again, for as long as it takes.
  * Replays of parked records come through the same loop and are released (or rescheduled) here.
  */
-export async function consumeRecords(
+async function consumeRecords(
   event: DynamoDBStreamEvent,
   consumer: string,
   handleBatch: (items: StreamItem[]) => Promise<Failures>,

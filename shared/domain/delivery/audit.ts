@@ -52,7 +52,7 @@ export const AuditQuery = z
 export type AuditQuery = z.output<typeof AuditQuery>;
 
 /** The most messageIds one audit looks for, and the most stored events of one messageId it reports (the oldest). */
-export const MAX_ACKNOWLEDGED = 100;
+const MAX_ACKNOWLEDGED = 100;
 const MAX_COPIES = 10;
 
 /**

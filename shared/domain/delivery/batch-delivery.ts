@@ -33,10 +33,10 @@ export interface PartEvents {
 }
 
 /** How a run ended: its batches finished (or lost to another owner), or a stop came first. */
-export type RunEnd = 'done' | 'stopped';
+type RunEnd = 'done' | 'stopped';
 
 /** A batch to run: its guard and its part's events. */
-export interface RunPart {
+interface RunPart {
   guard: BatchGuard;
   part: PartEvents;
 }

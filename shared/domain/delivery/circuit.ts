@@ -7,7 +7,7 @@
  * While open, nothing is sent: events are parked as they come. After `openMs`, one probe at a time may go
  * (half-open): an answer in 2xx closes the circuit, a failure opens it for another period.
  */
-export type CircuitVerdict = { send: true; probe: boolean } | { send: false; status: number; error: string };
+type CircuitVerdict = { send: true; probe: boolean } | { send: false; status: number; error: string };
 
 export const FAILURE_STREAK = 5;
 

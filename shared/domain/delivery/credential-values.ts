@@ -8,7 +8,7 @@ import type { InvocationCredentials } from '../credentials/credential-service';
  * their values by name (`named`), which what people read names in place of the values (samples, errors,
  * failures: redact.ts). Or why it cannot be sent: a credential it names is gone, or holds a value the field refuses.
  */
-export type SendableDestination = { ok: true; destination: Destination; named: Record<string, string>; secrets: string[] } | { ok: false; error: string };
+type SendableDestination = { ok: true; destination: Destination; named: Record<string, string>; secrets: string[] } | { ok: false; error: string };
 
 /**
  * The destination with its credentials' values, read through `credentialsOf` only when it names any: where a

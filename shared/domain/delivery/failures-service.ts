@@ -11,7 +11,7 @@ import { jobView, type DeliveryJob, type FailureRepository, type JobSelection, t
  * `to`, so that what the funnel counts aborted is what is listed. As sort-key bounds (UTC, milliseconds, as the
  * groups' keys begin): a group received at `to` exactly (`to#…` sorts after `to`) is the next hour's.
  */
-export function failureWindow(from: string, to: string): { from: string; to: string } {
+function failureWindow(from: string, to: string): { from: string; to: string } {
   const hours = windowHours({ from, to });
   return { from: hours.from, to: hours.to };
 }

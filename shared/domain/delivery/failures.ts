@@ -3,9 +3,9 @@ import { secretMarker, showSecrets } from '../credentials/redact';
 import { ABORT_CLASSES, type AbortClass } from './funnel';
 
 /** How much of an answer's body a failure keeps. */
-export const ANSWER_BODY_LIMIT = 2048;
+const ANSWER_BODY_LIMIT = 2048;
 /** How much of an original event or a sent payload a failure keeps (larger ones are cut, and say so). */
-export const FAILURE_PART_LIMIT = 32 * 1024;
+const FAILURE_PART_LIMIT = 32 * 1024;
 
 export const FAILURE_REASONS = [...ABORT_CLASSES, 'transformFailed'] as const;
 export type FailureReason = AbortClass | 'transformFailed';

@@ -13,17 +13,7 @@ export const ABORT_CLASSES = ['http4xx', 'config', 'transformation', 'vendor', '
 export type AbortClass = (typeof ABORT_CLASSES)[number];
 
 /** The classes of the funnel, as counter names. */
-export const FUNNEL_CLASSES = [
-  'suppressed',
-  'duplicate',
-  'ruleFiltered',
-  'filtered',
-  'transformFailed',
-  'delivered',
-  ...ABORT_CLASSES.map((c) => `aborted_${c}` as const),
-  'retrying',
-] as const;
-export type FunnelClass = (typeof FUNNEL_CLASSES)[number];
+type FunnelClass = 'suppressed' | 'duplicate' | 'ruleFiltered' | 'filtered' | 'transformFailed' | 'delivered' | `aborted_${AbortClass}` | 'retrying';
 
 /**
  * What one batch (or one retry's end) adds to its hour: class counts, `routed` (events of the batch, once, at
@@ -39,7 +29,7 @@ export interface FunnelAdd {
   slots?: Record<string, number>;
 }
 
-export interface ErrorSample {
+interface ErrorSample {
   class: AbortClass | 'transformFailed';
   status?: number;
   error: string;
@@ -64,7 +54,7 @@ export function abortClassOf(error: string, status?: number): AbortClass | 'tran
 export const funnelClassOf = (kind: AbortClass | 'transformFailed'): FunnelClass => (kind === 'transformFailed' ? 'transformFailed' : `aborted_${kind}`);
 
 /** An error class's key: its class, status and the text with numbers and ids taken out (at most 16 characters). */
-export function errorKey(sample: ErrorSample): string {
+function errorKey(sample: ErrorSample): string {
   const shape = sample.error.replace(/[0-9a-f]{8,}|\d+/gi, '#').slice(0, 200);
   return createHash('sha256')
     .update(`${sample.class}|${sample.status ?? ''}|${shape}`)
@@ -77,7 +67,7 @@ export function errorKey(sample: ErrorSample): string {
  * the whole answer), and short enough that an hour item with one error class and every 5-minute slot stays
  * under 1 KB, one write unit's size (series.ts).
  */
-export const ERROR_SAMPLE_CHARS = 200;
+const ERROR_SAMPLE_CHARS = 200;
 
 export function addError(funnel: FunnelAdd, sample: ErrorSample): void {
   const key = errorKey(sample);
@@ -95,7 +85,7 @@ export function addCount(funnel: FunnelAdd, name: FunnelClass | 'routed' | 'expa
  */
 const BIN_BASE = 10;
 const BIN_RATIO = 1.2;
-export const LATENCY_BINS = 90;
+const LATENCY_BINS = 90;
 export const latencyBin = (ms: number): number =>
   ms < BIN_BASE ? 0 : Math.min(LATENCY_BINS - 1, Math.floor(Math.log(ms / BIN_BASE) / Math.log(BIN_RATIO)) + 1);
 /** A bin's upper bound (ms): what a percentile that falls in it reads as. */

@@ -6,7 +6,7 @@ import { FAILURE_REASONS, type FailedEvent, type FailureRetry } from './failures
  * it runs: a retry of failed events now; the same resource carries other kinds later (a replay of stored
  * events to a destination), each with its own selection and the same progress.
  */
-export const JOB_KINDS = ['retry'] as const;
+const JOB_KINDS = ['retry'] as const;
 
 export const JobSelection = z.union([
   z.object({ ids: z.array(z.string()) }),
@@ -14,14 +14,14 @@ export const JobSelection = z.union([
 ]);
 export type JobSelection = z.infer<typeof JobSelection>;
 
-export const JobProgress = z.object({
+const JobProgress = z.object({
   selected: z.number().int().describe('events the job has looked at so far'),
   sent: z.number().int(),
   delivered: z.number().int(),
   failed: z.number().int(),
   skipped: z.number().int().describe('sent before (by this job or another), suppressed, or gone'),
 });
-export type JobProgress = z.infer<typeof JobProgress>;
+type JobProgress = z.infer<typeof JobProgress>;
 
 export const DeliveryJob = z.object({
   id: z.string(),
@@ -41,7 +41,7 @@ export const DeliveryJob = z.object({
 export type DeliveryJob = z.infer<typeof DeliveryJob>;
 
 /** The job as the API shows it. */
-export const JobView = DeliveryJob.omit({ workspaceId: true, cursor: true, leaseUntil: true });
+const JobView = DeliveryJob.omit({ workspaceId: true, cursor: true, leaseUntil: true });
 export const JobAnswer = z.object({ job: JobView });
 export const JobParams = z.object({ id: z.string().min(1).max(64), jobId: z.string().min(1).max(64) });
 

@@ -8,7 +8,7 @@ import { NotFoundError } from '../errors';
 import { normaliseUserId, type SuppressionIndex } from '../regulations/suppression-index';
 
 /** Live events are kept this long for the debugger view (the items themselves live longer, for delivery). */
-export const LIVE_EVENTS_MAX_AGE_MS = 24 * 3600_000;
+const LIVE_EVENTS_MAX_AGE_MS = 24 * 3600_000;
 
 export const LiveEventsQuery = z.object({
   limit: z.coerce.number({ error: 'limit must be a number' }).int().min(1).max(200).default(50),

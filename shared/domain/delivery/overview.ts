@@ -5,7 +5,7 @@ import { destinationDelivery, windowHours, type DeliveryWindowQuery, type Destin
 import { destinationSeries, seriesWindow, sourceSeries, type DestinationSeries, type HourCounts, type SeriesQuery, type SourceSeries } from './series';
 
 /** Hourly funnel counters, summed over a range of hours (`2026-11-26T10`). */
-export interface FunnelReads {
+interface FunnelReads {
   destinationHours(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<Record<string, unknown>>;
   /** The same counters, each hour's summed over its shards (with the hour's 5-minute slot counts). */
   destinationByHour(workspaceId: string, destinationId: string, fromHour: string, toHour: string): Promise<HourCounts>;

@@ -13,7 +13,7 @@ import { restoreSecrets } from '../credentials/redact';
 import { sendableDestination } from './credential-values';
 
 /** How many failures a job takes in one slice (a scheduler round). */
-export const JOB_SLICE = 100;
+const JOB_SLICE = 100;
 /** How long a runner holds a job for its slice. */
 const JOB_LEASE_MS = 120_000;
 

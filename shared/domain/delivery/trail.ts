@@ -13,7 +13,7 @@ const CODES: Record<SlotState, string> = { delivered: 'd', aborted: 'a', retryin
 const STATES = new Map<string, SlotState>(Object.entries(CODES).map(([state, code]) => [code, state as SlotState]));
 
 /** One slot read back: the event it belongs to (its index in the part), which output, and what became of it. */
-export interface TrailSlot {
+interface TrailSlot {
   event: number;
   output: number;
   state: SlotState;
