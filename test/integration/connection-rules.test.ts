@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parkedItems } from '../support/partition-items';
-import { deliveryRig } from '../support/delivery-rig';
+import { deliveryRig, flowThrough, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { basic, call } from '../support/runtime';
 
 /** Rules per connection: saved with a clear 400, applied live before the transformation, counted per rule. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -12,25 +12,17 @@ const SALT = 'pepper-7f3a-9c1d-e2b4';
 const sha = (value: string) => createHash('sha256').update(SALT).update(value).digest('hex');
 
 async function pipeline(...paths: string[]) {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
+  const { ws, api, source } = await sourcePipeline(rig);
   const connections: { id: string; destinationId: string }[] = [];
   for (const path of paths) {
-    const d = (await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } })).body.destination;
+    const d = (await api('POST', '/v2/destinations', webhookAt(rig, path))).body.destination;
     connections.push((await api('POST', '/v2/connections', { sourceId: source.id, destinationId: d.id })).body.connection);
   }
   const batch = (events: Record<string, unknown>[]) => call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch: events } });
   return { ws, api, source, connections, batch };
 }
 
-async function flow(rounds = 1) {
-  await rig.rt.poller.drain();
-  for (let i = 0; i < rounds; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await rig.rt.scheduler.runNow();
-  }
-}
+const flow = (rounds = 1) => flowThrough(rig, rounds);
 
 const at = (path: string) => rig.server.received.filter((r) => r.path === path);
 const ids = (path: string) => at(path).map((r) => (r.json as { messageId: string }).messageId);
@@ -54,7 +46,7 @@ describe('saving rules', () => {
 
   it('takes rules when the connection is created', async () => {
     const p = await pipeline();
-    const d = (await p.api('POST', '/v2/destinations', { name: 'x', type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}/x` } })).body.destination;
+    const d = (await p.api('POST', '/v2/destinations', webhookAt(rig, '/x', 'x'))).body.destination;
     const created = await p.api('POST', '/v2/connections', { sourceId: p.source.id, destinationId: d.id, rules: [{ type: 'truncate-ip', name: 'ip' }] });
     expect(created.status).toBe(201);
     expect(created.body.connection.rules).toEqual([{ type: 'truncate-ip', name: 'ip' }]);

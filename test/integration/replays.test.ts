@@ -1,9 +1,8 @@
 import { replayRunner } from '../../shared/composition/replay-runner';
 import { servicesOver } from '../../shared/services';
 import { DEFAULT_INGEST_SHARDS, eventShard } from '../../shared/domain/ingestion/shards';
-import { deliveryRig } from '../support/delivery-rig';
-import { json } from '../support/destination-server';
-import { basic, bearer, call } from '../support/runtime';
+import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
+import { json, messageIdsAt } from '../support/destination-server';
 
 /** Replays of a source's stored events to a destination (SPEC-silent; docs/guides/operations/replays.md). */
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
@@ -14,18 +13,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const events = (prefix: string, users: string[]) => users.map((user, i) => ({ type: 'track', event: 'Played', userId: user, messageId: `${prefix}-${i}` }));
 
 async function workspace() {
-  const ws = await rig.rt.newWorkspace();
-  const api = (method: string, path: string, body?: unknown) => call(rig.rt.controlUrl, method, path, { auth: bearer(ws.token), body });
-  const source = (await api('POST', '/v2/sources', { name: 'app' })).body.source as { id: string; writeKey: string };
-  const send = async (batch: Record<string, unknown>[]) =>
-    expect((await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
+  const { api, source, batch: send } = await sourcePipeline(rig);
   const webhook = async (path: string) => {
     rig.server.on(path, json(200, {}));
-    const created = await api('POST', '/v2/destinations', { name: path, type: 'WEBHOOK', config: { webhookUrl: `${rig.server.url}${path}` } });
-    return created.body.destination.id as string;
+    return (await api('POST', '/v2/destinations', webhookAt(rig, path))).body.destination.id as string;
   };
-  const received = (path: string) => rig.server.received.filter((r) => r.path === path).map((r) => String((r.json as { messageId: string }).messageId));
-  return { api, source, send, webhook, received };
+  return { api, source, send, webhook, received: (path: string) => messageIdsAt(rig.server, path) };
 }
 
 /** Sends one request at a time, a moment apart, and returns the window that holds the middle ones. */
