@@ -62,6 +62,16 @@ const ga4 = (path: string): DestinationSpec => ({
 });
 const at = (i: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, i)).toISOString();
 
+/** Sends `count` events of users of one shard, stored as one batch, hands them to the consumers and returns its item. */
+async function oneBatch(p: Awaited<ReturnType<typeof pipeline>>, count: number) {
+  const user = oneShard('user-0');
+  await p.batch(events(count, (i) => user(`user-${i}`)));
+  await rig.rt.poller.drain();
+  const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
+  expect(others).toEqual([]);
+  return item!;
+}
+
 describe('batched delivery', () => {
   it('sends a batch to Amplitude as one request, every event with its messageId as insert_id, counted once', async () => {
     const p = await pipeline(amplitude('/amp'));
@@ -173,14 +183,9 @@ describe('batched delivery', () => {
 
   it('resumes a chunked batch after a restart with what was not recorded, once', async () => {
     const p = await pipeline();
-    // Users of one shard: the request is one batch of 30.
-    const user = oneShard('user-0');
-    await p.batch(events(30, (i) => user(`user-${i}`)));
-    await rig.rt.poller.drain();
+    const item = await oneBatch(p, 30);
     const d = (await p.api('POST', '/v2/destinations', amplitude('/resumed'))).body.destination.id as string;
-    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    expect(others).toEqual([]);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item.requestId), part: Number(item.part) };
     // A run recorded its first chunk (12 events) and died mid-batch; its lease runs out at once.
     const deliveries = new DeliveryRepository(rig.rt.store);
     const lease = new Date(Date.now() + 300).toISOString();
@@ -197,14 +202,9 @@ describe('batched delivery', () => {
 
   it("puts a batch whose record comes again while another owner's lease is live where the scheduler finds it", async () => {
     const p = await pipeline();
-    // Users of one shard: the request is one batch of 4.
-    const user = oneShard('user-0');
-    await p.batch(events(4, (i) => user(`user-${i}`)));
-    await rig.rt.poller.drain();
+    const item = await oneBatch(p, 4);
     const d = await p.connect(webhook('/again'));
-    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    expect(others).toEqual([]);
-    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item!.requestId), part: Number(item!.part) };
+    const ref = { workspaceId: p.ws.workspaceId, sourceId: p.source.id, destinationId: d, requestId: String(item.requestId), part: Number(item.part) };
     // Its owner recorded two events while its consumer waited, and died with its process: not in the index.
     const deliveries = new DeliveryRepository(rig.rt.store);
     // Long enough to outlive the handler's two turns below on a busy machine; the test waits it out at its end.
@@ -212,7 +212,7 @@ describe('batched delivery', () => {
     expect(await recordedBeforeDying(deliveries, ref, 'gone', 2, lease)).toMatchObject({ established: true });
     // The stream hands the record over again: nothing is sent while the lease lives, and the batch is indexed.
     const handler = deliveryHandler();
-    const record = streamRecordOf(item!, 'again');
+    const record = streamRecordOf(item, 'again');
     // While the index cannot be written, the record is not let go: it is parked, to come back later.
     const failIndexing = (_: unknown, input: Record<string, unknown>) => {
       if (input.UpdateExpression === 'SET gsi1pk = :gpk, gsi1sk = :gsk') throw Object.assign(new Error('store unavailable'), { name: 'InternalServerError' });
@@ -232,10 +232,7 @@ describe('batched delivery', () => {
 
   it('puts a batch its consumer stopped waiting for in the middle of its sends where the scheduler finds it, before letting the record go', async () => {
     const p = await pipeline();
-    // Users of one shard: the request is one batch of 3.
-    const user = oneShard('user-0');
-    await p.batch(events(3, (i) => user(`user-${i}`)));
-    await rig.rt.poller.drain();
+    const item = await oneBatch(p, 3);
     const d = await p.connect(webhook('/stalled'));
     // The first event is answered at once (and recorded); the second hangs until released.
     let release = () => {};
@@ -243,16 +240,14 @@ describe('batched delivery', () => {
       if ((req.json as { messageId: string }).messageId !== 'm-1') return json(200, {})(req, res);
       release = () => json(200, {})(req, res);
     });
-    const [item, ...others] = await ingestItems(rig.rt.store, p.ws.workspaceId, p.source.id);
-    expect(others).toEqual([]);
-    expect(await handOver([item!], 'stalled')).toEqual({ batchItemFailures: [] });
+    expect(await handOver([item], 'stalled')).toEqual({ batchItemFailures: [] });
     // The record is let go (its checkpoint may pass it) while m-1 is in flight: were the process to die now,
     // only the scheduler's index would bring the batch back, through its held run.
-    const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item!.requestId), Number(item!.part));
+    const key = keys.deliveryBatch(p.ws.workspaceId, d, String(item.requestId), Number(item.part));
     const sending = await rig.rt.store.doc.send(new GetCommand({ TableName: rig.rt.tableName, Key: key, ConsistentRead: true }));
     expect(sending.Item).toMatchObject({ status: 'sending', progress: 1 });
     const held = await new DeliveryRepository(rig.rt.store).heldRuns(p.ws.workspaceId, d);
-    expect(held).toEqual([expect.objectContaining({ sourceId: p.source.id, parts: [{ requestId: item!.requestId, part: item!.part }] })]);
+    expect(held).toEqual([expect.objectContaining({ sourceId: p.source.id, parts: [{ requestId: item.requestId, part: item.part }] })]);
     const due = await rig.rt.store.doc.send(
       new GetCommand({ TableName: rig.rt.tableName, Key: keys.deliveryHold(p.ws.workspaceId, d, held[0]!.runId), ConsistentRead: true }),
     );
