@@ -308,8 +308,7 @@ export class QuickJsEngine {
   }
 
   private async sandboxFor(limits: SandboxLimits): Promise<Sandbox> {
-    if (this.used) await this.tidy(limits.memoryBytes, false);
-    if (this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes, false);
+    if (this.used || this.instance?.maxBytes !== limits.memoryBytes) await this.tidy(limits.memoryBytes, false);
     const sandbox = this.next ?? this.createSandbox(this.instance!);
     this.next = undefined;
     return sandbox;

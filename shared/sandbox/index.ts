@@ -69,13 +69,7 @@ function tampered(): SandboxError {
 function stackUpToEntry(head: string, stack: string, entry: string): string {
   const lines = `${head}\n${stack}`.split('\n');
   while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  let last = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i]!.includes(entry)) {
-      last = i;
-      break;
-    }
-  }
+  const last = lines.reduce((at, line, i) => (line.includes(entry) ? i : at), 0);
   return lines.slice(0, last + 1).join('\n');
 }
 
@@ -101,10 +95,7 @@ function decodeResult(output: string | Uint8Array, events: SandboxEvent[], limit
   if (parsed.x === 1) throw new SandboxError('output', limitMessages.output(limits));
   const { r: rows, l: logs } = parsed;
   if (!Array.isArray(rows) || !Array.isArray(logs)) throw tampered();
-  const metadataAt = (index: unknown): Record<string, unknown> => {
-    if (typeof index !== 'number' || index < 0) return {};
-    return events[index]?.metadata ?? {};
-  };
+  const metadataAt = (index: unknown): Record<string, unknown> => (typeof index === 'number' && index >= 0 ? (events[index]?.metadata ?? {}) : {});
   const entry = typeof parsed.e === 'string' ? parsed.e : '';
   const transformedEvents: TransformedEntry[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
@@ -152,13 +143,7 @@ export async function runTransformation(req: SandboxRequest): Promise<SandboxRes
 
 /** Compiles and evaluates one library module on its own; rejects with a SandboxError when it fails. */
 export async function checkLibrary(lib: SandboxLibrary, limits?: Partial<SandboxLimits>): Promise<void> {
-  const outcome = await sandboxPool().submit({
-    op: 'check',
-    library: lib,
-    limits: resolveLimits(limits),
-    allowlist: process.env[OUTBOUND_ALLOWLIST_ENV] ?? '',
-  });
-  unwrap(outcome);
+  unwrap(await sandboxPool().submit({ op: 'check', library: lib, limits: resolveLimits(limits), allowlist: process.env[OUTBOUND_ALLOWLIST_ENV] ?? '' }));
 }
 
 /** Terminates the worker pool; a later call starts a new one. */
