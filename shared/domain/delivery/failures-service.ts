@@ -78,10 +78,8 @@ export class FailuresService {
     return { job: jobView(job) };
   }
 
-  private async destination(workspaceId: string, destinationId: string) {
-    const destination = await this.catalog.getDestination(workspaceId, destinationId);
-    if (!destination) throw NotFoundError.of('destination', destinationId);
-    return destination;
+  private async destination(workspaceId: string, destinationId: string): Promise<void> {
+    if (!(await this.catalog.getDestination(workspaceId, destinationId))) throw NotFoundError.of('destination', destinationId);
   }
 }
 

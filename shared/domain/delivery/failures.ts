@@ -51,9 +51,6 @@ export const FailedEvent = z.object({
 });
 export type FailedEvent = z.infer<typeof FailedEvent>;
 
-/** A failure as the API lists it: with its id and its retry, if any; its marks read by credential name. */
-export type ListedFailure = Omit<FailedEvent, 'secretNonce'> & { id: string; retry?: FailureRetry };
-
 /**
  * Failures as they are kept: in each, every secret (a credential's value, or one of `secrets`) is a mark of a
  * nonce of its own, kept beside its payload, never its value.
