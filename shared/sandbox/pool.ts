@@ -77,8 +77,7 @@ export class SandboxPool {
       if (pooled.ready && !pooled.job && !pooled.retired) this.assign(pooled, this.queue.shift()!);
     }
     // Workers that are starting or recycling will take queued jobs when they report ready.
-    let coming = 0;
-    for (const pooled of this.workers) if (!pooled.ready && !pooled.job) coming++;
+    let coming = [...this.workers].filter((pooled) => !pooled.ready && !pooled.job).length;
     while (this.queue.length > coming && this.workers.size < this.size) {
       this.spawn();
       coming++;
@@ -90,7 +89,7 @@ export class SandboxPool {
     }
   }
 
-  private spawn(): PooledWorker {
+  private spawn(): void {
     const launch = sandboxWorkerLaunch();
     const worker = new Worker(launch.script, {
       eval: launch.eval,
@@ -103,7 +102,6 @@ export class SandboxPool {
     worker.on('message', (message: WorkerMessage) => this.onMessage(pooled, message));
     worker.on('error', (err) => this.onCrash(pooled, `sandbox worker crashed: ${err.message}`));
     worker.on('exit', (code) => this.onCrash(pooled, `sandbox worker exited with code ${code}`));
-    return pooled;
   }
 
   private assign(pooled: PooledWorker, job: Job): void {
@@ -169,9 +167,7 @@ export class SandboxPool {
    */
   private mayCapture(pooled: PooledWorker): boolean {
     if (this.queue.length > 0) return false;
-    if (this.workers.size === 1) return true;
-    for (const other of this.workers) if (other !== pooled && other.ready && !other.job && !other.retired) return true;
-    return false;
+    return this.workers.size === 1 || [...this.workers].some((other) => other !== pooled && other.ready && !other.job && !other.retired);
   }
 
   private onWatchdog(pooled: PooledWorker): void {

@@ -147,10 +147,7 @@ export function restoreSnapshot(snapshot: Snapshot): boolean {
     const table = hostRefTable(sb.rt);
     if (!table) return false;
     writeBack(instance.memory.buffer, snapshot.memory);
-    const refs = copyHostRefs(snapshot.hostRefs);
-    table.nextId = refs.nextId;
-    table.freelist = refs.freelist;
-    table.groups = refs.groups;
+    Object.assign(table, copyHostRefs(snapshot.hostRefs));
     reseed(instance, snapshot.randomState);
     resetInvocation(sb);
     return true;
