@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isRecord } from '../../destinations/message';
 import { TenantCache } from '../../tenant-cache';
 import type { CatalogRepository } from '../catalog/ports';
 import { now } from '../ids';
@@ -66,10 +67,8 @@ export const PLAN_ANNOTATIONS: readonly string[] = ['trackingPlanId', 'trackingP
 /** The event as its sender made it: without the plan stage's annotations (a copy when it had any). */
 export function withoutAnnotations(event: Record<string, unknown>): Record<string, unknown> {
   const context = event.context;
-  if (context === null || typeof context !== 'object' || Array.isArray(context)) return event;
-  const own = context as Record<string, unknown>;
-  if (!PLAN_ANNOTATIONS.some((key) => Object.hasOwn(own, key))) return event;
-  const kept = Object.entries(own).filter(([key]) => !PLAN_ANNOTATIONS.includes(key));
+  if (!isRecord(context) || !PLAN_ANNOTATIONS.some((key) => Object.hasOwn(context, key))) return event;
+  const kept = Object.entries(context).filter(([key]) => !PLAN_ANNOTATIONS.includes(key));
   const copy = { ...event };
   // A context the plan stage made (the event had none) leaves with its annotations.
   if (kept.length === 0) delete copy.context;

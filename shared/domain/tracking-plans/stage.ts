@@ -1,3 +1,4 @@
+import { isRecord } from '../../destinations/message';
 import type { SourcePlan, ViolationType } from './schemas';
 import type { CompiledPlan } from './validator';
 
@@ -55,9 +56,8 @@ export function applyPlan(events: Record<string, unknown>[], plan: CompiledPlan,
       continue;
     }
     const { spec, index, violations } = plan.check(event);
-    const context = event.context !== null && typeof event.context === 'object' && !Array.isArray(event.context) ? event.context : {};
     event.context = {
-      ...context,
+      ...(isRecord(event.context) ? event.context : {}),
       trackingPlanId: plan.planId,
       trackingPlanVersion: plan.version,
       ...(violations.length > 0 && { violationErrors: violations }),
