@@ -1,6 +1,17 @@
 import type { Route } from 'playwright-core';
-import { screenshot, seriousViolations } from '../support/browser';
-import { checkPage, control, hook, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
+import {
+  abortedReaches,
+  checkPage,
+  control,
+  fitsPhone,
+  hook,
+  lastHours,
+  onPhone,
+  openConsole,
+  page,
+  seedPipeline,
+  sendWithSdk,
+} from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -13,31 +24,18 @@ let destinationId = '';
 
 type Failures = { failures: { messageId: string; receivedAt: string }[]; paging: { next?: string } };
 
-const lastHours = () => `from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 3600_000).toISOString()}`;
-
-async function abortedReaches(total: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const funnel = await control<{ aborted: { total: number } }>('GET', `/v2/destinations/${destinationId}/delivery?${lastHours()}`);
-    if (funnel.aborted.total === total) return;
-    if (Date.now() > deadline) throw new Error(`the funnel counts ${funnel.aborted.total} aborted, not ${total}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 async function seed() {
   await seedPipeline();
   destinationId = (await control<{ destinations: { id: string }[] }>('GET', '/v2/destinations')).destinations[0]!.id;
   hook.on('/hook', json(400, { reason: 'refused for the forms test' }));
   await sendWithSdk(Array.from({ length: BATCH }, (_, i) => ({ userId: `u-${i}`, event: `Early ${i}` })));
-  await abortedReaches(BATCH);
+  await abortedReaches(destinationId, BATCH);
   await sendWithSdk(Array.from({ length: BATCH }, (_, i) => ({ userId: `u-${i}`, event: `Late ${i}` })));
-  await abortedReaches(2 * BATCH);
+  await abortedReaches(destinationId, 2 * BATCH);
 }
 
 openConsole({ signIn: true, seed });
 
-const pageWidth = () => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
 /** The text an element's aria-describedby points at. */
 const descriptionOf = async (locator: ReturnType<typeof page.locator>) => {
   const id = await locator.getAttribute('aria-describedby');
@@ -134,17 +132,12 @@ describe('the console, on destination forms and failed events', () => {
   });
 
   it('fits a phone: at 390×844 the destination form does not scroll sideways, and axe stays clean', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
+    await onPhone(async () => {
       await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Destinations' }).click();
       await page.getByRole('button', { name: /^Hook/ }).click();
       await page.getByRole('form', { name: 'Configuration' }).getByRole('group', { name: 'Headers' }).waitFor();
-      expect(await pageWidth()).toBe(390);
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshot(page, 'phone-destination-form');
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+      await fitsPhone('phone-destination-form');
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { screenshot, seriousViolations, type AxeViolation } from '../support/browser';
-import { control, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
+import { abortedReaches, control, checkPage, hook, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -15,15 +15,7 @@ async function seed() {
   hook.on('/hook', json(400, { reason: 'refused for the test' }));
   await sendWithSdk(Array.from({ length: REFUSED }, (_, i) => ({ userId: `u-${i}`, event: `Refused ${i}` })));
   const { destinations } = await control<{ destinations: { id: string }[] }>('GET', '/v2/destinations');
-  const now = Date.now();
-  const window = `from=${new Date(now - 3600_000).toISOString()}&to=${new Date(now + 3600_000).toISOString()}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const funnel = await control<{ aborted: { total: number } }>('GET', `/v2/destinations/${destinations[0]!.id}/delivery?${window}`);
-    if (funnel.aborted.total === REFUSED) break;
-    if (Date.now() > deadline) throw new Error(`the funnel counts ${funnel.aborted.total} aborted, not ${REFUSED}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await abortedReaches(destinations[0]!.id, REFUSED);
   await control('PUT', '/credentials/OLD_KEY', { value: 'an-old-value', isSecret: true });
   await control('POST', '/v2/destinations', { name: 'Product analytics', type: 'AM', config: { apiKey: 'k', baseUrl: `${hook.url}/amplitude` } });
 }

@@ -1,5 +1,4 @@
-import { screenshot, seriousViolations } from '../support/browser';
-import { checkPage, control, hook, hookReceives, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
+import { checkPage, control, fitsPhone, hook, hookReceives, onPhone, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -72,9 +71,6 @@ const failedEventsInView = () =>
   page.waitForFunction(
     `(() => { const top = document.getElementById('failed-events')?.getBoundingClientRect().top ?? -1; return top >= 0 && top < innerHeight; })()`,
   );
-
-/** The page's width, which must be the screen's at 390 px: nothing scrolls sideways but boxes of their own. */
-const pageWidth = async () => (await page.evaluate('document.documentElement.scrollWidth')) as number;
 
 describe('the console’s overview and the funnel as a pipeline', () => {
   it('opens on the overview after sign-in: each source’s volume and each destination’s success rate as the API counts them over the last 24 hours', async () => {
@@ -178,19 +174,12 @@ describe('the console’s overview and the funnel as a pipeline', () => {
   });
 
   it('fits a phone: at 390×844 neither the overview nor the opened pipeline scrolls sideways, and axe stays clean', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      expect(await pageWidth()).toBe(390);
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshot(page, 'phone-delivery-pipeline');
+    await onPhone(async () => {
+      await fitsPhone('phone-delivery-pipeline');
       await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Overview' }).click();
       await page.getByRole('table', { name: 'Newest failures' }).waitFor();
-      expect(await pageWidth()).toBe(390);
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshot(page, 'phone-overview');
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+      await fitsPhone('phone-overview');
+    });
   });
 });

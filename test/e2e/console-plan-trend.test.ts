@@ -1,5 +1,5 @@
 import { WRITE_KEY_CACHE_MS } from '../../shared/domain/ingestion/write-keys';
-import { checkPage, control, openConsole, page, seedCapturedTrial, sendWithSdk } from '../support/console-session';
+import { checkPage, control, drawn, fitsPhone, onPhone, openConsole, page, seedCapturedTrial, sendWithSdk } from '../support/console-session';
 
 /**
  * The console in a real browser, on a tracking plan over time: its plan page draws the plan's series API with
@@ -59,17 +59,11 @@ async function openPlan() {
   await page.getByRole('heading', { name: 'Trial plan · version 1' }).waitFor();
 }
 
-async function drawn(): Promise<Bucket[]> {
-  const chart = page.locator('figure.series').filter({ has: page.getByRole('img', { name: /^Events validated/ }) });
-  await chart.locator('.uplot').waitFor();
-  return JSON.parse((await chart.getAttribute('data-series'))!) as Bucket[];
-}
-
 describe('the console, on a tracking plan over time', () => {
   it('draws the plan’s violations per bucket from the series API, over the window picked', async () => {
     await openPlan();
     const day = await control<Series>('GET', `/v2/tracking-plans/${planId}/series?window=24h`);
-    expect(await drawn()).toEqual(flat(day.buckets));
+    expect(await drawn<Bucket>('Events validated')).toEqual(flat(day.buckets));
     const sum = (name: string) => day.buckets.reduce((n, b) => n + Number(b[name]), 0);
     expect([sum('total'), sum('validated'), sum('withViolations')]).toEqual([3, 1, 2]);
     await page.getByRole('img', { name: /^Events validated, 2 with violations, 0 dropped, 1 valid, 1 Required-Missing, 1 Datatype-Mismatch, / }).waitFor();
@@ -81,7 +75,7 @@ describe('the console, on a tracking plan over time', () => {
       .waitFor();
     const hour = await control<Series>('GET', `/v2/tracking-plans/${planId}/series?window=1h`);
     expect(hour.buckets).toHaveLength(12);
-    expect(await drawn()).toEqual(flat(hour.buckets));
+    expect(await drawn<Bucket>('Events validated')).toEqual(flat(hour.buckets));
   });
 
   it('lists the newest offending events, newest first, each with its violation type and message', async () => {
@@ -99,11 +93,10 @@ describe('the console, on a tracking plan over time', () => {
   });
 
   it('fits a phone: at 390×844 the plan page does not scroll sideways, axe stays clean', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('figure.series .uplot').waitFor();
-    await page.waitForTimeout(300);
-    await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
-    await checkPage('phone-tracking-plans-trend');
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await onPhone(async () => {
+      await page.locator('figure.series .uplot').waitFor();
+      await page.waitForTimeout(300);
+      await fitsPhone('phone-tracking-plans-trend');
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { screenshot } from '../support/browser';
-import { TOKEN, checkPage, openConsole, page, seedCapturedTrial, sendWithSdk, started, streamText } from '../support/console-session';
+import { TOKEN, checkPage, fitsPhone, onPhone, openConsole, page, seedCapturedTrial, sendWithSdk, started, streamText } from '../support/console-session';
 
 /**
  * The console in a real browser, on the shape of the events: the Event schemas page and tracking plans made
@@ -184,18 +184,13 @@ describe('the console, as a new user', () => {
     await table.getByRole('cell', { name: 'After Pause', exact: true }).waitFor();
 
     // At a phone's width, with an event opened, neither this page nor the schema page scrolls sideways.
-    await page.setViewportSize({ width: 390, height: 844 });
-    try {
-      await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
-      await checkPage('phone-sources-live-events');
+    await onPhone(async () => {
+      await fitsPhone('phone-sources-live-events');
       await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Event schemas' }).click();
       await page.getByRole('button', { name: /^track: Order Completed/ }).click();
       await page.getByRole('group', { name: 'Frequent values of properties.coupon_code' }).waitFor();
-      await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
-      await checkPage('phone-schemas-tree');
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+      await fitsPhone('phone-schemas-tree');
+    });
   });
 });

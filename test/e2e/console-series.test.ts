@@ -1,4 +1,4 @@
-import { checkPage, control, hook, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
+import { checkPage, control, drawn, fitsPhone, hook, onPhone, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
 
 /**
@@ -41,18 +41,12 @@ openConsole({ signIn: true, seed });
 /** The buckets that hold events: what the chart and the API must agree on whatever the window's edge. */
 const counted = (buckets: Bucket[]) => buckets.filter((b) => Object.entries(b).some(([name, n]) => name !== 'at' && n !== 0));
 
-async function drawn(figure: string): Promise<Bucket[]> {
-  const chart = page.locator('figure.series').filter({ has: page.getByRole('img', { name: new RegExp(`^${figure}`) }) });
-  await chart.locator('.uplot').waitFor();
-  return JSON.parse((await chart.getAttribute('data-series'))!) as Bucket[];
-}
-
 describe('the console’s charts', () => {
   it('draws a destination’s delivered and failed events per bucket from the series API, over the window picked', async () => {
     await page.getByRole('link', { name: 'Destinations' }).click();
     await page.getByRole('button', { name: /^Hook/ }).click();
     const day = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=24h`);
-    expect(counted(await drawn('Delivery'))).toEqual(counted(day.buckets));
+    expect(counted(await drawn<Bucket>('Delivery'))).toEqual(counted(day.buckets));
     expect(counted(day.buckets).reduce((n, b) => n + b.delivered!, 0)).toBe(DELIVERED);
     await page.getByRole('img', { name: `Delivery, ${DELIVERED} delivered, ${REFUSED} failed, 0 filtered, 0 retrying, hourly buckets from ` }).waitFor();
     await expect(page.getByTestId('delivery-span').textContent()).resolves.toMatch(
@@ -67,7 +61,7 @@ describe('the console’s charts', () => {
     const hour = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=1h`);
     expect(hour.window.bucketSeconds).toBe(300);
     expect(hour.buckets).toHaveLength(12);
-    expect(counted(await drawn('Delivery'))).toEqual(counted(hour.buckets));
+    expect(counted(await drawn<Bucket>('Delivery'))).toEqual(counted(hour.buckets));
 
     await page.getByText('Delivery as a table').click();
     const table = page.getByRole('table', { name: 'Delivery per bucket' });
@@ -88,21 +82,20 @@ describe('the console’s charts', () => {
     await page.getByRole('link', { name: 'Sources' }).click();
     const day = await control<Series>('GET', `/v2/sources/${sourceId}/series?window=24h`);
     expect(counted(day.buckets).reduce((n, b) => n + b.received!, 0)).toBe(DELIVERED + REFUSED);
-    expect(counted(await drawn('Events received'))).toEqual(counted(day.buckets));
+    expect(counted(await drawn<Bucket>('Events received'))).toEqual(counted(day.buckets));
     await checkPage('sources-series');
   });
 
   it('fits a phone: at 390×844 neither chart page scrolls sideways, axe stays clean', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    for (const title of ['Destinations', 'Sources']) {
-      if (!(await page.getByRole('navigation', { name: 'Pages' }).isVisible())) await page.getByRole('button', { name: 'Menu' }).click();
-      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
-      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
-      await page.locator('figure.series .uplot').waitFor();
-      await page.waitForTimeout(300);
-      await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
-      await checkPage(`phone-${title.toLowerCase()}-series`);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await onPhone(async () => {
+      for (const title of ['Destinations', 'Sources']) {
+        if (!(await page.getByRole('navigation', { name: 'Pages' }).isVisible())) await page.getByRole('button', { name: 'Menu' }).click();
+        await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
+        await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+        await page.locator('figure.series .uplot').waitFor();
+        await page.waitForTimeout(300);
+        await fitsPhone(`phone-${title.toLowerCase()}-series`);
+      }
+    });
   });
 });

@@ -113,6 +113,46 @@ export async function checkPage(name: string) {
   await screenshot(page, name);
 }
 
+/** The page's width: at a phone's 390 px nothing may scroll sideways but boxes that scroll on their own. */
+export const pageWidth = () => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+
+/** Runs `steps` at a phone's 390×844, then gives the page back the size `openConsole` gave it. */
+export async function onPhone(steps: () => Promise<void>) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await steps();
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+}
+
+/** The page as it is now does not scroll sideways at a phone's width, and passes `checkPage`. */
+export async function fitsPhone(name: string) {
+  expect(await pageWidth()).toBe(390);
+  await checkPage(name);
+}
+
+/** The buckets a series chart draws, from its figure's data, once uPlot has drawn it. */
+export async function drawn<Bucket>(figure: string): Promise<Bucket[]> {
+  const chart = page.locator('figure.series').filter({ has: page.getByRole('img', { name: new RegExp(`^${figure}`) }) });
+  await chart.locator('.uplot').waitFor();
+  return JSON.parse((await chart.getAttribute('data-series'))!) as Bucket[];
+}
+
+/** The query of a window from an hour ago to an hour ahead. */
+export const lastHours = () => `from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 3600_000).toISOString()}`;
+
+/** Waits until the destination's funnel counts `total` aborted events in `lastHours`. */
+export async function abortedReaches(destinationId: string, total: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const funnel = await control<{ aborted: { total: number } }>('GET', `/v2/destinations/${destinationId}/delivery?${lastHours()}`);
+    if (funnel.aborted.total === total) return;
+    if (Date.now() > deadline) throw new Error(`the funnel counts ${funnel.aborted.total} aborted, not ${total}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Replaces the whole text of the CodeMirror editor, as pasting would (no auto-closed brackets). */
 export async function replaceCode(code: string) {
   const editor = page.locator('.cm-content');
