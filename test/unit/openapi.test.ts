@@ -3,6 +3,10 @@ import { ENDPOINT_FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES } from '../../shared/contract/routes';
 import { loadHandler } from '../support/runtime';
 
+/** The answer of the meta function at `entry` to GET /openapi.json sent to `host`. */
+const served = (entry: string, host: string) =>
+  loadHandler(entry)({ httpMethod: 'GET', resource: '/openapi.json', path: '/openapi.json', headers: { Host: host }, body: null } as never, {} as never);
+
 describe('the OpenAPI document', () => {
   it('describes every route of the manifest on its plane, with request and response schemas', () => {
     for (const plane of ['control', 'data'] as const) {
@@ -36,22 +40,14 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served at /openapi.json', async () => {
-    const handler = loadHandler(ENDPOINT_FUNCTIONS.controlMeta.entry);
-    const result = await handler(
-      { httpMethod: 'GET', resource: '/openapi.json', path: '/openapi.json', headers: { Host: 'api.example.com' }, body: null } as never,
-      {} as never,
-    );
+    const result = await served(ENDPOINT_FUNCTIONS.controlMeta.entry, 'api.example.com');
     const doc = JSON.parse(result.body);
     expect(doc.servers).toEqual([{ url: 'http://api.example.com' }]);
     expect(doc.paths['/v2/sources'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
   });
 
   it('is served on the data plane too: ingestion with the write-key scheme, data governance with the admin one, text errors', async () => {
-    const handler = loadHandler(ENDPOINT_FUNCTIONS.dataMeta.entry);
-    const result = await handler(
-      { httpMethod: 'GET', resource: '/openapi.json', path: '/openapi.json', headers: { Host: 'data.example.com' }, body: null } as never,
-      {} as never,
-    );
+    const result = await served(ENDPOINT_FUNCTIONS.dataMeta.entry, 'data.example.com');
     expect(result.statusCode).toBe(200);
     const doc = JSON.parse(result.body);
     expect(doc.servers).toEqual([{ url: 'http://data.example.com' }]);
