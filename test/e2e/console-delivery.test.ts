@@ -1,4 +1,4 @@
-import { TOKEN, checkPage, hook, hookReceives, openConsole, page, seedPipeline, sendWithSdk, started } from '../support/console-session';
+import { checkPage, control, hook, hookReceives, openConsole, page, retryingReaches, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json, text } from '../support/destination-server';
 
 /**
@@ -67,6 +67,10 @@ describe('the console, as a new user', () => {
     hook.on('/hook', json(503, {}));
     await sendWithSdk([{ userId: 'u-alert', event: 'Parked Event' }]);
     await hookReceives('Parked Event');
+    // A rule is first evaluated in the next round, then a minute later: the event must be counted waiting before
+    // the rule exists, not only sent (a loaded machine may record the park seconds after the webhook answered).
+    const { destinations } = await control<{ destinations: { id: string }[] }>('GET', '/v2/destinations');
+    await retryingReaches(destinations[0]!.id, 1);
     await page.getByRole('link', { name: 'Alerts' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Webhook backlog');
     await page.getByLabel('When').selectOption('destination-backlog');
@@ -139,9 +143,7 @@ describe('the console, as a new user', () => {
     await expect(page.getByRole('table', { name: 'Dry run' }).count()).resolves.toBe(0);
     // The pipeline reloads with the saved list: its button counts the rules.
     await page.getByRole('button', { name: 'Rules of Website → Hook' }).filter({ hasText: 'Rules (1)' }).waitFor();
-    const { connections } = (await (await fetch(`${started.control}/v2/connections`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
-      connections: { rules: unknown[] }[];
-    };
+    const { connections } = await control<{ connections: { rules: unknown[] }[] }>('GET', '/v2/connections');
     expect(connections[0]!.rules).toEqual([
       { type: 'drop-if', name: 'no trials', match: 'all', conditions: [{ path: 'event', op: 'matches', pattern: '^Debug ' }] },
     ]);

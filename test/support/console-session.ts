@@ -153,6 +153,17 @@ export async function abortedReaches(destinationId: string, total: number) {
   }
 }
 
+/** Waits until the destination's counters (what alert rules read) count at least `least` events waiting for a retry. */
+export async function retryingReaches(destinationId: string, least: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { retrying } = await control<{ retrying: number }>('GET', `/v2/destinations/${destinationId}/outcomes`);
+    if (retrying >= least) return;
+    if (Date.now() > deadline) throw new Error(`the destination counts ${retrying} events waiting for a retry, not ${least}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** Replaces the whole text of the CodeMirror editor, as pasting would (no auto-closed brackets). */
 export async function replaceCode(code: string) {
   const editor = page.locator('.cm-content');
