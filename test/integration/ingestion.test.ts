@@ -294,8 +294,8 @@ describe('POST /v1/*', () => {
     const one = { batch: Array.from({ length: 5 }, () => ({ type: 'track', userId: 'just-one' })) };
     const sharded = await source(true, { ingestShards: SHARDS });
     const single = await source(true, { ingestShards: 1 });
-    // The process's caches (write keys for 5 s, shard counts for 10 s) hold while the calls are counted, however
-    // slow the machine: their clock stands still.
+    // The process's caches (write keys for 5 s, shard counts for 10 s) hold, and the inbound limit reports nothing
+    // (a report at most once a second), while the calls are counted, however slow the machine: their clock stands still.
     const now = Date.now();
     jest.spyOn(Date, 'now').mockReturnValue(now);
     for (const s of [sharded, single]) await ingestion.accept({ type: 'batch', body, authorization: s.auth });

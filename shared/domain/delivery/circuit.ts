@@ -24,7 +24,7 @@ export class Circuit {
 
   constructor(
     private readonly openMs: () => number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** May a request go to this destination now? A `probe` must report back through `succeeded` or `failed`. */

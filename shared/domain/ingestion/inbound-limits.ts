@@ -72,7 +72,7 @@ export class InboundLimits {
   constructor(
     private readonly store: Store,
     private readonly settings: InboundSettings = inboundSettingsFromEnv(),
-    private readonly clock: Clock = Date.now,
+    private readonly clock: Clock = () => Date.now(),
   ) {}
 
   limitOf(source: Pick<Source, 'inboundLimit'>): number {

@@ -13,7 +13,7 @@ export class TokenBucket {
   constructor(
     private rate: number,
     private capacity: number,
-    private readonly clock: Clock = Date.now,
+    private readonly clock: Clock = () => Date.now(),
   ) {
     this.tokens = capacity;
     this.at = clock();
