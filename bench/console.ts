@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../infra/local/dynamodb-local';
 import { launch } from './support/browser';
 
@@ -36,7 +37,7 @@ async function main() {
       ))
     ) {
       if (Date.now() > deadline) throw new Error('npm start did not answer within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
     for (let i = 0; i < 5; i++) {
       await fetch(`${controlUrl}/v2/sources`, {

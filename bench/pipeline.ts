@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -150,10 +151,10 @@ async function latency({ rt, control }: Bench, hookUrl: string, received: Map<st
       headers: { Authorization: sourceAuth, 'Content-Type': 'application/json' },
       body: JSON.stringify({ userId: `u${i}`, event: 'Latency', messageId }),
     }).then((r) => r.arrayBuffer());
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    await sleep(15);
   }
   const deadline = Date.now() + 20_000;
-  while (received.size < sentAt.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (received.size < sentAt.size && Date.now() < deadline) await sleep(50);
   const latencies = [...sentAt]
     .filter(([id]) => received.has(id))
     .map(([id, at]) => received.get(id)! - at)

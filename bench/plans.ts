@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
@@ -145,10 +146,10 @@ async function latencies(hookUrl: string, received: Map<string, number>): Promis
         headers: { Authorization: side.auth, 'Content-Type': 'application/json' },
         body: JSON.stringify({ ...event, messageId }),
       }).then((r) => r.arrayBuffer());
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      await sleep(15);
     }
     const deadline = Date.now() + 20_000;
-    while (received.size < LATENCY_EVENTS * 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (received.size < LATENCY_EVENTS * 2 && Date.now() < deadline) await sleep(50);
     const of = (sentAt: Map<string, number>) =>
       [...sentAt]
         .filter(([id]) => received.has(id))

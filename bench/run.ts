@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import vm from 'node:vm';
 import { runTransformation, shutdownSandbox } from '../shared/sandbox';
 import type { SandboxEvent, SandboxLibrary } from '../shared/sandbox';
@@ -171,7 +172,6 @@ function summary(samples: number[]): { p50: number; p90: number } {
   return { p50: percentile(sorted, 50), p90: percentile(sorted, 90) };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
 const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 

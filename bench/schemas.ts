@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startLocalRuntime } from '../infra/local/runtime';
 import { createWorkspace } from '../shared/domain/auth/workspaces';
@@ -171,7 +172,6 @@ function cpuRate(step: (i: number) => number): { rate: number; batches: number; 
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!; // nearest rank
 
 function sectionCpu(): number {

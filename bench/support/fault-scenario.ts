@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +66,6 @@ export interface ScenarioReport {
 }
 
 const ROOT = path.resolve(__dirname, '../..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function api<T = any>(base: string, method: string, route: string, token: string, body?: unknown): Promise<T> {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { servicePort } from './ports';
 import { burstOf, KINDS, type Kind, type Sent } from './kill-at-ack-requests';
 
@@ -54,7 +55,6 @@ export interface KillAtAckReport {
 const ROOT = path.resolve(__dirname, '../..');
 const TOKEN = 'kill-at-ack-token-0123456789abcdef';
 const ADMIN = { user: 'kill-admin', password: 'kill-admin-password-0123' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The two webhooks: every messageId each received (a redelivery counts once). */
 async function webhooks() {

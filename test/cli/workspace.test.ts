@@ -4,6 +4,7 @@ import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { basic, bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
 import { removeSpecFolders, specFolder, weir } from '../support/weir-cli';
+import { waitFor } from '../support/wait';
 
 jest.setTimeout(240_000);
 
@@ -211,9 +212,12 @@ describe('weir export, plan and apply against the running service', () => {
     const file = path.join(dir, 'connections.yaml');
     const rule = '      - type: drop-if\n        conditions:\n          - { path: properties.total, op: gte, value: 20 }\n';
     writeFileSync(file, `connections:\n  - source: web\n    destination: hook\n    rules:\n${rule}`);
-    const deadline = Date.now() + 20_000;
-    let plan = await weir(['plan', dir], envOf(production));
-    while (!plan.stdout.includes('would stop 2') && Date.now() < deadline) plan = await weir(['plan', dir], envOf(production));
+    const plan = await waitFor(
+      'the dry run over all 3 events',
+      () => weir(['plan', dir], envOf(production)),
+      (p) => p.stdout.includes('would stop 2'),
+      { timeoutMs: 20_000, everyMs: 0 },
+    );
     expect(plan.stdout).toContain('~ update connection web → hook');
     expect(plan.stdout).toContain("dry run on the source's 3 most recent events: 1 would pass");
     expect(plan.stdout).toContain('rule 1-drop-if would stop 2');

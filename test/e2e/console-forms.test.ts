@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Route } from 'playwright-core';
 import {
   abortedReaches,
@@ -91,7 +92,7 @@ describe('the console, on destination forms and failed events', () => {
 
     // The definitions answering after the destinations: the form still fills from the saved config.
     const definitionsLate = async (route: Route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await sleep(1000);
       await route.continue();
     };
     await page.route('**/destination-definitions', definitionsLate);

@@ -1,5 +1,6 @@
 import { checkPage, control, fitsPhone, hook, hookReceives, onPhone, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
+import { waitFor } from '../support/wait';
 
 /**
  * The console in a real browser, on what a person sees first and how a destination's events end: the overview
@@ -52,13 +53,9 @@ async function seed() {
     ...Array.from({ length: DEBUG }, (_, i) => ({ userId: 'u-debug', event: `Debug ${i}` })),
     ...Array.from({ length: GOOD }, (_, i) => ({ userId: 'u-good', event: `Good ${i}` })),
   ]);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const f = await control<DestinationFunnel>('GET', `/v2/destinations/${destinationId}/delivery?${lastDay()}`);
-    if (f.aborted.total === REFUSED && f.ruleFiltered === DEBUG && f.delivered === DELIVERED) return;
-    if (Date.now() > deadline) throw new Error(`the funnel never settled: ${JSON.stringify(f)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const funnel = () => control<DestinationFunnel>('GET', `/v2/destinations/${destinationId}/delivery?${lastDay()}`);
+  const settled = (f: DestinationFunnel) => f.aborted.total === REFUSED && f.ruleFiltered === DEBUG && f.delivered === DELIVERED;
+  await waitFor('the funnel to settle', funnel, settled, { timeoutMs: 30_000, everyMs: 250 });
 }
 
 openConsole({ signIn: true, seed });

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WRITE_KEY_CACHE_MS } from '../../shared/domain/ingestion/write-keys';
 import { checkPage, control, drawn, fitsPhone, onPhone, openConsole, page, seedCapturedTrial, sendWithSdk } from '../support/console-session';
+import { waitFor } from '../support/wait';
 
 /**
  * The console in a real browser, on a tracking plan over time: its plan page draws the plan's series API with
@@ -26,17 +28,14 @@ async function seed() {
   planId = trackingPlan.id;
   await control('PUT', `/v2/sources/${sources[0]!.id}/tracking-plan`, { planId, mode: 'observe' });
   // Ingestion reads the source (and its plan) with its write key, kept a few seconds in the process.
-  await new Promise((resolve) => setTimeout(resolve, WRITE_KEY_CACHE_MS + 500));
+  await sleep(WRITE_KEY_CACHE_MS + 500);
   await sendWithSdk([
     { userId: 'a', event: 'Trial Started', properties: { plan: 'pro' } },
     { userId: 'b', event: 'Trial Started', properties: { seats: 3 } },
   ]);
   await sendWithSdk([{ userId: 'c', event: 'Trial Started', properties: { plan: 7 } }]);
-  const deadline = Date.now() + 20_000;
-  while ((await control<Violations>('GET', `/v2/tracking-plans/${planId}/violations`)).events.length < 2) {
-    if (Date.now() > deadline) throw new Error('the plan never listed its offending events');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const listed = async () => (await control<Violations>('GET', `/v2/tracking-plans/${planId}/violations`)).events.length;
+  await waitFor('the plan to list its offending events', listed, (n) => n >= 2, { timeoutMs: 20_000, everyMs: 250 });
 }
 
 openConsole({ signIn: true, seed });

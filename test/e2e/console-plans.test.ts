@@ -1,4 +1,5 @@
 import { checkPage, control, fitsPhone, openConsole, page, pageWidth, seedCapturedTrial, sendWithSdk } from '../support/console-session';
+import { waitFor } from '../support/wait';
 
 /**
  * The console in a real browser, on tracking plans edited as a table and event schema versions compared: the
@@ -87,8 +88,8 @@ describe('the console, on tracking plans and schema versions', () => {
     const { sources } = await control<{ sources: { id: string }[] }>('GET', '/v2/sources');
     const models = await control<{ EventID: string; EventIdentifier: string }[]>('GET', `/v2/sources/${sources[0]!.id}/event-models`);
     const trial = models.find((m) => m.EventIdentifier === 'Trial Started')!;
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250)))
-      if ((await control<unknown[]>('GET', `/v2/event-models/${trial.EventID}/versions`)).length === 2) break;
+    const versionCount = async () => (await control<unknown[]>('GET', `/v2/event-models/${trial.EventID}/versions`)).length;
+    await waitFor('the second version of Trial Started', versionCount, (n) => n === 2, { timeoutMs: 20_000, everyMs: 250 });
     await page.getByRole('link', { name: 'Event schemas' }).click();
     await page.getByRole('button', { name: /^track: Trial Started/ }).click();
     const versions = page.getByRole('list', { name: 'Versions' }).getByRole('button');

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { screenshot } from '../support/browser';
 import { TOKEN, checkPage, fitsPhone, onPhone, openConsole, page, seedCapturedTrial, sendWithSdk, started, streamText } from '../support/console-session';
+import { waitFor } from '../support/wait';
 
 /**
  * The console in a real browser, on the shape of the events: the Event schemas page and tracking plans made
@@ -96,7 +98,7 @@ describe('the console, as a new user', () => {
     await page.getByRole('button', { name: 'Hold source to version 2' }).click();
     await page.getByRole('list', { name: 'Sources held to this plan' }).getByText('Website: version 2, drop-event, unplanned events allowed').waitFor();
     // Ingestion keeps a write key's source 5 s: the plan applies after that.
-    await new Promise((resolve) => setTimeout(resolve, 5500));
+    await sleep(5500);
     await sendWithSdk([
       { userId: 'u1', event: 'Trial Started', properties: { plan: 'pro', seats: '3', coupon: 'X' } },
       { userId: 'u2', event: 'Trial Started', properties: { plan: 'pro' } },
@@ -105,9 +107,7 @@ describe('the console, as a new user', () => {
     const row = stats.getByRole('row').filter({ hasText: 'track: Trial Started' });
     // Total, validated, with violations, dropped, then the violation types counted.
     const counted = async () => (await row.getByRole('cell').allTextContents()).slice(3, 8).join(' ');
-    for (const deadline = Date.now() + 20_000; (await counted()) !== '2 1 1 1 Required-Missing: 1' && Date.now() < deadline;)
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    await expect(counted()).resolves.toBe('2 1 1 1 Required-Missing: 1');
+    await waitFor('the plan row to count the events', counted, (text) => text === '2 1 1 1 Required-Missing: 1', { timeoutMs: 20_000, everyMs: 250 });
     await checkPage('tracking-plans');
 
     // The event schema marks the key the plan does not know.

@@ -1,5 +1,6 @@
 import { checkPage, control, drawn, fitsPhone, hook, onPhone, openConsole, page, seedPipeline, sendWithSdk } from '../support/console-session';
 import { json } from '../support/destination-server';
+import { waitFor } from '../support/wait';
 
 /**
  * The console's charts in a real browser: the Destinations and Sources pages draw the series API's buckets
@@ -19,21 +20,18 @@ let sourceId = '';
 async function seed() {
   await seedPipeline();
   await sendWithSdk(Array.from({ length: 4 }, (_, i) => ({ userId: `ok-${i}`, event: `Delivered ${i}` })));
-  const deadline = Date.now() + 30_000;
-  while (hook.received.length < DELIVERED) {
-    if (Date.now() > deadline) throw new Error('the webhook never received the events');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(
+    'the webhook to receive the events',
+    () => hook.received.length,
+    (n) => n >= DELIVERED,
+    { timeoutMs: 30_000, everyMs: 200 },
+  );
   hook.on('/hook', json(400, { reason: 'refused for the test' }));
   await sendWithSdk(Array.from({ length: REFUSED }, (_, i) => ({ userId: `no-${i}`, event: `Refused ${i}` })));
   destinationId = (await control<{ destinations: { id: string }[] }>('GET', '/v2/destinations')).destinations[0]!.id;
   sourceId = (await control<{ sources: { id: string }[] }>('GET', '/v2/sources')).sources[0]!.id;
-  for (;;) {
-    const series = await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=24h`);
-    if (series.buckets.reduce((n, b) => n + b.failed!, 0) === REFUSED) break;
-    if (Date.now() > deadline) throw new Error('the series never counted the refused events');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const failed = async () => (await control<Series>('GET', `/v2/destinations/${destinationId}/series?window=24h`)).buckets.reduce((n, b) => n + b.failed!, 0);
+  await waitFor('the series to count the refused events', failed, (n) => n === REFUSED, { timeoutMs: 30_000, everyMs: 250 });
 }
 
 openConsole({ signIn: true, seed });

@@ -8,6 +8,7 @@ import { kill, start, stop, type Started } from '../support/npm-start';
 import { basic, bearer, call } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
 import { startScriptedVendor, type ScriptedPath, type ScriptedVendor, type Step } from '../support/scripted-vendor';
+import { waitFor } from '../support/wait';
 
 /**
  * A SIGKILL of `npm start`'s process group that lands while a stream batch is being delivered, at exact points
@@ -138,7 +139,6 @@ interface Outcome {
 
 const checkpointFile = () => path.join(home, 'data', 'stream-checkpoints.delivery.json');
 const checkpoint = () => (existsSync(checkpointFile()) ? readFileSync(checkpointFile(), 'utf8') : '');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const api = async (method: string, route: string, body?: unknown) => {
   const answer = await call(service.control, method, route, { auth: bearer(TOKEN), body });
   if (answer.status >= 300) throw new Error(`${method} ${route} answered ${answer.status}: ${answer.text}`);
@@ -152,15 +152,7 @@ interface Look {
 }
 
 /** Polls `look` until it is done; after `ms`, fails naming what it waited for and what it saw last. */
-async function waitFor(what: string, ms: number, look: () => Promise<Look> | Look): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const { done, seen } = await look();
-    if (done) return;
-    if (Date.now() >= deadline) throw new Error(`waited ${ms / 1000} s for ${what}; saw ${seen}`);
-    await sleep(100);
-  }
-}
+const until = async (what: string, ms: number, look: () => Promise<Look> | Look) => void (await waitFor(what, look, (l) => l.done, { timeoutMs: ms }));
 
 /** A checkpoint file's text, shortened for a failure message. */
 const shown = (text: string) => (text === '' ? 'no checkpoint file' : text.length > 200 ? `${text.slice(0, 200)}…` : text);
@@ -188,7 +180,7 @@ async function crashAt(point: KillPoint, index: number): Promise<Outcome> {
   const context: Context = {
     arrived: async (n) => void (await Promise.all(paths.map((p) => p.arrived(n)))),
     checkpointPassed: () =>
-      waitFor('the delivery checkpoint to move past the record', 30_000, () => {
+      until('the delivery checkpoint to move past the record', 30_000, () => {
         const now = checkpoint();
         if (before === undefined) return { done: false, seen: 'no request of the delivery arrived, so its checkpoint was never taken' };
         return { done: now !== before, seen: `the checkpoint still at ${shown(now)}` };
@@ -260,7 +252,7 @@ describe('a crash in the middle of a stream batch', () => {
       const outcome = await crashAt(point, i);
       outcomes.push(outcome);
       // Each kill point settles before the next crash, so that one crash's recovery is not cut by the next.
-      await waitFor(`${point.name}: every event delivered and counted after the restart`, SETTLE_MS, () => settled(outcome));
+      await until(`${point.name}: every event delivered and counted after the restart`, SETTLE_MS, () => settled(outcome));
       const lost: Record<string, number> = {};
       const counters: Record<string, unknown> = {};
       const audit: Record<string, unknown> = {};

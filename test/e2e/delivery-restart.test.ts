@@ -1,9 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startDestinationServer } from '../support/destination-server';
 import { start, stop } from '../support/npm-start';
 import { basic, bearer, call } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * `npm start` on a persisted data directory, stopped in the middle of delivering to a slow destination and
@@ -41,9 +43,12 @@ test('a restart in the middle of delivery loses nothing and duplicates nothing',
       });
       expect(answer.status).toBe(200);
     }
-    const deadline = Date.now() + 30_000;
-    while (hook.received.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(hook.received.length).toBeGreaterThanOrEqual(5);
+    await waitFor(
+      '5 events delivered before the restart',
+      () => hook.received.length,
+      (n) => n >= 5,
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
   } finally {
     await stop(first);
   }
@@ -52,10 +57,14 @@ test('a restart in the middle of delivery loses nothing and duplicates nothing',
 
   const second = await start(env);
   try {
-    const deadline = Date.now() + 60_000;
-    while (hook.received.length < messageIds.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(
+      'every event delivered after the restart',
+      () => hook.received.length,
+      (n) => n >= messageIds.length,
+      { timeoutMs: 60_000 },
+    );
     // A moment more, for anything sent twice to show.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(1000);
     const received = hook.received.map((r) => (r.json as { messageId: string }).messageId);
     expect(received.slice().sort()).toEqual(messageIds.slice().sort());
   } finally {

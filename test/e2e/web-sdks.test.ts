@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { launch } from '../../bench/support/browser';
 import { startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { bearer, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * The field's browser SDKs, as published on npm (pinned in devDependencies), in Debian's Chromium on a page of
@@ -79,10 +81,14 @@ async function connectedSource(hookPath: string) {
 
 /** Waits until the webhook has `count` events on `hookPath` (or 30 s), then a moment more for duplicates. */
 async function delivered(hookPath: string, count: number): Promise<Delivered[]> {
-  const deadline = Date.now() + 30_000;
   const events = () => hook.received.filter((r) => r.path === hookPath).map((r) => r.json as Delivered);
-  while (events().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await waitFor(
+    `${count} events on ${hookPath}`,
+    () => events().length,
+    (n) => n >= count,
+    { timeoutMs: 30_000 },
+  );
+  await sleep(300);
   return events();
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { alertService } from '../../shared/composition/alerts';
 import { AlertRuleCreate } from '../../shared/domain/alerts/schemas';
 import { servicesOver } from '../../shared/services';
@@ -18,7 +19,7 @@ const sns = localSns(PREFIX);
 /** The limit is per clock hour: a test does not start in the last seconds of one. */
 beforeEach(async () => {
   const left = 3600_000 - (Date.now() % 3600_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+  if (left < 20_000) await sleep(left + 100);
 }, 30_000);
 
 const silentRule = (sourceId: string, address: string) => ({

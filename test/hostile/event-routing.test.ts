@@ -1,6 +1,7 @@
 import { deliveryRig, flowThrough, sourcePipeline } from '../support/delivery-rig';
 import { startDestinationServer, type DestinationServer, type ReceivedRequest } from '../support/destination-server';
 import { basic, call } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * Trust boundary: what an event can choose about its own delivery. A write key is public (it sits in a web
@@ -48,9 +49,11 @@ async function webhookWithHeaders(path: string) {
 
 /** Runs delivery until the servers have `count` requests between them (or 20 s), then once more for strays. */
 async function deliveredAll(count: number) {
-  const deadline = Date.now() + 20_000;
-  do await flowThrough(rig);
-  while (rig.server.received.length + elsewhere.received.length < count && Date.now() < deadline);
+  const flowed = async () => {
+    await flowThrough(rig);
+    return rig.server.received.length + elsewhere.received.length;
+  };
+  await waitFor(`${count} requests`, flowed, (n) => n >= count, { timeoutMs: 20_000, everyMs: 0 });
   await flowThrough(rig);
 }
 

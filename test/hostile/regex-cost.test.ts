@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { call } from '../support/runtime';
 import { MAX_MATCHED_CHARS } from '../../shared/domain/user-regex';
@@ -37,7 +38,7 @@ const RULE_VALUES = [`${'a'.repeat(4095)}!`, `${'a '.repeat(2047)}!`].map((v) =>
 async function timed<T>(work: () => Promise<T>, url: string): Promise<{ value: T; ms: number; healthMs: number }> {
   const started = performance.now();
   const health = (async () => {
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     const asked = performance.now();
     expect((await call(url, 'GET', '/health')).status).toBe(200);
     return performance.now() - asked;

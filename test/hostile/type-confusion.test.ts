@@ -6,6 +6,7 @@ import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { startDestinationServer, type DestinationServer } from '../support/destination-server';
 import { TYPE_CONFUSIONS, pixelTypeConfusions, withRaw } from '../support/hostile-inputs';
 import { basic, bearer, call, type Answer, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * Trust boundary: the values an anonymous sender (nothing but a public write key) puts in an event. Every one
@@ -165,11 +166,11 @@ describe('objects shaped like toString and valueOf where an event carries data',
     const event = { ...EVENT, messageId: 'data-1', properties: data, context: { traits: data, toString: 'c' }, traits: data };
     expect((await post('/v1/track', JSON.stringify(event))).status).toBe(200);
     const delivered = () => hook.received.filter((r) => (r.json as { messageId?: unknown }).messageId === 'data-1');
-    const deadline = Date.now() + 15_000;
-    while (delivered().length === 0 && Date.now() < deadline) {
+    const drained = async () => {
       await rt.poller.drain();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return delivered().length;
+    };
+    await waitFor('the event delivered', drained, (n) => n > 0, { everyMs: 50 });
     expect(delivered()).toHaveLength(1);
     expect(delivered()[0]!.json).toMatchObject({ messageId: 'data-1', properties: data, traits: data, context: { traits: data, toString: 'c' } });
   }, 60_000);

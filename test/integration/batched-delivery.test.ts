@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ulidOf } from '../../shared/destinations/customerio/ulid';
@@ -191,7 +192,7 @@ describe('batched delivery', () => {
     const lease = new Date(Date.now() + 300).toISOString();
     expect(await recordedBeforeDying(deliveries, ref, 'crashed', 12, lease)).toMatchObject({ established: true });
     expect(await deliveries.releaseBatch(ref, 'crashed', lease)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await sleep(350);
     await rig.rt.scheduler.runNow();
     await rig.rt.scheduler.runNow();
     const requests = amplitudeEvents('/resumed');
@@ -225,7 +226,7 @@ describe('batched delivery', () => {
     expect(parked.map((item) => [item.eventId, item.lastError])).toEqual([['refused', 'store unavailable']]);
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     expect(rig.server.received.filter((r) => r.path === '/again')).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(lease) - Date.now() + 30));
+    await sleep(Date.parse(lease) - Date.now() + 30);
     await rig.rt.scheduler.runNow();
     expect(messageIdsAt(rig.server, '/again')).toEqual(['m-2', 'm-3']);
   });

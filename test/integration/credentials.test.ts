@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { WorkspaceCredentials } from '../../shared/domain/auth/workspaces';
 import { basic, bearer, call, fileRuntime } from '../support/runtime';
@@ -44,7 +45,7 @@ describe('credentials', () => {
   it('replace a value in place, keeping its creation time', async () => {
     const api = client(await rt.newWorkspace());
     const first = (await api('PUT', '/credentials/TOKEN', { value: 'one', isSecret: false })).body.credential;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     const second = (await api('PUT', '/credentials/TOKEN', { value: 'two', isSecret: false })).body.credential;
     expect(second).toEqual({ key: 'TOKEN', isSecret: false, value: 'two', createdAt: first.createdAt, updatedAt: expect.any(String) });
     expect(second.updatedAt > first.updatedAt).toBe(true);

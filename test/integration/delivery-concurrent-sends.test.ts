@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
 import { afterEachWrite, deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
@@ -73,7 +74,7 @@ describe('sends side by side', () => {
     expect(await first.stream.deliverParts(parts)).toEqual(new Map());
     await stopping;
     expect(arrived().sort()).toEqual(['s1-0', 's2-0']);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await sleep(120);
     const next = deliveryOver(store, destinations, policy, { parts });
     await next.scheduler.runDue();
     await next.lanes.idle();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IngestPart } from '../../shared/domain/ingestion/records';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
 import { afterEachWrite, deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
@@ -9,7 +10,6 @@ import { messageIdsAt } from '../support/destination-server';
  */
 const hook = localDestination();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sentTo = (path: string) => messageIdsAt(hook, path);
 /** A part whose events' messageIds start with its request id, so that two parts' events tell apart. */
 const named = (requestId: string, count: number): IngestPart => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { batchIdOf, type BatchGuard } from '../../shared/domain/delivery/records';
@@ -38,7 +39,7 @@ it('counts a run once when a takeover meets it before its counting: the run coun
   const finishing = original.finishBatches(guards.map((guard, k) => ({ guard, change: change(k + 1, true) })));
   let states = await plain.readBatches(guards.map((g) => g.ref));
   for (let i = 0; i < 10 && [...states.values()].some((s) => s.kind === 'absent'); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     states = await plain.readBatches(guards.map((g) => g.ref));
   }
   // Not done yet: its run has no record.
@@ -72,7 +73,7 @@ it("leaves a batch to the run that counted it: a takeover after the run's record
   const finishing = new DeliveryRepository(gated.store).finishBatches(guards.map((guard) => ({ guard, change: batchChange(1, { finish: true, leaseUntil }) })));
   let first = await plain.readBatch(refOf(1));
   for (let i = 0; i < 10 && first.kind === 'absent'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     first = await plain.readBatch(refOf(1));
   }
   // Read before the run counted, and put in the scheduler's index by another at its lease.

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
 import { deliveryOver, localDestination, partOf, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
 import { json, messageIdsAt, silent } from '../support/destination-server';
+import { waitFor } from '../support/wait';
 
 /**
  * The scheduler's rounds beside a destination that hangs, through the use cases over in-memory fakes and a
@@ -9,7 +11,6 @@ import { json, messageIdsAt, silent } from '../support/destination-server';
  */
 const hook = localDestination({ [DESTINATION_TIMEOUT_ENV]: '1500' });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sentTo = (path: string) => messageIdsAt(hook, path);
 
 it("adds no share for a destination whose earlier share is still in its lane, nor for batches the process holds; once it is done, the next round's share goes", async () => {
@@ -39,12 +40,13 @@ it("adds no share for a destination whose earlier share is still in its lane, no
   // The hanging send times out (opening the circuit) and the share is worked through; then rounds go again.
   await d.lanes.idle();
   answer = 'ok';
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && ((await d.deliveries.outcomes(WORKSPACE, 'd-stuck')) as { delivered: number }).delivered < 4) {
+  const round = async () => {
     await sleep(120);
     await d.scheduler.runDue();
     await d.lanes.idle();
-  }
+    return ((await d.deliveries.outcomes(WORKSPACE, 'd-stuck')) as { delivered: number }).delivered;
+  };
+  await waitFor('the stuck destination to deliver its 4 events', round, (delivered) => delivered >= 4, { timeoutMs: 10_000, everyMs: 0 });
   expect(submit.mock.calls.length).toBeGreaterThan(1);
   // Every event delivered exactly once; the hanging send's, which got no answer, once more.
   expect(await d.deliveries.outcomes(WORKSPACE, 'd-stuck')).toMatchObject({ delivered: 4, retrying: 0, aborted: 0 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeDeliveryStore } from '../support/delivery-fakes';
 import { afterEachWrite, deliveryOver, localDestination, partOf, SOURCE, testPolicy, webhook, WORKSPACE } from '../support/delivery-use-cases';
 import { json, messageIdsAt } from '../support/destination-server';
@@ -5,7 +6,6 @@ import { json, messageIdsAt } from '../support/destination-server';
 /** The delivery use cases through their ports, over in-memory fakes: no table, a local HTTP destination. */
 const hook = localDestination();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sentTo = (path: string) => messageIdsAt(hook, path);
 const refOf = (requestId: string, destinationId: string) => ({ workspaceId: WORKSPACE, sourceId: SOURCE, destinationId, requestId, part: 0 });
 

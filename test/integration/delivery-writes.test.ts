@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ParkedDelivery } from '../../shared/domain/delivery/records';
 import { DeliveryRepository, MAX_PARKS_PER_WRITE } from '../../shared/persistence/delivery-repository';
@@ -33,7 +34,7 @@ it('parks every event of a failed chunk larger than one transaction holds, count
   expect(await p.outcomes(d)).toMatchObject({ delivered: 0, retrying: size, aborted: 0 });
   failing = false;
   for (let i = 0; i < 5; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await sleep(40);
     await rig.rt.scheduler.runNow();
   }
   expect(await p.outcomes(d)).toMatchObject({ delivered: size, retrying: 0, aborted: 0 });
@@ -92,7 +93,7 @@ it('stops a batch at its next recorded write when the process stops, gives its c
   const sent = () => messageIdsAt(rig.server, '/slow');
   await p.batch(events(10));
   const since = Date.now();
-  while (sent().length < 2 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (sent().length < 2 && Date.now() - since < 10_000) await sleep(10);
   // The stop waits for the send in flight, not for the rest of the batch.
   await deliveryMachinery().lanes.stop();
   expect(sent().length).toBeLessThanOrEqual(3);
@@ -118,11 +119,11 @@ it("takes no more of the scheduler's round once the process stops: the retries n
   await rig.rt.poller.drain();
   expect(await p.outcomes(d)).toMatchObject({ delivered: 0, retrying: 6 });
   failing = false;
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sleep(50);
   const retried = () => rig.server.received.filter((r) => r.path === '/later').length - 6;
   const round = rig.rt.scheduler.runNow();
   const since = Date.now();
-  while (retried() < 1 && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (retried() < 1 && Date.now() - since < 10_000) await sleep(10);
   await deliveryMachinery().lanes.stop();
   await round;
   expect(retried()).toBeLessThanOrEqual(2);

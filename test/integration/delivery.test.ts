@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { freePort } from '../../infra/local/dynamodb-local';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
@@ -13,6 +14,7 @@ import { json, silent } from '../support/destination-server';
 import { startRedisServer } from '../support/redis-server';
 import { basic, bearer, call } from '../support/runtime';
 import { ingestItems, oneShard } from '../support/ingest-items';
+import { waitFor } from '../support/wait';
 
 /** Live delivery: ingest → stream → transformation → destination transform → send, with retries parked. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
@@ -116,7 +118,7 @@ describe('delivery', () => {
     await rig.rt.poller.drain();
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
     expect(await p.outcomes()).toMatchObject({ retrying: 8 });
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await sleep(40);
     await rig.rt.scheduler.runNow();
     // Due retries met an open circuit: not sent, and not counted as attempts.
     expect(at('/down')).toHaveLength(FAILURE_STREAK);
@@ -154,8 +156,12 @@ describe('delivery', () => {
     await p.batch([1, 2, 3].map((n) => ({ type: 'track', userId: `u${n}`, event: `e${n}` })));
     await other.batch([1, 2].map((n) => ({ type: 'track', userId: 'v', event: `o${n}` })));
     // Both healthy destinations have all their events while the hanging one still holds its first request.
-    const deadline = Date.now() + 15_000;
-    while ((at('/healthy').length < 3 || at('/healthy-other').length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(
+      'the healthy destinations to have their events',
+      () => [at('/healthy').length, at('/healthy-other').length],
+      ([a, b]) => a! >= 3 && b! >= 2,
+      { everyMs: 10 },
+    );
     expect([at('/healthy').length, at('/healthy-other').length, at('/hanging').length]).toEqual([3, 2, 1]);
     expect(rig.server.pending()).toBe(1);
     await rig.rt.poller.drain();
@@ -226,7 +232,7 @@ describe('delivery', () => {
     expect(await deliveries.releaseBatch(ref, 'dead-owner', leaseEnds)).toBe(true);
     await rig.rt.scheduler.runNow();
     expect(at('/resume')).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
+    await sleep(Date.parse(leaseEnds) - Date.now() + 20);
     await rig.rt.scheduler.runNow();
     expect(at('/resume').map((r) => (r.json as { event: string }).event)).toEqual(['e3', 'e4']);
     await rig.rt.scheduler.runNow();

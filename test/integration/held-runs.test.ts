@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deliveryMachinery } from '../../shared/composition/delivery';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
@@ -138,7 +139,7 @@ describe('held runs', () => {
     expect(await recordedBeforeDying(deliveries, refs[0]!, 'dead', 1, leaseEnds)).toMatchObject({ established: true });
     await rig.rt.scheduler.runNow();
     expect(sent('/resumed')).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(leaseEnds) - Date.now() + 20));
+    await sleep(Date.parse(leaseEnds) - Date.now() + 20);
     await rig.rt.scheduler.runNow();
     expect(sent('/resumed').sort()).toEqual(['n-0-1', 'n-0-2', 'n-1-0', 'n-1-1', 'n-1-2', 'n-2-0', 'n-2-1', 'n-2-2']);
     expect(await deliveries.heldRuns(p.ws.workspaceId, d)).toEqual([]);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { shardOfPart } from '../../shared/domain/ingestion/shards';
 import { json } from '../support/destination-server';
 import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
@@ -42,7 +43,7 @@ it("keeps each user's order across requests and shards, and holds only the user 
 
   failing = false;
   for (let i = 0; i < 40 && delivered().filter((id) => id.startsWith('slow#')).length < 6; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     await rig.rt.scheduler.runNow();
   }
   expect(delivered().filter((id) => id.startsWith('slow#'))).toEqual([0, 1, 2, 3, 4, 5].map((r) => `slow#${r}`));

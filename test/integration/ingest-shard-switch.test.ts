@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { shardOfPart, shardOfUser } from '../../shared/domain/ingestion/shards';
 import { userKeyOf } from '../../shared/domain/users';
 import { deliveryHandler, streamRecordOf } from '../support/stream-records';
@@ -37,7 +38,7 @@ it("keeps a moved user's order across a change of the source's shards, holds no 
   expect(grown.body.source).toMatchObject({ ingestShards: 32, ingestShardsChange: { previous: 1 } });
   const switchAt = Date.parse(grown.body.source.ingestShardsChange.at);
   await p.send([{ type: 'track', userId: moved, event: 'e', messageId: 'moved-before-switch' }]);
-  await new Promise((resolve) => setTimeout(resolve, switchAt - Date.now() + 100));
+  await sleep(switchAt - Date.now() + 100);
   await p.send([
     { type: 'track', userId: moved, event: 'e', messageId: 'moved-2' },
     { type: 'track', userId: stays, event: 'e', messageId: 'stays-1' },
@@ -62,7 +63,7 @@ it("keeps a moved user's order across a change of the source's shards, holds no 
   expect(await delivery()({ Records: [recordOf(staysAfter, 3)] })).toEqual({ batchItemFailures: [] });
   expect(p.received()).toEqual(['stays-1']);
   const waiting = delivery()({ Records: [recordOf(movedAfter, 4)] });
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await sleep(1500);
   expect(p.received()).toEqual(['stays-1']);
   expect(await delivery()({ Records: [recordOf(items[0]!, 1), recordOf(items[1]!, 2)] })).toEqual({ batchItemFailures: [] });
   expect(await waiting).toEqual({ batchItemFailures: [] });

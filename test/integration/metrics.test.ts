@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runTransformation } from '../../shared/sandbox';
 import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { basic, bearer, call } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /** Weir's metrics reach CloudWatch as embedded-metric documents (Powertools): delivery, sandbox and deletion outcomes. */
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
@@ -51,7 +53,7 @@ test('a failed delivery emits DeliveryRetried for its destination type, and its 
   });
   expect(documents().some((d) => d.EventsIngested === 1)).toBe(true);
 
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sleep(50);
   await rig.rt.scheduler.runNow();
   expect(documents().some((d) => d.DeliveryDelivered === 1 && d.destinationType === 'WEBHOOK')).toBe(true);
 });
@@ -87,10 +89,10 @@ test('each user-deletion attempt emits DeletionAttempts with its outcome', async
     users: [{ userId: 'gone' }],
   });
   expect(created.status).toBe(201);
-  const deadline = Date.now() + 10_000;
-  while (!documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed') && Date.now() < deadline) {
+  const deletionLogged = async () => {
     await rig.rt.poller.drain();
     await rig.rt.scheduler.runNow();
-  }
-  expect(documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed')).toBe(true);
+    return documents().some((d) => d.DeletionAttempts === 1 && d.outcome === 'completed');
+  };
+  await waitFor('the completed deletion in the metrics', deletionLogged, Boolean, { timeoutMs: 10_000, everyMs: 0 });
 });

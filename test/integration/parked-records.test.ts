@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -9,6 +10,7 @@ import { ParkedRecords } from '../../shared/domain/streams/parked-records';
 import { ParkedRecordRepository } from '../../shared/persistence/parked-record-repository';
 import { createTableClient } from '../../shared/persistence/table-client';
 import { ADMIN, basic, call, startTestRuntime, type TestRuntime } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * A record that keeps failing is parked with its content and error, never dropped and never in the way of
@@ -61,13 +63,7 @@ const write = (workspaceId: string, id: string) =>
     }),
   );
 const admin = basic(ADMIN.user, ADMIN.password);
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
+const until = (check: () => boolean | Promise<boolean>, what: string) => waitFor(what, check, Boolean, { timeoutMs: 10_000, everyMs: 25 });
 
 describe('parked stream records', () => {
   it('parks a record that keeps failing, with its content and error, and hands on the records behind it', async () => {
@@ -125,7 +121,7 @@ describe('parked stream records', () => {
     expect(handled).not.toContain('p1');
 
     poisoned.delete('p1');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     expect(await scheduler.replayDue()).toBe(1);
     await until(() => handled.includes('p1'), 'the replay');
     await until(async () => (await repository.get(parked!)) === undefined, 'the release');

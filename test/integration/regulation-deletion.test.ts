@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { suppressionIndex } from '../../shared/composition/suppression';
 import type { Services } from '../../shared/services';
@@ -85,7 +86,7 @@ describe('deletion', () => {
     expect(afterFirst.jobs).toEqual([expect.objectContaining({ status: 'failed', attempts: 1, nextAttemptAt: expect.any(String) })]);
     await w.api('DELETE', `/v2/regulations/${created.id}`);
     const calls = amplitudeCalls().length;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     await rt.poller.drain();
     await rt.scheduler.runNow();
     const detail = (await w.api('GET', `/v2/regulations/${created.id}`)).body;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { replayRunner } from '../../shared/composition/replay-runner';
 import { servicesOver } from '../../shared/services';
 import { DEFAULT_INGEST_SHARDS, eventShard } from '../../shared/domain/ingestion/shards';
@@ -9,7 +10,6 @@ process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 const rig = deliveryRig();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const events = (prefix: string, users: string[]) => users.map((user, i) => ({ type: 'track', event: 'Played', userId: user, messageId: `${prefix}-${i}` }));
 
 async function workspace() {

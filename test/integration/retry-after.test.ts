@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryRig, sourcePipeline } from '../support/delivery-rig';
 import { json } from '../support/destination-server';
 import { oneShard } from '../support/ingest-items';
@@ -6,8 +7,6 @@ import { oneShard } from '../support/ingest-items';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function pipeline(destination: { type: string; config: Record<string, unknown> }) {
   const { connect, batch, outcomes } = await sourcePipeline(rig);

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { ADMIN, basic, bearer, call, fileRuntime } from '../support/runtime';
 import { oneShard } from '../support/ingest-items';
+import { waitFor } from '../support/wait';
 
 /**
  * Area D end to end: events ingested through the data plane, captured by the stream consumer on the local
@@ -25,13 +26,12 @@ async function newSource(ws?: { token: string }) {
 /** Polls the models of a write key until `ready` holds (capture runs on the stream, a moment after ingestion). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function modelsOf(writeKey: string, ready: (models: any[]) => boolean): Promise<any[]> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
+  const read = async () => {
     const answer = await get(`/schemas/event-models?WriteKey=${encodeURIComponent(writeKey)}`);
     expect(answer.status).toBe(200);
-    if (ready(answer.body) || Date.now() > deadline) return answer.body;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return answer.body;
+  };
+  return waitFor('the event models', read, ready, { timeoutMs: 45_000 });
 }
 
 const total = (models: { TotalCount: number }[]) => models.reduce((sum, m) => sum + m.TotalCount, 0);
@@ -324,12 +324,7 @@ describe('data governance API and data regulations', () => {
       body: { regulationType: 'suppress_with_delete', users: [{ userId: 'gone', email: 'gone@example.com' }] },
     });
     expect(regulated.status).toBe(201);
-    const deadline = Date.now() + 15_000;
-    let after = await metadataOf();
-    while (after.some((m) => m.SampledEvents.length === 3) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      after = await metadataOf();
-    }
+    const after = await waitFor('the deleted user to leave the samples', metadataOf, (all) => !all.some((m) => m.SampledEvents.length === 3));
     for (const metadata of after) {
       expect(metadata.TotalCount).toBe(3);
       expect(metadata.SampledEvents.map((e: { userId: string }) => e.userId)).toEqual(['stay-1', 'stay-2']);

@@ -2,6 +2,7 @@ import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { Analytics as SegmentAnalytics } from '@segment/analytics-node';
 import { deliveryRig, sourcePipeline, webhookAt } from '../support/delivery-rig';
 import { ADMIN, basic, call } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * The field's real Node SDKs, unchanged, pointed at the local data plane: the RudderStack SDK sends gzip
@@ -18,10 +19,12 @@ async function connectedSource(path: string) {
 
 /** Waits until the destination has `count` requests on `path` (or 15 s), then a moment more for duplicates. */
 async function receivedOn(path: string, count: number) {
-  const deadline = Date.now() + 15_000;
-  while (rig.server.received.filter((r) => r.path === path).length < count && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    `${count} requests on ${path}`,
+    () => rig.server.received.filter((r) => r.path === path).length,
+    (n) => n >= count,
+    { everyMs: 50 },
+  );
   await rig.rt.poller.drain();
   return rig.server.received.filter((r) => r.path === path).map((r) => r.json as Record<string, unknown>);
 }

@@ -5,6 +5,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import fs, { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startStreamPoller, type PollerConsumer } from '../../infra/local/stream-poller';
 import { fileRuntime, startTestRuntime } from '../support/runtime';
 
@@ -94,7 +95,7 @@ describe('the local stream poller', () => {
       consumers: [{ ...failing, handler: async (event) => (stuck.push(keysOf(event.Records)), failing.handler(event)) }],
     });
     await rt.store.doc.send(new PutCommand({ TableName: rt.tableName, Item: { pk: 'RETRY', sk: 'B', again: true } }));
-    while (stuck.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (stuck.length < 2) await sleep(20);
     await stopping.stop();
 
     const again: string[] = [];
@@ -139,7 +140,7 @@ describe('the local stream poller', () => {
     try {
       await put('WHOLE', '2');
       const since = Date.now();
-      while (!cut && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!cut && Date.now() - since < 10_000) await sleep(20);
       await poller.stop();
     } finally {
       write.mockRestore();
@@ -171,7 +172,7 @@ describe('the local runtime', () => {
     });
     const seenBy = async (count: number) => {
       const since = Date.now();
-      while (fastSeen.length < count && Date.now() - since < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (fastSeen.length < count && Date.now() - since < 10_000) await sleep(20);
     };
     try {
       // The slow consumer is still on the first record when the second is written: the fast one gets both.

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { UNPLANNED, counterName, type PlanCounts } from '../../shared/domain/tracking-plans/stage';
@@ -222,7 +223,7 @@ describe('a tracking plan’s sample offending events', () => {
     // A second source held to the plan, in observe mode: its offending events are listed with the first's.
     const other = (await p.api('POST', '/v2/sources', { name: 'web' })).body.source as { id: string; writeKey: string };
     expect((await p.api('PUT', `/v2/sources/${other.id}/tracking-plan`, { planId: p.plan.id, mode: 'observe' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     const sent = await call(rig.rt.dataUrl, 'POST', '/v1/batch', { auth: basic(other.writeKey, ''), body: { batch: [order(7, {})] } });
     expect(sent.status).toBe(200);
 

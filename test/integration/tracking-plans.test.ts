@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryRig, webhookPipeline } from '../support/delivery-rig';
 import { basic, call } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * Tracking plans end to end: the API (create from specs or captured models, versions, diff, stats, the
@@ -46,10 +48,23 @@ function crafted() {
 
 async function delivered(received: () => string[], count: number) {
   await rig.rt.poller.drain();
-  const deadline = Date.now() + 10_000;
-  while (received().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor(
+    `${count} events delivered`,
+    () => received().length,
+    (n) => n >= count,
+    { timeoutMs: 10_000, everyMs: 50 },
+  );
+  await sleep(100);
   return received();
+}
+
+type Api = Awaited<ReturnType<typeof webhookPipeline>>['api'];
+
+/** The source's event models once they count `total` events between them (capture runs on the stream). */
+async function modelsCounting(api: Api, sourceId: string, total: number) {
+  const read = async (): Promise<{ EventID: string; TotalCount: number; Schema: Record<string, string> }[]> =>
+    (await api('GET', `/v2/sources/${sourceId}/event-models`)).body;
+  return waitFor(`event models counting ${total} events`, read, (models) => models.reduce((sum, m) => sum + m.TotalCount, 0) === total, { timeoutMs: 10_000 });
 }
 
 describe('tracking plans', () => {
@@ -138,11 +153,7 @@ describe('tracking plans', () => {
     ];
     await send(events);
     await delivered(received, events.length);
-    let models: { EventID: string; TotalCount: number }[] = [];
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      models = (await api('GET', `/v2/sources/${source.id}/event-models`)).body;
-      if (models.reduce((sum, m) => sum + m.TotalCount, 0) === events.length) break;
-    }
+    const models = await modelsCounting(api, source.id, events.length);
     expect(models).toHaveLength(3);
     const created = await api('POST', '/v2/tracking-plans', { name: 'Learned', fromEventModels: models.map((m) => m.EventID) });
     expect(created.status).toBe(201);
@@ -272,11 +283,7 @@ describe('tracking plans', () => {
       expect.any(Array),
       expect.any(Array),
     ]);
-    let models: { EventID: string; TotalCount: number; Schema: Record<string, string> }[] = [];
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      models = (await api('GET', `/v2/sources/${source.id}/event-models`)).body;
-      if (models.reduce((sum, m) => sum + m.TotalCount, 0) === events.length) break;
-    }
+    const models = await modelsCounting(api, source.id, events.length);
     expect(models.reduce((sum, m) => sum + m.TotalCount, 0)).toBe(3);
     const annotation = /^context\.(trackingPlanId|trackingPlanVersion|violationErrors)(\.|$)/;
     const keys: string[] = [];

@@ -1,4 +1,5 @@
 import { ADMIN, basic, bearer, call, fileRuntime } from '../support/runtime';
+import { waitFor } from '../support/wait';
 
 /**
  * The control plane's event-schema reads: a workspace reads the schemas of its own sources with its token,
@@ -23,13 +24,8 @@ async function setUp() {
   }));
   expect((await call(rt.dataUrl, 'POST', '/v1/batch', { auth: basic(source.writeKey, ''), body: { batch } })).status).toBe(200);
   const get = <T = any>(path: string, as = auth) => call<T>(rt.controlUrl, 'GET', path, { auth: as }); // eslint-disable-line @typescript-eslint/no-explicit-any
-  const deadline = Date.now() + 15_000;
-  let models: { EventID: string; TotalCount: number }[] = [];
-  while (Date.now() < deadline) {
-    models = (await get(`/v2/sources/${source.id}/event-models`)).body;
-    if (models[0]?.TotalCount === 10) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const read = async () => (await get<{ EventID: string; TotalCount: number }[]>(`/v2/sources/${source.id}/event-models`)).body;
+  const models = await waitFor('the event model to count 10 events', read, (m) => m[0]?.TotalCount === 10);
   return { source, get, models };
 }
 

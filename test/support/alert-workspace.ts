@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ALERTS_SNS_TOPIC_PREFIX_ENV } from '../../shared/alerts/sns-mail';
 import type { DeliveryRig } from './delivery-rig';
 import { json } from './destination-server';
@@ -35,7 +36,7 @@ export async function flappingWebhookRule(rig: DeliveryRig, w: Awaited<ReturnTyp
   });
   const recover = async () => {
     failing = false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     await rig.rt.scheduler.runNow();
   };
   return { created, recover };

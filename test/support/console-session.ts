@@ -7,6 +7,7 @@ import { launch } from '../../bench/support/browser';
 import { screenshot, seriousViolations } from './browser';
 import { startDestinationServer, type DestinationServer } from './destination-server';
 import { start, stop, type Started } from './npm-start';
+import { waitFor } from './wait';
 
 /**
  * The setting of a console test file: `npm start` in memory with one workspace, Debian's Chromium with one
@@ -83,13 +84,12 @@ async function seedSource(): Promise<{ id: string }> {
 export async function seedCapturedTrial() {
   const source = await seedSource();
   await sendWithSdk([{ userId: 'u1', event: 'Trial Started', properties: { plan: 'pro' } }]);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const models = await control<{ EventType: string; EventIdentifier?: string }[]>('GET', `/v2/sources/${source.id}/event-models`);
-    if (models.some((m) => m.EventType === 'track' && m.EventIdentifier === 'Trial Started')) return;
-    if (Date.now() > deadline) throw new Error('the event schema of Trial Started was never captured');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await waitFor(
+    'the event schema of Trial Started',
+    () => control<{ EventType: string; EventIdentifier?: string }[]>('GET', `/v2/sources/${source.id}/event-models`),
+    (models) => models.some((m) => m.EventType === 'track' && m.EventIdentifier === 'Trial Started'),
+    { timeoutMs: 20_000, everyMs: 250 },
+  );
 }
 
 /**
@@ -144,24 +144,14 @@ export const lastHours = () => `from=${new Date(Date.now() - 3600_000).toISOStri
 
 /** Waits until the destination's funnel counts `total` aborted events in `lastHours`. */
 export async function abortedReaches(destinationId: string, total: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const funnel = await control<{ aborted: { total: number } }>('GET', `/v2/destinations/${destinationId}/delivery?${lastHours()}`);
-    if (funnel.aborted.total === total) return;
-    if (Date.now() > deadline) throw new Error(`the funnel counts ${funnel.aborted.total} aborted, not ${total}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const read = () => control<{ aborted: { total: number } }>('GET', `/v2/destinations/${destinationId}/delivery?${lastHours()}`);
+  await waitFor(`the funnel to count ${total} aborted`, read, (funnel) => funnel.aborted.total === total, { timeoutMs: 30_000, everyMs: 250 });
 }
 
 /** Waits until the destination's counters (what alert rules read) count at least `least` events waiting for a retry. */
 export async function retryingReaches(destinationId: string, least: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { retrying } = await control<{ retrying: number }>('GET', `/v2/destinations/${destinationId}/outcomes`);
-    if (retrying >= least) return;
-    if (Date.now() > deadline) throw new Error(`the destination counts ${retrying} events waiting for a retry, not ${least}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const read = () => control<{ retrying: number }>('GET', `/v2/destinations/${destinationId}/outcomes`);
+  await waitFor(`the destination to count ${least} events waiting for a retry`, read, ({ retrying }) => retrying >= least, { timeoutMs: 30_000, everyMs: 250 });
 }
 
 /** Replaces the whole text of the CodeMirror editor, as pasting would (no auto-closed brackets). */
@@ -200,11 +190,14 @@ export const sendWithSdk = (events: SdkTrack[]) => sendTracks(seededWriteKey, ev
 
 /** Waits until the local webhook received a track with this event name. */
 export async function hookReceives(event: string) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event);
-    if (found) return found.json as Record<string, unknown>;
-    if (Date.now() > deadline) throw new Error(`the webhook never received ${event}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const found = await waitFor(
+    `the webhook to receive ${event}`,
+    () => hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event),
+    Boolean,
+    {
+      timeoutMs: 20_000,
+      everyMs: 200,
+    },
+  );
+  return found!.json as Record<string, unknown>;
 }

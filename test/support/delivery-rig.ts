@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RuntimeOptions } from '../../infra/local/runtime';
 import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
@@ -122,7 +123,7 @@ export async function webhooksPipeline(rig: DeliveryRig, ...paths: string[]) {
 }
 
 const round = async (rig: DeliveryRig) => {
-  await new Promise((resolve) => setTimeout(resolve, 40));
+  await sleep(40);
   await rig.rt.scheduler.runNow();
 };
 

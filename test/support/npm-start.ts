@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { servicePort } from '../../bench/support/ports';
+import { waitFor } from './wait';
 
 /** `npm start` as a user runs it: a child process in its own process group, stopped with a signal. */
 const ROOT = path.resolve(__dirname, '../..');
@@ -34,8 +35,8 @@ export async function start(env: NodeJS.ProcessEnv, options: { timeoutMs?: numbe
   const control = `http://127.0.0.1:${controlPort}`;
   const data = `http://127.0.0.1:${dataPort}`;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const healthy = async () => {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
     const ok = await Promise.all(
       [control, data].map((url) =>
         fetch(`${url}/health`).then(
@@ -44,10 +45,11 @@ export async function start(env: NodeJS.ProcessEnv, options: { timeoutMs?: numbe
         ),
       ),
     );
-    if (ok.every(Boolean)) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not answer /health within ${timeoutMs / 1000} s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return ok.every(Boolean);
+  };
+  await waitFor('npm start to answer /health', healthy, Boolean, { timeoutMs, everyMs: 200 }).catch((error: Error) => {
+    throw new Error(`${error.message}:\n${output}`);
+  });
   return { child, control, data, console: `http://127.0.0.1:${consolePort}`, env: fullEnv, output: () => output };
 }
 
@@ -67,15 +69,22 @@ export async function stop(started: Started, signal: 'SIGTERM' | 'SIGINT' = 'SIG
   const exited = new Promise((resolve) => started.child.once('exit', resolve));
   process.kill(signal === 'SIGINT' ? -pgid : pgid, signal);
   await exited;
-  const deadline = Date.now() + 10_000;
-  while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  expect(processesOfGroup(pgid)).toEqual([]);
+  await waitFor(
+    'every process of npm start to end',
+    () => processesOfGroup(pgid),
+    (left) => left.length === 0,
+    { timeoutMs: 10_000, everyMs: 200 },
+  );
 }
 
 /** SIGKILL to the whole group (a crash: nothing gets to finish); resolves once every process is gone. */
 export async function kill(started: Started): Promise<void> {
   const pgid = started.child.pid as number;
   process.kill(-pgid, 'SIGKILL');
-  const deadline = Date.now() + 30_000;
-  while (processesOfGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(
+    'every process of npm start to end',
+    () => processesOfGroup(pgid),
+    (left) => left.length === 0,
+    { timeoutMs: 30_000, everyMs: 50 },
+  );
 }

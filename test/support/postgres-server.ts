@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { servicePort } from '../../bench/support/ports';
 
@@ -133,7 +134,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       await stop();
       throw new Error(`postgres did not start on port ${port}: ${spawnError?.message ?? output.trim()}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   const connect = async (database = 'postgres') => {
     const client = new Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { servicePort } from '../../bench/support/ports';
 
 /** A throw-away redis-server on a free loopback port, in memory only. Needs `redis-server` on the PATH. */
@@ -54,7 +55,7 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
       await stop();
       throw new Error(`redis-server did not start on port ${port}: ${spawnError?.message ?? output.trim()}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   return { host: '127.0.0.1', port, address: `127.0.0.1:${port}`, stop };
 }

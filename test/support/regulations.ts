@@ -3,6 +3,7 @@ import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { servicesOver, type Services } from '../../shared/services';
 import { startDestinationServer, type DestinationServer } from './destination-server';
 import { bearer, call, startTestRuntime, type TestRuntime } from './runtime';
+import { waitFor } from './wait';
 
 /**
  * The setting of the regulation suites: a runtime, a local server playing the vendors' deletion APIs, the
@@ -60,14 +61,12 @@ export function regulationSuite() {
 
   /** Feeds the stream to the processor and runs the scheduler until the regulation's jobs are all final. */
   async function settle(w: Awaited<ReturnType<typeof workspace>>, id: string) {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
+    const read = async () => {
       await state.rt.poller.drain();
       await state.rt.scheduler.runNow();
-      const detail = await w.api('GET', `/v2/regulations/${id}`);
-      if (!['pending', 'running'].includes(detail.body.status) || Date.now() > deadline) return detail.body;
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    }
+      return (await w.api('GET', `/v2/regulations/${id}`)).body;
+    };
+    return waitFor(`regulation ${id} to end`, read, (detail) => !['pending', 'running'].includes(detail.status), { everyMs: 30 });
   }
 
   return { state, workspace, settle };

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryRig } from './delivery-rig';
 import type { ReceivedRequest } from './destination-server';
 import { basic, bearer, call } from './runtime';
@@ -33,7 +34,7 @@ export async function vendorPipeline(rig: DeliveryRig, type: string, config: Rec
     flow: async (rounds = 0, gapMs = 40) => {
       await rig.rt.poller.drain();
       for (let i = 0; i < rounds; i++) {
-        await new Promise((resolve) => setTimeout(resolve, gapMs));
+        await sleep(gapMs);
         await rig.rt.scheduler.runNow();
       }
     },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { acceptEvent as accept, weirIdOf, type IngestedEvent } from '../../shared/domain/ingestion/events';
 
 const acceptEvent = (...args: Parameters<typeof accept>) => accept(...args) as IngestedEvent;
@@ -60,7 +61,7 @@ describe('newId', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push(...Array.from({ length: 300 }, () => newId()));
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await sleep(2);
     }
     expect(ids.every((id) => /^[0-9A-HJKMNP-TV-Z]{26}$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);

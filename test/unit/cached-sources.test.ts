@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cachedSources } from '../../shared/domain/catalog/cached-sources';
 import type { Source } from '../../shared/domain/catalog/schemas';
 
@@ -35,7 +36,7 @@ describe('cachedSources', () => {
     const catalog = countingCatalog();
     const sourceOf = cachedSources(catalog, 20);
     await sourceOf('ws-1', 'src');
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await sleep(40);
     await sourceOf('ws-1', 'src');
     expect(catalog.reads).toHaveLength(2);
   });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeliveryLanes, type LaneJob } from '../../shared/domain/delivery/lanes';
 
 /** A job that runs until `release` is called; made durable counts what its submitter stopped waiting for. */
@@ -35,10 +36,10 @@ describe('DeliveryLanes.settle', () => {
     first.release();
     lanes.touch('hangs');
     const settling = lanes.settle([lanes.submit('hangs', third.job, { wait: true })]);
-    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
+    await sleep(WAIT_MS / 3);
     second.release();
     lanes.touch('hangs');
-    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
+    await sleep(WAIT_MS / 3);
     third.release();
     await settling;
     expect(third.job.durable).toBe(0);
@@ -56,7 +57,7 @@ describe('DeliveryLanes.settle', () => {
     const earlier: LaneJob = {
       run: async () => {
         while (busy) {
-          await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 5));
+          await sleep(WAIT_MS / 5);
           lanes.touch('busy');
         }
       },
@@ -96,7 +97,7 @@ describe('DeliveryLanes.settle', () => {
       },
     });
     const settling = lanes.settle([1, 2, 3].map(() => lanes.submit('slow', job(), { wait: true })));
-    for (let i = 0; i < 100 && claims.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 100 && claims.length < 3; i++) await sleep(5);
     expect(most).toBe(3);
     claims.forEach((claim) => claim());
     expect((await settling).size).toBe(0);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chainsOf, eachAtMost } from '../../shared/domain/delivery/send-chains';
 
 describe('chains of batches', () => {
@@ -11,8 +12,6 @@ describe('chains of batches', () => {
 });
 
 describe('at most so many at once', () => {
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
   it('runs at most the limit at once and answers in order', async () => {
     let running = 0;
     let most = 0;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { facebookConversions, pinterestConversions, snapchatConversions, tiktokAds } from '../../support/destination-types';
 import type { DestinationType } from '../../../shared/destinations/types';
 import { CONTEXT, ORDER } from '../../support/ad-events';
@@ -204,14 +205,14 @@ describe("the vendors' answers, read as their references document them", () => {
     // The policy's retries are due after 20 ms: the scheduler runs often within the three seconds asked, sending nothing.
     let rounds = 0;
     while (Date.now() < times[0]! + 2500) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       await rig.rt.scheduler.runNow();
       rounds++;
     }
     expect(rounds).toBeGreaterThan(1);
     // However slow a round, none sent before the time asked.
     expect(times.slice(1).filter((t) => t - times[0]! < 3000)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, times[0]! + 3000 - Date.now())));
+    await sleep(Math.max(0, times[0]! + 3000 - Date.now()));
     await p.flow(2);
     expect(times.length).toBeGreaterThan(1);
     expect(Math.min(...times.slice(1)) - times[0]!).toBeGreaterThanOrEqual(3000);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { clearTokenCache } from '../../../shared/destinations/google/service-account';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
@@ -12,7 +13,6 @@ import { oneShard } from '../../support/ingest-items';
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
 const rig = deliveryRig();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 beforeEach(() => clearTokenCache());
 
 async function pipeline(table: string) {

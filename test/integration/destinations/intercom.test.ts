@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { intercom } from '../../support/destination-types';
 import { metadataOf } from '../../../shared/destinations/intercom';
 import { deliveryRig } from '../../support/delivery-rig';
@@ -252,7 +253,7 @@ describe('Intercom live delivery and test interface', () => {
     expect(await p.outcomes()).toMatchObject({ delivered: 0, retrying: 1 });
     // Retries are due after 20 ms by the policy: rounds run within the four seconds asked, and none sends before they end.
     while (Date.now() < times[0]! + 3500) await p.flow(1);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, times[0]! + 4000 - Date.now())));
+    await sleep(Math.max(0, times[0]! + 4000 - Date.now()));
     await p.flow(2);
     expect(times.length).toBeGreaterThan(1);
     for (const later of times.slice(1)) expect(later - times[0]!).toBeGreaterThanOrEqual(4000);

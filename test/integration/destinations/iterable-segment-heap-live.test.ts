@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { deliveryRig } from '../../support/delivery-rig';
 import { json, type ReceivedRequest } from '../../support/destination-server';
 import { call } from '../../support/runtime';
@@ -19,8 +20,6 @@ type Destination = { type: string; config: Record<string, unknown> };
 const iterable = (path: string): Destination => ({ type: 'ITERABLE', config: { apiKey: 'it-key', baseUrl: `${rig.server.url}${path}` } });
 const segment = (path: string): Destination => ({ type: 'SEGMENT', config: { writeKey: 'abc123', baseUrl: `${rig.server.url}${path}` } });
 const heap = (path: string): Destination => ({ type: 'HEAP', config: { appId: '12343283', baseUrl: `${rig.server.url}${path}` } });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const pipeline = (destination: Destination) => vendorPipeline(rig, destination.type, destination.config);
 

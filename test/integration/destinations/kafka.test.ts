@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { kafka } from '../../support/destination-types';
 import type { Message } from '../../../shared/destinations/types';
 import { KAFKA_ERRORS, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker';
@@ -14,7 +15,7 @@ allowLocalAddresses();
 afterEach(() => broker?.stop());
 
 async function waitFor(condition: () => boolean, ms = 2_000): Promise<void> {
-  for (const end = Date.now() + ms; !condition(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+  for (const end = Date.now() + ms; !condition(); await sleep(20)) {
     if (Date.now() > end) throw new Error('condition not met in time');
   }
 }

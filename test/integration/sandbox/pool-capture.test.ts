@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { encodePlainJson, readOutcome } from '../../../shared/sandbox/bjson';
 import { DEFAULT_LIMITS } from '../../../shared/sandbox/limits';
 import { SandboxPool } from '../../../shared/sandbox/pool';
@@ -56,7 +57,7 @@ function captures(pool: SandboxPool): CaptureSent[] {
 /** Waits until every worker of the pool is ready, so that each of the next jobs goes to its own worker. */
 async function allReady(pool: SandboxPool, count: number): Promise<void> {
   const { workers } = pool as unknown as PoolInternals;
-  while (workers.size < count || [...workers].some((w) => !w.ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (workers.size < count || [...workers].some((w) => !w.ready)) await sleep(10);
 }
 
 async function expectResult(pool: SandboxPool, n: number): Promise<void> {
