@@ -63,28 +63,27 @@ export function processesOfGroup(pgid: number): string[] {
   }
 }
 
+/** Waits until no process of the group is left. */
+const groupEnds = (pgid: number, timeoutMs: number) =>
+  waitFor(
+    'every process of npm start to end',
+    () => processesOfGroup(pgid),
+    (left) => left.length === 0,
+    { timeoutMs, everyMs: 50 },
+  );
+
 /** SIGTERM goes to npm alone (as a supervisor sends it); SIGINT to the whole group, as Ctrl-C in a terminal does. */
 export async function stop(started: Started, signal: 'SIGTERM' | 'SIGINT' = 'SIGTERM'): Promise<void> {
   const pgid = started.child.pid as number;
   const exited = new Promise((resolve) => started.child.once('exit', resolve));
   process.kill(signal === 'SIGINT' ? -pgid : pgid, signal);
   await exited;
-  await waitFor(
-    'every process of npm start to end',
-    () => processesOfGroup(pgid),
-    (left) => left.length === 0,
-    { timeoutMs: 10_000, everyMs: 200 },
-  );
+  await groupEnds(pgid, 10_000);
 }
 
 /** SIGKILL to the whole group (a crash: nothing gets to finish); resolves once every process is gone. */
 export async function kill(started: Started): Promise<void> {
   const pgid = started.child.pid as number;
   process.kill(-pgid, 'SIGKILL');
-  await waitFor(
-    'every process of npm start to end',
-    () => processesOfGroup(pgid),
-    (left) => left.length === 0,
-    { timeoutMs: 30_000, everyMs: 50 },
-  );
+  await groupEnds(pgid, 30_000);
 }
