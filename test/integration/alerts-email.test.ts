@@ -7,7 +7,8 @@ import { deliveryRig } from '../support/delivery-rig';
 /** Alert rules that mail through SNS (docs/guides/operations/alerts.md), SNS played locally and reached through AWS_ENDPOINT_URL_SNS. */
 process.env.WEIR_DELIVERY_RETRY_BASE_MS = '20';
 process.env.WEIR_DELIVERY_CONFIG_CACHE_MS = '1';
-const rig = deliveryRig();
+// SNS calls that hang end within a second.
+const rig = deliveryRig({ destinationTimeoutMs: 1000 });
 const PREFIX = 'weir-test-alerts-';
 const MINUTE = 60_000;
 const sns = localSns(PREFIX);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RuntimeOptions } from '../../infra/local/runtime';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../../shared/destinations/http-client';
 import { OUTBOUND_ALLOWLIST_ENV } from '../../shared/outbound/allowlist';
 import { shutdownSandbox } from '../../shared/sandbox';
 import { json, messageIdsAt, startDestinationServer, type DestinationServer } from './destination-server';
@@ -13,7 +13,10 @@ export interface DeliveryRig {
 }
 
 export interface DeliveryRigOptions {
-  /** Each destination request's time-out (default 1,000 ms). */
+  /**
+   * Each destination request's time-out: by default the service's own (10 s), so that a loaded machine's slow
+   * answer is never taken for a failure; a suite that waits for a send to time out sets a short one.
+   */
   destinationTimeoutMs?: number;
   /** Options of the local runtime (default: the scheduler left to the test, which runs it with runNow). */
   runtime?: Partial<RuntimeOptions>;
@@ -28,7 +31,7 @@ export function deliveryRig(options: DeliveryRigOptions = {}): DeliveryRig {
   const rig = {} as DeliveryRig;
   beforeAll(async () => {
     process.env[OUTBOUND_ALLOWLIST_ENV] = '127.0.0.1';
-    process.env[DESTINATION_TIMEOUT_ENV] = String(options.destinationTimeoutMs ?? 1000);
+    process.env[DESTINATION_TIMEOUT_ENV] = String(options.destinationTimeoutMs ?? DESTINATION_TIMEOUT_MS);
     rig.rt = await startTestRuntime(options.runtime ?? { schedulerIntervalMs: 0 });
     rig.server = await startDestinationServer();
   });

@@ -8,9 +8,7 @@ import { S3RVER_KEYS, startS3Server, type S3Server } from '../../support/s3-serv
  * S3 and PostgreSQL through live delivery: the data plane writes a source's events to the store itself, a
  * chunk at a time, with the keys from the workspace's credentials (S3) or the configured login (PostgreSQL).
  */
-// A store's write is one request of its own client (an S3 upload, a PostgreSQL load), which a loaded machine can
-// keep past the rig's 1 s default: these tests are about what lands, not about time-outs.
-const rig = deliveryRig({ destinationTimeoutMs: 15_000 });
+const rig = deliveryRig();
 let store: S3Server;
 let warehouse: PostgresServer;
 
