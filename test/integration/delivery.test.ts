@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { freePort } from '../../infra/local/dynamodb-local';
-import { DESTINATION_TIMEOUT_ENV } from '../../shared/destinations/http-client';
+import { DESTINATION_TIMEOUT_ENV, DESTINATION_TIMEOUT_MS } from '../../shared/destinations/http-client';
 import { DeliveryRepository } from '../../shared/persistence/delivery-repository';
 import { IngestRepository } from '../../shared/persistence/ingest-repository';
 import { keys } from '../../shared/persistence/keys';
@@ -22,7 +22,7 @@ process.env.WEIR_DELIVERY_RETRY_WINDOW_MS = '150';
 const rig = deliveryRig();
 afterEach(() => {
   delete process.env.WEIR_DELIVERY_CIRCUIT_OPEN_MS;
-  process.env[DESTINATION_TIMEOUT_ENV] = '1000';
+  process.env[DESTINATION_TIMEOUT_ENV] = String(DESTINATION_TIMEOUT_MS);
 });
 
 const pipeline = (...paths: string[]) => webhooksPipeline(rig, ...paths);

@@ -190,14 +190,7 @@ export const sendWithSdk = (events: SdkTrack[]) => sendTracks(seededWriteKey, ev
 
 /** Waits until the local webhook received a track with this event name. */
 export async function hookReceives(event: string) {
-  const found = await waitFor(
-    `the webhook to receive ${event}`,
-    () => hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event),
-    Boolean,
-    {
-      timeoutMs: 20_000,
-      everyMs: 200,
-    },
-  );
+  const find = () => hook.received.find((r) => (r.json as { event?: string } | undefined)?.event === event);
+  const found = await waitFor(`the webhook to receive ${event}`, find, Boolean, { timeoutMs: 20_000, everyMs: 200 });
   return found!.json as Record<string, unknown>;
 }
