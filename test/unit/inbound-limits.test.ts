@@ -117,6 +117,22 @@ describe('InboundLimits', () => {
     expect(store.calls).toEqual([]);
   });
 
+  it('reads the time when it needs it: a clock set after the limits were made (as a test sets it) is theirs too', async () => {
+    const store = fakeStore();
+    const limits = new InboundLimits(store, { defaultLimit: 1000 });
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
+    try {
+      expect(tryAdmit(limits, { id: 'busy' }, 500)).toBe(0);
+      now.mockReturnValue(1_700_000_001_500);
+      expect(tryAdmit(limits, { id: 'busy' }, 1)).toBe(0);
+      await settle();
+      // Half the limit in the 1.5 s the set clock says passed: a busy source, reported.
+      expect(store.calls).toEqual(['reportInbound']);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('shares the limit between processes that all take a source as fast as they can', async () => {
     const now = clock();
     const store = fakeStore();
